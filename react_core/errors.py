@@ -1,0 +1,28 @@
+"""Exceptions, split by whose fault they are.
+
+The model's mistakes (unparseable output, unknown tool, a tool failing) never raise out of the loop: they become
+error observations. What raises is the infrastructure's: configuration, keys, providers and the network. Every
+message is written for the person who must act on it. Imports nothing from the project.
+"""
+
+from __future__ import annotations
+
+
+class ReactLabError(Exception):
+    """Base class: something a person has to fix or retry; the message says what."""
+
+
+class ConfigError(ReactLabError):
+    """A setting, file or key is missing or invalid."""
+
+
+class MissingKeyError(ConfigError):
+    """A provider needs a key that is not configured."""
+
+
+class ProviderError(ReactLabError):
+    """A model provider failed (network, authentication, rate limit after retries, a bad response)."""
+
+
+class ToolError(Exception):
+    """A tool could not do what the model asked. Becomes an error observation; the run goes on."""

@@ -1,0 +1,25 @@
+"""The five action formats (dialects), by the names the CLI and presets use: paper, xml, json, pause, function."""
+
+from __future__ import annotations
+
+from react_core.errors import ConfigError
+from react_core.formats.base import ActionFormat, ParseResult
+from react_core.formats.function_call import FunctionFormat
+from react_core.formats.json_blob import JsonFormat
+from react_core.formats.paper import PaperFormat
+from react_core.formats.pause import PauseFormat
+from react_core.formats.xml import XmlFormat
+
+FORMATS: dict[str, ActionFormat] = {
+    f.name: f for f in (PaperFormat(), XmlFormat(), JsonFormat(), PauseFormat(), FunctionFormat())
+}
+
+
+def get_format(name: str) -> ActionFormat:
+    try:
+        return FORMATS[name]
+    except KeyError:
+        raise ConfigError(f"Unknown format {name!r}: choose one of {', '.join(FORMATS)}.") from None
+
+
+__all__ = ["FORMATS", "ActionFormat", "ParseResult", "get_format"]

@@ -1,0 +1,160 @@
+"""What every action format (dialect) shares: the parse result, the contract, and the lenient clean-up.
+
+A format owns its action syntax, its parser, its stop sequences, how a past step is written back into the prompt
+and how an observation is fed back. The parsers never raise on model text: any string gives a ParseResult, with
+``error`` set when no action or final answer could be read. Depends only on ``react_core.trace``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from react_core.trace import Action, Step
+
+# Canonical tool names and the argument name each takes in call-style dialects.
+TOOL_PARAMS = {"search": "query", "lookup": "keyword", "calculator": "expression", "finish": "answer"}
+FINISH = "finish"
+
+# Model text longer than this is not worth reading in full; the cap keeps every parser linear and fast.
+MAX_PARSE_CHARS = 20_000
+MAX_INPUT_CHARS = 2_000
+
+_LABELS = r"(?:Thought|Action|Observation|Final Answer|Answer|Question|Step|Action Input)"
+# "**Thought 1:**", "*Action*:", "__Observation__" -> the bare label.
+_BOLD_LABEL = re.compile(r"(\*{1,2}|_{2})\s*(" + _LABELS + r"(?:\s*\d+)?\s*:?)\s*\1", re.IGNORECASE)
+_FENCE_LINE = re.compile(r"^\s*```[\w-]*\s*$", re.MULTILINE)
+# A line where the model started writing the environment's part: its own Observation (a leak) or a new Question.
+_OBSERVATION_LINE = re.compile(r"^[ \t>*_#]*Observation\b", re.IGNORECASE | re.MULTILINE)
+_QUESTION_LINE = re.compile(r"^[ \t>*_#]*(?:Question|Claim)\b[ \t\d]*(?::|$)", re.IGNORECASE | re.MULTILINE)
+
+
+@dataclass
+class ParseResult:
+    thought: str = ""
+    action: Action | None = None
+    final_answer: str | None = None
+    error: str | None = None
+    leaked_observation: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """The stable shape printed by ``python -m react_core parse``."""
+        return {
+            "thought": self.thought,
+            "action": self.action.to_dict() if self.action else None,
+            "final_answer": self.final_answer,
+            "error": self.error,
+        }
+
+
+def normalize(text: str) -> str:
+    """Undo the harmless sloppiness of models: CRLF, markdown bold around labels, NUL bytes."""
+    text = text[:MAX_PARSE_CHARS].replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
+    return _BOLD_LABEL.sub(r"\2", text)
+
+
+def cut_environment(text: str, start: int = 0) -> tuple[str, bool]:
+    """Cut where the model began writing an Observation (a leak, flagged) or invented a new Question.
+
+    Only lines after ``start`` count, so a format can protect text it already read (for example the question a
+    model restated before its thought).
+    """
+    cut = len(text)
+    leaked = False
+    m = _OBSERVATION_LINE.search(text, start)
+    if m:
+        cut, leaked = m.start(), True
+    q = _QUESTION_LINE.search(text, start)
+    if q and q.start() < cut:
+        cut, leaked = q.start(), False
+    return text[:cut], leaked
+
+
+def strip_fences(text: str) -> str:
+    return _FENCE_LINE.sub("", text)
+
+
+def clean_input(value: str) -> str:
+    """An action input as a tool should see it: one line of trimmed text, quotes and backticks removed."""
+    value = " ".join(value.split())
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'`":
+        value = value[1:-1].strip()
+    return value[:MAX_INPUT_CHARS]
+
+
+def strip_label(thought: str, label: str = "Thought") -> str:
+    """Remove a leading "Thought 3:" (or "Thought 3" on its own line) that the model repeated."""
+    t = thought.strip()
+    m = re.match(r"^" + label + r"\b\s*\d*\s*:?\s*", t, re.IGNORECASE)
+    if m:
+        t = t[m.end():]
+    return t.strip()
+
+
+def finish_or_action(tool: str, arg: str) -> tuple[Action | None, str | None]:
+    """Turn a (tool, argument) pair into an action or, for Finish, a final answer."""
+    tool = tool.strip().lower()
+    if tool == FINISH:
+        return None, arg
+    return Action(tool=tool, input=arg), None
+
+
+class ActionFormat:
+    """The contract of a dialect. Subclasses set the class attributes and implement ``parse`` and rendering."""
+
+    name: str = ""
+    label: str = ""
+    # Sent to the provider and enforced locally. The first ones matter most: providers cap how many they take.
+    stop: tuple[str, ...] = ()
+    # Names a model may write for a tool, mapped to the canonical name (case-insensitive).
+    aliases: dict[str, str] = {}
+    # How the question is introduced in the prompt (a preset may override it); must contain {question}.
+    question_template: str = "Question: {question}\n"
+    # Line patterns used to split few-shot examples into the pieces a model writes (see examples.py).
+    observation_header = re.compile(r"^\s*Observation\b", re.IGNORECASE)
+    question_header = re.compile(r"^\s*(?:Question|Claim)\b", re.IGNORECASE)
+    turn_header = re.compile(r"^\s*Thought\b", re.IGNORECASE)
+
+    def resolve(self, tool: str) -> str:
+        t = tool.strip().lower()
+        return self.aliases.get(t, t)
+
+    # -- reading the model ---------------------------------------------------------------------------
+    def parse(self, text: str) -> ParseResult:
+        raise NotImplementedError
+
+    # -- writing the prompt --------------------------------------------------------------------------
+    def step_prefix(self, index: int) -> str:
+        """What the prompt ends with, so the model continues with its thought for step ``index``."""
+        raise NotImplementedError
+
+    def render_action(self, action: Action | None, final_answer: str | None = None) -> str:
+        """The action in this dialect's syntax, as a model would write it."""
+        raise NotImplementedError
+
+    def render_model_part(self, step: Step) -> str:
+        """The part of a step the model wrote: step prefix, thought, action (or final answer)."""
+        raise NotImplementedError
+
+    def render_observation(self, index: int, text: str) -> str:
+        """How an observation is fed back after the model's part of step ``index``."""
+        raise NotImplementedError
+
+    def render_step(self, step: Step) -> str:
+        """A finished step as it appears in the next prompt. Ends with a newline."""
+        out = self.render_model_part(step)
+        if step.observation is not None:
+            out += self.render_observation(step.index, step.observation.text)
+        return out
+
+    def reminder(self, tools: list[str]) -> str:
+        """Restates the expected format for an error observation, listing only the tools that exist."""
+        examples = {
+            "search": Action("search", "entity"),
+            "lookup": Action("lookup", "keyword"),
+            "calculator": Action("calculator", "2 * (3 + 4)"),
+        }
+        forms = [self.render_action(examples.get(t, Action(t, "input"))) for t in tools]
+        forms.append(self.render_action(None, "answer"))
+        return "Write one thought, then exactly one action: " + ", ".join(forms) + "."

@@ -1,0 +1,77 @@
+"""The minimal-loop dialect: ``Action: wikipedia: Django``, then ``PAUSE``; ``Answer: …`` ends the run.
+
+``wikipedia`` is an alias of search and ``calculate`` of calculator. The model is stopped on ``PAUSE``. Imports
+only the format base and the trace.
+"""
+
+from __future__ import annotations
+
+import re
+
+from react_core.formats.base import (
+    ActionFormat,
+    ParseResult,
+    clean_input,
+    cut_environment,
+    finish_or_action,
+    normalize,
+    strip_fences,
+    strip_label,
+)
+from react_core.trace import Action, Step
+
+_ACTION = re.compile(r"^[ \t]*Action\b[ \t]*\d*[ \t]*:[ \t]*(.*)$", re.IGNORECASE | re.MULTILINE)
+_TOOL_ARG = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:[ \t]*(.*)$")
+_ANSWER = re.compile(r"^[ \t]*(?:Final[ \t]+)?Answer[ \t]*:", re.IGNORECASE | re.MULTILINE)
+_PAUSE = re.compile(r"^[ \t]*PAUSE\b.*", re.MULTILINE | re.DOTALL)
+_DISPLAY = {"search": "wikipedia", "calculator": "calculate"}
+
+
+class PauseFormat(ActionFormat):
+    name = "pause"
+    label = "Minimal loop (Action: wikipedia: x / PAUSE)"
+    stop = ("PAUSE", "\nObservation")
+    aliases = {"wikipedia": "search", "calculate": "calculator", "wiki": "search", "answer": "finish"}
+    question_template = "Question: {question}\n"
+
+    def parse(self, text: str) -> ParseResult:
+        text, leaked = cut_environment(strip_fences(normalize(text)))
+        text = _PAUSE.sub("", text)  # PAUSE ends the model's turn; whatever follows is not its to write
+        action_m, answer_m = _ACTION.search(text), _ANSWER.search(text)
+        if answer_m and (not action_m or answer_m.start() < action_m.start()):
+            return ParseResult(thought=strip_label(text[: answer_m.start()]),
+                               final_answer=text[answer_m.end():].strip(), leaked_observation=leaked)
+        if not action_m:
+            return ParseResult(thought=strip_label(text), leaked_observation=leaked,
+                               error="No action found: write `Action: wikipedia: entity` then PAUSE, "
+                               "or `Answer: …`.")
+        thought = strip_label(text[: action_m.start()])
+        m = _TOOL_ARG.match(action_m.group(1).strip())
+        if not m:
+            return ParseResult(thought=thought, leaked_observation=leaked,
+                               error="Could not read the action: write it as `Action: tool: input`.")
+        action, final = finish_or_action(self.resolve(m.group(1)), clean_input(m.group(2)))
+        return ParseResult(thought=thought, action=action, final_answer=final, leaked_observation=leaked)
+
+    def step_prefix(self, index: int) -> str:
+        return "Thought:"
+
+    def render_action(self, action: Action | None, final_answer: str | None = None) -> str:
+        if action is None:
+            return f"Answer: {final_answer or ''}"
+        return f"Action: {_DISPLAY.get(action.tool, action.tool)}: {action.input}"
+
+    def render_model_part(self, step: Step) -> str:
+        thought = " ".join(step.thought.split())
+        if step.action is None and step.final_answer is None:
+            return f"Thought: {thought}\nAction: (none)\nPAUSE\n"
+        if step.action is None:
+            return f"Thought: {thought}\n{self.render_action(None, step.final_answer)}\n"
+        return f"Thought: {thought}\n{self.render_action(step.action)}\nPAUSE\n"
+
+    def render_observation(self, index: int, text: str) -> str:
+        return f"\nObservation: {' '.join(text.split())}\n\n"
+
+    def reminder(self, tools: list[str]) -> str:
+        forms = ", ".join(f"`Action: {_DISPLAY.get(t, t)}: input`" for t in tools)
+        return f"Write one thought, then exactly one action ({forms}) followed by PAUSE, or `Answer: …`."

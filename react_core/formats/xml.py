@@ -1,0 +1,69 @@
+"""The Gemini notebook's dialect: ``<search>entity</search>``, ``<lookup>kw</lookup>``, ``<finish>answer</finish>``.
+
+Headers stand on their own lines (``Thought 2``, ``Action 2``, ``Observation 2``). The model is stopped on the
+closing tags, so the closing tag is usually missing from its text. Imports only the format base and the trace.
+"""
+
+from __future__ import annotations
+
+import re
+
+from react_core.formats.base import (
+    ActionFormat,
+    ParseResult,
+    clean_input,
+    cut_environment,
+    finish_or_action,
+    normalize,
+    strip_fences,
+    strip_label,
+)
+from react_core.trace import Action, Step
+
+_ACTION_HEADER = re.compile(r"^[ \t]*Action\b[ \t]*\d*[ \t]*:?[ \t]*$", re.IGNORECASE | re.MULTILINE)
+_OPEN_TAG = re.compile(r"<([A-Za-z_][\w-]*)>")
+
+
+class XmlFormat(ActionFormat):
+    name = "xml"
+    label = "Gemini notebook (<search>entity</search>)"
+    stop = ("</search>", "</lookup>", "</finish>", "</calculator>", "\nObservation")
+    aliases = {"calculate": "calculator", "wikipedia": "search"}
+    question_template = "Question\n{question}\n\n"
+
+    def parse(self, text: str) -> ParseResult:
+        text, leaked = cut_environment(strip_fences(normalize(text)))
+        header = _ACTION_HEADER.search(text)
+        tag = _OPEN_TAG.search(text, header.end() if header else 0)
+        if not tag:
+            return ParseResult(
+                thought=strip_label(text[: header.start()] if header else text),
+                error="No action found: after your thought, write `Action k` and then a tag like "
+                "<search>entity</search>.",
+                leaked_observation=leaked,
+            )
+        thought = strip_label(text[: header.start() if header else tag.start()])
+        name = tag.group(1)
+        rest = text[tag.end():]
+        close = re.search(r"</\s*" + re.escape(name) + r"\s*>", rest, re.IGNORECASE)
+        arg = rest[: close.start()] if close else rest.split("\n", 1)[0]
+        action, final = finish_or_action(self.resolve(name), clean_input(arg))
+        return ParseResult(thought=thought, action=action, final_answer=final, leaked_observation=leaked)
+
+    def step_prefix(self, index: int) -> str:
+        return f"Thought {index}\n"
+
+    def render_action(self, action: Action | None, final_answer: str | None = None) -> str:
+        if action is None:
+            return f"<finish>{final_answer or ''}</finish>"
+        return f"<{action.tool}>{action.input}</{action.tool}>"
+
+    def render_model_part(self, step: Step) -> str:
+        i = step.index
+        thought = step.thought.strip()
+        if step.action is None and step.final_answer is None:
+            return f"Thought {i}\n{thought}\n\nAction {i}\n(none)\n\n"
+        return f"Thought {i}\n{thought}\n\nAction {i}\n{self.render_action(step.action, step.final_answer)}\n\n"
+
+    def render_observation(self, index: int, text: str) -> str:
+        return f"Observation {index}\n{text.strip()}\n\n"

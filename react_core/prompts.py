@@ -1,0 +1,287 @@
+"""Prompt presets: plain TOML files a person can edit, validated by the same parser that reads the model.
+
+A preset holds ``instructions`` (with a ``{tools}`` placeholder for the enabled tools' descriptions), ``examples``
+(worked trajectories in the preset's format), a ``question`` template (must contain ``{question}``) and a ``[tools]``
+table of per-dialect tool descriptions. Shipped presets live in ``prompts/``; presets a person saves go to a user
+folder and never overwrite a shipped one. Placeholders are replaced literally (no ``str.format``), so examples may
+contain braces. Depends on the formats, the trace and the errors; never on a UI.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from react_core.errors import ConfigError
+from react_core.formats import FORMATS, get_format
+from react_core.formats.base import ActionFormat
+from react_core.tools.registry import TOOL_ORDER
+from react_core.trace import Turn
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+BUILTIN_DIR = PROJECT_ROOT / "prompts"
+DEFAULT_PRESET = "paper"
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+def shared_data_dir() -> Path:
+    """The shared reference data (HotpotQA, the paper's prompts): REACT_SHARED_DATA or ../shared/data."""
+    return Path(os.environ.get("REACT_SHARED_DATA") or PROJECT_ROOT.parent / "shared" / "data")
+
+
+def user_presets_dir() -> Path:
+    if os.environ.get("REACT_PRESETS_DIR"):
+        return Path(os.environ["REACT_PRESETS_DIR"])
+    from platformdirs import user_data_dir  # lazy: only needed when saving or listing user presets
+
+    return Path(user_data_dir("react-lab", appauthor=False)) / "presets"
+
+
+@dataclass
+class Preset:
+    name: str
+    format: str
+    instructions: str
+    examples: str = ""
+    question: str = ""
+    tools: dict[str, str] = field(default_factory=dict)
+    title: str = ""
+    description: str = ""
+    builtin: bool = False
+    path: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.question:
+            self.question = FORMATS[self.format].question_template if self.format in FORMATS else ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name, "format": self.format, "title": self.title, "description": self.description,
+            "instructions": self.instructions, "examples": self.examples, "question": self.question,
+            "tools": dict(self.tools), "builtin": self.builtin, "path": self.path,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Preset:
+        keys = ("name", "format", "instructions", "examples", "question", "tools", "title", "description",
+                "builtin", "path")
+        return cls(**{k: d[k] for k in keys if k in d})
+
+    @property
+    def action_format(self) -> ActionFormat:
+        return get_format(self.format)
+
+
+# -- files ----------------------------------------------------------------------------------------------
+
+def _read_examples_from(ref: str) -> str:
+    """``react-prompts/prompts_naive.json#webthink_simple6``: the paper's prompts, read in place, never copied."""
+    rel, _, key = ref.partition("#")
+    path = shared_data_dir() / rel
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return data[key]
+    except (OSError, ValueError, KeyError) as e:
+        raise ConfigError(
+            f"This preset reads {ref} from the shared data folder ({path}), which is not available ({e}). "
+            "Set REACT_SHARED_DATA to the folder holding react-prompts/."
+        ) from None
+
+
+def load_preset_file(path: str | Path, *, builtin: bool = False) -> Preset:
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise ConfigError(f"Cannot read preset {path}: {e.strerror or e}.") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"Preset {path} is not valid TOML: {e}.") from None
+    fmt = data.get("format")
+    if fmt not in FORMATS:
+        raise ConfigError(f"Preset {path} needs format = one of {', '.join(FORMATS)} (got {fmt!r}).")
+    examples = data.get("examples", "")
+    if data.get("examples_from"):
+        examples = _read_examples_from(data["examples_from"])
+    return Preset(
+        name=path.stem, format=fmt, instructions=data.get("instructions", ""), examples=examples,
+        question=data.get("question", ""), tools={k: str(v) for k, v in data.get("tools", {}).items()},
+        title=data.get("title", path.stem), description=data.get("description", ""), builtin=builtin,
+        path=str(path),
+    )
+
+
+def preset_paths() -> dict[str, tuple[Path, bool]]:
+    """Every preset by name: shipped ones first; a user preset never shadows a shipped name."""
+    found: dict[str, tuple[Path, bool]] = {p.stem: (p, True) for p in sorted(BUILTIN_DIR.glob("*.toml"))}
+    user = user_presets_dir()
+    if user.is_dir():
+        for p in sorted(user.glob("*.toml")):
+            found.setdefault(p.stem, (p, False))
+    return found
+
+
+def list_presets() -> list[str]:
+    return list(preset_paths())
+
+
+def load_preset(name_or_path: str) -> Preset:
+    """A preset by name (shipped or saved) or by path to a .toml file."""
+    paths = preset_paths()
+    if name_or_path in paths:
+        path, builtin = paths[name_or_path]
+        return load_preset_file(path, builtin=builtin)
+    if name_or_path.endswith(".toml") and Path(name_or_path).is_file():
+        return load_preset_file(name_or_path)
+    raise ConfigError(f"Unknown preset {name_or_path!r}: choose one of {', '.join(paths)} or give a .toml path.")
+
+
+def default_preset_for(format_name: str) -> str:
+    """The shipped preset written in a format (the one named after the format when there are several)."""
+    paths = preset_paths()
+    if format_name in paths and paths[format_name][1]:
+        return format_name
+    for name, (path, builtin) in paths.items():
+        if builtin and load_preset_file(path, builtin=True).format == format_name:
+            return name
+    raise ConfigError(f"No shipped preset uses format {format_name!r}.")
+
+
+def _toml_string(value: str) -> str:
+    if "'''" not in value and not re.search(r"[\x00-\x08\x0b-\x1f\x7f]", value):
+        return "'''\n" + value + "'''"  # a newline right after ''' is dropped by TOML, so this reads back exactly
+    return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
+
+
+def dump_preset(preset: Preset) -> str:
+    lines = [
+        f"title = {_toml_string(preset.title or preset.name)}",
+        f"format = {json.dumps(preset.format)}",
+        f"description = {_toml_string(preset.description)}",
+        f"question = {json.dumps(preset.question, ensure_ascii=False)}",
+        f"instructions = {_toml_string(preset.instructions)}",
+        f"examples = {_toml_string(preset.examples)}",
+        "",
+        "[tools]",
+    ]
+    lines += [f"{k} = {json.dumps(v, ensure_ascii=False)}" for k, v in preset.tools.items()]
+    return "\n".join(lines) + "\n"
+
+
+def save_user_preset(preset: Preset, name: str) -> Path:
+    """Save under a new name in the user presets folder; shipped presets are never overwritten."""
+    if not _NAME.match(name):
+        raise ConfigError("A preset name uses letters, digits, '-', '_' or '.', up to 64 characters.")
+    if name in {p.stem for p in BUILTIN_DIR.glob("*.toml")}:
+        raise ConfigError(f"{name!r} is a shipped preset; choose another name.")
+    problems = validate_preset(preset)
+    if problems:
+        raise ConfigError(f"The preset has problems and was not saved: {problems[0]}")
+    folder = user_presets_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.toml"
+    path.write_text(dump_preset(replace(preset, name=name, builtin=False)), encoding="utf-8")
+    return path
+
+
+# -- rendering ------------------------------------------------------------------------------------------
+
+def tools_block(preset: Preset, tool_names: list[str]) -> str:
+    """The enabled tools' descriptions, numbered as in the paper, Finish last."""
+    fmt = preset.action_format
+    descriptions = []
+    for name in [t for t in TOOL_ORDER if t in tool_names] + [t for t in tool_names if t not in TOOL_ORDER]:
+        descriptions.append(preset.tools.get(name) or f"{fmt.render_action(_example_action(name))}")
+    descriptions.append(preset.tools.get("finish") or f"{fmt.render_action(None, 'answer')}, which gives the answer.")
+    return "\n".join(f"({i}) {d}" for i, d in enumerate(descriptions, 1))
+
+
+def _example_action(name: str):  # tiny local helper
+    from react_core.trace import Action
+
+    return Action(name, {"search": "entity", "lookup": "keyword", "calculator": "expression"}.get(name, "input"))
+
+
+def render_prefix(preset: Preset, tool_names: list[str]) -> str:
+    """Instructions and examples: the part of the prompt that never changes during a run."""
+    text = preset.instructions.replace("{tools}", tools_block(preset, tool_names)).rstrip("\n") + "\n"
+    if preset.examples.strip():
+        text += preset.examples.strip("\n") + "\n"
+    return text
+
+
+def render_question(preset: Preset, question: str, context: list[Turn] | tuple[Turn, ...] = ()) -> str:
+    """The question block, after the earlier questions and answers of the conversation (for follow-ups)."""
+    out = ""
+    if context:
+        out = "Earlier in this conversation:\n" + "".join(
+            f"Q: {' '.join(t.question.split())}\nA: {' '.join((t.answer or '(no answer)').split())}\n"
+            for t in context
+        ) + "\n"
+    return out + preset.question.replace("{question}", question.strip())
+
+
+# -- validation -----------------------------------------------------------------------------------------
+
+@dataclass
+class Problem:
+    field: str
+    line: int  # 1-based line within that field; 0 when the problem is the field as a whole
+    message: str
+    text: str = ""
+
+    def __str__(self) -> str:
+        where = f"{self.field} line {self.line}" if self.line else self.field
+        return f"{where}: {self.message}" + (f" — `{self.text[:80]}`" if self.text else "")
+
+
+def example_chunks(fmt: ActionFormat, examples: str) -> list[tuple[int, str]]:
+    """The pieces of the examples a model would write (thought + action), each with its first line number.
+
+    A piece starts at a turn header (``Thought``/``Step``) and runs until the next Observation or Question.
+    """
+    chunks: list[tuple[int, str]] = []
+    current: list[str] | None = None
+    start = 0
+    for no, line in enumerate(examples.split("\n"), 1):
+        if fmt.observation_header.match(line) or fmt.question_header.match(line):
+            if current is not None:
+                chunks.append((start, "\n".join(current)))
+            current = None
+        elif current is None and (fmt.turn_header.match(line) or _looks_like_action(line)):
+            current, start = [line], no
+        elif current is not None:
+            current.append(line)
+    if current is not None:
+        chunks.append((start, "\n".join(current)))
+    return chunks
+
+
+def _looks_like_action(line: str) -> bool:
+    # Act-only prompts (the paper's webact) have no thoughts: the action line starts the piece.
+    return bool(re.match(r"^\s*Action\b", line, re.IGNORECASE))
+
+
+def validate_preset(preset: Preset) -> list[Problem]:
+    problems: list[Problem] = []
+    if preset.format not in FORMATS:
+        return [Problem("format", 0, f"unknown format {preset.format!r}; choose one of {', '.join(FORMATS)}")]
+    if preset.question.count("{question}") != 1:
+        problems.append(Problem("question", 0, "must contain the {question} placeholder exactly once"))
+    if not preset.instructions.strip():
+        problems.append(Problem("instructions", 0, "must not be empty"))
+    fmt = preset.action_format
+    chunks = example_chunks(fmt, preset.examples)
+    if preset.examples.strip() and not chunks:
+        problems.append(Problem("examples", 0, "no example steps found (each starts with a Thought line)"))
+    for line, chunk in chunks:
+        result = fmt.parse(chunk)
+        if result.error:
+            problems.append(Problem("examples", line, result.error, chunk.strip().split("\n")[-1]))
+        elif result.leaked_observation:
+            problems.append(Problem("examples", line, "an Observation is inside the model's part", chunk))
+    return problems

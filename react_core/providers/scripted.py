@@ -1,0 +1,85 @@
+"""A provider that replays a list of model outputs: it drives tests, offline demos and benchmarks.
+
+Each item of the script is either a string (the model's text) or an object ``{"text": …, "delay": seconds,
+"error": "…", "usage": {…}}``; an ``error`` item raises a ProviderError as a failing service would. The provider
+records every request it was sent. Like a model that ignores stop sequences, it returns its text whole: the loop's
+local cutting is what stops it. Outputs are consumed in order across runs, so one script can drive a whole
+evaluation. Imports only the provider base, the trace and the errors.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from react_core.errors import ConfigError, ProviderError
+from react_core.providers.base import Chunk, CompletionRequest, Provider, estimate_tokens
+from react_core.trace import Usage
+
+_PIECES = re.compile(r"\S+\s*|\s+")
+
+
+def load_script(path: str | Path) -> list[Any]:
+    """Read a JSON array of model outputs; a ConfigError names the file and the problem."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as e:
+        raise ConfigError(f"Cannot read script {path}: {e.strerror or e}.") from None
+    except ValueError as e:
+        raise ConfigError(f"Script {path} is not valid JSON: {e}.") from None
+    if not isinstance(data, list) or not all(isinstance(x, str | dict) for x in data):
+        raise ConfigError(f"Script {path} must be a JSON array of strings (one model output per call).")
+    return data
+
+
+class ScriptedProvider(Provider):
+    name = "scripted"
+    needs_key = False
+
+    def __init__(self, outputs: list[Any], *, delay: float = 0.0, model: str = "script") -> None:
+        self.outputs = list(outputs)
+        self.delay = delay
+        self.model = model
+        self.requests: list[CompletionRequest] = []
+        self._next = 0
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_file(cls, path: str | Path, **kwargs: Any) -> ScriptedProvider:
+        return cls(load_script(path), **kwargs)
+
+    @property
+    def remaining(self) -> int:
+        return len(self.outputs) - self._next
+
+    def _take(self, request: CompletionRequest) -> Any:
+        with self._lock:
+            self.requests.append(request)
+            if self._next >= len(self.outputs):
+                raise ProviderError(
+                    f"The script has no more outputs (all {len(self.outputs)} were used); add more to the script."
+                )
+            item = self.outputs[self._next]
+            self._next += 1
+            return item
+
+    def stream(self, request: CompletionRequest) -> Iterator[Chunk]:
+        item = self._take(request)
+        if isinstance(item, dict):
+            text, delay = str(item.get("text", "")), float(item.get("delay", self.delay))
+            if item.get("error"):
+                raise ProviderError(str(item["error"]))
+            usage = Usage.from_dict(item["usage"]) if "usage" in item else None
+        else:
+            text, delay, usage = item, self.delay, None
+        if delay:
+            time.sleep(delay)
+        # Word-sized pieces, so streaming and local stop cutting are exercised as with a real model.
+        for piece in _PIECES.findall(text):
+            yield Chunk(text=piece)
+        yield Chunk(usage=usage or Usage(estimate_tokens(request.text), estimate_tokens(text)))

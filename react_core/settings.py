@@ -1,0 +1,122 @@
+"""Run settings as one plain value, and how they become a RunConfig (provider, preset, tools, knowledge).
+
+The same settings serve the CLI, the chat page (kept as a plain dict in session state), the evaluation harness and
+the tests. Defaults come from the environment for deployments and tests: REACT_PROVIDER, REACT_MODEL,
+REACT_BASE_URL, REACT_KNOWLEDGE, REACT_SCRIPT, REACT_WIKI_URL. A key is never a setting: it is passed separately
+and never stored in a trace, the history or an export.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import Any
+
+from react_core.agent import DEFAULT_MAX_CALLS, RunConfig
+from react_core.errors import ConfigError
+from react_core.prompts import DEFAULT_PRESET, Preset, default_preset_for, load_preset, validate_preset
+from react_core.tools import DEFAULT_SENTENCES, TOOL_ORDER, build_tools
+
+MAX_CALLS_LIMIT = 20
+
+
+def default_provider_name(env: Mapping[str, str] = os.environ) -> str:
+    """REACT_PROVIDER, else a hosted provider whose key is set, else the on-device model."""
+    if env.get("REACT_PROVIDER"):
+        return env["REACT_PROVIDER"]
+    if env.get("GEMINI_API_KEY") or env.get("GOOGLE_API_KEY"):
+        return "gemini"
+    if env.get("OPENAI_API_KEY"):
+        return "openai"
+    return "local"
+
+
+@dataclass
+class RunSettings:
+    provider: str = "local"
+    model: str = ""
+    base_url: str = ""
+    model_path: str = ""
+    script: str = ""
+    delay: float = 0.0
+    format: str = ""
+    preset: str = ""  # empty: the shipped preset of ``format`` (paper when no format is set)
+    max_calls: int = DEFAULT_MAX_CALLS
+    temperature: float = 0.0
+    knowledge: str = "wikipedia"
+    wiki_url: str = ""
+    sentences: int = DEFAULT_SENTENCES
+    tools: list[str] = field(default_factory=lambda: list(TOOL_ORDER))
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] = os.environ) -> RunSettings:
+        s = cls(provider=default_provider_name(env))
+        for name, var in (("model", "REACT_MODEL"), ("base_url", "REACT_BASE_URL"),
+                          ("knowledge", "REACT_KNOWLEDGE"), ("script", "REACT_SCRIPT"),
+                          ("wiki_url", "REACT_WIKI_URL"), ("preset", "REACT_PRESET"),
+                          ("model_path", "REACT_MODEL_PATH")):
+            if env.get(var):
+                setattr(s, name, env[var])
+        return s
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> RunSettings:
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in d.items() if k in known})
+
+    def updated(self, **changes: Any) -> RunSettings:
+        return replace(self, **changes)
+
+    def check(self) -> None:
+        if not 1 <= int(self.max_calls) <= MAX_CALLS_LIMIT:
+            raise ConfigError(f"max calls must be between 1 and {MAX_CALLS_LIMIT} (got {self.max_calls}).")
+        if not 0.0 <= float(self.temperature) <= 2.0:
+            raise ConfigError(f"temperature must be between 0 and 2 (got {self.temperature}).")
+        if not 1 <= int(self.sentences) <= 50:
+            raise ConfigError(f"sentences must be between 1 and 50 (got {self.sentences}).")
+        unknown = set(self.tools) - set(TOOL_ORDER)
+        if unknown:
+            raise ConfigError(f"unknown tools {sorted(unknown)}: choose from {', '.join(TOOL_ORDER)}.")
+
+
+def resolve_preset(settings: RunSettings, preset: Preset | None = None) -> Preset:
+    """The preset a run uses: an edited one passed in, else the named one, else the shipped one of the format."""
+    if preset is None:
+        preset = load_preset(settings.preset or default_preset_for(settings.format or DEFAULT_PRESET))
+    if settings.format and preset.format != settings.format:
+        raise ConfigError(f"Preset {preset.name!r} is written in format {preset.format!r}, not {settings.format!r}.")
+    problems = validate_preset(preset)
+    if problems:
+        raise ConfigError(f"Preset {preset.name!r} is invalid: {problems[0]}")
+    return preset
+
+
+def build_run_config(settings: RunSettings, *, preset: Preset | None = None, api_key: str | None = None,
+                     provider: Any = None) -> RunConfig:
+    """Everything a run needs. ``provider`` may be passed in to reuse one (the scripted provider across runs)."""
+    from react_core.knowledge import create_knowledge
+    from react_core.providers import create_provider
+
+    settings.check()
+    chosen = resolve_preset(settings, preset)
+    if provider is None:
+        provider = create_provider(
+            settings.provider, model=settings.model or None, base_url=settings.base_url or None,
+            model_path=settings.model_path or None, script=settings.script or None, delay=settings.delay,
+            api_key=api_key,
+        )
+    knowledge = None
+    if set(settings.tools) & {"search", "lookup"}:
+        knowledge = create_knowledge(settings.knowledge, wiki_url=settings.wiki_url or None)
+    return RunConfig(
+        provider=provider,
+        preset=chosen,
+        tools=build_tools(knowledge, settings.tools, sentences=settings.sentences),
+        max_calls=int(settings.max_calls),
+        temperature=float(settings.temperature),
+        settings={"knowledge": settings.knowledge},
+    )

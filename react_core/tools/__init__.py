@@ -1,0 +1,34 @@
+"""Tools the loop may run, built per run: Search and Lookup over a knowledge source, and the Calculator."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from react_core.knowledge.base import KnowledgeSource
+from react_core.tools.calculator import CALCULATOR
+from react_core.tools.registry import TOOL_ORDER, Tool, ToolRegistry
+
+DEFAULT_SENTENCES = 5
+
+
+def build_tools(
+    knowledge: KnowledgeSource | None = None,
+    enabled: Iterable[str] = TOOL_ORDER,
+    *,
+    sentences: int = DEFAULT_SENTENCES,
+) -> ToolRegistry:
+    """A fresh registry for one run (Lookup keeps per-run state). Search and Lookup need a knowledge source."""
+    enabled = set(enabled)
+    registry = ToolRegistry()
+    if knowledge is not None and enabled & {"search", "lookup"}:
+        from react_core.tools.wiki import make_wiki_tools
+
+        for tool in make_wiki_tools(knowledge, sentences=sentences):
+            if tool.name in enabled:
+                registry.register(tool)
+    if "calculator" in enabled:
+        registry.register(CALCULATOR)
+    return registry
+
+
+__all__ = ["Tool", "ToolRegistry", "build_tools", "TOOL_ORDER", "DEFAULT_SENTENCES"]

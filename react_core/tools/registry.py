@@ -1,0 +1,72 @@
+"""The tool registry: a tool is a name, a description for the prompt and a function; only registered tools run.
+
+A tool function takes the action input (a string) and returns an Observation or plain text. It raises ToolError
+for a failure the model should hear about; any other exception is turned into an error observation too, because a
+tool failing is the model's problem to work around, not a reason to stop the run. Depends only on the trace and
+the errors.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from react_core.errors import ToolError
+from react_core.trace import Action, Observation
+
+# Tool order in prompts and menus.
+TOOL_ORDER = ("search", "lookup", "calculator")
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str
+    function: Callable[[str], Observation | str]
+
+
+def display_name(tool: str) -> str:
+    return tool[:1].upper() + tool[1:]
+
+
+class ToolRegistry:
+    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+        self._tools: dict[str, Tool] = {}
+        for t in tools:
+            self.register(t)
+
+    def register(self, tool: Tool) -> None:
+        if tool.name != tool.name.lower() or tool.name == "finish":
+            raise ValueError(f"tool names are lower-case and 'finish' is reserved: {tool.name!r}")
+        self._tools[tool.name] = tool
+
+    @property
+    def names(self) -> list[str]:
+        order = {n: i for i, n in enumerate(TOOL_ORDER)}
+        return sorted(self._tools, key=lambda n: (order.get(n, len(order)), n))
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    def unknown_tool(self, name: str) -> Observation:
+        listed = ", ".join(display_name(n) for n in self.names) or "none"
+        return Observation.error(f"Unknown tool {name!r}. Available tools: {listed}; use Finish to give the answer.")
+
+    def run(self, action: Action) -> Observation:
+        tool = self._tools.get(action.tool)
+        if tool is None:
+            return self.unknown_tool(action.tool)
+        started = time.perf_counter()
+        try:
+            result = tool.function(action.input)
+        except ToolError as e:
+            result = Observation.error(str(e))
+        except Exception as e:  # a broken tool must not end the run; the model hears why
+            result = Observation.error(f"{display_name(tool.name)} failed: {type(e).__name__}: {e}")
+        obs = result if isinstance(result, Observation) else Observation(text=str(result))
+        obs.stats.seconds = round(time.perf_counter() - started, 6)
+        return obs
