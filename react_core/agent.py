@@ -74,9 +74,14 @@ class Agent:
         trace = Trace(
             question=question,
             settings={
-                "provider": cfg.provider.name, "model": cfg.provider.model, "format": self.format.name,
-                "preset": cfg.preset.name, "temperature": cfg.temperature, "max_calls": cfg.max_calls,
-                "tools": cfg.tools.names, **cfg.settings,
+                "provider": cfg.provider.name,
+                "model": cfg.provider.model,
+                "format": self.format.name,
+                "preset": cfg.preset.name,
+                "temperature": cfg.temperature,
+                "max_calls": cfg.max_calls,
+                "tools": cfg.tools.names,
+                **cfg.settings,
             },
             context=list(context),
             started_at=datetime.now(UTC).isoformat(timespec="seconds"),
@@ -96,8 +101,9 @@ class Agent:
         if cancel is not None and cancel.is_set():
             raise Cancelled
 
-    def _loop(self, trace: Trace, prefix: str, question_block: str, emit: EventHandler,
-              cancel: threading.Event | None) -> None:
+    def _loop(
+        self, trace: Trace, prefix: str, question_block: str, emit: EventHandler, cancel: threading.Event | None
+    ) -> None:
         cfg = self.config
         scratchpad = ""
         for index in range(1, cfg.max_calls + 1):
@@ -105,13 +111,23 @@ class Agent:
             emit({"kind": "step_started", "index": index})
             started = time.perf_counter()
             request = CompletionRequest(
-                system=prefix, prompt=question_block + scratchpad + self.format.step_prefix(index),
-                stop=self.stops, temperature=cfg.temperature, max_tokens=cfg.max_tokens,
+                system=prefix,
+                prompt=question_block + scratchpad + self.format.step_prefix(index),
+                stop=self.stops,
+                temperature=cfg.temperature,
+                max_tokens=cfg.max_tokens,
             )
             raw, usage = self._generate(request, index, emit, cancel)
             parsed = self.format.parse(raw)
-            step = Step(index=index, thought=parsed.thought, action=parsed.action, final_answer=parsed.final_answer,
-                        raw_output=raw, usage=usage, leaked_observation=parsed.leaked_observation)
+            step = Step(
+                index=index,
+                thought=parsed.thought,
+                action=parsed.action,
+                final_answer=parsed.final_answer,
+                raw_output=raw,
+                usage=usage,
+                leaked_observation=parsed.leaked_observation,
+            )
             trace.steps.append(step)
             if parsed.error:
                 step.observation = Observation.error(f"{parsed.error} {self.format.reminder(cfg.tools.names)}")
@@ -134,8 +150,9 @@ class Agent:
             scratchpad += self.format.render_step(step)
         trace.stop_reason = "max_calls"
 
-    def _generate(self, request: CompletionRequest, index: int, emit: EventHandler,
-                  cancel: threading.Event | None) -> tuple[str, Usage]:
+    def _generate(
+        self, request: CompletionRequest, index: int, emit: EventHandler, cancel: threading.Event | None
+    ) -> tuple[str, Usage]:
         provider = self.config.provider
         text, usage = "", None
         longest_stop = max((len(s) for s in self.stops), default=0)
@@ -151,7 +168,7 @@ class Agent:
                 text += chunk.text
                 emit({"kind": "text", "index": index, "delta": chunk.text, "text": text})
                 # Enforce stop sequences locally: only the new text (plus a stop's length of overlap) can hold one.
-                _, hit = cut_at_stop(text[max(0, before - longest_stop):], self.stops)
+                _, hit = cut_at_stop(text[max(0, before - longest_stop) :], self.stops)
                 if hit is not None:
                     break
         except (ReactLabError, Cancelled):

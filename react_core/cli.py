@@ -31,6 +31,7 @@ class UsageError(Exception):
 
 # -- parse ----------------------------------------------------------------------------------------------
 
+
 def _cmd_parse(args: argparse.Namespace) -> int:
     text = sys.stdin.read()
     print(json.dumps(get_format(args.format).parse(text).to_dict(), ensure_ascii=False))
@@ -39,12 +40,17 @@ def _cmd_parse(args: argparse.Namespace) -> int:
 
 # -- ask ------------------------------------------------------------------------------------------------
 
+
 def add_run_options(p: argparse.ArgumentParser) -> None:
     """Options shared by everything that runs the agent (ask, eval)."""
     from react_core.providers import PROVIDERS
 
-    p.add_argument("--provider", choices=PROVIDERS, default=None,
-                   help="model provider (default: REACT_PROVIDER, else gemini/openai when a key is set, else local)")
+    p.add_argument(
+        "--provider",
+        choices=PROVIDERS,
+        default=None,
+        help="model provider (default: REACT_PROVIDER, else gemini/openai when a key is set, else local)",
+    )
     p.add_argument("--model", help="model name (provider default when omitted)")
     p.add_argument("--model-path", help="a GGUF file for the local provider")
     p.add_argument("--base-url", help="API base URL (OpenAI-compatible servers, or a Gemini endpoint)")
@@ -54,8 +60,9 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--preset", help="preset name or .toml path (overrides --format)")
     p.add_argument("--max-calls", type=int, default=8, help="model calls before stopping (default 8)")
     p.add_argument("--temperature", type=float, default=0.0)
-    p.add_argument("--knowledge", default=None,
-                   help="'wikipedia' or 'pack:PATH' (default: REACT_KNOWLEDGE, else wikipedia)")
+    p.add_argument(
+        "--knowledge", default=None, help="'wikipedia' or 'pack:PATH' (default: REACT_KNOWLEDGE, else wikipedia)"
+    )
     p.add_argument("--wiki-url", help="MediaWiki Action API endpoint (default English Wikipedia)")
     p.add_argument("--sentences", type=int, default=5, help="sentences a Search returns (the paper: 5)")
     p.add_argument("--tools", default="search,lookup,calculator", help="comma-separated tools to enable")
@@ -67,10 +74,19 @@ def build_config(args: argparse.Namespace) -> Any:
 
     settings = RunSettings.from_env()
     overrides = {
-        "provider": args.provider, "model": args.model, "model_path": args.model_path, "base_url": args.base_url,
-        "script": args.script, "delay": args.delay or None, "format": args.format, "preset": args.preset,
-        "max_calls": args.max_calls, "temperature": args.temperature, "knowledge": args.knowledge,
-        "wiki_url": args.wiki_url, "sentences": args.sentences,
+        "provider": args.provider,
+        "model": args.model,
+        "model_path": args.model_path,
+        "base_url": args.base_url,
+        "script": args.script,
+        "delay": args.delay or None,
+        "format": args.format,
+        "preset": args.preset,
+        "max_calls": args.max_calls,
+        "temperature": args.temperature,
+        "knowledge": args.knowledge,
+        "wiki_url": args.wiki_url,
+        "sentences": args.sentences,
         "tools": [t.strip().lower() for t in args.tools.split(",") if t.strip()],
     }
     settings = settings.updated(**{k: v for k, v in overrides.items() if v is not None})
@@ -96,8 +112,9 @@ def format_transcript(trace: Trace) -> str:
         lines.append(f"Final Answer: {trace.final_answer}")
     if trace.error:
         lines.append(f"Error: {trace.error}")
-    lines.append(f"({trace.stop_reason} after {totals['steps']} steps · {totals['seconds']:.2f} s · "
-                 f"{totals['tokens']:,} tokens)")
+    lines.append(
+        f"({trace.stop_reason} after {totals['steps']} steps · {totals['seconds']:.2f} s · {totals['tokens']:,} tokens)"
+    )
     return "\n".join(lines)
 
 
@@ -112,6 +129,7 @@ def _cmd_ask(args: argparse.Namespace) -> int:
 
 
 # -- entry point ----------------------------------------------------------------------------------------
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m react_core", description="ReAct Lab engine: run, parse and evaluate.")

@@ -61,15 +61,32 @@ class Preset:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "name": self.name, "format": self.format, "title": self.title, "description": self.description,
-            "instructions": self.instructions, "examples": self.examples, "question": self.question,
-            "tools": dict(self.tools), "builtin": self.builtin, "path": self.path,
+            "name": self.name,
+            "format": self.format,
+            "title": self.title,
+            "description": self.description,
+            "instructions": self.instructions,
+            "examples": self.examples,
+            "question": self.question,
+            "tools": dict(self.tools),
+            "builtin": self.builtin,
+            "path": self.path,
         }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Preset:
-        keys = ("name", "format", "instructions", "examples", "question", "tools", "title", "description",
-                "builtin", "path")
+        keys = (
+            "name",
+            "format",
+            "instructions",
+            "examples",
+            "question",
+            "tools",
+            "title",
+            "description",
+            "builtin",
+            "path",
+        )
         return cls(**{k: d[k] for k in keys if k in d})
 
     @property
@@ -78,6 +95,7 @@ class Preset:
 
 
 # -- files ----------------------------------------------------------------------------------------------
+
 
 def _read_examples_from(ref: str) -> str:
     """``react-prompts/prompts_naive.json#webthink_simple6``: the paper's prompts, read in place, never copied."""
@@ -108,9 +126,15 @@ def load_preset_file(path: str | Path, *, builtin: bool = False) -> Preset:
     if data.get("examples_from"):
         examples = _read_examples_from(data["examples_from"])
     return Preset(
-        name=path.stem, format=fmt, instructions=data.get("instructions", ""), examples=examples,
-        question=data.get("question", ""), tools={k: str(v) for k, v in data.get("tools", {}).items()},
-        title=data.get("title", path.stem), description=data.get("description", ""), builtin=builtin,
+        name=path.stem,
+        format=fmt,
+        instructions=data.get("instructions", ""),
+        examples=examples,
+        question=data.get("question", ""),
+        tools={k: str(v) for k, v in data.get("tools", {}).items()},
+        title=data.get("title", path.stem),
+        description=data.get("description", ""),
+        builtin=builtin,
         path=str(path),
     )
 
@@ -190,6 +214,7 @@ def save_user_preset(preset: Preset, name: str) -> Path:
 
 # -- rendering ------------------------------------------------------------------------------------------
 
+
 def tools_block(preset: Preset, tool_names: list[str]) -> str:
     """The enabled tools' descriptions, numbered as in the paper, Finish last."""
     fmt = preset.action_format
@@ -218,14 +243,19 @@ def render_question(preset: Preset, question: str, context: list[Turn] | tuple[T
     """The question block, after the earlier questions and answers of the conversation (for follow-ups)."""
     out = ""
     if context:
-        out = "Earlier in this conversation:\n" + "".join(
-            f"Q: {' '.join(t.question.split())}\nA: {' '.join((t.answer or '(no answer)').split())}\n"
-            for t in context
-        ) + "\n"
+        out = (
+            "Earlier in this conversation:\n"
+            + "".join(
+                f"Q: {' '.join(t.question.split())}\nA: {' '.join((t.answer or '(no answer)').split())}\n"
+                for t in context
+            )
+            + "\n"
+        )
     return out + preset.question.replace("{question}", question.strip())
 
 
 # -- validation -----------------------------------------------------------------------------------------
+
 
 @dataclass
 class Problem:

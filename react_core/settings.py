@@ -52,10 +52,15 @@ class RunSettings:
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> RunSettings:
         s = cls(provider=default_provider_name(env))
-        for name, var in (("model", "REACT_MODEL"), ("base_url", "REACT_BASE_URL"),
-                          ("knowledge", "REACT_KNOWLEDGE"), ("script", "REACT_SCRIPT"),
-                          ("wiki_url", "REACT_WIKI_URL"), ("preset", "REACT_PRESET"),
-                          ("model_path", "REACT_MODEL_PATH")):
+        for name, var in (
+            ("model", "REACT_MODEL"),
+            ("base_url", "REACT_BASE_URL"),
+            ("knowledge", "REACT_KNOWLEDGE"),
+            ("script", "REACT_SCRIPT"),
+            ("wiki_url", "REACT_WIKI_URL"),
+            ("preset", "REACT_PRESET"),
+            ("model_path", "REACT_MODEL_PATH"),
+        ):
             if env.get(var):
                 setattr(s, name, env[var])
         return s
@@ -95,8 +100,9 @@ def resolve_preset(settings: RunSettings, preset: Preset | None = None) -> Prese
     return preset
 
 
-def build_run_config(settings: RunSettings, *, preset: Preset | None = None, api_key: str | None = None,
-                     provider: Any = None) -> RunConfig:
+def build_run_config(
+    settings: RunSettings, *, preset: Preset | None = None, api_key: str | None = None, provider: Any = None
+) -> RunConfig:
     """Everything a run needs. ``provider`` may be passed in to reuse one (the scripted provider across runs)."""
     from react_core.knowledge import create_knowledge
     from react_core.providers import create_provider
@@ -105,8 +111,12 @@ def build_run_config(settings: RunSettings, *, preset: Preset | None = None, api
     chosen = resolve_preset(settings, preset)
     if provider is None:
         provider = create_provider(
-            settings.provider, model=settings.model or None, base_url=settings.base_url or None,
-            model_path=settings.model_path or None, script=settings.script or None, delay=settings.delay,
+            settings.provider,
+            model=settings.model or None,
+            base_url=settings.base_url or None,
+            model_path=settings.model_path or None,
+            script=settings.script or None,
+            delay=settings.delay,
             api_key=api_key,
         )
     knowledge = None

@@ -113,9 +113,7 @@ class Usage:
         return cls(prompt_tokens=d.get("prompt_tokens", 0), completion_tokens=d.get("completion_tokens", 0))
 
     def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            self.prompt_tokens + other.prompt_tokens, self.completion_tokens + other.completion_tokens
-        )
+        return Usage(self.prompt_tokens + other.prompt_tokens, self.completion_tokens + other.completion_tokens)
 
 
 @dataclass

@@ -88,7 +88,7 @@ def strip_label(thought: str, label: str = "Thought") -> str:
     t = thought.strip()
     m = re.match(r"^" + label + r"\b\s*\d*\s*:?\s*", t, re.IGNORECASE)
     if m:
-        t = t[m.end():]
+        t = t[m.end() :]
     return t.strip()
 
 

@@ -75,14 +75,14 @@ def read_call(source: str) -> tuple[str, str]:
         raise ValueError(f"`{source[:80]}` is not a function call ({type(e).__name__})") from None
     call = tree.body
     if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name):
-        raise ValueError("the action must be a call of a tool by its name, like search(query=\"entity\")")
+        raise ValueError('the action must be a call of a tool by its name, like search(query="entity")')
     args = list(call.args) + [kw.value for kw in call.keywords]
     if any(isinstance(a, ast.Starred) for a in call.args) or any(kw.arg is None for kw in call.keywords):
         raise ValueError("* and ** arguments are not allowed")
     if len(args) != 1:
         name = call.func.id.lower()
         param = TOOL_PARAMS.get(name, "input")
-        raise ValueError(f"{call.func.id} takes exactly one argument, like {name}({param}=\"…\")")
+        raise ValueError(f'{call.func.id} takes exactly one argument, like {name}({param}="…")')
     try:
         return call.func.id, _literal(args[0])
     except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
@@ -101,9 +101,11 @@ class FunctionFormat(ActionFormat):
         text, leaked = cut_environment(strip_fences(normalize(text)))
         m = _ACTION.search(text) or _BARE_CALL.search(text)
         if not m:
-            return ParseResult(thought=self._thought(text), leaked_observation=leaked,
-                               error='No action found: after your thought, write a line like '
-                               '`Action: search(query="entity")`.')
+            return ParseResult(
+                thought=self._thought(text),
+                leaked_observation=leaked,
+                error='No action found: after your thought, write a line like `Action: search(query="entity")`.',
+            )
         thought = self._thought(text[: m.start()])
         try:
             tool, arg = read_call(_call_text(text, m.start(1)))

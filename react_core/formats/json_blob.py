@@ -52,9 +52,10 @@ class JsonFormat(ActionFormat):
         text, leaked = cut_environment(normalize(text))
         action_m, final_m = _ACTION.search(text), _FINAL.search(text)
         if final_m and (not action_m or final_m.start() < action_m.start()):
-            answer = text[final_m.end():].strip()
-            return ParseResult(thought=strip_label(text[: final_m.start()]), final_answer=answer,
-                               leaked_observation=leaked)
+            answer = text[final_m.end() :].strip()
+            return ParseResult(
+                thought=strip_label(text[: final_m.start()]), final_answer=answer, leaked_observation=leaked
+            )
         if not action_m:
             return ParseResult(
                 thought=strip_label(text),
@@ -63,20 +64,24 @@ class JsonFormat(ActionFormat):
                 leaked_observation=leaked,
             )
         thought = strip_label(text[: action_m.start()])
-        body = text[action_m.end():]
+        body = text[action_m.end() :]
         brace = body.find("{")
         if brace < 0:
             return self._legacy(thought, body, leaked)
         try:
             blob, _ = _DECODER.raw_decode(body[brace:])
         except (ValueError, RecursionError) as e:
-            return ParseResult(thought=thought, error=f"The JSON blob after Action: is not valid JSON ({e}).",
-                               leaked_observation=leaked)
+            return ParseResult(
+                thought=thought,
+                error=f"The JSON blob after Action: is not valid JSON ({e}).",
+                leaked_observation=leaked,
+            )
         if isinstance(blob, list) and blob and isinstance(blob[0], dict):
             blob = blob[0]  # a list of actions: the first one is the one to run now
         if not isinstance(blob, dict) or not isinstance(blob.get("action"), str):
-            return ParseResult(thought=thought, error='The JSON blob needs an "action" key naming the tool.',
-                               leaked_observation=leaked)
+            return ParseResult(
+                thought=thought, error='The JSON blob needs an "action" key naming the tool.', leaked_observation=leaked
+            )
         arg = _input_text(blob.get("action_input", ""))
         if arg is None:
             return ParseResult(thought=thought, error='"action_input" must be a string.', leaked_observation=leaked)
@@ -90,8 +95,11 @@ class JsonFormat(ActionFormat):
         tool = body.split("\n", 1)[0].strip()
         m = _ACTION_INPUT.search(body)
         if not tool or not m:
-            return ParseResult(thought=thought, error="After `Action:` write a JSON blob "
-                               '{"action": "Search", "action_input": "entity"}.', leaked_observation=leaked)
+            return ParseResult(
+                thought=thought,
+                error='After `Action:` write a JSON blob {"action": "Search", "action_input": "entity"}.',
+                leaked_observation=leaked,
+            )
         action, final = finish_or_action(self.resolve(tool), clean_input(m.group(1)))
         return ParseResult(thought=thought, action=action, final_answer=final, leaked_observation=leaked)
 

@@ -39,17 +39,25 @@ class PauseFormat(ActionFormat):
         text = _PAUSE.sub("", text)  # PAUSE ends the model's turn; whatever follows is not its to write
         action_m, answer_m = _ACTION.search(text), _ANSWER.search(text)
         if answer_m and (not action_m or answer_m.start() < action_m.start()):
-            return ParseResult(thought=strip_label(text[: answer_m.start()]),
-                               final_answer=text[answer_m.end():].strip(), leaked_observation=leaked)
+            return ParseResult(
+                thought=strip_label(text[: answer_m.start()]),
+                final_answer=text[answer_m.end() :].strip(),
+                leaked_observation=leaked,
+            )
         if not action_m:
-            return ParseResult(thought=strip_label(text), leaked_observation=leaked,
-                               error="No action found: write `Action: wikipedia: entity` then PAUSE, "
-                               "or `Answer: …`.")
+            return ParseResult(
+                thought=strip_label(text),
+                leaked_observation=leaked,
+                error="No action found: write `Action: wikipedia: entity` then PAUSE, or `Answer: …`.",
+            )
         thought = strip_label(text[: action_m.start()])
         m = _TOOL_ARG.match(action_m.group(1).strip())
         if not m:
-            return ParseResult(thought=thought, leaked_observation=leaked,
-                               error="Could not read the action: write it as `Action: tool: input`.")
+            return ParseResult(
+                thought=thought,
+                leaked_observation=leaked,
+                error="Could not read the action: write it as `Action: tool: input`.",
+            )
         action, final = finish_or_action(self.resolve(m.group(1)), clean_input(m.group(2)))
         return ParseResult(thought=thought, action=action, final_answer=final, leaked_observation=leaked)
 

@@ -44,7 +44,7 @@ class XmlFormat(ActionFormat):
             )
         thought = strip_label(text[: header.start() if header else tag.start()])
         name = tag.group(1)
-        rest = text[tag.end():]
+        rest = text[tag.end() :]
         close = re.search(r"</\s*" + re.escape(name) + r"\s*>", rest, re.IGNORECASE)
         arg = rest[: close.start()] if close else rest.split("\n", 1)[0]
         action, final = finish_or_action(self.resolve(name), clean_input(arg))

@@ -17,7 +17,7 @@ def create_knowledge(spec: str, **options: Any) -> KnowledgeSource:
     if spec.startswith("pack:"):
         from react_core.knowledge.pack import PackSource
 
-        return PackSource(spec[len("pack:"):])
+        return PackSource(spec[len("pack:") :])
     raise ConfigError(f"Unknown knowledge source {spec!r}: use 'wikipedia' or 'pack:PATH'.")
 
 

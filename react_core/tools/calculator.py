@@ -23,8 +23,22 @@ MAX_RESULT_BITS = 4_000  # about 1,200 digits: far beyond any question's need, s
 MAX_FACTORIAL = 170
 
 _ALLOWED_NODES = (
-    ast.Expression, ast.BinOp, ast.UnaryOp, ast.Constant, ast.Call, ast.Name, ast.Load,
-    ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.USub, ast.UAdd,
+    ast.Expression,
+    ast.BinOp,
+    ast.UnaryOp,
+    ast.Constant,
+    ast.Call,
+    ast.Name,
+    ast.Load,
+    ast.Add,
+    ast.Sub,
+    ast.Mult,
+    ast.Div,
+    ast.FloorDiv,
+    ast.Mod,
+    ast.Pow,
+    ast.USub,
+    ast.UAdd,
 )
 # People and models write these; Python spells them differently.
 _SPELLINGS = {"^": "**", "×": "*", "÷": "/", "−": "-", "–": "-"}
@@ -56,14 +70,34 @@ def _factorial(n: float | int) -> int:
 
 
 _OPERATORS = {
-    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: _mult, ast.Div: operator.truediv,
-    ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: _power,
-    ast.USub: operator.neg, ast.UAdd: operator.pos,
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: _mult,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Pow: _power,
+    ast.USub: operator.neg,
+    ast.UAdd: operator.pos,
 }
 _FUNCTIONS = {
-    "sqrt": math.sqrt, "log": math.log, "log10": math.log10, "log2": math.log2, "exp": math.exp,
-    "sin": math.sin, "cos": math.cos, "tan": math.tan, "asin": math.asin, "acos": math.acos, "atan": math.atan,
-    "abs": abs, "round": round, "min": min, "max": max, "floor": math.floor, "ceil": math.ceil,
+    "sqrt": math.sqrt,
+    "log": math.log,
+    "log10": math.log10,
+    "log2": math.log2,
+    "exp": math.exp,
+    "sin": math.sin,
+    "cos": math.cos,
+    "tan": math.tan,
+    "asin": math.asin,
+    "acos": math.acos,
+    "atan": math.atan,
+    "abs": abs,
+    "round": round,
+    "min": min,
+    "max": max,
+    "floor": math.floor,
+    "ceil": math.ceil,
     "factorial": _factorial,
 }
 _NAMES = {"pi": math.pi, "e": math.e, "tau": math.tau}
@@ -73,8 +107,7 @@ def _check(tree: ast.AST) -> None:
     for node in ast.walk(tree):
         if not isinstance(node, _ALLOWED_NODES):
             raise ToolError(f"Only arithmetic is allowed ({type(node).__name__} is not).")
-        if isinstance(node, ast.Constant) and (isinstance(node.value, bool) or
-                                               not isinstance(node.value, int | float)):
+        if isinstance(node, ast.Constant) and (isinstance(node.value, bool) or not isinstance(node.value, int | float)):
             raise ToolError("Only numbers are allowed, not text.")
         if isinstance(node, ast.Call):
             if not isinstance(node.func, ast.Name) or node.func.id not in _FUNCTIONS or node.keywords:
