@@ -1,0 +1,57 @@
+"""Test-wide guards and fixtures: no test reaches beyond 127.0.0.1, and user folders point into a temp dir."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import socket
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+_real_connect = socket.socket.connect
+
+
+def _is_local(address: object) -> bool:
+    if isinstance(address, str):  # AF_UNIX
+        return True
+    host = address[0] if isinstance(address, tuple) else address
+    if host in ("localhost", ""):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _guarded_connect(self: socket.socket, address: object) -> None:
+    if not _is_local(address):
+        raise OSError(f"tests must stay offline: blocked a connection to {address!r}")
+    return _real_connect(self, address)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _offline_and_isolated(tmp_path_factory: pytest.TempPathFactory):
+    """Block non-loopback connections in this process and keep user data out of the real home folders."""
+    socket.socket.connect = _guarded_connect  # type: ignore[method-assign]
+    home = tmp_path_factory.mktemp("user")
+    saved = {k: os.environ.get(k) for k in ("REACT_PRESETS_DIR", "REACT_HISTORY_DB")}
+    os.environ["REACT_PRESETS_DIR"] = str(home / "presets")
+    os.environ["REACT_HISTORY_DB"] = str(home / "history.sqlite")
+    yield
+    socket.socket.connect = _real_connect  # type: ignore[method-assign]
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """The shared reference data (HotpotQA, the paper's prompts). CI places ../shared beside the clone."""
+    path = Path(os.environ.get("REACT_SHARED_DATA") or ROOT.parent / "shared" / "data")
+    if not (path / "hotpotqa").is_dir():
+        pytest.fail(f"shared data not found at {path}: set REACT_SHARED_DATA or place ../shared beside the project")
+    return path
