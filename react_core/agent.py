@@ -69,7 +69,12 @@ class Agent:
         context: Sequence[Turn] = (),
         on_event: EventHandler | None = None,
         cancel: threading.Event | None = None,
+        prior_steps: Sequence[Step] = (),
+        resume_thought: str | None = None,
     ) -> Trace:
+        """Run to a stop reason. ``prior_steps`` (a fork) are kept and written into the prompt; the run then
+        takes up to ``max_calls`` new steps, the first starting from ``resume_thought`` when given (the model
+        continues that thought)."""
         cfg = self.config
         trace = Trace(
             question=question,
@@ -84,13 +89,14 @@ class Agent:
                 **cfg.settings,
             },
             context=list(context),
+            steps=[Step.from_dict(s.to_dict()) for s in prior_steps],
             started_at=datetime.now(UTC).isoformat(timespec="seconds"),
         )
         emit = on_event or (lambda _e: None)
         prefix = render_prefix(cfg.preset, cfg.tools.names)
         question_block = render_question(cfg.preset, question, trace.context)
         try:
-            self._loop(trace, prefix, question_block, emit, cancel)
+            self._loop(trace, prefix, question_block, emit, cancel, resume_thought)
         except Cancelled:
             trace.stop_reason = "cancelled"
         except ReactLabError as e:
@@ -102,23 +108,35 @@ class Agent:
             raise Cancelled
 
     def _loop(
-        self, trace: Trace, prefix: str, question_block: str, emit: EventHandler, cancel: threading.Event | None
+        self,
+        trace: Trace,
+        prefix: str,
+        question_block: str,
+        emit: EventHandler,
+        cancel: threading.Event | None,
+        seed: str | None = None,
     ) -> None:
         cfg = self.config
-        scratchpad = ""
-        for index in range(1, cfg.max_calls + 1):
+        scratchpad = "".join(self.format.render_step(s) for s in trace.steps)
+        first = len(trace.steps) + 1
+        for index in range(first, first + cfg.max_calls):
             self._check(cancel)
             emit({"kind": "step_started", "index": index})
             started = time.perf_counter()
+            step_prefix = self.format.step_prefix(index)
+            if seed:
+                # A forked step: the model continues the edited thought instead of starting its own.
+                step_prefix += ("" if step_prefix.endswith("\n") else " ") + seed.strip()
             request = CompletionRequest(
                 system=prefix,
-                prompt=question_block + scratchpad + self.format.step_prefix(index),
+                prompt=question_block + scratchpad + step_prefix,
                 stop=self.stops,
                 temperature=cfg.temperature,
                 max_tokens=cfg.max_tokens,
             )
             raw, usage = self._generate(request, index, emit, cancel)
-            parsed = self.format.parse(raw)
+            parsed = self.format.parse(seed.strip() + raw if seed else raw)
+            seed = None
             step = Step(
                 index=index,
                 thought=parsed.thought,
