@@ -1,0 +1,47 @@
+# ReAct Lab. `make run` starts the app on the on-device default; `make test` runs the whole suite.
+# Both create .venv and install what they need, so a fresh machine needs nothing else.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+# llama-cpp-python compiles from source where no wheel exists (once; pip's cache keeps the wheel).
+export CMAKE_BUILD_PARALLEL_LEVEL ?= $(shell nproc 2>/dev/null || echo 2)
+
+.PHONY: run test lint bench install install-dev chromium clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.runtime-installed: requirements.txt | $(BIN)/python
+	$(BIN)/python -m pip install -r requirements.txt
+	touch $@
+
+$(VENV)/.dev-installed: requirements.txt requirements-dev.txt | $(BIN)/python
+	$(BIN)/python -m pip install -r requirements-dev.txt
+	touch $@ $(VENV)/.runtime-installed
+
+install: $(VENV)/.runtime-installed
+
+install-dev: $(VENV)/.dev-installed
+
+run: install
+	$(BIN)/python -m streamlit run app.py
+
+# The browser journey drives Debian's Chromium (never a downloaded browser).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  echo "Installing Debian's chromium for the browser test…"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+lint: install-dev
+	$(BIN)/ruff check .
+
+test: install-dev chromium
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest
+
+bench: install-dev
+	@set -e; for b in bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b; done
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

@@ -1,0 +1,119 @@
+"""The command line as other tools use it: a subprocess, JSON out, exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "react_core", *args], input=stdin, capture_output=True, text=True, cwd=ROOT, timeout=60
+    )
+
+
+def script(tmp_path: Path, outputs: list) -> str:
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps(outputs))
+    return str(path)
+
+
+def test_parse_prints_exactly_the_four_keys():
+    out = cli("parse", "--format", "pause", stdin="Thought: look it up\nAction: wikipedia: Django\nPAUSE\n")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == {
+        "thought": "look it up",
+        "action": {"tool": "search", "input": "Django"},
+        "final_answer": None,
+        "error": None,
+    }
+
+
+def test_parse_reports_an_error_without_failing():
+    out = cli("parse", "--format", "function", stdin='Action: search(query=open("/etc/passwd"))')
+    assert out.returncode == 0
+    data = json.loads(out.stdout)
+    assert data["action"] is None and "literal" in data["error"]
+
+
+def test_ask_json_prints_the_trace(tmp_path):
+    path = script(tmp_path, [" Compute it.\nAction 1: Calculator[6*7]", " Done.\nAction 2: Finish[42]"])
+    out = cli(
+        "ask", "What is six times seven?", "--provider", "scripted", "--script", path, "--tools", "calculator", "--json"
+    )
+    assert out.returncode == 0, out.stderr
+    trace = json.loads(out.stdout)
+    assert trace["stop_reason"] == "finished" and trace["final_answer"] == "42"
+    assert trace["steps"][0]["observation"]["text"] == "6*7 = 42"
+    assert trace["settings"]["provider"] == "scripted" and trace["settings"]["format"] == "paper"
+
+
+def test_ask_with_another_format_and_limits(tmp_path):
+    path = script(
+        tmp_path,
+        ["I will compute.\n\nAction 1\n<calculator>1+1", "\n\nAction 2\n<calculator>2+2", "x\n<calculator>3+3"],
+    )
+    out = cli(
+        "ask",
+        "q",
+        "--provider",
+        "scripted",
+        "--script",
+        path,
+        "--format",
+        "xml",
+        "--tools",
+        "calculator",
+        "--max-calls",
+        "2",
+        "--temperature",
+        "0.5",
+        "--json",
+    )
+    assert out.returncode == 0, out.stderr
+    trace = json.loads(out.stdout)
+    assert trace["stop_reason"] == "max_calls" and len(trace["steps"]) == 2
+    assert trace["settings"]["format"] == "xml" and trace["settings"]["temperature"] == 0.5
+
+
+def test_ask_transcript_is_readable(tmp_path):
+    path = script(tmp_path, [" Compute.\nAction 1: Calculator[2+2]", " So 4.\nAction 2: Finish[4]"])
+    out = cli("ask", "What is 2+2?", "--provider", "scripted", "--script", path, "--tools", "calculator")
+    assert out.returncode == 0, out.stderr
+    assert "Thought 1: Compute." in out.stdout
+    assert "Action 1: Calculator[2+2]" in out.stdout
+    assert "Observation 1: 2+2 = 4" in out.stdout
+    assert "Final Answer: 4" in out.stdout
+    assert "(finished after 2 steps" in out.stdout
+
+
+def test_a_run_ending_in_error_still_exits_0(tmp_path):
+    path = script(tmp_path, [{"error": "rate limited"}])
+    out = cli("ask", "q", "--provider", "scripted", "--script", path, "--tools", "calculator", "--json")
+    assert out.returncode == 0
+    assert json.loads(out.stdout)["stop_reason"] == "error"
+
+
+def test_bad_arguments_exit_2_with_one_line(tmp_path):
+    cases = [
+        ("ask", "q", "--provider", "scripted", "--script", str(tmp_path / "missing.json")),
+        ("ask", "q", "--provider", "scripted"),
+        ("ask", "q", "--max-calls", "zero"),
+        ("ask", "q", "--provider", "scripted", "--script", script(tmp_path, []), "--max-calls", "99"),
+        ("ask", "q", "--provider", "nope"),
+        ("parse", "--format", "yaml"),
+        ("ask", "q", "--provider", "scripted", "--script", script(tmp_path, []), "--preset", "no-such-preset"),
+        ("ask", "q", "--provider", "scripted", "--script", script(tmp_path, []), "--tools", "search,shell"),
+    ]
+    bad_json = tmp_path / "bad.json"
+    bad_json.write_text("[not json")
+    cases.append(("ask", "q", "--provider", "scripted", "--script", str(bad_json)))
+    for args in cases:
+        out = cli(*args)
+        assert out.returncode == 2, (args, out.stdout, out.stderr)
+        assert len(out.stderr.strip().splitlines()) == 1, (args, out.stderr)
+        assert "error" in out.stderr
