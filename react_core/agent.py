@@ -171,35 +171,10 @@ class Agent:
     def _generate(
         self, request: CompletionRequest, index: int, emit: EventHandler, cancel: threading.Event | None
     ) -> tuple[str, Usage]:
-        provider = self.config.provider
-        text, usage = "", None
-        longest_stop = max((len(s) for s in self.stops), default=0)
-        stream = provider.stream(request)
-        try:
-            for chunk in stream:
-                self._check(cancel)
-                if chunk.usage is not None:
-                    usage = chunk.usage
-                if not chunk.text:
-                    continue
-                before = len(text)
-                text += chunk.text
-                emit({"kind": "text", "index": index, "delta": chunk.text, "text": text})
-                # Enforce stop sequences locally: only the new text (plus a stop's length of overlap) can hold one.
-                _, hit = cut_at_stop(text[max(0, before - longest_stop) :], self.stops)
-                if hit is not None:
-                    break
-        except (ReactLabError, Cancelled):
-            raise
-        except Exception as e:  # an SDK's own exception: still the provider's failure, reported as such
-            raise _provider_failure(provider, e) from e
-        finally:
-            close = getattr(stream, "close", None)
-            if close:
-                close()
-        if usage is None:
-            usage = Usage(estimate_tokens(request.text), estimate_tokens(text))
-        return text, usage
+        def on_text(delta: str, text: str) -> None:
+            emit({"kind": "text", "index": index, "delta": delta, "text": text})
+
+        return stream_completion(self.config.provider, request, on_text=on_text, cancel=cancel)
 
     def _act(self, step: Step) -> Observation:
         tools = self.config.tools
@@ -223,6 +198,50 @@ class Agent:
                 break
             count += 1
         return count
+
+
+def stream_completion(
+    provider: Provider,
+    request: CompletionRequest,
+    *,
+    on_text: Callable[[str, str], None] | None = None,
+    cancel: threading.Event | None = None,
+) -> tuple[str, Usage]:
+    """One model call: stream it, report text as it arrives, stop reading at the request's stop sequences.
+
+    Returns the exact text received (the caller's parser cuts at the stop sequence) and the usage. Raises Cancelled
+    when ``cancel`` is set, and a ReactLabError for any failure of the provider.
+    """
+    text, usage = "", None
+    longest_stop = max((len(s) for s in request.stop), default=0)
+    stream = provider.stream(request)
+    try:
+        for chunk in stream:
+            if cancel is not None and cancel.is_set():
+                raise Cancelled
+            if chunk.usage is not None:
+                usage = chunk.usage
+            if not chunk.text:
+                continue
+            before = len(text)
+            text += chunk.text
+            if on_text is not None:
+                on_text(chunk.text, text)
+            # Enforce stop sequences locally: only the new text (plus a stop's length of overlap) can hold one.
+            _, hit = cut_at_stop(text[max(0, before - longest_stop) :], request.stop)
+            if hit is not None:
+                break
+    except (ReactLabError, Cancelled):
+        raise
+    except Exception as e:  # an SDK's own exception: still the provider's failure, reported as such
+        raise _provider_failure(provider, e) from e
+    finally:
+        close = getattr(stream, "close", None)
+        if close:
+            close()
+    if usage is None:
+        usage = Usage(estimate_tokens(request.text), estimate_tokens(text))
+    return text, usage
 
 
 def _provider_failure(provider: Provider, error: Exception) -> ReactLabError:

@@ -58,14 +58,14 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--delay", type=float, default=0.0, help="seconds the scripted provider waits per call")
     p.add_argument("--format", choices=list(FORMATS), help="action format; picks that format's shipped preset")
     p.add_argument("--preset", help="preset name or .toml path (overrides --format)")
-    p.add_argument("--max-calls", type=int, default=8, help="model calls before stopping (default 8)")
+    p.add_argument("--max-calls", type=int, default=None, help="model calls before stopping (default 8)")
     p.add_argument("--temperature", type=float, default=0.0)
     p.add_argument(
         "--knowledge", default=None, help="'wikipedia' or 'pack:PATH' (default: REACT_KNOWLEDGE, else wikipedia)"
     )
     p.add_argument("--wiki-url", help="MediaWiki Action API endpoint (default English Wikipedia)")
     p.add_argument("--sentences", type=int, default=5, help="sentences a Search returns (the paper: 5)")
-    p.add_argument("--tools", default="search,lookup,calculator", help="comma-separated tools to enable")
+    p.add_argument("--tools", default=None, help="comma-separated tools to enable (default: search,lookup,calculator)")
 
 
 def build_config(args: argparse.Namespace) -> Any:
@@ -87,10 +87,14 @@ def build_config(args: argparse.Namespace) -> Any:
         "knowledge": args.knowledge,
         "wiki_url": args.wiki_url,
         "sentences": args.sentences,
-        "tools": [t.strip().lower() for t in args.tools.split(",") if t.strip()],
+        "tools": _tool_list(args.tools),
     }
     settings = settings.updated(**{k: v for k, v in overrides.items() if v is not None})
     return build_run_config(settings)
+
+
+def _tool_list(value: str | None) -> list[str] | None:
+    return None if value is None else [t.strip().lower() for t in value.split(",") if t.strip()]
 
 
 def format_transcript(trace: Trace) -> str:

@@ -26,6 +26,7 @@ from react_core.trace import Turn
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 BUILTIN_DIR = PROJECT_ROOT / "prompts"
 DEFAULT_PRESET = "paper"
+MODES = ("react", "standard", "cot")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
@@ -54,6 +55,9 @@ class Preset:
     description: str = ""
     builtin: bool = False
     path: str = ""
+    # "react": an agent prompt (Thought/Action/Observation). "standard" and "cot": direct-answer prompts used by the
+    # evaluation strategies of the paper (Answer: … / Thought: … Answer: …); they are not offered for chat.
+    mode: str = "react"
 
     def __post_init__(self) -> None:
         if not self.question:
@@ -71,6 +75,7 @@ class Preset:
             "tools": dict(self.tools),
             "builtin": self.builtin,
             "path": self.path,
+            "mode": self.mode,
         }
 
     @classmethod
@@ -86,6 +91,7 @@ class Preset:
             "description",
             "builtin",
             "path",
+            "mode",
         )
         return cls(**{k: d[k] for k in keys if k in d})
 
@@ -122,6 +128,9 @@ def load_preset_file(path: str | Path, *, builtin: bool = False) -> Preset:
     fmt = data.get("format")
     if fmt not in FORMATS:
         raise ConfigError(f"Preset {path} needs format = one of {', '.join(FORMATS)} (got {fmt!r}).")
+    mode = data.get("mode", "react")
+    if mode not in MODES:
+        raise ConfigError(f"Preset {path} has mode {mode!r}; use one of {', '.join(MODES)}.")
     examples = data.get("examples", "")
     if data.get("examples_from"):
         examples = _read_examples_from(data["examples_from"])
@@ -136,6 +145,7 @@ def load_preset_file(path: str | Path, *, builtin: bool = False) -> Preset:
         description=data.get("description", ""),
         builtin=builtin,
         path=str(path),
+        mode=mode,
     )
 
 
@@ -149,8 +159,19 @@ def preset_paths() -> dict[str, tuple[Path, bool]]:
     return found
 
 
-def list_presets() -> list[str]:
-    return list(preset_paths())
+def list_presets(mode: str | None = None) -> list[str]:
+    """Preset names; with ``mode``, only those of that mode (the chat offers the ``react`` ones)."""
+    paths = preset_paths()
+    if mode is None:
+        return list(paths)
+    return [name for name, (path, _builtin) in paths.items() if _mode_of(path) == mode]
+
+
+def _mode_of(path: Path) -> str:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8")).get("mode", "react")
+    except (OSError, tomllib.TOMLDecodeError):
+        return "react"
 
 
 def load_preset(name_or_path: str) -> Preset:
@@ -185,6 +206,7 @@ def dump_preset(preset: Preset) -> str:
     lines = [
         f"title = {_toml_string(preset.title or preset.name)}",
         f"format = {json.dumps(preset.format)}",
+        f"mode = {json.dumps(preset.mode)}",
         f"description = {_toml_string(preset.description)}",
         f"question = {json.dumps(preset.question, ensure_ascii=False)}",
         f"instructions = {_toml_string(preset.instructions)}",
@@ -233,7 +255,8 @@ def _example_action(name: str):  # tiny local helper
 
 def render_prefix(preset: Preset, tool_names: list[str]) -> str:
     """Instructions and examples: the part of the prompt that never changes during a run."""
-    text = preset.instructions.replace("{tools}", tools_block(preset, tool_names)).rstrip("\n") + "\n"
+    text = preset.instructions.replace("{tools}", tools_block(preset, tool_names)).rstrip("\n")
+    text = text + "\n" if text else ""
     if preset.examples.strip():
         text += preset.examples.strip("\n") + "\n"
     return text
@@ -302,6 +325,10 @@ def validate_preset(preset: Preset) -> list[Problem]:
         return [Problem("format", 0, f"unknown format {preset.format!r}; choose one of {', '.join(FORMATS)}")]
     if preset.question.count("{question}") != 1:
         problems.append(Problem("question", 0, "must contain the {question} placeholder exactly once"))
+    if preset.mode != "react":
+        if "Answer:" not in preset.examples:
+            problems.append(Problem("examples", 0, "a direct-answer prompt needs examples ending in `Answer: …`"))
+        return problems
     if not preset.instructions.strip():
         problems.append(Problem("instructions", 0, "must not be empty"))
     fmt = preset.action_format

@@ -23,6 +23,7 @@ SETTINGS_FIELDS = (
     "max_calls",
     "knowledge",
     "tools",
+    "strategy",
 )
 
 

@@ -1,8 +1,10 @@
-"""The five action formats (dialects), by the names the CLI and presets use: paper, xml, json, pause, function."""
+"""The action formats (dialects) by the names the CLI and presets use: the five chat dialects paper, xml, json, pause,
+function, and the paper's Act-only baseline ``act`` (used by the evaluation)."""
 
 from __future__ import annotations
 
 from react_core.errors import ConfigError
+from react_core.formats.act import ActFormat
 from react_core.formats.base import ActionFormat, ParseResult
 from react_core.formats.function_call import FunctionFormat
 from react_core.formats.json_blob import JsonFormat
@@ -11,7 +13,7 @@ from react_core.formats.pause import PauseFormat
 from react_core.formats.xml import XmlFormat
 
 FORMATS: dict[str, ActionFormat] = {
-    f.name: f for f in (PaperFormat(), XmlFormat(), JsonFormat(), PauseFormat(), FunctionFormat())
+    f.name: f for f in (PaperFormat(), XmlFormat(), JsonFormat(), PauseFormat(), FunctionFormat(), ActFormat())
 }
 
 

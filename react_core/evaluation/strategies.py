@@ -1,0 +1,178 @@
+"""The paper's prompting strategies for HotpotQA, each turning one question into a Trace.
+
+``standard`` and ``cot`` ask once (``Answer: …`` / ``Thought: … Answer: …``); ``cot-sc`` samples CoT n times at
+temperature 0.7 and takes the majority; ``act`` and ``react`` run the agent; ``react-cot-sc`` backs off to CoT-SC
+when ReAct does not finish within its budget; ``cot-sc-react`` backs off to ReAct when the majority answer has
+fewer than half the votes. The prompts are presets (``prompts/hotpotqa-*.toml``) whose examples are read at run
+time from the shared data (the paper's prompts_naive.json), never copied. UI-free.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from typing import Any
+
+from react_core.agent import Agent, stream_completion
+from react_core.evaluation.scoring import normalize_answer
+from react_core.prompts import Preset, load_preset, render_prefix, render_question
+from react_core.providers.base import CompletionRequest, Provider
+from react_core.settings import RunSettings, build_run_config
+from react_core.trace import Step, Trace
+
+STRATEGIES = ("standard", "cot", "cot-sc", "act", "react", "react-cot-sc", "cot-sc-react")
+DEFAULT_PRESETS = {
+    "standard": "hotpotqa-standard",
+    "cot": "hotpotqa-cot",
+    "act": "hotpotqa-act",
+    "react": "hotpotqa-react",
+}
+# The paper's budgets: 7 steps for ReAct on HotpotQA (its notebook loops over range(1, 8)), 21 CoT-SC samples.
+PAPER_REACT_STEPS = 7
+PAPER_SC_SAMPLES = 21
+SC_TEMPERATURE = 0.7
+_ANSWER = re.compile(r"^\s*Answer\s*:\s*(.*)$", re.IGNORECASE | re.MULTILINE)
+
+
+@dataclass
+class EvalContext:
+    """What every question of an evaluation shares: settings, one provider (a script is consumed in order)."""
+
+    settings: RunSettings
+    provider: Provider
+    samples: int = PAPER_SC_SAMPLES
+    sc_temperature: float = SC_TEMPERATURE
+    presets: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_PRESETS))
+    cancel: threading.Event | None = None
+    _loaded: dict[str, Preset] = field(default_factory=dict)
+
+    def preset(self, role: str) -> Preset:
+        name = self.presets[role]
+        if name not in self._loaded:
+            self._loaded[name] = load_preset(name)
+        return self._loaded[name]
+
+
+@dataclass
+class Outcome:
+    trace: Trace
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _new_trace(question: str, ctx: EvalContext, strategy: str, preset: Preset, temperature: float) -> Trace:
+    return Trace(
+        question=question,
+        settings={
+            "provider": ctx.provider.name,
+            "model": ctx.provider.model,
+            "format": preset.format,
+            "preset": preset.name,
+            "temperature": temperature,
+            "strategy": strategy,
+            "knowledge": ctx.settings.knowledge,
+        },
+        started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+    )
+
+
+def _direct_step(ctx: EvalContext, preset: Preset, question: str, temperature: float, index: int = 1) -> Step:
+    """One Standard (``Answer:``) or CoT (``Thought: … Answer:``) completion as a step."""
+    lead = "Answer:" if preset.mode == "standard" else "Thought:"
+    stop = ("\n",) if preset.mode == "standard" else ("\nQuestion:",)
+    request = CompletionRequest(
+        system=render_prefix(preset, []),
+        prompt=render_question(preset, question) + lead,
+        stop=stop + ctx.provider.extra_stops,
+        temperature=temperature,
+        max_tokens=256,
+    )
+    started = time.perf_counter()
+    raw, usage = stream_completion(ctx.provider, request, cancel=ctx.cancel)
+    text = raw
+    for s in request.stop:
+        text = text.split(s, 1)[0] if s else text
+    if preset.mode == "standard":
+        thought, answer = "", text.strip() or None
+    else:
+        m = _ANSWER.search(text)
+        thought = (text[: m.start()] if m else text).strip()
+        answer = m.group(1).strip() if m else None
+    return Step(
+        index=index,
+        thought=thought,
+        final_answer=answer,
+        raw_output=raw,
+        usage=usage,
+        seconds=round(time.perf_counter() - started, 6),
+    )
+
+
+def run_direct(question: str, ctx: EvalContext, strategy: str) -> Outcome:
+    preset = ctx.preset(strategy)
+    temperature = ctx.settings.temperature
+    trace = _new_trace(question, ctx, strategy, preset, temperature)
+    step = _direct_step(ctx, preset, question, temperature)
+    trace.steps.append(step)
+    trace.final_answer = step.final_answer
+    trace.stop_reason = "finished" if step.final_answer else "max_calls"
+    return Outcome(trace)
+
+
+def run_cot_sc(question: str, ctx: EvalContext, strategy: str = "cot-sc") -> Outcome:
+    preset = ctx.preset("cot")
+    trace = _new_trace(question, ctx, strategy, preset, ctx.sc_temperature)
+    for i in range(1, ctx.samples + 1):
+        trace.steps.append(_direct_step(ctx, preset, question, ctx.sc_temperature, index=i))
+    answers = [s.final_answer for s in trace.steps if s.final_answer]
+    votes = Counter(normalize_answer(a) for a in answers)
+    if votes:
+        top, count = votes.most_common(1)[0]
+        trace.final_answer = next(a for a in answers if normalize_answer(a) == top)
+    else:
+        count = 0
+    trace.stop_reason = "finished" if trace.final_answer else "max_calls"
+    return Outcome(trace, {"votes": count, "samples": ctx.samples})
+
+
+def run_agent_strategy(question: str, ctx: EvalContext, strategy: str, role: str) -> Outcome:
+    preset = ctx.preset(role)
+    settings = replace(ctx.settings, format="", preset=preset.name)
+    config = build_run_config(settings, preset=preset, provider=ctx.provider)
+    config.settings["strategy"] = strategy
+    trace = Agent(config).run(question, cancel=ctx.cancel)
+    return Outcome(trace)
+
+
+def run_strategy(strategy: str, question: str, ctx: EvalContext) -> Outcome:
+    if strategy in ("standard", "cot"):
+        return run_direct(question, ctx, strategy)
+    if strategy == "cot-sc":
+        return run_cot_sc(question, ctx)
+    if strategy in ("act", "react"):
+        return run_agent_strategy(question, ctx, strategy, strategy)
+    if strategy == "react-cot-sc":
+        first = run_agent_strategy(question, ctx, strategy, "react")
+        if first.trace.stop_reason == "finished" or first.trace.stop_reason in ("error", "cancelled"):
+            return first
+        backoff = run_cot_sc(question, ctx, strategy)
+        backoff.extra.update(
+            fallback=True, first_prediction=first.trace.final_answer, first_trace=first.trace.to_dict()
+        )
+        return backoff
+    if strategy == "cot-sc-react":
+        first = run_cot_sc(question, ctx, strategy)
+        if first.extra["votes"] >= ctx.samples / 2 or first.trace.stop_reason in ("error", "cancelled"):
+            return first
+        backoff = run_agent_strategy(question, ctx, strategy, "react")
+        backoff.extra.update(
+            fallback=True,
+            first_prediction=first.trace.final_answer,
+            votes=first.extra["votes"],
+            first_trace=first.trace.to_dict(),
+        )
+        return backoff
+    raise ValueError(f"unknown strategy {strategy!r}")

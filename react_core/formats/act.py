@@ -1,0 +1,40 @@
+"""The ReAct paper's Act-only baseline: the paper dialect without thoughts (``Action 1: Search[…]``).
+
+The prompt ends with ``Action k:`` and the model writes only the action. Used by the evaluation's ``act`` strategy
+(the paper's webact prompt). Imports only the paper format, the format base and the trace.
+"""
+
+from __future__ import annotations
+
+import re
+
+from react_core.formats.base import ParseResult
+from react_core.formats.paper import PaperFormat
+from react_core.trace import Action, Step
+
+_LABELLED = re.compile(r"^\s*\**\s*Action\b", re.IGNORECASE)
+
+
+class ActFormat(PaperFormat):
+    name = "act"
+    label = "ReAct paper, Act-only (no thoughts)"
+    turn_header = re.compile(r"^\s*Action\b", re.IGNORECASE)
+
+    def parse(self, text: str) -> ParseResult:
+        # The prompt ended in "Action k:", so the reply normally starts with the call itself.
+        result = super().parse(text if _LABELLED.match(text) else "Action: " + text.lstrip())
+        result.thought = ""
+        return result
+
+    def step_prefix(self, index: int) -> str:
+        return f"Action {index}:"
+
+    def render_model_part(self, step: Step) -> str:
+        if step.action is None and step.final_answer is None:
+            return f"Action {step.index}: (none)\n"
+        return f"Action {step.index}: {self.render_action(step.action, step.final_answer)}\n"
+
+    def reminder(self, tools: list[str]) -> str:
+        examples = {"search": Action("search", "entity"), "lookup": Action("lookup", "keyword")}
+        forms = [self.render_action(examples.get(t, Action(t, "input"))) for t in tools]
+        return "Write exactly one action: " + ", ".join([*forms, self.render_action(None, "answer")]) + "."
