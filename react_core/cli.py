@@ -64,6 +64,7 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
         "--knowledge", default=None, help="'wikipedia' or 'pack:PATH' (default: REACT_KNOWLEDGE, else wikipedia)"
     )
     p.add_argument("--wiki-url", help="MediaWiki Action API endpoint (default English Wikipedia)")
+    p.add_argument("--wiki-language", help="Wikipedia language code, e.g. de (default en; ignored with --wiki-url)")
     p.add_argument("--sentences", type=int, default=5, help="sentences a Search returns (the paper: 5)")
     p.add_argument("--tools", default=None, help="comma-separated tools to enable (default: search,lookup,calculator)")
 
@@ -86,6 +87,7 @@ def build_config(args: argparse.Namespace) -> Any:
         "temperature": args.temperature,
         "knowledge": args.knowledge,
         "wiki_url": args.wiki_url,
+        "wiki_language": args.wiki_language,
         "sentences": args.sentences,
         "tools": _tool_list(args.tools),
     }

@@ -46,6 +46,7 @@ class RunSettings:
     temperature: float = 0.0
     knowledge: str = "wikipedia"
     wiki_url: str = ""
+    wiki_language: str = ""
     sentences: int = DEFAULT_SENTENCES
     tools: list[str] = field(default_factory=lambda: list(TOOL_ORDER))
 
@@ -58,6 +59,7 @@ class RunSettings:
             ("knowledge", "REACT_KNOWLEDGE"),
             ("script", "REACT_SCRIPT"),
             ("wiki_url", "REACT_WIKI_URL"),
+            ("wiki_language", "REACT_WIKI_LANGUAGE"),
             ("preset", "REACT_PRESET"),
             ("model_path", "REACT_MODEL_PATH"),
         ):
@@ -121,7 +123,9 @@ def build_run_config(
         )
     knowledge = None
     if set(settings.tools) & {"search", "lookup"}:
-        knowledge = create_knowledge(settings.knowledge, wiki_url=settings.wiki_url or None)
+        knowledge = create_knowledge(
+            settings.knowledge, wiki_url=settings.wiki_url or None, language=settings.wiki_language or None
+        )
     return RunConfig(
         provider=provider,
         preset=chosen,

@@ -36,9 +36,11 @@ def _offline_and_isolated(tmp_path_factory: pytest.TempPathFactory):
     """Block non-loopback connections in this process and keep user data out of the real home folders."""
     socket.socket.connect = _guarded_connect  # type: ignore[method-assign]
     home = tmp_path_factory.mktemp("user")
-    saved = {k: os.environ.get(k) for k in ("REACT_PRESETS_DIR", "REACT_HISTORY_DB")}
+    saved = {k: os.environ.get(k) for k in ("REACT_PRESETS_DIR", "REACT_HISTORY_DB", "REACT_PACK")}
     os.environ["REACT_PRESETS_DIR"] = str(home / "presets")
     os.environ["REACT_HISTORY_DB"] = str(home / "history.sqlite")
+    # The default offline pack (the stand-in for unreachable Wikipedia) is built here, not in the user's cache.
+    os.environ["REACT_PACK"] = str(home / "hotpotqa-pack.sqlite")
     yield
     socket.socket.connect = _real_connect  # type: ignore[method-assign]
     for k, v in saved.items():

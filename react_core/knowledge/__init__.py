@@ -1,24 +1,56 @@
-"""Knowledge sources behind Search and Lookup: live Wikipedia (``wikipedia``) or an offline pack (``pack:PATH``)."""
+"""Knowledge sources behind Search and Lookup: live Wikipedia (``wikipedia``) or an offline pack (``pack:PATH``).
+
+``create_knowledge(spec, **options)`` is the one factory. Sources are shared per process (one Wikipedia client per
+endpoint, one open pack per file), so caches and connections outlive a run; a run's ``close()`` leaves them open.
+Modules: base (the contract), titles and text (normalisation and plain text), pack and pack_build (the SQLite
+pack), default_pack, api_client and wikipedia (the live client), server_api and server (the local MediaWiki
+server), cli (``pack build`` and ``wiki-server``). Nothing here imports a UI.
+"""
 
 from __future__ import annotations
 
+import threading
+from pathlib import Path
 from typing import Any
 
 from react_core.errors import ConfigError
 from react_core.knowledge.base import KnowledgeSource, Page, SearchOutcome
 
+_packs: dict[tuple[str, int, int], Any] = {}
+_packs_lock = threading.Lock()
+
+
+def open_pack(path: str | Path) -> KnowledgeSource:
+    """The shared source for a pack file (reopened when the file is rebuilt); ConfigError when unusable."""
+    from react_core.knowledge.pack import PackSource
+
+    p = Path(path).expanduser()
+    try:
+        st = p.resolve().stat()
+    except OSError:
+        return PackSource(p)  # raises the ConfigError that says how to build it
+    key = (str(p.resolve()), st.st_mtime_ns, st.st_size)
+    with _packs_lock:
+        if key not in _packs:
+            _packs[key] = PackSource(p, shared=True)
+        return _packs[key]
+
 
 def create_knowledge(spec: str, **options: Any) -> KnowledgeSource:
-    """``wikipedia`` or ``pack:PATH``. Options: wiki_url, language, contact, fallback_pack, timeout."""
+    """``wikipedia`` or ``pack:PATH``. Options for wikipedia: wiki_url, language, contact, fallback_pack
+    ("auto": the default pack when Wikipedia cannot be reached; None: no fallback; or a pack path), timeout
+    (read timeout in seconds), and WikipediaSource's keyword arguments. Options that do not apply are ignored."""
+    spec = (spec or "").strip()
     if spec == "wikipedia":
         from react_core.knowledge.wikipedia import WikipediaSource
 
-        return WikipediaSource.create(**options)
+        return WikipediaSource.create(**{k: v for k, v in options.items() if v is not None or k == "fallback_pack"})
     if spec.startswith("pack:"):
-        from react_core.knowledge.pack import PackSource
-
-        return PackSource(spec[len("pack:") :])
+        path = spec[len("pack:") :].strip()
+        if not path:
+            raise ConfigError("Knowledge source 'pack:' needs a path, e.g. pack:hotpotqa-pack.sqlite.")
+        return open_pack(path)
     raise ConfigError(f"Unknown knowledge source {spec!r}: use 'wikipedia' or 'pack:PATH'.")
 
 
-__all__ = ["KnowledgeSource", "Page", "SearchOutcome", "create_knowledge"]
+__all__ = ["KnowledgeSource", "Page", "SearchOutcome", "create_knowledge", "open_pack"]

@@ -1,0 +1,136 @@
+"""Search and Lookup as the ReAct paper's environment defines them, once, over any knowledge source.
+
+``Search[entity]``: the exact title (redirects followed) gives the article's first N sentences (the paper: 5) and
+its source; otherwise ``Could not find [entity]. Similar: ['T1', …].``. ``Lookup[keyword]``: the next sentence of
+the last page found that contains the keyword, case-insensitively, as ``(Result k / n) sentence``, then
+``No more results.``; a new keyword, or a new Search, starts again at 1. The two tools share per-run state, so
+``make_wiki_tools`` is called once per run. A model's malformed input (an empty or over-long entity) is an error
+observation; so is a source that could not answer. Depends on the knowledge contract (and its text and title
+helpers), the registry and the trace; never on a particular source, the network or a UI.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+
+from react_core.knowledge.base import KnowledgeSource, Page
+from react_core.knowledge.text import collapse
+from react_core.knowledge.titles import MAX_TITLE_BYTES
+from react_core.tools.registry import Tool
+from react_core.trace import Observation, ObservationStats, Source
+
+SEARCH_DESCRIPTION = (
+    "Search[entity], which searches the exact entity on Wikipedia and returns the first paragraph if it exists. "
+    "If not, it will return some similar entities to search."
+)
+LOOKUP_DESCRIPTION = (
+    "Lookup[keyword], which returns the next sentence containing keyword in the last passage successfully found by "
+    "Search."
+)
+NO_MORE_RESULTS = "No more results."
+MAX_KEYWORD_CHARS = 200
+_WIKI_LINK = re.compile(r"^\[\[([^\[\]|]*)(?:\|[^\[\]]*)?\]\]$")
+_QUOTES = ('"', "'", "\u201c\u201d", "\u2018\u2019")
+
+
+@dataclass
+class _WikiState:
+    page: Page | None = None
+    note: str = ""
+    keyword: str = ""
+    matches: list[str] | None = None
+    cursor: int = 0
+
+
+def clean_entity(text: str) -> str:
+    """What the model meant: ``[[Title|label]]`` -> ``Title``, ``"Title"`` -> ``Title``, whitespace collapsed."""
+    entity = collapse(text)
+    link = _WIKI_LINK.match(entity)
+    if link:
+        entity = link.group(1).strip()
+    for q in _QUOTES:
+        opening, closing = q[0], q[-1]
+        inner = entity[1:-1]
+        if len(entity) > 2 and entity[0] == opening and entity[-1] == closing and opening not in inner:
+            entity = inner.strip()
+    return entity
+
+
+def miss_text(entity: str, similar: list[str]) -> str:
+    return f"Could not find [{entity}]. Similar: {similar!r}."
+
+
+def similar_titles(observation_text: str) -> list[str]:
+    """The titles of a miss observation (``Could not find [X]. Similar: [...]``), for the app to make clickable."""
+    if not observation_text.startswith("Could not find ["):
+        return []
+    start = observation_text.rfind(". Similar: [")
+    end = observation_text.rfind("]")
+    if start < 0 or end < start:
+        return []
+    try:
+        titles = ast.literal_eval(observation_text[start + len(". Similar: ") : end + 1])
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return []
+    return [t for t in titles if isinstance(t, str)] if isinstance(titles, list) else []
+
+
+def make_wiki_tools(source: KnowledgeSource, sentences: int = 5) -> list[Tool]:
+    """A ``search`` and a ``lookup`` Tool sharing one run's state (the last page and the Lookup cursor)."""
+    state = _WikiState()
+    sentences = max(1, int(sentences))
+
+    def search(entity_text: str) -> Observation:
+        entity = clean_entity(entity_text)
+        if not entity:
+            return Observation.error("Search needs an entity, e.g. Search[Albert Einstein].")
+        size = len(entity.encode("utf-8"))
+        if size > MAX_TITLE_BYTES:
+            return Observation.error(
+                f"That entity is {len(entity):,} characters long; Wikipedia titles are at most {MAX_TITLE_BYTES} "
+                "bytes. Search for the title of one article."
+            )
+        outcome = source.search(entity)
+        stats = ObservationStats(http_requests=outcome.http_requests)
+        state.keyword, state.matches, state.cursor = "", None, 0  # the paper resets Lookup on every Search
+        if outcome.error:
+            return Observation(text=outcome.error, is_error=True, stats=stats, note=outcome.note)
+        if outcome.page is None:
+            return Observation(text=miss_text(entity, outcome.similar), stats=stats, note=outcome.note)
+        page = outcome.page
+        state.page, state.note = page, outcome.note
+        text = collapse("".join(page.sentences[:sentences])) or f"The article {page.title} has no text."
+        return Observation(text=text, sources=[_source(page)], stats=stats, note=outcome.note)
+
+    def lookup(keyword_text: str) -> Observation:
+        keyword = collapse(keyword_text)
+        if not keyword:
+            return Observation.error("Lookup needs a keyword, e.g. Lookup[born].")
+        if len(keyword) > MAX_KEYWORD_CHARS:
+            return Observation.error(f"That keyword is {len(keyword):,} characters long; look up a word or phrase.")
+        if state.page is None:
+            return Observation.error(
+                "There is no page to look up in yet: Lookup searches the last page found by Search, "
+                "so Search[entity] first."
+            )
+        if keyword.casefold() != state.keyword.casefold() or state.matches is None:
+            needle = keyword.casefold()
+            state.keyword = keyword
+            state.matches = [collapse(s) for s in state.page.sentences if needle in collapse(s).casefold()]
+            state.cursor = 0
+        if state.cursor >= len(state.matches):
+            return Observation(text=NO_MORE_RESULTS, note=state.note)
+        state.cursor += 1
+        text = f"(Result {state.cursor} / {len(state.matches)}) {state.matches[state.cursor - 1]}"
+        return Observation(text=text, sources=[_source(state.page)], note=state.note)
+
+    return [
+        Tool(name="search", description=SEARCH_DESCRIPTION, function=search),
+        Tool(name="lookup", description=LOOKUP_DESCRIPTION, function=lookup),
+    ]
+
+
+def _source(page: Page) -> Source:
+    return Source(title=page.title, url=page.url, revision=page.revision)
