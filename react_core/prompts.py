@@ -164,14 +164,14 @@ def list_presets(mode: str | None = None) -> list[str]:
     paths = preset_paths()
     if mode is None:
         return list(paths)
-    return [name for name, (path, _builtin) in paths.items() if _mode_of(path) == mode]
+    return [name for name, (path, _builtin) in paths.items() if _read_key(path, "mode", "react") == mode]
 
 
-def _mode_of(path: Path) -> str:
+def _read_key(path: Path, key: str, default: str = "") -> str:
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8")).get("mode", "react")
+        return tomllib.loads(path.read_text(encoding="utf-8")).get(key, default)
     except (OSError, tomllib.TOMLDecodeError):
-        return "react"
+        return default
 
 
 def load_preset(name_or_path: str) -> Preset:
@@ -191,7 +191,8 @@ def default_preset_for(format_name: str) -> str:
     if format_name in paths and paths[format_name][1]:
         return format_name
     for name, (path, builtin) in paths.items():
-        if builtin and load_preset_file(path, builtin=True).format == format_name:
+        # Only the format key is read: a preset that reads its examples from shared data need not be loadable here.
+        if builtin and _read_key(path, "format") == format_name:
             return name
     raise ConfigError(f"No shipped preset uses format {format_name!r}.")
 
@@ -319,6 +320,16 @@ def _looks_like_action(line: str) -> bool:
     return bool(re.match(r"^\s*Action\b", line, re.IGNORECASE))
 
 
+def _action_line(chunk: str) -> str:
+    """The line to show for a broken example step: the last one with content (not PAUSE or a code fence)."""
+    lines = [
+        ln
+        for ln in chunk.strip().split("\n")
+        if ln.strip() and ln.strip() != "PAUSE" and not ln.strip().startswith("```")
+    ]
+    return lines[-1] if lines else chunk.strip()
+
+
 def validate_preset(preset: Preset) -> list[Problem]:
     problems: list[Problem] = []
     if preset.format not in FORMATS:
@@ -338,7 +349,7 @@ def validate_preset(preset: Preset) -> list[Problem]:
     for line, chunk in chunks:
         result = fmt.parse(chunk)
         if result.error:
-            problems.append(Problem("examples", line, result.error, chunk.strip().split("\n")[-1]))
+            problems.append(Problem("examples", line, result.error, _action_line(chunk)))
         elif result.leaked_observation:
             problems.append(Problem("examples", line, "an Observation is inside the model's part", chunk))
     return problems

@@ -12,7 +12,8 @@ from react_core.formats.base import ParseResult
 from react_core.formats.paper import PaperFormat
 from react_core.trace import Action, Step
 
-_LABELLED = re.compile(r"^\s*\**\s*Action\b", re.IGNORECASE)
+# One \s* before an optional "*" run: two adjacent \s* would backtrack quadratically on long blank replies.
+_LABELLED = re.compile(r"^\s*(?:\*+\s*)?Action\b", re.IGNORECASE)
 
 
 class ActFormat(PaperFormat):

@@ -7,7 +7,9 @@ and how an observation is fed back. The parsers never raise on model text: any s
 
 from __future__ import annotations
 
+import ast
 import re
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,12 +24,30 @@ MAX_PARSE_CHARS = 20_000
 MAX_INPUT_CHARS = 2_000
 
 _LABELS = r"(?:Thought|Action|Observation|Final Answer|Answer|Question|Step|Action Input)"
-# "**Thought 1:**", "*Action*:", "__Observation__" -> the bare label.
-_BOLD_LABEL = re.compile(r"(\*{1,2}|_{2})\s*(" + _LABELS + r"(?:\s*\d+)?\s*:?)\s*\1", re.IGNORECASE)
-_FENCE_LINE = re.compile(r"^\s*```[\w-]*\s*$", re.MULTILINE)
+# "**Thought 1:**", "*Action*:", "__Observation__" at the start of a line -> the bare label. Only there: an input
+# such as Search[*Thought*] keeps its asterisks.
+_BOLD_LABEL = re.compile(
+    r"^([ \t]*)(\*{1,2}|_{2})[ \t]*(" + _LABELS + r"(?:[ \t]*\d+)?[ \t]*:?)[ \t]*\2",
+    re.IGNORECASE | re.MULTILINE,
+)
+# "**Action 1: Search[x]**" (the whole line in bold) -> "Action 1: Search[x]".
+_BOLD_LINE = re.compile(
+    r"^([ \t]*)(\*{1,2}|_{2})(" + _LABELS + r"\b[^\n]*?)(?:\2)?[ \t]*$", re.IGNORECASE | re.MULTILINE
+)
+# [ \t] rather than \s: a \s* that can run across newlines makes this quadratic on blank-line floods.
+_FENCE_LINE = re.compile(r"^[ \t]*```[\w-]*[ \t]*$", re.MULTILINE)
 # A line where the model started writing the environment's part: its own Observation (a leak) or a new Question.
 _OBSERVATION_LINE = re.compile(r"^[ \t>*_#]*Observation\b", re.IGNORECASE | re.MULTILINE)
 _QUESTION_LINE = re.compile(r"^[ \t>*_#]*(?:Question|Claim)\b[ \t\d]*(?::|$)", re.IGNORECASE | re.MULTILINE)
+# A "Thought 2:" label a model repeated at the start of a later line of the same thought.
+_THOUGHT_LABEL_LINE = re.compile(
+    r"^[ \t]*Thought\b(?:[ \t]*\d+[ \t]*:?|[ \t]*:|[ \t]*$)[ \t]*", re.IGNORECASE | re.MULTILINE
+)
+# Where a multi-line final answer stops: the model went on to write another step.
+_NEXT_STEP_LINE = re.compile(
+    r"^[ \t]*(?:(?:Thought|Action|Step)\b[ \t]*\d*[ \t]*[:.]?[ \t]*$|(?:Thought|Action)\b[ \t]*\d*[ \t]*:)",
+    re.IGNORECASE | re.MULTILINE,
+)
 
 
 @dataclass
@@ -51,15 +71,20 @@ class ParseResult:
 def normalize(text: str) -> str:
     """Undo the harmless sloppiness of models: CRLF, markdown bold around labels, NUL bytes."""
     text = text[:MAX_PARSE_CHARS].replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
-    return _BOLD_LABEL.sub(r"\2", text)
+    text = _BOLD_LABEL.sub(r"\1\3", text)
+    return _BOLD_LINE.sub(r"\1\3", text)
 
 
 def cut_environment(text: str, start: int = 0) -> tuple[str, bool]:
     """Cut where the model began writing an Observation (a leak, flagged) or invented a new Question.
 
-    Only lines after ``start`` count, so a format can protect text it already read (for example the question a
-    model restated before its thought).
+    Only lines after ``start`` count, so a format can protect text it already read. A question the model restated
+    at the very beginning of its reply is protected too: it is before the thought, not after the action.
     """
+    first = _QUESTION_LINE.search(text, start)
+    if first and not text[start : first.start()].strip():
+        newline = text.find("\n", first.end())
+        start = len(text) if newline < 0 else newline + 1
     cut = len(text)
     leaked = False
     m = _OBSERVATION_LINE.search(text, start)
@@ -84,20 +109,40 @@ def clean_input(value: str) -> str:
 
 
 def strip_label(thought: str, label: str = "Thought") -> str:
-    """Remove a leading "Thought 3:" (or "Thought 3" on its own line) that the model repeated."""
+    """Remove a leading "Thought 3:" (or "Thought 3" on its own line) that the model repeated.
+
+    For the default label, "Thought k:" labels at the start of later lines go too: a model that wrote two thoughts
+    in a row wrote one longer thought.
+    """
     t = thought.strip()
-    m = re.match(r"^" + label + r"\b\s*\d*\s*:?\s*", t, re.IGNORECASE)
+    # "Thought 3:", "Thought:", "Thought 3" or "Thought" alone on its line; not "Thought experiments show …".
+    m = re.match(r"^" + label + r"\b(?:[ \t]*\d+[ \t]*:?|[ \t]*:|[ \t]*(?=\n)|[ \t]*$)\s*", t, re.IGNORECASE)
     if m:
         t = t[m.end() :]
+    if label == "Thought":
+        t = _THOUGHT_LABEL_LINE.sub("", t)
     return t.strip()
 
 
-def finish_or_action(tool: str, arg: str) -> tuple[Action | None, str | None]:
-    """Turn a (tool, argument) pair into an action or, for Finish, a final answer."""
-    tool = tool.strip().lower()
-    if tool == FINISH:
-        return None, arg
-    return Action(tool=tool, input=arg), None
+def answer_text(text: str) -> str:
+    """A final answer written after a label: everything up to a line where the model began another step.
+
+    The rest of the label's own line is always part of the answer (``Answer: Thought`` answers "Thought").
+    """
+    first_newline = text.find("\n")
+    m = _NEXT_STEP_LINE.search(text, first_newline + 1) if first_newline >= 0 else None
+    return (text[: m.start()] if m else text).strip()
+
+
+def parse_python(source: str) -> ast.expr:
+    """``source`` as one Python expression tree, for literal reading only (nothing is ever compiled or run).
+
+    The compiler's warnings (an invalid escape such as ``"a\\ b"``) are silenced: they would reach the person's log,
+    or raise under ``-W error``, for what is only a model's sloppy string.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.parse(source, mode="eval").body
 
 
 class ActionFormat:
@@ -111,7 +156,7 @@ class ActionFormat:
     aliases: dict[str, str] = {}
     # How the question is introduced in the prompt (a preset may override it); must contain {question}.
     question_template: str = "Question: {question}\n"
-    # Line patterns used to split few-shot examples into the pieces a model writes (see examples.py).
+    # Line patterns used to split few-shot examples into the pieces a model writes (see prompts.example_chunks).
     observation_header = re.compile(r"^\s*Observation\b", re.IGNORECASE)
     question_header = re.compile(r"^\s*(?:Question|Claim)\b", re.IGNORECASE)
     turn_header = re.compile(r"^\s*Thought\b", re.IGNORECASE)
@@ -119,6 +164,37 @@ class ActionFormat:
     def resolve(self, tool: str) -> str:
         t = tool.strip().lower()
         return self.aliases.get(t, t)
+
+    def is_tool_name(self, word: str) -> bool:
+        """Whether a word names a tool this dialect knows (canonical name or alias)."""
+        return self.resolve(word) in TOOL_PARAMS
+
+    def result(self, thought: str, tool: str, arg: str, leaked: bool, *, answer: str | None = None) -> ParseResult:
+        """The ParseResult for a (tool, argument) the model wrote.
+
+        ``answer`` is the final answer as the dialect reads it when it differs from the cleaned argument (dialects
+        whose answers may span lines). An empty answer or an empty input for a known tool is a mistake the model
+        hears about, not an action to run.
+        """
+        name = self.resolve(tool)
+        if name == FINISH:
+            final = clean_input(arg) if answer is None else answer.strip()
+            if not final:
+                return ParseResult(
+                    thought=thought,
+                    leaked_observation=leaked,
+                    error=f"The answer is empty: write {self.render_action(None, 'your answer')}.",
+                )
+            return ParseResult(thought=thought, final_answer=final, leaked_observation=leaked)
+        value = clean_input(arg)
+        if not value and name in TOOL_PARAMS:
+            example = {"search": "entity", "lookup": "keyword", "calculator": "2 * (3 + 4)"}[name]
+            return ParseResult(
+                thought=thought,
+                leaked_observation=leaked,
+                error=f"The {name} input is empty: write {self.render_action(Action(name, example))}.",
+            )
+        return ParseResult(thought=thought, action=Action(tool=name, input=value), leaked_observation=leaked)
 
     # -- reading the model ---------------------------------------------------------------------------
     def parse(self, text: str) -> ParseResult:

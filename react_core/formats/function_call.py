@@ -16,10 +16,9 @@ from react_core.formats.base import (
     TOOL_PARAMS,
     ActionFormat,
     ParseResult,
-    clean_input,
     cut_environment,
-    finish_or_action,
     normalize,
+    parse_python,
     strip_fences,
     strip_label,
 )
@@ -70,10 +69,9 @@ def read_call(source: str) -> tuple[str, str]:
     """(tool, argument) from a call like ``search(query="x")``; raises ValueError with a message for the model."""
     source = source.strip().strip("`").strip()
     try:
-        tree = ast.parse(source, mode="eval")
+        call = parse_python(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as e:
         raise ValueError(f"`{source[:80]}` is not a function call ({type(e).__name__})") from None
-    call = tree.body
     if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name):
         raise ValueError('the action must be a call of a tool by its name, like search(query="entity")')
     args = list(call.args) + [kw.value for kw in call.keywords]
@@ -111,10 +109,7 @@ class FunctionFormat(ActionFormat):
             tool, arg = read_call(_call_text(text, m.start(1)))
         except ValueError as e:
             return ParseResult(thought=thought, error=f"Could not read the action: {e}.", leaked_observation=leaked)
-        action, final = finish_or_action(self.resolve(tool), clean_input(arg))
-        if final is not None:
-            final = arg.strip()
-        return ParseResult(thought=thought, action=action, final_answer=final, leaked_observation=leaked)
+        return self.result(thought, tool, arg, leaked, answer=arg)
 
     @staticmethod
     def _thought(text: str) -> str:

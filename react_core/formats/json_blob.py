@@ -1,22 +1,24 @@
 """LangChain's chat zero-shot dialect: ``Action:`` then a JSON blob ``{"action": …, "action_input": …}``.
 
 The blob may be fenced or bare; ``Final Answer: …`` (or ``{"action": "Final Answer", …}``) ends the run. The older
-``Action: Search`` / ``Action Input: …`` pair is read too. The model is stopped on ``Observation:``. Imports only the
-format base and the trace.
+``Action: Search`` / ``Action Input: …`` pair is read too, and so is a blob written as a Python dict literal (single
+quotes, trailing comma), read with ``ast.literal_eval`` only: nothing is evaluated. The model is stopped on
+``Observation:``. Imports only the format base and the trace.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 
 from react_core.formats.base import (
     ActionFormat,
     ParseResult,
-    clean_input,
+    answer_text,
     cut_environment,
-    finish_or_action,
     normalize,
+    parse_python,
     strip_label,
 )
 from react_core.trace import Action, Step
@@ -24,8 +26,10 @@ from react_core.trace import Action, Step
 _ACTION = re.compile(r"^[ \t]*Action\b[ \t]*:", re.IGNORECASE | re.MULTILINE)
 _FINAL = re.compile(r"^[ \t]*Final[ \t]+Answer[ \t]*:", re.IGNORECASE | re.MULTILINE)
 _ACTION_INPUT = re.compile(r"^[ \t]*Action[ \t]+Input[ \t]*:[ \t]*(.*)$", re.IGNORECASE | re.MULTILINE)
-_DECODER = json.JSONDecoder()
+# strict=False: a raw newline inside a string is a slip, not a reason to refuse the blob.
+_DECODER = json.JSONDecoder(strict=False)
 _DISPLAY = {"search": "Search", "lookup": "Lookup", "calculator": "Calculator"}
+_MAX_BLOB_CHARS = 5_000
 
 
 def _input_text(value: object) -> str | None:
@@ -41,6 +45,42 @@ def _input_text(value: object) -> str | None:
     return None
 
 
+def _braced(text: str) -> str:
+    """The text from the first ``{`` to its matching ``}`` (quotes respected), or to the end when unbalanced."""
+    depth, quote, i = 0, "", 0
+    while i < len(text):
+        c = text[i]
+        if quote:
+            if c == "\\":
+                i += 1
+            elif c == quote:
+                quote = ""
+        elif c in "\"'":
+            quote = c
+        elif c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return text[: i + 1]
+        i += 1
+    return text
+
+
+def read_blob(body: str) -> object:
+    """The JSON value at the start of ``body``; a Python dict literal as a fallback. Raises ValueError."""
+    try:
+        return _DECODER.raw_decode(body)[0]
+    except (ValueError, RecursionError) as e:
+        error = e
+    candidate = _braced(body[:_MAX_BLOB_CHARS])
+    try:
+        # Literals only: a dict written with single quotes or a trailing comma.
+        return ast.literal_eval(parse_python(candidate))
+    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+        raise ValueError(str(error)) from None
+
+
 class JsonFormat(ActionFormat):
     name = "json"
     label = "LangChain JSON blob"
@@ -52,10 +92,8 @@ class JsonFormat(ActionFormat):
         text, leaked = cut_environment(normalize(text))
         action_m, final_m = _ACTION.search(text), _FINAL.search(text)
         if final_m and (not action_m or final_m.start() < action_m.start()):
-            answer = text[final_m.end() :].strip()
-            return ParseResult(
-                thought=strip_label(text[: final_m.start()]), final_answer=answer, leaked_observation=leaked
-            )
+            answer = answer_text(text[final_m.end() :])
+            return self.result(strip_label(text[: final_m.start()]), "finish", answer, leaked, answer=answer)
         if not action_m:
             return ParseResult(
                 thought=strip_label(text),
@@ -65,19 +103,18 @@ class JsonFormat(ActionFormat):
             )
         thought = strip_label(text[: action_m.start()])
         body = text[action_m.end() :]
+        # From the first brace: a fenced blob, a bare one, or the first of a list of actions (the one to run now).
         brace = body.find("{")
         if brace < 0:
             return self._legacy(thought, body, leaked)
         try:
-            blob, _ = _DECODER.raw_decode(body[brace:])
-        except (ValueError, RecursionError) as e:
+            blob = read_blob(body[brace:])
+        except ValueError as e:
             return ParseResult(
                 thought=thought,
                 error=f"The JSON blob after Action: is not valid JSON ({e}).",
                 leaked_observation=leaked,
             )
-        if isinstance(blob, list) and blob and isinstance(blob[0], dict):
-            blob = blob[0]  # a list of actions: the first one is the one to run now
         if not isinstance(blob, dict) or not isinstance(blob.get("action"), str):
             return ParseResult(
                 thought=thought, error='The JSON blob needs an "action" key naming the tool.', leaked_observation=leaked
@@ -85,10 +122,7 @@ class JsonFormat(ActionFormat):
         arg = _input_text(blob.get("action_input", ""))
         if arg is None:
             return ParseResult(thought=thought, error='"action_input" must be a string.', leaked_observation=leaked)
-        action, final = finish_or_action(self.resolve(blob["action"]), clean_input(arg))
-        if final is not None:
-            final = arg.strip()
-        return ParseResult(thought=thought, action=action, final_answer=final, leaked_observation=leaked)
+        return self.result(thought, blob["action"], arg, leaked, answer=arg)
 
     def _legacy(self, thought: str, body: str, leaked: bool) -> ParseResult:
         """``Action: Search`` then ``Action Input: Django`` (LangChain's older text format)."""
@@ -100,8 +134,7 @@ class JsonFormat(ActionFormat):
                 error='After `Action:` write a JSON blob {"action": "Search", "action_input": "entity"}.',
                 leaked_observation=leaked,
             )
-        action, final = finish_or_action(self.resolve(tool), clean_input(m.group(1)))
-        return ParseResult(thought=thought, action=action, final_answer=final, leaked_observation=leaked)
+        return self.result(thought, tool, m.group(1), leaked)
 
     def step_prefix(self, index: int) -> str:
         return "Thought:"

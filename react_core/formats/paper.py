@@ -11,9 +11,7 @@ import re
 from react_core.formats.base import (
     ActionFormat,
     ParseResult,
-    clean_input,
     cut_environment,
-    finish_or_action,
     normalize,
     strip_fences,
     strip_label,
@@ -21,14 +19,44 @@ from react_core.formats.base import (
 from react_core.trace import Action, Step
 
 _ACTION_LINE = re.compile(r"^[ \t]*Action\b[ \t]*\d*[ \t]*:[ \t]*(.*)$", re.IGNORECASE | re.MULTILINE)
+# "Action 3" alone on its line with the call on the next one.
+_ACTION_HEADER = re.compile(r"^[ \t]*Action\b[ \t]*\d*[ \t]*:?[ \t]*\n[ \t]*(\S.*)$", re.IGNORECASE | re.MULTILINE)
 # A model that forgot the "Action k:" label but wrote a known tool call at the start of a line.
-_BARE_CALL = re.compile(r"^[ \t]*((?:Search|Lookup|Finish|Calculator)[ \t]*\[.*)$", re.IGNORECASE | re.MULTILINE)
+_BARE_CALL = re.compile(
+    r"^[ \t]*((?:Search|Lookup|Finish|Calculator|Calculate)[ \t]*\[.*)$", re.IGNORECASE | re.MULTILINE
+)
+# An "Action 3" header left at the end of the thought when the call itself was found on the next line.
+_TRAILING_HEADER = re.compile(r"(?:^|\n)[ \t]*Action\b[ \t]*\d*[ \t]*:?[ \t]*\n?$", re.IGNORECASE)
 _CALL = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*\[(.*)$", re.DOTALL)
 _COLON_CALL = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:[ \t]*(.+)$")
+_SPACE_CALL = re.compile(r"^([A-Za-z_][\w-]*)[ \t]+(.+)$")
 
 
 def _one_line(text: str) -> str:
     return " ".join(text.split())
+
+
+def bracket_input(line: str) -> str:
+    """The input of ``Tool[input]`` from the text after the opening bracket (one line).
+
+    Brackets inside the input are fine when balanced (``Search[[1] list]``). Text after the call is ignored
+    (``Search[A] and then [B]``), unless the closing brackets after the balanced one open nothing, which means the
+    input itself held an unbalanced ``]`` (``Search[a]b]``). Without any ``]`` the rest of the line is the input.
+    """
+    depth = 1
+    for i, c in enumerate(line):
+        if c == "[":
+            depth += 1
+        elif c == "]":
+            depth -= 1
+            if depth == 0:
+                rest = line[i + 1 :]
+                last = rest.rfind("]")
+                if last >= 0 and "[" not in rest[:last]:
+                    return line[: i + 1 + last]
+                return line[:i]
+    last = line.rfind("]")
+    return line[:last] if last >= 0 else line
 
 
 class PaperFormat(ActionFormat):
@@ -40,32 +68,37 @@ class PaperFormat(ActionFormat):
 
     def parse(self, text: str) -> ParseResult:
         text, leaked = cut_environment(strip_fences(normalize(text)))
-        m = _ACTION_LINE.search(text) or _BARE_CALL.search(text)
+        m = _ACTION_LINE.search(text)
+        if m and not m.group(1).strip():
+            m = _ACTION_HEADER.search(text, m.start()) or m
+        m = m or _BARE_CALL.search(text)
         if not m:
             return ParseResult(
                 thought=strip_label(text),
                 error="No action found: after your thought, write a line like `Action 1: Search[entity]`.",
                 leaked_observation=leaked,
             )
-        thought = strip_label(text[: m.start()])
+        thought = strip_label(_TRAILING_HEADER.sub("", text[: m.start()]))
         body = m.group(1).strip()
         call = _CALL.match(body)
         if call:
-            tool, rest = call.group(1), call.group(2)
-            # The input runs to the last "]" on the line: entities may contain brackets, text may follow it.
-            first_line = rest.split("\n", 1)[0]
-            arg = first_line[: first_line.rfind("]")] if "]" in first_line else first_line
+            tool, arg = call.group(1), bracket_input(call.group(2).split("\n", 1)[0])
         else:
-            colon = _COLON_CALL.match(body.split("\n", 1)[0])
-            if not colon:
+            first_line = body.split("\n", 1)[0]
+            # Sloppy forms of a known tool: "Search: Django", "Search Django".
+            space = _SPACE_CALL.match(first_line)
+            loose = _COLON_CALL.match(first_line) or (space if space and self.is_tool_name(space.group(1)) else None)
+            if not loose:
+                shown = _one_line(body)[:80]
                 return ParseResult(
                     thought=thought,
-                    error=f"Could not read the action `{_one_line(body)[:80]}`: write it as Tool[input].",
+                    error=f"Could not read the action `{shown}`: write it as Tool[input], like Search[entity]."
+                    if shown
+                    else "The action is empty: write it as Tool[input], like Search[entity].",
                     leaked_observation=leaked,
                 )
-            tool, arg = colon.group(1), colon.group(2)
-        action, final = finish_or_action(self.resolve(tool), clean_input(arg))
-        return ParseResult(thought=thought, action=action, final_answer=final, leaked_observation=leaked)
+            tool, arg = loose.group(1), loose.group(2)
+        return self.result(thought, tool, arg, leaked)
 
     def step_prefix(self, index: int) -> str:
         return f"Thought {index}:"

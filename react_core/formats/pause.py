@@ -11,9 +11,8 @@ import re
 from react_core.formats.base import (
     ActionFormat,
     ParseResult,
-    clean_input,
+    answer_text,
     cut_environment,
-    finish_or_action,
     normalize,
     strip_fences,
     strip_label,
@@ -22,8 +21,8 @@ from react_core.trace import Action, Step
 
 _ACTION = re.compile(r"^[ \t]*Action\b[ \t]*\d*[ \t]*:[ \t]*(.*)$", re.IGNORECASE | re.MULTILINE)
 _TOOL_ARG = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:[ \t]*(.*)$")
+_TOOL_SPACE_ARG = re.compile(r"^([A-Za-z_][\w-]*)[ \t]+(.+)$")
 _ANSWER = re.compile(r"^[ \t]*(?:Final[ \t]+)?Answer[ \t]*:", re.IGNORECASE | re.MULTILINE)
-_PAUSE = re.compile(r"^[ \t]*PAUSE\b.*", re.MULTILINE | re.DOTALL)
 _DISPLAY = {"search": "wikipedia", "calculator": "calculate"}
 
 
@@ -36,14 +35,14 @@ class PauseFormat(ActionFormat):
 
     def parse(self, text: str) -> ParseResult:
         text, leaked = cut_environment(strip_fences(normalize(text)))
-        text = _PAUSE.sub("", text)  # PAUSE ends the model's turn; whatever follows is not its to write
+        # PAUSE ends the model's turn (it is the stop sequence): whatever follows is not the model's to write.
+        pause = text.find("PAUSE")
+        if pause >= 0:
+            text = text[:pause]
         action_m, answer_m = _ACTION.search(text), _ANSWER.search(text)
         if answer_m and (not action_m or answer_m.start() < action_m.start()):
-            return ParseResult(
-                thought=strip_label(text[: answer_m.start()]),
-                final_answer=text[answer_m.end() :].strip(),
-                leaked_observation=leaked,
-            )
+            answer = answer_text(text[answer_m.end() :])
+            return self.result(strip_label(text[: answer_m.start()]), "finish", answer, leaked, answer=answer)
         if not action_m:
             return ParseResult(
                 thought=strip_label(text),
@@ -51,15 +50,20 @@ class PauseFormat(ActionFormat):
                 error="No action found: write `Action: wikipedia: entity` then PAUSE, or `Answer: …`.",
             )
         thought = strip_label(text[: action_m.start()])
-        m = _TOOL_ARG.match(action_m.group(1).strip())
+        body = action_m.group(1).strip()
+        m = _TOOL_ARG.match(body)
+        if not m:
+            # "Action: wikipedia Django": the colon forgotten after a tool this dialect knows.
+            m = _TOOL_SPACE_ARG.match(body)
+            if m and not self.is_tool_name(m.group(1)):
+                m = None
         if not m:
             return ParseResult(
                 thought=thought,
                 leaked_observation=leaked,
-                error="Could not read the action: write it as `Action: tool: input`.",
+                error="Could not read the action: write it as `Action: tool: input`, like `Action: wikipedia: entity`.",
             )
-        action, final = finish_or_action(self.resolve(m.group(1)), clean_input(m.group(2)))
-        return ParseResult(thought=thought, action=action, final_answer=final, leaked_observation=leaked)
+        return self.result(thought, m.group(1), m.group(2), leaked)
 
     def step_prefix(self, index: int) -> str:
         return "Thought:"

@@ -11,17 +11,16 @@ import re
 from react_core.formats.base import (
     ActionFormat,
     ParseResult,
-    clean_input,
     cut_environment,
-    finish_or_action,
     normalize,
     strip_fences,
     strip_label,
 )
 from react_core.trace import Action, Step
 
-_ACTION_HEADER = re.compile(r"^[ \t]*Action\b[ \t]*\d*[ \t]*:?[ \t]*$", re.IGNORECASE | re.MULTILINE)
-_OPEN_TAG = re.compile(r"<([A-Za-z_][\w-]*)>")
+# "Action 2" on its own line, or "Action 2:" with the tag after it on the same line.
+_ACTION_HEADER = re.compile(r"^[ \t]*Action\b[ \t]*\d*[ \t]*(?::|$)", re.IGNORECASE | re.MULTILINE)
+_OPEN_TAG = re.compile(r"<([A-Za-z_][\w-]*)[ \t]*>")
 
 
 class XmlFormat(ActionFormat):
@@ -34,21 +33,32 @@ class XmlFormat(ActionFormat):
     def parse(self, text: str) -> ParseResult:
         text, leaked = cut_environment(strip_fences(normalize(text)))
         header = _ACTION_HEADER.search(text)
-        tag = _OPEN_TAG.search(text, header.end() if header else 0)
-        if not tag:
+        tag = self._find_tag(text, header.end() if header else 0)
+        if tag is None and header is not None:
+            tag = self._find_tag(text, 0)  # a tag written before a stray "Action" line
+        if tag is None:
             return ParseResult(
                 thought=strip_label(text[: header.start()] if header else text),
                 error="No action found: after your thought, write `Action k` and then a tag like "
                 "<search>entity</search>.",
                 leaked_observation=leaked,
             )
-        thought = strip_label(text[: header.start() if header else tag.start()])
+        end = header.start() if header and header.start() < tag.start() else tag.start()
+        thought = strip_label(text[:end])
         name = tag.group(1)
         rest = text[tag.end() :]
         close = re.search(r"</\s*" + re.escape(name) + r"\s*>", rest, re.IGNORECASE)
         arg = rest[: close.start()] if close else rest.split("\n", 1)[0]
-        action, final = finish_or_action(self.resolve(name), clean_input(arg))
-        return ParseResult(thought=thought, action=action, final_answer=final, leaked_observation=leaked)
+        return self.result(thought, name, arg, leaked)
+
+    def _find_tag(self, text: str, start: int) -> re.Match[str] | None:
+        """The first tag naming a known tool after ``start``; else the first tag at all (an unknown tool)."""
+        first = None
+        for m in _OPEN_TAG.finditer(text, start):
+            if self.is_tool_name(m.group(1)):
+                return m
+            first = first or m
+        return first
 
     def step_prefix(self, index: int) -> str:
         return f"Thought {index}\n"
@@ -60,7 +70,8 @@ class XmlFormat(ActionFormat):
 
     def render_model_part(self, step: Step) -> str:
         i = step.index
-        thought = step.thought.strip()
+        # One line, as in the examples: a line of the thought must never read as a header when fed back.
+        thought = " ".join(step.thought.split())
         if step.action is None and step.final_answer is None:
             return f"Thought {i}\n{thought}\n\nAction {i}\n(none)\n\n"
         return f"Thought {i}\n{thought}\n\nAction {i}\n{self.render_action(step.action, step.final_answer)}\n\n"

@@ -2,9 +2,10 @@
 
 Expressions are parsed with ``ast`` and checked against a whitelist (numbers, + - * / // % **, unary minus,
 parentheses and a few math functions and constants) before ``simpleeval`` evaluates them with our operators.
-Powers are bounded by the size of their result, so ``9**9**9`` fails at once instead of running for hours; long
-inputs are refused before parsing. Every failure is a ToolError with a message for the model. Depends only on the
-errors and the registry.
+Powers, products, factorials and round's digits are bounded by the size of their result, so ``9**9**9`` fails at
+once instead of running for hours; long inputs are refused before parsing. Models' spellings are accepted: ``^`` is
+power (``29^0.23``), ``×``/``÷``/``−`` are the operators, ``1,800`` is one thousand eight hundred. Every failure is
+a ToolError with a message for the model. Depends only on the errors and the registry.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import ast
 import math
 import operator
+import re
 
 from simpleeval import SimpleEval
 
@@ -21,6 +23,8 @@ from react_core.tools.registry import Tool
 MAX_EXPRESSION_CHARS = 500
 MAX_RESULT_BITS = 4_000  # about 1,200 digits: far beyond any question's need, still instant to compute and print
 MAX_FACTORIAL = 170
+# round(5, -10**9) would build 10**(10**9): the digits argument is bounded like every other size.
+MAX_ROUND_DIGITS = 400
 
 _ALLOWED_NODES = (
     ast.Expression,
@@ -42,6 +46,10 @@ _ALLOWED_NODES = (
 )
 # People and models write these; Python spells them differently.
 _SPELLINGS = {"^": "**", "×": "*", "÷": "/", "−": "-", "–": "-"}
+# "1,800 - 1,200": a comma between a digit and exactly three digits groups thousands. Not where a function is
+# called, because there a comma separates arguments: max(1,800) is max(1, 800).
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+_CALL = re.compile(r"[A-Za-z_]\w*\s*\(")
 
 
 def _bits(x: float | int) -> float:
@@ -53,7 +61,7 @@ def _power(a: float | int, b: float | int) -> float | int:
         raise ToolError(f"{a} ** {b} is too large to compute.")
     result = operator.pow(a, b)
     if isinstance(result, complex):
-        raise ToolError(f"{a} ** {b} is not a real number.")
+        raise ToolError(f"({a}) ** {b} is not a real number.")
     return result
 
 
@@ -67,6 +75,14 @@ def _factorial(n: float | int) -> int:
     if not float(n).is_integer() or not 0 <= n <= MAX_FACTORIAL:
         raise ToolError(f"factorial takes a whole number from 0 to {MAX_FACTORIAL}.")
     return math.factorial(int(n))
+
+
+def _round(x: float | int, ndigits: float | int | None = None) -> float | int:
+    if ndigits is None:
+        return round(x)
+    if abs(ndigits) > MAX_ROUND_DIGITS or not float(ndigits).is_integer():
+        raise ToolError(f"round takes a whole number of digits from -{MAX_ROUND_DIGITS} to {MAX_ROUND_DIGITS}.")
+    return round(x, int(ndigits))
 
 
 _OPERATORS = {
@@ -93,7 +109,7 @@ _FUNCTIONS = {
     "acos": math.acos,
     "atan": math.atan,
     "abs": abs,
-    "round": round,
+    "round": _round,
     "min": min,
     "max": max,
     "floor": math.floor,
@@ -104,6 +120,7 @@ _NAMES = {"pi": math.pi, "e": math.e, "tau": math.tau}
 
 
 def _check(tree: ast.AST) -> None:
+    called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
     for node in ast.walk(tree):
         if not isinstance(node, _ALLOWED_NODES):
             raise ToolError(f"Only arithmetic is allowed ({type(node).__name__} is not).")
@@ -112,6 +129,8 @@ def _check(tree: ast.AST) -> None:
         if isinstance(node, ast.Call):
             if not isinstance(node.func, ast.Name) or node.func.id not in _FUNCTIONS or node.keywords:
                 raise ToolError(f"Unknown function; available: {', '.join(sorted(_FUNCTIONS))}.")
+        elif isinstance(node, ast.Name) and node.id in _FUNCTIONS and id(node) not in called:
+            raise ToolError(f"{node.id} is a function: call it like {node.id}(2).")
         elif isinstance(node, ast.Name) and node.id not in _NAMES and node.id not in _FUNCTIONS:
             raise ToolError(f"Unknown name {node.id!r}; constants: pi, e, tau.")
 
@@ -133,8 +152,13 @@ def calculate(expression: str) -> str:
         raise ToolError("Calculator needs an expression, like 2 * (3 + 4).")
     if len(expr) > MAX_EXPRESSION_CHARS:
         raise ToolError(f"The expression is longer than {MAX_EXPRESSION_CHARS} characters.")
+    if "\\" in expr:
+        # No arithmetic needs a backslash; refusing it here also keeps the compiler's escape warnings away.
+        raise ToolError("Only arithmetic is allowed (a backslash is not).")
     for written, python in _SPELLINGS.items():
         expr = expr.replace(written, python)
+    if not _CALL.search(expr):
+        expr = _THOUSANDS.sub("", expr)
     try:
         tree = ast.parse(expr, mode="eval")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -147,8 +171,10 @@ def calculate(expression: str) -> str:
         raise
     except ZeroDivisionError:
         raise ToolError("Division by zero.") from None
-    except (OverflowError, MemoryError, RecursionError):
+    except (OverflowError, MemoryError):
         raise ToolError("The result is too large to compute.") from None
+    except RecursionError:
+        raise ToolError("The expression is nested too deeply.") from None
     except (ValueError, TypeError, ArithmeticError) as e:
         raise ToolError(f"Cannot compute that: {e}.") from None
     except Exception as e:  # simpleeval's own errors (unknown names, too-high numbers)
