@@ -1,0 +1,92 @@
+"""The Chat page: the conversation with a step panel per step, the live turn, Stop, Retry and the chat input.
+
+A turn runs in a background job (ui.runner); while it runs, a fragment redraws it a few times a second, so the
+thought streams in and the rest of the page stays usable. Rendering only: the verbs live in ui.turns.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import streamlit as st
+
+from ui import state, turns
+from ui.render import md_literal, render_answer, render_current, render_status, render_steps
+
+LIVE_REFRESH_SECONDS = 0.3
+EXAMPLES = (
+    "What is the elevation range for the area that the eastern sector of the Colorado orogeny extends into?",
+    "What is 17 * 23 + 4?",
+)
+
+
+def render_turn(turn: dict) -> None:
+    trace = turn["trace"]
+    with st.chat_message("user"):
+        st.text(turn["question"])
+    with st.chat_message("assistant"):
+        if turn.get("label"):
+            st.caption(md_literal(turn["label"]))
+        render_status(trace)
+        render_steps(trace, key=f"t{turn['id']}", on_similar=partial(turns.ask_similar, turn["id"]))
+        render_answer(trace)
+        if trace.get("stop_reason") == "error":
+            st.button(
+                "Retry", key=f"retry-{turn['id']}", icon=":material/refresh:", on_click=turns.retry, args=(turn["id"],)
+            )
+        if turn.get("history_id"):
+            st.caption(f"Saved to History as run #{turn['history_id']}.")
+
+
+def live_turn() -> None:
+    """The running turn, redrawn on a timer; a full rerun once it is done moves it into the conversation."""
+    job = st.session_state.job
+    if job is None:
+        return
+    snap = job.snapshot()
+    if snap["kind"] == "done":
+        st.rerun()
+    with st.chat_message("user"):
+        st.text(snap["question"])
+    with st.chat_message("assistant"):
+        if job.request.label:
+            st.caption(md_literal(job.request.label))
+        step = snap["current"]["index"] if snap["current"] else len(snap["steps"]) + 1
+        if snap["cancelling"]:
+            label = "Stopping…"
+        elif snap["preparing"]:
+            local = job.request.settings.get("provider") == "local"
+            label = "Loading the on-device model…" if local else "Getting ready…"
+        else:
+            label = f"Thinking… step {step} of {snap['max_index']}"
+        st.status(label, state="running", expanded=False)
+        trace = {"settings": {**job.request.settings, "format": job.request.format}}
+        render_steps(trace, key="live", steps=snap["steps"])
+        if snap["current"]:
+            render_current(snap["current"], job.request.format)
+
+
+st.header("Chat", anchor=False)
+chat = st.session_state.chat
+job = st.session_state.job
+if not chat["turns"] and job is None:
+    st.caption("Ask a question. Each step of the agent (Thought → Action → Observation) gets its own panel.")
+    for i, example in enumerate(EXAMPLES):
+        st.button(example, key=f"example-{i}", icon=":material/lightbulb:", on_click=turns.ask, args=(example,))
+
+for turn in chat["turns"]:
+    if job is not None and job.request.replaces_turn == turn["id"]:
+        continue  # being retried: the live turn shows its steps
+    render_turn(turn)
+
+if job is not None:
+    st.fragment(live_turn, run_every=LIVE_REFRESH_SECONDS)()
+    st.button("Stop", key="stop", icon=":material/stop_circle:", on_click=turns.stop, disabled=job.cancelling)
+
+state.show_flash()
+# A callback, not the return value: it runs before the page draws, so the new turn shows at once, with no rerun.
+st.chat_input(
+    "Ask a question (follow-ups continue the conversation)",
+    key="question",
+    on_submit=lambda: turns.ask(st.session_state.question),
+)

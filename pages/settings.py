@@ -1,0 +1,115 @@
+"""The Settings page: provider, model, key, base URL, temperature, max calls, knowledge, tools, and the prompt.
+
+Every change applies to the next turn and is remembered (without the key) in the history store. The API key lives
+in its own session-state slot for this browser session only. Rendering only: binding in ui.bind, the prompt
+editor in ui.prompt_editor.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from react_core.providers import PROVIDERS
+from react_core.settings import MAX_CALLS_LIMIT
+from react_core.tools.registry import TOOL_ORDER, display_name
+from ui import state
+from ui.bind import bound, seed
+from ui.prompt_editor import render_prompt_editor
+
+PROVIDER_LABELS = {
+    "local": "On-device demo model (Gemma 3 270M)",
+    "openai": "OpenAI or a compatible server",
+    "gemini": "Google Gemini",
+    "scripted": "Scripted (replays a JSON file of outputs)",
+}
+
+
+def _on_key() -> None:
+    st.session_state.api_key = st.session_state["set-api-key"].strip()
+
+
+def _on_knowledge() -> None:
+    kind = st.session_state["set-knowledge-kind"]
+    path = st.session_state.get("set-knowledge-path", "").strip()
+    state.update_settings(knowledge="wikipedia" if kind == "wikipedia" else f"pack:{path}")
+
+
+def _on_tools() -> None:
+    state.update_settings(tools=[t for t in TOOL_ORDER if st.session_state.get(f"set-tool-{t}")])
+
+
+st.header("Settings", anchor=False)
+state.show_flash()
+s = state.settings()
+model_col, run_col = st.columns(2)
+
+with model_col:
+    st.subheader("Model", anchor=False)
+    bound(st.selectbox, "Provider", "provider", options=list(PROVIDERS), format_func=lambda p: PROVIDER_LABELS[p])
+    provider = state.settings()["provider"]
+    bound(st.text_input, "Model", "model", placeholder="the provider's default")
+    if provider in ("openai", "gemini"):
+        seed("set-api-key", st.session_state.api_key)
+        st.text_input("API key", key="set-api-key", type="password", on_change=_on_key)
+        st.caption(
+            "Kept for this browser session only: never saved in settings, history or exports. "
+            "GEMINI_API_KEY / OPENAI_API_KEY in the server's environment work too."
+        )
+        bound(st.text_input, "Base URL", "base_url", placeholder="the provider's own API")
+    if provider == "scripted":
+        bound(st.text_input, "Script (JSON array of model outputs)", "script")
+    if provider == "local":
+        bound(st.text_input, "Model file (GGUF)", "model_path", placeholder="the bundled Gemma 3 270M")
+
+with run_col:
+    st.subheader("Run", anchor=False)
+    bound(
+        st.slider,
+        "Temperature",
+        "temperature",
+        float,
+        seed_value=float(s.get("temperature", 0.0)),
+        min_value=0.0,
+        max_value=2.0,
+        step=0.05,
+    )
+    bound(
+        st.slider,
+        "Max model calls",
+        "max_calls",
+        int,
+        seed_value=int(s.get("max_calls", 8)),
+        min_value=1,
+        max_value=MAX_CALLS_LIMIT,
+        step=1,
+    )
+    st.subheader("Knowledge and tools", anchor=False)
+    knowledge = s.get("knowledge", "wikipedia")
+    seed("set-knowledge-kind", "wikipedia" if knowledge == "wikipedia" else "pack")
+    seed("set-knowledge-path", knowledge[5:] if knowledge.startswith("pack:") else "")
+    kind = st.radio(
+        "Knowledge source",
+        ["wikipedia", "pack"],
+        key="set-knowledge-kind",
+        format_func=lambda k: "Wikipedia (live)" if k == "wikipedia" else "Offline pack (SQLite file)",
+        horizontal=True,
+        on_change=_on_knowledge,
+    )
+    if kind == "pack":
+        path = st.text_input("Pack file", key="set-knowledge-path", on_change=_on_knowledge)
+        if path and not Path(path).is_file():
+            st.warning("No file there yet. Build one with `python -m react_core pack build …`.")
+    cols = st.columns(len(TOOL_ORDER))
+    for col, tool in zip(cols, TOOL_ORDER, strict=True):
+        seed(f"set-tool-{tool}", tool in s.get("tools", []))
+        col.checkbox(display_name(tool), key=f"set-tool-{tool}", on_change=_on_tools)
+    with st.expander("Advanced"):
+        bound(st.number_input, "Sentences a Search returns", "sentences", int, min_value=1, max_value=50)
+        bound(st.text_input, "MediaWiki API URL", "wiki_url", placeholder="English Wikipedia")
+        if "wiki_language" in s:
+            bound(st.text_input, "Wikipedia language", "wiki_language", placeholder="en")
+
+st.subheader("Prompt", anchor=False)
+render_prompt_editor()

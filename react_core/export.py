@@ -1,0 +1,129 @@
+"""Exports of a run: JSON (exactly ``Trace.to_dict``, so it imports back and matches ``ask --json``) and Markdown.
+
+The Markdown export is written to be read on its own: question, answer, stop reason and totals, the settings the
+run used, then every step in the run's own dialect. Text written by the model or taken from Wikipedia is put in
+fenced blocks (or escaped), so nothing in it is ever interpreted as Markdown or HTML by whoever renders the file.
+UI-free: depends only on the trace, the formats and the grounding check; never imports streamlit.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from react_core.formats import FORMATS
+from react_core.grounding import check_grounding
+from react_core.trace import Trace
+
+CREDIT = (
+    "Observation text comes from Wikipedia (CC BY-SA 4.0); offline packs hold the opening paragraphs from the "
+    "HotpotQA corpus (Yang et al. 2018, CC BY-SA 4.0)."
+)
+STOP_TEXT = {
+    "finished": "answered",
+    "max_calls": "stopped at the limit of model calls",
+    "loop": "stopped: the same action was repeated",
+    "cancelled": "stopped by the person",
+    "error": "failed",
+}
+# Every ASCII punctuation character may be backslash-escaped in CommonMark; escaping them all is the safe choice.
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~:$&])")
+
+
+def md_escape(text: str) -> str:
+    """Text as literal Markdown: specials backslash-escaped, newlines flattened to spaces."""
+    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
+
+
+def fenced(text: str) -> str:
+    """A fenced block that no backtick run inside ``text`` can close early."""
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{text}\n{fence}"
+
+
+def safe_url(url: str) -> str:
+    """An http(s) URL with the characters that would end a Markdown link percent-encoded; anything else empty."""
+    if not re.match(r"^https?://", url or "", re.IGNORECASE):
+        return ""
+    return "".join(c if c.isascii() and c.isprintable() and c not in " ()<>[]\"'`\\" else _pct(c) for c in url)
+
+
+def _pct(c: str) -> str:
+    return "".join(f"%{b:02X}" for b in c.encode("utf-8"))
+
+
+def md_link(title: str, url: str) -> str:
+    href = safe_url(url)
+    return f"[{md_escape(title)}]({href})" if href else md_escape(title)
+
+
+def action_text(step: dict[str, Any] | Any, fmt_name: str) -> str:
+    """The step's action as the model wrote it in the run's own dialect, e.g. ``Search[Colorado orogeny]``."""
+    from react_core.trace import Step
+
+    step = step if isinstance(step, Step) else Step.from_dict(step)
+    fmt = FORMATS.get(fmt_name) or FORMATS["paper"]
+    if step.action is None and step.final_answer is None:
+        return "(no action)"
+    return fmt.render_action(step.action, step.final_answer)
+
+
+def summary_line(trace: Trace) -> str:
+    t = trace.totals
+    what = STOP_TEXT.get(trace.stop_reason or "", trace.stop_reason or "unfinished")
+    return f"{what} after {t['steps']} steps · {t['seconds']:.1f} s · {t['tokens']:,} tokens"
+
+
+def to_json(trace: Trace) -> str:
+    return json.dumps(trace.to_dict(), ensure_ascii=False, indent=2)
+
+
+def to_markdown(trace: Trace) -> str:
+    fmt = trace.settings.get("format", "paper")
+    out = [f"# {md_escape(trace.question)}", ""]
+    if trace.final_answer is not None:
+        out.append(f"- **Final Answer:** {md_escape(trace.final_answer)}")
+        out.append(f"- **Grounding:** {md_escape(check_grounding(trace).message)}")
+    out.append(f"- **Run:** {md_escape(summary_line(trace))}")
+    if trace.error:
+        out.append(f"- **Error:** {md_escape(trace.error)}")
+    settings = ", ".join(f"{k} `{_inline(v)}`" for k, v in trace.settings.items())
+    if settings:
+        out.append(f"- **Settings:** {settings}")
+    if trace.started_at:
+        out.append(f"- **Started:** {md_escape(trace.started_at)}")
+    if trace.context:
+        out += ["", "## Earlier in the conversation", ""]
+        for turn in trace.context:
+            out.append(f"- **Q:** {md_escape(turn.question)} — **A:** {md_escape(turn.answer or '(no answer)')}")
+    for step in trace.steps:
+        out += ["", f"## Step {step.index} · {md_escape(action_text(step, fmt))}", ""]
+        out += ["**Thought**", "", fenced(step.thought), ""]
+        out += ["**Action**", "", fenced(action_text(step, fmt)), ""]
+        if step.observation is not None:
+            label = "**Observation (error)**" if step.observation.is_error else "**Observation**"
+            out += [label, "", fenced(step.observation.text), ""]
+            if step.observation.note:
+                out += [f"_Note: {md_escape(step.observation.note)}_", ""]
+            for src in step.observation.sources:
+                out.append(f"- Source: {md_link(src.title, src.url)}")
+        tokens = step.usage.prompt_tokens + step.usage.completion_tokens
+        out.append(f"_{tokens:,} tokens · {step.seconds:.2f} s_")
+    if trace.sources:
+        out += ["", "## Sources", ""]
+        out += [f"- {md_link(s.title, s.url)}" for s in trace.sources]
+        out += ["", f"_{CREDIT}_"]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _inline(value: Any) -> str:
+    text = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+    return text.replace("`", "'")
+
+
+def file_stem(trace: Trace, run_id: int | None = None) -> str:
+    """A file name for downloads: ``react-run-12-who-was-…``."""
+    slug = re.sub(r"[^a-z0-9]+", "-", trace.question.lower()).strip("-")[:40].strip("-") or "run"
+    return f"react-run-{run_id}-{slug}" if run_id is not None else f"react-run-{slug}"

@@ -1,0 +1,136 @@
+"""Helpers for the app's tests: an offline pack, scripts for the scripted provider, an AppTest per
+browser session pointed at its own history file, and waiting for a background turn without timing assertions.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import re
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import apptest_shim  # noqa: F401 - AppTest sees pages/ as st.navigation does (see that module)
+import pytest
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = ROOT / "app.py"
+APP_TIMEOUT = 20  # seconds for one script run; generous for a loaded CI machine (never a speed assertion)
+
+# A conversation over the offline pack: a missed Search (with Similar titles), two hits, a grounded answer.
+NATIONALITY_Q = "What nationality do Scott Derrickson and Ed Wood share?"
+NATIONALITY_SCRIPT = [
+    "Thought 1: I need to search Scott Derrickson first.\nAction 1: Search[Scott Derickson film]",
+    "Thought 2: The search missed; try the exact name.\nAction 2: Search[Scott Derrickson]",
+    "Thought 3: Scott Derrickson is American. Now Ed Wood.\nAction 3: Search[Ed Wood]",
+    "Thought 4: Both are American.\nAction 4: Finish[American]",
+]
+
+
+_packs: dict[str, Path] = {}
+
+
+def offline_pack() -> Path:
+    """An offline knowledge pack built (once per test process, about 0.3 s) from the first 100 HotpotQA questions."""
+    if "hotpotqa" not in _packs:
+        from react_core.knowledge.pack_build import build_pack
+        from react_core.prompts import shared_data_dir
+
+        source = shared_data_dir() / "hotpotqa" / "dev_distractor_first100.json"
+        if not source.is_file():
+            pytest.fail(
+                f"shared data not found at {source}: set REACT_SHARED_DATA or place ../shared beside the project"
+            )
+        folder = Path(tempfile.mkdtemp(prefix="react-app-pack-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        build_pack([source], folder / "hotpotqa.sqlite")
+        _packs["hotpotqa"] = folder / "hotpotqa.sqlite"
+    return _packs["hotpotqa"]
+
+
+def write_script(path: Path, outputs: list[Any]) -> Path:
+    path.write_text(json.dumps(outputs), encoding="utf-8")
+    return path
+
+
+def use_app(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, outputs: list[Any] = ()) -> Path:
+    """Point the app at a script of model outputs, the offline pack, and this test's own history and presets.
+
+    Keys and secrets from the machine are hidden, so no test can reach a hosted provider. Returns the script path.
+    """
+    for var in ("GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "REACT_MODEL", "REACT_PRESET"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("REACT_SECRETS_PATH", "")
+    monkeypatch.setenv("REACT_PROVIDER", "scripted")
+    monkeypatch.setenv("REACT_KNOWLEDGE", f"pack:{offline_pack()}")
+    monkeypatch.setenv("REACT_HISTORY_DB", str(tmp_path / "history.sqlite"))
+    monkeypatch.setenv("REACT_PRESETS_DIR", str(tmp_path / "presets"))
+    script = write_script(tmp_path / "script.json", list(outputs))
+    monkeypatch.setenv("REACT_SCRIPT", str(script))
+    return script
+
+
+def new_session() -> AppTest:
+    """A fresh browser session (its own session state) on the app, first page drawn."""
+    at = AppTest.from_file(str(APP), default_timeout=APP_TIMEOUT)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def wait_idle(at: AppTest, timeout: float = 30.0) -> AppTest:
+    """Rerun until the background turn is collected (a browser's live fragment does the same on a timer)."""
+    deadline = time.monotonic() + timeout
+    while at.session_state.job is not None:
+        job = at.session_state.job
+        job.join(0.05)
+        at.run()
+        assert time.monotonic() < deadline, "the turn did not finish"
+    assert not at.exception, at.exception
+    return at
+
+
+def ask(at: AppTest, question: str) -> AppTest:
+    at.chat_input[0].set_value(question).run()
+    assert not at.exception, at.exception
+    return wait_idle(at)
+
+
+def unescape(label: str) -> str:
+    """A Markdown-escaped label as a person reads it."""
+    return re.sub(r"\\(.)", r"\1", label).replace("\u200b", "")
+
+
+def expander_labels(at: AppTest) -> list[str]:
+    return [unescape(e.label) for e in at.expander]
+
+
+def texts(at: AppTest) -> list[str]:
+    return [t.value for t in at.text]
+
+
+def markdowns(at: AppTest) -> list[str]:
+    return [m.value for m in at.markdown]
+
+
+def provider(at: AppTest):
+    """This session's provider object (the scripted one records every request it was sent)."""
+    return at.session_state.provider_slot["provider"]
+
+
+def button(at: AppTest, key: str):
+    return at.button(key=key)
+
+
+def last_trace(at: AppTest) -> dict[str, Any]:
+    return at.session_state.chat["turns"][-1]["trace"]
+
+
+def go(at: AppTest, page: str) -> AppTest:
+    at.switch_page(f"pages/{page}.py").run()
+    assert not at.exception, at.exception
+    return at

@@ -1,0 +1,123 @@
+"""The History page in AppTest: saved runs listed and searchable, opened with their panels, exported, deleted,
+imported from JSON, forked from an edited step, and compared side by side."""
+
+from __future__ import annotations
+
+import json
+
+from app_helpers import (
+    ask,
+    expander_labels,
+    go,
+    new_session,
+    provider,
+    unescape,
+    use_app,
+    wait_idle,
+)
+
+from react_core.export import to_json
+from react_core.history import HistoryStore
+
+CALC = [
+    "Thought 1: Multiply first.\nAction 1: Calculator[6 * 7]",
+    "Thought 2: It is 42.\nAction 2: Finish[42]",
+]
+
+
+def _two_runs(monkeypatch, tmp_path):
+    use_app(
+        monkeypatch,
+        tmp_path,
+        [*CALC, "Thought 1: Square it.\nAction 1: Calculator[9 ** 2]", "Thought 2: Done.\nAction 2: Finish[81]"],
+    )
+    at = ask(new_session(), "What is 6 * 7?")
+    return ask(at, "What is 9 squared?")
+
+
+def test_runs_are_listed_newest_first_and_searchable(monkeypatch, tmp_path):
+    at = go(_two_runs(monkeypatch, tmp_path), "history")
+    assert [b.key for b in at.button if b.key and b.key.startswith("open-")] == ["open-2", "open-1"]
+    at.text_input(key="history-query").input("squared").run()
+    assert [b.key for b in at.button if b.key and b.key.startswith("open-")] == ["open-2"]
+    at.text_input(key="history-query").input("no such words anywhere").run()
+    assert any("No runs match" in i.value for i in at.info)
+
+
+def test_open_a_run_to_read_its_panels_export_and_delete_it(monkeypatch, tmp_path):
+    at = go(_two_runs(monkeypatch, tmp_path), "history")
+    at.button(key="open-1").click().run()
+    assert expander_labels(at)[:2] == ["Step 1 · Calculator[6 * 7]", "Step 2 · Finish[42]"]
+    assert at.status[0].label.startswith("Answered in 2 steps")
+    assert [d.label for d in at.get("download_button")] == ["Export JSON", "Export Markdown"]
+
+    at.button(key="delete-run").click().run()
+    assert any("Deleted run #1" in s.value for s in at.success)
+    assert [r.id for r in HistoryStore().list()] == [2]
+    assert at.session_state.history_open is None
+
+
+def test_import_a_json_trace_and_refuse_a_file_that_is_not_one(monkeypatch, tmp_path):
+    at = _two_runs(monkeypatch, tmp_path)
+    exported = to_json(HistoryStore().get(1).trace).encode()
+    go(at, "history")
+    at.file_uploader(key="import-file").upload("run.json", exported, "application/json").run()
+    at.button(key="import-run").click().run()
+    assert any("Imported as run #3" in s.value for s in at.success)
+    record = HistoryStore().get(3)
+    assert record.origin == "import" and record.trace.to_dict() == json.loads(exported)
+    assert at.session_state.history_open == 3
+
+    at.button(key="close-run").click().run()
+    at.file_uploader(key="import-file").set_value(("bad.json", b'{"not": "a trace"}', "application/json")).run()
+    at.button(key="import-run").click().run()
+    assert any("Not a ReAct Lab trace" in unescape(e.value) for e in at.error)
+    assert HistoryStore().count() == 3
+
+
+def test_fork_edits_a_thought_and_reruns_from_that_step_in_chat(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [*CALC, "Thought 2: so the answer is forty-two.\nAction 2: Finish[forty-two]"])
+    at = go(ask(new_session(), "What is 6 * 7?"), "history")
+    at.button(key="open-1").click().run()
+    at.selectbox(key="fork-step-1").set_value(2).run()
+    at.text_area(key="fork-text-1-2-thought").input("I should spell the number out").run()
+    at.button(key="fork-run").click().run()
+    wait_idle(at)
+
+    turn = at.session_state.chat["turns"][-1]
+    assert turn["label"] == "Fork of run #1 from step 2 (thought edited)"
+    prompt = provider(at).requests[-1].prompt
+    assert prompt.endswith("Thought 2: I should spell the number out")  # the model continues the edited thought
+    assert "Observation 1: 6 * 7 = 42" in prompt  # the steps before it are kept
+    assert turn["trace"]["final_answer"] == "forty-two"
+    fork = HistoryStore().get(turn["history_id"])
+    assert (fork.parent_id, fork.fork_step, fork.origin) == (1, 2, "fork")
+
+
+def test_fork_with_an_edited_observation_keeps_that_step_and_goes_on(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [*CALC, "Thought 2: The tool says 41.\nAction 2: Finish[41]"])
+    at = go(ask(new_session(), "What is 6 * 7?"), "history")
+    at.button(key="open-1").click().run()
+    at.radio(key="fork-field-1").set_value("observation").run()
+    at.text_area(key="fork-text-1-1-observation").input("6 * 7 = 41").run()
+    at.button(key="fork-run").click().run()
+    wait_idle(at)
+
+    steps = at.session_state.chat["turns"][-1]["trace"]["steps"]
+    assert steps[0]["observation"]["text"] == "6 * 7 = 41"
+    assert steps[0]["observation"]["note"] == "Edited by hand in a fork."
+    assert "Observation 1: 6 * 7 = 41" in provider(at).requests[-1].prompt
+    assert steps[1]["final_answer"] == "41"
+
+
+def test_compare_two_runs_side_by_side_step_by_step(monkeypatch, tmp_path):
+    at = go(_two_runs(monkeypatch, tmp_path), "history")
+    assert at.selectbox(key="cmp-left").value == 1 and at.selectbox(key="cmp-right").value == 2
+    labels = expander_labels(at)
+    assert labels == [
+        "Step 1 · Calculator[6 * 7]",
+        "Step 1 · Calculator[9 ** 2]",
+        "Step 2 · Finish[42]",
+        "Step 2 · Finish[81]",
+    ]
+    assert any("Both runs used the same settings" in c.value for c in at.caption)

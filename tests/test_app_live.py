@@ -1,0 +1,117 @@
+"""The live turn: the thought streams into the step being written, finished steps appear as they finish, and a
+step whose model output could not be read shows its error in its own panel."""
+
+from __future__ import annotations
+
+import threading
+
+from app_helpers import (
+    ask,
+    expander_labels,
+    new_session,
+    texts,
+    use_app,
+    wait_idle,
+)
+
+from react_core.providers.base import Chunk, Provider
+from react_core.trace import Usage
+from ui.runner import provider_signature
+
+
+class GatedProvider(Provider):
+    """Streams each output word by word, pausing after the first word of each step until the test opens the gate."""
+
+    name = "scripted"
+    model = "gated"
+
+    def __init__(self, outputs: list[str]) -> None:
+        self.outputs = list(outputs)
+        self.paused = threading.Event()
+        self.gate = threading.Event()
+
+    def stream(self, request):
+        words = self.outputs.pop(0).split(" ")
+        yield Chunk(text=words[0] + " ")
+        self.paused.set()
+        self.gate.wait(30)
+        self.gate.clear()
+        for w in words[1:]:
+            yield Chunk(text=w + " ")
+        yield Chunk(usage=Usage(10, len(words)))
+
+
+def _install(at, provider: Provider) -> None:
+    """Make this session reuse our provider, as it reuses its own across turns."""
+    at.session_state.provider_slot = {
+        "signature": provider_signature(at.session_state.settings, ""),
+        "provider": provider,
+    }
+
+
+def test_the_thought_streams_in_while_the_model_writes_it(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [])
+    at = new_session()
+    gated = GatedProvider(
+        ["Thought 1: I should compute it.\nAction 1: Calculator[2 + 2]", "Thought 2: Four.\nAction 2: Finish[4]"]
+    )
+    _install(at, gated)
+    at.chat_input[0].set_value("What is 2 + 2?").run()
+    assert gated.paused.wait(30)
+    at.run()
+    assert expander_labels(at) == ["Step 1 · writing…"]
+    assert "Thought" in texts(at)[-1] and "compute" not in texts(at)[-1]  # only the first word so far
+    assert at.status[0].label == "Thinking… step 1 of 8"
+
+    gated.paused.clear()
+    gated.gate.set()
+    assert gated.paused.wait(30)  # step 2 has begun: step 1 is finished and shown as such
+    at.run()
+    assert expander_labels(at) == ["Step 1 · Calculator[2 + 2]", "Step 2 · writing…"]
+    assert at.status[0].label == "Thinking… step 2 of 8"
+
+    gated.gate.set()
+    wait_idle(at)
+    assert expander_labels(at) == ["Step 1 · Calculator[2 + 2]", "Step 2 · Finish[4]"]
+
+
+def test_a_step_the_model_got_wrong_shows_its_error_in_its_panel(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, ["I am not sure what to do here.", "Thought 2: Fine.\nAction 2: Finish[ok]"])
+    at = ask(new_session(), "Anything?")
+    assert expander_labels(at)[0] == "Step 1 · (no action)"
+    assert any(m.value == ":red[**Observation — error**]" for m in at.markdown)
+    assert any(t.startswith("No action found") for t in texts(at))
+    assert at.expander[0].proto.expanded  # error panels open by themselves
+    assert at.session_state.chat["turns"][0]["trace"]["final_answer"] == "ok"  # the run went on
+
+
+def test_an_observation_note_and_its_sources_show_in_an_imported_run(monkeypatch, tmp_path):
+    from react_core.history import HistoryStore
+    from react_core.trace import Action, Observation, Source, Step, Trace
+
+    use_app(monkeypatch, tmp_path, [])
+    trace = Trace(
+        question="Where?",
+        settings={"format": "paper", "knowledge": "wikipedia"},
+        steps=[
+            Step(
+                1,
+                thought="Look.",
+                action=Action("search", "Paris"),
+                observation=Observation(
+                    "Paris is a city.",
+                    sources=[Source("Paris", "https://en.wikipedia.org/wiki/Paris")],
+                    note="Wikipedia could not be reached; answered from the offline pack",
+                ),
+            )
+        ],
+        stop_reason="max_calls",
+    )
+    run_id = HistoryStore().save(trace, origin="import")
+    at = new_session()
+    at.session_state.history_open = run_id
+    at.switch_page("pages/history.py").run()
+    assert any("Wikipedia could not be reached" in i.value for i in at.info)
+    assert any("(https://en.wikipedia.org/wiki/Paris)" in m.value for m in at.markdown)
+    assert any("Wikipedia, CC BY-SA 4.0" in c.value for c in at.caption)
+    assert at.status[0].label.startswith("No answer: reached the limit of model calls")

@@ -1,0 +1,161 @@
+"""The Settings page in AppTest: changes take effect on the next turn and are remembered (never the key); the
+prompt editor validates with the real parser, keeps the last valid prompt in use, resets and saves presets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app_helpers import (
+    ask,
+    go,
+    last_trace,
+    new_session,
+    provider,
+    unescape,
+    use_app,
+)
+
+from react_core.history import HistoryStore
+from react_core.prompts import BUILTIN_DIR, list_presets, load_preset
+
+FINISH = "Thought 1: Easy.\nAction 1: Finish[done]"
+
+
+def test_settings_take_effect_on_the_next_turn_and_are_remembered(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [FINISH, FINISH])
+    at = ask(new_session(), "Before")
+    assert last_trace(at)["settings"]["temperature"] == 0.0
+
+    go(at, "settings")
+    at.slider(key="set-temperature").set_value(0.7).run()
+    at.slider(key="set-max_calls").set_value(3).run()
+    at.checkbox(key="set-tool-lookup").uncheck().run()
+    go(at, "chat")
+    at = ask(at, "After")
+
+    trace = last_trace(at)
+    assert trace["settings"]["temperature"] == 0.7
+    assert trace["settings"]["max_calls"] == 3
+    assert trace["settings"]["tools"] == ["search", "calculator"]
+    assert provider(at).requests[-1].temperature == 0.7
+    assert load_preset("paper").tools["lookup"] not in provider(at).requests[-1].system
+    assert at.status[-1].label.startswith("Answered in 1 steps")
+
+    remembered = HistoryStore().last_settings()
+    assert remembered["temperature"] == 0.7 and remembered["max_calls"] == 3
+    other = new_session()  # the next browser session starts from the remembered settings
+    assert other.session_state.settings["temperature"] == 0.7
+
+
+def test_widgets_show_the_settings_again_after_leaving_the_page(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [])
+    at = go(new_session(), "settings")
+    at.slider(key="set-temperature").set_value(1.2).run()
+    go(at, "history")
+    go(at, "settings")
+    assert at.slider(key="set-temperature").value == 1.2
+
+
+def test_the_api_key_stays_in_the_session_and_never_in_settings_history_or_traces(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [FINISH])
+    at = go(new_session(), "settings")
+    at.selectbox(key="set-provider").set_value("openai").run()
+    at.text_input(key="set-api-key").input("sk-test-secret-123").run()
+    assert at.session_state.api_key == "sk-test-secret-123"
+    assert "sk-test-secret-123" not in repr(at.session_state.settings)
+    store = HistoryStore()
+    assert "sk-test" not in repr(store.last_settings())
+    assert Path(store.path).read_bytes().find(b"sk-test") == -1
+
+
+def test_an_invalid_prompt_is_shown_with_the_failing_line_and_not_applied(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [FINISH, FINISH])
+    at = go(new_session(), "settings")
+    broken = (
+        "Question: Who wrote it?\nThought 1: Search the book.\nAction 1: Search[The Book]\n"
+        "Observation 1: The Book is by Ann.\nThought 2: Found it.\nAction 2: I will look him up\n"
+    )
+    at.text_area(key="edit-examples").input(broken).run()
+
+    errors = [unescape(e.value) for e in at.error]
+    assert errors[0].startswith("Not applied")
+    assert any(e.startswith("examples line 5: ") and "I will look him up" in e for e in errors), errors
+    assert at.session_state.prompt is None  # the last valid prompt stays in use
+    assert at.button(key="save-preset").disabled
+
+    go(at, "chat")
+    at = ask(at, "Which prompt?")
+    assert "I will look him up" not in provider(at).requests[-1].system
+
+    go(at, "settings")  # the draft survived leaving the page
+    assert "I will look him up" in at.text_area(key="edit-examples").value
+    at.text_input(key="edit-question").input("Q: no placeholder here\n").run()
+    assert any("question: must contain the {question} placeholder" in unescape(e.value) for e in at.error)
+
+
+def test_a_valid_edit_applies_to_the_next_turn_and_reset_restores_the_preset(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [FINISH, FINISH])
+    at = go(new_session(), "settings")
+    original = at.text_area(key="edit-instructions").value
+    at.text_area(key="edit-instructions").input("Answer briefly.\n" + original).run()
+    assert at.session_state.prompt is not None
+    assert any("edited prompt is in use" in s.value for s in at.success)
+    assert any("tokens of instructions and examples" in c.value for c in at.caption)
+
+    go(at, "chat")
+    at = ask(at, "Edited?")
+    assert provider(at).requests[-1].system.startswith("Answer briefly.\n")
+    assert last_trace(at)["settings"]["preset"] == "paper (edited)"
+
+    go(at, "settings")
+    at.button(key="reset-prompt").click().run()
+    assert at.text_area(key="edit-instructions").value == original
+    assert at.session_state.prompt is None
+
+
+def test_save_as_new_preset_writes_the_user_folder_and_never_a_shipped_preset(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [])
+    shipped = {p.name: p.read_bytes() for p in BUILTIN_DIR.glob("*.toml")}
+    at = go(new_session(), "settings")
+    at.text_area(key="edit-instructions").input("Be careful.\n{tools}\n").run()
+
+    at.text_input(key="save-name").input("paper").run()
+    at.button(key="save-preset").click().run()
+    assert any("shipped preset" in unescape(e.value) for e in at.error)
+
+    at.text_input(key="save-name").input("careful").run()
+    at.button(key="save-preset").click().run()
+    assert (tmp_path / "presets" / "careful.toml").is_file()
+    assert at.session_state.settings["preset"] == "careful" and at.session_state.prompt is None
+    assert "careful" in list_presets() and load_preset("careful").instructions == "Be careful.\n{tools}\n"
+    assert {p.name: p.read_bytes() for p in BUILTIN_DIR.glob("*.toml")} == shipped
+    assert at.selectbox(key="set-preset").value == "careful"
+
+
+def test_the_preset_chooser_offers_every_preset_and_switches_the_dialect(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [])
+    at = go(new_session(), "settings")
+    chooser = at.selectbox(key="set-preset")
+    names = [o.split(" — ")[0] for o in chooser.options]
+    assert names == list_presets()
+    assert {"paper", "gemini-xml", "langchain-json", "pause", "function-call"} <= set(names)
+    other = "gemini-xml"
+    chooser.set_value(other).run()
+    assert at.session_state.settings["preset"] == other
+    assert at.text_area(key="edit-instructions").value == load_preset(other).instructions
+    sidebar = unescape("\n".join(m.value for m in at.sidebar.markdown))
+    assert f"Preset:** {other}" in sidebar and "Format:** Gemini notebook" in sidebar
+
+
+def test_where_a_new_session_s_settings_come_from():
+    from ui.state import initial_settings
+
+    assert initial_settings(env={})["provider"] == "local"  # no key anywhere: the on-device model
+    assert initial_settings(env={"GEMINI_API_KEY": "k"})["provider"] == "gemini"
+    remembered = {"provider": "openai", "temperature": 0.4, "api_key": "sk-x", "unknown": 1}
+    s = initial_settings(env={}, remembered=remembered)
+    assert (s["provider"], s["temperature"]) == ("openai", 0.4) and "api_key" not in s and "unknown" not in s
+    pinned = initial_settings(env={"REACT_PROVIDER": "scripted", "REACT_MODEL": "m"}, remembered=remembered)
+    assert (pinned["provider"], pinned["model"], pinned["temperature"]) == ("scripted", "m", 0.4)
+    broken = initial_settings(env={}, remembered={"max_calls": 99, "temperature": 0.4})
+    assert broken["max_calls"] == 8 and broken["temperature"] == 0.0  # remembered values that no longer validate

@@ -1,0 +1,118 @@
+"""Exports and the grounding check: JSON round-trips exactly; Markdown reads well and never lets model or Wikipedia
+text act as Markdown; the grounding verdict follows HotpotQA's normalisation."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from react_core.export import fenced, file_stem, md_escape, safe_url, to_json, to_markdown
+from react_core.grounding import check_grounding, normalize_answer
+from react_core.trace import Action, Observation, Source, Step, Trace, Turn, Usage
+
+
+def trace_with(answer: str | None, observations: list[str], fmt: str = "paper", error_last: bool = False) -> Trace:
+    steps = [
+        Step(
+            i,
+            thought=f"think {i}",
+            action=Action("search", f"E{i}"),
+            observation=Observation(text, is_error=error_last and i == len(observations)),
+            usage=Usage(10, 2),
+        )
+        for i, text in enumerate(observations, 1)
+    ]
+    if answer is not None:
+        steps.append(Step(len(steps) + 1, thought="done", final_answer=answer))
+    return Trace(
+        question="Q?",
+        settings={"format": fmt},
+        steps=steps,
+        final_answer=answer,
+        stop_reason="finished" if answer is not None else "max_calls",
+    )
+
+
+def test_json_export_is_the_trace_and_imports_back_exactly():
+    trace = trace_with("Paris", ["Paris is the capital of France."])
+    trace.context = [Turn("Earlier?", "Yes")]
+    assert Trace.from_dict(json.loads(to_json(trace))).to_dict() == trace.to_dict()
+
+
+def test_markdown_export_has_the_run_in_its_own_dialect_with_sources_and_credit():
+    trace = trace_with("Paris", ["Paris is the capital of France."], fmt="xml")
+    trace.steps[0].observation.sources = [Source("Paris (city)", "https://en.wikipedia.org/wiki/Paris_(city)")]
+    md = to_markdown(trace)
+    assert md.startswith("# Q?\n")
+    assert "- **Final Answer:** Paris" in md
+    assert "Found in the observation of step 1" in md
+    assert "## Step 1 · \\<search\\>E1\\</search\\>" in md
+    assert "```text\nParis is the capital of France.\n```" in md
+    assert "[Paris \\(city\\)](https://en.wikipedia.org/wiki/Paris_%28city%29)" in md
+    assert "CC BY-SA" in md and "HotpotQA" in md
+
+
+def test_model_text_cannot_break_out_of_its_block_or_become_markdown():
+    nasty = "```\n# Heading\n<script>alert(1)</script> [x](javascript:alert(1))"
+    trace = trace_with(nasty.replace("\n", " "), [nasty])
+    trace.question = "**bold** <b>q</b>"
+    md = to_markdown(trace)
+    assert "# \\*\\*bold\\*\\* \\<b\\>q\\</b\\>" in md
+    assert "````text\n" + nasty + "\n````" in md  # a longer fence than any backtick run inside
+    outside = re.sub(r"(?ms)^(`{3,})text\n.*?\n\1$", "", md)  # everything but the fenced blocks
+    assert "[x](javascript" not in outside and "<script>" not in outside and "\n# Heading" not in outside
+
+
+@given(st.text(max_size=200))
+def test_escaped_text_has_no_unescaped_markdown_specials(text):
+    out = md_escape(text)
+    i = 0
+    while i < len(out):
+        if out[i] == "\\":
+            i += 2
+            continue
+        assert out[i] not in "`*_[]()<>#!|~$&:\\"
+        i += 1
+
+
+def test_only_web_urls_become_links():
+    assert safe_url("https://en.wikipedia.org/wiki/A (b)") == "https://en.wikipedia.org/wiki/A%20%28b%29"
+    assert safe_url("javascript:alert(1)") == "" and safe_url("") == ""
+    assert fenced("a ``` b").startswith("````text")
+
+
+def test_file_stem_is_a_safe_name():
+    assert file_stem(trace_with("x", []), 12) == "react-run-12-q"
+    trace = Trace(question="Who was the 1st président, really?/../")
+    assert file_stem(trace) == "react-run-who-was-the-1st-pr-sident-really"
+
+
+@pytest.mark.parametrize(
+    ("answer", "observations", "kind", "step"),
+    [
+        ("the Eiffel Tower", ["Visit Eiffel tower, Paris."], "grounded", 1),
+        ("1,234", ["a", "The total was 1234 people."], "grounded", 2),
+        ("yes", ["Both are American."], "yes_no", None),
+        ("Mars", ["Earth and Venus."], "not_found", None),
+        ("New York City", ["New York is big; the city sleeps never."], "partial", None),
+        ("Tower", ["Towering heights."], "not_found", None),  # whole words only
+    ],
+)
+def test_grounding_follows_hotpotqa_normalisation(answer, observations, kind, step):
+    g = check_grounding(trace_with(answer, observations))
+    assert (g.kind, g.step) == (kind, step)
+
+
+def test_error_observations_and_missing_answers_do_not_ground():
+    assert check_grounding(trace_with("Mars", ["Mars"], error_last=True)).kind == "not_found"
+    assert check_grounding(trace_with(None, ["Mars"])).kind == "no_answer"
+    assert check_grounding(trace_with("Mars", ["Mars!"]).to_dict()).grounded
+
+
+def test_normalize_answer_matches_the_squad_rules():
+    assert normalize_answer("The  Eiffel-Tower!") == "eiffeltower"
+    assert normalize_answer("An apple, a day") == "apple day"

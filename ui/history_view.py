@@ -1,0 +1,161 @@
+"""The History page's parts: the run list with search, one open run (panels, export, delete, fork), Compare and
+Import. Everything is read from the history store on each render, so every browser session sees the same history.
+Depends on streamlit, the engine's history/export modules, ui.render and ui.turns.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from react_core.errors import ReactLabError
+from react_core.export import file_stem, to_json, to_markdown
+from react_core.history import HistoryStore, RunRecord
+from ui import state, turns
+from ui.render import md_literal, render_answer, render_status, render_step, render_trace, step_title
+
+LIST_LIMIT = 50
+
+
+def _open(run_id: int | None) -> None:
+    st.session_state.history_open = run_id
+
+
+def _delete(store: HistoryStore, run_id: int) -> None:
+    store.delete(run_id)
+    st.session_state.history_open = None
+    state.flash("success", f"Deleted run #{run_id}.")
+
+
+def _short(text: str | None, limit: int = 90) -> str:
+    text = " ".join((text or "").split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _record_line(r: RunRecord) -> str:
+    answer = f"→ {_short(r.final_answer, 50)}" if r.final_answer is not None else f"({r.stop_reason})"
+    return f"#{r.id} · {_short(r.question, 70)} {answer}"
+
+
+def render_list(store: HistoryStore) -> None:
+    query = st.text_input("Search runs", key="history-query", placeholder="words in questions, thoughts, answers…")
+    records = store.list(query, limit=LIST_LIMIT + 1)
+    if not records:
+        st.info("No runs match." if query else "No runs yet: ask something in Chat.")
+        return
+    for r in records[:LIST_LIMIT]:
+        num, text, meta, action = st.columns([0.07, 0.6, 0.2, 0.13], vertical_alignment="center")
+        num.markdown(f"**#{r.id}**")
+        text.markdown(md_literal(_short(r.question)))
+        answer = md_literal(_short(r.final_answer, 60)) if r.final_answer is not None else "—"
+        text.caption(f"{answer} · {md_literal(r.provider)} · {r.created_at.replace('T', ' ')[:16]}")
+        meta.caption(f"{r.stop_reason} · {r.steps} steps · {r.tokens:,} tokens" + (" · fork" if r.parent_id else ""))
+        action.button("Open", key=f"open-{r.id}", on_click=_open, args=(r.id,))
+    if len(records) > LIST_LIMIT:
+        st.caption(f"Showing the newest {LIST_LIMIT}; search to narrow down.")
+
+
+def render_open(store: HistoryStore, record: RunRecord) -> None:
+    trace = record.trace.to_dict() if record.trace else {}
+    st.button("Back to the list", key="close-run", icon=":material/arrow_back:", on_click=_open, args=(None,))
+    st.subheader(f"Run #{record.id}: {md_literal(_short(record.question, 120))}", anchor=False)
+    origin = f"{record.origin}" + (
+        f" of run #{record.parent_id} at step {record.fork_step}" if record.parent_id else ""
+    )
+    st.caption(f"Saved {record.created_at.replace('T', ' ')} · {md_literal(origin)}")
+    stem = file_stem(record.trace, record.id)
+    a, b, c = st.columns(3)
+    a.download_button(
+        "Export JSON", to_json(record.trace), f"{stem}.json", "application/json", key="export-json", on_click="ignore"
+    )
+    b.download_button(
+        "Export Markdown", to_markdown(record.trace), f"{stem}.md", "text/markdown", key="export-md", on_click="ignore"
+    )
+    with c.popover("Delete…", icon=":material/delete:"):
+        st.button(f"Delete run #{record.id} for good", key="delete-run", on_click=_delete, args=(store, record.id))
+    render_trace(trace, key=f"h{record.id}")
+    render_fork(record.id, trace)
+
+
+def render_fork(run_id: int, trace: dict[str, Any]) -> None:
+    steps = trace.get("steps", [])
+    if not steps:
+        return
+    st.subheader("Fork", anchor=False)
+    st.caption(
+        "Edit one step's Thought or Observation and run again from there, with your current settings. "
+        "The new run appears in Chat and is saved as a fork of this one."
+    )
+    fmt = trace.get("settings", {}).get("format", "paper")
+    by_index = {s["index"]: s for s in steps}
+    k = st.selectbox(
+        "Step", list(by_index), key=f"fork-step-{run_id}", format_func=lambda i: step_title(by_index[i], fmt)
+    )
+    step = by_index[k]
+    fields = ["thought", "observation"] if step.get("observation") else ["thought"]
+    field = st.radio("Edit its", fields, key=f"fork-field-{run_id}", horizontal=True, format_func=str.capitalize)
+    original = step["thought"] if field == "thought" else step["observation"]["text"]
+    text = st.text_area(f"New {field}", value=original, key=f"fork-text-{run_id}-{k}-{field}", height=150)
+    if st.button(f"Re-run from step {k}", key="fork-run", icon=":material/call_split:", type="primary"):
+        if turns.fork(run_id, trace, k, field, text):
+            st.switch_page("pages/chat.py")
+        st.rerun()
+
+
+def render_compare(store: HistoryStore) -> None:
+    records = store.list(limit=200)
+    if len(records) < 2:
+        st.info("Compare needs two runs in the history.")
+        return
+    labels = {r.id: _record_line(r) for r in records}
+    ids = list(labels)
+    pick_l, pick_r = st.columns(2)
+    left_id = pick_l.selectbox("Left run", ids, index=1, key="cmp-left", format_func=labels.get)
+    right_id = pick_r.selectbox("Right run", ids, index=0, key="cmp-right", format_func=labels.get)
+    left, right = store.get(left_id), store.get(right_id)
+    if left is None or right is None or left.trace is None or right.trace is None:
+        st.warning("One of these runs was deleted.")
+        return
+    lt, rt = left.trace.to_dict(), right.trace.to_dict()
+    diff = [
+        k for k in sorted(set(lt["settings"]) | set(rt["settings"])) if lt["settings"].get(k) != rt["settings"].get(k)
+    ]
+    if diff:
+        rows = ["| setting | left | right |", "|---|---|---|"]
+        rows += [
+            f"| {k} | {md_literal(str(lt['settings'].get(k)))} | {md_literal(str(rt['settings'].get(k)))} |"
+            for k in diff
+        ]
+        st.markdown("\n".join(rows))
+    else:
+        st.caption("Both runs used the same settings.")
+    for col, trace in zip(st.columns(2), (lt, rt), strict=True):
+        with col:
+            st.markdown(f"**{md_literal(_short(trace['question'], 120))}**")
+            render_status(trace)
+            render_answer(trace)
+    fmt_l, fmt_r = lt["settings"].get("format", "paper"), rt["settings"].get("format", "paper")
+    lsteps, rsteps = {s["index"]: s for s in lt["steps"]}, {s["index"]: s for s in rt["steps"]}
+    for index in sorted(set(lsteps) | set(rsteps)):
+        lcol, rcol = st.columns(2)
+        for col, steps, fmt, side in ((lcol, lsteps, fmt_l, "l"), (rcol, rsteps, fmt_r, "r")):
+            with col:
+                if index in steps:
+                    render_step(steps[index], fmt=fmt, key=f"cmp-{side}-{index}")
+                else:
+                    st.caption(f"Step {index}: —")
+
+
+def render_import(store: HistoryStore) -> None:
+    st.caption("Import a trace exported as JSON from this app (or printed by `python -m react_core ask --json`).")
+    upload = st.file_uploader("JSON trace", type=["json"], key="import-file")
+    if st.button("Import", key="import-run", icon=":material/upload:", disabled=upload is None):
+        try:
+            run_id = store.import_json(upload.getvalue())
+        except ReactLabError as e:
+            st.error(md_literal(str(e)))
+            return
+        state.flash("success", f"Imported as run #{run_id}.")
+        _open(run_id)
+        st.rerun()

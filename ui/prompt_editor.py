@@ -1,0 +1,153 @@
+"""The live prompt editor: preset/dialect chooser, instructions and few-shot examples as separate fields, the
+question template, validation by the run's own parser, a token count, Reset to preset and Save as new preset.
+
+A valid edit is applied at once (``session_state.prompt``); an invalid one is kept as a draft with its problems
+listed, and runs keep using the last valid prompt. Shipped presets are never overwritten: saving writes a new file
+to the user presets folder. Depends on streamlit, the engine's prompts module and ui.state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import streamlit as st
+
+from react_core.errors import ReactLabError
+from react_core.formats import FORMATS
+from react_core.prompts import Preset, list_presets, load_preset, render_prefix, save_user_preset, validate_preset
+from react_core.providers.base import estimate_tokens
+from ui import state
+from ui.bind import seed
+from ui.render import md_literal
+
+FIELDS = {"instructions": "edit-instructions", "examples": "edit-examples", "question": "edit-question"}
+
+
+def _named() -> Preset:
+    return load_preset(state.preset_name())
+
+
+def _editor_values() -> dict[str, str]:
+    """What the editor shows: the unapplied draft, else the prompt in use."""
+    if st.session_state.draft:
+        return st.session_state.draft
+    active = state.active_preset()
+    return {f: getattr(active, f) for f in FIELDS}
+
+
+def _candidate(values: dict[str, str]) -> Preset:
+    base = _named()
+    if all(values[f] == getattr(base, f) for f in FIELDS):
+        return base
+    return replace(base, **values, name=f"{base.name} (edited)", builtin=False, path="")
+
+
+def _set_editor(values: dict[str, str]) -> None:
+    for f, key in FIELDS.items():
+        st.session_state[key] = values[f]
+
+
+def _on_edit() -> None:
+    values = {f: st.session_state[key] for f, key in FIELDS.items()}
+    candidate = _candidate(values)
+    if validate_preset(candidate):
+        st.session_state.draft = values  # kept, shown with its problems; the last valid prompt stays in use
+        return
+    st.session_state.draft = None
+    st.session_state.prompt = None if candidate.path else candidate.to_dict()  # unchanged: the named preset
+
+
+def _on_choose() -> None:
+    name = st.session_state["set-preset"]
+    state.update_settings(preset=name, format="")
+    st.session_state.prompt = st.session_state.draft = None
+    base = load_preset(name)
+    _set_editor({f: getattr(base, f) for f in FIELDS})
+
+
+def _on_reset() -> None:
+    st.session_state.prompt = st.session_state.draft = None
+    base = _named()
+    _set_editor({f: getattr(base, f) for f in FIELDS})
+
+
+def _on_save() -> None:
+    name = st.session_state.get("save-name", "").strip()
+    values = {f: st.session_state[key] for f, key in FIELDS.items()}
+    try:
+        path = save_user_preset(_candidate(values), name)
+    except ReactLabError as e:
+        state.flash("error", str(e))
+        return
+    state.update_settings(preset=name, format="")
+    st.session_state.prompt = st.session_state.draft = None
+    st.session_state["set-preset"] = name
+    st.session_state["save-name"] = ""
+    state.flash("success", f"Saved as preset {name!r} ({path}); it is now in use.")
+
+
+def _preset_label(name: str) -> str:
+    try:
+        p = load_preset(name)
+    except ReactLabError:
+        return name
+    fmt = FORMATS.get(p.format)
+    return f"{name} — {fmt.label if fmt else p.format}" + ("" if p.builtin else " (yours)")
+
+
+def render_prompt_editor() -> None:
+    names = list_presets()
+    current = state.preset_name()
+    if current not in names:
+        names.append(current)
+    seed("set-preset", current)
+    st.selectbox(
+        "Preset (dialect)",
+        names,
+        key="set-preset",
+        format_func=_preset_label,
+        on_change=_on_choose,
+        help="Choosing a preset discards unsaved prompt edits.",
+    )
+    named = _named()
+    if named.description:
+        st.caption(md_literal(named.description))
+    values = _editor_values()
+    for f, key in FIELDS.items():
+        seed(key, values[f])
+    st.text_area(
+        "Instructions",
+        key=FIELDS["instructions"],
+        height=180,
+        on_change=_on_edit,
+        help="{tools} is replaced by the descriptions of the enabled tools.",
+    )
+    st.text_area("Few-shot examples", key=FIELDS["examples"], height=320, on_change=_on_edit)
+    st.text_input(
+        "Question template", key=FIELDS["question"], on_change=_on_edit, help="Must contain {question} exactly once."
+    )
+    shown = {f: st.session_state[key] for f, key in FIELDS.items()}
+    candidate = _candidate(shown)
+    problems = validate_preset(candidate)
+    tokens = estimate_tokens(render_prefix(candidate, state.settings().get("tools", [])))
+    if problems:
+        st.error("Not applied: fix the problems below. Runs keep using the last valid prompt.", icon=":material/block:")
+        for p in problems:
+            st.error(md_literal(str(p)))
+    elif st.session_state.prompt:
+        st.success("Your edited prompt is in use.", icon=":material/check:")
+    else:
+        st.success(f"The {named.name} preset is in use, unchanged.", icon=":material/check:")
+    st.caption(f"≈ {tokens:,} tokens of instructions and examples, sent with every step.")
+    left, right = st.columns(2)
+    left.button("Reset to preset", key="reset-prompt", icon=":material/restart_alt:", on_click=_on_reset)
+    with right:
+        seed("save-name", "")
+        st.text_input("New preset name", key="save-name", placeholder="my-preset")
+        st.button(
+            "Save as new preset",
+            key="save-preset",
+            icon=":material/save:",
+            on_click=_on_save,
+            disabled=bool(problems),
+        )

@@ -1,0 +1,201 @@
+"""Drawing a run: step panels from Step dicts, the live step, the status header, the answer with its sources.
+
+Everything arrives as plain dicts (``Trace.to_dict`` / ``Step.to_dict`` / a job snapshot) and is drawn by its
+``kind`` or its fields, never by isinstance. Text from the model or from Wikipedia is shown with ``st.text`` or
+``st.code`` (never interpreted); where Streamlit insists on Markdown (labels, links, buttons) it goes through
+``md_literal``. Depends on streamlit and the engine's UI-free helpers; owns no state.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable
+from typing import Any
+
+import streamlit as st
+
+from react_core.export import CREDIT, action_text, md_escape, safe_url
+from react_core.grounding import check_grounding
+from react_core.trace import Trace
+
+SimilarHandler = Callable[[int, str], None]  # (step index, title) -> None
+_SIMILAR = re.compile(r"Similar:\s*(\[.*?\])", re.DOTALL)
+
+
+def md_literal(text: str) -> str:
+    """Text that Streamlit's Markdown shows literally. Escaping handles emphasis, links, HTML and colour codes;
+    autolinks (URLs, www., e-mail) and icon codes ignore escapes, so a zero-width space breaks them up."""
+    out = md_escape(text)
+    out = re.sub(r"(?i)(https?\\:)(//)", "\\1\u200b\\2", out)
+    out = re.sub(r"(?i)\bwww\\\.", "www\u200b\\.", out)
+    out = out.replace("@", "@\u200b")
+    return re.sub(r"(\\:)(?=[A-Za-z_]+/)", "\\1\u200b", out)
+
+
+def similar_titles(observation_text: str) -> list[str]:
+    """The titles a missed Search suggested, for the clickable "Similar" buttons."""
+    try:
+        from react_core.tools.wiki import similar_titles as parse
+    except ImportError:  # the knowledge tools are optional for the UI: read the paper's phrasing ourselves
+        parse = None
+    if parse is not None:
+        return list(parse(observation_text))
+    m = _SIMILAR.search(observation_text or "")
+    if not m:
+        return []
+    try:
+        value = ast.literal_eval(m.group(1))
+    except (ValueError, SyntaxError):
+        return []
+    return [str(t) for t in value if str(t).strip()] if isinstance(value, list) else []
+
+
+def step_title(step: dict[str, Any], fmt: str) -> str:
+    return f"Step {step['index']} · {action_text(step, fmt)}"
+
+
+def credit_caption(knowledge: str) -> str:
+    if str(knowledge).startswith("pack:"):
+        return "Text: Wikipedia opening paragraphs (2017) from the HotpotQA corpus — CC BY-SA 4.0."
+    return "Text: Wikipedia, CC BY-SA 4.0."
+
+
+def render_sources(sources: list[dict[str, Any]], label: str = "Sources") -> None:
+    links = []
+    for src in sources:
+        href = safe_url(src.get("url", ""))
+        title = md_literal(src.get("title", "") or href)
+        links.append(f"[{title}]({href})" if href else title)
+    if links:
+        st.markdown(f"**{label}:** " + " · ".join(links))
+
+
+def render_step(
+    step: dict[str, Any],
+    *,
+    fmt: str,
+    knowledge: str = "",
+    key: str,
+    on_similar: SimilarHandler | None = None,
+    expanded: bool = False,
+) -> None:
+    """One step panel: Thought, Action, Observation, sources, tokens and seconds."""
+    obs = step.get("observation")
+    is_error = bool(obs and obs.get("is_error"))
+    icon = ":material/error:" if is_error else None
+    with st.expander(md_literal(step_title(step, fmt)), expanded=expanded or is_error, icon=icon):
+        st.markdown("**Thought**")
+        st.text(step.get("thought") or "(no thought)")
+        st.markdown("**Action**")
+        st.code(action_text(step, fmt), language=None, wrap_lines=True)
+        if obs is not None:
+            st.markdown(":red[**Observation — error**]" if is_error else "**Observation**")
+            st.text(obs.get("text", ""))
+            if obs.get("note"):
+                st.info(md_literal(obs["note"]), icon=":material/info:")
+            render_sources(obs.get("sources", []), "Source")
+            if obs.get("sources"):
+                st.caption(credit_caption(knowledge))
+            action = step.get("action") or {}
+            titles = similar_titles(obs.get("text", "")) if action.get("tool") == "search" else []
+            if titles and on_similar is not None:
+                st.caption("Similar titles — click one to search it instead and go on from here:")
+                cols = st.columns(min(len(titles), 3))
+                for i, title in enumerate(titles[:9]):
+                    cols[i % len(cols)].button(
+                        md_literal(title),
+                        key=f"{key}-similar-{i}",
+                        on_click=on_similar,
+                        args=(step["index"], title),
+                    )
+        if step.get("leaked_observation"):
+            st.caption("The model started writing its own Observation; that part was cut off and ignored.")
+        usage = step.get("usage") or {}
+        tokens = usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)
+        http = (obs or {}).get("stats", {}).get("http_requests", 0)
+        st.caption(
+            f"{tokens:,} tokens ({usage.get('prompt_tokens', 0):,} prompt + {usage.get('completion_tokens', 0):,} "
+            f"written) · {step.get('seconds', 0.0):.2f} s" + (f" · {http} HTTP requests" if http else "")
+        )
+        if step.get("raw_output"):
+            with st.popover("Raw model output"):
+                st.code(step["raw_output"], language=None, wrap_lines=True)
+
+
+def render_current(current: dict[str, Any], fmt: str) -> None:
+    """The step the model is writing right now: its text streams in as it arrives."""
+    action = current.get("action")
+    title = f"Step {current['index']} · " + (action_text({"index": 0, "action": action}, fmt) if action else "writing…")
+    with st.expander(md_literal(title), expanded=True, icon=":material/edit_note:"):
+        st.markdown("**Thought**")
+        st.text(current.get("text") or "…")
+        if action:
+            st.caption("Running the action…")
+
+
+def status_text(trace: dict[str, Any]) -> tuple[str, str]:
+    """The header of a finished turn and its state for st.status."""
+    t = Trace.from_dict(trace).totals
+    figures = f"{t['steps']} steps · {t['seconds']:.1f} s · {t['tokens']:,} tokens"
+    reason = trace.get("stop_reason")
+    if reason == "finished":
+        return f"Answered in {figures}", "complete"
+    if reason == "max_calls":
+        return f"No answer: reached the limit of model calls ({figures})", "error"
+    if reason == "loop":
+        return f"No answer: stopped a repeating action ({figures})", "error"
+    if reason == "cancelled":
+        return f"Stopped by you ({figures})", "complete"
+    return f"Failed ({figures})", "error"
+
+
+def render_status(trace: dict[str, Any]) -> None:
+    label, state = status_text(trace)
+    with st.status(label, state=state, expanded=False):
+        s = trace.get("settings", {})
+        st.caption(
+            md_literal(
+                f"{s.get('provider', '?')} · {s.get('model') or 'default model'} · preset {s.get('preset', '?')} "
+                f"({s.get('format', '?')}) · temperature {s.get('temperature', '?')} · "
+                f"max calls {s.get('max_calls', '?')} · knowledge {s.get('knowledge', '?')} · "
+                f"tools {', '.join(s.get('tools', [])) or 'none'}"
+            )
+        )
+        if trace.get("started_at"):
+            st.caption(f"Started {trace['started_at']}")
+
+
+def render_answer(trace: dict[str, Any]) -> None:
+    """The final answer as the chat message, its grounding badge and its sources (or the failure)."""
+    if trace.get("final_answer") is not None:
+        st.subheader(md_literal(trace["final_answer"]) or "(empty answer)", anchor=False)
+        g = check_grounding(trace)
+        color, icon = {
+            "grounded": ("green", ":material/check_circle:"),
+            "partial": ("orange", ":material/help:"),
+            "not_found": ("orange", ":material/warning:"),
+        }.get(g.kind, ("gray", ":material/info:"))
+        st.badge(g.message, icon=icon, color=color)
+        steps = Trace.from_dict(trace).sources
+        if steps:
+            render_sources([s.to_dict() for s in steps])
+            st.caption(CREDIT)
+    elif trace.get("stop_reason") == "error":
+        st.error(md_literal(trace.get("error") or "The run failed."), icon=":material/error:")
+
+
+def render_steps(
+    trace: dict[str, Any], *, key: str, on_similar: SimilarHandler | None = None, steps: list | None = None
+) -> None:
+    fmt = trace.get("settings", {}).get("format", "paper")
+    knowledge = trace.get("settings", {}).get("knowledge", "")
+    for step in trace.get("steps", []) if steps is None else steps:
+        render_step(step, fmt=fmt, knowledge=knowledge, key=f"{key}-s{step['index']}", on_similar=on_similar)
+
+
+def render_trace(trace: dict[str, Any], *, key: str, on_similar: SimilarHandler | None = None) -> None:
+    """A whole finished run: status header, step panels, answer."""
+    render_status(trace)
+    render_steps(trace, key=key, on_similar=on_similar)
+    render_answer(trace)

@@ -1,0 +1,216 @@
+"""A chat turn running in a background thread, so the page stays responsive (streaming, Stop, polite refusals).
+
+One job per browser session at a time. The thread builds the run config (which may load an SDK or the on-device
+model: slow, so never on the page's thread), runs the agent with a cancel event, keeps a lock-protected picture of
+the progress for the page to draw, and saves the finished trace to the history store itself, so a closed tab or a
+killed page never loses a finished run. The thread never calls Streamlit, and neither does this module: pages
+start jobs through ``ui.turns`` and draw ``snapshot()``. Depends on the engine only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from react_core.agent import Agent
+from react_core.errors import ReactLabError
+from react_core.history import HistoryStore
+from react_core.prompts import Preset
+from react_core.settings import RunSettings, build_run_config
+from react_core.trace import Action, Observation, Step, Trace, Turn
+
+log = logging.getLogger(__name__)
+# Settings that need a new provider object when they change; everything else applies to the same provider.
+PROVIDER_FIELDS = ("provider", "model", "base_url", "model_path", "script", "delay")
+
+
+@dataclass
+class TurnRequest:
+    """Everything a turn needs, as plain values captured when it starts (later settings changes do not leak in)."""
+
+    question: str
+    settings: dict[str, Any]
+    chat_id: str
+    turn_id: int
+    context: list[dict[str, Any]] = field(default_factory=list)
+    preset: dict[str, Any] | None = None
+    format: str = "paper"  # the preset's dialect, for drawing the live steps
+    api_key: str = ""
+    prior_steps: list[dict[str, Any]] = field(default_factory=list)
+    resume_thought: str | None = None
+    # Re-ask from a step with another action (a "Similar:" title): run it, then continue.
+    replace_action: dict[str, Any] | None = None
+    origin: str = "chat"  # chat | retry | fork | similar
+    label: str = ""  # shown above the turn, e.g. "Fork of run #3 from step 2"
+    replaces_turn: int | None = None  # a retry takes the failed turn's place
+    parent_id: int | None = None
+    fork_step: int | None = None
+    history_path: str | None = None
+
+
+def provider_signature(settings: dict[str, Any], api_key: str) -> tuple:
+    key_digest = hashlib.sha256(api_key.encode()).hexdigest() if api_key else ""
+    return (*(settings.get(k) for k in PROVIDER_FIELDS), key_digest)
+
+
+class TurnJob:
+    """One running turn. ``snapshot()`` is safe to call from any thread at any time."""
+
+    def __init__(self, request: TurnRequest, provider_slot: dict[str, Any]) -> None:
+        self.request = request
+        self._slot = provider_slot
+        self._lock = threading.Lock()
+        self._cancel = threading.Event()
+        self._steps: list[dict[str, Any]] = [dict(s) for s in request.prior_steps]
+        self._current: dict[str, Any] | None = None
+        self._preparing = True  # building the provider and knowledge (the on-device model may be loading)
+        self._trace: dict[str, Any] | None = None
+        self._history_id: int | None = None
+        self._save_error: str | None = None
+        self._thread = threading.Thread(target=self._work, name=f"react-turn-{request.turn_id}", daemon=True)
+
+    # -- page side ------------------------------------------------------------------------------------
+
+    def start(self) -> TurnJob:
+        self._thread.start()
+        return self
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    @property
+    def cancelling(self) -> bool:
+        return self._cancel.is_set()
+
+    @property
+    def done(self) -> bool:
+        with self._lock:
+            return self._trace is not None
+
+    def join(self, timeout: float | None = None) -> None:
+        self._thread.join(timeout)
+
+    def snapshot(self) -> dict[str, Any]:
+        with self._lock:
+            return {
+                "kind": "done" if self._trace is not None else "running",
+                "question": self.request.question,
+                "steps": list(self._steps),
+                "current": dict(self._current) if self._current else None,
+                "trace": self._trace,
+                "history_id": self._history_id,
+                "save_error": self._save_error,
+                "max_index": len(self.request.prior_steps) + int(self.request.settings.get("max_calls", 8)),
+                "cancelling": self._cancel.is_set(),
+                "preparing": self._preparing,
+            }
+
+    # -- worker side ----------------------------------------------------------------------------------
+
+    def _on_event(self, event: dict[str, Any]) -> None:
+        kind = event.get("kind")
+        with self._lock:
+            if kind == "step_started":
+                self._current = {"index": event["index"], "text": "", "action": None}
+            elif kind == "text" and self._current is not None:
+                self._current["text"] = event["text"]
+            elif kind == "action" and self._current is not None:
+                self._current["action"] = event["action"]
+            elif kind == "step":
+                self._steps.append(event["step"])
+                self._current = None
+
+    def _config(self):
+        req = self.request
+        settings = RunSettings.from_dict(req.settings)
+        preset = Preset.from_dict(req.preset) if req.preset else None
+        signature = provider_signature(req.settings, req.api_key)
+        cached = self._slot.get("provider") if self._slot.get("signature") == signature else None
+        config = build_run_config(settings, preset=preset, api_key=req.api_key or None, provider=cached)
+        if cached is None:
+            old = self._slot.get("provider")
+            # The on-device model is shared by every session (under its lock): never close it from here.
+            if old is not None and getattr(old, "name", "") != "local":
+                try:
+                    old.close()
+                except Exception:  # closing a stale client must never fail a new turn
+                    log.debug("closing the previous provider failed", exc_info=True)
+            self._slot.update(signature=signature, provider=config.provider)
+        return config
+
+    def _work(self) -> None:
+        req = self.request
+        context = [Turn.from_dict(t) for t in req.context]
+        prior = [Step.from_dict(s) for s in req.prior_steps]
+        try:
+            config = self._config()
+            prepare = getattr(config.provider, "prepare", None)
+            if callable(prepare):
+                prepare()  # load the on-device model now, so the page can say so instead of "Thinking…"
+            with self._lock:
+                self._preparing = False
+            if req.replace_action:
+                prior = self._replace_last(config, prior)
+            trace = Agent(config).run(
+                req.question,
+                context=context,
+                on_event=self._on_event,
+                cancel=self._cancel,
+                prior_steps=prior,
+                resume_thought=req.resume_thought,
+            )
+        except ReactLabError as e:
+            trace = self._failed(prior, context, str(e))
+        except Exception as e:  # a bug must not leave the chat spinning forever; the person sees what broke
+            log.exception("turn failed")
+            trace = self._failed(prior, context, f"Unexpected error ({type(e).__name__}: {e}). Please report it.")
+        history_id, save_error = self._save(trace)
+        with self._lock:
+            self._history_id, self._save_error = history_id, save_error
+            self._trace = trace.to_dict()
+            self._current = None
+
+    def _replace_last(self, config, prior: list[Step]) -> list[Step]:
+        """Run the replacement action for the last prior step and give that step its result."""
+        action = Action.from_dict(self.request.replace_action or {})
+        step = prior[-1]
+        step.action, step.final_answer = action, None
+        step.observation = config.tools.run(action)
+        with self._lock:
+            self._steps = [s.to_dict() for s in prior]
+        return prior
+
+    def _failed(self, prior: list[Step], context: list[Turn], message: str) -> Trace:
+        return Trace(
+            question=self.request.question,
+            # The dialect the run was written in, so its kept steps are drawn in it.
+            settings={**self.request.settings, "format": self.request.format},
+            steps=prior,
+            stop_reason="error",
+            error=message,
+            context=context,
+        )
+
+    def _save(self, trace: Trace) -> tuple[int | None, str | None]:
+        req = self.request
+        # A failure before any new step (a missing key, an unreachable provider) is not a run worth keeping.
+        if trace.stop_reason == "error" and len(trace.steps) <= len(req.prior_steps):
+            return None, None
+        try:
+            store = HistoryStore(req.history_path)
+            return store.save(
+                trace, origin=req.origin, conversation=req.chat_id, parent_id=req.parent_id, fork_step=req.fork_step
+            ), None
+        except Exception as e:  # the answer is still shown; only the saving failed, and the person is told
+            log.exception("saving to history failed")
+            return None, f"This run could not be saved to history: {e}"
+
+
+def edited_observation_step(step: dict[str, Any], text: str) -> dict[str, Any]:
+    """A copy of a step whose Observation was rewritten by hand (its sources no longer apply)."""
+    edited = Step.from_dict(step)
+    edited.observation = Observation(text=text, note="Edited by hand in a fork.")
+    return edited.to_dict()

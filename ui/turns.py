@@ -1,0 +1,171 @@
+"""The conversation's verbs: ask, stop, retry, re-ask with a similar title, fork, new chat, collect a finished turn.
+
+Each verb checks its input, captures the session's settings as plain values into a TurnRequest and starts a
+background TurnJob. ``collect()`` runs at the top of every page render and moves a finished job into the
+conversation (a retry takes the failed turn's place). Depends on streamlit session state, ui.state and ui.runner.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from react_core.trace import Action
+from ui import state
+from ui.runner import TurnJob, TurnRequest, edited_observation_step
+
+
+def _turns() -> list[dict[str, Any]]:
+    return st.session_state.chat["turns"]
+
+
+def context_for_next_turn() -> list[dict[str, Any]]:
+    """Earlier questions with their answers, so a follow-up question can refer to them."""
+    return [
+        {"question": t["question"], "answer": t["trace"]["final_answer"]}
+        for t in _turns()
+        if t["trace"].get("final_answer") is not None
+    ]
+
+
+def _start(request: TurnRequest) -> bool:
+    if state.running():
+        state.flash("warning", "Still working on the last question. Wait for its answer, or press Stop first.")
+        return False
+    st.session_state.job = TurnJob(request, st.session_state.provider_slot).start()
+    return True
+
+
+def _request(question: str, **kwargs: Any) -> TurnRequest:
+    ss = st.session_state
+    return TurnRequest(
+        question=question,
+        settings=dict(ss.settings),
+        chat_id=ss.chat["id"],
+        turn_id=state.next_turn_id(),
+        preset=ss.prompt,
+        format=state.active_preset().format,
+        api_key=ss.api_key,
+        history_path=str(state.history_store().path),
+        **kwargs,
+    )
+
+
+def ask(text: str | None) -> bool:
+    """A question from the chat input: empty is ignored, too long or while busy is refused with the reason."""
+    text = (text or "").strip()
+    if not text:
+        return False
+    if len(text) > state.MAX_QUESTION_CHARS:
+        state.flash(
+            "error",
+            f"That message is {len(text):,} characters long; questions are limited to "
+            f"{state.MAX_QUESTION_CHARS:,}. Please shorten it.",
+        )
+        return False
+    return _start(_request(text, context=context_for_next_turn()))
+
+
+def stop() -> None:
+    job = st.session_state.job
+    if job is not None:
+        job.cancel()
+
+
+def retry(turn_id: int) -> None:
+    """Run a failed turn again from where it stopped, with the current settings; its steps are kept."""
+    turn = next((t for t in _turns() if t["id"] == turn_id), None)
+    if turn is None:
+        return
+    trace = turn["trace"]
+    _start(
+        _request(
+            trace["question"],
+            context=trace.get("context", []),
+            prior_steps=trace.get("steps", []),
+            origin="retry",
+            label=turn.get("label", ""),
+            replaces_turn=turn_id,
+        )
+    )
+
+
+def ask_similar(turn_id: int, step_index: int, title: str) -> None:
+    """Go on from a missed Search as if it had searched one of the similar titles."""
+    turn = next((t for t in _turns() if t["id"] == turn_id), None)
+    if turn is None:
+        return
+    trace = turn["trace"]
+    _start(
+        _request(
+            trace["question"],
+            context=trace.get("context", []),
+            prior_steps=[s for s in trace["steps"] if s["index"] <= step_index],
+            replace_action=Action("search", title).to_dict(),
+            origin="similar",
+            label=f"Searched {title!r} instead at step {step_index}",
+            parent_id=turn.get("history_id"),
+            fork_step=step_index,
+        )
+    )
+
+
+def fork(run_id: int, trace: dict[str, Any], step_index: int, field: str, text: str) -> bool:
+    """Re-run a stored run from one step whose Thought or Observation was edited."""
+    steps = trace.get("steps", [])
+    step = next((s for s in steps if s["index"] == step_index), None)
+    if step is None:
+        return False
+    if field == "thought":
+        prior, resume = [s for s in steps if s["index"] < step_index], text
+    else:
+        prior = [s for s in steps if s["index"] < step_index] + [edited_observation_step(step, text)]
+        resume = None
+    return _start(
+        _request(
+            trace["question"],
+            context=trace.get("context", []),
+            prior_steps=prior,
+            resume_thought=resume,
+            origin="fork",
+            label=f"Fork of run #{run_id} from step {step_index} ({field} edited)",
+            parent_id=run_id,
+            fork_step=step_index,
+        )
+    )
+
+
+def new_chat() -> None:
+    stop()
+    st.session_state.chat = state.new_chat()
+
+
+def collect() -> None:
+    """Move a finished job into the conversation (unless the person started a new chat meanwhile)."""
+    ss = st.session_state
+    job = ss.get("job")
+    if job is None or not job.done:
+        return
+    ss.job = None
+    snap = job.snapshot()
+    req = job.request
+    if req.chat_id != ss.chat["id"]:
+        return  # a turn of a chat the person has left: it is in the history, not in this conversation
+    turn = {
+        "kind": "turn",
+        "id": req.turn_id,
+        "question": req.question,
+        "trace": snap["trace"],
+        "history_id": snap["history_id"],
+        "origin": req.origin,
+        "label": req.label,
+    }
+    if snap["save_error"]:
+        state.flash("warning", snap["save_error"])
+    turns = ss.chat["turns"]
+    index = next((i for i, t in enumerate(turns) if t["id"] == req.replaces_turn), None)
+    if index is None:
+        turns.append(turn)
+    else:
+        turns[index] = turn
