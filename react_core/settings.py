@@ -22,12 +22,15 @@ MAX_CALLS_LIMIT = 20
 
 
 def default_provider_name(env: Mapping[str, str] = os.environ) -> str:
-    """REACT_PROVIDER, else a hosted provider whose key is set, else the on-device model."""
+    """REACT_PROVIDER, else a hosted provider whose key is set (environment or .streamlit/secrets.toml; an
+    OPENAI_BASE_URL counts for openai), else the on-device model."""
+    from react_core.providers import keys
+
     if env.get("REACT_PROVIDER"):
         return env["REACT_PROVIDER"]
-    if env.get("GEMINI_API_KEY") or env.get("GOOGLE_API_KEY"):
+    if keys.has_key("gemini", env=env):
         return "gemini"
-    if env.get("OPENAI_API_KEY"):
+    if keys.has_key("openai", env=env) or keys.resolve_base_url("openai", env=env):
         return "openai"
     return "local"
 
@@ -103,9 +106,15 @@ def resolve_preset(settings: RunSettings, preset: Preset | None = None) -> Prese
 
 
 def build_run_config(
-    settings: RunSettings, *, preset: Preset | None = None, api_key: str | None = None, provider: Any = None
+    settings: RunSettings,
+    *,
+    preset: Preset | None = None,
+    api_key: str | None = None,
+    provider: Any = None,
+    on_progress: Any = None,
 ) -> RunConfig:
-    """Everything a run needs. ``provider`` may be passed in to reuse one (the scripted provider across runs)."""
+    """Everything a run needs. ``provider`` may be passed in to reuse one (the scripted provider across runs);
+    ``on_progress`` hears about slow first-use preparation (assembling the on-device model)."""
     from react_core.knowledge import create_knowledge
     from react_core.providers import create_provider
 
@@ -120,6 +129,7 @@ def build_run_config(
             script=settings.script or None,
             delay=settings.delay,
             api_key=api_key,
+            on_progress=on_progress,
         )
     knowledge = None
     if set(settings.tools) & {"search", "lookup"}:

@@ -36,7 +36,15 @@ def _offline_and_isolated(tmp_path_factory: pytest.TempPathFactory):
     """Block non-loopback connections in this process and keep user data out of the real home folders."""
     socket.socket.connect = _guarded_connect  # type: ignore[method-assign]
     home = tmp_path_factory.mktemp("user")
-    saved = {k: os.environ.get(k) for k in ("REACT_PRESETS_DIR", "REACT_HISTORY_DB", "REACT_PACK")}
+    hidden = ("GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "REACT_PROVIDER", "REACT_MODEL")
+    saved = {
+        k: os.environ.get(k)
+        for k in ("REACT_PRESETS_DIR", "REACT_HISTORY_DB", "REACT_PACK", "REACT_SECRETS_PATH", *hidden)
+    }
+    # No test may pick up a developer's real key or secrets file.
+    for k in hidden:
+        os.environ.pop(k, None)
+    os.environ["REACT_SECRETS_PATH"] = ""
     os.environ["REACT_PRESETS_DIR"] = str(home / "presets")
     os.environ["REACT_HISTORY_DB"] = str(home / "history.sqlite")
     # The default offline pack (the stand-in for unreachable Wikipedia) is built here, not in the user's cache.

@@ -19,6 +19,7 @@ import streamlit as st
 
 from react_core.errors import ReactLabError
 from react_core.history import HistoryStore
+from react_core.providers.local import DEMO_NOTICE
 from react_core.settings import RunSettings, default_provider_name
 
 MAX_QUESTION_CHARS = 10_000
@@ -34,9 +35,8 @@ ENV_PINS = {
     "preset": "REACT_PRESET",
     "model_path": "REACT_MODEL_PATH",
 }
-DEMO_NOTE = (
-    "Small on-device demo model (Gemma 3 270M): often wrong. Add a Gemini or OpenAI key in Settings for real answers."
-)
+# One wording everywhere the on-device demo model appears (the CLI prints the same notice).
+DEMO_NOTE = DEMO_NOTICE
 
 
 def initial_settings(env: Mapping[str, str] = os.environ, remembered: Mapping[str, Any] | None = None) -> dict:

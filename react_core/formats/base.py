@@ -103,7 +103,8 @@ def strip_fences(text: str) -> str:
 def clean_input(value: str) -> str:
     """An action input as a tool should see it: one line of trimmed text, quotes and backticks removed."""
     value = " ".join(value.split())
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'`":
+    # Strip every matching pair (```x``` or "'x'"), so cleaning twice changes nothing.
+    while len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'`":
         value = value[1:-1].strip()
     return value[:MAX_INPUT_CHARS]
 

@@ -70,7 +70,8 @@ def read_call(source: str) -> tuple[str, str]:
     source = source.strip().strip("`").strip()
     try:
         call = parse_python(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError) as e:
+    # SystemError: CPython 3.11 can raise a spurious one from ast in threaded servers (cpython#106905).
+    except (SyntaxError, ValueError, RecursionError, MemoryError, SystemError) as e:
         raise ValueError(f"`{source[:80]}` is not a function call ({type(e).__name__})") from None
     if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name):
         raise ValueError('the action must be a call of a tool by its name, like search(query="entity")')

@@ -77,7 +77,7 @@ def read_blob(body: str) -> object:
     try:
         # Literals only: a dict written with single quotes or a trailing comma.
         return ast.literal_eval(parse_python(candidate))
-    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError, SystemError):  # see function_call
         raise ValueError(str(error)) from None
 
 

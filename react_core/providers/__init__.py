@@ -1,7 +1,8 @@
 """Model providers by name: scripted, local (on-device llama.cpp), openai (and compatible servers), gemini.
 
 ``create_provider`` imports each provider's module only when it is asked for, so SDKs and llama.cpp load only
-when used.
+when used. Keys come from the caller, the environment or ``.streamlit/secrets.toml`` (see ``keys``). Must not
+import an SDK, llama.cpp or a UI at import time.
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ PROVIDERS = ("local", "openai", "gemini", "scripted")
 
 
 def create_provider(name: str, **options: Any) -> Provider:
-    """Build a provider. Options: model, base_url, api_key, model_path, script (path or list), delay, timeout.
+    """Build a provider. Options: model, base_url, api_key, model_path, script (path or list), delay, timeout
+    (read seconds, or a (read, connect) pair), retry (a ``retry.RetryPolicy``), on_progress (local: a callable
+    told about first-use preparation).
 
     Options a provider does not use are ignored, so callers can pass their whole settings.
     """
@@ -42,4 +45,13 @@ def create_provider(name: str, **options: Any) -> Provider:
     raise ConfigError(f"Unknown provider {name!r}: choose one of {', '.join(PROVIDERS)}.")
 
 
-__all__ = ["PROVIDERS", "Chunk", "Completion", "CompletionRequest", "Provider", "create_provider"]
+def provider_notice(provider: Provider) -> str:
+    """A line to show beside this provider's answers: the on-device demo model's warning, else ''."""
+    if not provider.is_demo:
+        return ""
+    from react_core.providers.local import DEMO_NOTICE
+
+    return DEMO_NOTICE
+
+
+__all__ = ["PROVIDERS", "Chunk", "Completion", "CompletionRequest", "Provider", "create_provider", "provider_notice"]

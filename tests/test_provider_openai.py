@@ -1,0 +1,154 @@
+"""The openai provider through the real openai SDK against a local OpenAI-compatible server: the request, streaming,
+usage, at most four stop sequences, reasoning models, parameters a model refuses, closing, failures, retries."""
+
+from __future__ import annotations
+
+import pytest
+from provider_helpers import FakeOpenAI, RecordingSleep, fast_retry, wait_for
+
+from react_core.agent import Agent, RunConfig
+from react_core.errors import ConfigError, MissingKeyError, ProviderError
+from react_core.prompts import Preset
+from react_core.providers.base import CompletionRequest
+from react_core.providers.openai_compat import DEFAULT_MODEL, OpenAIProvider, is_reasoning_model
+from react_core.tools.calculator import CALCULATOR
+from react_core.tools.registry import ToolRegistry
+
+KEY = "sk-test-openai-0123456789abcdef"
+XML_STOPS = ("</search>", "</lookup>", "</finish>", "</calculator>", "\nObservation", "\nQuestion:")
+
+
+def provider(server: FakeOpenAI, **kw) -> OpenAIProvider:
+    kw.setdefault("retry", fast_retry())
+    kw.setdefault("model", "gpt-4.1-mini")
+    kw.setdefault("api_key", KEY)
+    return OpenAIProvider.create(base_url=server.root + "/v1", **kw)
+
+
+def request(**kw) -> CompletionRequest:
+    base = dict(system="You answer questions.", prompt="Question: q\nThought 1:", stop=("\nObservation",))
+    return CompletionRequest(**{**base, **kw})
+
+
+def text_of(p: OpenAIProvider, req: CompletionRequest | None = None) -> str:
+    return "".join(c.text for c in p.stream(req or request()))
+
+
+def test_request_has_system_and_user_messages_four_stops_temperature_and_a_cap() -> None:
+    with FakeOpenAI([" fine.\nAction 1: Finish[yes]"]) as server:
+        assert text_of(provider(server), request(stop=XML_STOPS, temperature=0.4, max_tokens=99)) == (
+            " fine.\nAction 1: Finish[yes]"
+        )
+    sent = server.requests[0]
+    assert sent.path == "/v1/chat/completions" and sent.headers["authorization"] == f"Bearer {KEY}"
+    body = sent.body
+    assert body["messages"] == [
+        {"role": "system", "content": "You answer questions."},
+        {"role": "user", "content": "Question: q\nThought 1:"},
+    ]
+    assert body["stop"] == list(XML_STOPS[:4])  # Chat Completions takes four; the loop cuts at the rest
+    assert body["temperature"] == 0.4 and body["max_tokens"] == 99
+    assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
+
+
+def test_streams_in_pieces_with_usage_last() -> None:
+    with FakeOpenAI(["one two three"]) as server:
+        chunks = list(provider(server).stream(request()))
+    assert [c.text for c in chunks if c.text] == ["one ", "two ", "three"]
+    assert chunks[-1].usage is not None and chunks[-1].usage.prompt_tokens > 0
+
+
+def test_reasoning_models_get_no_stop_or_temperature_and_room_to_think() -> None:
+    assert is_reasoning_model("o4-mini") and is_reasoning_model("gpt-5.4-mini") and is_reasoning_model("openai/gpt-6")
+    assert not is_reasoning_model("gpt-4.1-mini") and not is_reasoning_model("gpt-5-chat-latest")
+    assert not is_reasoning_model("llama3.2")
+    assert is_reasoning_model(DEFAULT_MODEL)
+    with FakeOpenAI(["Thought.\nAction 1: Finish[a]\nObservation 1: made up"], ignore_stop=True) as server:
+        p = provider(server, model="gpt-5.4-mini")
+        assert not p.supports_stop and p.stops_for_api(XML_STOPS) == []
+        text_of(p, request(stop=XML_STOPS, max_tokens=100))
+    body = server.requests[0].body
+    assert "stop" not in body and "temperature" not in body and "max_tokens" not in body
+    assert body["max_completion_tokens"] > 100 and body["reasoning_effort"] == "low"
+
+
+def test_a_refused_parameter_is_dropped_and_remembered() -> None:
+    with FakeOpenAI(["a", "b"], refuse=["stop", "temperature"]) as server:
+        p = provider(server, model="some-new-model")
+        assert text_of(p) == "a"
+        assert text_of(p) == "b"
+    bodies = [r.body for r in server.requests]
+    assert "stop" in bodies[0] and "stop" not in bodies[1] and "temperature" in bodies[1]
+    assert "stop" not in bodies[2] and "temperature" not in bodies[2]
+    assert len(bodies) == 4 and not p.supports_stop  # learned once, not asked again on the next call
+
+
+def test_a_model_that_ignores_stop_is_cut_locally_and_the_stream_closed() -> None:
+    leaky = " Think.\nAction 1: Calculator[6*7]\nObservation 1: 41\nThought 2: so 41"
+    with FakeOpenAI([leaky, " Done.\nAction 2: Finish[42]"], refuse=["stop"], trailing=" blah", piece_delay=0.002) as s:
+        preset = Preset(name="t", format="paper", instructions="Tools:\n{tools}", examples="")
+        config = RunConfig(provider=provider(s, model="o3"), preset=preset, tools=ToolRegistry([CALCULATOR]))
+        trace = Agent(config).run("What is 6*7?")
+        assert wait_for(lambda: s.aborted >= 1)
+    assert trace.stop_reason == "finished" and trace.final_answer == "42"
+    assert trace.steps[0].observation.text.endswith("= 42")  # the calculator's, not the model's 41
+    assert "41" not in trace.steps[0].raw_output
+    assert "Observation 1: 6*7 = 42" in s.requests[-1].body["messages"][1]["content"]
+
+
+def test_key_is_optional_for_a_compatible_server() -> None:
+    with FakeOpenAI(["hi"]) as server:
+        assert text_of(provider(server, api_key=None, model="llama3.2")) == "hi"
+    assert server.requests[0].headers["authorization"] == "Bearer not-needed"
+
+
+def test_rejected_key_says_where_to_set_it_and_never_repeats_the_key() -> None:
+    with FakeOpenAI(["never"], key="the-right-key-000") as server, pytest.raises(MissingKeyError) as info:
+        text_of(provider(server))
+    message = str(info.value)
+    assert "rejected the API key" in message and "OPENAI_API_KEY" in message and "secrets.toml" in message
+    assert KEY not in message and "***" in message
+    assert len(server.requests) == 1
+
+
+def test_unknown_model_is_a_configuration_error() -> None:
+    with FakeOpenAI() as server:
+        server.fail({"status": 404, "message": "The model `gpt-0` does not exist"})
+        with pytest.raises(ConfigError, match="has no model 'gpt-0'"):
+            text_of(provider(server, model="gpt-0"))
+
+
+def test_rate_limits_and_server_errors_are_retried_honouring_retry_after() -> None:
+    sleep = RecordingSleep()
+    with FakeOpenAI(["ok"]) as server:
+        server.fail({"status": 429, "headers": {"Retry-After": "3"}}, {"status": 502})
+        assert text_of(provider(server, retry=fast_retry(sleep))) == "ok"
+    assert len(server.requests) == 3 and sleep.waits[0] == 3.0 and len(sleep.waits) == 2
+
+
+def test_no_quota_is_not_retried() -> None:
+    with FakeOpenAI() as server:
+        server.fail({"status": 429, "message": "You exceeded your current quota", "code": "insufficient_quota"})
+        with pytest.raises(ProviderError, match="no quota left .* check billing"):
+            text_of(provider(server))
+    assert len(server.requests) == 1
+
+
+def test_three_failures_end_a_run_with_error_keeping_earlier_steps() -> None:
+    with FakeOpenAI(["Sum.\nAction 1: Calculator[1+1]"]) as server:
+        server.fail({}, {"drop": True}, {"status": 500}, {"hang": 1.0})
+        preset = Preset(name="t", format="paper", instructions="Tools:\n{tools}", examples="")
+        p = provider(server, timeout=0.3)
+        trace = Agent(RunConfig(provider=p, preset=preset, tools=ToolRegistry([CALCULATOR]))).run("1+1?")
+    assert trace.stop_reason == "error" and len(trace.steps) == 1
+    assert trace.steps[0].observation.text.endswith("= 2")
+    assert trace.error.startswith("The OpenAI-compatible server at http://127.0.0.1:")
+    assert "failed 3 times in a row (no answer within the 0.3 s timeout)" in trace.error
+
+
+def test_cannot_connect_is_explained() -> None:
+    with FakeOpenAI() as server:
+        url = server.root + "/v1"
+    p = OpenAIProvider.create(base_url=url, model="m", retry=fast_retry())
+    with pytest.raises(ProviderError, match=r"failed 3 times in a row \(cannot connect to http://127.0.0.1:\d+/v1\)"):
+        text_of(p)
