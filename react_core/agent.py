@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from react_core.errors import ProviderError, ReactLabError
+from react_core.errors import ContextOverflowError, ProviderError, ReactLabError
 from react_core.formats.base import ActionFormat
 from react_core.prompts import Preset, render_prefix, render_question
 from react_core.providers.base import CompletionRequest, Provider, cut_at_stop, estimate_tokens
@@ -99,6 +99,9 @@ class Agent:
             self._loop(trace, prefix, question_block, emit, cancel, resume_thought)
         except Cancelled:
             trace.stop_reason = "cancelled"
+        except ContextOverflowError as e:
+            # The context window is a budget too: the run ends as if its calls were used up, and says why.
+            trace.stop_reason, trace.error = "max_calls", str(e)
         except ReactLabError as e:
             trace.stop_reason, trace.error = "error", str(e)
         return trace

@@ -24,5 +24,9 @@ class ProviderError(ReactLabError):
     """A model provider failed (network, authentication, rate limit after retries, a bad response)."""
 
 
+class ContextOverflowError(ProviderError):
+    """The prompt outgrew the model's context window: the run's budget is spent, not the service broken."""
+
+
 class ToolError(Exception):
     """A tool could not do what the model asked. Becomes an error observation; the run goes on."""

@@ -267,3 +267,22 @@ def test_scripted_provider_records_requests_and_errors_when_exhausted():
     assert trace.stop_reason == "error"
     with pytest.raises(ProviderError):
         list(provider.stream(provider.requests[0]))
+
+
+def test_outgrowing_the_context_ends_like_a_spent_budget_and_says_why():
+    from react_core.errors import ContextOverflowError
+
+    class Small(Provider):
+        name = "small"
+        calls = 0
+
+        def stream(self, request):
+            self.calls += 1
+            if self.calls > 1:
+                raise ContextOverflowError("The prompt has grown to 5,000 tokens, more than the 4,096-token context.")
+            yield Chunk(text=" Look.\nAction 1: Search[a]")
+
+    config = RunConfig(provider=Small(), preset=preset(), tools=ToolRegistry([wiki_stub()]))
+    trace = Agent(config).run("q")
+    assert trace.stop_reason == "max_calls" and "4,096-token context" in trace.error
+    assert len(trace.steps) == 1 and trace.steps[0].observation.text == "a is a thing."

@@ -142,6 +142,8 @@ def status_text(trace: dict[str, Any]) -> tuple[str, str]:
     if reason == "finished":
         return f"Answered in {figures}", "complete"
     if reason == "max_calls":
+        if trace.get("error"):
+            return f"No answer: the prompt outgrew the model's context ({figures})", "error"
         return f"No answer: reached the limit of model calls ({figures})", "error"
     if reason == "loop":
         return f"No answer: stopped a repeating action ({figures})", "error"
@@ -181,7 +183,7 @@ def render_answer(trace: dict[str, Any]) -> None:
         if steps:
             render_sources([s.to_dict() for s in steps])
             st.caption(CREDIT)
-    elif trace.get("stop_reason") == "error":
+    elif trace.get("stop_reason") == "error" or trace.get("error"):
         st.error(md_literal(trace.get("error") or "The run failed."), icon=":material/error:")
 
 

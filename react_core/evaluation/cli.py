@@ -14,7 +14,7 @@ from react_core.evaluation.strategies import PAPER_REACT_STEPS, PAPER_SC_SAMPLES
 
 def register(sub: Any, add_run_options: Any, build_config: Any) -> None:
     p = sub.add_parser("eval", help="evaluate a strategy on HotpotQA (EM/F1 as in the ReAct paper)")
-    p.add_argument("--dataset", required=True, help="HotpotQA JSON (distractor or simplified format)")
+    p.add_argument("--dataset", required=True, nargs="+", help="HotpotQA JSON file(s) (distractor or simplified)")
     p.add_argument("--strategy", required=True, choices=STRATEGIES)
     p.add_argument("--out", required=True, help="results file (JSON lines); existing ids are skipped")
     p.add_argument("--limit", type=int, help="at most this many questions")
@@ -40,7 +40,9 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     if args.concurrency < 1 or args.samples < 1 or args.rpm <= 0:
         raise UsageError("--concurrency, --samples and --rpm must be positive")
     indices = load_indices(args.indices) if args.indices else None
-    questions = load_questions(args.dataset, indices=indices, limit=args.limit)
+    if indices is not None and len(args.dataset) > 1:
+        raise UsageError("--indices selects rows of one dataset file; give a single --dataset")
+    questions = [q for path in args.dataset for q in load_questions(path, indices=indices)][: args.limit]
     overrides = {
         "provider": args.provider,
         "model": args.model,

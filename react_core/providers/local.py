@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from react_core.errors import ConfigError, ProviderError
+from react_core.errors import ConfigError, ContextOverflowError
 from react_core.providers.base import Chunk, CompletionRequest, Provider
 from react_core.trace import Usage
 
@@ -194,7 +194,7 @@ class LocalProvider(Provider):
             tokens = llama.tokenize(request.text.encode("utf-8"), add_bos=True, special=False)
             room = self.n_ctx - len(tokens)
             if room < 16:
-                raise ProviderError(
+                raise ContextOverflowError(
                     f"The prompt has grown to {len(tokens):,} tokens, more than the on-device model's "
                     f"{self.n_ctx:,}-token context. Lower max calls, use a preset with fewer examples, or add a "
                     "Gemini or OpenAI key for a larger model."
