@@ -69,11 +69,10 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tools", default=None, help="comma-separated tools to enable (default: search,lookup,calculator)")
 
 
-def build_config(args: argparse.Namespace) -> Any:
-    """A RunConfig from parsed run options; ConfigError when a setting is wrong."""
-    from react_core.settings import RunSettings, build_run_config
+def settings_from_args(args: argparse.Namespace, **defaults: Any) -> Any:
+    """RunSettings: the environment's, then the run options given on the command line, else ``defaults``."""
+    from react_core.settings import RunSettings
 
-    settings = RunSettings.from_env()
     overrides = {
         "provider": args.provider,
         "model": args.model,
@@ -91,8 +90,15 @@ def build_config(args: argparse.Namespace) -> Any:
         "sentences": args.sentences,
         "tools": _tool_list(args.tools),
     }
-    settings = settings.updated(**{k: v for k, v in overrides.items() if v is not None})
-    return build_run_config(settings)
+    given = {k: v for k, v in overrides.items() if v is not None}
+    return RunSettings.from_env().updated(**{**defaults, **given})
+
+
+def build_config(args: argparse.Namespace) -> Any:
+    """A RunConfig from parsed run options; ConfigError when a setting is wrong."""
+    from react_core.settings import build_run_config
+
+    return build_run_config(settings_from_args(args))
 
 
 def _tool_list(value: str | None) -> list[str] | None:

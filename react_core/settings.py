@@ -105,6 +105,22 @@ def resolve_preset(settings: RunSettings, preset: Preset | None = None) -> Prese
     return preset
 
 
+def provider_for(settings: RunSettings, *, api_key: str | None = None, on_progress: Any = None) -> Any:
+    """The provider these settings name (SDKs and llama.cpp are imported only now)."""
+    from react_core.providers import create_provider
+
+    return create_provider(
+        settings.provider,
+        model=settings.model or None,
+        base_url=settings.base_url or None,
+        model_path=settings.model_path or None,
+        script=settings.script or None,
+        delay=settings.delay,
+        api_key=api_key,
+        on_progress=on_progress,
+    )
+
+
 def build_run_config(
     settings: RunSettings,
     *,
@@ -116,21 +132,11 @@ def build_run_config(
     """Everything a run needs. ``provider`` may be passed in to reuse one (the scripted provider across runs);
     ``on_progress`` hears about slow first-use preparation (assembling the on-device model)."""
     from react_core.knowledge import create_knowledge
-    from react_core.providers import create_provider
 
     settings.check()
     chosen = resolve_preset(settings, preset)
     if provider is None:
-        provider = create_provider(
-            settings.provider,
-            model=settings.model or None,
-            base_url=settings.base_url or None,
-            model_path=settings.model_path or None,
-            script=settings.script or None,
-            delay=settings.delay,
-            api_key=api_key,
-            on_progress=on_progress,
-        )
+        provider = provider_for(settings, api_key=api_key, on_progress=on_progress)
     knowledge = None
     if set(settings.tools) & {"search", "lookup"}:
         knowledge = create_knowledge(

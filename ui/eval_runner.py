@@ -19,8 +19,7 @@ from react_core.errors import ReactLabError
 from react_core.evaluation.data import load_indices, load_questions
 from react_core.evaluation.harness import RateLimited, evaluate, read_results, summarize
 from react_core.evaluation.strategies import EvalContext
-from react_core.providers import create_provider
-from react_core.settings import RunSettings
+from react_core.settings import RunSettings, provider_for
 
 HOSTED_RPM = 60.0
 
@@ -103,15 +102,7 @@ class EvalJob:
             settings.check()
             indices = load_indices(r.indices) if r.indices else None
             questions = load_questions(r.dataset, indices=indices, limit=r.limit)
-            provider = create_provider(
-                settings.provider,
-                model=settings.model or None,
-                base_url=settings.base_url or None,
-                model_path=settings.model_path or None,
-                script=settings.script or None,
-                delay=settings.delay,
-                api_key=r.api_key or None,
-            )
+            provider = provider_for(settings, api_key=r.api_key or None)
             if provider.name in ("openai", "gemini"):
                 provider = RateLimited(provider, HOSTED_RPM)
             for strategy in r.strategies:

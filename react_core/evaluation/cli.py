@@ -28,12 +28,11 @@ def register(sub: Any, add_run_options: Any, build_config: Any) -> None:
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
-    from react_core.cli import UsageError, _tool_list
+    from react_core.cli import UsageError, settings_from_args
     from react_core.evaluation.data import load_indices, load_questions
     from react_core.evaluation.harness import RateLimited, evaluate
     from react_core.evaluation.strategies import EvalContext
-    from react_core.providers import create_provider
-    from react_core.settings import RunSettings
+    from react_core.settings import provider_for
 
     if args.limit is not None and args.limit < 1:
         raise UsageError("--limit must be at least 1")
@@ -43,31 +42,10 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     if indices is not None and len(args.dataset) > 1:
         raise UsageError("--indices selects rows of one dataset file; give a single --dataset")
     questions = [q for path in args.dataset for q in load_questions(path, indices=indices)][: args.limit]
-    overrides = {
-        "provider": args.provider,
-        "model": args.model,
-        "model_path": args.model_path,
-        "base_url": args.base_url,
-        "script": args.script,
-        "delay": args.delay or None,
-        "temperature": args.temperature,
-        "knowledge": args.knowledge,
-        "wiki_url": args.wiki_url,
-        "sentences": args.sentences,
-        "max_calls": args.max_calls or PAPER_REACT_STEPS,
-        # The paper's agents had Search and Lookup only.
-        "tools": _tool_list(args.tools) or ["search", "lookup"],
-    }
-    settings = RunSettings.from_env().updated(**{k: v for k, v in overrides.items() if v is not None})
+    # The paper's agents had Search and Lookup only, and 7 steps.
+    settings = settings_from_args(args, max_calls=PAPER_REACT_STEPS, tools=["search", "lookup"])
     settings.check()
-    provider = create_provider(
-        settings.provider,
-        model=settings.model or None,
-        base_url=settings.base_url or None,
-        model_path=settings.model_path or None,
-        script=settings.script or None,
-        delay=settings.delay,
-    )
+    provider = provider_for(settings)
     if provider.name in ("openai", "gemini"):
         provider = RateLimited(provider, args.rpm)
     ctx = EvalContext(settings=settings, provider=provider, samples=args.samples)
