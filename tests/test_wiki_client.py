@@ -4,6 +4,7 @@ faults, offline fallback, sharing between threads, and all 200 questions' gold t
 from __future__ import annotations
 
 import threading
+from datetime import UTC, datetime
 
 import httpx2
 import pytest
@@ -11,10 +12,10 @@ from wiki_helpers import RecordedSleep, closed_port, gold_articles, hotpot_pack,
 
 from react_core.errors import ConfigError
 from react_core.knowledge import create_knowledge
-from react_core.knowledge.api_client import retry_after_seconds
 from react_core.knowledge.server import start_wiki_server
 from react_core.knowledge.text import collapse
 from react_core.knowledge.wikipedia import WikipediaSource, endpoint_for, user_agent
+from react_core.retry_after import parse_retry_after
 from react_core.tools.wiki import make_wiki_tools
 
 FALLBACK_NOTE = "Wikipedia could not be reached; answered from the offline pack (HotpotQA 2017 paragraphs)."
@@ -256,6 +257,7 @@ def test_environment_supplies_endpoint_language_and_contact(monkeypatch):
 
 
 def test_retry_after_reads_seconds_and_dates():
-    assert retry_after_seconds("7") == 7.0
-    assert retry_after_seconds(None) is None and retry_after_seconds("soon") is None
-    assert retry_after_seconds("Wed, 21 Oct 2015 07:28:00 GMT", now=lambda: 1445412470.0) == 10.0
+    assert parse_retry_after("7") == 7.0
+    assert parse_retry_after(None) is None and parse_retry_after("soon") is None
+    now = datetime.fromtimestamp(1445412470.0, UTC)
+    assert parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT", now=now) == 10.0

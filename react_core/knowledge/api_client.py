@@ -5,7 +5,7 @@ error message, and always the number of HTTP requests it made (retries included)
 Retried: 429, 5xx, MediaWiki's ``maxlag``/``ratelimited`` errors, read timeouts and dropped connections. Not
 retried: a refused connection or an unknown host (``unreachable``, so the caller can fall back at once), other
 4xx, and answers that are not JSON. No retry starts that could end past ``deadline`` seconds, so nothing hangs.
-Depends on httpx2 only; imports nothing from the project.
+Depends on httpx2 and the project's Retry-After reader only.
 """
 
 from __future__ import annotations
@@ -13,10 +13,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from email.utils import parsedate_to_datetime
 from typing import Any
 
 import httpx2
+
+from react_core.retry_after import parse_retry_after
 
 RETRIED_API_ERRORS = {"maxlag", "ratelimited", "internal_api_error_DBQueryError", "readonly"}
 
@@ -27,21 +28,6 @@ class ApiResult:
     requests: int
     error: str = ""
     unreachable: bool = False
-
-
-def retry_after_seconds(value: str | None, now: Callable[[], float] = time.time) -> float | None:
-    """``Retry-After`` as seconds: a number, or an HTTP date; None when absent or unreadable."""
-    if not value:
-        return None
-    value = value.strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        return max(0.0, parsedate_to_datetime(value).timestamp() - now())
-    except (TypeError, ValueError, IndexError, OverflowError):
-        return None
 
 
 class ApiClient:
@@ -97,7 +83,7 @@ class ApiClient:
                 status = response.status_code
                 if status == 429 or status >= 500:
                     problem = f"HTTP {status}" + (" (rate limited)" if status == 429 else "")
-                    wait = retry_after_seconds(response.headers.get("Retry-After"))
+                    wait = parse_retry_after(response.headers.get("Retry-After"))
                 elif status >= 400:
                     return ApiResult(None, attempts, f"HTTP {status} from {self.endpoint}: is it a MediaWiki api.php?")
                 else:
@@ -114,7 +100,7 @@ class ApiClient:
                     problem = f"API error {code}: {error.get('info', '')}".strip()
                     if code not in RETRIED_API_ERRORS:
                         return ApiResult(None, attempts, problem)
-                    wait = retry_after_seconds(response.headers.get("Retry-After"))
+                    wait = parse_retry_after(response.headers.get("Retry-After"))
             if attempts > self.retries:
                 return ApiResult(None, attempts, f"{problem}, after {attempts} tries")
             delay = wait if wait is not None else self.backoff * 2 ** (attempts - 1)

@@ -25,10 +25,10 @@ from react_core.providers.retry import (
     RETRY_STATUSES,
     Failure,
     RetryPolicy,
-    parse_retry_after,
     split_timeout,
     with_retries,
 )
+from react_core.retry_after import parse_retry_after
 from react_core.trace import Usage
 
 # Gemini 3.8 Flash: the current generally available Flash model (the SDK's own examples use it). Editable.

@@ -25,10 +25,10 @@ from react_core.providers.retry import (
     RETRY_STATUSES,
     Failure,
     RetryPolicy,
-    parse_retry_after,
     split_timeout,
     with_retries,
 )
+from react_core.retry_after import parse_retry_after
 from react_core.trace import Usage
 
 # A current small OpenAI model (GPT-5.4 mini, March 2026): fast and cheap. It is a reasoning model, so stop

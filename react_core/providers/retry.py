@@ -3,18 +3,16 @@
 Only the opening of a stream is retried (the request and its first piece of text): once text has been streamed to
 the person, a retry would repeat it, so a failure after that ends the run with a clear message instead. Each
 provider classifies its SDK's exceptions into a ``Failure``; this module decides whether and how long to wait.
-Sleeping goes through the policy so tests can record the waits instead of waiting. Depends only on the errors;
-must not import an SDK or an HTTP library (the providers translate their exceptions).
+Sleeping goes through the policy so tests can record the waits instead of waiting. Depends only on the errors and
+the Retry-After reader; must not import an SDK or an HTTP library (the providers translate their exceptions).
 """
 
 from __future__ import annotations
 
-import email.utils
 import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import TypeVar
 
 from react_core.errors import ProviderError, ReactLabError
@@ -61,24 +59,6 @@ def split_timeout(timeout: float | tuple[float, float] | None) -> tuple[float, f
     if isinstance(timeout, tuple):
         return float(timeout[0]), float(timeout[1])
     return float(timeout), min(CONNECT_TIMEOUT, float(timeout))
-
-
-def parse_retry_after(value: str | None, *, now: datetime | None = None) -> float | None:
-    """Seconds to wait from a Retry-After header (delta-seconds or an HTTP date); None when absent or unreadable."""
-    if not value:
-        return None
-    value = value.strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
 
 
 def with_retries(
