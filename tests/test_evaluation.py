@@ -252,3 +252,17 @@ def test_eval_cli_prints_the_paper_style_line(tmp_path, shared_data):
         timeout=60,
     )
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_eval_report_sets_results_beside_the_paper(tmp_path):
+    out = tmp_path / "r.jsonl"
+    evaluate(QUESTIONS, "standard", ctx_for([" yes", " Chief of Protocol", " no"]), out)
+    report = subprocess.run(
+        [sys.executable, "-m", "react_core", "eval-report", str(out)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    assert report.returncode == 0, report.stderr
+    assert "| Standard | 3 | 66.7 | 66.7 |" in report.stdout and report.stdout.rstrip().endswith("| 28.7 |")

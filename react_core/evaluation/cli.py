@@ -26,6 +26,23 @@ def register(sub: Any, add_run_options: Any, build_config: Any) -> None:
     add_run_options(p)
     p.set_defaults(func=_cmd_eval)
 
+    r = sub.add_parser("eval-report", help="a Markdown table of results files beside the paper's Table 1")
+    r.add_argument("results", nargs="+", help="results files written by eval --out (one strategy each or mixed)")
+    r.set_defaults(func=_cmd_report)
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from react_core.cli import UsageError
+    from react_core.evaluation.report import markdown_table
+
+    missing = [f for f in args.results if not Path(f).is_file()]
+    if missing:
+        raise UsageError(f"no such results file: {missing[0]}")
+    print(markdown_table([Path(f) for f in args.results]))
+    return 0
+
 
 def _cmd_eval(args: argparse.Namespace) -> int:
     from react_core.cli import UsageError, settings_from_args
