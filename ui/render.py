@@ -8,7 +8,6 @@ Everything arrives as plain dicts (``Trace.to_dict`` / ``Step.to_dict`` / a job 
 
 from __future__ import annotations
 
-import ast
 import re
 from collections.abc import Callable
 from typing import Any
@@ -17,10 +16,10 @@ import streamlit as st
 
 from react_core.export import CREDIT, action_text, md_escape, safe_url
 from react_core.grounding import check_grounding
+from react_core.tools.wiki import similar_titles
 from react_core.trace import Trace
 
 SimilarHandler = Callable[[int, str], None]  # (step index, title) -> None
-_SIMILAR = re.compile(r"Similar:\s*(\[.*?\])", re.DOTALL)
 
 
 def md_literal(text: str) -> str:
@@ -31,24 +30,6 @@ def md_literal(text: str) -> str:
     out = re.sub(r"(?i)\bwww\\\.", "www\u200b\\.", out)
     out = out.replace("@", "@\u200b")
     return re.sub(r"(\\:)(?=[A-Za-z_]+/)", "\\1\u200b", out)
-
-
-def similar_titles(observation_text: str) -> list[str]:
-    """The titles a missed Search suggested, for the clickable "Similar" buttons."""
-    try:
-        from react_core.tools.wiki import similar_titles as parse
-    except ImportError:  # the knowledge tools are optional for the UI: read the paper's phrasing ourselves
-        parse = None
-    if parse is not None:
-        return list(parse(observation_text))
-    m = _SIMILAR.search(observation_text or "")
-    if not m:
-        return []
-    try:
-        value = ast.literal_eval(m.group(1))
-    except (ValueError, SyntaxError):
-        return []
-    return [str(t) for t in value if str(t).strip()] if isinstance(value, list) else []
 
 
 def step_title(step: dict[str, Any], fmt: str) -> str:
