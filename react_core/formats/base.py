@@ -135,6 +135,34 @@ def answer_text(text: str) -> str:
     return (text[: m.start()] if m else text).strip()
 
 
+def balanced_span(
+    text: str, start: int, opening: str, closing: str, *, stop_at_newline: bool = False, limit: int | None = None
+) -> str:
+    """The text from ``start`` to the ``closing`` that balances the first ``opening`` (quoted text and escapes
+    respected). Unbalanced: to the end of the text (or of the line with ``stop_at_newline``, or ``limit`` chars)."""
+    depth, quote, i = 0, "", start
+    end = len(text) if limit is None else min(len(text), start + limit)
+    while i < end:
+        c = text[i]
+        if quote:
+            if c == "\\":
+                i += 1
+            elif c == quote:
+                quote = ""
+        elif c in "\"'":
+            quote = c
+        elif c == opening:
+            depth += 1
+        elif c == closing:
+            depth -= 1
+            if depth == 0:
+                return text[start : i + 1]
+        elif c == "\n" and depth == 0 and stop_at_newline:
+            break
+        i += 1
+    return text[start:i]
+
+
 def parse_python(source: str) -> ast.expr:
     """``source`` as one Python expression tree, for literal reading only (nothing is ever compiled or run).
 

@@ -16,6 +16,7 @@ from react_core.formats.base import (
     TOOL_PARAMS,
     ActionFormat,
     ParseResult,
+    balanced_span,
     cut_environment,
     normalize,
     parse_python,
@@ -27,30 +28,6 @@ from react_core.trace import Action, Step
 _ACTION = re.compile(r"^[ \t]*Action\b[ \t]*\d*[ \t]*:[ \t]*(.*)$", re.IGNORECASE | re.MULTILINE)
 _BARE_CALL = re.compile(r"^[ \t]*((?:search|lookup|calculator|finish)[ \t]*\(.*)$", re.IGNORECASE | re.MULTILINE)
 _STEP_LINE = re.compile(r"^\s*Step\b[ \t]*\d*[ \t]*[.:]?[ \t]*\n?", re.IGNORECASE)
-
-
-def _call_text(text: str, start: int) -> str:
-    """The call starting at ``start``, extended over following lines until its parentheses balance."""
-    depth, quote, i, end = 0, "", start, min(len(text), start + MAX_INPUT_CHARS + 200)
-    while i < end:
-        c = text[i]
-        if quote:
-            if c == "\\":
-                i += 1
-            elif c == quote:
-                quote = ""
-        elif c in "\"'":
-            quote = c
-        elif c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-            if depth == 0:
-                return text[start : i + 1]
-        elif c == "\n" and depth == 0:
-            break
-        i += 1
-    return text[start:i]
 
 
 def _quote(value: str) -> str:
@@ -107,7 +84,9 @@ class FunctionFormat(ActionFormat):
             )
         thought = self._thought(text[: m.start()])
         try:
-            tool, arg = read_call(_call_text(text, m.start(1)))
+            # The call, extended over following lines until its parentheses balance.
+            call = balanced_span(text, m.start(1), "(", ")", stop_at_newline=True, limit=MAX_INPUT_CHARS + 200)
+            tool, arg = read_call(call)
         except ValueError as e:
             return ParseResult(thought=thought, error=f"Could not read the action: {e}.", leaked_observation=leaked)
         return self.result(thought, tool, arg, leaked, answer=arg)

@@ -16,6 +16,7 @@ from react_core.formats.base import (
     ActionFormat,
     ParseResult,
     answer_text,
+    balanced_span,
     cut_environment,
     normalize,
     parse_python,
@@ -45,35 +46,13 @@ def _input_text(value: object) -> str | None:
     return None
 
 
-def _braced(text: str) -> str:
-    """The text from the first ``{`` to its matching ``}`` (quotes respected), or to the end when unbalanced."""
-    depth, quote, i = 0, "", 0
-    while i < len(text):
-        c = text[i]
-        if quote:
-            if c == "\\":
-                i += 1
-            elif c == quote:
-                quote = ""
-        elif c in "\"'":
-            quote = c
-        elif c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-            if depth == 0:
-                return text[: i + 1]
-        i += 1
-    return text
-
-
 def read_blob(body: str) -> object:
     """The JSON value at the start of ``body``; a Python dict literal as a fallback. Raises ValueError."""
     try:
         return _DECODER.raw_decode(body)[0]
     except (ValueError, RecursionError) as e:
         error = e
-    candidate = _braced(body[:_MAX_BLOB_CHARS])
+    candidate = balanced_span(body[:_MAX_BLOB_CHARS], 0, "{", "}")
     try:
         # Literals only: a dict written with single quotes or a trailing comma.
         return ast.literal_eval(parse_python(candidate))
