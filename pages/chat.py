@@ -66,6 +66,7 @@ def live_turn() -> None:
             render_current(snap["current"], job.request.format)
 
 
+state.require_app()
 st.header("Chat", anchor=False)
 chat = st.session_state.chat
 job = st.session_state.job

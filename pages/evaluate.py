@@ -133,6 +133,7 @@ def _results(snap: dict) -> None:
         render_trace(r["trace"], key=f"eval-{r['strategy']}-{r['id']}")
 
 
+state.require_app()
 st.header("Evaluate", anchor=False)
 state.show_flash()
 st.caption(

@@ -10,6 +10,7 @@ from react_core.errors import ReactLabError
 from ui import state
 from ui.history_view import render_compare, render_import, render_list, render_open
 
+state.require_app()
 st.header("History", anchor=False)
 state.show_flash()
 store = state.history_store()

@@ -40,6 +40,7 @@ def _on_tools() -> None:
     state.update_settings(tools=[t for t in TOOL_ORDER if st.session_state.get(f"set-tool-{t}")])
 
 
+state.require_app()
 st.header("Settings", anchor=False)
 state.show_flash()
 s = state.settings()

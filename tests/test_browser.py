@@ -8,6 +8,7 @@ chromium``) and the playwright package; installs nothing itself (never ``playwri
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -70,10 +71,9 @@ def _wait_healthy(url: str, proc: subprocess.Popen, log: Path, timeout: float = 
     pytest.fail(f"streamlit did not become healthy:\n{log.read_text()[-3000:]}")
 
 
-@pytest.fixture(scope="module")
-def app_server(tmp_path_factory: pytest.TempPathFactory):
+@contextlib.contextmanager
+def _streamlit(home: Path):
     """``streamlit run app.py`` in its own process group, stopped (the whole group) afterwards."""
-    home = tmp_path_factory.mktemp("browser")
     port = _free_port()
     env = {
         **os.environ,
@@ -105,6 +105,12 @@ def app_server(tmp_path_factory: pytest.TempPathFactory):
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(timeout=15)
+
+
+@pytest.fixture(scope="module")
+def app_server(tmp_path_factory: pytest.TempPathFactory):
+    with _streamlit(tmp_path_factory.mktemp("browser")) as server:
+        yield server
 
 
 @pytest.fixture(scope="module")
@@ -241,3 +247,25 @@ def test_stop_cancels_a_running_turn_in_the_browser(app_server, chromium_browser
         page.get_by_text("Saved to History as run #", exact=False).wait_for()  # what it did so far is kept
     finally:
         context.close()
+
+
+def test_a_fresh_servers_first_request_may_be_a_page_url(tmp_path, chromium_browser):
+    # Before app.py has run once, Streamlit still reads pages/ as a legacy multipage folder; a page opened straight
+    # by its URL must still get the app's session and navigation.
+    with _streamlit(tmp_path) as server:
+        context, page = _open(chromium_browser, server["url"] + "/history")
+        try:
+            nav = page.get_by_test_id("stSidebarNav")
+            for title in ("Chat", "Settings", "History", "Evaluate"):
+                nav.get_by_text(title, exact=True).wait_for()
+            assert nav.get_by_text("app", exact=True).count() == 0  # not the legacy folder's own navigation
+            assert page.get_by_test_id("stException").count() == 0
+        finally:
+            context.close()
+        context, page = _open(chromium_browser, server["url"], height=700)
+        try:
+            page.goto(server["url"] + "/history")
+            page.get_by_role("heading", name="History").wait_for()
+            assert page.get_by_test_id("stException").count() == 0
+        finally:
+            context.close()

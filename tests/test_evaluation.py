@@ -143,7 +143,7 @@ def test_resume_skips_questions_already_in_the_output(tmp_path):
 
 def test_a_provider_failure_stops_with_a_message_and_rerunning_resumes(tmp_path):
     out = tmp_path / "r.jsonl"
-    with pytest.raises(ProviderError, match="rerun the same command to resume"):
+    with pytest.raises(ProviderError, match="run the same evaluation again to resume"):
         evaluate(QUESTIONS, "standard", ctx_for([" yes", {"error": "429 quota exhausted"}]), out)
     assert [r["id"] for r in read_results(out)] == ["a"]
     summary = evaluate(QUESTIONS, "standard", ctx_for([" Chief of Protocol", " Arthur's Magazine"]), out)

@@ -85,6 +85,14 @@ def init_state() -> None:
     ss.setdefault("eval_job", None)  # the Evaluate page's background evaluation (ui.eval_runner.EvalJob)
 
 
+def require_app() -> None:
+    """Pages run inside app.py's navigation, which sets up the session first. A fresh server's very first request
+    for a page URL can reach the page file before app.py has ever run (Streamlit then still reads pages/ as a
+    legacy multipage folder): start from app.py, which routes explicitly from then on."""
+    if "settings" not in st.session_state:
+        st.switch_page("app.py")
+
+
 def new_chat() -> dict[str, Any]:
     return {"id": uuid.uuid4().hex, "turns": []}
 
