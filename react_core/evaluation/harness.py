@@ -181,5 +181,7 @@ def evaluate(
     summary = summarize(results)
     notify({"kind": "done", "summary": summary.to_dict()})
     if failure is not None:
-        raise ProviderError(f"{failure} — {summary.n} results are saved in {out}; run the same evaluation again to resume.")
+        raise ProviderError(
+            f"{failure} — {summary.n} results are saved in {out}; run the same evaluation again to resume."
+        )
     return summary
