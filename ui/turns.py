@@ -20,6 +20,10 @@ def _turns() -> list[dict[str, Any]]:
     return st.session_state.chat["turns"]
 
 
+def _turn(turn_id: int) -> dict[str, Any] | None:
+    return next((t for t in _turns() if t["id"] == turn_id), None)
+
+
 def context_for_next_turn() -> list[dict[str, Any]]:
     """Earlier questions with their answers, so a follow-up question can refer to them."""
     return [
@@ -75,7 +79,7 @@ def stop() -> None:
 
 def retry(turn_id: int) -> None:
     """Run a failed turn again from where it stopped, with the current settings; its steps are kept."""
-    turn = next((t for t in _turns() if t["id"] == turn_id), None)
+    turn = _turn(turn_id)
     if turn is None:
         return
     trace = turn["trace"]
@@ -93,7 +97,7 @@ def retry(turn_id: int) -> None:
 
 def ask_similar(turn_id: int, step_index: int, title: str) -> None:
     """Go on from a missed Search as if it had searched one of the similar titles."""
-    turn = next((t for t in _turns() if t["id"] == turn_id), None)
+    turn = _turn(turn_id)
     if turn is None:
         return
     trace = turn["trace"]
