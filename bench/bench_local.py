@@ -30,9 +30,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import median, table, write_section
 from react_core.agent import Agent
-from react_core.prompts import shared_data_dir
+from react_core.paths import model_cache_dir, shared_data_dir
 from react_core.providers.base import Chunk, CompletionRequest, Provider
-from react_core.providers.local import LocalProvider, cache_dir, default_model_path
+from react_core.providers.local import LocalProvider, default_model_path
 from react_core.settings import RunSettings, build_run_config
 
 
@@ -191,7 +191,7 @@ def main() -> None:
     body += (
         f"\n\nThe first {len(walls)} questions of HotpotQA dev_distractor_first100, paper preset, offline pack, "
         f"at most {args.max_calls} calls each, temperature 0; {len(all_calls)} model calls. Model cache: "
-        f"`{cache_dir()}`. Time to first token runs from the provider call to its first streamed text. A later "
+        f"`{model_cache_dir()}`. Time to first token runs from the provider call to its first streamed text. A later "
         "step still has to read its new observation (a Search returns five sentences), so the ratio cannot fall "
         "far below the ratio of tokens read."
     )

@@ -33,7 +33,7 @@ from react_core.knowledge.pack import PackSource  # noqa: E402
 from react_core.knowledge.pack_build import build_pack  # noqa: E402
 from react_core.knowledge.server import WikiServer, start_wiki_server  # noqa: E402
 from react_core.knowledge.wikipedia import WikipediaSource  # noqa: E402
-from react_core.prompts import shared_data_dir  # noqa: E402
+from react_core.paths import shared_data_dir  # noqa: E402
 from react_core.tools.wiki import make_wiki_tools  # noqa: E402
 
 OPERATIONS = ("Search hit", "Search miss", "Lookup", "repeated Search")

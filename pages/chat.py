@@ -10,6 +10,7 @@ from functools import partial
 
 import streamlit as st
 
+from react_core.providers import provider_class
 from ui import state, turns
 from ui.render import md_literal, render_answer, render_current, render_status, render_steps
 
@@ -55,8 +56,7 @@ def live_turn() -> None:
         if snap["cancelling"]:
             label = "Stopping…"
         elif snap["preparing"]:
-            local = job.request.settings.get("provider") == "local"
-            label = "Loading the on-device model…" if local else "Getting ready…"
+            label = provider_class(job.request.settings["provider"]).preparing or "Getting ready…"
         else:
             label = f"Thinking… step {step} of {snap['max_index']}"
         st.status(label, state="running", expanded=False)

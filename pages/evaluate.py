@@ -14,7 +14,7 @@ import streamlit as st
 
 from react_core.evaluation.paper import PAPER_HOTPOTQA_EM, PAPER_MODEL, STRATEGY_LABELS
 from react_core.evaluation.strategies import PAPER_SC_SAMPLES, STRATEGIES
-from react_core.prompts import shared_data_dir
+from react_core.paths import shared_data_dir
 from ui import state
 from ui.eval_runner import EvalJob, EvalRequest
 from ui.render import md_literal, render_trace
@@ -140,8 +140,6 @@ st.caption(
     "Score prompting strategies on HotpotQA the way the ReAct paper did: exact match and F1 after SQuAD "
     "normalisation. Questions and Wikipedia paragraphs: HotpotQA (CC BY-SA 4.0)."
 )
-if state.is_demo():
-    st.info(state.DEMO_NOTE, icon=":material/smart_toy:")
 datasets = _datasets()
 if not datasets:
     st.error(f"No HotpotQA files found in {md_literal(str(shared_data_dir() / 'hotpotqa'))}: set REACT_SHARED_DATA.")

@@ -11,19 +11,12 @@ from pathlib import Path
 
 import streamlit as st
 
-from react_core.providers import PROVIDERS
+from react_core.providers import PROVIDERS, provider_class
 from react_core.settings import MAX_CALLS_LIMIT
-from react_core.tools.registry import TOOL_ORDER, display_name
+from react_core.tool_specs import TOOL_ORDER, label
 from ui import state
 from ui.bind import bound, seed
 from ui.prompt_editor import render_prompt_editor
-
-PROVIDER_LABELS = {
-    "local": "On-device demo model (Gemma 3 270M)",
-    "openai": "OpenAI or a compatible server",
-    "gemini": "Google Gemini",
-    "scripted": "Scripted (replays a JSON file of outputs)",
-}
 
 
 def _on_key() -> None:
@@ -48,20 +41,22 @@ model_col, run_col = st.columns(2)
 
 with model_col:
     st.subheader("Model", anchor=False)
-    bound(st.selectbox, "Provider", "provider", options=list(PROVIDERS), format_func=lambda p: PROVIDER_LABELS[p])
-    provider = state.settings()["provider"]
-    bound(st.text_input, "Model", "model", placeholder="the provider's default")
-    if provider in ("openai", "gemini"):
+    bound(st.selectbox, "Provider", "provider", options=list(PROVIDERS), format_func=lambda p: provider_class(p).choice)
+    provider = provider_class(state.settings()["provider"])
+    if "model" in provider.options:
+        bound(st.text_input, "Model", "model", placeholder=provider.default_model or "the provider's default")
+    if provider.key_vars:
         seed("set-api-key", st.session_state.api_key)
         st.text_input("API key", key="set-api-key", type="password", on_change=_on_key)
         st.caption(
             "Kept for this browser session only: never saved in settings, history or exports. "
-            "GEMINI_API_KEY / OPENAI_API_KEY in the server's environment work too."
+            f"Setting {' or '.join(provider.key_vars)} in the server's environment works too."
         )
+    if "base_url" in provider.options:
         bound(st.text_input, "Base URL", "base_url", placeholder="the provider's own API")
-    if provider == "scripted":
+    if "script" in provider.options:
         bound(st.text_input, "Script (JSON array of model outputs)", "script")
-    if provider == "local":
+    if "model_path" in provider.options:
         bound(st.text_input, "Model file (GGUF)", "model_path", placeholder="the bundled Gemma 3 270M")
 
 with run_col:
@@ -105,7 +100,7 @@ with run_col:
     cols = st.columns(len(TOOL_ORDER))
     for col, tool in zip(cols, TOOL_ORDER, strict=True):
         seed(f"set-tool-{tool}", tool in s.get("tools", []))
-        col.checkbox(display_name(tool), key=f"set-tool-{tool}", on_change=_on_tools)
+        col.checkbox(label(tool), key=f"set-tool-{tool}", on_change=_on_tools)
     with st.expander("Advanced"):
         bound(st.number_input, "Sentences a Search returns", "sentences", int, min_value=1, max_value=50)
         bound(st.text_input, "MediaWiki API URL", "wiki_url", placeholder="English Wikipedia")

@@ -25,7 +25,7 @@ from react_core.errors import ContextOverflowError, ProviderError, ReactLabError
 from react_core.formats.base import ActionFormat
 from react_core.prompts import Preset, render_prefix, render_question
 from react_core.providers.base import CompletionRequest, Provider, cut_at_stop, estimate_tokens
-from react_core.tools.registry import ToolRegistry, display_name
+from react_core.tools.registry import ToolRegistry
 from react_core.trace import Observation, Step, Trace, Turn, Usage
 
 EventHandler = Callable[[dict[str, Any]], None]
@@ -248,7 +248,7 @@ def stream_completion(
 
 
 def _provider_failure(provider: Provider, error: Exception) -> ReactLabError:
-    return ProviderError(f"{display_name(provider.name)} provider failed: {type(error).__name__}: {error}")
+    return ProviderError(f"{provider.label} provider failed: {type(error).__name__}: {error}")
 
 
 def run_agent(question: str, config: RunConfig, **kwargs: Any) -> Trace:

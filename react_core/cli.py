@@ -135,12 +135,9 @@ def _cmd_ask(args: argparse.Namespace) -> int:
 
     if not args.question.strip():
         raise UsageError("the question is empty")
-    from react_core.providers import provider_notice
-
     config = build_config(args)
-    notice = provider_notice(config.provider)
-    if notice:  # on stderr, so --json output stays clean
-        print(notice, file=sys.stderr)
+    if config.provider.is_demo:  # on stderr, so --json output stays clean
+        print(config.provider.demo_notice, file=sys.stderr)
     trace = Agent(config).run(args.question)
     print(json.dumps(trace.to_dict(), ensure_ascii=False, indent=2) if args.json else format_transcript(trace))
     return 0

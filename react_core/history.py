@@ -11,7 +11,6 @@ UI-free: depends only on the trace and the errors; never imports streamlit.
 from __future__ import annotations
 
 import json
-import os
 import re
 import sqlite3
 from collections.abc import Iterator
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from react_core.errors import ConfigError
+from react_core.paths import history_db
 from react_core.trace import Trace
 
 MAX_IMPORT_BYTES = 5_000_000
@@ -54,14 +54,6 @@ CREATE TABLE IF NOT EXISTS remembered (
     value TEXT NOT NULL
 );
 """
-
-
-def default_history_path() -> Path:
-    if os.environ.get("REACT_HISTORY_DB"):
-        return Path(os.environ["REACT_HISTORY_DB"])
-    from platformdirs import user_data_dir  # lazy: only needed for the default location
-
-    return Path(user_data_dir("react-lab", appauthor=False)) / "history.sqlite"
 
 
 def safe_setting(name: str) -> bool:
@@ -121,7 +113,7 @@ class HistoryStore:
     """A SQLite file of runs. Cheap to create: the schema is made on first use."""
 
     def __init__(self, path: str | Path | None = None) -> None:
-        self.path = Path(path) if path else default_history_path()
+        self.path = Path(path) if path else history_db()
         self._ready = False
 
     @contextmanager

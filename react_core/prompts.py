@@ -10,37 +10,23 @@ contain braces. Depends on the formats, the trace and the errors; never on a UI.
 from __future__ import annotations
 
 import json
-import os
 import re
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from react_core import tool_specs
 from react_core.errors import ConfigError
 from react_core.formats import FORMATS, get_format
-from react_core.formats.base import ActionFormat
-from react_core.tools.registry import TOOL_ORDER
+from react_core.formats.base import ActionFormat, example_action
+from react_core.paths import BUILTIN_PRESETS_DIR, presets_dir, shared_data_dir
+from react_core.tool_specs import TOOL_ORDER
 from react_core.trace import Turn
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
-BUILTIN_DIR = PROJECT_ROOT / "prompts"
 DEFAULT_PRESET = "paper"
 MODES = ("react", "standard", "cot")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-
-
-def shared_data_dir() -> Path:
-    """The shared reference data (HotpotQA, the paper's prompts): REACT_SHARED_DATA or ../shared/data."""
-    return Path(os.environ.get("REACT_SHARED_DATA") or PROJECT_ROOT.parent / "shared" / "data")
-
-
-def user_presets_dir() -> Path:
-    if os.environ.get("REACT_PRESETS_DIR"):
-        return Path(os.environ["REACT_PRESETS_DIR"])
-    from platformdirs import user_data_dir  # lazy: only needed when saving or listing user presets
-
-    return Path(user_data_dir("react-lab", appauthor=False)) / "presets"
 
 
 @dataclass
@@ -151,8 +137,8 @@ def load_preset_file(path: str | Path, *, builtin: bool = False) -> Preset:
 
 def preset_paths() -> dict[str, tuple[Path, bool]]:
     """Every preset by name: shipped ones first; a user preset never shadows a shipped name."""
-    found: dict[str, tuple[Path, bool]] = {p.stem: (p, True) for p in sorted(BUILTIN_DIR.glob("*.toml"))}
-    user = user_presets_dir()
+    found: dict[str, tuple[Path, bool]] = {p.stem: (p, True) for p in sorted(BUILTIN_PRESETS_DIR.glob("*.toml"))}
+    user = presets_dir()
     if user.is_dir():
         for p in sorted(user.glob("*.toml")):
             found.setdefault(p.stem, (p, False))
@@ -223,12 +209,12 @@ def save_user_preset(preset: Preset, name: str) -> Path:
     """Save under a new name in the user presets folder; shipped presets are never overwritten."""
     if not _NAME.match(name):
         raise ConfigError("A preset name uses letters, digits, '-', '_' or '.', up to 64 characters.")
-    if name in {p.stem for p in BUILTIN_DIR.glob("*.toml")}:
+    if name in {p.stem for p in BUILTIN_PRESETS_DIR.glob("*.toml")}:
         raise ConfigError(f"{name!r} is a shipped preset; choose another name.")
     problems = validate_preset(preset)
     if problems:
         raise ConfigError(f"The preset has problems and was not saved: {problems[0]}")
-    folder = user_presets_dir()
+    folder = presets_dir()
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{name}.toml"
     path.write_text(dump_preset(replace(preset, name=name, builtin=False)), encoding="utf-8")
@@ -239,19 +225,19 @@ def save_user_preset(preset: Preset, name: str) -> Path:
 
 
 def tools_block(preset: Preset, tool_names: list[str]) -> str:
-    """The enabled tools' descriptions, numbered as in the paper, Finish last."""
+    """The enabled tools' descriptions, numbered as in the paper, Finish last. A preset's own wording wins; a tool
+    it does not describe gets its call in the preset's dialect and the tool's own description."""
     fmt = preset.action_format
     descriptions = []
     for name in [t for t in TOOL_ORDER if t in tool_names] + [t for t in tool_names if t not in TOOL_ORDER]:
-        descriptions.append(preset.tools.get(name) or f"{fmt.render_action(_example_action(name))}")
-    descriptions.append(preset.tools.get("finish") or f"{fmt.render_action(None, 'answer')}, which gives the answer.")
+        spec = tool_specs.spec(name)
+        fallback = fmt.render_action(example_action(name)) + (f": {spec.description}" if spec else "")
+        descriptions.append(preset.tools.get(name) or fallback)
+    finish = tool_specs.FINISH
+    descriptions.append(
+        preset.tools.get("finish") or f"{fmt.render_action(None, finish.example)}: {finish.description}"
+    )
     return "\n".join(f"({i}) {d}" for i, d in enumerate(descriptions, 1))
-
-
-def _example_action(name: str):  # tiny local helper
-    from react_core.trace import Action
-
-    return Action(name, {"search": "entity", "lookup": "keyword", "calculator": "expression"}.get(name, "input"))
 
 
 def render_prefix(preset: Preset, tool_names: list[str]) -> str:

@@ -1,43 +1,36 @@
 """Run settings as one plain value, and how they become a RunConfig (provider, preset, tools, knowledge).
 
 The same settings serve the CLI, the chat page (kept as a plain dict in session state), the evaluation harness and
-the tests. Defaults come from the environment for deployments and tests: REACT_PROVIDER, REACT_MODEL,
-REACT_BASE_URL, REACT_KNOWLEDGE, REACT_SCRIPT, REACT_WIKI_URL. A key is never a setting: it is passed separately
-and never stored in a trace, the history or an export.
+the tests. Defaults come from the environment for deployments and tests (``react_core.environment`` lists which). A
+key is never a setting: it is passed separately and never stored in a trace, the history or an export.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from react_core.agent import DEFAULT_MAX_CALLS, RunConfig
+from react_core.environment import setting_defaults, value
 from react_core.errors import ConfigError
 from react_core.prompts import DEFAULT_PRESET, Preset, default_preset_for, load_preset, validate_preset
+from react_core.providers import FALLBACK
 from react_core.tools import DEFAULT_SENTENCES, TOOL_ORDER, build_tools
 
 MAX_CALLS_LIMIT = 20
 
 
-def default_provider_name(env: Mapping[str, str] = os.environ) -> str:
-    """REACT_PROVIDER, else a hosted provider whose key is set (environment or .streamlit/secrets.toml; an
-    OPENAI_BASE_URL counts for openai), else the on-device model."""
-    from react_core.providers import keys
+def default_provider(env: Mapping[str, str] | None = None) -> str:
+    """REACT_PROVIDER, else a hosted provider with a key configured, else the on-device model."""
+    from react_core.providers import default_provider_name
 
-    if env.get("REACT_PROVIDER"):
-        return env["REACT_PROVIDER"]
-    if keys.has_key("gemini", env=env):
-        return "gemini"
-    if keys.has_key("openai", env=env) or keys.resolve_base_url("openai", env=env):
-        return "openai"
-    return "local"
+    return value("REACT_PROVIDER", env) or default_provider_name(env)
 
 
 @dataclass
 class RunSettings:
-    provider: str = "local"
+    provider: str = field(default_factory=lambda: FALLBACK.name)
     model: str = ""
     base_url: str = ""
     model_path: str = ""
@@ -54,21 +47,9 @@ class RunSettings:
     tools: list[str] = field(default_factory=lambda: list(TOOL_ORDER))
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] = os.environ) -> RunSettings:
-        s = cls(provider=default_provider_name(env))
-        for name, var in (
-            ("model", "REACT_MODEL"),
-            ("base_url", "REACT_BASE_URL"),
-            ("knowledge", "REACT_KNOWLEDGE"),
-            ("script", "REACT_SCRIPT"),
-            ("wiki_url", "REACT_WIKI_URL"),
-            ("wiki_language", "REACT_WIKI_LANGUAGE"),
-            ("preset", "REACT_PRESET"),
-            ("model_path", "REACT_MODEL_PATH"),
-        ):
-            if env.get(var):
-                setattr(s, name, env[var])
-        return s
+    def from_env(cls, env: Mapping[str, str] | None = None) -> RunSettings:
+        """The defaults, with every setting the environment gives a value to (``react_core.environment``)."""
+        return cls(**{**setting_defaults(env), "provider": default_provider(env)})
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

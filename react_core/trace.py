@@ -10,7 +10,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-STOP_REASONS = ("finished", "max_calls", "loop", "cancelled", "error")
+# Why a run ended: it answered; it spent its model calls; its prompt outgrew the model's context window; it repeated
+# an action that brought nothing new; the person stopped it; a provider or configuration failure ended it.
+STOP_REASONS = ("finished", "max_calls", "context", "loop", "cancelled", "error")
 
 # The settings a trace records. A key or any other secret is never one of them: Trace.from_dict and the
 # constructor drop anything not listed here.
@@ -76,6 +78,9 @@ class Observation:
     # Where the text came from when it is not the configured source (e.g. the offline pack standing in
     # for unreachable Wikipedia). Empty when nothing needs saying.
     note: str = ""
+    # The text is evidence a tool returned (a page's sentences, a Lookup result, a Calculator result), not a miss,
+    # a "no more results" or an error: only evidence can ground an answer.
+    evidence: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -84,6 +89,7 @@ class Observation:
             "sources": [s.to_dict() for s in self.sources],
             "stats": self.stats.to_dict(),
             "note": self.note,
+            "evidence": self.evidence,
         }
 
     @classmethod
@@ -94,6 +100,8 @@ class Observation:
             sources=[Source.from_dict(s) for s in d.get("sources", [])],
             stats=ObservationStats.from_dict(d.get("stats", {})),
             note=d.get("note", ""),
+            # Traces written before the field existed: a page found by Search or Lookup is the evidence they hold.
+            evidence=d.get("evidence", bool(d.get("sources")) and not d.get("is_error", False)),
         )
 
     @classmethod

@@ -39,12 +39,23 @@ def _offline_and_isolated(tmp_path_factory: pytest.TempPathFactory):
     hidden = ("GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "REACT_PROVIDER", "REACT_MODEL")
     saved = {
         k: os.environ.get(k)
-        for k in ("REACT_PRESETS_DIR", "REACT_HISTORY_DB", "REACT_PACK", "REACT_SECRETS_PATH", *hidden)
+        for k in (
+            "REACT_DATA_DIR",
+            "REACT_CACHE_DIR",
+            "REACT_PRESETS_DIR",
+            "REACT_HISTORY_DB",
+            "REACT_PACK",
+            "REACT_SECRETS_PATH",
+            *hidden,
+        )
     }
     # No test may pick up a developer's real key or secrets file.
     for k in hidden:
         os.environ.pop(k, None)
     os.environ["REACT_SECRETS_PATH"] = ""
+    # Whatever a test does not point elsewhere (evaluation results, the on-device model) stays in this folder too.
+    os.environ["REACT_DATA_DIR"] = str(home / "data")
+    os.environ["REACT_CACHE_DIR"] = str(home / "cache")
     os.environ["REACT_PRESETS_DIR"] = str(home / "presets")
     os.environ["REACT_HISTORY_DB"] = str(home / "history.sqlite")
     # The default offline pack (the stand-in for unreachable Wikipedia) is built here, not in the user's cache.

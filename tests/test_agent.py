@@ -29,7 +29,7 @@ def wiki_stub() -> Tool:
             sources=[Source(entity, f"https://en.wikipedia.org/wiki/{entity.replace(' ', '_')}")],
         )
 
-    return Tool("search", "Search[entity]", search)
+    return Tool("search", search)
 
 
 def run(outputs, fmt="paper", tools=None, **kwargs):
@@ -76,7 +76,7 @@ def test_unknown_tool_is_named_with_the_available_tools():
 
 def test_only_registered_tools_run():
     ran = []
-    registry = ToolRegistry([Tool("search", "", lambda q: ran.append(q) or "ok")])
+    registry = ToolRegistry([Tool("search", lambda q: ran.append(q) or "ok")])
     trace, _ = run(["\nAction 1: Calculator[2+2]", "\nAction 2: Lookup[x]", "\nAction 3: Finish[z]"], tools=registry)
     assert ran == []
     assert all(s.observation.is_error for s in trace.steps[:2])
@@ -86,7 +86,7 @@ def test_tool_failure_becomes_an_error_observation():
     def broken(_q: str) -> str:
         raise RuntimeError("disk on fire")
 
-    registry = ToolRegistry([Tool("search", "", broken)])
+    registry = ToolRegistry([Tool("search", broken)])
     trace, _ = run(["\nAction 1: Search[x]", "\nAction 2: Finish[z]"], tools=registry)
     assert trace.steps[0].observation.is_error
     assert "RuntimeError: disk on fire" in trace.steps[0].observation.text
@@ -130,6 +130,7 @@ def test_provider_failure_ends_with_error_and_keeps_earlier_steps():
 def test_an_sdk_exception_is_reported_as_a_provider_failure():
     class Exploding(Provider):
         name = "boom"
+        label = "Boom"
 
         def stream(self, request):
             yield Chunk(text=" partial")

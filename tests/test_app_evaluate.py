@@ -38,7 +38,7 @@ def test_scores_two_strategies_beside_the_paper_and_opens_a_trace(monkeypatch, t
             " Let's think step by step. She was Chief of Protocol.\nAnswer: Chief of Protocol",  # cot
         ],
     )
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("REACT_DATA_DIR", str(tmp_path / "data"))
     at = go(new_session(), "evaluate")
     run_evaluation(at, limit=2, strategies=["standard", "cot"])
     summary = at.dataframe[0].value
@@ -57,7 +57,7 @@ def test_scores_two_strategies_beside_the_paper_and_opens_a_trace(monkeypatch, t
 
 def test_a_failure_is_shown_and_stop_ends_the_run(monkeypatch, tmp_path):
     use_app(monkeypatch, tmp_path, [" yes", {"error": "quota exhausted"}])
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("REACT_DATA_DIR", str(tmp_path / "data"))
     at = go(new_session(), "evaluate")
     run_evaluation(at, limit=3, strategies=["standard"])
     assert any("quota exhausted" in e.value for e in at.error)

@@ -16,7 +16,8 @@ from app_helpers import (
 )
 
 from react_core.history import HistoryStore
-from react_core.prompts import BUILTIN_DIR, list_presets, load_preset
+from react_core.paths import BUILTIN_PRESETS_DIR as BUILTIN_DIR
+from react_core.prompts import list_presets, load_preset
 
 FINISH = "Thought 1: Easy.\nAction 1: Finish[done]"
 

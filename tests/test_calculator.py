@@ -216,11 +216,6 @@ def test_through_the_registry_an_error_becomes_an_error_observation():
     assert bad.is_error and bad.text == "Division by zero."
 
 
-def test_the_description_is_written_in_the_paper_dialect():
-    assert CALCULATOR.name == "calculator"
-    assert CALCULATOR.description.startswith("Calculator[expression]")
-
-
 # -- fuzz: any text gives a result or a ToolError ------------------------------------------------------------
 
 FUZZ = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -10,7 +10,7 @@ import threading
 import pytest
 
 from react_core.errors import ConfigError
-from react_core.history import HistoryStore, default_history_path, parse_trace_json
+from react_core.history import HistoryStore, parse_trace_json
 from react_core.trace import Action, Observation, Source, Step, Trace, Usage
 
 
@@ -117,11 +117,8 @@ def test_many_threads_save_at_once_without_losing_a_run(tmp_path):
 
 def test_the_default_path_follows_react_history_db(monkeypatch, tmp_path):
     monkeypatch.setenv("REACT_HISTORY_DB", str(tmp_path / "x" / "h.sqlite"))
-    assert default_history_path() == tmp_path / "x" / "h.sqlite"
     HistoryStore().save(make_trace())  # creates the folder
     assert (tmp_path / "x" / "h.sqlite").is_file()
-    monkeypatch.delenv("REACT_HISTORY_DB")
-    assert default_history_path().name == "history.sqlite" and "react-lab" in str(default_history_path())
 
 
 def test_an_unwritable_location_is_a_config_error_naming_the_fix(tmp_path):

@@ -15,7 +15,8 @@ import httpx2
 import pytest
 from wiki_helpers import closed_port, hotpot_pack, hotpotqa_files
 
-from react_core.knowledge.default_pack import default_pack_path, ensure_default_pack
+from react_core.knowledge.default_pack import ensure_default_pack
+from react_core.paths import pack_file
 from react_core.knowledge.server import start_wiki_server
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -148,7 +149,6 @@ def test_ask_offline_falls_back_to_the_default_pack_and_says_so(script, tmp_path
 def test_default_pack_location_and_building(tmp_path, monkeypatch):
     shared = hotpotqa_files()[0].parent.parent
     monkeypatch.setenv("REACT_PACK", str(tmp_path / "cache" / "pack.sqlite"))
-    assert default_pack_path() == tmp_path / "cache" / "pack.sqlite"
     monkeypatch.setenv("REACT_SHARED_DATA", str(tmp_path / "no-shared-data"))
     assert ensure_default_pack() is None
     monkeypatch.setenv("REACT_SHARED_DATA", str(shared))
@@ -158,5 +158,4 @@ def test_default_pack_location_and_building(tmp_path, monkeypatch):
     assert ensure_default_pack() == built and built.stat().st_mtime_ns == stamp  # reused, not rebuilt
     built.write_bytes(b"not a pack")
     assert ensure_default_pack() == built and built.stat().st_size > 1000  # a broken file is rebuilt
-    monkeypatch.delenv("REACT_PACK")
-    assert default_pack_path().name == "hotpotqa-pack.sqlite" and "react-lab" in str(default_pack_path())
+    assert pack_file() == built

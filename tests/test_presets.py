@@ -18,8 +18,8 @@ import pytest
 
 from react_core.errors import ConfigError
 from react_core.formats import get_format
+from react_core.paths import BUILTIN_PRESETS_DIR as BUILTIN_DIR
 from react_core.prompts import (
-    BUILTIN_DIR,
     dump_preset,
     example_chunks,
     list_presets,

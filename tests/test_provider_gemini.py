@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from provider_helpers import FakeGemini, RecordingSleep, fast_retry, wait_for
 
-from react_core.agent import Agent, RunConfig
+from react_core.agent import Agent, RunConfig, stream_completion
 from react_core.errors import ConfigError, MissingKeyError, ProviderError
 from react_core.prompts import Preset
 from react_core.providers.base import CompletionRequest
@@ -33,7 +33,7 @@ def search_tool() -> Tool:
     def search(entity: str) -> Observation:
         return Observation(text=f"{entity} is a real place.", sources=[Source(entity, f"https://w/{entity}")])
 
-    return Tool("search", "Search[entity]", search)
+    return Tool("search", search)
 
 
 def agent(prov, fmt: str = "paper", max_calls: int = 4) -> Agent:
@@ -181,10 +181,10 @@ def test_invalid_key_and_unknown_model_are_configuration_errors_without_the_key(
     assert len(server.requests) == 2  # neither was retried
 
 
-def test_complete_collects_the_stream() -> None:
+def test_a_whole_call_collects_the_stream_and_its_usage() -> None:
     with FakeGemini(["all of it"]) as server:
-        result = provider(server).complete(request())
-    assert result.text == "all of it" and isinstance(result.usage, Usage) and result.usage.completion_tokens == 2
+        text, usage = stream_completion(provider(server), request())
+    assert text == "all of it" and isinstance(usage, Usage) and usage.completion_tokens == 2
 
 
 @pytest.mark.parametrize("where", ["prompt", "answer"])

@@ -8,17 +8,19 @@ from pathlib import Path
 import pytest
 
 from react_core.errors import ConfigError, MissingKeyError
-from react_core.providers import create_provider, provider_notice
+from react_core.paths import secrets_files
+from react_core.providers import CATALOGUE, create_provider, default_provider_name, provider_class
 from react_core.providers.keys import (
-    has_key,
+    configured,
     missing_key,
     read_secrets,
     redact,
     rejected_key,
     resolve_base_url,
     resolve_key,
-    secrets_paths,
 )
+
+GEMINI, OPENAI = provider_class("gemini"), provider_class("openai")
 
 
 @pytest.fixture
@@ -43,16 +45,16 @@ def no_ambient_keys(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 def test_explicit_key_beats_environment_and_secrets(secrets_file: Path) -> None:
     env = {"GEMINI_API_KEY": "from-env"}
     secrets = read_secrets([secrets_file])
-    assert resolve_key("gemini", "  typed-in  ", env=env, secrets=secrets) == "typed-in"
-    assert resolve_key("gemini", None, env=env, secrets=secrets) == "from-env"
-    assert resolve_key("gemini", "", env={}, secrets=secrets) == "from-secrets-gemini"
-    assert resolve_key("gemini", None, env={}, secrets={}) is None
+    assert resolve_key(GEMINI, "  typed-in  ", env=env, secrets=secrets) == "typed-in"
+    assert resolve_key(GEMINI, None, env=env, secrets=secrets) == "from-env"
+    assert resolve_key(GEMINI, "", env={}, secrets=secrets) == "from-secrets-gemini"
+    assert resolve_key(GEMINI, None, env={}, secrets={}) is None
 
 
 def test_gemini_reads_either_variable_gemini_first() -> None:
-    assert resolve_key("gemini", env={"GOOGLE_API_KEY": "g"}, secrets={}) == "g"
-    assert resolve_key("gemini", env={"GOOGLE_API_KEY": "g", "GEMINI_API_KEY": "m"}, secrets={}) == "m"
-    assert resolve_key("gemini", env={"GEMINI_API_KEY": "  "}, secrets={}) is None
+    assert resolve_key(GEMINI, env={"GOOGLE_API_KEY": "g"}, secrets={}) == "g"
+    assert resolve_key(GEMINI, env={"GOOGLE_API_KEY": "g", "GEMINI_API_KEY": "m"}, secrets={}) == "m"
+    assert resolve_key(GEMINI, env={"GEMINI_API_KEY": "  "}, secrets={}) is None
 
 
 def test_secrets_file_top_level_only_and_bad_files_skipped(secrets_file: Path, tmp_path: Path) -> None:
@@ -61,36 +63,37 @@ def test_secrets_file_top_level_only_and_bad_files_skipped(secrets_file: Path, t
     secrets = read_secrets([broken, tmp_path / "missing.toml", secrets_file])
     assert secrets["GEMINI_API_KEY"] == "from-secrets-gemini"
     assert "section" not in secrets
-    assert resolve_base_url("openai", env={}, secrets=secrets) == "http://127.0.0.1:9/v1"
-    assert resolve_base_url("openai", "http://x/v1", env={"OPENAI_BASE_URL": "http://y/v1"}) == "http://x/v1"
+    assert resolve_base_url(OPENAI, env={}, secrets=secrets) == "http://127.0.0.1:9/v1"
+    assert resolve_base_url(OPENAI, "http://x/v1", env={"OPENAI_BASE_URL": "http://y/v1"}) == "http://x/v1"
 
 
 def test_secrets_path_variable_replaces_the_default_places(secrets_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("REACT_SECRETS_PATH", str(secrets_file))
-    assert secrets_paths() == [secrets_file]
-    assert resolve_key("openai") == "from-secrets-openai"
-    assert has_key("gemini")
+    assert secrets_files() == [secrets_file]
+    assert resolve_key(OPENAI) == "from-secrets-openai"
+    assert configured(GEMINI)
     monkeypatch.setenv("REACT_SECRETS_PATH", "")
-    assert secrets_paths() == []
-    assert not has_key("gemini")
+    assert secrets_files() == []
+    assert not configured(GEMINI)
 
 
 def test_default_places_are_where_streamlit_looks(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("REACT_SECRETS_PATH")
-    names = [str(p) for p in secrets_paths()]
+    names = [str(p) for p in secrets_files()]
     assert all(n.endswith(".streamlit/secrets.toml") for n in names)
     assert str(Path.home() / ".streamlit" / "secrets.toml") in names
 
 
-@pytest.mark.parametrize("provider, variable", [("gemini", "GEMINI_API_KEY"), ("openai", "OPENAI_API_KEY")])
-def test_missing_and_rejected_key_messages_say_where_to_set_it(provider: str, variable: str) -> None:
+@pytest.mark.parametrize("name, variable", [("gemini", "GEMINI_API_KEY"), ("openai", "OPENAI_API_KEY")])
+def test_missing_and_rejected_key_messages_say_where_to_set_it(name: str, variable: str) -> None:
+    provider = provider_class(name)
     for error in (missing_key(provider), rejected_key(provider, "HTTP 401: bad key")):
         assert isinstance(error, MissingKeyError)
         text = str(error)
         assert "\n" not in text
         assert variable in text and "secrets.toml" in text and "Settings page" in text
-    assert "GOOGLE_API_KEY" in str(missing_key("gemini"))
-    assert "OPENAI_BASE_URL" in str(missing_key("openai"))
+    assert "GOOGLE_API_KEY" in str(missing_key(GEMINI))
+    assert "OPENAI_BASE_URL" in str(missing_key(OPENAI))
 
 
 def test_redact_replaces_every_occurrence() -> None:
@@ -121,10 +124,32 @@ def test_factory_unknown_name_and_missing_model_file(tmp_path: Path) -> None:
 
 def test_local_provider_is_labelled_a_demo_unless_the_person_chose_a_file(tmp_path: Path) -> None:
     demo = create_provider("local", model="ignored", api_key="ignored")
-    assert demo.is_demo and "often wrong" in provider_notice(demo)
-    assert "GEMINI_API_KEY" in provider_notice(demo) and "OPENAI_API_KEY" in provider_notice(demo)
+    assert demo.is_demo and "often wrong" in demo.demo_notice
+    assert "GEMINI_API_KEY" in demo.demo_notice and "OPENAI_API_KEY" in demo.demo_notice
+    assert provider_class("local").demo_for({"model_path": ""})
     own = tmp_path / "mine.gguf"
     own.write_bytes(b"GGUF")
     chosen = create_provider("local", model_path=str(own))
-    assert not chosen.is_demo and provider_notice(chosen) == "" and chosen.model == "mine.gguf"
+    assert not chosen.is_demo and chosen.model == "mine.gguf"
+    assert not provider_class("local").demo_for({"model_path": str(own)})
     assert "\nQuestion:" in chosen.extra_stops
+
+
+def test_every_provider_describes_itself_for_menus_keys_and_scheduling() -> None:
+    settings_fields = {"model", "base_url", "model_path", "script", "delay"}
+    for name, cls in CATALOGUE.items():
+        assert cls.name == name and cls.label and cls.choice and cls.default_model
+        assert set(cls.options) <= settings_fields, name
+        if cls.key_vars:  # a key is read from the variables it declares, and the messages name them
+            assert cls.hosted and all(v in str(missing_key(cls)) for v in cls.key_vars)
+        assert cls.demo_notice or not cls.is_demo
+    # What callers rely on instead of names: the evaluation's scheduling and the session's sharing.
+    assert not provider_class("scripted").concurrent and not provider_class("local").concurrent
+    assert provider_class("local").shared and not any(CATALOGUE[n].shared for n in ("openai", "gemini", "scripted"))
+
+
+def test_without_a_configured_key_the_default_is_the_on_device_model(secrets_file: Path) -> None:
+    assert default_provider_name(env={}) == "local"
+    assert default_provider_name(env={"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}) == "openai"
+    assert default_provider_name(env={"OPENAI_API_KEY": "k", "GEMINI_API_KEY": "g"}) == "gemini"
+    assert default_provider_name(env={"REACT_SECRETS_PATH": str(secrets_file)}) == "gemini"

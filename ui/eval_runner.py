@@ -17,17 +17,13 @@ from typing import Any
 
 from react_core.errors import ReactLabError
 from react_core.evaluation.data import load_indices, load_questions
-from react_core.evaluation.harness import RateLimited, evaluate, read_results, summarize
+from react_core.evaluation.harness import evaluate, read_results, summarize
 from react_core.evaluation.strategies import EvalContext
+from react_core.paths import evaluations_dir
+from react_core.providers.rate_limit import RateLimited
 from react_core.settings import RunSettings, provider_for
 
 HOSTED_RPM = 60.0
-
-
-def results_root() -> Path:
-    from platformdirs import user_data_dir
-
-    return Path(user_data_dir("react-lab", appauthor=False)) / "evaluations"
 
 
 @dataclass
@@ -57,7 +53,7 @@ class EvalJob:
     def __init__(self, request: EvalRequest) -> None:
         if not request.out_dir:
             stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-            request.out_dir = str(results_root() / stamp)
+            request.out_dir = str(evaluations_dir() / stamp)
         self.request = request
         self._cancel = threading.Event()
         self._lock = threading.Lock()
@@ -103,7 +99,7 @@ class EvalJob:
             indices = load_indices(r.indices) if r.indices else None
             questions = load_questions(r.dataset, indices=indices, limit=r.limit)
             provider = provider_for(settings, api_key=r.api_key or None)
-            if provider.name in ("openai", "gemini"):
+            if provider.hosted:
                 provider = RateLimited(provider, HOSTED_RPM)
             for strategy in r.strategies:
                 if self._cancel.is_set():

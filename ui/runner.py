@@ -132,8 +132,8 @@ class TurnJob:
         config = build_run_config(settings, preset=preset, api_key=req.api_key or None, provider=cached)
         if cached is None:
             old = self._slot.get("provider")
-            # The on-device model is shared by every session (under its lock): never close it from here.
-            if old is not None and getattr(old, "name", "") != "local":
+            # A shared provider (the on-device model) serves every session: never close it from here.
+            if old is not None and not old.shared:
                 try:
                     old.close()
                 except Exception:  # closing a stale client must never fail a new turn

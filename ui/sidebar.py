@@ -11,22 +11,19 @@ from pathlib import Path
 import streamlit as st
 
 from react_core.formats import FORMATS
-from react_core.tools.registry import display_name
+from react_core.providers import provider_class
+from react_core.tool_specs import label
 from ui import state, turns
 from ui.render import md_literal
 
-PROVIDER_NAMES = {"local": "On-device (llama.cpp)", "openai": "OpenAI", "gemini": "Gemini", "scripted": "Scripted"}
 
-
-def _model_label() -> str:
-    s = state.settings()
-    if s.get("model"):
+def _model_label(s: dict) -> str:
+    cls = provider_class(s["provider"])
+    if "model_path" in cls.options and s.get("model_path"):
+        return Path(s["model_path"]).name
+    if "model" in cls.options and s.get("model"):
         return s["model"]
-    slot = st.session_state.provider_slot
-    provider = slot.get("provider")
-    if provider is not None and (slot.get("signature") or (None,))[0] == s["provider"] and provider.model:
-        return provider.model
-    return "Gemma 3 270M" if s["provider"] == "local" and not s.get("model_path") else "provider default"
+    return cls.default_model or "provider default"
 
 
 def render_sidebar() -> None:
@@ -39,17 +36,18 @@ def render_sidebar() -> None:
         st.markdown(
             "\n".join(
                 [
-                    f"- **Provider:** {md_literal(PROVIDER_NAMES.get(s['provider'], s['provider']))}",
-                    f"- **Model:** {md_literal(_model_label())}",
+                    f"- **Provider:** {md_literal(provider_class(s['provider']).label)}",
+                    f"- **Model:** {md_literal(_model_label(s))}",
                     f"- **Format:** {md_literal(fmt.label if fmt else preset.format)}",
                     f"- **Preset:** {md_literal(preset.name)}",
                     f"- **Knowledge:** {md_literal(knowledge_label)}",
-                    f"- **Tools:** {md_literal(', '.join(display_name(t) for t in s.get('tools', [])) or 'none')}",
+                    f"- **Tools:** {md_literal(', '.join(label(t) for t in s.get('tools', [])) or 'none')}",
                 ]
             )
         )
-        if state.is_demo():
-            st.warning(state.DEMO_NOTE, icon=":material/smart_toy:")
+        notice = state.demo_notice()
+        if notice:
+            st.warning(notice, icon=":material/smart_toy:")
         st.button("New chat", key="new-chat", icon=":material/add_comment:", on_click=turns.new_chat, width="stretch")
         if state.running():
             st.caption("A question is being answered…")

@@ -10,37 +10,24 @@ in callbacks. Depends on streamlit and the engine; the engine never imports this
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Mapping
 from typing import Any
 
 import streamlit as st
 
+from react_core.environment import setting_defaults
 from react_core.errors import ReactLabError
 from react_core.history import HistoryStore
-from react_core.providers.local import DEMO_NOTICE
-from react_core.settings import RunSettings, default_provider_name
+from react_core.providers import provider_class
+from react_core.settings import RunSettings, default_provider
 
 MAX_QUESTION_CHARS = 10_000
-# Environment variables that pin a setting for a deployment or a test, over anything remembered.
-ENV_PINS = {
-    "provider": "REACT_PROVIDER",
-    "model": "REACT_MODEL",
-    "base_url": "REACT_BASE_URL",
-    "knowledge": "REACT_KNOWLEDGE",
-    "script": "REACT_SCRIPT",
-    "wiki_url": "REACT_WIKI_URL",
-    "wiki_language": "REACT_WIKI_LANGUAGE",
-    "preset": "REACT_PRESET",
-    "model_path": "REACT_MODEL_PATH",
-}
-# One wording everywhere the on-device demo model appears (the CLI prints the same notice).
-DEMO_NOTE = DEMO_NOTICE
 
 
-def initial_settings(env: Mapping[str, str] = os.environ, remembered: Mapping[str, Any] | None = None) -> dict:
-    """Built-in defaults, then the last settings remembered in the history store, then environment pins."""
+def initial_settings(env: Mapping[str, str] | None = None, remembered: Mapping[str, Any] | None = None) -> dict:
+    """Built-in defaults, then the last settings remembered in the history store, then the settings the environment
+    pins for a deployment or a test (``react_core.environment``)."""
     settings = RunSettings().to_dict()
     if remembered:
         candidate = {**settings, **{k: v for k, v in remembered.items() if k in settings}}
@@ -49,12 +36,10 @@ def initial_settings(env: Mapping[str, str] = os.environ, remembered: Mapping[st
             settings = candidate
         except (ReactLabError, TypeError, ValueError):
             pass  # remembered settings from an older version that no longer validate: start from defaults
-    from_env = RunSettings.from_env(env).to_dict()
-    for name, var in ENV_PINS.items():
-        if env.get(var) and name in from_env:
-            settings[name] = from_env[name]
-    if not env.get("REACT_PROVIDER") and not (remembered and remembered.get("provider")):
-        settings["provider"] = default_provider_name(env)
+    pinned = setting_defaults(env)
+    settings.update(pinned)
+    if "provider" not in pinned and not (remembered and remembered.get("provider")):
+        settings["provider"] = default_provider(env)
     return settings
 
 
@@ -132,15 +117,11 @@ def running() -> bool:
     return job is not None and not job.done
 
 
-def is_demo() -> bool:
-    """The on-device demo model is (or will be) in use; decided without loading it."""
-    provider = st.session_state.provider_slot.get("provider")
-    if (
-        provider is not None
-        and (st.session_state.provider_slot.get("signature") or (None,))[0] == settings()["provider"]
-    ):
-        return bool(getattr(provider, "is_demo", False))
-    return settings()["provider"] == "local"
+def demo_notice() -> str:
+    """The demo model's notice when the next turn will use it ('' otherwise); decided without building anything."""
+    s = settings()
+    cls = provider_class(s["provider"])
+    return cls.demo_notice if cls.demo_for(s) else ""
 
 
 def preset_name() -> str:

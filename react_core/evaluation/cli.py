@@ -47,7 +47,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 def _cmd_eval(args: argparse.Namespace) -> int:
     from react_core.cli import UsageError, settings_from_args
     from react_core.evaluation.data import load_indices, load_questions
-    from react_core.evaluation.harness import RateLimited, evaluate
+    from react_core.evaluation.harness import evaluate
     from react_core.evaluation.strategies import EvalContext
     from react_core.settings import provider_for
 
@@ -63,7 +63,9 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     settings = settings_from_args(args, max_calls=PAPER_REACT_STEPS, tools=["search", "lookup"])
     settings.check()
     provider = provider_for(settings)
-    if provider.name in ("openai", "gemini"):
+    if provider.hosted:
+        from react_core.providers.rate_limit import RateLimited
+
         provider = RateLimited(provider, args.rpm)
     ctx = EvalContext(settings=settings, provider=provider, samples=args.samples)
     if args.preset:

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import json
 import threading
-import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,33 +22,8 @@ from react_core.errors import ConfigError, ProviderError, ReactLabError
 from react_core.evaluation.data import Question
 from react_core.evaluation.scoring import exact_match, f1_score
 from react_core.evaluation.strategies import STRATEGIES, EvalContext, run_strategy
-from react_core.providers.base import Chunk, CompletionRequest, Provider
 
 ProgressHandler = Callable[[dict[str, Any]], None]
-
-
-class RateLimited(Provider):
-    """Wraps a provider so that calls start at most ``rpm`` times a minute, across threads."""
-
-    def __init__(self, inner: Provider, rpm: float) -> None:
-        self.inner, self.interval = inner, 60.0 / rpm
-        self.name, self.model = inner.name, inner.model
-        self.max_stop, self.supports_stop, self.extra_stops = inner.max_stop, inner.supports_stop, inner.extra_stops
-        self.is_demo = inner.is_demo
-        self._next = 0.0
-        self._lock = threading.Lock()
-
-    def stream(self, request: CompletionRequest) -> Iterator[Chunk]:
-        with self._lock:
-            now = time.monotonic()
-            start = max(now, self._next)
-            self._next = start + self.interval
-        if start > now:
-            time.sleep(start - now)
-        yield from self.inner.stream(request)
-
-    def close(self) -> None:
-        self.inner.close()
 
 
 def result_record(q: Question, strategy: str, outcome_trace: dict[str, Any], extra: dict[str, Any]) -> dict:
@@ -138,7 +112,7 @@ def evaluate(
     wanted = {q.id for q in questions}
     done = {r["id"] for r in read_results(out) if r.get("strategy", strategy) == strategy}
     todo = [q for q in questions if q.id not in done]
-    if ctx.provider.name in ("scripted", "local"):
+    if not ctx.provider.concurrent:
         concurrency = 1  # a script is consumed in order; the on-device model runs one call at a time anyway
     notify = on_progress or (lambda _e: None)
     notify({"kind": "start", "total": len(questions), "done": len(questions) - len(todo)})

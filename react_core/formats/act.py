@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import re
 
-from react_core.formats.base import ParseResult
+from react_core import tool_specs
+from react_core.formats.base import ParseResult, example_action
 from react_core.formats.paper import PaperFormat
-from react_core.trace import Action, Step
+from react_core.trace import Step
 
 # One \s* before an optional "*" run: two adjacent \s* would backtrack quadratically on long blank replies.
 _LABELLED = re.compile(r"^\s*(?:\*+\s*)?Action\b", re.IGNORECASE)
@@ -36,6 +37,6 @@ class ActFormat(PaperFormat):
         return f"Action {step.index}: {self.render_action(step.action, step.final_answer)}\n"
 
     def reminder(self, tools: list[str]) -> str:
-        examples = {"search": Action("search", "entity"), "lookup": Action("lookup", "keyword")}
-        forms = [self.render_action(examples.get(t, Action(t, "input"))) for t in tools]
-        return "Write exactly one action: " + ", ".join([*forms, self.render_action(None, "answer")]) + "."
+        forms = [self.render_action(example_action(t)) for t in tools]
+        finish = self.render_action(None, tool_specs.FINISH.example)
+        return "Write exactly one action: " + ", ".join([*forms, finish]) + "."

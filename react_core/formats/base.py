@@ -13,11 +13,12 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
+from react_core import tool_specs
 from react_core.trace import Action, Step
 
 # Canonical tool names and the argument name each takes in call-style dialects.
-TOOL_PARAMS = {"search": "query", "lookup": "keyword", "calculator": "expression", "finish": "answer"}
-FINISH = "finish"
+TOOL_PARAMS = {name: spec.param for name, spec in tool_specs.SPECS.items()}
+FINISH = tool_specs.FINISH.name
 
 # Model text longer than this is not worth reading in full; the cap keeps every parser linear and fast.
 MAX_PARSE_CHARS = 20_000
@@ -66,6 +67,11 @@ class ParseResult:
             "final_answer": self.final_answer,
             "error": self.error,
         }
+
+
+def example_action(tool: str) -> Action:
+    """The tool called with its example input, as error messages and tool lists show it."""
+    return Action(tool, tool_specs.example(tool))
 
 
 def normalize(text: str) -> str:
@@ -217,11 +223,10 @@ class ActionFormat:
             return ParseResult(thought=thought, final_answer=final, leaked_observation=leaked)
         value = clean_input(arg)
         if not value and name in TOOL_PARAMS:
-            example = {"search": "entity", "lookup": "keyword", "calculator": "2 * (3 + 4)"}[name]
             return ParseResult(
                 thought=thought,
                 leaked_observation=leaked,
-                error=f"The {name} input is empty: write {self.render_action(Action(name, example))}.",
+                error=f"The {name} input is empty: write {self.render_action(example_action(name))}.",
             )
         return ParseResult(thought=thought, action=Action(tool=name, input=value), leaked_observation=leaked)
 
@@ -255,11 +260,6 @@ class ActionFormat:
 
     def reminder(self, tools: list[str]) -> str:
         """Restates the expected format for an error observation, listing only the tools that exist."""
-        examples = {
-            "search": Action("search", "entity"),
-            "lookup": Action("lookup", "keyword"),
-            "calculator": Action("calculator", "2 * (3 + 4)"),
-        }
-        forms = [self.render_action(examples.get(t, Action(t, "input"))) for t in tools]
-        forms.append(self.render_action(None, "answer"))
+        forms = [self.render_action(example_action(t)) for t in tools]
+        forms.append(self.render_action(None, tool_specs.FINISH.example))
         return "Write one thought, then exactly one action: " + ", ".join(forms) + "."

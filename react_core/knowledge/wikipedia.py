@@ -14,7 +14,6 @@ observation). Depends on the knowledge contract, the API client, cache, text, ti
 
 from __future__ import annotations
 
-import os
 import re
 import threading
 import time
@@ -25,6 +24,7 @@ from typing import Any
 
 import httpx2
 
+from react_core.environment import value
 from react_core.errors import ConfigError
 from react_core.knowledge.api_client import ApiClient
 from react_core.knowledge.base import SIMILAR_LIMIT, Page, SearchOutcome
@@ -51,9 +51,9 @@ PAGE_PARAMS = {
 
 def endpoint_for(wiki_url: str | None = None, language: str | None = None) -> str:
     """``--wiki-url`` / REACT_WIKI_URL, else ``https://<language>.wikipedia.org/w/api.php``; ConfigError if bad."""
-    url = wiki_url or os.environ.get("REACT_WIKI_URL") or ""
+    url = wiki_url or value("REACT_WIKI_URL")
     if not url:
-        language = (language or os.environ.get("REACT_WIKI_LANGUAGE") or "en").strip().lower()
+        language = (language or value("REACT_WIKI_LANGUAGE") or "en").strip().lower()
         if not _LANGUAGE.fullmatch(language):
             raise ConfigError(f"Wikipedia language {language!r} is not a language code such as 'en', 'de' or 'pt-br'.")
         return f"https://{language}.wikipedia.org/w/api.php"
@@ -71,7 +71,7 @@ def endpoint_for(wiki_url: str | None = None, language: str | None = None) -> st
 
 def user_agent(contact: str | None = None) -> str:
     """Wikimedia's policy asks for a client name and a way to reach its operator."""
-    contact = contact or os.environ.get("REACT_WIKI_CONTACT") or DEFAULT_CONTACT
+    contact = contact or value("REACT_WIKI_CONTACT") or DEFAULT_CONTACT
     return f"ReActLab/{CLIENT_VERSION} (+{contact}) httpx2/{httpx2.__version__}"
 
 

@@ -9,8 +9,9 @@ steps. Capabilities are attributes. SDKs are imported lazily by the concrete pro
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
 
 from react_core.trace import Usage
 
@@ -37,12 +38,6 @@ class Chunk:
     usage: Usage | None = None
 
 
-@dataclass
-class Completion:
-    text: str
-    usage: Usage = field(default_factory=Usage)
-
-
 def cut_at_stop(text: str, stops: tuple[str, ...] | list[str]) -> tuple[str, str | None]:
     """Text before the earliest stop sequence, and which one was hit (None if none)."""
     best, hit = len(text), None
@@ -61,42 +56,61 @@ def estimate_tokens(text: str) -> int:
 
 
 class Provider:
-    """Base class of every model provider."""
+    """Base class of every model provider. A provider describes itself in class attributes, so callers (the CLI, the
+    pages, the evaluation) decide what to show and how to run it without ever comparing provider names."""
 
-    name: str = ""
+    # -- what the provider is ----------------------------------------------------------------------------
+    name: str = ""  # the id in settings, on the command line and in traces
+    label: str = ""  # its name for people, e.g. "Gemini"
+    choice: str = ""  # one line for a menu of providers, e.g. "Google Gemini"
+    default_model: str = ""  # shown where no model is set
+    # The settings it reads besides temperature and the prompt: model, base_url, model_path, script, delay.
+    options: tuple[str, ...] = ("model",)
+    # Environment variables (or .streamlit/secrets.toml entries) that may hold its key, first match wins; empty when
+    # it needs none.
+    key_vars: tuple[str, ...] = ()
+    # Variables naming an endpoint of its API; with one set, the key becomes optional (a local compatible server).
+    base_url_vars: tuple[str, ...] = ()
+
+    # -- how to run it -----------------------------------------------------------------------------------
+    # A remote service that bills per call: evaluations rate-limit it, and public demo mode asks visitors for their
+    # own key unless the operator allows the server's.
+    hosted: bool = False
+    # It can serve several calls at once (an evaluation may run questions in parallel).
+    concurrent: bool = True
+    # One instance serves every browser session of the process: a session never closes it.
+    shared: bool = False
+    # It can call tools natively (function declarations) besides writing text actions.
+    native_tools: bool = False
+    # It can constrain decoding with a grammar (llama.cpp's GBNF).
+    constrained: bool = False
+    # What to say while it gets ready before the first step (loading a model); '' when that is instant.
+    preparing: str = ""
+    # A small on-device demo model: the UI and the CLI say it is often wrong, in ``demo_notice``.
+    is_demo: bool = False
+    demo_notice: str = ""
+
+    # -- the API's limits --------------------------------------------------------------------------------
     model: str = ""
     # How many stop sequences the API accepts (None: any number). The loop always cuts locally as well.
     max_stop: int | None = None
     supports_stop: bool = True
-    needs_key: bool = False
-    # A small on-device demo model: the UI labels it as often wrong.
-    is_demo: bool = False
     # Stop sequences this model needs beyond the format's (a base model invents new questions after Finish).
     extra_stops: tuple[str, ...] = ()
 
+    @classmethod
+    def demo_for(cls, settings: Mapping[str, Any]) -> bool:
+        """Whether these settings would run the demo model, decided without building the provider."""
+        return cls.is_demo
+
     def stream(self, request: CompletionRequest) -> Iterator[Chunk]:
         raise NotImplementedError
-
-    def complete(self, request: CompletionRequest) -> Completion:
-        parts: list[str] = []
-        usage: Usage | None = None
-        for chunk in self.stream(request):
-            parts.append(chunk.text)
-            if chunk.usage is not None:
-                usage = chunk.usage
-        text = "".join(parts)
-        if usage is None:
-            usage = Usage(estimate_tokens(request.text), estimate_tokens(text))
-        return Completion(text=text, usage=usage)
 
     def stops_for_api(self, stops: tuple[str, ...]) -> list[str]:
         """The stop sequences this API will take; the rest are enforced by local cutting."""
         if not self.supports_stop:
             return []
         return list(stops if self.max_stop is None else stops[: self.max_stop])
-
-    def describe(self) -> str:
-        return f"{self.name}:{self.model}" if self.model else self.name
 
     def close(self) -> None:
         """Release connections or memory; the default has nothing to release."""

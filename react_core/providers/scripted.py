@@ -39,7 +39,12 @@ def load_script(path: str | Path) -> list[Any]:
 
 class ScriptedProvider(Provider):
     name = "scripted"
-    needs_key = False
+    label = "Scripted"
+    choice = "Scripted (replays a JSON file of model outputs)"
+    default_model = "script"
+    options = ("script", "delay")
+    # Outputs are consumed in order, so one call at a time.
+    concurrent = False
 
     def __init__(self, outputs: list[Any], *, delay: float = 0.0, model: str = "script") -> None:
         self.outputs = list(outputs)
@@ -50,8 +55,14 @@ class ScriptedProvider(Provider):
         self._lock = threading.Lock()
 
     @classmethod
-    def from_file(cls, path: str | Path, **kwargs: Any) -> ScriptedProvider:
-        return cls(load_script(path), **kwargs)
+    def create(
+        cls, *, script: str | list[Any] | None = None, delay: float | None = 0.0, **_ignored: Any
+    ) -> ScriptedProvider:
+        """From a script file path (or a list of outputs); options it does not use are ignored."""
+        if script is None or script == "":
+            raise ConfigError("The scripted provider needs a script: --script FILE.json (or REACT_SCRIPT).")
+        outputs = load_script(script) if isinstance(script, str | Path) else list(script)
+        return cls(outputs, delay=float(delay or 0.0))
 
     @property
     def remaining(self) -> int:

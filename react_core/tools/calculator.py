@@ -188,8 +188,4 @@ def calculate(expression: str) -> str:
         raise ToolError("The result has too many digits to show.") from None
 
 
-CALCULATOR = Tool(
-    name="calculator",
-    description="Calculator[expression], which computes arithmetic: + - * / // % ** and sqrt, log, round, min, max.",
-    function=calculate,
-)
+CALCULATOR = Tool(name="calculator", function=calculate)

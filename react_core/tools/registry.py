@@ -1,4 +1,4 @@
-"""The tool registry: a tool is a name, a description for the prompt and a function; only registered tools run.
+"""The tool registry: a tool is a name and a function; only registered tools run.
 
 A tool function takes the action input (a string) and returns an Observation or plain text. It raises ToolError
 for a failure the model should hear about; any other exception is turned into an error observation too, because a
@@ -13,21 +13,16 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from react_core.errors import ToolError
+from react_core.tool_specs import TOOL_ORDER, label
 from react_core.trace import Action, Observation
-
-# Tool order in prompts and menus.
-TOOL_ORDER = ("search", "lookup", "calculator")
 
 
 @dataclass(frozen=True)
 class Tool:
+    """A registered tool: its name (``react_core.tool_specs`` holds its vocabulary) and the function behind it."""
+
     name: str
-    description: str
     function: Callable[[str], Observation | str]
-
-
-def display_name(tool: str) -> str:
-    return tool[:1].upper() + tool[1:]
 
 
 class ToolRegistry:
@@ -53,7 +48,7 @@ class ToolRegistry:
         return self._tools.get(name)
 
     def unknown_tool(self, name: str) -> Observation:
-        listed = ", ".join(display_name(n) for n in self.names) or "none"
+        listed = ", ".join(label(n) for n in self.names) or "none"
         return Observation.error(f"Unknown tool {name!r}. Available tools: {listed}; use Finish to give the answer.")
 
     def run(self, action: Action) -> Observation:
@@ -66,7 +61,7 @@ class ToolRegistry:
         except ToolError as e:
             result = Observation.error(str(e))
         except Exception as e:  # a broken tool must not end the run; the model hears why
-            result = Observation.error(f"{display_name(tool.name)} failed: {type(e).__name__}: {e}")
+            result = Observation.error(f"{label(tool.name)} failed: {type(e).__name__}: {e}")
         obs = result if isinstance(result, Observation) else Observation(text=str(result))
         obs.stats.seconds = round(time.perf_counter() - started, 6)
         return obs

@@ -21,14 +21,6 @@ from react_core.knowledge.titles import MAX_TITLE_BYTES
 from react_core.tools.registry import Tool
 from react_core.trace import Observation, ObservationStats, Source
 
-SEARCH_DESCRIPTION = (
-    "Search[entity], which searches the exact entity on Wikipedia and returns the first paragraph if it exists. "
-    "If not, it will return some similar entities to search."
-)
-LOOKUP_DESCRIPTION = (
-    "Lookup[keyword], which returns the next sentence containing keyword in the last passage successfully found by "
-    "Search."
-)
 NO_MORE_RESULTS = "No more results."
 MAX_KEYWORD_CHARS = 200
 _WIKI_LINK = re.compile(r"^\[\[([^\[\]|]*)(?:\|[^\[\]]*)?\]\]$")
@@ -127,8 +119,8 @@ def make_wiki_tools(source: KnowledgeSource, sentences: int = 5) -> list[Tool]:
         return Observation(text=text, sources=[_source(state.page)], note=state.note)
 
     return [
-        Tool(name="search", description=SEARCH_DESCRIPTION, function=search),
-        Tool(name="lookup", description=LOOKUP_DESCRIPTION, function=lookup),
+        Tool(name="search", function=search),
+        Tool(name="lookup", function=lookup),
     ]
 
 
