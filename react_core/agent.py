@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from react_core.cancel import Cancelled
 from react_core.errors import ContextOverflowError, ProviderError, ReactLabError
 from react_core.formats.base import ActionFormat
 from react_core.prompts import Preset, render_prefix, render_question
@@ -32,10 +33,6 @@ EventHandler = Callable[[dict[str, Any]], None]
 DEFAULT_MAX_CALLS = 8
 LOOP_REPEATS = 3
 MAX_OBSERVATION_CHARS = 4_000
-
-
-class Cancelled(Exception):
-    """Raised inside the loop when the cancel event is set; turned into stop reason ``cancelled``."""
 
 
 @dataclass

@@ -36,6 +36,7 @@ VARIABLES = (
     Variable("REACT_DATA_DIR", "the user data folder: history, saved presets, evaluation results"),
     Variable("REACT_CACHE_DIR", "the user cache folder: the offline pack, the on-device model"),
     Variable("REACT_HISTORY_DB", "the history store's SQLite file"),
+    Variable("REACT_HISTORY_URL", "a postgresql:// URL: keep the history in PostgreSQL instead of SQLite"),
     Variable("REACT_PRESETS_DIR", "the folder of saved presets"),
     Variable("REACT_PACK", "the default offline pack file"),
     Variable("REACT_MODEL_CACHE", "where the on-device model file is assembled"),

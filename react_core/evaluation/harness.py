@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from react_core.agent import Cancelled
+from react_core.cancel import Cancelled
 from react_core.errors import ConfigError, ProviderError, ReactLabError
 from react_core.evaluation.data import Question
 from react_core.evaluation.scoring import exact_match, f1_score
