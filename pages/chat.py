@@ -1,6 +1,6 @@
 """The Chat page: the conversation with a step panel per step, the live turn, Stop, Retry and the chat input.
 
-A turn runs in a background job (ui.runner); while it runs, a fragment redraws it a few times a second, so the
+A turn runs in a background job (ui.jobs.turn); while it runs, a fragment redraws it a few times a second, so the
 thought streams in and the rest of the page stays usable. Rendering only: the verbs live in ui.turns.
 """
 

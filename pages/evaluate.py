@@ -1,6 +1,6 @@
 """The Evaluate page: score strategies on HotpotQA as the ReAct paper did, beside the paper's Table 1.
 
-Pick a dataset, a size and strategies; the run goes on in the background (ui.eval_runner) with a progress bar and
+Pick a dataset, a size and strategies; the run goes on in the background (ui.jobs.evaluation) with a progress bar and
 Stop; then a table per strategy, a bar chart of EM next to the paper's, and every question's trace in the chat's
 step panels. Rendering only.
 """
@@ -16,7 +16,7 @@ from react_core.evaluation.paper import PAPER_HOTPOTQA_EM, PAPER_MODEL, STRATEGY
 from react_core.evaluation.strategies import PAPER_SC_SAMPLES, STRATEGIES
 from react_core.paths import shared_data_dir
 from ui import state
-from ui.eval_runner import EvalJob, EvalRequest
+from ui.jobs.evaluation import EvalJob, EvalRequest
 from ui.render import md_literal, render_trace
 
 REFRESH_SECONDS = 0.5

@@ -97,8 +97,8 @@ class Agent:
         except Cancelled:
             trace.stop_reason = "cancelled"
         except ContextOverflowError as e:
-            # The context window is a budget too: the run ends as if its calls were used up, and says why.
-            trace.stop_reason, trace.error = "max_calls", str(e)
+            # The context window is a budget too: the run ends without an answer, and says why.
+            trace.stop_reason, trace.error = "context", str(e)
         except ReactLabError as e:
             trace.stop_reason, trace.error = "error", str(e)
         return trace

@@ -14,6 +14,7 @@ import sys
 from typing import Any
 
 from react_core.errors import ConfigError, ReactLabError
+from react_core.export import summary_line
 from react_core.formats import FORMATS, get_format
 from react_core.trace import Trace
 
@@ -119,14 +120,11 @@ def format_transcript(trace: Trace) -> str:
                 lines.append(f"  note: {s.observation.note}")
             for src in s.observation.sources:
                 lines.append(f"  source: {src.title} <{src.url}>")
-    totals = trace.totals
     if trace.final_answer is not None:
         lines.append(f"Final Answer: {trace.final_answer}")
     if trace.error:
         lines.append(f"Error: {trace.error}")
-    lines.append(
-        f"({trace.stop_reason} after {totals['steps']} steps · {totals['seconds']:.2f} s · {totals['tokens']:,} tokens)"
-    )
+    lines.append(f"({summary_line(trace)}; stop reason: {trace.stop_reason})")
     return "\n".join(lines)
 
 

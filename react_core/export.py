@@ -14,19 +14,12 @@ from typing import Any
 
 from react_core.formats import FORMATS
 from react_core.grounding import check_grounding
-from react_core.trace import Trace
+from react_core.trace import STOP_REASONS, Trace
 
 CREDIT = (
     "Observation text comes from Wikipedia (CC BY-SA 4.0); offline packs hold the opening paragraphs from the "
     "HotpotQA corpus (Yang et al. 2018, CC BY-SA 4.0)."
 )
-STOP_TEXT = {
-    "finished": "answered",
-    "max_calls": "stopped at the limit of model calls",
-    "loop": "stopped: the same action was repeated",
-    "cancelled": "stopped by the person",
-    "error": "failed",
-}
 # Every ASCII punctuation character may be backslash-escaped in CommonMark; escaping them all is the safe choice.
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~:$&])")
 
@@ -70,10 +63,19 @@ def action_text(step: dict[str, Any] | Any, fmt_name: str) -> str:
     return fmt.render_action(step.action, step.final_answer)
 
 
-def summary_line(trace: Trace) -> str:
+def plural(n: int, word: str) -> str:
+    return f"{n:,} {word}" + ("" if n == 1 else "s")
+
+
+def figures(trace: Trace) -> str:
+    """Steps, seconds and tokens of a run, e.g. ``3 steps · 4.2 s · 1,234 tokens``."""
     t = trace.totals
-    what = STOP_TEXT.get(trace.stop_reason or "", trace.stop_reason or "unfinished")
-    return f"{what} after {t['steps']} steps · {t['seconds']:.1f} s · {t['tokens']:,} tokens"
+    return f"{plural(t['steps'], 'step')} · {t['seconds']:.1f} s · {plural(t['tokens'], 'token')}"
+
+
+def summary_line(trace: Trace) -> str:
+    """How the run ended, e.g. ``Answered · 3 steps · 4.2 s · 1,234 tokens``."""
+    return f"{STOP_REASONS.get(trace.stop_reason or '', 'Unfinished')} · {figures(trace)}"
 
 
 def to_json(trace: Trace) -> str:

@@ -10,9 +10,15 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-# Why a run ended: it answered; it spent its model calls; its prompt outgrew the model's context window; it repeated
-# an action that brought nothing new; the person stopped it; a provider or configuration failure ended it.
-STOP_REASONS = ("finished", "max_calls", "context", "loop", "cancelled", "error")
+# Why a run ended, and how to say it to a person.
+STOP_REASONS = {
+    "finished": "Answered",
+    "max_calls": "No answer: it used all its model calls",
+    "context": "No answer: the prompt outgrew the model's context window",
+    "loop": "No answer: it repeated an action that brought nothing new",
+    "cancelled": "Stopped by you",
+    "error": "Failed",
+}
 
 # The settings a trace records. A key or any other secret is never one of them: Trace.from_dict and the
 # constructor drop anything not listed here.

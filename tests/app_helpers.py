@@ -87,7 +87,7 @@ def wait_idle(at: AppTest, timeout: float = 30.0) -> AppTest:
     deadline = time.monotonic() + timeout
     while at.session_state.job is not None:
         job = at.session_state.job
-        job.join(0.05)
+        job.wait(0.05)
         at.run()
         assert time.monotonic() < deadline, "the turn did not finish"
     assert not at.exception, at.exception

@@ -285,5 +285,5 @@ def test_outgrowing_the_context_ends_like_a_spent_budget_and_says_why():
 
     config = RunConfig(provider=Small(), preset=preset(), tools=ToolRegistry([wiki_stub()]))
     trace = Agent(config).run("q")
-    assert trace.stop_reason == "max_calls" and "4,096-token context" in trace.error
+    assert trace.stop_reason == "context" and "4,096-token context" in trace.error
     assert len(trace.steps) == 1 and trace.steps[0].observation.text == "a is a thing."

@@ -31,7 +31,7 @@ def test_a_turn_shows_a_panel_per_step_the_answer_its_sources_and_is_saved(monke
         "Step 3 · Search[Ed Wood]",
         "Step 4 · Finish[American]",
     ]
-    assert at.status[0].label.startswith("Answered in 4 steps · ")
+    assert at.status[0].label.startswith("Answered · 4 steps · ")
     assert at.status[0].label.endswith(" tokens")
     shown = texts(at)
     assert "I need to search Scott Derrickson first." in shown  # a Thought, as plain text
@@ -136,7 +136,7 @@ def test_a_second_question_while_one_runs_is_refused_and_stop_cancels(monkeypatc
     job = at.session_state.job
     assert job is not None
     while job.snapshot()["preparing"]:
-        job.join(0.01)
+        job.wait(0.01)
     at.run()
     assert at.status[0].label == "Thinking… step 1 of 8"
 

@@ -19,7 +19,7 @@ def run_evaluation(at, *, limit: int, strategies: list[str], timeout: float = 30
     assert not at.exception, at.exception
     deadline = time.monotonic() + timeout
     while not at.session_state.eval_job.done:
-        at.session_state.eval_job.join(0.05)
+        at.session_state.eval_job.wait(0.05)
         assert time.monotonic() < deadline, "the evaluation did not finish"
     at.run()
     assert not at.exception, at.exception
@@ -70,7 +70,7 @@ def test_a_failure_is_shown_and_stop_ends_the_run(monkeypatch, tmp_path):
     at.multiselect(key="eval-strategies").set_value(["standard"])
     at.button[0].click().run()
     at.session_state.eval_job.cancel()
-    at.session_state.eval_job.join(10)
+    at.session_state.eval_job.wait(10)
     at.run()
     snap = at.session_state.eval_job.snapshot()
     assert snap["finished"] and snap["done"] < 10

@@ -48,7 +48,7 @@ def test_open_a_run_to_read_its_panels_export_and_delete_it(monkeypatch, tmp_pat
     at = go(_two_runs(monkeypatch, tmp_path), "history")
     at.button(key="open-1").click().run()
     assert expander_labels(at)[:2] == ["Step 1 · Calculator[6 * 7]", "Step 2 · Finish[42]"]
-    assert at.status[0].label.startswith("Answered in 2 steps")
+    assert at.status[0].label.startswith("Answered · 2 steps")
     assert [d.label for d in at.get("download_button")] == ["Export JSON", "Export Markdown"]
 
     at.button(key="delete-run").click().run()

@@ -16,7 +16,7 @@ from app_helpers import (
 
 from react_core.providers.base import Chunk, Provider
 from react_core.trace import Usage
-from ui.runner import provider_signature
+from ui.jobs.turn import provider_signature
 
 
 class GatedProvider(Provider):
@@ -114,4 +114,4 @@ def test_an_observation_note_and_its_sources_show_in_an_imported_run(monkeypatch
     assert any("Wikipedia could not be reached" in i.value for i in at.info)
     assert any("(https://en.wikipedia.org/wiki/Paris)" in m.value for m in at.markdown)
     assert any("Wikipedia, CC BY-SA 4.0" in c.value for c in at.caption)
-    assert at.status[0].label.startswith("No answer: reached the limit of model calls")
+    assert at.status[0].label.startswith("No answer: it used all its model calls")

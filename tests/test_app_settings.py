@@ -40,7 +40,7 @@ def test_settings_take_effect_on_the_next_turn_and_are_remembered(monkeypatch, t
     assert trace["settings"]["tools"] == ["search", "calculator"]
     assert provider(at).requests[-1].temperature == 0.7
     assert load_preset("paper").tools["lookup"] not in provider(at).requests[-1].system
-    assert at.status[-1].label.startswith("Answered in 1 steps")
+    assert at.status[-1].label.startswith("Answered · 1 step · ")
 
     remembered = HistoryStore().last_settings()
     assert remembered["temperature"] == 0.7 and remembered["max_calls"] == 3

@@ -159,7 +159,7 @@ def test_journey_ask_inspect_change_settings_ask_again_history_export(app_server
     try:
         _ask(page, NATIONALITY_Q)
         page.get_by_text(LIVE).first.wait_for()  # the live status while it runs
-        page.get_by_text("Answered in 4 steps", exact=False).wait_for()
+        page.get_by_text("Answered · 4 steps", exact=False).wait_for()
 
         panel = page.get_by_test_id("stExpander").filter(has_text="Step 2 · Search[Scott Derrickson]")
         panel.get_by_text("Step 2 · Search[Scott Derrickson]").click()
@@ -185,7 +185,7 @@ def test_journey_ask_inspect_change_settings_ask_again_history_export(app_server
 
         _nav(page, "Chat")
         _ask(page, "What is 17 * 23 + 4?")
-        page.get_by_text("Answered in 2 steps", exact=False).wait_for()
+        page.get_by_text("Answered · 2 steps", exact=False).wait_for()
         page.get_by_text("Step 1 · Calculator[17 * 23 + 4]").wait_for()
 
         _nav(page, "History")
@@ -227,8 +227,8 @@ def test_two_browser_sessions_at_once_keep_their_own_conversation_and_settings(a
         _ask(bob, "Bob: " + NATIONALITY_Q)
         alice.get_by_text("of 7", exact=False).first.wait_for()  # Alice's budget …
         bob.get_by_text("of 8", exact=False).first.wait_for()  # … is not Bob's
-        alice.get_by_text("Answered in 4 steps", exact=False).wait_for()
-        bob.get_by_text("Answered in 4 steps", exact=False).wait_for()
+        alice.get_by_text("Answered · 4 steps", exact=False).wait_for()
+        bob.get_by_text("Answered · 4 steps", exact=False).wait_for()
         assert alice.get_by_text("Bob: ").count() == 0 and bob.get_by_text("Alice: ").count() == 0
         assert alice.get_by_test_id("stChatMessage").count() == 2 == bob.get_by_test_id("stChatMessage").count()
     finally:

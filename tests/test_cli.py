@@ -88,7 +88,7 @@ def test_ask_transcript_is_readable(tmp_path):
     assert "Action 1: Calculator[2+2]" in out.stdout
     assert "Observation 1: 2+2 = 4" in out.stdout
     assert "Final Answer: 4" in out.stdout
-    assert "(finished after 2 steps" in out.stdout
+    assert "(Answered · 2 steps · " in out.stdout and "stop reason: finished)" in out.stdout
 
 
 def test_a_run_ending_in_error_still_exits_0(tmp_path):

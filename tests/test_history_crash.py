@@ -42,7 +42,7 @@ at = AppTest.from_file(sys.argv[1], default_timeout=30).run()
 for q in ("first", "second", "third"):
     at.chat_input[0].set_value(q).run()
     while q != "third" and at.session_state.job is not None:
-        at.session_state.job.join(0.05)
+        at.session_state.job.wait(0.05)
         at.run()
 print("running", flush=True)
 time.sleep(60)

@@ -14,7 +14,7 @@ from typing import Any
 
 import streamlit as st
 
-from react_core.export import CREDIT, action_text, md_escape, safe_url
+from react_core.export import CREDIT, action_text, md_escape, safe_url, summary_line
 from react_core.grounding import check_grounding
 from react_core.tools.wiki import similar_titles
 from react_core.trace import Trace
@@ -117,20 +117,8 @@ def render_current(current: dict[str, Any], fmt: str) -> None:
 
 def status_text(trace: dict[str, Any]) -> tuple[str, str]:
     """The header of a finished turn and its state for st.status."""
-    t = Trace.from_dict(trace).totals
-    figures = f"{t['steps']} steps · {t['seconds']:.1f} s · {t['tokens']:,} tokens"
-    reason = trace.get("stop_reason")
-    if reason == "finished":
-        return f"Answered in {figures}", "complete"
-    if reason == "max_calls":
-        if trace.get("error"):
-            return f"No answer: the prompt outgrew the model's context ({figures})", "error"
-        return f"No answer: reached the limit of model calls ({figures})", "error"
-    if reason == "loop":
-        return f"No answer: stopped a repeating action ({figures})", "error"
-    if reason == "cancelled":
-        return f"Stopped by you ({figures})", "complete"
-    return f"Failed ({figures})", "error"
+    state = "complete" if trace.get("stop_reason") in ("finished", "cancelled") else "error"
+    return summary_line(Trace.from_dict(trace)), state
 
 
 def render_status(trace: dict[str, Any]) -> None:

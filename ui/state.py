@@ -67,7 +67,7 @@ def init_state() -> None:
     ss.setdefault("flash", [])
     ss.setdefault("history_open", None)
     ss.setdefault("next_turn_id", 1)
-    ss.setdefault("eval_job", None)  # the Evaluate page's background evaluation (ui.eval_runner.EvalJob)
+    ss.setdefault("eval_job", None)  # the Evaluate page's background evaluation (ui.jobs.evaluation.EvalJob)
 
 
 def require_app() -> None:

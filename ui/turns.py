@@ -7,13 +7,16 @@ conversation (a retry takes the failed turn's place). Depends on streamlit sessi
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import streamlit as st
 
 from react_core.trace import Action
 from ui import state
-from ui.runner import TurnJob, TurnRequest, edited_observation_step
+from ui.jobs.turn import TurnJob, TurnRequest, edited_observation_step, provider_signature
+
+log = logging.getLogger(__name__)
 
 
 def _turns() -> list[dict[str, Any]]:
@@ -34,11 +37,28 @@ def context_for_next_turn() -> list[dict[str, Any]]:
 
 
 def _start(request: TurnRequest) -> bool:
+    collect()  # a turn that finished since the last render joins the conversation before the next one starts
     if state.running():
         state.flash("warning", "Still working on the last question. Wait for its answer, or press Stop first.")
         return False
-    st.session_state.job = TurnJob(request, st.session_state.provider_slot).start()
+    slot = st.session_state.provider_slot
+    reuse = slot["provider"] if slot["signature"] == provider_signature(request.settings, request.api_key) else None
+    st.session_state.job = TurnJob(request, reuse).start()
     return True
+
+
+def _keep_provider(job: TurnJob) -> None:
+    """Reuse the provider the turn built for the next turn; close the one it replaced (unless shared)."""
+    slot = st.session_state.provider_slot
+    old = slot["provider"]
+    if job.provider is None or job.provider is old:
+        return
+    if old is not None and not old.shared:
+        try:
+            old.close()
+        except Exception:  # closing a stale client must never fail the page
+            log.debug("closing the previous provider failed", exc_info=True)
+    slot.update(signature=job.signature, provider=job.provider)
 
 
 def _request(question: str, **kwargs: Any) -> TurnRequest:
@@ -152,6 +172,7 @@ def collect() -> None:
     if job is None or not job.done:
         return
     ss.job = None
+    _keep_provider(job)
     snap = job.snapshot()
     req = job.request
     if req.chat_id != ss.chat["id"]:

@@ -1,17 +1,16 @@
-"""A chat turn running in a background thread, so the page stays responsive (streaming, Stop, polite refusals).
+"""A chat turn on a background thread, so the page stays responsive (streaming, Stop, polite refusals).
 
-One job per browser session at a time. The thread builds the run config (which may load an SDK or the on-device
-model: slow, so never on the page's thread), runs the agent with a cancel event, keeps a lock-protected picture of
-the progress for the page to draw, and saves the finished trace to the history store itself, so a closed tab or a
-killed page never loses a finished run. The thread never calls Streamlit, and neither does this module: pages
-start jobs through ``ui.turns`` and draw ``snapshot()``. Depends on the engine only.
+One turn per browser session at a time. The thread builds the run config (which may load an SDK or the on-device
+model: slow, so never on the page's thread), runs the agent, keeps a lock-protected picture of the progress for the
+page to draw, and saves the finished trace to the history store itself, so a closed tab never loses a finished run.
+The provider it used is handed back through ``provider`` for the session to reuse (a script drives a whole
+conversation); the session takes it when it collects the turn.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
-import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,8 +18,10 @@ from react_core.agent import Agent
 from react_core.errors import ReactLabError
 from react_core.history import HistoryStore
 from react_core.prompts import Preset
+from react_core.providers.base import Provider
 from react_core.settings import RunSettings, build_run_config
 from react_core.trace import Action, Observation, Step, Trace, Turn
+from ui.jobs.base import Job
 
 log = logging.getLogger(__name__)
 # Settings that need a new provider object when they change; everything else applies to the same provider.
@@ -56,47 +57,28 @@ def provider_signature(settings: dict[str, Any], api_key: str) -> tuple:
     return (*(settings.get(k) for k in PROVIDER_FIELDS), key_digest)
 
 
-class TurnJob:
+class TurnJob(Job):
     """One running turn. ``snapshot()`` is safe to call from any thread at any time."""
 
-    def __init__(self, request: TurnRequest, provider_slot: dict[str, Any]) -> None:
+    name = "turn"
+
+    def __init__(self, request: TurnRequest, reuse: Provider | None = None) -> None:
+        """``reuse``: the session's provider from its last turn, used again when the settings still match it."""
+        super().__init__()
         self.request = request
-        self._slot = provider_slot
-        self._lock = threading.Lock()
-        self._cancel = threading.Event()
+        self.signature = provider_signature(request.settings, request.api_key)
+        self.provider: Provider | None = reuse
         self._steps: list[dict[str, Any]] = [dict(s) for s in request.prior_steps]
         self._current: dict[str, Any] | None = None
         self._preparing = True  # building the provider and knowledge (the on-device model may be loading)
         self._trace: dict[str, Any] | None = None
         self._history_id: int | None = None
         self._save_error: str | None = None
-        self._thread = threading.Thread(target=self._work, name=f"react-turn-{request.turn_id}", daemon=True)
-
-    # -- page side ------------------------------------------------------------------------------------
-
-    def start(self) -> TurnJob:
-        self._thread.start()
-        return self
-
-    def cancel(self) -> None:
-        self._cancel.set()
-
-    @property
-    def cancelling(self) -> bool:
-        return self._cancel.is_set()
-
-    @property
-    def done(self) -> bool:
-        with self._lock:
-            return self._trace is not None
-
-    def join(self, timeout: float | None = None) -> None:
-        self._thread.join(timeout)
 
     def snapshot(self) -> dict[str, Any]:
         with self._lock:
             return {
-                "kind": "done" if self._trace is not None else "running",
+                "kind": "done" if self.done else "running",
                 "question": self.request.question,
                 "steps": list(self._steps),
                 "current": dict(self._current) if self._current else None,
@@ -104,7 +86,7 @@ class TurnJob:
                 "history_id": self._history_id,
                 "save_error": self._save_error,
                 "max_index": len(self.request.prior_steps) + int(self.request.settings.get("max_calls", 8)),
-                "cancelling": self._cancel.is_set(),
+                "cancelling": self.cancelling,
                 "preparing": self._preparing,
             }
 
@@ -127,21 +109,11 @@ class TurnJob:
         req = self.request
         settings = RunSettings.from_dict(req.settings)
         preset = Preset.from_dict(req.preset) if req.preset else None
-        signature = provider_signature(req.settings, req.api_key)
-        cached = self._slot.get("provider") if self._slot.get("signature") == signature else None
-        config = build_run_config(settings, preset=preset, api_key=req.api_key or None, provider=cached)
-        if cached is None:
-            old = self._slot.get("provider")
-            # A shared provider (the on-device model) serves every session: never close it from here.
-            if old is not None and not old.shared:
-                try:
-                    old.close()
-                except Exception:  # closing a stale client must never fail a new turn
-                    log.debug("closing the previous provider failed", exc_info=True)
-            self._slot.update(signature=signature, provider=config.provider)
+        config = build_run_config(settings, preset=preset, api_key=req.api_key or None, provider=self.provider)
+        self.provider = config.provider
         return config
 
-    def _work(self) -> None:
+    def work(self) -> None:
         req = self.request
         context = [Turn.from_dict(t) for t in req.context]
         prior = [Step.from_dict(s) for s in req.prior_steps]
@@ -164,9 +136,14 @@ class TurnJob:
             )
         except ReactLabError as e:
             trace = self._failed(prior, context, str(e))
-        except Exception as e:  # a bug must not leave the chat spinning forever; the person sees what broke
-            log.exception("turn failed")
-            trace = self._failed(prior, context, f"Unexpected error ({type(e).__name__}: {e}). Please report it.")
+        self._finish(trace)
+
+    def crashed(self, message: str) -> None:
+        req = self.request
+        prior = [Step.from_dict(s) for s in req.prior_steps]
+        self._finish(self._failed(prior, [Turn.from_dict(t) for t in req.context], message))
+
+    def _finish(self, trace: Trace) -> None:
         history_id, save_error = self._save(trace)
         with self._lock:
             self._history_id, self._save_error = history_id, save_error

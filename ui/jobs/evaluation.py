@@ -8,7 +8,6 @@ the engine only.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -22,6 +21,7 @@ from react_core.evaluation.strategies import EvalContext
 from react_core.paths import evaluations_dir
 from react_core.providers.rate_limit import RateLimited
 from react_core.settings import RunSettings, provider_for
+from ui.jobs.base import Job
 
 HOSTED_RPM = 60.0
 
@@ -46,34 +46,18 @@ class _Progress:
     results: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     summaries: dict[str, dict[str, Any]] = field(default_factory=dict)
     error: str | None = None
-    finished: bool = False
 
 
-class EvalJob:
+class EvalJob(Job):
+    name = "evaluation"
+
     def __init__(self, request: EvalRequest) -> None:
+        super().__init__()
         if not request.out_dir:
             stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
             request.out_dir = str(evaluations_dir() / stamp)
         self.request = request
-        self._cancel = threading.Event()
-        self._lock = threading.Lock()
         self._p = _Progress()
-        self._thread = threading.Thread(target=self._work, name="react-eval", daemon=True)
-
-    def start(self) -> EvalJob:
-        self._thread.start()
-        return self
-
-    def cancel(self) -> None:
-        self._cancel.set()
-
-    def join(self, timeout: float | None = None) -> None:
-        self._thread.join(timeout)
-
-    @property
-    def done(self) -> bool:
-        with self._lock:
-            return self._p.finished
 
     def snapshot(self) -> dict[str, Any]:
         with self._lock:
@@ -82,7 +66,7 @@ class EvalJob:
                 "strategy": p.strategy,
                 "done": p.done,
                 "total": p.total,
-                "finished": p.finished,
+                "finished": self.done,
                 "error": p.error,
                 "cancelling": self._cancel.is_set(),
                 "strategies": list(self.request.strategies),
@@ -91,7 +75,11 @@ class EvalJob:
                 "out_dir": self.request.out_dir,
             }
 
-    def _work(self) -> None:
+    def crashed(self, message: str) -> None:
+        with self._lock:
+            self._p.error = f"The evaluation failed: {message}"
+
+    def work(self) -> None:
         r = self.request
         try:
             settings = RunSettings.from_dict(r.settings)
@@ -122,12 +110,6 @@ class EvalJob:
         except ReactLabError as e:
             with self._lock:
                 self._p.error = str(e)
-        except Exception as e:  # a bug must still end the job visibly, never leave the page waiting
-            with self._lock:
-                self._p.error = f"The evaluation failed: {type(e).__name__}: {e}"
-        finally:
-            with self._lock:
-                self._p.finished = True
 
     def _on_progress(self, strategy: str) -> Callable[[dict[str, Any]], None]:
         def handle(event: dict[str, Any]) -> None:

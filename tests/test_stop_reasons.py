@@ -1,0 +1,26 @@
+"""Every stop reason has one wording for people, shown the same way in the chat header, exports and transcripts."""
+
+from __future__ import annotations
+
+import pytest
+
+from react_core.cli import format_transcript
+from react_core.export import summary_line, to_markdown
+from react_core.trace import STOP_REASONS, Step, Trace
+from ui.render import status_text
+
+
+@pytest.mark.parametrize("reason", list(STOP_REASONS))
+def test_each_stop_reason_is_said_the_same_way_everywhere(reason):
+    trace = Trace(question="q", steps=[Step(index=1, thought="t")], stop_reason=reason)
+    label = STOP_REASONS[reason]
+    assert summary_line(trace).startswith(f"{label} · 1 step · ")
+    header, state = status_text(trace.to_dict())
+    assert header == summary_line(trace)
+    assert state == ("complete" if reason in ("finished", "cancelled") else "error")
+    assert label in to_markdown(trace).replace("\\", "")
+    assert label in format_transcript(trace)
+
+
+def test_context_overflow_is_its_own_reason_not_a_spent_budget():
+    assert "context" in STOP_REASONS and STOP_REASONS["context"] != STOP_REASONS["max_calls"]

@@ -1,0 +1,65 @@
+"""The one job class: work on a background thread, a lock for its picture of progress, Stop, and "done".
+
+The work runs inside ``react_core.cancel.scope`` with the job's cancel event, so Stop reaches a call that is waiting
+(a model stream, a retry's backoff, a Wikipedia request). A job never calls Streamlit and never touches session state:
+the page reads ``snapshot()`` and, once ``done``, takes the results on its own thread.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any, Self
+
+from react_core import cancel
+
+log = logging.getLogger(__name__)
+
+
+class Job:
+    name = "job"
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._cancel = threading.Event()
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"react-{self.name}", daemon=True)
+
+    def start(self) -> Self:
+        self._thread.start()
+        return self
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    @property
+    def cancelling(self) -> bool:
+        return self._cancel.is_set()
+
+    @property
+    def done(self) -> bool:
+        return self._done.is_set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the job is done (or ``timeout``); True when it is."""
+        return self._done.wait(timeout)
+
+    def _run(self) -> None:
+        try:
+            with cancel.scope(self._cancel):
+                self.work()
+        except Exception as e:  # a bug must still end the job visibly, never leave a page waiting
+            log.exception("%s failed", self.name)
+            self.crashed(f"Unexpected error ({type(e).__name__}: {e}). Please report it.")
+        finally:
+            self._done.set()
+
+    def work(self) -> None:
+        raise NotImplementedError
+
+    def crashed(self, message: str) -> None:
+        """Record a failure that escaped ``work`` so the page can show it."""
+        raise NotImplementedError
+
+    def snapshot(self) -> dict[str, Any]:
+        raise NotImplementedError
