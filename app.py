@@ -1,7 +1,7 @@
 """ReAct Lab's Streamlit entry point: set up the session, collect a finished turn, route to the pages.
 
 ``streamlit run app.py``. Pages render; the engine (react_core) runs. The Evaluate page joins the navigation when
-``pages/evaluate.py`` exists. Imports only what every render needs: SDKs and llama.cpp load when a turn uses them.
+``pages/evaluate.py`` exists.
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
 """The ReAct loop: one model call per step, a budget, an explicit stop reason, events for whoever is watching.
 
-Each step sends the fixed prefix (instructions + examples) and the question, the past steps rendered by the
-format, and the next step's prefix. Partial text is streamed to ``on_event`` as it arrives, and cut locally at the
-format's stop sequences (providers may ignore them). The model's mistakes become error observations and the loop
-goes on; provider and configuration failures end the run with ``error`` and a message for the person, keeping every
-step already taken. Imports no UI; events are plain dicts:
+Each step sends the fixed prefix (instructions + examples) and the question, the past steps rendered by the format, and
+the next step's prefix. Partial text is streamed to ``on_event`` as it arrives, and cut locally at the format's stop
+sequences (providers may ignore them). The model's mistakes become error observations and the loop goes on; provider and
+configuration failures end the run with ``error`` and a message for the person, keeping every step already taken.
 
     {"kind": "step_started", "index": k}
     {"kind": "text", "index": k, "delta": "...", "text": "...so far"}
@@ -246,8 +245,3 @@ def stream_completion(
 
 def _provider_failure(provider: Provider, error: Exception) -> ReactLabError:
     return ProviderError(f"{provider.label} provider failed: {type(error).__name__}: {error}")
-
-
-def run_agent(question: str, config: RunConfig, **kwargs: Any) -> Trace:
-    """Convenience: ``Agent(config).run(question, ...)``."""
-    return Agent(config).run(question, **kwargs)

@@ -1,9 +1,8 @@
 """Stopping a run from another thread, including a call that is waiting.
 
-The loop runs a question inside ``scope(event)``; anything that waits on its behalf (a model stream, a retry's
-backoff, a Wikipedia request) calls ``check()`` between reads or ``sleep()`` instead of ``time.sleep``, so Stop
-interrupts the wait instead of taking effect only at the next step. Outside a scope nothing is ever cancelled.
-Imports nothing from the project.
+The loop runs a question inside ``scope(event)``; anything that waits on its behalf (a model stream, a retry's backoff,
+a Wikipedia request) calls ``check()`` between reads or ``sleep()`` instead of ``time.sleep``, so Stop interrupts the
+wait instead of taking effect only at the next step. Outside a scope nothing is ever cancelled.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """The command line: ``python -m react_core parse | ask | pack | wiki-server | eval``.
 
 A stable interface: other work and checks rely on it. Bad arguments and unreadable files exit 2 with a one-line
-reason; a run that ends (any stop reason) exits 0. Subcommands owned by other parts of the engine register
-themselves through a ``register(subparsers)`` function in their own module.
+reason; a run that ends (any stop reason) exits 0. The knowledge and evaluation commands live beside what they run,
+each with a ``register(subparsers)`` function; what the commands share is in ``cli_options``.
 """
 
 from __future__ import annotations
@@ -11,24 +11,14 @@ import argparse
 import json
 import os
 import sys
-from typing import Any
 
+from react_core.cli_options import EXIT_USAGE, CliParser, UsageError, add_run_options, build_config
 from react_core.errors import ConfigError, ReactLabError
+from react_core.evaluation import cli as evaluation_cli
 from react_core.export import summary_line
 from react_core.formats import FORMATS, get_format
+from react_core.knowledge import cli as knowledge_cli
 from react_core.trace import Trace
-
-EXIT_USAGE = 2
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, as scripts expect; argparse prints usage + message
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
-
-
-class UsageError(Exception):
-    """A bad argument found after parsing (an unreadable file, an invalid value)."""
-
 
 # -- parse ----------------------------------------------------------------------------------------------
 
@@ -40,70 +30,6 @@ def _cmd_parse(args: argparse.Namespace) -> int:
 
 
 # -- ask ------------------------------------------------------------------------------------------------
-
-
-def add_run_options(p: argparse.ArgumentParser) -> None:
-    """Options shared by everything that runs the agent (ask, eval)."""
-    from react_core.providers import PROVIDERS
-
-    p.add_argument(
-        "--provider",
-        choices=PROVIDERS,
-        default=None,
-        help="model provider (default: REACT_PROVIDER, else gemini/openai when a key is set, else local)",
-    )
-    p.add_argument("--model", help="model name (provider default when omitted)")
-    p.add_argument("--model-path", help="a GGUF file for the local provider")
-    p.add_argument("--base-url", help="API base URL (OpenAI-compatible servers, or a Gemini endpoint)")
-    p.add_argument("--script", help="JSON array of model outputs for --provider scripted")
-    p.add_argument("--delay", type=float, default=0.0, help="seconds the scripted provider waits per call")
-    p.add_argument("--format", choices=list(FORMATS), help="action format; picks that format's shipped preset")
-    p.add_argument("--preset", help="preset name or .toml path (overrides --format)")
-    p.add_argument("--max-calls", type=int, default=None, help="model calls before stopping (default 8)")
-    p.add_argument("--temperature", type=float, default=0.0)
-    p.add_argument(
-        "--knowledge", default=None, help="'wikipedia' or 'pack:PATH' (default: REACT_KNOWLEDGE, else wikipedia)"
-    )
-    p.add_argument("--wiki-url", help="MediaWiki Action API endpoint (default English Wikipedia)")
-    p.add_argument("--wiki-language", help="Wikipedia language code, e.g. de (default en; ignored with --wiki-url)")
-    p.add_argument("--sentences", type=int, default=5, help="sentences a Search returns (the paper: 5)")
-    p.add_argument("--tools", default=None, help="comma-separated tools to enable (default: search,lookup,calculator)")
-
-
-def settings_from_args(args: argparse.Namespace, **defaults: Any) -> Any:
-    """RunSettings: the environment's, then the run options given on the command line, else ``defaults``."""
-    from react_core.settings import RunSettings
-
-    overrides = {
-        "provider": args.provider,
-        "model": args.model,
-        "model_path": args.model_path,
-        "base_url": args.base_url,
-        "script": args.script,
-        "delay": args.delay or None,
-        "format": args.format,
-        "preset": args.preset,
-        "max_calls": args.max_calls,
-        "temperature": args.temperature,
-        "knowledge": args.knowledge,
-        "wiki_url": args.wiki_url,
-        "wiki_language": args.wiki_language,
-        "sentences": args.sentences,
-        "tools": _tool_list(args.tools),
-    }
-    given = {k: v for k, v in overrides.items() if v is not None}
-    return RunSettings.from_env().updated(**{**defaults, **given})
-
-
-def build_config(args: argparse.Namespace) -> Any:
-    """A RunConfig from parsed run options; ConfigError when a setting is wrong."""
-    from react_core.settings import build_run_config
-
-    return build_run_config(settings_from_args(args))
-
-
-def _tool_list(value: str | None) -> list[str] | None:
-    return None if value is None else [t.strip().lower() for t in value.split(",") if t.strip()]
 
 
 def format_transcript(trace: Trace) -> str:
@@ -145,8 +71,8 @@ def _cmd_ask(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="python -m react_core", description="ReAct Lab engine: run, parse and evaluate.")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    parser = CliParser(prog="python -m react_core", description="ReAct Lab engine: run, parse and evaluate.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=CliParser)
 
     p = sub.add_parser("parse", help="parse model text from stdin and print JSON")
     p.add_argument("--format", choices=list(FORMATS), default="paper")
@@ -158,12 +84,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the Trace as JSON")
     p.set_defaults(func=_cmd_ask)
 
-    for module in ("react_core.knowledge.cli", "react_core.evaluation.cli"):
-        try:
-            register = __import__(module, fromlist=["register"]).register
-        except ModuleNotFoundError:
-            continue
-        register(sub, add_run_options, build_config)
+    for commands in (knowledge_cli, evaluation_cli):
+        commands.register(sub)
     return parser
 
 

@@ -1,9 +1,9 @@
 """Every environment variable ReAct Lab reads, once: its name, what it means, and the setting it gives a default to.
 
-Settings read their defaults from here (``RunSettings.from_env``), the app pins the same settings from here, the
-folders in ``react_core.paths`` read their overrides from here, and a test checks that the code reads no other
-``REACT_*`` variable and that the README lists every one. The API keys are declared by the providers that read them
-(``Provider.key_vars``). Imports nothing from the project.
+Settings read their defaults from here (``RunSettings.from_env``), the app pins the same settings from here, the folders
+in ``react_core.paths`` read their overrides from here, and a test checks that the code reads no other ``REACT_*``
+variable and that the README lists every one. The API keys are declared by the providers that read them
+(``Provider.key_vars``).
 """
 
 from __future__ import annotations

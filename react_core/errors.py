@@ -1,8 +1,8 @@
 """Exceptions, split by whose fault they are.
 
-The model's mistakes (unparseable output, unknown tool, a tool failing) never raise out of the loop: they become
-error observations. What raises is the infrastructure's: configuration, keys, providers and the network. Every
-message is written for the person who must act on it. Imports nothing from the project.
+The model's mistakes (unparseable output, unknown tool, a tool failing) never raise out of the loop: they become error
+observations. What raises is the infrastructure's: configuration, keys, providers and the network. Every message is
+written for the person who must act on it.
 """
 
 from __future__ import annotations

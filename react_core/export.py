@@ -1,9 +1,8 @@
 """Exports of a run: JSON (exactly ``Trace.to_dict``, so it imports back and matches ``ask --json``) and Markdown.
 
-The Markdown export is written to be read on its own: question, answer, stop reason and totals, the settings the
-run used, then every step in the run's own dialect. Text written by the model or taken from Wikipedia is put in
-fenced blocks (or escaped), so nothing in it is ever interpreted as Markdown or HTML by whoever renders the file.
-UI-free: depends only on the trace, the formats and the grounding check; never imports streamlit.
+The Markdown export is written to be read on its own: question, answer, stop reason and totals, the settings the run
+used, then every step in the run's own dialect. Text written by the model or taken from Wikipedia is put in fenced
+blocks (or escaped), so nothing in it is ever interpreted as Markdown or HTML by whoever renders the file.
 """
 
 from __future__ import annotations

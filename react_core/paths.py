@@ -1,6 +1,6 @@
-"""Every folder and file location, once: the project, the shared data, the user's data and cache folders and what
-lives in them. Each has an environment override (``react_core.environment``); the user folders come from
-platformdirs (imported only when needed). Imports only the environment table.
+"""Every folder and file location, once: the project, the shared data, the user's data and cache folders and what lives
+in them. Each has an environment override (``react_core.environment``); the user folders come from platformdirs
+(imported only when needed).
 """
 
 from __future__ import annotations

@@ -2,9 +2,9 @@
 
 A preset holds ``instructions`` (with a ``{tools}`` placeholder for the enabled tools' descriptions), ``examples``
 (worked trajectories in the preset's format), a ``question`` template (must contain ``{question}``) and a ``[tools]``
-table of per-dialect tool descriptions. Shipped presets live in ``prompts/``; presets a person saves go to a user
-folder and never overwrite a shipped one. Placeholders are replaced literally (no ``str.format``), so examples may
-contain braces. Depends on the formats, the trace and the errors; never on a UI.
+table of per-dialect tool descriptions. Shipped presets live in ``prompts/``; presets a person saves go to a user folder
+and never overwrite a shipped one. Placeholders are replaced literally (no ``str.format``), so examples may contain
+braces.
 """
 
 from __future__ import annotations

@@ -1,7 +1,4 @@
-"""Reading an HTTP ``Retry-After`` header, shared by the Wikipedia client and the hosted providers.
-
-Imports nothing from the project.
-"""
+"""Reading an HTTP ``Retry-After`` header, shared by the Wikipedia client and the hosted providers."""
 
 from __future__ import annotations
 

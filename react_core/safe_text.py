@@ -1,10 +1,9 @@
 """Text that crosses a boundary (a model's reply, a Wikipedia answer, an imported file) made safe to keep and show.
 
-A lone UTF-16 surrogate, which a JSON ``"\\ud800"`` escape decodes to, is a valid Python string but cannot be
-encoded as UTF-8: printing it, storing it or sending it to a browser raises. ``scrub`` replaces each with U+FFFD at
-the boundaries where text enters, so everything downstream can rely on well-formed text. ``visible_controls`` shows
-terminal control characters (an ANSI escape from a model) as text instead of letting a terminal obey them.
-Imports nothing from the project.
+A lone UTF-16 surrogate, which a JSON ``"\\ud800"`` escape decodes to, is a valid Python string but cannot be encoded as
+UTF-8: printing it, storing it or sending it to a browser raises. ``scrub`` replaces each with U+FFFD at the boundaries
+where text enters, so everything downstream can rely on well-formed text. ``visible_controls`` shows terminal control
+characters (an ANSI escape from a model) as text instead of letting a terminal obey them.
 """
 
 from __future__ import annotations

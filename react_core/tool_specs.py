@@ -1,8 +1,8 @@
 """The tools' vocabulary, once: name, label, argument name, example input and description of every tool.
 
-Dialects render and parse actions with these names and argument names, prompts list the descriptions, error
-observations quote the example inputs, native tool calling declares the tools from them, and the UI labels tools with
-them. The functions behind the tools live in ``react_core.tools``. Imports nothing from the project.
+Dialects render and parse actions with these names and argument names, prompts list the descriptions, error observations
+quote the example inputs, native tool calling declares the tools from them, and the UI labels tools with them. The
+functions behind the tools live in ``react_core.tools``.
 """
 
 from __future__ import annotations

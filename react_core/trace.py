@@ -1,8 +1,7 @@
 """A run as data: Action, Source, Observation, Usage, Step and Trace.
 
-These dataclasses are the single source for the next prompt, the UI, exports, the history store and test
-assertions. ``to_dict``/``from_dict`` round-trip exactly through JSON. This module depends on nothing else in
-the project (and must not import anything from it).
+These dataclasses are the single source for the next prompt, the UI, exports, the history store and test assertions.
+``to_dict``/``from_dict`` round-trip exactly through JSON.
 """
 
 from __future__ import annotations

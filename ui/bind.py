@@ -1,8 +1,7 @@
 """Widgets bound to the settings dict: seeded from it, written back to it by a callback, on every page visit.
 
-Streamlit forgets a widget's key when its page is left, so each widget's key is re-seeded from the plain
-settings dict before the widget is drawn, and a change goes back into the dict (and is remembered) at once.
-Depends on streamlit and ui.state.
+Streamlit forgets a widget's key when its page is left, so each widget's key is re-seeded from the plain settings dict
+before the widget is drawn, and a change goes back into the dict (and is remembered) at once.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """The live prompt editor: preset/dialect chooser, instructions and few-shot examples as separate fields, the
 question template, validation by the run's own parser, a token count, Reset to preset and Save as new preset.
 
-A valid edit is applied at once (``session_state.prompt``); an invalid one is kept as a draft with its problems
-listed, and runs keep using the last valid prompt. Shipped presets are never overwritten: saving writes a new file
-to the user presets folder. Depends on streamlit, the engine's prompts module and ui.state.
+A valid edit is applied at once (``session_state.prompt``); an invalid one is kept as a draft with its problems listed,
+and runs keep using the last valid prompt. Shipped presets are never overwritten: saving writes a new file to the user
+presets folder.
 """
 
 from __future__ import annotations

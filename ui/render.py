@@ -1,9 +1,8 @@
 """Drawing a run: step panels from Step dicts, the live step, the status header, the answer with its sources.
 
-Everything arrives as plain dicts (``Trace.to_dict`` / ``Step.to_dict`` / a job snapshot) and is drawn by its
-``kind`` or its fields, never by isinstance. Text from the model or from Wikipedia is shown with ``st.text`` or
-``st.code`` (never interpreted); where Streamlit insists on Markdown (labels, links, buttons) it goes through
-``md_literal``. Depends on streamlit and the engine's UI-free helpers; owns no state.
+Everything arrives as plain dicts (``Trace.to_dict`` / ``Step.to_dict`` / a job snapshot) and is drawn by its ``kind``
+or its fields, never by isinstance. Text from the model or from Wikipedia is shown with ``st.text`` or ``st.code``
+(never interpreted); where Streamlit insists on Markdown (labels, links, buttons) it goes through ``md_literal``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
 """The sidebar: what the next turn will use (provider, model, format, knowledge), New chat, and the demo-model note.
 
-Reads session state only; never builds a provider (that would load an SDK or the on-device model on every page
-render). Depends on streamlit, ui.state and ui.turns.
+Reads session state only; never builds a provider (that would load an SDK or the on-device model on every page render).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """The conversation's verbs: ask, stop, retry, re-ask with a similar title, fork, new chat, collect a finished turn.
 
-Each verb checks its input, captures the session's settings as plain values into a TurnRequest and starts a
-background TurnJob. ``collect()`` runs at the top of every page render and moves a finished job into the
-conversation (a retry takes the failed turn's place). Depends on streamlit session state, ui.state and ui.runner.
+Each verb checks its input, captures the session's settings as plain values into a TurnRequest and starts a background
+TurnJob. ``collect()`` runs at the top of every page render and moves a finished job into the conversation (a retry
+takes the failed turn's place).
 """
 
 from __future__ import annotations

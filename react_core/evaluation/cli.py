@@ -9,10 +9,11 @@ import argparse
 import sys
 from typing import Any
 
+from react_core.cli_options import add_run_options
 from react_core.evaluation.strategies import PAPER_REACT_STEPS, PAPER_SC_SAMPLES, STRATEGIES
 
 
-def register(sub: Any, add_run_options: Any, build_config: Any) -> None:
+def register(sub: Any) -> None:
     p = sub.add_parser("eval", help="evaluate a strategy on HotpotQA (EM/F1 as in the ReAct paper)")
     p.add_argument("--dataset", required=True, nargs="+", help="HotpotQA JSON file(s) (distractor or simplified)")
     p.add_argument("--strategy", required=True, choices=STRATEGIES)
@@ -34,7 +35,7 @@ def register(sub: Any, add_run_options: Any, build_config: Any) -> None:
 def _cmd_report(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from react_core.cli import UsageError
+    from react_core.cli_options import UsageError
     from react_core.evaluation.report import markdown_table
 
     missing = [f for f in args.results if not Path(f).is_file()]
@@ -45,7 +46,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
-    from react_core.cli import UsageError, settings_from_args
+    from react_core.cli_options import UsageError, settings_from_args
     from react_core.evaluation.data import load_indices, load_questions
     from react_core.evaluation.harness import evaluate
     from react_core.evaluation.strategies import EvalContext

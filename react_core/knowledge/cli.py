@@ -1,6 +1,6 @@
 """The knowledge layer's subcommands: ``pack build`` (an offline pack from HotpotQA files) and ``wiki-server``.
 
-Registered by ``react_core.cli`` through ``register(sub, add_run_options, build_config)``. Bad arguments and
+Registered by ``react_core.cli`` through ``register(sub)``. Bad arguments and
 unreadable files raise ConfigError, which the CLI prints on one line and exits 2. Depends on pack_build and server
 (imported when the command runs).
 """
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
 from typing import Any
 
 from react_core.errors import ConfigError
@@ -17,7 +16,7 @@ from react_core.errors import ConfigError
 DEFAULT_PORT = 8765
 
 
-def register(sub: Any, add_run_options: Callable[..., None], build_config: Callable[..., Any]) -> None:
+def register(sub: Any) -> None:
     p = sub.add_parser("pack", help="build an offline knowledge pack")
     actions = p.add_subparsers(dest="pack_command", required=True, parser_class=type(p))
     b = actions.add_parser("build", help="build a pack (SQLite FTS5) from HotpotQA distractor-format files")

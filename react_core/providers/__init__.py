@@ -1,8 +1,8 @@
 """The providers by name: scripted, local (on-device llama.cpp), openai (and compatible servers), gemini.
 
-Each provider class describes itself (``Provider``'s class attributes: label, key variables, hosted, shared, …), so
-the rest of the project asks the class instead of comparing names. Importing this package imports the provider
-modules, which import their SDKs and llama.cpp only when a provider is built. Must not import a UI.
+Each provider class describes itself (``Provider``'s class attributes: label, key variables, hosted, shared, …), so the
+rest of the project asks the class instead of comparing names. Importing this package imports the provider modules,
+which import their SDKs and llama.cpp only when a provider is built.
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
 """The provider contract: stream or complete a prompt with stop sequences, returning text and usage.
 
-A request carries the fixed prefix (``system``: instructions and examples) and the growing part (``prompt``:
-question, past steps, the next step's prefix) separately. Chat providers send them as a system instruction and a
-user message; raw-completion providers send ``system + prompt``. Either way the prefix is byte-identical between
-steps. Capabilities are attributes. SDKs are imported lazily by the concrete providers, never here. Depends only on
-``react_core.trace`` and ``react_core.errors``.
+A request carries the fixed prefix (``system``: instructions and examples) and the growing part (``prompt``: question,
+past steps, the next step's prefix) separately. Chat providers send them as a system instruction and a user message;
+raw-completion providers send ``system + prompt``. Either way the prefix is byte-identical between steps. Capabilities
+are attributes. SDKs are imported lazily by the concrete providers, never here.
 """
 
 from __future__ import annotations

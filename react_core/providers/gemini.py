@@ -1,14 +1,13 @@
 """The ``gemini`` provider: Google's Gemini API through the ``google-genai`` SDK (never the retired
 ``google-generativeai``).
 
-A streamed ``generate_content`` with the fixed prefix as the system instruction and the growing prompt as the user
-turn, up to five stop sequences (the loop cuts locally at all of them), the temperature, and usage from
-``usage_metadata`` (thinking tokens count as completion tokens: they are billed as output). Gemini 3 models think
-at the ``low`` level and 2.5 Flash models not at all, because a ReAct step is short and latency adds up over a run.
-``base_url`` points the SDK elsewhere (``HttpOptions(base_url=…)``), which is how the tests reach a local server.
-Timeouts and closing of an abandoned stream come from ``transport.StreamingClient``; retries from
-``retry.with_retries``. The SDK is imported lazily. Depends on the provider base, keys, retry, transport, the trace
-and the errors; must not import the openai SDK, llama.cpp or a UI.
+A streamed ``generate_content`` with the fixed prefix as the system instruction and the growing prompt as the user turn,
+up to five stop sequences (the loop cuts locally at all of them), the temperature, and usage from ``usage_metadata``
+(thinking tokens count as completion tokens: they are billed as output). Gemini 3 models think at the ``low`` level and
+2.5 Flash models not at all, because a ReAct step is short and latency adds up over a run. ``base_url`` points the SDK
+elsewhere (``HttpOptions(base_url=…)``), which is how the tests reach a local server. Timeouts and closing of an
+abandoned stream come from ``transport.StreamingClient``; retries from ``retry.with_retries``. The SDK is imported
+lazily.
 """
 
 from __future__ import annotations

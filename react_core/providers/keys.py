@@ -2,9 +2,7 @@
 
 A provider class declares the variables that may hold its key (``key_vars``) and its endpoint (``base_url_vars``).
 Order: a key passed in (the settings page keeps it for the browser session only) > the environment >
-``.streamlit/secrets.toml`` (top-level entries with the same names; ``react_core.paths.secrets_files`` says which
-files), read with tomllib so the engine never imports Streamlit. Nothing here writes a key anywhere. Must not import
-Streamlit, an SDK or anything that logs.
+``.streamlit/secrets.toml`` (top-level entries with the same names; Nothing here writes a key anywhere.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """``python -m react_core.providers.llama_server --model FILE.gguf [--host --port --n_ctx …]``: llama-cpp-python's
 OpenAI-compatible server (``llama_cpp.server``, same arguments) with the CPU workaround of ``llama_support``.
 
-Point the ``openai`` provider at it with ``--base-url http://HOST:PORT/v1``; the tests do exactly that. Imports
-llama_cpp (with its [server] extras) and ``llama_support`` only; must not import the rest of the engine.
+Point the ``openai`` provider at it with ``--base-url http://HOST:PORT/v1``; the tests do exactly that.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """Loading a llama.cpp model so that it runs on this kind of machine.
 
-llama.cpp's AMX matrix kernels (its "extra buffer types", used on Intel CPUs that report AMX) crash with a
-segmentation fault in ``ggml_backend_amx_mul_mat`` on the virtual machines we run on, although the CPU reports
-AMX. So on a CPU that reports AMX the extra buffer types are turned off (plain AVX-512 kernels, still fast for a
-small model); ``REACT_LLAMA_EXTRA_BUFFERS=1`` turns them back on, ``=0`` off everywhere. llama-cpp-python offers no
-argument for this, so the model parameters' defaults are patched while a model loads. Imports llama_cpp lazily.
+llama.cpp's AMX matrix kernels (its "extra buffer types", used on Intel CPUs that report AMX) crash with a segmentation
+fault in ``ggml_backend_amx_mul_mat`` on the virtual machines we run on, although the CPU reports AMX. So on a CPU that
+reports AMX the extra buffer types are turned off (plain AVX-512 kernels, still fast for a small model);
+``REACT_LLAMA_EXTRA_BUFFERS=1`` turns them back on, ``=0`` off everywhere. llama-cpp-python offers no argument for this,
+so the model parameters' defaults are patched while a model loads.
 """
 
 from __future__ import annotations

@@ -5,11 +5,10 @@ By default it is Gemma 3 270M (base, Q4_K_M; Gemma Terms of Use) from the PyPI p
 folder). It is a small demo model that is often wrong: ``DEMO_NOTICE`` says so and how to add a hosted key, for
 every place that shows it. ``model_path`` (``--model-path``, ``REACT_MODEL_PATH``) runs any other GGUF file.
 
-A base model has no chat template, so the prompt is raw text: ``request.text`` (system + prompt). The prefix stays
-byte-identical from step to step, so llama.cpp reuses its KV cache and steps after the first start in tens of
-milliseconds. One model instance per file per process, shared by every browser session behind a lock; a stream
-holds the lock while it generates and releases it when it ends or is closed. Imports llama_cpp lazily; depends on
-the provider base, ``llama_support``, the trace and the errors; must not import a hosted SDK or a UI.
+A base model has no chat template, so the prompt is raw text: ``request.text`` (system + prompt). The prefix stays byte-
+identical from step to step, so llama.cpp reuses its KV cache and steps after the first start in tens of milliseconds.
+One model instance per file per process, shared by every browser session behind a lock; a stream holds the lock while it
+generates and releases it when it ends or is closed.
 """
 
 from __future__ import annotations

@@ -1,13 +1,12 @@
 """The ``openai`` provider: OpenAI's Chat Completions API, and every server that speaks it (Ollama, vLLM, LM Studio,
 ``llama_cpp.server``) through a base URL.
 
-Chat Completions, not the Responses API, because only it takes ``stop``. At most four stop sequences go to the API;
-the loop cuts locally at all of them. Reasoning models (o-series, gpt-5 and later) take neither ``stop`` nor
-``temperature``: they are not sent, and a model that rejects a parameter with a 400 is asked again without it, so
-any model works through local cutting. Streams ask for usage; servers that report none get an estimate from the
-loop. The SDK's own retries are off: ``retry.with_retries`` does them (3 tries, jittered backoff, Retry-After).
-The SDK is imported lazily. Depends on the provider base, keys, retry, the trace and the errors; must not import
-another provider's SDK, llama.cpp or a UI.
+Chat Completions, not the Responses API, because only it takes ``stop``. At most four stop sequences go to the API; the
+loop cuts locally at all of them. Reasoning models (o-series, gpt-5 and later) take neither ``stop`` nor
+``temperature``: they are not sent, and a model that rejects a parameter with a 400 is asked again without it, so any
+model works through local cutting. Streams ask for usage; servers that report none get an estimate from the loop. The
+SDK's own retries are off: ``retry.with_retries`` does them (3 tries, jittered backoff, Retry-After). The SDK is
+imported lazily.
 """
 
 from __future__ import annotations

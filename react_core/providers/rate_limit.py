@@ -1,5 +1,6 @@
 """A provider wrapper that starts calls at most ``rpm`` times a minute, across threads (for evaluations of hosted
-providers). Everything else, capabilities included, is the wrapped provider's. Imports only the provider base."""
+providers). Everything else, capabilities included, is the wrapped provider's.
+"""
 
 from __future__ import annotations
 

@@ -1,10 +1,9 @@
 """Retries and timeouts shared by the hosted providers: a few tries with jittered backoff, honouring Retry-After.
 
-Only the opening of a stream is retried (the request and its first piece of text): once text has been streamed to
-the person, a retry would repeat it, so a failure after that ends the run with a clear message instead. Each
-provider classifies its SDK's exceptions into a ``Failure``; this module decides whether and how long to wait.
-Sleeping goes through the policy so tests can record the waits instead of waiting. Depends only on the errors and
-the Retry-After reader; must not import an SDK or an HTTP library (the providers translate their exceptions).
+Only the opening of a stream is retried (the request and its first piece of text): once text has been streamed to the
+person, a retry would repeat it, so a failure after that ends the run with a clear message instead. Each provider
+classifies its SDK's exceptions into a ``Failure``; this module decides whether and how long to wait. Sleeping goes
+through the policy so tests can record the waits instead of waiting.
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
 """A provider that replays a list of model outputs: it drives tests, offline demos and benchmarks.
 
-Each item of the script is either a string (the model's text) or an object ``{"text": …, "delay": seconds,
-"error": "…", "usage": {…}}``; an ``error`` item raises a ProviderError as a failing service would. The provider
-records every request it was sent. Like a model that ignores stop sequences, it returns its text whole: the loop's
-local cutting is what stops it. Outputs are consumed in order across runs, so one script can drive a whole
-evaluation. Imports only the provider base, the trace and the errors.
+Each item of the script is either a string (the model's text) or an object ``{"text": …, "delay": seconds, "error": "…",
+"usage": {…}}``; an ``error`` item raises a ProviderError as a failing service would. The provider records every request
+it was sent. Like a model that ignores stop sequences, it returns its text whole: the loop's local cutting is what stops
+it. Outputs are consumed in order across runs, so one script can drive a whole evaluation.
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
 """The HTTP client the hosted providers hand to their SDKs: split timeouts, a User-Agent, closable streams.
 
 The Gemini SDK passes one timeout for every phase (or none at all) and never closes a streamed response when its
-generator is abandoned, so the model would keep generating after the loop has stopped reading. This client forces
-the connect/read timeouts on every request and remembers, per thread, the streamed response it opened last, so the
-provider can close it. Imports httpx2 and ``retry``; must not import an SDK or a UI, and is itself imported only
-when a hosted provider is built (never when the engine is imported).
+generator is abandoned, so the model would keep generating after the loop has stopped reading. This client forces the
+connect/read timeouts on every request and remembers, per thread, the streamed response it opened last, so the provider
+can close it.
 """
 
 from __future__ import annotations

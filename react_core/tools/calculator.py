@@ -1,11 +1,11 @@
 """The Calculator tool: arithmetic on numbers, never ``eval``.
 
-Expressions are parsed with ``ast`` and checked against a whitelist (numbers, + - * / // % **, unary minus,
-parentheses and a few math functions and constants) before ``simpleeval`` evaluates them with our operators.
-Powers, products, factorials and round's digits are bounded by the size of their result, so ``9**9**9`` fails at
-once instead of running for hours; long inputs are refused before parsing. Models' spellings are accepted: ``^`` is
-power (``29^0.23``), ``×``/``÷``/``−`` are the operators, ``1,800`` is one thousand eight hundred. Every failure is
-a ToolError with a message for the model. Depends only on the errors and the registry.
+Expressions are parsed with ``ast`` and checked against a whitelist (numbers, + - * / // % **, unary minus, parentheses
+and a few math functions and constants) before ``simpleeval`` evaluates them with our operators. Powers, products,
+factorials and round's digits are bounded by the size of their result, so ``9**9**9`` fails at once instead of running
+for hours; long inputs are refused before parsing. Models' spellings are accepted: ``^`` is power (``29^0.23``),
+``×``/``÷``/``−`` are the operators, ``1,800`` is one thousand eight hundred. Every failure is a ToolError with a
+message for the model.
 """
 
 from __future__ import annotations

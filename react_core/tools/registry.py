@@ -1,9 +1,8 @@
 """The tool registry: a tool is a name and a function; only registered tools run.
 
-A tool function takes the action input (a string) and returns an Observation or plain text. It raises ToolError
-for a failure the model should hear about; any other exception is turned into an error observation too, because a
-tool failing is the model's problem to work around, not a reason to stop the run. Depends only on the trace and
-the errors.
+A tool function takes the action input (a string) and returns an Observation or plain text. It raises ToolError for a
+failure the model should hear about; any other exception is turned into an error observation too, because a tool failing
+is the model's problem to work around, not a reason to stop the run.
 """
 
 from __future__ import annotations

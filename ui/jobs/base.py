@@ -1,8 +1,8 @@
 """The one job class: work on a background thread, a lock for its picture of progress, Stop, and "done".
 
-The work runs inside ``react_core.cancel.scope`` with the job's cancel event, so Stop reaches a call that is waiting
-(a model stream, a retry's backoff, a Wikipedia request). A job never calls Streamlit and never touches session state:
-the page reads ``snapshot()`` and, once ``done``, takes the results on its own thread.
+The work runs inside ``react_core.cancel.scope`` with the job's cancel event, so Stop reaches a call that is waiting (a
+model stream, a retry's backoff, a Wikipedia request). A job never touches session state: the page reads ``snapshot()``
+and, once ``done``, takes the results on its own thread.
 """
 
 from __future__ import annotations
