@@ -1,7 +1,6 @@
 """ReAct Lab's Streamlit entry point: set up the session, collect a finished turn, route to the pages.
 
-``streamlit run app.py``. Pages render; the engine (react_core) runs. The Evaluate page joins the navigation when
-``pages/evaluate.py`` exists.
+``streamlit run app.py``. Pages render; the engine (react_core) runs.
 """
 
 from __future__ import annotations
@@ -26,9 +25,8 @@ pages = [
     st.Page("pages/chat.py", title="Chat", icon=":material/chat:", default=True),
     st.Page("pages/settings.py", title="Settings", icon=":material/tune:"),
     st.Page("pages/history.py", title="History", icon=":material/history:"),
+    st.Page("pages/evaluate.py", title="Evaluate", icon=":material/analytics:"),
 ]
-if (HERE / "pages" / "evaluate.py").is_file():
-    pages.append(st.Page("pages/evaluate.py", title="Evaluate", icon=":material/analytics:"))
 page = st.navigation(pages)
 render_sidebar()
 page.run()

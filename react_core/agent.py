@@ -13,6 +13,7 @@ configuration failures end the run with ``error`` and a message for the person, 
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -20,13 +21,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from react_core import cancel as cancellation
 from react_core.cancel import Cancelled
 from react_core.errors import ContextOverflowError, ProviderError, ReactLabError
 from react_core.formats.base import ActionFormat
 from react_core.prompts import Preset, render_prefix, render_question
 from react_core.providers.base import CompletionRequest, Provider, cut_at_stop, estimate_tokens
 from react_core.tools.registry import ToolRegistry
-from react_core.trace import Observation, Step, Trace, Turn, Usage
+from react_core.trace import Exchange, Observation, Step, Trace, Usage
 
 EventHandler = Callable[[dict[str, Any]], None]
 DEFAULT_MAX_CALLS = 8
@@ -42,8 +44,9 @@ class RunConfig:
     max_calls: int = DEFAULT_MAX_CALLS
     temperature: float = 0.0
     max_tokens: int = 400
-    # Extra settings to record in the trace (e.g. the knowledge source). Never a key: Trace drops unknown names.
-    settings: dict[str, Any] = field(default_factory=dict)
+    # What else the trace records about how it ran (the knowledge source, the evaluation strategy). Never a key:
+    # Trace drops names it does not know.
+    recorded: dict[str, Any] = field(default_factory=dict)
 
 
 def _truncate(text: str, limit: int = MAX_OBSERVATION_CHARS) -> str:
@@ -62,7 +65,7 @@ class Agent:
         self,
         question: str,
         *,
-        context: Sequence[Turn] = (),
+        context: Sequence[Exchange] = (),
         on_event: EventHandler | None = None,
         cancel: threading.Event | None = None,
         prior_steps: Sequence[Step] = (),
@@ -82,7 +85,7 @@ class Agent:
                 "temperature": cfg.temperature,
                 "max_calls": cfg.max_calls,
                 "tools": cfg.tools.names,
-                **cfg.settings,
+                **cfg.recorded,
             },
             context=list(context),
             steps=[Step.from_dict(s.to_dict()) for s in prior_steps],
@@ -92,7 +95,9 @@ class Agent:
         prefix = render_prefix(cfg.preset, cfg.tools.names)
         question_block = render_question(cfg.preset, question, trace.context)
         try:
-            self._loop(trace, prefix, question_block, emit, cancel, resume_thought)
+            # Within the scope, whatever waits for this run (a stream, a backoff, a Wikipedia request) hears Stop.
+            with cancellation.scope(cancel) if cancel is not None else contextlib.nullcontext():
+                self._loop(trace, prefix, question_block, emit, cancel, resume_thought)
         except Cancelled:
             trace.stop_reason = "cancelled"
         except ContextOverflowError as e:

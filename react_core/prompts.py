@@ -22,7 +22,7 @@ from react_core.formats import FORMATS, get_format
 from react_core.formats.base import ActionFormat, example_action
 from react_core.paths import BUILTIN_PRESETS_DIR, presets_dir, shared_data_dir
 from react_core.tool_specs import TOOL_ORDER
-from react_core.trace import Turn
+from react_core.trace import Exchange
 
 DEFAULT_PRESET = "paper"
 MODES = ("react", "standard", "cot")
@@ -249,7 +249,7 @@ def render_prefix(preset: Preset, tool_names: list[str]) -> str:
     return text
 
 
-def render_question(preset: Preset, question: str, context: list[Turn] | tuple[Turn, ...] = ()) -> str:
+def render_question(preset: Preset, question: str, context: list[Exchange] | tuple[Exchange, ...] = ()) -> str:
     """The question block, after the earlier questions and answers of the conversation (for follow-ups)."""
     out = ""
     if context:

@@ -78,6 +78,11 @@ def resolve_preset(settings: RunSettings, preset: Preset | None = None) -> Prese
     """The preset a run uses: an edited one passed in, else the named one, else the shipped one of the format."""
     if preset is None:
         preset = load_preset(settings.preset or default_preset_for(settings.format or DEFAULT_PRESET))
+    if preset.mode != "react":
+        raise ConfigError(
+            f"Preset {preset.name!r} is a direct-answer prompt ({preset.mode}) for the evaluation; an agent run "
+            "needs a ReAct preset (Thought, Action, Observation)."
+        )
     if settings.format and preset.format != settings.format:
         raise ConfigError(f"Preset {preset.name!r} is written in format {preset.format!r}, not {settings.format!r}.")
     problems = validate_preset(preset)
@@ -129,5 +134,5 @@ def build_run_config(
         tools=build_tools(knowledge, settings.tools, sentences=settings.sentences),
         max_calls=int(settings.max_calls),
         temperature=float(settings.temperature),
-        settings={"knowledge": settings.knowledge},
+        recorded={"knowledge": settings.knowledge},
     )

@@ -175,8 +175,8 @@ class Step:
 
 
 @dataclass
-class Turn:
-    """A previous question and its answer, carried into a follow-up question as context."""
+class Exchange:
+    """An earlier question of the conversation and its answer, carried into a follow-up question as context."""
 
     question: str
     answer: str
@@ -185,7 +185,7 @@ class Turn:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Turn:
+    def from_dict(cls, d: dict[str, Any]) -> Exchange:
         return cls(question=d["question"], answer=d.get("answer") or "")
 
 
@@ -202,7 +202,7 @@ class Trace:
     final_answer: str | None = None
     stop_reason: str | None = None
     error: str | None = None
-    context: list[Turn] = field(default_factory=list)
+    context: list[Exchange] = field(default_factory=list)
     started_at: str = ""
 
     def __post_init__(self) -> None:
@@ -259,6 +259,6 @@ class Trace:
             final_answer=d.get("final_answer"),
             stop_reason=d.get("stop_reason"),
             error=d.get("error"),
-            context=[Turn.from_dict(t) for t in d.get("context", [])],
+            context=[Exchange.from_dict(t) for t in d.get("context", [])],
             started_at=d.get("started_at", ""),
         )

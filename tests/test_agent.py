@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from react_core.agent import Agent, RunConfig
+from react_core.agent import MAX_OBSERVATION_CHARS, Agent, RunConfig
 from react_core.errors import ProviderError
 from react_core.formats import FORMATS
 from react_core.prompts import Preset
@@ -15,7 +15,7 @@ from react_core.providers.base import Chunk, Provider
 from react_core.providers.scripted import ScriptedProvider
 from react_core.tools.calculator import CALCULATOR
 from react_core.tools.registry import Tool, ToolRegistry
-from react_core.trace import Action, Observation, Source, Step, Trace, Turn
+from react_core.trace import Action, Exchange, Observation, Source, Step, Trace
 
 
 def preset(fmt: str = "paper") -> Preset:
@@ -147,20 +147,19 @@ def test_running_out_of_script_is_an_error_with_a_clear_message():
     assert trace.stop_reason == "error" and "no more outputs" in trace.error
 
 
-def test_cancel_from_another_thread_stops_at_the_next_boundary():
+def test_stop_interrupts_a_model_call_that_is_waiting(tmp_path):
     cancel = threading.Event()
-    provider = ScriptedProvider(["\nAction 1: Search[a]", {"text": "\nAction 2: Search[b]", "delay": 0.3}])
+    never_opened = tmp_path / "gate"
+    provider = ScriptedProvider(["\nAction 1: Search[a]", {"text": "\nAction 2: Search[b]", "gate": str(never_opened)}])
     config = RunConfig(provider=provider, preset=preset(), tools=ToolRegistry([wiki_stub()]))
-    seen = []
 
     def on_event(e):
-        seen.append(e["kind"])
-        if e["kind"] == "step":
-            threading.Timer(0.05, cancel.set).start()  # while the second call is still waiting
+        if e["kind"] == "step_started" and e["index"] == 2:
+            cancel.set()  # the second call is about to wait at a gate that never opens: Stop must end the wait
 
     trace = Agent(config).run("q", on_event=on_event, cancel=cancel)
     assert trace.stop_reason == "cancelled"
-    assert len(trace.steps) == 1
+    assert len(trace.steps) == 1 and len(provider.requests) == 2
 
 
 def test_cancel_before_start_takes_no_step():
@@ -221,7 +220,7 @@ def test_prompt_prefix_is_byte_identical_and_each_prompt_extends_the_last(fmt):
 
 
 def test_follow_up_question_carries_the_conversation():
-    context = [Turn("Who directed Sinister?", "Scott Derrickson")]
+    context = [Exchange("Who directed Sinister?", "Scott Derrickson")]
     trace, provider = run(["\nAction 1: Finish[American]"], context=context)
     prompt = provider.requests[0].prompt
     assert "Q: Who directed Sinister?\nA: Scott Derrickson" in prompt
@@ -287,3 +286,13 @@ def test_outgrowing_the_context_ends_like_a_spent_budget_and_says_why():
     trace = Agent(config).run("q")
     assert trace.stop_reason == "context" and "4,096-token context" in trace.error
     assert len(trace.steps) == 1 and trace.steps[0].observation.text == "a is a thing."
+
+
+def test_a_long_observation_is_truncated_in_the_trace_and_in_the_next_prompt():
+    long_page = "word " * 5_000  # 25,000 characters: far more than any step needs to see
+    registry = ToolRegistry([Tool("search", lambda _q: long_page)])
+    trace, provider = run(["\nAction 1: Search[x]", "\nAction 2: Finish[y]"], tools=registry)
+    text = trace.steps[0].observation.text
+    assert len(text) <= MAX_OBSERVATION_CHARS + len(" … [truncated]") and text.endswith("[truncated]")
+    second_prompt = provider.requests[1].prompt
+    assert "[truncated]" in second_prompt and len(second_prompt) < MAX_OBSERVATION_CHARS + 2_000

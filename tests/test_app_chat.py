@@ -130,7 +130,8 @@ def test_empty_and_overlong_messages_are_handled(monkeypatch, tmp_path):
 
 
 def test_a_second_question_while_one_runs_is_refused_and_stop_cancels(monkeypatch, tmp_path):
-    use_app(monkeypatch, tmp_path, [{"text": "Thought 1: slow\nAction 1: Finish[late]", "delay": 1.0}])
+    gate = tmp_path / "never-opened"
+    use_app(monkeypatch, tmp_path, [{"text": "Thought 1: slow\nAction 1: Finish[late]", "gate": str(gate)}])
     at = new_session()
     at.chat_input[0].set_value("First question").run()
     job = at.session_state.job

@@ -10,16 +10,18 @@ from app_helpers import (
     use_app,
     wait_idle,
 )
+from provider_helpers import wait_for
 
 from react_core.history import HistoryStore
 
 
 def test_two_sessions_running_at_once_keep_their_own_conversation_and_settings(monkeypatch, tmp_path):
+    gate = tmp_path / "gate"
     use_app(
         monkeypatch,
         tmp_path,
         [
-            {"text": "Thought 1: Working.\nAction 1: Calculator[2 + 2]", "delay": 0.3},
+            {"text": "Thought 1: Working.\nAction 1: Calculator[2 + 2]", "gate": str(gate)},
             "Thought 2: Done.\nAction 2: Finish[4]",
         ],
     )
@@ -28,7 +30,11 @@ def test_two_sessions_running_at_once_keep_their_own_conversation_and_settings(m
     go(bob, "settings").slider(key="set-temperature").set_value(1.1).run()
     go(alice, "chat").chat_input[0].set_value("Alice asks").run()
     go(bob, "chat").chat_input[0].set_value("Bob asks").run()
-    assert alice.session_state.job is not None and bob.session_state.job is not None  # both running at once
+    # Both turns wait at the gate: both are running at once. Each opening lets one of them through.
+    assert not alice.session_state.job.done and not bob.session_state.job.done
+    for _ in range(2):
+        gate.touch()
+        assert wait_for(lambda: not gate.exists())
     wait_idle(alice)
     wait_idle(bob)
 

@@ -133,19 +133,21 @@ def test_save_as_new_preset_writes_the_user_folder_and_never_a_shipped_preset(mo
     assert at.selectbox(key="set-preset").value == "careful"
 
 
-def test_the_preset_chooser_offers_every_preset_and_switches_the_dialect(monkeypatch, tmp_path):
+def test_the_preset_chooser_offers_every_preset_a_chat_can_run_and_switches_the_dialect(monkeypatch, tmp_path):
     use_app(monkeypatch, tmp_path, [])
     at = go(new_session(), "settings")
     chooser = at.selectbox(key="set-preset")
     names = [o.split(" — ")[0] for o in chooser.options]
-    assert names == list_presets()
+    assert names == list_presets(mode="react")
     assert {"paper", "gemini-xml", "langchain-json", "pause", "function-call"} <= set(names)
+    # The direct-answer prompts (Answer: …) can never finish a ReAct run: they belong to the Evaluate page.
+    assert "hotpotqa-standard" not in names and "hotpotqa-cot" not in names
     other = "gemini-xml"
     chooser.set_value(other).run()
     assert at.session_state.settings["preset"] == other
     assert at.text_area(key="edit-instructions").value == load_preset(other).instructions
     sidebar = unescape("\n".join(m.value for m in at.sidebar.markdown))
-    assert f"Preset:** {other}" in sidebar and "Format:** Gemini notebook" in sidebar
+    assert f"Preset:** {other}" in sidebar and "Dialect:** Gemini notebook" in sidebar
 
 
 def test_where_a_new_session_s_settings_come_from():
@@ -160,3 +162,12 @@ def test_where_a_new_session_s_settings_come_from():
     assert (pinned["provider"], pinned["model"], pinned["temperature"]) == ("scripted", "m", 0.4)
     broken = initial_settings(env={}, remembered={"max_calls": 99, "temperature": 0.4})
     assert broken["max_calls"] == 8 and broken["temperature"] == 0.0  # remembered values that no longer validate
+
+
+def test_a_remembered_direct_answer_preset_falls_back_to_a_chat_preset(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, ["Thought 1: Easy.\nAction 1: Finish[4]"])
+    monkeypatch.setenv("REACT_PRESET", "hotpotqa-standard")
+    at = new_session()
+    assert any("direct-answer prompt" in w.value for w in at.warning)
+    ask(at, "What is 2 + 2?")
+    assert last_trace(at)["settings"]["preset"] == "paper" and last_trace(at)["final_answer"] == "4"

@@ -39,11 +39,29 @@ CHROMIUM_ARGS = [
 LIVE = re.compile(r"Getting ready…|Thinking… step \d+ of \d+")
 WAIT_MS = 20_000  # generous waits for a loaded machine; never a speed assertion
 # Our own fixtures, named so that they never meet pytest-playwright's (``browser``, ``page``) if it is installed.
-# Each step waits a little, so the live "Thinking…" status is on screen long enough to be seen.
-SCRIPT = [{"text": t, "delay": 0.4} for t in NATIONALITY_SCRIPT] + [
-    "Thought 1: I can compute this.\nAction 1: Calculator[17 * 23 + 4]",
-    "Thought 2: The result is 395.\nAction 2: Finish[395]",
-]
+GATE = "gate"  # the first step of a conversation waits until the test creates this file in the server's folder
+
+
+def _script(home: Path) -> list:
+    """Each session replays this from its start. Its first step waits at a gate, so the live status can be seen
+    for as long as the test wants (each opening of the gate lets one step through)."""
+    first, *rest = NATIONALITY_SCRIPT
+    return [
+        {"text": first, "gate": str(home / GATE)},
+        *rest,
+        "Thought 1: I can compute this.\nAction 1: Calculator[17 * 23 + 4]",
+        "Thought 2: The result is 395.\nAction 2: Finish[395]",
+    ]
+
+
+def _open_gate(server: dict) -> None:
+    """Let one waiting step through, and wait until it has gone through."""
+    gate = server["home"] / GATE
+    gate.touch()
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while gate.exists():
+        assert time.monotonic() < deadline, "no step took the gate"
+        time.sleep(0.02)
 
 pytestmark = [
     pytest.mark.browser,
@@ -78,7 +96,7 @@ def _streamlit(home: Path):
     env = {
         **os.environ,
         "REACT_PROVIDER": "scripted",
-        "REACT_SCRIPT": str(write_script(home / "script.json", SCRIPT)),
+        "REACT_SCRIPT": str(write_script(home / "script.json", _script(home))),
         "REACT_KNOWLEDGE": f"pack:{offline_pack()}",
         "REACT_HISTORY_DB": str(home / "history.sqlite"),
         "REACT_PRESETS_DIR": str(home / "presets"),
@@ -159,6 +177,7 @@ def test_journey_ask_inspect_change_settings_ask_again_history_export(app_server
     try:
         _ask(page, NATIONALITY_Q)
         page.get_by_text(LIVE).first.wait_for()  # the live status while it runs
+        _open_gate(app_server)
         page.get_by_text("Answered · 4 steps", exact=False).wait_for()
 
         panel = page.get_by_test_id("stExpander").filter(has_text="Step 2 · Search[Scott Derrickson]")
@@ -227,6 +246,8 @@ def test_two_browser_sessions_at_once_keep_their_own_conversation_and_settings(a
         _ask(bob, "Bob: " + NATIONALITY_Q)
         alice.get_by_text("of 7", exact=False).first.wait_for()  # Alice's budget …
         bob.get_by_text("of 8", exact=False).first.wait_for()  # … is not Bob's
+        _open_gate(app_server)
+        _open_gate(app_server)
         alice.get_by_text("Answered · 4 steps", exact=False).wait_for()
         bob.get_by_text("Answered · 4 steps", exact=False).wait_for()
         assert alice.get_by_text("Bob: ").count() == 0 and bob.get_by_text("Alice: ").count() == 0

@@ -108,6 +108,8 @@ def test_bad_arguments_exit_2_with_one_line(tmp_path):
         ("parse", "--format", "yaml"),
         ("ask", "q", "--provider", "scripted", "--script", script(tmp_path, []), "--preset", "no-such-preset"),
         ("ask", "q", "--provider", "scripted", "--script", script(tmp_path, []), "--tools", "search,shell"),
+        # A direct-answer prompt (Answer: …) can never finish an agent run: refused, not run to its budget.
+        ("ask", "q", "--provider", "scripted", "--script", script(tmp_path, []), "--preset", "hotpotqa-standard"),
     ]
     bad_json = tmp_path / "bad.json"
     bad_json.write_text("[not json")

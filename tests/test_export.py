@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from react_core.export import fenced, file_stem, md_escape, safe_url, to_json, to_markdown
 from react_core.grounding import check_grounding, normalize_answer
-from react_core.trace import Action, Observation, Source, Step, Trace, Turn, Usage
+from react_core.trace import Action, Exchange, Observation, Source, Step, Trace, Usage
 
 
 def trace_with(answer: str | None, observations: list[str], fmt: str = "paper", error_last: bool = False) -> Trace:
@@ -39,7 +39,7 @@ def trace_with(answer: str | None, observations: list[str], fmt: str = "paper", 
 
 def test_json_export_is_the_trace_and_imports_back_exactly():
     trace = trace_with("Paris", ["Paris is the capital of France."])
-    trace.context = [Turn("Earlier?", "Yes")]
+    trace.context = [Exchange("Earlier?", "Yes")]
     assert Trace.from_dict(json.loads(to_json(trace))).to_dict() == trace.to_dict()
 
 

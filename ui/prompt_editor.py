@@ -96,7 +96,7 @@ def _preset_label(name: str) -> str:
 
 
 def render_prompt_editor() -> None:
-    names = list_presets()
+    names = list_presets(mode="react")  # the direct-answer presets are the evaluation's, not the chat's
     current = state.preset_name()
     if current not in names:
         names.append(current)

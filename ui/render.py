@@ -127,7 +127,7 @@ def render_status(trace: dict[str, Any]) -> None:
         st.caption(
             md_literal(
                 f"{s.get('provider', '?')} · {s.get('model') or 'default model'} · preset {s.get('preset', '?')} "
-                f"({s.get('format', '?')}) · temperature {s.get('temperature', '?')} · "
+                f"(dialect {s.get('format', '?')}) · temperature {s.get('temperature', '?')} · "
                 f"max calls {s.get('max_calls', '?')} · knowledge {s.get('knowledge', '?')} · "
                 f"tools {', '.join(s.get('tools', [])) or 'none'}"
             )

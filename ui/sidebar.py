@@ -1,4 +1,4 @@
-"""The sidebar: what the next turn will use (provider, model, format, knowledge), New chat, and the demo-model note.
+"""The sidebar: what the next turn will use (provider, model, dialect, knowledge), New chat, and the demo-model note.
 
 Reads session state only; never builds a provider (that would load an SDK or the on-device model on every page render).
 """
@@ -37,7 +37,7 @@ def render_sidebar() -> None:
                 [
                     f"- **Provider:** {md_literal(provider_class(s['provider']).label)}",
                     f"- **Model:** {md_literal(_model_label(s))}",
-                    f"- **Format:** {md_literal(fmt.label if fmt else preset.format)}",
+                    f"- **Dialect:** {md_literal(fmt.label if fmt else preset.format)}",
                     f"- **Preset:** {md_literal(preset.name)}",
                     f"- **Knowledge:** {md_literal(knowledge_label)}",
                     f"- **Tools:** {md_literal(', '.join(label(t) for t in s.get('tools', [])) or 'none')}",

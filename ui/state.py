@@ -16,7 +16,7 @@ from typing import Any
 import streamlit as st
 
 from react_core.environment import setting_defaults
-from react_core.errors import ReactLabError
+from react_core.errors import ConfigError, ReactLabError
 from react_core.history import HistoryStore
 from react_core.providers import provider_class
 from react_core.settings import RunSettings, default_provider
@@ -138,7 +138,10 @@ def active_preset():
     if st.session_state.prompt:
         return Preset.from_dict(st.session_state.prompt)
     try:
-        return load_preset(preset_name())
+        preset = load_preset(preset_name())
+        if preset.mode != "react":
+            raise ConfigError(f"The {preset.name} preset is a direct-answer prompt for the evaluation, not a chat.")
+        return preset
     except ReactLabError as e:
         flash("warning", f"{e} Using the {DEFAULT_PRESET} preset instead.")
         st.session_state.settings = {**settings(), "preset": DEFAULT_PRESET, "format": ""}

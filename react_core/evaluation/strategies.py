@@ -142,7 +142,7 @@ def run_agent_strategy(question: str, ctx: EvalContext, strategy: str, role: str
     preset = ctx.preset(role)
     settings = replace(ctx.settings, format="", preset=preset.name)
     config = build_run_config(settings, preset=preset, provider=ctx.provider)
-    config.settings["strategy"] = strategy
+    config.recorded["strategy"] = strategy
     trace = Agent(config).run(question, cancel=ctx.cancel)
     return Outcome(trace)
 

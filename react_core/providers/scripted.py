@@ -1,9 +1,12 @@
 """A provider that replays a list of model outputs: it drives tests, offline demos and benchmarks.
 
-Each item of the script is either a string (the model's text) or an object ``{"text": …, "delay": seconds, "error": "…",
-"usage": {…}}``; an ``error`` item raises a ProviderError as a failing service would. The provider records every request
-it was sent. Like a model that ignores stop sequences, it returns its text whole: the loop's local cutting is what stops
-it. Outputs are consumed in order across runs, so one script can drive a whole evaluation.
+Each item of the script is either a string (the model's text) or an object ``{"text": …, "delay": seconds, "gate": path,
+"error": "…", "usage": {…}}``. An ``error`` item raises a ProviderError as a failing service would. A ``gate`` item
+waits until a file exists at that path before it answers, and removes it as it passes: creating the file lets one call
+through (a test or a demo opens the gate when it is ready; Stop interrupts the wait), so "while the model is working" is
+an event, not a race with a delay. The provider records every request it was sent. Like a model that ignores stop
+sequences, it returns its text whole: the loop's local cutting is what stops it. Outputs are consumed in order across
+runs, so one script can drive a whole evaluation.
 """
 
 from __future__ import annotations
@@ -11,11 +14,11 @@ from __future__ import annotations
 import json
 import re
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from react_core import cancel
 from react_core.errors import ConfigError, ProviderError
 from react_core.providers.base import Chunk, CompletionRequest, Provider, estimate_tokens
 from react_core.trace import Usage
@@ -81,6 +84,8 @@ class ScriptedProvider(Provider):
     def stream(self, request: CompletionRequest) -> Iterator[Chunk]:
         item = self._take(request)
         if isinstance(item, dict):
+            if item.get("gate"):
+                _wait_for(Path(str(item["gate"])))
             text, delay = str(item.get("text", "")), float(item.get("delay", self.delay))
             if item.get("error"):
                 raise ProviderError(str(item["error"]))
@@ -88,8 +93,19 @@ class ScriptedProvider(Provider):
         else:
             text, delay, usage = item, self.delay, None
         if delay:
-            time.sleep(delay)
+            cancel.sleep(delay)
         # Word-sized pieces, so streaming and local stop cutting are exercised as with a real model.
         for piece in _PIECES.findall(text):
             yield Chunk(text=piece)
         yield Chunk(usage=usage or Usage(estimate_tokens(request.text), estimate_tokens(text)))
+
+
+def _wait_for(gate: Path) -> None:
+    """Block until the gate file exists, then take it (one call per opening; of two waiting, only the one whose removal
+    succeeds passes). Raises Cancelled when the run is stopped meanwhile."""
+    while True:
+        try:
+            gate.unlink()
+            return
+        except FileNotFoundError:
+            cancel.sleep(0.01)

@@ -20,7 +20,7 @@ from react_core.history import HistoryStore
 from react_core.prompts import Preset
 from react_core.providers.base import Provider
 from react_core.settings import RunSettings, build_run_config
-from react_core.trace import Action, Observation, Step, Trace, Turn
+from react_core.trace import Action, Exchange, Observation, Step, Trace
 from ui.jobs.base import Job
 
 log = logging.getLogger(__name__)
@@ -115,7 +115,7 @@ class TurnJob(Job):
 
     def work(self) -> None:
         req = self.request
-        context = [Turn.from_dict(t) for t in req.context]
+        context = [Exchange.from_dict(t) for t in req.context]
         prior = [Step.from_dict(s) for s in req.prior_steps]
         try:
             config = self._config()
@@ -141,7 +141,7 @@ class TurnJob(Job):
     def crashed(self, message: str) -> None:
         req = self.request
         prior = [Step.from_dict(s) for s in req.prior_steps]
-        self._finish(self._failed(prior, [Turn.from_dict(t) for t in req.context], message))
+        self._finish(self._failed(prior, [Exchange.from_dict(t) for t in req.context], message))
 
     def _finish(self, trace: Trace) -> None:
         history_id, save_error = self._save(trace)
@@ -160,7 +160,7 @@ class TurnJob(Job):
             self._steps = [s.to_dict() for s in prior]
         return prior
 
-    def _failed(self, prior: list[Step], context: list[Turn], message: str) -> Trace:
+    def _failed(self, prior: list[Step], context: list[Exchange], message: str) -> Trace:
         return Trace(
             question=self.request.question,
             # The dialect the run was written in, so its kept steps are drawn in it.
