@@ -63,6 +63,7 @@ def _open_gate(server: dict) -> None:
         assert time.monotonic() < deadline, "no step took the gate"
         time.sleep(0.02)
 
+
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's Chromium: apt-get install -y chromium"),
