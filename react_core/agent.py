@@ -1,9 +1,11 @@
 """The ReAct loop: one model call per step, a budget, an explicit stop reason, events for whoever is watching.
 
 Each step sends the fixed prefix (instructions + examples) and the question, the past steps rendered by the format, and
-the next step's prefix. Partial text is streamed to ``on_event`` as it arrives, and cut locally at the format's stop
-sequences (providers may ignore them). The model's mistakes become error observations and the loop goes on; provider and
-configuration failures end the run with ``error`` and a message for the person, keeping every step already taken.
+the next step's prefix. Partial text is streamed to ``on_event`` as it arrives, and cut at the format's stop sequences
+(providers may ignore them). The model's mistakes become error observations and the loop goes on; provider and
+configuration failures end the run with ``error`` and a message for the person, keeping every step already taken, and
+so does anything unexpected. A repeat is a loop only when it brings nothing new: the same action with the same input
+(or no readable action at all) answered by the same observation three times in a row. Events are plain dicts:
 
     {"kind": "step_started", "index": k}
     {"kind": "text", "index": k, "delta": "...", "text": "...so far"}
@@ -14,6 +16,7 @@ configuration failures end the run with ``error`` and a message for the person, 
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -21,15 +24,18 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from react_core import calls
 from react_core import cancel as cancellation
 from react_core.cancel import Cancelled
-from react_core.errors import ContextOverflowError, ProviderError, ReactLabError
+from react_core.errors import ContextOverflowError, ReactLabError
 from react_core.formats.base import ActionFormat
+from react_core.model_call import Reply, stream_completion
 from react_core.prompts import Preset, render_prefix, render_question
-from react_core.providers.base import CompletionRequest, Provider, cut_at_stop, estimate_tokens
+from react_core.providers.base import CompletionRequest, Provider
 from react_core.tools.registry import ToolRegistry
-from react_core.trace import Exchange, Observation, Step, Trace, Usage
+from react_core.trace import Exchange, Observation, Step, Trace
 
+log = logging.getLogger(__name__)
 EventHandler = Callable[[dict[str, Any]], None]
 DEFAULT_MAX_CALLS = 8
 LOOP_REPEATS = 3
@@ -44,6 +50,8 @@ class RunConfig:
     max_calls: int = DEFAULT_MAX_CALLS
     temperature: float = 0.0
     max_tokens: int = 400
+    # Constrain the on-device model's decoding to one well-formed step of the dialect (providers that can).
+    grammar: bool = False
     # What else the trace records about how it ran (the knowledge source, the evaluation strategy). Never a key:
     # Trace drops names it does not know.
     recorded: dict[str, Any] = field(default_factory=dict)
@@ -71,11 +79,31 @@ class Agent:
         prior_steps: Sequence[Step] = (),
         resume_thought: str | None = None,
     ) -> Trace:
-        """Run to a stop reason. ``prior_steps`` (a fork) are kept and written into the prompt; the run then
-        takes up to ``max_calls`` new steps, the first starting from ``resume_thought`` when given (the model
-        continues that thought)."""
+        """Run to a stop reason. ``prior_steps`` (a fork) are kept and written into the prompt; the run then takes up
+        to ``max_calls`` new steps, the first starting from ``resume_thought`` when given (the model continues that
+        thought). Never raises: whatever ends the run is its stop reason, with the steps taken so far."""
+        trace = self._new_trace(question, context, prior_steps)
+        emit = on_event or (lambda _e: None)
+        try:
+            # Within the scope, whatever waits for this run (a stream, a backoff, a Wikipedia request) hears Stop.
+            with cancellation.scope(cancel) if cancel is not None else contextlib.nullcontext():
+                self._loop(trace, emit, resume_thought)
+        except Cancelled:
+            trace.stop_reason = "cancelled"
+        except ContextOverflowError as e:
+            # The context window is a budget too: the run ends without an answer, and says why.
+            trace.stop_reason, trace.error = "context", str(e)
+        except ReactLabError as e:
+            trace.stop_reason, trace.error = "error", str(e)
+        except Exception as e:  # a bug must not throw away the steps already taken and shown
+            log.exception("the run failed unexpectedly")
+            trace.stop_reason = "error"
+            trace.error = f"Unexpected error ({type(e).__name__}: {e}). The steps so far are kept; please report it."
+        return trace
+
+    def _new_trace(self, question: str, context: Sequence[Exchange], prior_steps: Sequence[Step]) -> Trace:
         cfg = self.config
-        trace = Trace(
+        return Trace(
             question=question,
             settings={
                 "provider": cfg.provider.name,
@@ -91,40 +119,16 @@ class Agent:
             steps=[Step.from_dict(s.to_dict()) for s in prior_steps],
             started_at=datetime.now(UTC).isoformat(timespec="seconds"),
         )
-        emit = on_event or (lambda _e: None)
-        prefix = render_prefix(cfg.preset, cfg.tools.names)
-        question_block = render_question(cfg.preset, question, trace.context)
-        try:
-            # Within the scope, whatever waits for this run (a stream, a backoff, a Wikipedia request) hears Stop.
-            with cancellation.scope(cancel) if cancel is not None else contextlib.nullcontext():
-                self._loop(trace, prefix, question_block, emit, cancel, resume_thought)
-        except Cancelled:
-            trace.stop_reason = "cancelled"
-        except ContextOverflowError as e:
-            # The context window is a budget too: the run ends without an answer, and says why.
-            trace.stop_reason, trace.error = "context", str(e)
-        except ReactLabError as e:
-            trace.stop_reason, trace.error = "error", str(e)
-        return trace
 
-    def _check(self, cancel: threading.Event | None) -> None:
-        if cancel is not None and cancel.is_set():
-            raise Cancelled
-
-    def _loop(
-        self,
-        trace: Trace,
-        prefix: str,
-        question_block: str,
-        emit: EventHandler,
-        cancel: threading.Event | None,
-        seed: str | None = None,
-    ) -> None:
+    def _loop(self, trace: Trace, emit: EventHandler, seed: str | None) -> None:
         cfg = self.config
+        system = render_prefix(cfg.preset, cfg.tools.names)
+        question_block = render_question(cfg.preset, trace.question, trace.context)
         scratchpad = "".join(self.format.render_step(s) for s in trace.steps)
+        previous = calls.texts(trace.steps)[-1] if trace.steps else None
         first = len(trace.steps) + 1
         for index in range(first, first + cfg.max_calls):
-            self._check(cancel)
+            cancellation.check()
             emit({"kind": "step_started", "index": index})
             started = time.perf_counter()
             step_prefix = self.format.step_prefix(index)
@@ -132,39 +136,31 @@ class Agent:
                 # A forked step: the model continues the edited thought instead of starting its own.
                 step_prefix += ("" if step_prefix.endswith("\n") else " ") + seed.strip()
             request = CompletionRequest(
-                system=prefix,
+                system=system,
                 prompt=question_block + scratchpad + step_prefix,
                 stop=self.stops,
                 temperature=cfg.temperature,
                 max_tokens=cfg.max_tokens,
+                grammar=self.format.grammar(cfg.tools.names, index) if self._constrained() else None,
             )
-            raw, usage = self._generate(request, index, emit, cancel)
-            parsed = self.format.parse(seed.strip() + raw if seed else raw)
+            reply = self._generate(request, index, emit)
+            step = self._step(index, reply, seed)
+            step.call = self._record(request, reply, previous)
+            previous = calls.CallTexts(request.system, request.prompt, step.call.prompt_keep)
             seed = None
-            step = Step(
-                index=index,
-                thought=parsed.thought,
-                action=parsed.action,
-                final_answer=parsed.final_answer,
-                raw_output=raw,
-                usage=usage,
-                leaked_observation=parsed.leaked_observation,
-            )
             trace.steps.append(step)
-            if parsed.error:
-                step.observation = Observation.error(f"{parsed.error} {self.format.reminder(cfg.tools.names)}")
-            elif parsed.final_answer is not None:
-                trace.final_answer, trace.stop_reason = parsed.final_answer, "finished"
-            elif self._repeats(trace.steps) >= LOOP_REPEATS:
-                step.observation = Observation.error(
-                    f"Stopped: {self.format.render_action(step.action)} was repeated {LOOP_REPEATS} times in a row."
-                )
-                trace.stop_reason = "loop"
-            else:
-                assert parsed.action is not None
-                emit({"kind": "action", "index": index, "action": parsed.action.to_dict()})
-                self._check(cancel)
+            if step.final_answer is not None:
+                trace.final_answer, trace.stop_reason = step.final_answer, "finished"
+            elif step.observation is None:  # an action to run
+                assert step.action is not None
+                emit({"kind": "action", "index": index, "action": step.action.to_dict()})
+                cancellation.check()
                 step.observation = self._act(step)
+            if trace.stop_reason is None and self._looping(trace.steps):
+                trace.stop_reason = "loop"
+                step.observation.note = (
+                    f"The same action got the same observation {LOOP_REPEATS} times in a row, so the run stopped."
+                )
             step.seconds = round(time.perf_counter() - started, 6)
             emit({"kind": "step", "step": step.to_dict()})
             if trace.stop_reason:
@@ -172,13 +168,51 @@ class Agent:
             scratchpad += self.format.render_step(step)
         trace.stop_reason = "max_calls"
 
-    def _generate(
-        self, request: CompletionRequest, index: int, emit: EventHandler, cancel: threading.Event | None
-    ) -> tuple[str, Usage]:
+    def _constrained(self) -> bool:
+        return self.config.grammar and self.config.provider.constrained and hasattr(self.format, "grammar")
+
+    def _generate(self, request: CompletionRequest, index: int, emit: EventHandler) -> Reply:
         def on_text(delta: str, text: str) -> None:
             emit({"kind": "text", "index": index, "delta": delta, "text": text})
 
-        return stream_completion(self.config.provider, request, on_text=on_text, cancel=cancel)
+        return stream_completion(self.config.provider, request, on_text=on_text)
+
+    def _step(self, index: int, reply: Reply, seed: str | None) -> Step:
+        """The step the model wrote: its thought and its action or answer, or an error observation when neither
+        could be read."""
+        parsed = self.format.parse(seed.strip() + reply.text if seed else reply.text)
+        step = Step(
+            index=index,
+            thought=parsed.thought,
+            action=parsed.action,
+            final_answer=parsed.final_answer,
+            raw_output=reply.text,
+            usage=reply.usage,
+            leaked_observation=parsed.leaked_observation,
+        )
+        if parsed.error:
+            step.observation = Observation.error(f"{parsed.error} {self.format.reminder(self.config.tools.names)}")
+        return step
+
+    def _record(self, request: CompletionRequest, reply: Reply, previous: calls.CallTexts | None):
+        sent = reply.sent or {}
+        body = sent.get("body") or {"system": request.system, "prompt": request.prompt}
+        return calls.record(
+            previous,
+            request.system,
+            request.prompt,
+            api=sent.get("api", ""),
+            endpoint=sent.get("endpoint", ""),
+            body=body,
+            omitted=list(sent.get("omitted", [])),
+            reused_tokens=sent.get("reused_tokens"),
+            stop_local=list(request.stop),
+            finish_reason=reply.finish_reason,
+            cut_at=reply.cut_at,
+            cut_by=reply.cut_by,
+            first_token_seconds=reply.first_token_seconds,
+            seconds=reply.seconds,
+        )
 
     def _act(self, step: Step) -> Observation:
         tools = self.config.tools
@@ -190,63 +224,18 @@ class Agent:
         return obs
 
     @staticmethod
-    def _repeats(steps: list[Step]) -> int:
-        """How many of the latest steps in a row took the same action with the same input."""
-        last = steps[-1].action
-        if last is None:
-            return 0
-        key = (last.tool, " ".join(last.input.lower().split()))
-        count = 0
-        for s in reversed(steps):
-            if s.action is None or (s.action.tool, " ".join(s.action.input.lower().split())) != key:
-                break
-            count += 1
-        return count
+    def _looping(steps: list[Step]) -> bool:
+        """The last LOOP_REPEATS steps took the same action with the same input (or had no readable action) and got
+        the same observation: repeating it again would bring nothing new. Lookup paging through "(Result k / n)" and
+        a Search repeated after the page changed are progress, not loops."""
+        if len(steps) < LOOP_REPEATS:
+            return False
 
+        def key(s: Step) -> tuple | None:
+            if s.final_answer is not None or s.observation is None:
+                return None
+            action = (s.action.tool, " ".join(s.action.input.lower().split())) if s.action else None
+            return action, " ".join(s.observation.text.split())
 
-def stream_completion(
-    provider: Provider,
-    request: CompletionRequest,
-    *,
-    on_text: Callable[[str, str], None] | None = None,
-    cancel: threading.Event | None = None,
-) -> tuple[str, Usage]:
-    """One model call: stream it, report text as it arrives, stop reading at the request's stop sequences.
-
-    Returns the exact text received (the caller's parser cuts at the stop sequence) and the usage. Raises Cancelled
-    when ``cancel`` is set, and a ReactLabError for any failure of the provider.
-    """
-    text, usage = "", None
-    longest_stop = max((len(s) for s in request.stop), default=0)
-    stream = provider.stream(request)
-    try:
-        for chunk in stream:
-            if cancel is not None and cancel.is_set():
-                raise Cancelled
-            if chunk.usage is not None:
-                usage = chunk.usage
-            if not chunk.text:
-                continue
-            before = len(text)
-            text += chunk.text
-            if on_text is not None:
-                on_text(chunk.text, text)
-            # Enforce stop sequences locally: only the new text (plus a stop's length of overlap) can hold one.
-            _, hit = cut_at_stop(text[max(0, before - longest_stop) :], request.stop)
-            if hit is not None:
-                break
-    except (ReactLabError, Cancelled):
-        raise
-    except Exception as e:  # an SDK's own exception: still the provider's failure, reported as such
-        raise _provider_failure(provider, e) from e
-    finally:
-        close = getattr(stream, "close", None)
-        if close:
-            close()
-    if usage is None:
-        usage = Usage(estimate_tokens(request.text), estimate_tokens(text))
-    return text, usage
-
-
-def _provider_failure(provider: Provider, error: Exception) -> ReactLabError:
-    return ProviderError(f"{provider.label} provider failed: {type(error).__name__}: {error}")
+        last = [key(s) for s in steps[-LOOP_REPEATS:]]
+        return last[0] is not None and all(k == last[0] for k in last)

@@ -2,14 +2,16 @@
 
 The loop runs a question inside ``scope(event)``; anything that waits on its behalf (a model stream, a retry's backoff,
 a Wikipedia request) calls ``check()`` between reads or ``sleep()`` instead of ``time.sleep``, so Stop interrupts the
-wait instead of taking effect only at the next step. Outside a scope nothing is ever cancelled.
+wait instead of taking effect only at the next step. A read that blocks (a model stream that goes quiet) runs inside
+``guarded_call``: at Stop or at its deadline, what the provider registered with ``on_abort`` closes the response under
+it. Outside a scope nothing is ever cancelled.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
@@ -53,3 +55,77 @@ def sleep(seconds: float) -> None:
         return
     if event.wait(max(0.0, seconds)):
         raise Cancelled
+
+
+class CallGuard:
+    """One call that may block in a read (a model stream): at Stop or at its deadline, the callbacks registered with
+    ``on_abort`` run on a watcher thread (closing the response makes the blocked read fail at once)."""
+
+    def __init__(self, deadline: float | None) -> None:
+        self.deadline = deadline
+        self.expired = False
+        self._callbacks: list[Callable[[], object]] = []
+        self._lock = threading.Lock()
+        self._finished = threading.Event()
+        self._fired = False
+
+    def on_abort(self, callback: Callable[[], object]) -> None:
+        with self._lock:
+            if self._fired:
+                fire_now = True
+            else:
+                self._callbacks.append(callback)
+                fire_now = False
+        if fire_now:
+            _quietly(callback)
+
+    def _watch(self, stop: threading.Event | None) -> None:
+        started = time.monotonic()
+        while not self._finished.is_set():
+            left = None if self.deadline is None else self.deadline - (time.monotonic() - started)
+            if left is not None and left <= 0:
+                self.expired = True
+                break
+            if stop is not None and stop.is_set():
+                break
+            # Wake often enough to notice Stop promptly without a thread per event source.
+            self._finished.wait(0.05 if left is None else min(0.05, left))
+        else:
+            return
+        with self._lock:
+            self._fired = True
+            callbacks, self._callbacks = self._callbacks, []
+        for callback in callbacks:
+            _quietly(callback)
+
+
+_guard: ContextVar[CallGuard | None] = ContextVar("react_call_guard", default=None)
+
+
+@contextmanager
+def guarded_call(deadline: float | None) -> Iterator[CallGuard]:
+    """Run one blocking call under Stop and a wall-clock deadline (seconds, or None for Stop only)."""
+    guard = CallGuard(deadline)
+    watcher = threading.Thread(target=guard._watch, args=(_current.get(),), name="react-call-guard", daemon=True)
+    token = _guard.set(guard)
+    watcher.start()
+    try:
+        yield guard
+    finally:
+        guard._finished.set()
+        _guard.reset(token)
+        watcher.join(1)
+
+
+def on_abort(callback: Callable[[], object]) -> None:
+    """Providers register how to abort what they opened (``response.close``); outside a guarded call, nothing."""
+    guard = _guard.get()
+    if guard is not None:
+        guard.on_abort(callback)
+
+
+def _quietly(callback: Callable[[], object]) -> None:
+    try:
+        callback()
+    except Exception:  # aborting is best effort: the reader notices the closed stream or the flag either way
+        pass

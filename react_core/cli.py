@@ -67,6 +67,28 @@ def _cmd_ask(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- request ------------------------------------------------------------------------------------------
+
+
+def _cmd_request(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from react_core.calls import request_of
+    from react_core.history import parse_trace_json
+    from react_core.providers import provider_class
+
+    try:
+        trace = parse_trace_json(Path(args.trace).read_bytes())
+    except OSError as e:
+        raise UsageError(f"cannot read {args.trace}: {e.strerror or e}") from None
+    call = request_of(trace, args.step)
+    if args.style == "json":
+        print(json.dumps(call, ensure_ascii=False, indent=2))
+    else:
+        print(provider_class(trace.settings.get("provider", "")).snippet(call, args.style))
+    return 0
+
+
 # -- entry point ----------------------------------------------------------------------------------------
 
 
@@ -83,6 +105,12 @@ def build_parser() -> argparse.ArgumentParser:
     add_run_options(p)
     p.add_argument("--json", action="store_true", help="print the Trace as JSON")
     p.set_defaults(func=_cmd_ask)
+
+    p = sub.add_parser("request", help="print the model call behind one step of a trace (JSON, cURL or Python)")
+    p.add_argument("trace", help="a trace JSON file (an export, or the output of ask --json)")
+    p.add_argument("--step", type=int, required=True, help="the step's number")
+    p.add_argument("--as", dest="style", choices=("json", "curl", "python"), default="json")
+    p.set_defaults(func=_cmd_request)
 
     for commands in (knowledge_cli, evaluation_cli):
         commands.register(sub)

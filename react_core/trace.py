@@ -131,6 +131,42 @@ class Usage:
 
 
 @dataclass
+class ModelCall:
+    """The model call behind a step, kept so that the request can be rebuilt byte for byte without storing the whole
+    prompt again for every step (which would grow as the square of the steps).
+
+    ``body`` is the request as the provider's API received it, with the run's long texts replaced by references
+    (``{"$ref": "system"}``, ``{"$ref": "prompt"}``, ``{"$ref": "system+prompt"}``). The texts themselves are stored
+    once: ``system`` only when it differs from the previous call's, and the prompt as what it keeps of the previous
+    call's prompt (``prompt_keep`` characters) plus what it adds. ``react_core.calls`` rebuilds them.
+    """
+
+    api: str = ""  # e.g. "openai.chat.completions", "gemini.streamGenerateContent", "llama.cpp"
+    endpoint: str = ""  # where it was sent (never a key); "" for an in-process model
+    body: dict[str, Any] = field(default_factory=dict)
+    system: str | None = None  # None: the same as the previous call's
+    prompt_keep: int = 0
+    prompt_added: str = ""
+    # Parameters left out on purpose or dropped after the server refused them: [{"param": …, "reason": …}].
+    omitted: list[dict[str, str]] = field(default_factory=list)
+    stop_local: list[str] = field(default_factory=list)  # the stop sequences the loop enforced by cutting
+    finish_reason: str = ""
+    cut_at: int | None = None  # where in the raw output a stop sequence cut the reply
+    cut_by: str = ""  # which one
+    first_token_seconds: float = 0.0
+    seconds: float = 0.0
+    reused_tokens: int | None = None  # prompt tokens the model reused from its cache, when it says
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ModelCall:
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in d.items() if k in known})
+
+
+@dataclass
 class Step:
     index: int
     thought: str = ""
@@ -141,6 +177,7 @@ class Step:
     usage: Usage = field(default_factory=Usage)
     seconds: float = 0.0
     leaked_observation: bool = False
+    call: ModelCall | None = None
 
     @property
     def is_error(self) -> bool:
@@ -157,6 +194,7 @@ class Step:
             "usage": self.usage.to_dict(),
             "seconds": self.seconds,
             "leaked_observation": self.leaked_observation,
+            "call": self.call.to_dict() if self.call else None,
         }
 
     @classmethod
@@ -171,6 +209,7 @@ class Step:
             usage=Usage.from_dict(d.get("usage", {})),
             seconds=d.get("seconds", 0.0),
             leaked_observation=d.get("leaked_observation", False),
+            call=ModelCall.from_dict(d["call"]) if d.get("call") else None,
         )
 
 

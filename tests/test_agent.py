@@ -103,7 +103,52 @@ def test_same_action_three_times_in_a_row_ends_with_loop():
     trace, provider = run(outputs)
     assert trace.stop_reason == "loop"
     assert len(trace.steps) == 3 and len(provider.requests) == 3
-    assert "repeated 3 times" in trace.steps[-1].observation.text
+    assert trace.steps[-1].observation.text == "High plains is a thing."  # the third one ran: its answer is shown
+    assert "3 times in a row" in trace.steps[-1].observation.note
+
+
+def _pager() -> Tool:
+    """A Lookup that pages through three results, then says there are no more."""
+    pages = iter(["(Result 1 / 3) a", "(Result 2 / 3) b", "(Result 3 / 3) c"])
+    return Tool("lookup", lambda _k: next(pages, "No more results."))
+
+
+def test_paging_through_lookup_results_is_progress_not_a_loop():
+    outputs = [f"\nAction {i}: Lookup[film]" for i in range(1, 5)] + ["\nAction 5: Finish[c]"]
+    trace, _ = run(outputs, tools=ToolRegistry([_pager()]))
+    assert trace.stop_reason == "finished"
+    assert [s.observation.text[:12] for s in trace.steps[:4]] == [
+        "(Result 1 / ",
+        "(Result 2 / ",
+        "(Result 3 / ",
+        "No more resu",
+    ]
+
+
+def test_paging_stops_as_a_loop_once_it_brings_nothing_new():
+    outputs = [f"\nAction {i}: Lookup[film]" for i in range(1, 8)]
+    trace, _ = run(outputs, tools=ToolRegistry([_pager()]))
+    assert trace.stop_reason == "loop"
+    assert [s.observation.text for s in trace.steps[-3:]] == ["No more results."] * 3 and len(trace.steps) == 6
+
+
+def test_a_search_repeated_after_the_page_changed_goes_on():
+    outputs = [
+        "\nAction 1: Search[a]",
+        "\nAction 2: Search[a]",
+        "\nAction 3: Search[b]",
+        "\nAction 4: Search[a]",
+        "\nAction 5: Search[a]",
+        "\nAction 6: Finish[done]",
+    ]
+    trace, _ = run(outputs)
+    assert trace.stop_reason == "finished"
+
+
+def test_replies_without_an_action_that_get_the_same_error_are_a_loop():
+    trace, provider = run(["I am not sure.", "I am not sure.", "I am not sure.", "\nAction 4: Finish[late]"])
+    assert trace.stop_reason == "loop" and len(provider.requests) == 3
+    assert all(s.action is None and s.observation.is_error for s in trace.steps)
 
 
 def test_different_inputs_do_not_count_as_a_loop():

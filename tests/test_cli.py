@@ -119,3 +119,25 @@ def test_bad_arguments_exit_2_with_one_line(tmp_path):
         assert out.returncode == 2, (args, out.stdout, out.stderr)
         assert len(out.stderr.strip().splitlines()) == 1, (args, out.stderr)
         assert "error" in out.stderr
+
+
+def test_request_prints_a_steps_model_call_and_refuses_a_trace_without_one(tmp_path):
+    path = script(tmp_path, ["Thought 1: look\nAction 1: Calculator[2 + 2]", "Thought 2: four\nAction 2: Finish[4]"])
+    out = cli("ask", "q?", "--provider", "scripted", "--script", path, "--tools", "calculator", "--json")
+    trace_file = tmp_path / "trace.json"
+    trace_file.write_text(out.stdout)
+    got = cli("request", str(trace_file), "--step", "2")
+    assert got.returncode == 0, got.stderr
+    call = json.loads(got.stdout)
+    assert call["step"] == 2 and call["api"] == "scripted" and call["stop_local"] == ["\nObservation"]
+    assert call["body"]["prompt"].startswith("Question: q?\nThought 1: look\nAction 1: Calculator[2 + 2]\n")
+    assert call["body"]["prompt"].endswith("Thought 2:") and "(1) Calculator[" in call["body"]["system"]
+
+    old = json.loads(out.stdout)
+    for step in old["steps"]:
+        step.pop("call")  # a trace exported before calls were recorded
+    trace_file.write_text(json.dumps(old))
+    for args in (("--step", "2"), ("--step", "9"), ("--step", "1", "--as", "curl")):
+        bad = cli("request", str(trace_file), *args)
+        assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1, (args, bad.stderr)
+    assert "does not record its model call" in cli("request", str(trace_file), "--step", "2").stderr

@@ -24,6 +24,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "react_core.safe_text",
             "react_core.cancel",
             "react_core.retry_after",
+            "react_core.calls",
             "react_core.answers",
             "react_core.formats",
         ),
@@ -40,7 +41,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "react_core.export",
         ),
     ),
-    ("the loop", ("react_core.agent",)),
+    ("the loop", ("react_core.agent", "react_core.model_call")),
     ("settings", ("react_core.settings",)),
     (
         "evaluation and the command line",

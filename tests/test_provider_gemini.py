@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 from provider_helpers import FakeGemini, RecordingSleep, fast_retry, wait_for
 
-from react_core.agent import Agent, RunConfig, stream_completion
+from react_core.agent import Agent, RunConfig
 from react_core.errors import ConfigError, MissingKeyError, ProviderError
+from react_core.model_call import stream_completion
 from react_core.prompts import Preset
 from react_core.providers.base import CompletionRequest
 from react_core.providers.gemini import DEFAULT_MODEL, GeminiProvider, thinking_config
@@ -183,7 +184,8 @@ def test_invalid_key_and_unknown_model_are_configuration_errors_without_the_key(
 
 def test_a_whole_call_collects_the_stream_and_its_usage() -> None:
     with FakeGemini(["all of it"]) as server:
-        text, usage = stream_completion(provider(server), request())
+        reply = stream_completion(provider(server), request())
+    text, usage = reply.text, reply.usage
     assert text == "all of it" and isinstance(usage, Usage) and usage.completion_tokens == 2
 
 

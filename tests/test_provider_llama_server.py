@@ -8,7 +8,8 @@ from collections.abc import Iterator
 import pytest
 from provider_helpers import LlamaServer
 
-from react_core.agent import Agent, RunConfig, stream_completion
+from react_core.agent import Agent, RunConfig
+from react_core.model_call import stream_completion
 from react_core.prompts import Preset
 from react_core.providers.base import CompletionRequest
 from react_core.providers.local import default_model_path
@@ -63,7 +64,8 @@ def test_only_four_stops_reach_the_server_and_the_rest_still_stop_locally(provid
     assert provider.stops_for_api(stops) == ["<a>", "<b>", "<c>", "<d>"]
     request = CompletionRequest(system=SYSTEM, prompt=PROMPT, stop=stops, temperature=0.0, max_tokens=40)
     seen: list[str] = []
-    text, usage = stream_completion(provider, request, on_text=lambda delta, _text: seen.append(delta))
+    reply = stream_completion(provider, request, on_text=lambda delta, _text: seen.append(delta))
+    text, usage = reply.text, reply.usage
     # The server did not stop at the fifth sequence; the loop stopped reading at the piece that completed it.
     assert fifth in text and text.endswith(seen[-1]) and fifth not in text[: -len(seen[-1])]
     assert free.startswith(text) and len(text) < len(free)

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from react_core.agent import stream_completion
 from react_core.errors import ProviderError
+from react_core.model_call import stream_completion
 from react_core.providers import local as local_module
 from react_core.providers.base import CompletionRequest
 from react_core.providers.llama_support import cpu_has_amx, extra_buffers_wanted
@@ -94,7 +94,7 @@ def test_streams_pieces_stops_and_counts_tokens(local: LocalProvider) -> None:
 def test_later_steps_reuse_the_cached_prefix(local: LocalProvider) -> None:
     import llama_cpp
 
-    first = stream_completion(local, req())[0]
+    first = stream_completion(local, req()).text
     follow = req(PROMPT + first + "\nObservation 1: Italy is a country. Its capital is Rome.\nThought 2:")
     ctx = local.llama.ctx
     llama_cpp.llama_perf_context_reset(ctx)
@@ -113,17 +113,17 @@ def test_closing_a_stream_early_releases_the_model(local: LocalProvider) -> None
     assert shared.lock.locked()
     stream.close()
     assert not shared.lock.locked()
-    assert stream_completion(local, req(max_tokens=5))[0]  # the model is usable again at once
+    assert stream_completion(local, req(max_tokens=5)).text  # the model is usable again at once
 
 
 @pytest.mark.model
 def test_sessions_share_one_model_in_turn(local: LocalProvider) -> None:
-    expected = stream_completion(local, req(max_tokens=20))[0]
+    expected = stream_completion(local, req(max_tokens=20)).text
     results: list[str] = []
     other = LocalProvider(on_progress=None)  # another browser session: same file, same instance
 
     def run(p: LocalProvider) -> None:
-        results.append(stream_completion(p, req(max_tokens=20))[0])
+        results.append(stream_completion(p, req(max_tokens=20)).text)
 
     threads = [threading.Thread(target=run, args=(p,)) for p in (local, other)]
     for t in threads:

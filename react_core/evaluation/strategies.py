@@ -17,8 +17,10 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from react_core.agent import Agent, stream_completion
+from react_core import cancel
+from react_core.agent import Agent
 from react_core.evaluation.scoring import normalize_answer
+from react_core.model_call import stream_completion
 from react_core.prompts import Preset, load_preset, render_prefix, render_question
 from react_core.providers.base import CompletionRequest, Provider
 from react_core.settings import RunSettings, build_run_config
@@ -91,7 +93,9 @@ def _direct_step(ctx: EvalContext, preset: Preset, question: str, temperature: f
         max_tokens=256,
     )
     started = time.perf_counter()
-    raw, usage = stream_completion(ctx.provider, request, cancel=ctx.cancel)
+    with cancel.scope(ctx.cancel):
+        reply = stream_completion(ctx.provider, request)
+    raw, usage = reply.text, reply.usage
     text = raw
     for s in request.stop:
         text = text.split(s, 1)[0] if s else text

@@ -1,4 +1,4 @@
-"""The provider contract: stream or complete a prompt with stop sequences, returning text and usage.
+"""The provider contract: stream a prompt with stop sequences, saying what was sent, returning text and usage.
 
 A request carries the fixed prefix (``system``: instructions and examples) and the growing part (``prompt``: question,
 past steps, the next step's prefix) separately. Chat providers send them as a system instruction and a user message;
@@ -12,6 +12,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from react_core.errors import ConfigError
 from react_core.trace import Usage
 
 
@@ -22,6 +23,8 @@ class CompletionRequest:
     stop: tuple[str, ...] = ()
     temperature: float = 0.0
     max_tokens: int = 400
+    # A GBNF grammar the reply must follow, for providers that can constrain decoding (``Provider.constrained``).
+    grammar: str | None = None
 
     @property
     def text(self) -> str:
@@ -31,10 +34,15 @@ class CompletionRequest:
 
 @dataclass
 class Chunk:
-    """A piece of a streamed completion. The last chunk of a stream may carry the usage."""
+    """A piece of a streamed completion. A provider's first chunk says what it sent (``sent``); the last ones may
+    carry the usage and why the model stopped (``finish_reason``)."""
 
     text: str = ""
     usage: Usage | None = None
+    # What the API received: {"api", "endpoint", "body", "omitted": [{"param", "reason"}], "reused_tokens"}. The body
+    # is the request as sent (never a key), the texts in it verbatim; the loop stores it compactly (react_core.calls).
+    sent: dict[str, Any] | None = None
+    finish_reason: str | None = None
 
 
 def cut_at_stop(text: str, stops: tuple[str, ...] | list[str]) -> tuple[str, str | None]:
@@ -96,6 +104,12 @@ class Provider:
     supports_stop: bool = True
     # Stop sequences this model needs beyond the format's (a base model invents new questions after Finish).
     extra_stops: tuple[str, ...] = ()
+
+    @classmethod
+    def snippet(cls, call: Mapping[str, Any], style: str) -> str:
+        """One recorded call (``api``, ``endpoint``, ``model``, ``body`` as the API received it) as a ``curl``
+        command or a ``python`` script with the provider's official SDK, with the key as a variable, never its value."""
+        raise ConfigError(f"A {cls.label} call cannot be reproduced outside the app as {style}.")
 
     @classmethod
     def demo_for(cls, settings: Mapping[str, Any]) -> bool:

@@ -81,8 +81,21 @@ class ScriptedProvider(Provider):
             self._next += 1
             return item
 
+    def sent(self, request: CompletionRequest) -> dict[str, Any]:
+        """What this "API" receives: the request's fields as they are."""
+        body = {
+            "system": request.system,
+            "prompt": request.prompt,
+            "stop": list(request.stop),
+            "temperature": request.temperature,
+            "max_tokens": request.max_tokens,
+        }
+        omitted = [{"param": "stop", "reason": "a script ignores stop sequences; the loop cuts at them locally"}]
+        return {"api": "scripted", "endpoint": "", "body": body, "omitted": omitted}
+
     def stream(self, request: CompletionRequest) -> Iterator[Chunk]:
         item = self._take(request)
+        yield Chunk(sent=self.sent(request))
         if isinstance(item, dict):
             if item.get("gate"):
                 _wait_for(Path(str(item["gate"])))
@@ -97,7 +110,7 @@ class ScriptedProvider(Provider):
         # Word-sized pieces, so streaming and local stop cutting are exercised as with a real model.
         for piece in _PIECES.findall(text):
             yield Chunk(text=piece)
-        yield Chunk(usage=usage or Usage(estimate_tokens(request.text), estimate_tokens(text)))
+        yield Chunk(usage=usage or Usage(estimate_tokens(request.text), estimate_tokens(text)), finish_reason="stop")
 
 
 def _wait_for(gate: Path) -> None:

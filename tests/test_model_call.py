@@ -1,0 +1,117 @@
+"""One model call within its limits: cut at stop sequences, a token budget, a wall-clock deadline, Stop reaching a
+read that is waiting; and a run that keeps its steps whatever escapes."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+
+import pytest
+
+from react_core import cancel
+from react_core.agent import Agent, RunConfig
+from react_core.cancel import Cancelled
+from react_core.errors import ProviderError
+from react_core.model_call import MAX_REPLY_CHARS, stream_completion
+from react_core.prompts import Preset
+from react_core.providers.base import Chunk, CompletionRequest, Provider
+from react_core.providers.scripted import ScriptedProvider
+from react_core.tools.registry import Tool, ToolRegistry
+
+
+class Endless(Provider):
+    """A model that never stops writing (and ignores stop sequences)."""
+
+    name, label = "endless", "Endless"
+
+    def stream(self, request: CompletionRequest) -> Iterator[Chunk]:
+        while True:
+            yield Chunk(text="blah ")
+
+
+class Silent(Provider):
+    """A server that keeps the connection open and sends nothing (only keep-alives): its read blocks until the
+    response is closed, which is what the provider registers as its abort."""
+
+    name, label = "silent", "Silent"
+
+    def __init__(self) -> None:
+        self.closed = threading.Event()
+        self.waiting = threading.Event()
+
+    def stream(self, request: CompletionRequest) -> Iterator[Chunk]:
+        cancel.on_abort(self.closed.set)
+        self.waiting.set()
+        self.closed.wait(60)
+        raise ConnectionResetError("the response was closed")
+        yield Chunk()  # pragma: no cover - a generator
+
+
+def request(max_tokens: int = 50) -> CompletionRequest:
+    return CompletionRequest(system="", prompt="Q", stop=("\nObservation",), max_tokens=max_tokens)
+
+
+def test_a_reply_past_its_token_budget_is_cut_and_not_read_further():
+    reply = stream_completion(Endless(), request(max_tokens=10))
+    assert reply.finish_reason == "length" and 0 < len(reply.text) <= 10 * 8
+
+
+def test_a_huge_chunk_is_kept_to_the_reply_cap():
+    class Flood(Provider):
+        name, label = "flood", "Flood"
+
+        def stream(self, request):
+            yield Chunk(text="x" * 30_000_000)
+
+    reply = stream_completion(Flood(), request(max_tokens=100_000))
+    assert len(reply.text) == MAX_REPLY_CHARS
+
+
+def test_a_silent_stream_ends_at_the_deadline_as_a_provider_failure():
+    silent = Silent()
+    with pytest.raises(ProviderError, match="did not finish its reply within 0.2 s"):
+        stream_completion(silent, request(), deadline=0.2)
+    assert silent.closed.is_set()
+
+
+def test_stop_closes_a_read_that_is_waiting():
+    silent, stop = Silent(), threading.Event()
+    threading.Thread(target=lambda: silent.waiting.wait(10) and stop.set(), daemon=True).start()
+    with pytest.raises(Cancelled), cancel.scope(stop):
+        stream_completion(silent, request(), deadline=None)
+    assert silent.closed.is_set()
+
+
+def test_stop_sequences_are_cut_locally_and_the_cut_is_recorded():
+    provider = ScriptedProvider(["Thought: x\nAction: y\nObservation: invented"])
+    reply = stream_completion(provider, request())
+    assert reply.cut_by == "\nObservation" and reply.text[reply.cut_at :].startswith("\nObservation")
+    assert reply.finish_reason == "stop" and reply.sent["api"] == "scripted"
+
+
+def test_lone_surrogates_from_a_model_never_reach_the_trace():
+    provider = ScriptedProvider(["Thought 1: odd \ud800 text\nAction 1: Finish[a\udfffb]"])
+    trace = Agent(RunConfig(provider=provider, preset=_preset())).run("q")
+    assert trace.final_answer == "a\ufffdb"
+    trace.to_dict()["steps"][0]["raw_output"].encode("utf-8")  # encodable: printable, storable, sendable
+
+
+def _preset() -> Preset:
+    return Preset(name="t", format="paper", instructions="Tools:\n{tools}")
+
+
+def test_whatever_escapes_the_loop_the_steps_taken_are_kept_with_the_error(monkeypatch):
+    provider = ScriptedProvider(["Thought 1: a\nAction 1: Search[x]", "Thought 2: b\nAction 2: Search[y]"])
+    config = RunConfig(provider=provider, preset=_preset(), tools=ToolRegistry([Tool("search", lambda q: q)]))
+    agent = Agent(config)
+    real_parse = agent.format.parse
+
+    def parse(text):
+        if "Search[y]" in text:
+            raise ValueError("a parser bug")
+        return real_parse(text)
+
+    monkeypatch.setattr(agent.format, "parse", parse)
+    trace = agent.run("q")
+    assert trace.stop_reason == "error" and "ValueError: a parser bug" in trace.error
+    assert [s.index for s in trace.steps] == [1] and trace.steps[0].observation.text == "x"
