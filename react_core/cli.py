@@ -10,7 +10,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
+from typing import Any
 
 from react_core.cli_options import EXIT_USAGE, CliParser, UsageError, add_run_options, build_config
 from react_core.errors import ConfigError, ReactLabError
@@ -18,18 +20,29 @@ from react_core.evaluation import cli as evaluation_cli
 from react_core.export import summary_line
 from react_core.formats import FORMATS, get_format
 from react_core.knowledge import cli as knowledge_cli
+from react_core.safe_text import visible_controls
 from react_core.trace import Trace
+
+_UNPRINTABLE = re.compile("[\x80-\x9f\ud800-\udfff]")
+
 
 # -- parse ----------------------------------------------------------------------------------------------
 
 
 def _cmd_parse(args: argparse.Namespace) -> int:
     text = sys.stdin.read()
-    print(json.dumps(get_format(args.format).parse(text).to_dict(), ensure_ascii=False))
+    print(to_json(get_format(args.format).parse(text).to_dict(), indent=None))
     return 0
 
 
 # -- ask ------------------------------------------------------------------------------------------------
+
+
+def to_json(value: Any, indent: int | None = 2) -> str:
+    """JSON for a terminal or a pipe: readable non-ASCII text, but C1 controls (which some terminals obey) and lone
+    surrogates (which cannot be printed) written as \\u escapes, which JSON reads back the same."""
+    text = json.dumps(value, ensure_ascii=False, indent=indent)
+    return _UNPRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def format_transcript(trace: Trace) -> str:
@@ -51,7 +64,8 @@ def format_transcript(trace: Trace) -> str:
     if trace.error:
         lines.append(f"Error: {trace.error}")
     lines.append(f"({summary_line(trace)}; stop reason: {trace.stop_reason})")
-    return "\n".join(lines)
+    # Text from a model, a wiki or a file may hold terminal escape sequences: shown as text, never obeyed.
+    return visible_controls("\n".join(lines))
 
 
 def _cmd_ask(args: argparse.Namespace) -> int:
@@ -63,7 +77,7 @@ def _cmd_ask(args: argparse.Namespace) -> int:
     if config.provider.is_demo:  # on stderr, so --json output stays clean
         print(config.provider.demo_notice, file=sys.stderr)
     trace = Agent(config).run(args.question)
-    print(json.dumps(trace.to_dict(), ensure_ascii=False, indent=2) if args.json else format_transcript(trace))
+    print(to_json(trace.to_dict()) if args.json else format_transcript(trace))
     return 0
 
 
@@ -83,7 +97,7 @@ def _cmd_request(args: argparse.Namespace) -> int:
         raise UsageError(f"cannot read {args.trace}: {e.strerror or e}") from None
     call = request_of(trace, args.step)
     if args.style == "json":
-        print(json.dumps(call, ensure_ascii=False, indent=2))
+        print(to_json(call))
     else:
         print(provider_class(trace.settings.get("provider", "")).snippet(call, args.style))
     return 0

@@ -141,3 +141,22 @@ def test_request_prints_a_steps_model_call_and_refuses_a_trace_without_one(tmp_p
         bad = cli("request", str(trace_file), *args)
         assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1, (args, bad.stderr)
     assert "does not record its model call" in cli("request", str(trace_file), "--step", "2").stderr
+
+
+def test_the_transcript_shows_terminal_escapes_instead_of_obeying_them(tmp_path):
+    evil = "Thought 1: \x1b]0;pwned\x07\x1b[2J\x1b[31mred\x9b\nAction 1: Finish[\x1b[5mblink]"
+    out = cli("ask", "q", "--provider", "scripted", "--script", script(tmp_path, [evil]), "--tools", "calculator")
+    assert out.returncode == 0
+    assert "\x1b" not in out.stdout and "\x07" not in out.stdout and "\x9b" not in out.stdout
+    assert "\\x1b[31mred" in out.stdout and "Final Answer: \\x1b[5mblink" in out.stdout
+
+
+def test_ask_json_prints_whatever_the_model_wrote_as_valid_printable_json(tmp_path):
+    odd = "Thought 1: \x9b\ud800 東京\nAction 1: Finish[ok]"
+    out = cli(
+        "ask", "q", "--provider", "scripted", "--script", script(tmp_path, [odd]), "--tools", "calculator", "--json"
+    )
+    assert out.returncode == 0, out.stderr
+    assert "\x9b" not in out.stdout and "東京" in out.stdout
+    trace = json.loads(out.stdout)
+    assert trace["steps"][0]["thought"] == "\x9b\ufffd 東京" and trace["final_answer"] == "ok"
