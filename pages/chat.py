@@ -12,7 +12,8 @@ import streamlit as st
 
 from react_core.providers import provider_class
 from ui import state, turns
-from ui.render import md_literal, render_answer, render_current, render_status, render_steps
+from ui.render import render_answer, render_current, render_status, render_steps
+from ui.text import md_literal
 
 LIVE_REFRESH_SECONDS = 0.3
 EXAMPLES = (

@@ -17,7 +17,8 @@ from react_core.evaluation.strategies import PAPER_SC_SAMPLES, STRATEGIES
 from react_core.paths import shared_data_dir
 from ui import state
 from ui.jobs.evaluation import EvalJob, EvalRequest
-from ui.render import md_literal, render_trace
+from ui.render import render_trace
+from ui.text import md_literal
 
 REFRESH_SECONDS = 0.5
 PAPER_500 = "react_paper_eval_500_indices.json"

@@ -151,3 +151,27 @@ def request_of(trace: Trace, index: int) -> dict[str, Any]:
         "stop_local": list(call.stop_local),
         "omitted": list(call.omitted),
     }
+
+
+def table(steps: Sequence[Step]) -> list[dict[str, Any]]:
+    """One row per model call of a run: how the prompt grew and what each call cost, for the run-level view."""
+    rows = []
+    for step, rebuilt in zip(steps, texts(steps), strict=True):
+        call = step.call
+        if call is None:
+            continue
+        prompt_chars = len(rebuilt.system) + len(rebuilt.prompt) if rebuilt else None
+        rows.append(
+            {
+                "step": step.index,
+                "prompt characters": prompt_chars,
+                "new characters": len(call.prompt_added) + (len(call.system) if call.system is not None else 0),
+                "prompt tokens": step.usage.prompt_tokens,
+                "reused tokens": call.reused_tokens,
+                "written tokens": step.usage.completion_tokens,
+                "first token (s)": round(call.first_token_seconds, 3),
+                "call (s)": round(call.seconds, 3),
+                "finish": call.finish_reason,
+            }
+        )
+    return rows

@@ -190,6 +190,14 @@ def test_journey_ask_inspect_change_settings_ask_again_history_export(app_server
         page.get_by_text("Found in the observation of step 2").wait_for()
         _shot(page, "chat.png", top=True)
 
+        # The model call behind step 2: what was new in it, and the request as sent, found by the browser's find.
+        panel.get_by_text("What is new in this call").wait_for()
+        panel.get_by_text("Observation 1: Could not find [Scott Derickson film]", exact=False).first.wait_for()
+        panel.get_by_text("Request as the API received it", exact=False).click()
+        panel.get_by_text('"$ref": "system"', exact=False).first.wait_for()
+        panel.get_by_text("Model call").scroll_into_view_if_needed()
+        _shot(page, "model-call.png")
+
         _nav(page, "Settings")
         slider = page.get_by_role("slider", name="Temperature")
         slider.focus()

@@ -9,11 +9,13 @@ from typing import Any
 
 import streamlit as st
 
+from react_core import calls
 from react_core.errors import ReactLabError
 from react_core.export import file_stem, to_json, to_markdown
 from react_core.history import HistoryStore, RunRecord
 from ui import state, turns
-from ui.render import md_literal, render_answer, render_status, render_step, render_trace, step_title
+from ui.render import render_answer, render_status, render_step, render_trace, step_title
+from ui.text import md_literal
 
 LIST_LIMIT = 50
 
@@ -135,14 +137,16 @@ def render_compare(store: HistoryStore) -> None:
             st.markdown(f"**{md_literal(_short(trace['question'], 120))}**")
             render_status(trace)
             render_answer(trace)
-    fmt_l, fmt_r = lt["settings"].get("format", "paper"), rt["settings"].get("format", "paper")
-    lsteps, rsteps = {s["index"]: s for s in lt["steps"]}, {s["index"]: s for s in rt["steps"]}
-    for index in sorted(set(lsteps) | set(rsteps)):
-        lcol, rcol = st.columns(2)
-        for col, steps, fmt, side in ((lcol, lsteps, fmt_l, "l"), (rcol, rsteps, fmt_r, "r")):
+    sides = []
+    for trace in (left.trace, right.trace):
+        positions = {s.index: i for i, s in enumerate(trace.steps)}
+        sides.append((trace, positions, calls.texts(trace.steps)))
+    for index in sorted(set(sides[0][1]) | set(sides[1][1])):
+        for col, (trace, positions, rebuilt), side in zip(st.columns(2), sides, "lr", strict=True):
             with col:
-                if index in steps:
-                    render_step(steps[index], fmt=fmt, key=f"cmp-{side}-{index}")
+                if index in positions:
+                    i = positions[index]
+                    render_step(trace, i, rebuilt[i], key=f"cmp-{side}-{index}")
                 else:
                     st.caption(f"Step {index}: —")
 

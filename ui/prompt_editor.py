@@ -18,7 +18,7 @@ from react_core.prompts import Preset, list_presets, load_preset, render_prefix,
 from react_core.providers.base import estimate_tokens
 from ui import state
 from ui.bind import seed
-from ui.render import md_literal
+from ui.text import md_literal
 
 FIELDS = {"instructions": "edit-instructions", "examples": "edit-examples", "question": "edit-question"}
 

@@ -7,28 +7,21 @@ or its fields, never by isinstance. Text from the model or from Wikipedia is sho
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
 
-from react_core.export import CREDIT, action_text, md_escape, safe_url, summary_line
+from react_core import calls
+from react_core.calls import CallTexts
+from react_core.export import CREDIT, action_text, safe_url, summary_line
 from react_core.grounding import check_grounding
 from react_core.tools.wiki import similar_titles
 from react_core.trace import Trace
+from ui.inspector import render_call, render_calls_table
+from ui.text import md_literal
 
 SimilarHandler = Callable[[int, str], None]  # (step index, title) -> None
-
-
-def md_literal(text: str) -> str:
-    """Text that Streamlit's Markdown shows literally. Escaping handles emphasis, links, HTML and colour codes;
-    autolinks (URLs, www., e-mail) and icon codes ignore escapes, so a zero-width space breaks them up."""
-    out = md_escape(text)
-    out = re.sub(r"(?i)(https?\\:)(//)", "\\1\u200b\\2", out)
-    out = re.sub(r"(?i)\bwww\\\.", "www\u200b\\.", out)
-    out = out.replace("@", "@\u200b")
-    return re.sub(r"(\\:)(?=[A-Za-z_]+/)", "\\1\u200b", out)
 
 
 def step_title(step: dict[str, Any], fmt: str) -> str:
@@ -52,15 +45,17 @@ def render_sources(sources: list[dict[str, Any]], label: str = "Sources") -> Non
 
 
 def render_step(
-    step: dict[str, Any],
+    trace: Trace,
+    position: int,
+    rebuilt: CallTexts | None,
     *,
-    fmt: str,
-    knowledge: str = "",
     key: str,
     on_similar: SimilarHandler | None = None,
     expanded: bool = False,
 ) -> None:
-    """One step panel: Thought, Action, Observation, sources, tokens and seconds."""
+    """One step panel: Thought, Action, Observation, sources, and the model call behind it."""
+    fmt, knowledge = trace.settings.get("format", "paper"), str(trace.settings.get("knowledge", ""))
+    step = trace.steps[position].to_dict()
     obs = step.get("observation")
     is_error = bool(obs and obs.get("is_error"))
     icon = ":material/error:" if is_error else None
@@ -91,16 +86,9 @@ def render_step(
                     )
         if step.get("leaked_observation"):
             st.caption("The model started writing its own Observation; that part was cut off and ignored.")
-        usage = step.get("usage") or {}
-        tokens = usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)
         http = (obs or {}).get("stats", {}).get("http_requests", 0)
-        st.caption(
-            f"{tokens:,} tokens ({usage.get('prompt_tokens', 0):,} prompt + {usage.get('completion_tokens', 0):,} "
-            f"written) · {step.get('seconds', 0.0):.2f} s" + (f" · {http} HTTP requests" if http else "")
-        )
-        if step.get("raw_output"):
-            with st.popover("Raw model output"):
-                st.code(step["raw_output"], language=None, wrap_lines=True)
+        st.caption(f"Step took {step.get('seconds', 0.0):.2f} s" + (f" · {http} HTTP requests" if http else ""))
+        render_call(trace, position, rebuilt, key=key)
 
 
 def render_current(current: dict[str, Any], fmt: str) -> None:
@@ -133,7 +121,8 @@ def render_status(trace: dict[str, Any]) -> None:
             )
         )
         if trace.get("started_at"):
-            st.caption(f"Started {trace['started_at']}")
+            st.caption(md_literal(f"Started {trace['started_at']}"))
+        render_calls_table(Trace.from_dict(trace))
 
 
 def render_answer(trace: dict[str, Any]) -> None:
@@ -158,10 +147,10 @@ def render_answer(trace: dict[str, Any]) -> None:
 def render_steps(
     trace: dict[str, Any], *, key: str, on_similar: SimilarHandler | None = None, steps: list | None = None
 ) -> None:
-    fmt = trace.get("settings", {}).get("format", "paper")
-    knowledge = trace.get("settings", {}).get("knowledge", "")
-    for step in trace.get("steps", []) if steps is None else steps:
-        render_step(step, fmt=fmt, knowledge=knowledge, key=f"{key}-s{step['index']}", on_similar=on_similar)
+    """The step panels of a run (or of the steps a running turn has finished so far)."""
+    run = Trace.from_dict({"question": "", **trace, "steps": trace.get("steps", []) if steps is None else steps})
+    for position, (step, rebuilt) in enumerate(zip(run.steps, calls.texts(run.steps), strict=True)):
+        render_step(run, position, rebuilt, key=f"{key}-s{step.index}", on_similar=on_similar)
 
 
 def render_trace(trace: dict[str, Any], *, key: str, on_similar: SimilarHandler | None = None) -> None:

@@ -13,7 +13,7 @@ from react_core.formats import FORMATS
 from react_core.providers import provider_class
 from react_core.tool_specs import label
 from ui import state, turns
-from ui.render import md_literal
+from ui.text import md_literal
 
 
 def _model_label(s: dict) -> str:

@@ -1,0 +1,65 @@
+"""The call inspector in the app: every step panel shows the model call behind it (what is new, the request as sent,
+the response with its cut), the run lists its calls, and nothing in them is interpreted as HTML."""
+
+from __future__ import annotations
+
+from app_helpers import NATIONALITY_Q, NATIONALITY_SCRIPT, ask, go, new_session, provider, use_app
+
+from react_core.history import HistoryStore
+from react_core.trace import Trace
+
+
+def _htmls(at) -> list[str]:
+    return [h.proto.body for h in at.get("html")]
+
+
+def test_each_step_shows_its_model_call_with_what_is_new(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, NATIONALITY_SCRIPT)
+    at = ask(new_session(), NATIONALITY_Q)
+    bodies = _htmls(at)
+    assert len(bodies) == 4  # one Model call section per step
+    sent = provider(at).requests
+    first, second = bodies[0], bodies[1]
+    assert "this is the run&#x27;s first call" in first and "Question: What nationality" in first
+    # The second call adds the first step's action and observation and the new step's prefix, highlighted …
+    assert "of step 1&#x27;s call" in second and "Observation 1: Could not find [Scott Derickson film]" in second
+    # … and the request shows the texts the "API" received, verbatim (escaped for HTML, never interpreted).
+    assert "&quot;$ref&quot;: &quot;prompt&quot;" in second
+    assert sent[1].prompt.splitlines()[-1] in second
+    assert "Cut at the stop sequence" not in first  # the script stopped at its action: nothing was cut
+    captions = [c.value for c in at.caption]
+    assert any("prompt tokens" in c and "first token" in c for c in captions)
+
+
+def test_the_run_lists_its_calls_and_the_prompt_grows(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, NATIONALITY_SCRIPT)
+    at = ask(new_session(), NATIONALITY_Q)
+    table = at.dataframe[0].value
+    assert list(table["step"]) == [1, 2, 3, 4]
+    assert list(table["prompt characters"]) == sorted(table["prompt characters"])  # it grows step by step
+
+
+def test_model_text_in_the_inspector_is_never_html(monkeypatch, tmp_path):
+    evil = "Thought 1: <img src=x onerror=alert(1)><script>alert(2)</script>\nAction 1: Finish[ok]\nObservation 1: x"
+    use_app(monkeypatch, tmp_path, [evil])
+    at = ask(new_session(), "<b>bold?</b>")
+    body = "".join(_htmls(at))
+    assert "<img" not in body and "<script" not in body and "<b>" not in body
+    assert "&lt;img src=x onerror=alert(1)&gt;" in body and "&lt;b&gt;bold?&lt;/b&gt;" in body
+    assert "<del" in body and "Cut at the stop sequence" in body  # the invented Observation is struck out
+
+
+def test_history_shows_the_calls_of_a_saved_run_and_says_when_an_old_one_has_none(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, NATIONALITY_SCRIPT)
+    at = ask(new_session(), NATIONALITY_Q)
+    run_id = at.session_state.chat["turns"][-1]["history_id"]
+    old = Trace.from_dict(at.session_state.chat["turns"][-1]["trace"])
+    for step in old.steps:
+        step.call = None
+    old_id = HistoryStore().save(old, origin="import")
+    for rid, expected in ((run_id, 4), (old_id, 0)):
+        at.session_state.history_open = rid
+        go(at, "history")
+        runs_tab = at.tabs[0]
+        assert len(runs_tab.get("html")) == expected
+    assert any("does not record its model call" in c.value for c in at.caption)

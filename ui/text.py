@@ -1,0 +1,17 @@
+"""Showing untrusted text through Streamlit's Markdown literally (labels, captions and buttons insist on Markdown)."""
+
+from __future__ import annotations
+
+import re
+
+from react_core.export import md_escape
+
+
+def md_literal(text: str) -> str:
+    """Text that Streamlit's Markdown shows literally. Escaping handles emphasis, links, HTML and colour codes;
+    autolinks (URLs, www., e-mail) and icon codes ignore escapes, so a zero-width space breaks them up."""
+    out = md_escape(text)
+    out = re.sub(r"(?i)(https?\\:)(//)", "\\1\u200b\\2", out)
+    out = re.sub(r"(?i)\bwww\\\.", "www\u200b\\.", out)
+    out = out.replace("@", "@\u200b")
+    return re.sub(r"(\\:)(?=[A-Za-z_]+/)", "\\1\u200b", out)
