@@ -89,6 +89,6 @@ state.show_flash()
 # A callback, not the return value: it runs before the page draws, so the new turn shows at once, with no rerun.
 st.chat_input(
     "Ask a question (follow-ups continue the conversation)",
-    key="question",
-    on_submit=lambda: turns.ask(st.session_state.question),
+    key=turns.QUESTION_KEY,
+    on_submit=lambda: turns.ask(st.session_state[turns.QUESTION_KEY]),
 )

@@ -306,14 +306,15 @@ def _looks_like_action(line: str) -> bool:
     return bool(re.match(r"^\s*Action\b", line, re.IGNORECASE))
 
 
-def _action_line(chunk: str) -> str:
-    """The line to show for a broken example step: the last one with content (not PAUSE or a code fence)."""
-    lines = [
-        ln
-        for ln in chunk.strip().split("\n")
-        if ln.strip() and ln.strip() != "PAUSE" and not ln.strip().startswith("```")
-    ]
-    return lines[-1] if lines else chunk.strip()
+def _action_line(chunk: str) -> tuple[int, str]:
+    """Where a broken example step's action is: the first line after its thought (an Act-only step has no thought:
+    then its first line), as an offset from the step's first line, and the action's text on one line."""
+    lines = chunk.split("\n")
+    rest = [i for i in range(1, len(lines)) if lines[i].strip()]
+    if not rest:
+        return 0, lines[0].strip()
+    action = [ln.strip() for ln in lines[rest[0] :] if ln.strip() and ln.strip() != "PAUSE" and ln.strip() != "```"]
+    return rest[0], " ".join(action)
 
 
 def validate_preset(preset: Preset) -> list[Problem]:
@@ -335,7 +336,8 @@ def validate_preset(preset: Preset) -> list[Problem]:
     for line, chunk in chunks:
         result = fmt.parse(chunk)
         if result.error:
-            problems.append(Problem("examples", line, result.error, _action_line(chunk)))
+            offset, text = _action_line(chunk)
+            problems.append(Problem("examples", line + offset, result.error, text))
         elif result.leaked_observation:
             problems.append(Problem("examples", line, "an Observation is inside the model's part", chunk))
     return problems

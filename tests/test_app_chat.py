@@ -127,6 +127,7 @@ def test_empty_and_overlong_messages_are_handled(monkeypatch, tmp_path):
     at.chat_input[0].set_value("x" * 10_001).run()
     assert at.session_state.job is None
     assert "10,001 characters" in at.error[0].value and "10,000" in at.error[0].value
+    assert at.chat_input[0].proto.value == "x" * 10_001  # given back to the input, so it can be shortened
 
 
 def test_a_second_question_while_one_runs_is_refused_and_stop_cancels(monkeypatch, tmp_path):
@@ -143,6 +144,7 @@ def test_a_second_question_while_one_runs_is_refused_and_stop_cancels(monkeypatc
 
     at.chat_input[0].set_value("Second question").run()
     assert any("Still working on the last question" in w.value for w in at.warning)
+    assert at.chat_input[0].proto.value == "Second question"  # kept for when the first one is done
 
     at.button(key="stop").click().run()
     wait_idle(at)

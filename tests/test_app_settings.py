@@ -80,7 +80,8 @@ def test_an_invalid_prompt_is_shown_with_the_failing_line_and_not_applied(monkey
 
     errors = [unescape(e.value) for e in at.error]
     assert errors[0].startswith("Not applied")
-    assert any(e.startswith("examples line 5: ") and "I will look him up" in e for e in errors), errors
+    # The broken line is the Action (line 6), not the Thought above it.
+    assert any(e.startswith("examples line 6: ") and "I will look him up" in e for e in errors), errors
     assert at.session_state.prompt is None  # the last valid prompt stays in use
     assert at.button(key="save-preset").disabled
 

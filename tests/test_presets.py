@@ -153,9 +153,10 @@ def test_a_broken_example_is_reported_at_the_line_of_its_step(name):
     problems = validate_preset(replace(preset, examples="\n".join(lines)))
     assert len(problems) == 1
     problem = problems[0]
-    assert problem.field == "examples" and problem.line == line_no
-    assert lines[line_no - 1].strip() == chunk_lines[0].strip()  # the line the step starts on
-    assert str(problem).startswith(f"examples line {line_no}: ")
+    # Reported at the line where the step's action begins (the line after its thought), not at the thought.
+    action_start = line_no + next(i for i in range(1, len(chunk_lines)) if chunk_lines[i].strip())
+    assert problem.field == "examples" and problem.line == action_start and action_start <= broken_line + 1
+    assert str(problem).startswith(f"examples line {action_start}: ")
 
 
 def test_a_question_template_without_the_placeholder_is_a_problem():

@@ -17,6 +17,7 @@ from ui import state
 from ui.jobs.turn import TurnJob, TurnRequest, edited_observation_step, provider_signature
 
 log = logging.getLogger(__name__)
+QUESTION_KEY = "question"  # the chat input's key: a refused question is put back there
 
 
 def _turns() -> list[dict[str, Any]]:
@@ -77,7 +78,8 @@ def _request(question: str, **kwargs: Any) -> TurnRequest:
 
 
 def ask(text: str | None) -> bool:
-    """A question from the chat input: empty is ignored, too long or while busy is refused with the reason."""
+    """A question from the chat input: empty is ignored, too long or while busy is refused with the reason, and
+    the refused message goes back into the input so nothing typed is lost."""
     text = (text or "").strip()
     if not text:
         return False
@@ -87,8 +89,12 @@ def ask(text: str | None) -> bool:
             f"That message is {len(text):,} characters long; questions are limited to "
             f"{state.MAX_QUESTION_CHARS:,}. Please shorten it.",
         )
+        st.session_state[QUESTION_KEY] = text
         return False
-    return _start(_request(text, context=context_for_next_turn()))
+    started = _start(_request(text, context=context_for_next_turn()))
+    if not started:
+        st.session_state[QUESTION_KEY] = text
+    return started
 
 
 def stop() -> None:
