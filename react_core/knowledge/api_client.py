@@ -249,7 +249,6 @@ class ApiClient:
         )
 
 
-
 def _too_slow(limit: str) -> _Reply:
     return _Reply(problem=f"the answer did not arrive within {limit}; the server is too slow or sends too much")
 
