@@ -244,8 +244,8 @@ class ApiClient:
 
     def _too_large(self) -> _Reply:
         return _Reply(
-            problem=f"the answer was larger than {_megabytes(self.max_body_bytes)}, the most this client reads "
-            "(max_body_bytes); it was not read"
+            problem=f"the answer is larger than {_megabytes(self.max_body_bytes)}, the most this client reads "
+            "(max_body_bytes)"
         )
 
 
