@@ -3,7 +3,8 @@
 Runs, side by side against the same local MediaWiki server (50 ms added to every answer), our live client and the
 request pattern of the old ``wikipedia`` package as the Gemini ReAct notebook uses it (``summary`` + ``page().url``
 per Search, ``wikipedia.search`` on a miss, ``page().content`` per Lookup). Also times the offline pack (build and
-Search). Writes the ``wiki`` section of docs/benchmarks.md.
+Search), and the time and peak memory of one Search against hostile servers (a 50 MB answer, an answer sent one byte a
+second) under the client's default limits. Writes the ``wiki`` section of docs/benchmarks.md.
 
 The ``wikipedia`` package is a comparison only, never a dependency: when it is not importable, this script installs
 ``wikipedia==1.4.0`` and ``beautifulsoup4`` with pip into a folder of its own under the user cache
@@ -20,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -29,6 +31,7 @@ if str(ROOT) not in sys.path:  # run as a script
     sys.path.insert(0, str(ROOT))
 
 from bench.common import table, write_section  # noqa: E402
+from react_core.knowledge.api_client import MAX_BODY_BYTES, REQUEST_TIMEOUT  # noqa: E402
 from react_core.knowledge.pack import PackSource  # noqa: E402
 from react_core.knowledge.pack_build import build_pack  # noqa: E402
 from react_core.knowledge.server import WikiServer, start_wiki_server  # noqa: E402
@@ -132,6 +135,34 @@ def pack_figures(pack: PackSource, hits: list[str], misses: list[str]) -> tuple[
     return median_ms(hits), median_ms(misses)
 
 
+HOSTILE = (
+    ("a 50 MB answer (no Content-Length)", {"kind": "huge", "size": 50_000_000}),
+    ("the answer one byte a second", {"kind": "trickle", "seconds": 1.0}),
+)
+
+
+def hostile_figures(pack_path: Path, title: str) -> list[list[object]]:
+    """One Search per hostile server with the default limits: seconds, peak Python memory and what the model sees."""
+    rows: list[list[object]] = []
+    with start_wiki_server(pack_path) as server:
+        for label, fault in HOSTILE:
+            server.reset()
+            server.inject(**fault)  # type: ignore[arg-type]
+            source = WikipediaSource(server.url, fallback_pack=None)
+            search = make_wiki_tools(source)[0].function
+            tracemalloc.start()
+            started = time.perf_counter()
+            obs = search(title)
+            seconds = time.perf_counter() - started
+            _, peak = tracemalloc.get_traced_memory()
+            tracemalloc.stop()
+            source.shutdown()
+            shown = obs.text.split(" failed: ", 1)[-1].split(". Try again")[0]
+            rows.append([label, f"{seconds:.2f}", f"{peak / 1e6:.1f}", shown])
+        server.reset()
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=20, help="titles per operation (default 20)")
@@ -148,6 +179,7 @@ def main(argv: list[str] | None = None) -> int:
         misses = [f"{t} zzq" for t in hits]
         keywords = [pack.entry(t).sentences[1].split()[0] for t in hits]
         pack_hit_ms, pack_miss_ms = pack_figures(pack, hits, misses)
+        hostile = hostile_figures(stats.path, hits[0])
         with start_wiki_server(stats.path, delay_ms=args.delay_ms) as server:
             ours = run_ours(server, hits, misses, keywords)
             wikipedia = old_wikipedia_package(install=not args.no_install)
@@ -178,6 +210,12 @@ def main(argv: list[str] | None = None) -> int:
         + f"Offline pack: built from {stats.questions} questions ({stats.articles:,} articles, "
         f"{pack_mb:.1f} MB) in {stats.seconds:.2f} s; Search without HTTP takes "
         f"{pack_hit_ms:.2f} ms per hit and {pack_miss_ms:.2f} ms per miss (median)."
+        + "\n\n"
+        + f"Hostile servers: one Search with the default limits (`request_timeout` {REQUEST_TIMEOUT:g} s, "
+        f"`max_body_bytes` {MAX_BODY_BYTES / 1e6:g} MB). Peak memory is Python's (tracemalloc) during the Search; "
+        "before these limits the 50 MB answer took 16.5 s and about 990 MB, and the trickle held the Search for 200 s."
+        + "\n\n"
+        + table(["server", "seconds", "peak MB", "error observation (why)"], hostile)
     )
     write_section("wiki", "Knowledge: requests and latency per Search and Lookup", body)
     return 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import sqlite3
 import threading
@@ -12,7 +13,8 @@ from wiki_helpers import gold_articles, hotpot_pack, hotpotqa_files, small_pack
 
 from react_core.errors import ConfigError
 from react_core.knowledge import create_knowledge, open_pack
-from react_core.knowledge.pack import PackSource
+from react_core.knowledge.default_pack import ensure_default_pack
+from react_core.knowledge.pack import PACK_VERSION, PackSource, rebuild_command
 from react_core.knowledge.pack_build import build_pack, read_hotpotqa
 from react_core.knowledge.text import collapse
 from react_core.tools.wiki import make_wiki_tools
@@ -122,7 +124,7 @@ def test_opening_a_missing_or_foreign_file_says_how_to_build_a_pack(tmp_path):
         PackSource(tmp_path / "none.sqlite")
     other = tmp_path / "other.sqlite"
     sqlite3.connect(other).execute("CREATE TABLE t(x)").connection.commit()
-    with pytest.raises(ConfigError, match="rebuild"):
+    with pytest.raises(ConfigError, match="not a ReAct Lab pack.*pack build"):
         PackSource(other)
     with pytest.raises(ConfigError, match="pack build"):
         create_knowledge(f"pack:{tmp_path / 'none.sqlite'}")
@@ -164,3 +166,127 @@ def test_rebuilding_replaces_the_file_atomically(tmp_path):
     build_pack(hotpotqa_files(), out)
     assert PackSource(out).articles == 1963 > first
     assert not [p for p in Path(tmp_path).iterdir() if p.name.endswith(".tmp")]
+
+
+# -- titles as Wikipedia names them ------------------------------------------------------------------------------
+
+
+def test_html_entities_in_hotpotqa_titles_are_unescaped(hotpot):
+    escaped = {
+        title
+        for f in hotpotqa_files()
+        for record in json.loads(f.read_text(encoding="utf-8"))
+        for title in record["context"]["title"]
+        if html.unescape(title) != title
+    }
+    assert len(escaped) >= 16 and "Etiquette &amp; Espionage" in escaped
+    for title in escaped:
+        assert hotpot.search(html.unescape(title)).page.title == html.unescape(title), title
+    page = hotpot.search("Etiquette & Espionage").page
+    assert page.url == "https://en.wikipedia.org/wiki/Etiquette_%26_Espionage"
+    assert hotpot.search("X&Y").page.url == "https://en.wikipedia.org/wiki/X%26Y"
+    assert hotpot.search('I"s').page is not None
+    assert hotpot.search("Etiquette and Espionage").similar[0] == "Etiquette & Espionage"
+    assert not [t for t in hotpot.titles() if "&amp;" in t or "&quot;" in t]
+
+
+def _set_version(path: Path, version: str) -> None:
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE meta SET value = ? WHERE key = 'version'", (version,))
+    db.close()
+
+
+def test_a_pack_from_an_older_release_is_refused_with_the_rebuild_command(tmp_path):
+    old = build_pack(hotpotqa_files()[:1], tmp_path / "old.sqlite").path
+    _set_version(old, "1")
+    with pytest.raises(ConfigError, match="older ReAct Lab") as refused:
+        PackSource(old)
+    assert rebuild_command(old) in str(refused.value)
+    assert rebuild_command(old) == f"python -m react_core pack build --hotpotqa {HOTPOTQA} --out {old}"
+    with pytest.raises(ConfigError, match="older ReAct Lab"):
+        create_knowledge(f"pack:{old}")
+    _set_version(old, str(PACK_VERSION + 1))
+    with pytest.raises(ConfigError, match="newer ReAct Lab"):
+        PackSource(old)
+
+
+HOTPOTQA = "../shared/data/hotpotqa/dev_distractor_*.json"
+
+
+def test_an_older_default_pack_is_rebuilt_on_first_need(tmp_path, monkeypatch):
+    path = tmp_path / "default.sqlite"
+    monkeypatch.setenv("REACT_PACK", str(path))
+    build_pack(hotpotqa_files()[:1], path)
+    _set_version(path, "1")
+    assert ensure_default_pack() == path
+    rebuilt = PackSource(path)
+    assert rebuilt.meta["version"] == str(PACK_VERSION) and rebuilt.search("Etiquette & Espionage").page is not None
+
+
+# -- what the pack can answer ------------------------------------------------------------------------------------
+
+
+def test_the_pack_says_what_it_covers(hotpot, small):
+    assert hotpot.coverage == "1,963 Wikipedia opening paragraphs (2017) behind 198 HotpotQA questions"
+    assert hotpot.question_count == 198  # 200 records; two questions are in both shared files
+    assert small.coverage == "9 pages" and small.question_count == 0 and small.sample_questions(3) == []
+
+
+def test_sampled_questions_are_stable_per_seed_and_distinct(hotpot):
+    first = hotpot.sample_questions(5, seed=7)
+    assert first == hotpot.sample_questions(5, seed=7) and len({q.question for q in first}) == 5
+    assert first != hotpot.sample_questions(5, seed=8)
+    assert len(hotpot.sample_questions(1000, seed=0)) == 198 and hotpot.sample_questions(0) == []
+    question = next(q for q in hotpot.sample_questions(198, seed=0) if "Speed of Sound" in q.question)
+    assert question.supporting_titles == ("Speed of Sound (song)", "X&Y")  # unescaped, as the pages are
+    assert question.to_dict()["supporting_titles"] == list(question.supporting_titles)
+
+
+def test_every_question_s_supporting_pages_are_found_by_search(hotpot):
+    search = make_wiki_tools(hotpot)[0].function
+    questions = hotpot.sample_questions(1000, seed=0)
+    assert len(questions) == 198
+    for q in questions:
+        assert q.question and q.answer and q.type in ("bridge", "comparison") and q.supporting_titles, q
+        for title in q.supporting_titles:
+            obs = search(title)
+            assert obs.evidence and obs.sources[0].title == title, (q.question, title)
+
+
+# -- text that cannot be printed ----------------------------------------------------------------------------------
+
+
+def test_lone_surrogates_in_the_data_become_replacement_characters(tmp_path):
+    record = {
+        "question": "Who \\ud800 sang?",
+        "answer": "Fred\\udc00",
+        "supporting_facts": {"title": ["Loud Page"], "sent_id": [0]},
+        "context": {
+            "title": ["Loud Page", "Bad \\ud800 Title"],
+            "sentences": [["It \\udfff sang.", " Loudly."], ["Never seen."]],
+        },
+    }
+    data = json.dumps([record]).replace("\\\\", "\\")  # JSON escapes of lone surrogates, as a file may hold
+    assert "\ud800" in json.loads(data)[0]["question"]
+    (tmp_path / "bad.json").write_text(data)
+    stats = build_pack([tmp_path / "bad.json"], tmp_path / "p.sqlite")
+    assert stats.skipped == 1  # "Bad \ufffd Title": U+FFFD is one of the characters no title can hold
+    pack = PackSource(stats.path)
+    assert pack.search("Loud Page").page.sentences == ["It \ufffd sang.", " Loudly."]
+    (question,) = pack.sample_questions(1)
+    assert (question.question, question.answer) == ("Who \ufffd sang?", "Fred\ufffd")
+    make_wiki_tools(pack)[0].function("Loud Page").text.encode("utf-8")  # printable: a lone surrogate raises here
+
+
+def test_text_that_is_not_utf8_in_a_pack_is_read_as_replacement_characters(tmp_path):
+    path = build_pack(hotpotqa_files()[:1], tmp_path / "p.sqlite").path
+    with sqlite3.connect(path) as db:
+        page_id = db.execute(
+            "INSERT INTO pages(title, title_key, url, text, sentences) "
+            "VALUES (CAST(x'4f6464ff' AS TEXT), 'odd', 'u', 'x', '[\"A \\ud800 b.\"]')"
+        ).lastrowid
+    db.close()
+    pack = PackSource(path)  # a pack written by another tool
+    assert "Odd\ufffd" in pack.titles()
+    entry = pack.entry_by_id(page_id)
+    assert entry.title == "Odd\ufffd" and entry.sentences == ("A \ufffd b.",)

@@ -7,10 +7,19 @@ from hypothesis import given
 from hypothesis import strategies as st
 from wiki_helpers import small_pack
 
+from react_core.cancel import Cancelled
 from react_core.knowledge.base import Page, SearchOutcome
 from react_core.knowledge.pack import PackSource
 from react_core.tools import build_tools
-from react_core.tools.wiki import clean_entity, make_wiki_tools, miss_text, similar_titles
+from react_core.tools.registry import Tool, ToolRegistry
+from react_core.tools.wiki import (
+    MAX_OBSERVATION_CHARS,
+    bounded,
+    clean_entity,
+    make_wiki_tools,
+    miss_text,
+    similar_titles,
+)
 from react_core.trace import Action
 
 
@@ -179,3 +188,48 @@ def test_similar_titles_ignores_other_text():
     assert similar_titles("Mercury is a planet.") == []
     assert similar_titles("Could not find [X]. Similar: [broken") == []
     assert similar_titles("Could not find [X]. Similar: [].") == []
+
+
+def test_evidence_is_a_page_found_or_a_lookup_result_never_a_miss_or_an_error(tools):
+    search, lookup = tools
+    assert search("Mercury (planet)").evidence
+    assert lookup("mercury").evidence
+    assert not lookup("volcano").evidence  # "No more results."
+    assert not search("Mercury").evidence  # a miss
+    assert not search("").evidence  # the model's mistake
+    failing = make_wiki_tools(FakeSource({}, error="Wikipedia failed: HTTP 503."))[0].function
+    assert not failing("Mercury").evidence
+
+
+def test_the_calculator_marks_results_as_evidence_and_errors_not():
+    registry = build_tools(None, ["calculator"])
+    assert registry.run(Action("calculator", "6 * 7")).evidence
+    assert not registry.run(Action("calculator", "6 / 0")).evidence
+
+
+def test_an_observation_s_text_is_bounded_however_long_the_page():
+    giant = "word " * 200_000  # one 1 MB "sentence", as a hostile or broken server can send
+    page = Page("Giant", "https://en.wikipedia.org/wiki/Giant", [giant.strip() + ".", " Second giant " + giant])
+    search, lookup = (t.function for t in make_wiki_tools(FakeSource({"Giant": page})))
+    for obs in (search("Giant"), lookup("second")):
+        assert len(obs.text) <= MAX_OBSERVATION_CHARS and obs.text.endswith(
+            f"[… cut at {MAX_OBSERVATION_CHARS:,} characters]"
+        )
+        assert obs.evidence
+    error = make_wiki_tools(FakeSource({}, error="x" * 50_000))[0].function("Giant")
+    assert len(error.text) <= MAX_OBSERVATION_CHARS and error.is_error
+    assert bounded("short") == "short"
+
+
+def test_stop_passes_through_the_registry_other_failures_become_observations():
+    def waiting(_: str) -> str:
+        raise Cancelled
+
+    def broken(_: str) -> str:
+        raise RuntimeError("boom")
+
+    registry = ToolRegistry([Tool("search", waiting), Tool("lookup", broken)])
+    with pytest.raises(Cancelled):
+        registry.run(Action("search", "Mercury"))
+    obs = registry.run(Action("lookup", "x"))
+    assert obs.is_error and "RuntimeError: boom" in obs.text

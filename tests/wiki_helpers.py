@@ -7,6 +7,7 @@ Plain functions (not fixtures) so any test module can use them; the HotpotQA pac
 from __future__ import annotations
 
 import atexit
+import html
 import json
 import os
 import shutil
@@ -50,13 +51,14 @@ def hotpot_pack() -> Path:
 
 
 def gold_articles() -> dict[str, list[str]]:
-    """Every supporting-fact title of the 200 shared questions -> that article's HotpotQA sentences."""
+    """Every supporting-fact title of the 200 shared questions -> that article's HotpotQA sentences. Titles are
+    unescaped, as Wikipedia names the pages (HotpotQA writes ``X&amp;Y`` for ``X&Y``)."""
     gold: dict[str, list[str]] = {}
     for f in hotpotqa_files():
         for record in json.loads(f.read_text(encoding="utf-8")):
             context = dict(zip(record["context"]["title"], record["context"]["sentences"], strict=True))
             for title in record["supporting_facts"]["title"]:
-                gold.setdefault(title, context[title])
+                gold.setdefault(html.unescape(title), context[title])
     return gold
 
 

@@ -135,7 +135,8 @@ def render_answer(trace: dict[str, Any]) -> None:
             "partial": ("orange", ":material/help:"),
             "not_found": ("orange", ":material/warning:"),
         }.get(g.kind, ("gray", ":material/info:"))
-        st.badge(g.message, icon=icon, color=color)
+        # The message quotes Wikipedia's sentence: shown literally (st.badge escapes the brackets itself).
+        st.badge(md_literal(g.message).replace("\\[", "[").replace("\\]", "]"), icon=icon, color=color)
         steps = Trace.from_dict(trace).sources
         if steps:
             render_sources([s.to_dict() for s in steps])

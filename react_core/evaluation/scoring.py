@@ -1,19 +1,10 @@
-"""HotpotQA scoring as in the ReAct paper (SQuAD normalisation): exact match and token F1. Imports nothing."""
+"""HotpotQA scoring as in the ReAct paper (SQuAD normalisation, ``react_core.answers``): exact match and token F1."""
 
 from __future__ import annotations
 
-import re
-import string
 from collections import Counter
 
-_PUNCT = set(string.punctuation)
-
-
-def normalize_answer(text: str) -> str:
-    """Lower-case, strip punctuation and the articles a/an/the, collapse whitespace."""
-    text = "".join(ch for ch in text.lower() if ch not in _PUNCT)
-    text = re.sub(r"\b(a|an|the)\b", " ", text)
-    return " ".join(text.split())
+from react_core.answers import normalize_answer
 
 
 def exact_match(prediction: str | None, gold: str) -> float:

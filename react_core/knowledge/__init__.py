@@ -39,7 +39,9 @@ def open_pack(path: str | Path) -> KnowledgeSource:
 def create_knowledge(spec: str, **options: Any) -> KnowledgeSource:
     """``wikipedia`` or ``pack:PATH``. Options for wikipedia: wiki_url, language, contact, fallback_pack
     ("auto": the default pack when Wikipedia cannot be reached; None: no fallback; or a pack path), timeout
-    (read timeout in seconds), and WikipediaSource's keyword arguments. Options that do not apply are ignored."""
+    (read timeout in seconds), and WikipediaSource's keyword arguments: cache_size, cache_ttl, and the request limits
+    (connect_timeout, read_timeout, request_timeout, deadline, max_body_bytes, retries, backoff, max_retry_after,
+    max_redirects; defaults in ``api_client``). Options that do not apply are ignored."""
     spec = (spec or "").strip()
     if spec == "wikipedia":
         from react_core.knowledge.wikipedia import WikipediaSource

@@ -4,8 +4,7 @@ A source answers ``search(entity)`` with a page (title, canonical URL, revision,
 or a miss with similar titles, and reports how many HTTP requests that took. When it cannot answer at all (the
 network failed after its retries) it says why in ``error`` instead of raising, so the run goes on. The paper's
 semantics (first N sentences, ``Could not find …``, Lookup's ``(Result k / n)`` cursor) live in
-``react_core.tools.wiki``, on top of this contract, so every source behaves the same. Depends only on the trace and
-the errors; imports no other part of the project.
+``react_core.tools.wiki``, on top of this contract, so every source behaves the same.
 """
 
 from __future__ import annotations

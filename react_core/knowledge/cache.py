@@ -1,7 +1,4 @@
-"""A small thread-safe LRU cache whose entries expire: repeated Searches cost no request, stale answers age out.
-
-Imports nothing from the project.
-"""
+"""A small thread-safe LRU cache whose entries expire: repeated Searches cost no request, stale answers age out."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """The knowledge layer's subcommands: ``pack build`` (an offline pack from HotpotQA files) and ``wiki-server``.
 
 Registered by ``react_core.cli`` through ``register(sub)``. Bad arguments and
-unreadable files raise ConfigError, which the CLI prints on one line and exits 2. Depends on pack_build and server
-(imported when the command runs).
+unreadable files raise ConfigError, which the CLI prints on one line and exits 2. The pack builder and the server
+are imported only when their command runs.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """The default offline pack: where it lives and building it on first need from the shared HotpotQA files.
 
-``react_core.paths.pack_file()`` says where it lives. ``ensure_default_pack()``
-returns that path once a usable pack is there, building it (about a second) from the shared data's
-``hotpotqa/dev_distractor_*.json`` when missing; None when there is nothing to build from. Depends on pack and
-pack_build.
+``react_core.paths.pack_file()`` says where it lives. ``ensure_default_pack()`` returns that path once a usable pack
+is there, building it (about a second) from the shared data's ``hotpotqa/dev_distractor_*.json`` when it is missing,
+unreadable, or of an older pack format (``PACK_VERSION``); None when there is nothing to build from. A pack the
+person names (``pack:PATH``) is never rebuilt behind their back: it is refused with the rebuild command instead.
 """
 
 from __future__ import annotations

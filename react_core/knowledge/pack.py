@@ -4,26 +4,36 @@ Reading only; ``pack_build`` writes packs. Search follows the paper's environmen
 normalisation, redirects followed) returns the page; anything else, or a disambiguation page, is a miss whose
 Similar list comes from case-insensitive and ``Title (…)`` matches, full-text title matches, fuzzy title matches and
 full-text body matches, in that order. The local MediaWiki server answers from the same methods, so the pack and the
-live client pointed at it agree. Safe to share between threads (one connection behind a lock). Depends on the
-knowledge contract, titles, text and the errors.
+live client pointed at it agree. Safe to share between threads (one connection behind a lock).
+
+A pack also says what it can answer: ``coverage`` (one line, e.g. "1,963 Wikipedia opening paragraphs (2017) behind
+198 HotpotQA questions") and ``sample_questions(n, seed)``, the questions it was built from with their answers and
+supporting titles. Packs carry a format version (``PACK_VERSION``); one written by an older ReAct Lab is refused
+with the command that rebuilds it. Text read from a pack is well-formed: invalid UTF-8 and lone surrogates become
+U+FFFD.
 """
 
 from __future__ import annotations
 
 import difflib
 import json
+import random
 import re
 import sqlite3
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from react_core.errors import ConfigError
 from react_core.knowledge.base import SIMILAR_LIMIT, Page, SearchOutcome
 from react_core.knowledge.titles import invalid_reason, normalize_title, search_text
+from react_core.safe_text import scrub_value
 
 PACK_FORMAT = "react-lab-pack"
-PACK_VERSION = "1"
+# 2: titles and text HTML-unescaped ("X&amp;Y" was a title in 1), and the questions the pack was built from.
+PACK_VERSION = 2
+HOTPOTQA_GLOB = "../shared/data/hotpotqa/dev_distractor_*.json"
 MAX_REDIRECT_HOPS = 3
 FUZZY_MAX_TITLES = 50_000  # difflib over more titles than this is too slow for an interactive Search
 _TOKEN = re.compile(r"\w+")
@@ -39,6 +49,35 @@ class PackEntry:
     revision: int | None
     disambiguation: bool
     links: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PackQuestion:
+    """A question the pack was built from, with its answer and the titles of the pages that support it."""
+
+    question: str
+    answer: str
+    supporting_titles: tuple[str, ...]
+    type: str = ""  # HotpotQA's "bridge" or "comparison"
+    level: str = ""  # HotpotQA's "easy", "medium" or "hard"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "question": self.question,
+            "answer": self.answer,
+            "supporting_titles": list(self.supporting_titles),
+            "type": self.type,
+            "level": self.level,
+        }
+
+
+def rebuild_command(path: str | Path) -> str:
+    return f"python -m react_core pack build --hotpotqa {HOTPOTQA_GLOB} --out {path}"
+
+
+def _decode(value: bytes) -> str:
+    """SQLite text as Python text; bytes that are not UTF-8 (a pack written by another tool) become U+FFFD."""
+    return value.decode("utf-8", "replace")
 
 
 def fts_query(text: str, *, column: str | None = None, any_token: bool = False, max_tokens: int = 16) -> str:
@@ -60,26 +99,67 @@ class PackSource:
         self.shared = shared
         self.path = Path(path).expanduser()
         if not self.path.is_file():
-            raise ConfigError(
-                f"Offline pack not found at {self.path}. Build it with: python -m react_core pack build "
-                f"--hotpotqa ../shared/data/hotpotqa/dev_distractor_*.json --out {self.path}"
-            )
+            raise ConfigError(f"Offline pack not found at {self.path}. Build it with: {rebuild_command(self.path)}")
         try:
             self._db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
+            self._db.text_factory = _decode
             meta = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
             self.articles = self._db.execute("SELECT count(*) FROM pages").fetchone()[0]
         except sqlite3.Error as e:
-            raise ConfigError(f"{self.path} is not a ReAct Lab pack ({e}); rebuild it with pack build.") from None
-        if meta.get("format") != PACK_FORMAT or meta.get("version") != PACK_VERSION:
             raise ConfigError(
-                f"{self.path} is a pack of another format ({meta.get('format')} v{meta.get('version')}); "
-                "rebuild it with: python -m react_core pack build …"
-            )
+                f"{self.path} is not a ReAct Lab pack ({e}). Build one with: {rebuild_command(self.path)}"
+            ) from None
+        self._check_version(meta)
+        try:
+            self.question_count = self._db.execute("SELECT count(*) FROM questions").fetchone()[0]
+        except sqlite3.Error as e:
+            raise ConfigError(f"{self.path} is damaged ({e}). Rebuild it with: {rebuild_command(self.path)}") from None
         self.meta = meta
         self.description = meta.get("description", "offline pack")
+        # One plain line on what the pack can answer, for people (the Chat page's examples say it).
+        self.coverage = meta.get("coverage") or f"{self.articles:,} pages ({self.description})"
         self._lock = threading.Lock()
         self._titles: list[str] | None = None
         self._title_keys: dict[str, str] | None = None
+
+    def _check_version(self, meta: dict[str, str]) -> None:
+        if meta.get("format") != PACK_FORMAT:
+            raise ConfigError(
+                f"{self.path} is not a ReAct Lab pack (format {meta.get('format')!r}). "
+                f"Build one with: {rebuild_command(self.path)}"
+            )
+        version = meta.get("version", "")
+        number = int(version) if version.isdigit() else 0
+        if number < PACK_VERSION:
+            raise ConfigError(
+                f"{self.path} was built by an older ReAct Lab (pack format {version or '?'}; this one reads format "
+                f"{PACK_VERSION}, which fixes titles such as 'X&amp;Y' and lists the pack's questions). "
+                f"Rebuild it with: {rebuild_command(self.path)}"
+            )
+        if number > PACK_VERSION:
+            raise ConfigError(
+                f"{self.path} was built by a newer ReAct Lab (pack format {version}; this one reads format "
+                f"{PACK_VERSION}). Update ReAct Lab, or rebuild the pack with: {rebuild_command(self.path)}"
+            )
+
+    # -- what the pack can answer ------------------------------------------------------------------------------
+
+    def sample_questions(self, n: int = 3, seed: int | None = None) -> list[PackQuestion]:
+        """Up to ``n`` different questions the pack was built from, drawn at random (the same ones for the same
+        ``seed``; ``None``: different each time). Their supporting titles are all pages of this pack."""
+        with self._lock:
+            ids = [r[0] for r in self._db.execute("SELECT id FROM questions ORDER BY id")]
+        chosen = random.Random(seed).sample(ids, min(max(0, n), len(ids)))
+        return [q for q in (self._question(i) for i in chosen) if q is not None]
+
+    def _question(self, question_id: int) -> PackQuestion | None:
+        sql = "SELECT question, answer, supporting, type, level FROM questions WHERE id = ?"
+        with self._lock:
+            row = self._db.execute(sql, (question_id,)).fetchone()
+        if row is None:
+            return None
+        titles = scrub_value(json.loads(row[2]))
+        return PackQuestion(row[0], row[1], tuple(t for t in titles if isinstance(t, str)), row[3], row[4])
 
     # -- the KnowledgeSource contract ---------------------------------------------------------------------
 
@@ -115,10 +195,10 @@ class PackSource:
             title=row[1],
             url=row[2],
             text=row[3],
-            sentences=tuple(json.loads(row[4])),
+            sentences=tuple(scrub_value(json.loads(row[4]))),
             revision=row[5],
             disambiguation=bool(row[6]),
-            links=tuple(json.loads(row[7])),
+            links=tuple(scrub_value(json.loads(row[7]))),
         )
 
     def entry(self, title: str) -> PackEntry | None:

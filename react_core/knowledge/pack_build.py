@@ -1,13 +1,19 @@
 """Writing offline packs: ``PackWriter`` (any pages) and ``build_pack`` (from HotpotQA distractor-format files).
 
 A pack is one SQLite file: ``pages`` (title, canonical URL, the text the local server serves, the sentences Search
-and Lookup use, revision, disambiguation flag and options), ``redirects``, a contentless FTS5 index over titles and
-text, and ``meta`` (format, version, description, sources). Files are written beside the target and renamed into
-place, so a reader never sees half a pack. Depends on pack (the schema constants), titles, text and the errors.
+and Lookup use, revision, disambiguation flag and options), ``redirects``, ``questions`` (the questions it was built
+from, with answers and supporting titles), a contentless FTS5 index over titles and text, and ``meta`` (format,
+version, description, coverage, sources). Files are written beside the target and renamed into place, so a reader
+never sees half a pack.
+
+What goes in is cleaned on the way: lone surrogates (a JSON ``"\\ud800"``) become U+FFFD, and titles, questions and
+answers are HTML-unescaped as MediaWiki decodes character references in titles (HotpotQA writes "X&amp;Y" for the
+page "X&Y"); sentences are cleaned of HTML and entities by ``clean_text``.
 """
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -21,11 +27,13 @@ from typing import Any
 
 from react_core.errors import ConfigError
 from react_core.knowledge.base import SIMILAR_LIMIT
-from react_core.knowledge.pack import PACK_FORMAT, PACK_VERSION, fts_query
+from react_core.knowledge.pack import PACK_FORMAT, PACK_VERSION, PackQuestion, fts_query
 from react_core.knowledge.text import article_sentences, clean_text, collapse
 from react_core.knowledge.titles import invalid_reason, normalize_title, page_url
+from react_core.safe_text import scrub
 
 HOTPOTQA_DESCRIPTION = "HotpotQA 2017 paragraphs"
+HOTPOTQA_CORPUS = "Wikipedia opening paragraphs (2017)"
 # "X may refer to:", "X can also stand for:": a disambiguation page's opening line.
 _DISAMBIGUATION = re.compile(r"\b(?:may|might|can|could)\s+(?:also\s+)?(?:refer\s+to|stand\s+for|mean)\b.*:\s*$", re.I)
 _SCHEMA = """
@@ -43,6 +51,14 @@ CREATE TABLE pages(
 );
 CREATE INDEX pages_title_key ON pages(title_key);
 CREATE TABLE redirects(source TEXT PRIMARY KEY, target TEXT NOT NULL);
+CREATE TABLE questions(
+    id INTEGER PRIMARY KEY,
+    question TEXT NOT NULL UNIQUE,
+    answer TEXT NOT NULL,
+    supporting TEXT NOT NULL,
+    type TEXT NOT NULL DEFAULT '',
+    level TEXT NOT NULL DEFAULT ''
+);
 CREATE VIRTUAL TABLE pages_fts USING fts5(title, body, content='', tokenize='unicode61 remove_diacritics 2');
 """
 
@@ -55,7 +71,8 @@ class PackStats:
     skipped: int = 0
     disambiguation: int = 0
     redirects: int = 0
-    questions: int = 0
+    questions: int = 0  # records read
+    stored_questions: int = 0  # distinct questions kept (the shared files repeat two)
     files: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -71,10 +88,20 @@ class PackStats:
         )
 
 
+def clean_title(title: str) -> str:
+    """A title as MediaWiki reads it: character references decoded, normalised (``X&amp;Y`` -> ``X&Y``)."""
+    return normalize_title(html.unescape(scrub(title)))
+
+
+def clean_line(text: str) -> str:
+    """A question or answer: well-formed, unescaped, on one line."""
+    return collapse(html.unescape(scrub(text)))
+
+
 def clean_sentences(sentences: Sequence[str]) -> list[str]:
     """HotpotQA sentences, cleaned of leftover HTML, keeping whether each was separated from the previous one."""
     out: list[str] = []
-    for raw in sentences:
+    for raw in map(scrub, sentences):
         text = clean_text(raw)
         if text:
             out.append((" " if out and raw[:1].isspace() else "") + text)
@@ -88,7 +115,9 @@ def is_disambiguation(sentences: Sequence[str]) -> bool:
 class PackWriter:
     """Collects pages and redirects, then ``finish()`` indexes them and moves the file into place."""
 
-    def __init__(self, path: str | Path, *, description: str = "offline pack") -> None:
+    def __init__(self, path: str | Path, *, description: str = "offline pack", corpus: str = "pages") -> None:
+        """``description`` names the pack in notes ("answered from the offline pack (…)"); ``corpus`` says what its
+        pages are, in ``coverage`` ("1,963 Wikipedia opening paragraphs (2017) behind 198 HotpotQA questions")."""
         self.path = Path(path).expanduser()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -100,7 +129,12 @@ class PackWriter:
         self._db.executescript(_SCHEMA)
         self.stats = PackStats(path=self.path)
         self._started = time.perf_counter()
-        self._meta: dict[str, str] = {"format": PACK_FORMAT, "version": PACK_VERSION, "description": description}
+        self._meta: dict[str, str] = {
+            "format": PACK_FORMAT,
+            "version": str(PACK_VERSION),
+            "description": scrub(description),
+        }
+        self._corpus = scrub(corpus)
 
     def add_page(
         self,
@@ -115,10 +149,11 @@ class PackWriter:
     ) -> bool:
         """Add one article from its sentences (HotpotQA) or its plain text (headings and markup are cleaned for
         Search but served raw by the local server). False when the title is a repeat or cannot be a title."""
-        title = normalize_title(title)
+        title = clean_title(title)
         if invalid_reason(title):
             self.stats.skipped += 1
             return False
+        text = None if text is None else scrub(text)
         if sentences is not None:
             sents = clean_sentences(sentences)
             text = "".join(sents) if text is None else text
@@ -138,7 +173,7 @@ class PackWriter:
                     json.dumps(sents, ensure_ascii=False),
                     revision,
                     int(disambiguation),
-                    json.dumps([normalize_title(x) for x in links], ensure_ascii=False),
+                    json.dumps([clean_title(x) for x in links], ensure_ascii=False),
                 ),
             )
         except sqlite3.IntegrityError:
@@ -153,12 +188,42 @@ class PackWriter:
     def add_redirect(self, source: str, target: str) -> None:
         self._db.execute(
             "INSERT OR REPLACE INTO redirects(source, target) VALUES (?, ?)",
-            (normalize_title(source), normalize_title(target)),
+            (clean_title(source), clean_title(target)),
         )
         self.stats.redirects += 1
 
+    def add_question(self, question: PackQuestion) -> bool:
+        """Keep a question the pack can answer (cleaned like titles and text); False when it is a repeat."""
+        question = PackQuestion(
+            clean_line(question.question),
+            clean_line(question.answer),
+            tuple(dict.fromkeys(clean_title(t) for t in question.supporting_titles)),
+            clean_line(question.type),
+            clean_line(question.level),
+        )
+        if not question.question:
+            return False
+        cur = self._db.execute(
+            "INSERT OR IGNORE INTO questions(question, answer, supporting, type, level) VALUES (?, ?, ?, ?, ?)",
+            (
+                question.question,
+                question.answer,
+                json.dumps(list(question.supporting_titles), ensure_ascii=False),
+                question.type,
+                question.level,
+            ),
+        )
+        self.stats.stored_questions += cur.rowcount
+        return cur.rowcount == 1
+
     def set_meta(self, **values: Any) -> None:
-        self._meta.update({k: str(v) for k, v in values.items()})
+        self._meta.update({k: scrub(str(v)) for k, v in values.items()})
+
+    def _coverage(self) -> str:
+        line = f"{self.stats.articles:,} {self._corpus}"
+        if self.stats.stored_questions:
+            line += f" behind {self.stats.stored_questions:,} HotpotQA questions"
+        return line
 
     def _fill_disambiguation_links(self) -> None:
         """Options for disambiguation pages that were given none: ``Base (…)`` titles, then full-text title hits."""
@@ -189,6 +254,8 @@ class PackWriter:
         self._meta.update(
             {
                 "articles": str(self.stats.articles),
+                "questions": str(self.stats.stored_questions),
+                "coverage": self._coverage(),
                 "built_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
                 "sources": json.dumps(self.stats.files),
             }
@@ -225,8 +292,34 @@ def _context_pairs(context: Any) -> Iterator[tuple[str, list[str]]]:
             yield title, sentences
 
 
-def read_hotpotqa(path: str | Path) -> tuple[int, list[tuple[str, list[str]]]]:
-    """(questions, [(title, sentences), …]) from a distractor-format file (a JSON array, or JSON Lines)."""
+def _supporting_titles(facts: Any) -> list[str]:
+    """Both layouts: HF ``{"title": [...], "sent_id": [...]}`` and official ``[[title, sent_id], ...]``."""
+    if isinstance(facts, dict):
+        return [str(t) for t in facts.get("title", [])]
+    return [str(fact[0]) for fact in facts or []]
+
+
+def _question(record: dict[str, Any]) -> PackQuestion | None:
+    if not isinstance(record.get("question"), str):
+        return None  # a file of paragraphs only: nothing to ask
+    return PackQuestion(
+        question=record["question"],
+        answer=str(record.get("answer", "")),
+        supporting_titles=tuple(_supporting_titles(record.get("supporting_facts"))),
+        type=str(record.get("type", "")),
+        level=str(record.get("level", "")),
+    )
+
+
+@dataclass
+class HotpotFile:
+    records: int
+    questions: list[PackQuestion]
+    articles: list[tuple[str, list[str]]]
+
+
+def read_hotpotqa(path: str | Path) -> HotpotFile:
+    """The records of a distractor-format file (a JSON array, or JSON Lines): questions and (title, sentences)."""
     path = Path(path)
     try:
         raw = path.read_text(encoding="utf-8")
@@ -237,30 +330,36 @@ def read_hotpotqa(path: str | Path) -> tuple[int, list[tuple[str, list[str]]]]:
     except ValueError as e:
         raise ConfigError(f"{path} is not JSON or JSON Lines: {e}.") from None
     articles: list[tuple[str, list[str]]] = []
+    questions: list[PackQuestion] = []
     try:
         for record in data:
             articles.extend((str(t), [str(s) for s in sents]) for t, sents in _context_pairs(record["context"]))
-    except (KeyError, TypeError, ValueError) as e:
+            question = _question(record)
+            if question is not None:
+                questions.append(question)
+    except (KeyError, TypeError, ValueError, IndexError) as e:
         raise ConfigError(
             f"{path} is not in HotpotQA distractor format (each record needs a 'context' of titles and sentences): "
             f"{type(e).__name__}: {e}."
         ) from None
-    return len(data), articles
+    return HotpotFile(len(data), questions, articles)
 
 
 def build_pack(files: Iterable[str | Path], out: str | Path, *, description: str = HOTPOTQA_DESCRIPTION) -> PackStats:
-    """Build a pack from HotpotQA distractor-format files; the first occurrence of a title wins."""
+    """Build a pack from HotpotQA distractor-format files; the first occurrence of a title (or question) wins."""
     files = [Path(f) for f in files]
     if not files:
         raise ConfigError("pack build needs at least one HotpotQA file (--hotpotqa FILE …).")
-    loaded = [(f, *read_hotpotqa(f)) for f in files]  # read everything first: a bad file leaves no pack behind
-    writer = PackWriter(out, description=description)
+    loaded = [(f, read_hotpotqa(f)) for f in files]  # read everything first: a bad file leaves no pack behind
+    writer = PackWriter(out, description=description, corpus=HOTPOTQA_CORPUS)
     try:
-        for f, questions, articles in loaded:
+        for f, content in loaded:
             writer.stats.files.append(f.name)
-            writer.stats.questions += questions
-            for title, sentences in articles:
+            writer.stats.questions += content.records
+            for title, sentences in content.articles:
                 writer.add_page(title, sentences)
+            for question in content.questions:
+                writer.add_question(question)
         return writer.finish()
     except BaseException:
         writer.abort()

@@ -3,9 +3,18 @@
 The live client's tests and benchmark run against it over real HTTP, and it lets the app run offline demos
 (``python -m react_core wiki-server --pack PACK --port N``). ``start_wiki_server(...)`` returns a running
 ``WikiServer`` handle: ``.url`` (the api.php URL), ``.stop()``, ``.requests`` (how many it received), ``.log``
-(what each asked), ``.delay_ms`` (added to every answer) and fault injection for the next N requests: an HTTP
-status (500, 503, 429 with ``Retry-After``), malformed JSON, a slow answer, or a dropped connection. Standard
-library HTTP only; depends on the pack and the API emulation.
+(what each asked), ``.delay_ms`` (added to every answer) and fault injection for the next N requests (``inject``):
+
+- ``status``: an HTTP status (500, 503, 429 with ``Retry-After``); ``malformed``: JSON cut short; ``drop``: the
+  connection closes with no answer; ``slow``: the answer after ``seconds``;
+- ``stall``: nothing at all until ``seconds`` pass (0: until ``release()``, ``reset()`` or ``stop()``);
+- ``trickle``: the real answer, one byte every ``seconds``;
+- ``huge``: a valid answer of ``size`` bytes, streamed without a Content-Length;
+- ``redirect``: ``status`` (default 302) with ``Location: location``;
+- ``body``: ``body`` (bytes) as a 200 JSON answer, e.g. JSON with a lone ``\\ud800`` escape.
+
+``.received`` is set when a request arrives and ``.waiting`` when a stalled or trickled answer has begun, so a test
+can act while the client waits (``reset()`` clears both). Standard library HTTP only.
 """
 
 from __future__ import annotations
@@ -24,7 +33,8 @@ from react_core.knowledge.pack import PackSource
 from react_core.knowledge.server_api import WikiApi
 
 API_PATH = "/w/api.php"
-FAULT_KINDS = ("status", "malformed", "slow", "drop")
+FAULT_KINDS = ("status", "malformed", "slow", "drop", "stall", "trickle", "huge", "redirect", "body")
+_CHUNK = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -33,6 +43,9 @@ class Fault:
     status: int = 500
     retry_after: str | None = None
     seconds: float = 0.0
+    size: int = 0
+    location: str = ""
+    body: bytes = b""
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -69,6 +82,21 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if fault and fault.kind == "slow":
             time.sleep(fault.seconds)
+        if fault and fault.kind == "stall":
+            release = wiki._release
+            wiki.waiting.set()
+            release.wait(fault.seconds or None)
+            self.close_connection = True
+            return
+        if fault and fault.kind == "redirect":
+            self._send(fault.status, b"", "text/plain; charset=utf-8", {"Location": fault.location})
+            return
+        if fault and fault.kind == "body":
+            self._send(200, fault.body, "application/json; charset=utf-8")
+            return
+        if fault and fault.kind == "huge":
+            self._huge(fault.size)
+            return
         if fault and fault.kind == "status":
             headers = {"Retry-After": fault.retry_after} if fault.retry_after is not None else {}
             body = f"<html><body>Injected fault: HTTP {fault.status}</body></html>".encode()
@@ -80,7 +108,47 @@ class _Handler(BaseHTTPRequestHandler):
         status, data = wiki.api.handle(params)
         headers = {"MediaWiki-API-Error": data["error"]["code"]} if "error" in data else {}
         body = json.dumps(data, ensure_ascii=False).encode("utf-8")
+        if fault and fault.kind == "trickle":
+            self._trickle(body, fault.seconds)
+            return
         self._send(status, body, "application/json; charset=utf-8", headers)
+
+    def _trickle(self, body: bytes, seconds: float) -> None:
+        release = self.server.wiki._release
+        try:
+            self._head(200, "application/json; charset=utf-8", {"Content-Length": str(len(body))})
+            self.server.wiki.waiting.set()
+            for i in range(len(body)):
+                self.wfile.write(body[i : i + 1])
+                if release.wait(seconds):
+                    break
+        except OSError:  # the client gave up: what a trickle test expects
+            pass
+        self.close_connection = True
+
+    def _huge(self, size: int) -> None:
+        """A valid answer of about ``size`` bytes whose length is not declared: only reading it all tells its size."""
+        head = b'{"batchcomplete": true, "query": {"pages": [{"ns": 0, "title": "Huge", "extract": "'
+        tail = b'"}]}}'
+        try:
+            self._head(200, "application/json; charset=utf-8", {"Connection": "close"})
+            self.wfile.write(head)
+            left = max(0, size - len(head) - len(tail))
+            chunk = b"a" * _CHUNK
+            while left > 0:
+                self.wfile.write(chunk[: min(left, _CHUNK)])
+                left -= _CHUNK
+            self.wfile.write(tail)
+        except OSError:
+            pass
+        self.close_connection = True
+
+    def _head(self, status: int, content_type: str, headers: dict[str, str]) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.end_headers()
 
     def _send(self, status: int, body: bytes, content_type: str, headers: dict[str, str] | None = None) -> None:
         try:
@@ -112,6 +180,9 @@ class WikiServer:
         self.log: list[dict[str, Any]] = []
         self._faults: deque[Fault] = deque()
         self._lock = threading.Lock()
+        self._release = threading.Event()
+        self.received = threading.Event()
+        self.waiting = threading.Event()
         self._httpd = _Server((host, port), _Handler)
         self._httpd.wiki = self
         self._thread: threading.Thread | None = None
@@ -145,6 +216,7 @@ class WikiServer:
         self._httpd.serve_forever(poll_interval=0.2)
 
     def stop(self) -> None:
+        self._release.set()
         if self._thread is not None:
             self._httpd.shutdown()
             self._thread.join(timeout=5)
@@ -161,24 +233,44 @@ class WikiServer:
     # -- faults and counting -----------------------------------------------------------------------------
 
     def inject(
-        self, kind: str, count: int = 1, *, status: int = 500, retry_after: str | int | None = None, seconds: float = 0
+        self,
+        kind: str,
+        count: int = 1,
+        *,
+        status: int | None = None,
+        retry_after: str | int | None = None,
+        seconds: float = 0,
+        size: int = 0,
+        location: str = "",
+        body: bytes = b"",
     ) -> None:
         """Make the next ``count`` requests fail this way (faults queue up in the order injected)."""
         if kind not in FAULT_KINDS:
             raise ValueError(f"fault kind must be one of {FAULT_KINDS}, not {kind!r}")
-        fault = Fault(kind, status, None if retry_after is None else str(retry_after), seconds)
+        status = status if status is not None else 302 if kind == "redirect" else 500
+        fault = Fault(kind, status, None if retry_after is None else str(retry_after), seconds, size, location, body)
         with self._lock:
             self._faults.extend([fault] * count)
 
+    def release(self) -> None:
+        """End every stalled or trickling answer now."""
+        with self._lock:
+            self._release.set()
+            self._release = threading.Event()
+
     def reset(self) -> None:
-        """Forget the log and any pending faults."""
+        """Forget the log and any pending faults, and end stalled answers."""
+        self.release()
         with self._lock:
             self.log.clear()
             self._faults.clear()
+            self.received.clear()
+            self.waiting.clear()
 
     def _record(self, path: str, params: dict[str, str], agent: str) -> Fault | None:
         with self._lock:
             self.log.append({"path": path, "params": params, "user_agent": agent})
+            self.received.set()
             return self._faults.popleft() if self._faults else None
 
 

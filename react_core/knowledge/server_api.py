@@ -5,7 +5,7 @@ body). Covered: ``action=query`` with ``titles``/``pageids`` (normalisation, ``r
 titles), ``prop=info|pageprops|extracts|revisions|links`` (``inprop=url``, ``ppprop``, ``explaintext``, ``exintro``,
 ``exsentences``, ``exchars``, ``exsectionformat``, ``rvprop=ids|content``, ``rvparse``, ``pllimit``) and
 ``list=search`` (``srsearch``, ``srlimit``, ``sroffset``, ``srinfo``), in ``formatversion`` 1 and 2, with MediaWiki's
-error shape for what is not. No HTTP here (see ``server``). Depends on pack, text and titles.
+error shape for what is not. No HTTP here (see ``server``).
 """
 
 from __future__ import annotations

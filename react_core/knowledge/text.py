@@ -3,7 +3,7 @@
 ``article_sentences`` turns a MediaWiki plain-text extract (headings as ``== History ==``) into the sentence list a
 ``Page`` holds: headings go, trailing sections such as References and External links go, every paragraph is
 cleaned and split. The splitter is rule-based and knows abbreviations (``Dr.``, ``U.S.``, ``e.g.``), initials
-(``J. R. R. Tolkien``) and decimals (``3.14``). Imports nothing from the project.
+(``J. R. R. Tolkien``) and decimals (``3.14``).
 """
 
 from __future__ import annotations

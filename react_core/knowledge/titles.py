@@ -3,7 +3,7 @@
 Shared by the pack, the live client and the local server so that all three agree on what "the exact title" means:
 underscores are spaces, runs of whitespace collapse, the first letter is upper-case (English Wikipedia's
 ``$wgCapitalLinks``), and a string holding ``# < > [ ] | { }``, a control character or more than 255 bytes is not
-a title. Imports nothing from the project.
+a title.
 """
 
 from __future__ import annotations

@@ -9,7 +9,8 @@ source is shared per process per endpoint (``WikipediaSource.create``) and is th
 When the endpoint cannot be reached (connection refused, unknown host) and an offline pack is configured, the
 answer comes from the pack with a note saying so; the endpoint is then remembered as unreachable for a minute, so
 an offline machine does not wait on every Search. Other failures become ``SearchOutcome.error`` (an error
-observation). Depends on the knowledge contract, the API client, cache, text, titles and the errors.
+observation). The request limits (timeouts, deadline, answer size, redirects) are ``ApiClient``'s, passed through as
+keyword options; only ``Cancelled`` (the person pressed Stop) is raised.
 """
 
 from __future__ import annotations
@@ -35,7 +36,9 @@ from react_core.knowledge.titles import invalid_reason, normalize_title, page_ur
 
 DEFAULT_CONTACT = "https://github.com/react-lab/react-lab"
 CLIENT_VERSION = "0.1"
-UNREACHABLE_SECONDS = 60.0
+UNREACHABLE_SECONDS = 60.0  # after a refused connection, answer from the pack for this long before trying again
+CACHE_SIZE = 512  # Searches remembered per process and endpoint
+CACHE_TTL = 3600.0  # seconds a remembered Search stays fresh
 _LANGUAGE = re.compile(r"[a-z][a-z0-9-]{1,19}")
 
 PAGE_PARAMS = {
@@ -115,34 +118,18 @@ class WikipediaSource:
         *,
         contact: str | None = None,
         fallback_pack: str | Path | None = "auto",
-        connect_timeout: float = 5.0,
-        read_timeout: float = 10.0,
-        retries: int = 2,
-        backoff: float = 0.5,
-        max_retry_after: float = 10.0,
-        deadline: float = 30.0,
-        cache_size: int = 512,
-        cache_ttl: float = 3600.0,
+        cache_size: int = CACHE_SIZE,
+        cache_ttl: float = CACHE_TTL,
         unreachable_seconds: float = UNREACHABLE_SECONDS,
-        transport: httpx2.BaseTransport | None = None,
-        sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.monotonic,
+        **http: Any,
     ) -> None:
+        """``http``: ApiClient's options (connect_timeout, read_timeout, request_timeout, deadline, max_body_bytes,
+        retries, backoff, max_retry_after, max_redirects, transport, sleep); ``clock`` times the cache and the
+        unreachable period."""
         self.endpoint = endpoint
         self.user_agent = user_agent(contact)
-        self.api = ApiClient(
-            endpoint,
-            self.user_agent,
-            connect_timeout=connect_timeout,
-            read_timeout=read_timeout,
-            retries=retries,
-            backoff=backoff,
-            max_retry_after=max_retry_after,
-            deadline=deadline,
-            transport=transport,
-            sleep=sleep,
-            clock=clock,
-        )
+        self.api = ApiClient(endpoint, self.user_agent, **http)
         self.cache: TTLCache[SearchOutcome] = TTLCache(cache_size, cache_ttl, clock)
         self.fallback_pack = fallback_pack
         self.unreachable_seconds = unreachable_seconds
@@ -214,7 +201,7 @@ class WikipediaSource:
             error = f"listing similar titles: {result.error}"
             return SearchOutcome(None, http_requests=requests, error=error), result.unreachable
         try:
-            titles = [hit["title"] for hit in result.data["query"]["search"]]  # type: ignore[index]
+            titles = _titles([hit["title"] for hit in result.data["query"]["search"]])  # type: ignore[index]
         except (KeyError, TypeError):
             titles = []
         return SearchOutcome(None, similar=titles[:SIMILAR_LIMIT], http_requests=requests), False
@@ -227,8 +214,8 @@ class WikipediaSource:
             error = f"listing the options of {page_title!r}: {result.error}"
             return SearchOutcome(None, http_requests=requests, error=error), result.unreachable
         try:
-            links = [link["title"] for link in result.data["query"]["pages"][0].get("links", [])]  # type: ignore[index]
-        except (KeyError, IndexError, TypeError):
+            links = _titles([link["title"] for link in result.data["query"]["pages"][0].get("links", [])])  # type: ignore[index]
+        except (KeyError, IndexError, TypeError, AttributeError):
             links = []
         base = page_title.removesuffix(" (disambiguation)").casefold()
         ranked = sorted(links, key=lambda t: base not in t.casefold() and asked.casefold() not in t.casefold())
@@ -268,3 +255,8 @@ class WikipediaSource:
         outcome.http_requests = requests
         outcome.note = f"Wikipedia could not be reached; answered from the offline pack ({pack.description})."
         return outcome
+
+
+def _titles(values: list[Any]) -> list[str]:
+    """The strings of a server's title list that can be titles at all (a hostile answer cannot flood Similar)."""
+    return [v for v in values if isinstance(v, str) and not invalid_reason(normalize_title(v))]

@@ -1,11 +1,12 @@
 """The Calculator tool: arithmetic on numbers, never ``eval``.
 
-Expressions are parsed with ``ast`` and checked against a whitelist (numbers, + - * / // % **, unary minus, parentheses
-and a few math functions and constants) before ``simpleeval`` evaluates them with our operators. Powers, products,
-factorials and round's digits are bounded by the size of their result, so ``9**9**9`` fails at once instead of running
-for hours; long inputs are refused before parsing. Models' spellings are accepted: ``^`` is power (``29^0.23``),
-``×``/``÷``/``−`` are the operators, ``1,800`` is one thousand eight hundred. Every failure is a ToolError with a
-message for the model.
+Expressions are parsed with ``ast`` and checked against a whitelist (numbers, + - * / // % **, unary minus,
+parentheses and a few math functions and constants) before ``simpleeval`` evaluates them with our operators.
+Powers, products, factorials and round's digits are bounded by the size of their result, so ``9**9**9`` fails at
+once instead of running for hours; long inputs are refused before parsing. Models' spellings are accepted: ``^`` is
+power (``29^0.23``), ``×``/``÷``/``−`` are the operators, ``1,800`` is one thousand eight hundred. Every failure is
+a ToolError with a message for the model. A result (``expression = value``) is evidence that can ground an answer;
+only the value after the last ``RESULT_SEPARATOR`` is, not the echoed expression.
 """
 
 from __future__ import annotations
@@ -19,8 +20,10 @@ from simpleeval import SimpleEval
 
 from react_core.errors import ToolError
 from react_core.tools.registry import Tool
+from react_core.trace import Observation
 
 MAX_EXPRESSION_CHARS = 500
+RESULT_SEPARATOR = " = "
 MAX_RESULT_BITS = 4_000  # about 1,200 digits: far beyond any question's need, still instant to compute and print
 MAX_FACTORIAL = 170
 # round(5, -10**9) would build 10**(10**9): the digits argument is bounded like every other size.
@@ -183,9 +186,18 @@ def calculate(expression: str) -> str:
     if isinstance(value, complex) or not isinstance(value, int | float):
         raise ToolError("The result is not a real number.")
     try:
-        return f"{expression.strip()} = {format_number(value)}"
+        return f"{expression.strip()}{RESULT_SEPARATOR}{format_number(value)}"
     except ValueError:
         raise ToolError("The result has too many digits to show.") from None
 
 
-CALCULATOR = Tool(name="calculator", function=calculate)
+def calculator_result(observation_text: str) -> str:
+    """The value of a Calculator result (``17 * 23 + 4 = 395`` -> ``395``), the part that is evidence."""
+    return observation_text.rpartition(RESULT_SEPARATOR)[2]
+
+
+def _calculator(expression: str) -> Observation:
+    return Observation(text=calculate(expression), evidence=True)
+
+
+CALCULATOR = Tool(name="calculator", function=_calculator)

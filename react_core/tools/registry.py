@@ -1,8 +1,9 @@
 """The tool registry: a tool is a name and a function; only registered tools run.
 
-A tool function takes the action input (a string) and returns an Observation or plain text. It raises ToolError for a
-failure the model should hear about; any other exception is turned into an error observation too, because a tool failing
-is the model's problem to work around, not a reason to stop the run.
+A tool function takes the action input (a string) and returns an Observation or plain text. It raises ToolError
+for a failure the model should hear about; any other exception is turned into an error observation too, because a
+tool failing is the model's problem to work around, not a reason to stop the run. The one exception that passes
+through is ``react_core.cancel.Cancelled``: the person stopped the run while a tool was waiting.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from react_core.cancel import Cancelled
 from react_core.errors import ToolError
 from react_core.tool_specs import TOOL_ORDER, label
 from react_core.trace import Action, Observation
@@ -57,6 +59,8 @@ class ToolRegistry:
         started = time.perf_counter()
         try:
             result = tool.function(action.input)
+        except Cancelled:
+            raise
         except ToolError as e:
             result = Observation.error(str(e))
         except Exception as e:  # a broken tool must not end the run; the model hears why
