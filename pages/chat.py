@@ -12,14 +12,11 @@ import streamlit as st
 
 from react_core.providers import provider_class
 from ui import state, turns
+from ui.examples import chat_examples
 from ui.render import render_answer, render_current, render_status, render_steps
 from ui.text import md_literal
 
 LIVE_REFRESH_SECONDS = 0.3
-EXAMPLES = (
-    "What is the elevation range for the area that the eastern sector of the Colorado orogeny extends into?",
-    "What is 17 * 23 + 4?",
-)
 
 
 def render_turn(turn: dict) -> None:
@@ -73,7 +70,10 @@ chat = st.session_state.chat
 job = st.session_state.job
 if not chat["turns"] and job is None:
     st.caption("Ask a question. Each step of the agent (Thought → Action → Observation) gets its own panel.")
-    for i, example in enumerate(EXAMPLES):
+    examples, knowledge_note = chat_examples(state.settings(), chat["id"])
+    if knowledge_note:
+        st.info(md_literal(knowledge_note), icon=":material/cloud_off:")
+    for i, example in enumerate(examples):
         st.button(example, key=f"example-{i}", icon=":material/lightbulb:", on_click=turns.ask, args=(example,))
 
 for turn in chat["turns"]:

@@ -9,6 +9,7 @@ import streamlit as st
 from react_core.errors import ReactLabError
 from ui import state
 from ui.history_view import render_compare, render_import, render_list, render_open
+from ui.text import md_literal
 
 state.require_app()
 st.header("History", anchor=False)
@@ -19,7 +20,7 @@ try:
 except ReactLabError as e:
     st.error(str(e))
     st.stop()
-st.caption(f"{total:,} runs saved in {store.path}")
+st.caption(md_literal(f"{total:,} runs saved in {store.path}"))
 
 runs_tab, compare_tab, import_tab = st.tabs(["Runs", "Compare", "Import"])
 with runs_tab:

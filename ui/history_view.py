@@ -11,8 +11,9 @@ import streamlit as st
 
 from react_core import calls
 from react_core.errors import ReactLabError
-from react_core.export import file_stem, to_json, to_markdown
+from react_core.export import file_stem, plural, to_json, to_markdown
 from react_core.history import HistoryStore, RunRecord
+from react_core.trace import STOP_REASONS
 from ui import state, turns
 from ui.render import render_answer, render_status, render_step, render_trace, step_title
 from ui.text import md_literal
@@ -51,8 +52,10 @@ def render_list(store: HistoryStore) -> None:
         num.markdown(f"**#{r.id}**")
         text.markdown(md_literal(_short(r.question)))
         answer = md_literal(_short(r.final_answer, 60)) if r.final_answer is not None else "—"
-        text.caption(f"{answer} · {md_literal(r.provider)} · {r.created_at.replace('T', ' ')[:16]}")
-        meta.caption(f"{r.stop_reason} · {r.steps} steps · {r.tokens:,} tokens" + (" · fork" if r.parent_id else ""))
+        text.caption(f"{answer} · {md_literal(r.provider)} · {md_literal(r.created_at.replace('T', ' ')[:16])}")
+        ended = STOP_REASONS.get(r.stop_reason or "", "Unfinished")
+        fork = " · fork" if r.parent_id else ""
+        meta.caption(md_literal(f"{ended} · {plural(r.steps, 'step')} · {plural(r.tokens, 'token')}{fork}"))
         action.button("Open", key=f"open-{r.id}", on_click=_open, args=(r.id,))
     if len(records) > LIST_LIMIT:
         st.caption(f"Showing the newest {LIST_LIMIT}; search to narrow down.")
@@ -65,7 +68,7 @@ def render_open(store: HistoryStore, record: RunRecord) -> None:
     origin = f"{record.origin}" + (
         f" of run #{record.parent_id} at step {record.fork_step}" if record.parent_id else ""
     )
-    st.caption(f"Saved {record.created_at.replace('T', ' ')} · {md_literal(origin)}")
+    st.caption(md_literal(f"Saved {record.created_at.replace('T', ' ')} · {origin}"))
     stem = file_stem(record.trace, record.id)
     a, b, c = st.columns(3)
     a.download_button(

@@ -137,7 +137,7 @@ def render_prompt_editor() -> None:
     elif st.session_state.prompt:
         st.success("Your edited prompt is in use.", icon=":material/check:")
     else:
-        st.success(f"The {named.name} preset is in use, unchanged.", icon=":material/check:")
+        st.success(md_literal(f"The {named.name} preset is in use, unchanged."), icon=":material/check:")
     st.caption(f"≈ {tokens:,} tokens of instructions and examples, sent with every step.")
     left, right = st.columns(2)
     left.button("Reset to preset", key="reset-prompt", icon=":material/restart_alt:", on_click=_on_reset)

@@ -55,4 +55,16 @@ def create_knowledge(spec: str, **options: Any) -> KnowledgeSource:
     raise ConfigError(f"Unknown knowledge source {spec!r}: use 'wikipedia' or 'pack:PATH'.")
 
 
-__all__ = ["KnowledgeSource", "Page", "SearchOutcome", "create_knowledge", "open_pack"]
+def standing_pack(spec: str, **options: Any) -> Any:
+    """The offline pack that answers Searches for this knowledge setting: the pack itself for ``pack:PATH``; for
+    ``wikipedia``, the default pack when Wikipedia cannot be reached; else None (Wikipedia answers). Never raises:
+    a setting that cannot be used answers None here and says why when a run starts."""
+    try:
+        source = create_knowledge(spec, **options)
+    except ConfigError:
+        return None
+    standing_in = getattr(source, "standing_in", None)
+    return standing_in() if callable(standing_in) else source
+
+
+__all__ = ["KnowledgeSource", "Page", "SearchOutcome", "create_knowledge", "open_pack", "standing_pack"]

@@ -92,6 +92,7 @@ class ApiClient:
         sleep: Callable[[float], None] = cancel.sleep,
     ) -> None:
         self.endpoint = endpoint
+        self.connect_timeout = connect_timeout
         self.read_timeout = read_timeout
         self.request_timeout = request_timeout
         self.deadline = deadline

@@ -16,6 +16,7 @@ keyword options; only ``Cancelled`` (the person pressed Stop) is raised.
 from __future__ import annotations
 
 import re
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -138,6 +139,8 @@ class WikipediaSource:
         self._unreachable_reason = ""
         self._fallback: PackSource | None = None
         self._fallback_lock = threading.Lock()
+        self._probe: threading.Thread | None = None
+        self._reachable_until = 0.0
 
     # -- the KnowledgeSource contract ---------------------------------------------------------------------
 
@@ -159,6 +162,30 @@ class WikipediaSource:
         else:
             self.cache.put(key, outcome)
         return outcome
+
+    def standing_in(self, wait: float = 0.5) -> PackSource | None:
+        """The offline pack that answers instead of Wikipedia, when Wikipedia cannot be reached (else None). Whether
+        it can is known from the last Search, or from a connection opened in the background (no request is sent)
+        and remembered as long as a failed Search would be; ``wait`` bounds how long this call waits for it."""
+        if self._clock() >= self._unreachable_until and self._clock() >= self._reachable_until:
+            with self._fallback_lock:
+                if self._probe is None or not self._probe.is_alive():
+                    self._probe = threading.Thread(target=self._check_reachable, name="react-wiki-probe", daemon=True)
+                    self._probe.start()
+                probe = self._probe
+            probe.join(wait)
+        return self._fallback_source() if self._clock() < self._unreachable_until else None
+
+    def _check_reachable(self) -> None:
+        url = httpx2.URL(self.endpoint)
+        port = url.port or (443 if url.scheme == "https" else 80)
+        try:
+            socket.create_connection((url.host, port), timeout=self.api.connect_timeout).close()
+        except OSError as e:
+            self._unreachable_reason = f"cannot connect ({e})"
+            self._unreachable_until = self._clock() + self.unreachable_seconds
+        else:
+            self._reachable_until = self._clock() + self.unreachable_seconds
 
     def close(self) -> None:
         """Nothing: the source is shared by every run in the process (``shutdown`` really closes it)."""

@@ -1,0 +1,47 @@
+"""The Chat page's first examples can be answered by the knowledge the app will use, and when an offline pack stands
+in, the page says once what it covers."""
+
+from __future__ import annotations
+
+from app_helpers import new_session, offline_pack, use_app
+from wiki_helpers import closed_port
+
+from react_core.knowledge.pack import PackSource
+
+
+def _examples(at) -> list[str]:
+    return [b.label for b in at.button if b.key and b.key.startswith("example-")]
+
+
+def test_with_an_offline_pack_the_examples_are_its_own_questions(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [])
+    at = new_session()
+    pack = PackSource(offline_pack())
+    known = {q.question for q in pack.sample_questions(1_000, seed=0)}
+    examples = _examples(at)
+    assert len(examples) == 3 and set(examples[:2]) <= known and examples[2] == "What is 17 * 23 + 4?"
+    notes = [i.value for i in at.info if "offline pack" in i.value]
+    assert len(notes) == 1 and pack.coverage.split(" ")[0] in notes[0]
+
+
+def test_when_wikipedia_cannot_be_reached_the_default_pack_stands_in_and_says_so(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [])
+    monkeypatch.setenv("REACT_KNOWLEDGE", "wikipedia")
+    monkeypatch.setenv("REACT_WIKI_URL", f"http://127.0.0.1:{closed_port()}/w/api.php")
+    at = new_session()
+    assert "Colorado orogeny" not in " ".join(_examples(at))
+    assert any("Wikipedia cannot be reached from here" in i.value for i in at.info)
+
+
+def test_with_wikipedia_reachable_the_everyday_examples_stay(monkeypatch, tmp_path):
+    from wiki_helpers import hotpot_pack
+
+    from react_core.knowledge.server import start_wiki_server
+
+    use_app(monkeypatch, tmp_path, [])
+    with start_wiki_server(hotpot_pack()) as server:
+        monkeypatch.setenv("REACT_KNOWLEDGE", "wikipedia")
+        monkeypatch.setenv("REACT_WIKI_URL", server.url)
+        at = new_session()
+        assert "Colorado orogeny" in _examples(at)[0]
+        assert not [i for i in at.info if "offline pack" in i.value]
