@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from react_core.errors import ConfigError
+from react_core.knowledge import reach
 from react_core.knowledge.base import KnowledgeSource, Page, SearchOutcome
 
 _packs: dict[tuple[str, int, int], Any] = {}
@@ -55,16 +56,25 @@ def create_knowledge(spec: str, **options: Any) -> KnowledgeSource:
     raise ConfigError(f"Unknown knowledge source {spec!r}: use 'wikipedia' or 'pack:PATH'.")
 
 
-def standing_pack(spec: str, **options: Any) -> Any:
+def standing_pack(spec: str, *, wiki_url: str | None = None, language: str | None = None) -> Any:
     """The offline pack that answers Searches for this knowledge setting: the pack itself for ``pack:PATH``; for
-    ``wikipedia``, the default pack when Wikipedia cannot be reached; else None (Wikipedia answers). Never raises:
-    a setting that cannot be used answers None here and says why when a run starts."""
+    ``wikipedia``, the default pack when Wikipedia cannot be reached (probed briefly if nothing is known yet); else
+    None. Never raises: a setting that cannot be used answers None here and says why when a run starts."""
+    spec = (spec or "").strip()
     try:
-        source = create_knowledge(spec, **options)
+        if spec.startswith("pack:"):
+            return create_knowledge(spec)
+        if spec != "wikipedia" or reach.probe(reach.endpoint_for(wiki_url, language)) is not False:
+            return None
     except ConfigError:
         return None
-    standing_in = getattr(source, "standing_in", None)
-    return standing_in() if callable(standing_in) else source
+    from react_core.knowledge.default_pack import ensure_default_pack
+
+    path = ensure_default_pack()
+    try:
+        return open_pack(path) if path is not None else None
+    except ConfigError:
+        return None
 
 
 __all__ = ["KnowledgeSource", "Page", "SearchOutcome", "create_knowledge", "open_pack", "standing_pack"]

@@ -15,8 +15,6 @@ keyword options; only ``Cancelled`` (the person pressed Stop) is raised.
 
 from __future__ import annotations
 
-import re
-import socket
 import threading
 import time
 from collections.abc import Callable
@@ -28,19 +26,19 @@ import httpx2
 
 from react_core.environment import value
 from react_core.errors import ConfigError
+from react_core.knowledge import reach
 from react_core.knowledge.api_client import ApiClient
 from react_core.knowledge.base import SIMILAR_LIMIT, Page, SearchOutcome
 from react_core.knowledge.cache import TTLCache
 from react_core.knowledge.pack import PackSource
+from react_core.knowledge.reach import endpoint_for
 from react_core.knowledge.text import article_sentences
 from react_core.knowledge.titles import invalid_reason, normalize_title, page_url, search_text
 
 DEFAULT_CONTACT = "https://github.com/react-lab/react-lab"
 CLIENT_VERSION = "0.1"
-UNREACHABLE_SECONDS = 60.0  # after a refused connection, answer from the pack for this long before trying again
 CACHE_SIZE = 512  # Searches remembered per process and endpoint
 CACHE_TTL = 3600.0  # seconds a remembered Search stays fresh
-_LANGUAGE = re.compile(r"[a-z][a-z0-9-]{1,19}")
 
 PAGE_PARAMS = {
     "prop": "extracts|info|pageprops",
@@ -51,26 +49,6 @@ PAGE_PARAMS = {
     "inprop": "url",
     "ppprop": "disambiguation",
 }
-
-
-def endpoint_for(wiki_url: str | None = None, language: str | None = None) -> str:
-    """``--wiki-url`` / REACT_WIKI_URL, else ``https://<language>.wikipedia.org/w/api.php``; ConfigError if bad."""
-    url = wiki_url or value("REACT_WIKI_URL")
-    if not url:
-        language = (language or value("REACT_WIKI_LANGUAGE") or "en").strip().lower()
-        if not _LANGUAGE.fullmatch(language):
-            raise ConfigError(f"Wikipedia language {language!r} is not a language code such as 'en', 'de' or 'pt-br'.")
-        return f"https://{language}.wikipedia.org/w/api.php"
-    try:
-        parsed = httpx2.URL(url)
-    except httpx2.InvalidURL:
-        parsed = None
-    if parsed is None or parsed.scheme not in ("http", "https") or not parsed.host:
-        raise ConfigError(
-            f"--wiki-url must be the http(s) URL of a MediaWiki api.php, "
-            f"e.g. https://en.wikipedia.org/w/api.php (got {url!r})."
-        )
-    return url
 
 
 def user_agent(contact: str | None = None) -> str:
@@ -121,7 +99,7 @@ class WikipediaSource:
         fallback_pack: str | Path | None = "auto",
         cache_size: int = CACHE_SIZE,
         cache_ttl: float = CACHE_TTL,
-        unreachable_seconds: float = UNREACHABLE_SECONDS,
+        unreachable_seconds: float = reach.UNREACHABLE_SECONDS,
         clock: Callable[[], float] = time.monotonic,
         **http: Any,
     ) -> None:
@@ -135,12 +113,8 @@ class WikipediaSource:
         self.fallback_pack = fallback_pack
         self.unreachable_seconds = unreachable_seconds
         self._clock = clock
-        self._unreachable_until = 0.0
-        self._unreachable_reason = ""
         self._fallback: PackSource | None = None
         self._fallback_lock = threading.Lock()
-        self._probe: threading.Thread | None = None
-        self._reachable_until = 0.0
 
     # -- the KnowledgeSource contract ---------------------------------------------------------------------
 
@@ -150,42 +124,19 @@ class WikipediaSource:
         cached = self.cache.get(key)
         if cached is not None:
             return replace(cached, http_requests=0)
-        if self._clock() < self._unreachable_until:
-            return self._from_fallback(entity, 0, self._unreachable_reason)
+        known_down = reach.unreachable(self.endpoint, now=self._clock())
+        if known_down is not None:
+            return self._from_fallback(entity, 0, known_down)
         outcome, unreachable = self._search_live(title, entity)
+        # One memory per endpoint for every source in the process, and for the page that says the pack stands in.
+        reach.mark(self.endpoint, not unreachable, outcome.error, now=self._clock(), seconds=self.unreachable_seconds)
         if unreachable:
-            self._unreachable_reason = outcome.error
-            self._unreachable_until = self._clock() + self.unreachable_seconds
             return self._from_fallback(entity, outcome.http_requests, outcome.error)
         if outcome.error:
             outcome.error = f"Wikipedia ({self.endpoint}) failed: {outcome.error}. Try again, or search another title."
         else:
             self.cache.put(key, outcome)
         return outcome
-
-    def standing_in(self, wait: float = 0.5) -> PackSource | None:
-        """The offline pack that answers instead of Wikipedia, when Wikipedia cannot be reached (else None). Whether
-        it can is known from the last Search, or from a connection opened in the background (no request is sent)
-        and remembered as long as a failed Search would be; ``wait`` bounds how long this call waits for it."""
-        if self._clock() >= self._unreachable_until and self._clock() >= self._reachable_until:
-            with self._fallback_lock:
-                if self._probe is None or not self._probe.is_alive():
-                    self._probe = threading.Thread(target=self._check_reachable, name="react-wiki-probe", daemon=True)
-                    self._probe.start()
-                probe = self._probe
-            probe.join(wait)
-        return self._fallback_source() if self._clock() < self._unreachable_until else None
-
-    def _check_reachable(self) -> None:
-        url = httpx2.URL(self.endpoint)
-        port = url.port or (443 if url.scheme == "https" else 80)
-        try:
-            socket.create_connection((url.host, port), timeout=self.api.connect_timeout).close()
-        except OSError as e:
-            self._unreachable_reason = f"cannot connect ({e})"
-            self._unreachable_until = self._clock() + self.unreachable_seconds
-        else:
-            self._reachable_until = self._clock() + self.unreachable_seconds
 
     def close(self) -> None:
         """Nothing: the source is shared by every run in the process (``shutdown`` really closes it)."""
