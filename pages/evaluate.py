@@ -169,7 +169,8 @@ if busy:
 elif job is not None and str(job.plan.out_dir) == st.session_state.eval_open:
     message = ev.ending(job.snapshot())
     if message:
-        getattr(st, message[0])(md_literal(message[1]), icon=":material/info:")
+        kind, text = message
+        getattr(st, kind)(md_literal(text), icon=":material/error:" if kind == "error" else ":material/stop_circle:")
 if st.session_state.eval_open:
     _results(st.session_state.eval_open)
 _past()

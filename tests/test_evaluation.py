@@ -552,6 +552,21 @@ def test_eval_table_runs_the_seven_strategies_and_rewrites_only_the_marked_secti
     assert [line for line in doc.read_text().splitlines() if line.startswith("| ")][1:] == rows
 
 
+def test_eval_refuses_options_that_do_not_fit_with_one_line(tmp_path, shared_data):
+    dataset = str(shared_data / "hotpotqa/dev_distractor_first100.json")
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps([" t\nAnswer: yes", " I know.\nAction 1: Finish[yes]"] * 3))
+    base = ["eval", "--dataset", dataset, "--provider", "scripted", "--script", str(script), "--no-progress"]
+    assert cli(*base, "--strategy", "cot", "react", "--limit", "1", "--out", str(tmp_path / "ok")).returncode == 0
+    for extra in (
+        ["--strategy", "react", "--format", "xml", "--out", str(tmp_path / "r")],
+        ["--strategy", "cot", "react", "--out", str(tmp_path / "r.jsonl")],
+        ["--strategy", "cot", "--limit", "0", "--out", str(tmp_path / "r")],
+    ):
+        out = cli(*base, *extra)
+        assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1, (extra, out.stderr)
+
+
 def test_eval_table_needs_the_markers(tmp_path):
     doc = tmp_path / "evaluation.md"
     doc.write_text("no markers here\n")
