@@ -198,7 +198,14 @@ def _run(
             settings, preset=load_preset(plan.presets.get("react") or DEFAULT_PRESETS["react"]), provider=provider
         )  # fails now on a missing pack, not after the first questions
     presets = {role: plan.presets.get(role) or name for role, name in DEFAULT_PRESETS.items()}
-    ctx = EvalContext(settings, provider, plan.samples, plan.sc_temperature, presets, cancel)
+    ctx = EvalContext(
+        settings=settings,
+        provider=provider,
+        samples=plan.samples,
+        sc_temperature=plan.sc_temperature,
+        presets=presets,
+        cancel=cancel,
+    )
     question_record = {
         "datasets": [Path(d).name for d in plan.datasets],
         "indices": Path(plan.indices).name if plan.indices else None,
