@@ -221,6 +221,14 @@ def test_the_demo_model_note_appears_once(monkeypatch, tmp_path):
     assert len(notes) == 1 and notes[0] in at.sidebar.warning
 
 
+def test_the_message_after_stop_says_how_far_it_got():
+    snap = {"stopped": True, "error": None, "strategies": ["cot", "react"], "counts": {}}
+    assert ev.ending(snap) == ("warning", "Stopped before the first question; nothing was run.")
+    snap["counts"] = {"cot": [10, 10], "react": [4, 10]}
+    assert ev.ending(snap)[1].startswith("Stopped: ReAct after 4 of 10 questions.")
+    assert ev.ending({**snap, "stopped": False}) is None
+
+
 def test_progress_label_is_true_in_every_state():
     base = {"strategy": "", "position": 0, "done": 0, "total": 0, "cancelling": False, "message": ""}
     base["strategies"] = ["react"]

@@ -171,6 +171,8 @@ def ending(snap: dict[str, Any]) -> tuple[str, str] | None:
     detail = "; ".join(cut + ([f"not run: {', '.join(not_run)}"] if not_run else []))
     if snap["error"]:
         return "error", snap["error"] + (f" — {detail}." if detail else "")
+    if not snap["counts"]:
+        return "warning", "Stopped before the first question; nothing was run."
     return "warning", f"Stopped: {detail or 'nothing was left to run'}. What finished is saved and shown below."
 
 
