@@ -1,52 +1,29 @@
 """The Evaluate page: score strategies on HotpotQA as the ReAct paper did, beside the paper's Table 1.
 
-Pick a dataset, a size and strategies; the run goes on in the background (ui.jobs.evaluation) with a progress bar and
-Stop; then a table per strategy, a bar chart of EM next to the paper's, and every question's trace in the chat's
-step panels. Rendering only.
+Pick a dataset, a size and strategies, and how they run (the paper's budget, tools, prompts and CoT-SC samples unless
+changed here); the model, key and knowledge source come from Settings. The run goes on in the background
+(ui.jobs.evaluation) with a progress bar and Stop. Results, past ones included, are read from their folder: a table
+per strategy with how the episodes ended, a chart of EM beside the paper's, and every question's trace in the chat's
+step panels. Rendering only; the verbs and frames are in ui.evaluations.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pandas as pd
 import streamlit as st
 
-from react_core.evaluation.paper import PAPER_HOTPOTQA_EM, PAPER_MODEL, STRATEGY_LABELS
-from react_core.evaluation.strategies import PAPER_SC_SAMPLES, STRATEGIES
+from react_core.evaluation.paper import PAPER_MODEL, STRATEGY_LABELS
+from react_core.evaluation.strategies import PAPER_REACT_STEPS, PAPER_SC_SAMPLES, SC_TEMPERATURE, STRATEGIES
 from react_core.paths import shared_data_dir
+from react_core.providers import provider_class
+from react_core.settings import MAX_CALLS_LIMIT
+from react_core.tool_specs import TOOL_ORDER, label
+from ui import evaluations as ev
 from ui import state
-from ui.jobs.evaluation import EvalJob, EvalRequest
+from ui.jobs.evaluation import EvalJob
 from ui.render import render_trace
 from ui.text import md_literal
 
 REFRESH_SECONDS = 0.5
-PAPER_500 = "react_paper_eval_500_indices.json"
-
-
-def _datasets() -> dict[str, Path]:
-    folder = shared_data_dir() / "hotpotqa"
-    return {p.name: p for p in sorted(folder.glob("*.json")) if p.name != PAPER_500} if folder.is_dir() else {}
-
-
-def _start(dataset: Path, use_500: bool, limit: int, strategies: list[str], samples: int) -> None:
-    if state.running() or (st.session_state.eval_job and not st.session_state.eval_job.done):
-        state.flash("warning", "Something is already running; wait for it or stop it first.")
-        return
-    if not strategies:
-        state.flash("warning", "Choose at least one strategy.")
-        return
-    indices = str(dataset.parent / PAPER_500) if use_500 else None
-    request = EvalRequest(
-        dataset=str(dataset),
-        strategies=strategies,
-        limit=limit,
-        settings=dict(state.settings()),
-        samples=samples,
-        indices=indices,
-        api_key=st.session_state.api_key,
-    )
-    st.session_state.eval_job = EvalJob(request).start()
 
 
 @st.fragment(run_every=REFRESH_SECONDS)
@@ -54,84 +31,114 @@ def _progress(job: EvalJob) -> None:
     snap = job.snapshot()
     if snap["finished"]:
         st.rerun()
-    position = snap["strategies"].index(snap["strategy"]) + 1 if snap["strategy"] in snap["strategies"] else 1
-    label = f"{STRATEGY_LABELS.get(snap['strategy'], snap['strategy'])} ({position} of {len(snap['strategies'])}) · "
-    st.progress(
-        snap["done"] / snap["total"] if snap["total"] else 0.0,
-        text=f"{label}{snap['done']} of {snap['total']} questions",
-    )
+    st.progress(snap["done"] / snap["total"] if snap["total"] else 0.0, text=md_literal(ev.progress_label(snap)))
     st.button("Stop", icon=":material/stop_circle:", on_click=job.cancel, disabled=snap["cancelling"], key="eval-stop")
 
 
-def _summary_table(snap: dict) -> pd.DataFrame:
-    rows = []
-    for strategy in snap["strategies"]:
-        s = snap["summaries"].get(strategy)
-        if s is None:
-            continue
-        rows.append(
-            {
-                "strategy": STRATEGY_LABELS[strategy],
-                "n": s["n"],
-                "EM": round(100 * s["em"], 1),
-                "F1": round(100 * s["f1"], 1),
-                f"paper EM ({PAPER_MODEL})": PAPER_HOTPOTQA_EM[strategy],
-                "finished %": round(100 * s["finished"], 1),
-                "well-formed steps %": round(100 * s["well_formed"], 1),
-                "avg steps": round(s["avg_steps"], 2),
-                "avg seconds": round(s["avg_seconds"], 2),
-            }
-        )
-    return pd.DataFrame(rows)
+def _how_they_run(chosen: list[str]) -> None:
+    """Budget, tools, samples and prompts: shown for the strategies that use them, the paper's unless changed."""
+    for key, value in ev.PAPER_DEFAULTS.items():
+        st.session_state.setdefault(key, value)
+    st.markdown("**How they run**")
+    cols = st.columns(3)
+    if ev.uses_agent(chosen):
+        cols[0].number_input("Max model calls (Act, ReAct)", 1, MAX_CALLS_LIMIT, key="eval-max-calls")
+        cols[1].multiselect("Tools (Act, ReAct)", TOOL_ORDER, key="eval-tools", format_func=label)
+    if ev.samples(chosen):
+        cols[2].number_input("CoT-SC samples", 1, 50, key="eval-samples")
+    roles = ev.roles(chosen)
+    for col, role in zip(st.columns(max(1, len(roles))), roles, strict=False):
+        col.selectbox(f"Prompt: {role}", ev.preset_choices(role), key=f"eval-preset-{role}")
+    st.caption(
+        f"The paper's setup: at most {PAPER_REACT_STEPS} model calls with Search and Lookup, its own 6-shot prompts, "
+        f"{PAPER_SC_SAMPLES} CoT-SC samples at temperature {SC_TEMPERATURE}, greedy decoding otherwise. Every results "
+        "file records what was used."
+    )
+    st.button("Back to the paper's setup", key="eval-reset", on_click=ev.reset_to_paper)
 
 
-def _results(snap: dict) -> None:
-    table = _summary_table(snap)
-    if table.empty:
+def _model_caption() -> None:
+    s = state.settings()
+    model = s.get("model") or provider_class(s["provider"]).default_model or "default model"
+    knowledge = s.get("knowledge", "")
+    st.caption(
+        f"Model and knowledge come from Settings: {md_literal(provider_class(s['provider']).label)} · "
+        f"{md_literal(model)} · {md_literal('Wikipedia (live)' if knowledge == 'wikipedia' else knowledge)}. "
+        "Change them there; the budget, tools and prompts above are the evaluation's own, not the chat's."
+    )
+
+
+def _results(folder: str) -> None:
+    evaluation = ev.load(folder)
+    if not evaluation.results:
         return
     st.subheader("Results", anchor=False)
-    st.dataframe(table, hide_index=True, width="stretch")
-    chart = table.set_index("strategy")[["EM", f"paper EM ({PAPER_MODEL})"]].rename(columns={"EM": "this run"})
-    st.bar_chart(chart, stack=False, y_label="exact match (%)", height=300)
+    st.caption(f"Evaluation of {ev.when(evaluation)} · saved in {md_literal(str(evaluation.folder))}")
+    st.dataframe(ev.summary_frame(evaluation), hide_index=True, width="stretch", key="eval-summary")
     st.caption(
-        f"Paper: ReAct (Yao et al. 2022), Table 1, {PAPER_MODEL} on 500 HotpotQA dev questions. Results "
-        f"saved in {md_literal(snap['out_dir'])}."
+        "n: questions answered, of the number planned. finished … loop: how the episodes ended (an answer; out of "
+        "model calls; the prompt outgrew the model's context window; a repeated action)."
     )
-    records = [r for strategy in snap["strategies"] for r in snap["results"].get(strategy, [])]
+    frame, why = ev.chart(evaluation)
+    if frame is not None:
+        st.bar_chart(frame, stack=False, y_label="exact match (%)", height=300)
+    st.caption(
+        (why + " " if why else "") + f"Paper: ReAct (Yao et al. 2022), Table 1, {PAPER_MODEL} on 500 HotpotQA dev "
+        "questions."
+    )
+    rows = ev.records(evaluation)
     st.subheader("Questions", anchor=False)
     st.dataframe(
-        pd.DataFrame(
-            [
-                {
-                    "strategy": STRATEGY_LABELS[r["strategy"]],
-                    "id": r["id"],
-                    "question": r["question"],
-                    "gold": r["gold"],
-                    "prediction": r["prediction"],
-                    "EM": r["em"],
-                    "F1": r["f1"],
-                    "steps": r["steps"],
-                    "stop": r["stop_reason"],
-                }
-                for r in records
-            ]
-        ),
+        [
+            {
+                "strategy": STRATEGY_LABELS.get(r["strategy"], r["strategy"]),
+                "id": r["id"],
+                "question": r["question"],
+                "gold": r["gold"],
+                "prediction": r["prediction"],
+                "EM": r["em"],
+                "F1": r["f1"],
+                "steps": r["steps"],
+                "ended": r["stop_reason"],
+            }
+            for r in rows
+        ],
         hide_index=True,
         width="stretch",
     )
-    labels = [f"{STRATEGY_LABELS[r['strategy']]} · {r['id']} · {r['question'][:80]}" for r in records]
+    labels = [f"{STRATEGY_LABELS.get(r['strategy'], r['strategy'])} · {r['id']} · {r['question'][:80]}" for r in rows]
     choice = st.selectbox(
         "Open a question's trace",
-        range(len(records)),
+        range(len(rows)),
         index=None,
         format_func=lambda i: labels[i],
         placeholder="Choose a question",
         key="eval-open",
     )
     if choice is not None:
-        r = records[choice]
+        r = rows[choice]
         st.caption(f"Gold answer: {md_literal(r['gold'])} · EM {r['em']:.0f} · F1 {r['f1']:.2f}")
         render_trace(r["trace"], key=f"eval-{r['strategy']}-{r['id']}")
+
+
+def _past() -> None:
+    found = ev.past()
+    if not found:
+        return
+    st.subheader("Past evaluations", anchor=False)
+    st.dataframe(ev.past_frame(found), hide_index=True, width="stretch", key="eval-past-table")
+    folders = {str(e.folder): e for e in found}
+    st.selectbox(
+        "Open a past evaluation",
+        list(folders),
+        index=None,
+        format_func=lambda f: (
+            f"{ev.when(folders[f])} · {', '.join(STRATEGY_LABELS.get(s, s) for s in folders[f].strategies)}"
+        ),
+        placeholder="Choose an evaluation",
+        key="eval-past",
+        on_change=ev.open_past,
+    )
 
 
 state.require_app()
@@ -141,31 +148,30 @@ st.caption(
     "Score prompting strategies on HotpotQA the way the ReAct paper did: exact match and F1 after SQuAD "
     "normalisation. Questions and Wikipedia paragraphs: HotpotQA (CC BY-SA 4.0)."
 )
-datasets = _datasets()
+datasets = ev.datasets()
 if not datasets:
     st.error(f"No HotpotQA files found in {md_literal(str(shared_data_dir() / 'hotpotqa'))}: set REACT_SHARED_DATA.")
     st.stop()
 job: EvalJob | None = st.session_state.eval_job
-with st.form("evaluate"):
-    name = st.selectbox("Dataset", list(datasets), key="eval-dataset")
-    use_500 = st.checkbox("Only the paper's 500 questions (for hotpot_dev_v1_simplified.json)", key="eval-500")
-    limit = st.number_input("Questions", min_value=1, max_value=7405, value=10, key="eval-limit")
-    strategies = st.multiselect(
-        "Strategies",
-        STRATEGIES,
-        default=["cot", "react"],
-        key="eval-strategies",
-        format_func=lambda s: STRATEGY_LABELS[s],
-    )
-    samples = st.number_input("CoT-SC samples", min_value=1, max_value=50, value=PAPER_SC_SAMPLES, key="eval-samples")
-    if st.form_submit_button("Run evaluation", icon=":material/play_arrow:", type="primary"):
-        _start(datasets[name], use_500, int(limit), list(strategies), int(samples))
-        st.rerun()
-st.caption("Runs with the provider, knowledge source and temperature from Settings.")
-if job is not None:
-    snap = job.snapshot()
-    if not snap["finished"]:
-        _progress(job)
-    elif snap["error"]:
-        st.error(md_literal(snap["error"]), icon=":material/error:")
-    _results(snap)
+busy = job is not None and not job.done
+st.selectbox("Dataset", list(datasets), key="eval-dataset")
+st.checkbox("Only the paper's 500 questions (for hotpot_dev_v1_simplified.json)", key="eval-500")
+st.number_input("Questions", min_value=1, max_value=7405, value=10, key="eval-limit")
+chosen = st.multiselect(
+    "Strategies", STRATEGIES, default=["cot", "react"], key="eval-strategies", format_func=STRATEGY_LABELS.get
+)
+_how_they_run(chosen)
+_model_caption()
+st.button(
+    "Run evaluation", icon=":material/play_arrow:", type="primary", disabled=busy, on_click=ev.start, key="eval-run"
+)
+if busy:
+    _progress(job)
+elif job is not None and str(job.plan.out_dir) == st.session_state.eval_open:
+    message = ev.ending(job.snapshot())
+    if message:
+        kind, text = message
+        getattr(st, kind)(md_literal(text), icon=":material/error:" if kind == "error" else ":material/stop_circle:")
+if st.session_state.eval_open:
+    _results(st.session_state.eval_open)
+_past()

@@ -29,7 +29,7 @@ from react_core import cancel as cancellation
 from react_core.cancel import Cancelled
 from react_core.errors import ContextOverflowError, ReactLabError
 from react_core.formats.base import ActionFormat
-from react_core.model_call import Reply, stream_completion
+from react_core.model_call import Reply, call_record, stream_completion
 from react_core.prompts import Preset, render_prefix, render_question
 from react_core.providers.base import CompletionRequest, Provider
 from react_core.tools.registry import ToolRegistry
@@ -145,7 +145,7 @@ class Agent:
             )
             reply = self._generate(request, index, emit)
             step = self._step(index, reply, seed)
-            step.call = self._record(request, reply, previous)
+            step.call = call_record(request, reply, previous)
             previous = calls.CallTexts(request.system, request.prompt, step.call.prompt_keep)
             seed = None
             trace.steps.append(step)
@@ -193,26 +193,6 @@ class Agent:
         if parsed.error:
             step.observation = Observation.error(f"{parsed.error} {self.format.reminder(self.config.tools.names)}")
         return step
-
-    def _record(self, request: CompletionRequest, reply: Reply, previous: calls.CallTexts | None):
-        sent = reply.sent or {}
-        body = sent.get("body") or {"system": request.system, "prompt": request.prompt}
-        return calls.record(
-            previous,
-            request.system,
-            request.prompt,
-            api=sent.get("api", ""),
-            endpoint=sent.get("endpoint", ""),
-            body=body,
-            omitted=list(sent.get("omitted", [])),
-            reused_tokens=sent.get("reused_tokens"),
-            stop_local=list(request.stop),
-            finish_reason=reply.finish_reason,
-            cut_at=reply.cut_at,
-            cut_by=reply.cut_by,
-            first_token_seconds=reply.first_token_seconds,
-            seconds=reply.seconds,
-        )
 
     def _act(self, step: Step) -> Observation:
         tools = self.config.tools

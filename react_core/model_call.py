@@ -14,12 +14,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from react_core import cancel
+from react_core import calls, cancel
 from react_core.cancel import Cancelled
 from react_core.errors import ProviderError, ReactLabError
 from react_core.providers.base import CompletionRequest, Provider, cut_at_stop, estimate_tokens
 from react_core.safe_text import scrub
-from react_core.trace import Usage
+from react_core.trace import ModelCall, Usage
 
 # A model call that has not finished within this many seconds has failed (a stream that keeps sending keep-alive
 # comments, a server that trickles). Generous: a slow on-device step takes a few seconds.
@@ -112,6 +112,27 @@ def stream_completion(
         seconds=round(time.perf_counter() - started, 6),
         cut_at=cut_at,
         cut_by=hit or "",
+    )
+
+
+def call_record(request: CompletionRequest, reply: Reply, previous: calls.CallTexts | None) -> ModelCall:
+    """The step's record of this call, stored relative to the run's previous call (``react_core.calls``)."""
+    sent = reply.sent or {}
+    return calls.record(
+        previous,
+        request.system,
+        request.prompt,
+        api=sent.get("api", ""),
+        endpoint=sent.get("endpoint", ""),
+        body=sent.get("body") or {"system": request.system, "prompt": request.prompt},
+        omitted=list(sent.get("omitted", [])),
+        reused_tokens=sent.get("reused_tokens"),
+        stop_local=list(request.stop),
+        finish_reason=reply.finish_reason,
+        cut_at=reply.cut_at,
+        cut_by=reply.cut_by,
+        first_token_seconds=reply.first_token_seconds,
+        seconds=reply.seconds,
     )
 
 

@@ -1,4 +1,6 @@
-"""The evaluation harness: the paper's scoring, the strategies driven by a script, resuming, failures, the CLI."""
+"""The evaluation: the paper's scoring, the strategies driven by a script, the harness (resuming, failures,
+concurrency), the one engine function (the paper's defaults, results files that say how they were made, hybrids
+reusing results, Stop), and the CLI (eval, eval-report, eval-table)."""
 
 from __future__ import annotations
 
@@ -11,11 +13,16 @@ from pathlib import Path
 
 import pytest
 
-from react_core.errors import ProviderError
+from react_core.errors import ConfigError, ContextOverflowError, ProviderError
+from react_core.evaluation import table
 from react_core.evaluation.data import Question, load_indices, load_questions
-from react_core.evaluation.harness import evaluate, read_results, summarize
+from react_core.evaluation.harness import evaluate
+from react_core.evaluation.paper import PAPER_HOTPOTQA_EM
+from react_core.evaluation.results import list_evaluations, new_folder, read_file, read_results
+from react_core.evaluation.run import EvalPlan, run_evaluation, strategy_config
 from react_core.evaluation.scoring import exact_match, f1_score, normalize_answer
-from react_core.evaluation.strategies import EvalContext, run_strategy
+from react_core.evaluation.strategies import STRATEGIES, EvalContext, run_strategy
+from react_core.evaluation.summary import summarize
 from react_core.providers.base import Chunk, Provider
 from react_core.providers.scripted import ScriptedProvider
 from react_core.settings import RunSettings
@@ -106,7 +113,10 @@ def test_cot_sc_backs_off_to_react_without_a_majority():
     assert outcome.extra["fallback"] is True and outcome.extra["votes"] == 1
     assert outcome.trace.final_answer == "w"
     confident = run_strategy("cot-sc-react", "q", ctx_for([" a\nAnswer: x", " b\nAnswer: x", " c\nAnswer: z"]))
-    assert "fallback" not in confident.extra and confident.trace.final_answer == "x"
+    assert confident.extra["fallback"] is False and confident.trace.final_answer == "x"
+    # Exactly half of n is not "fewer than half": 2 of 4 votes keep CoT-SC's answer.
+    half = [" a\nAnswer: x", " b\nAnswer: x", " c\nAnswer: y", " d\nAnswer: z"]
+    assert run_strategy("cot-sc-react", "q", ctx_for(half, samples=4)).extra["fallback"] is False
 
 
 def test_a_script_drives_a_whole_evaluation_and_the_scores_are_right(tmp_path):
@@ -201,6 +211,7 @@ def test_summary_counts_finished_and_well_formed_steps():
     ]
     s = summarize(rows)
     assert (s.n, s.em, s.f1, s.finished, s.well_formed, s.avg_steps, s.avg_seconds) == (2, 0.5, 0.75, 0.5, 0.75, 2, 2)
+    assert s.ended == {"finished": 1, "max_calls": 1, "context": 0, "loop": 0}
 
 
 def test_eval_cli_prints_the_paper_style_line(tmp_path, shared_data):
@@ -266,3 +277,312 @@ def test_eval_report_sets_results_beside_the_paper(tmp_path):
     )
     assert report.returncode == 0, report.stderr
     assert "| Standard | 3 | 66.7 | 66.7 |" in report.stdout and report.stdout.rstrip().endswith("| 28.7 |")
+
+
+# -- the engine function: one path for the CLI and the page -------------------------------------------------
+
+
+class Overflowing(ScriptedProvider):
+    """A script where "OVERFLOW" stands for a prompt that does not fit the model's context window."""
+
+    def stream(self, request):
+        if self._next < len(self.outputs) and self.outputs[self._next] == "OVERFLOW":
+            self._take(request)
+            raise ContextOverflowError("The prompt does not fit the model's 4,096-token context.")
+        yield from super().stream(request)
+
+
+def write_dataset(tmp_path: Path, questions=QUESTIONS) -> Path:
+    path = tmp_path / "questions.json"
+    rows = [{"_id": q.id, "question": q.question, "answer": q.answer, "index": q.index} for q in questions]
+    path.write_text(json.dumps(rows), encoding="utf-8")
+    return path
+
+
+def plan_for(tmp_path: Path, strategies: list[str], **changes) -> EvalPlan:
+    from app_helpers import offline_pack
+
+    settings = RunSettings(provider="scripted", knowledge=f"pack:{offline_pack()}", max_calls=8)
+    changes.setdefault("out_dir", str(tmp_path / "out"))
+    return EvalPlan(datasets=[str(write_dataset(tmp_path))], strategies=strategies, settings=settings, **changes)
+
+
+FINISH = [
+    " I know it.\nAction 1: Finish[yes]",
+    " I know.\nAction 1: Finish[Chief of Protocol]",
+    " Hm.\nAction 1: Finish[x]",
+]
+
+
+def test_the_papers_setup_is_the_default_and_every_results_file_says_how_it_was_made(tmp_path):
+    provider = ScriptedProvider(FINISH)
+    run = run_evaluation(plan_for(tmp_path, ["react"]), provider=provider)
+    assert run.summaries["react"].n == 3 and run.summaries["react"].em == pytest.approx(2 / 3)
+    # Search and Lookup only, as in the paper: the chat's Calculator is not offered to the model.
+    assert "Search[" in provider.requests[0].system and "Calculator" not in provider.requests[0].system
+    header, records = read_file(tmp_path / "out" / "react.jsonl")
+    assert header["config"]["max_calls"] == 7 and header["config"]["tools"] == ["search", "lookup"]
+    assert header["config"]["presets"] == {"react": "hotpotqa-react"} and header["config"]["temperature"] == 0.0
+    assert header["config"]["knowledge"].startswith("pack:") and header["questions"]["n"] == 3
+    assert records[0]["trace"]["settings"]["max_calls"] == 7
+
+
+def test_a_resume_made_differently_is_refused_and_a_longer_one_extends_the_file(tmp_path):
+    run_evaluation(plan_for(tmp_path, ["standard"], limit=1), provider=ScriptedProvider([" yes"]))
+    with pytest.raises(ConfigError, match="temperature 0.0 there, 0.5 now"):
+        plan = plan_for(tmp_path, ["standard"], temperature=0.5)
+        run_evaluation(plan, provider=ScriptedProvider([" no"]))
+    provider = ScriptedProvider([" Chief of Protocol", " no"])
+    run = run_evaluation(plan_for(tmp_path, ["standard"]), provider=provider)
+    assert len(provider.requests) == 2 and run.summaries["standard"].n == 3
+    header, records = read_file(tmp_path / "out" / "standard.jsonl")
+    assert header["questions"]["n"] == 3 and [r["id"] for r in records] == ["a", "b", "c"]
+
+
+def test_a_preset_of_the_wrong_kind_is_refused_before_anything_runs(tmp_path):
+    provider = ScriptedProvider([" yes"])
+    with pytest.raises(ConfigError, match="needs a cot one"):
+        run_evaluation(plan_for(tmp_path, ["cot-sc"], presets={"cot": "hotpotqa-react"}), provider=provider)
+    assert provider.requests == []
+
+
+def test_the_hybrids_reuse_the_folders_react_and_cot_sc_results(tmp_path):
+    sc = [" a\nAnswer: yes", " b\nAnswer: yes", " c\nAnswer: no"]  # a: a majority of 2 of 3
+    sc += [" a\nAnswer: x", " b\nAnswer: y", " c\nAnswer: z"]  # b: no majority
+    sc += [" a\nAnswer: q", " b\nAnswer: q", " c\nAnswer: q"]  # c
+    react = [" I know.\nAction 1: Finish[yes]", " Let me look.\nAction 1: Search[Corliss Archer]"] + [
+        f" Again.\nAction {i}: Lookup[protocol {i}]" for i in (2, 3)
+    ]
+    react += [" Sure.\nAction 1: Finish[Arthur's Magazine]"]
+    plan = plan_for(tmp_path, ["cot-sc", "react", "cot-sc-react", "react-cot-sc"], samples=3, max_calls=3)
+    provider = ScriptedProvider(sc + react)
+    run = run_evaluation(plan, provider=provider)
+    assert provider.remaining == 0  # the hybrids asked the model nothing
+    hybrid = {r["id"]: r for r in read_results(tmp_path / "out" / "cot-sc-react.jsonl")}
+    assert hybrid["a"]["fallback"] is False and hybrid["a"]["prediction"] == "yes"
+    assert hybrid["b"]["fallback"] is True and hybrid["b"]["reused"] == ["cot-sc", "react"]
+    assert hybrid["b"]["stop_reason"] == "max_calls" and hybrid["b"]["trace"]["settings"]["strategy"] == "cot-sc-react"
+    backoff = {r["id"]: r for r in read_results(tmp_path / "out" / "react-cot-sc.jsonl")}
+    assert backoff["b"]["fallback"] is True and backoff["b"]["prediction"] == "x"  # CoT-SC's first of x/y/z
+    assert backoff["c"]["fallback"] is False and backoff["c"]["prediction"] == "Arthur's Magazine"
+    assert run.summaries["react-cot-sc"].em == pytest.approx(2 / 3)
+    # What the hybrid cost counts both halves: CoT-SC's and ReAct's seconds and tokens.
+    assert (
+        hybrid["b"]["tokens"]
+        == hybrid["b"]["trace"]["totals"]["tokens"] + hybrid["b"]["first_trace"]["totals"]["tokens"]
+    )
+
+
+def test_results_made_otherwise_are_not_reused(tmp_path):
+    plan = plan_for(tmp_path, ["cot-sc"], samples=3, limit=1)
+    run_evaluation(plan, provider=ScriptedProvider([" a\nAnswer: yes"] * 3))
+    provider = ScriptedProvider([" a\nAnswer: yes"] * 2)  # two samples now: CoT-SC runs again
+    run_evaluation(plan_for(tmp_path, ["cot-sc-react"], samples=2, limit=1), provider=provider)
+    assert provider.remaining == 0 and len(provider.requests) == 2
+
+
+def test_react_that_outgrows_the_context_backs_off_to_cot_sc_and_the_tables_show_it(tmp_path):
+    outputs = ["OVERFLOW", " a\nAnswer: yes", " b\nAnswer: yes", " c\nAnswer: no"]
+    outcome = run_strategy("react-cot-sc", "q", EvalContext(RunSettings(tools=[]), Overflowing(outputs), samples=3))
+    assert outcome.extra["fallback"] is True and outcome.trace.final_answer == "yes"
+    assert outcome.extra["first_trace"]["stop_reason"] == "context"
+    # CoT-SC whose prompt does not fit ends with "context" and no votes, so CoT-SC -> ReAct backs off to ReAct.
+    ctx = EvalContext(RunSettings(tools=[]), Overflowing(["OVERFLOW", " Sure.\nAction 1: Finish[no]"]), samples=3)
+    outcome = run_strategy("cot-sc-react", "q", ctx)
+    assert outcome.extra["fallback"] is True and outcome.extra["votes"] == 0 and outcome.trace.final_answer == "no"
+    assert outcome.extra["first_trace"]["stop_reason"] == "context"
+    # ReAct alone: the episode is scored as "context", and the table has a column for it.
+    run_evaluation(plan_for(tmp_path, ["react"], limit=1), provider=Overflowing(["OVERFLOW"]))
+    row = [line for line in report_of(tmp_path / "out").splitlines() if line.startswith("| ReAct |")][0]
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    header = [c.strip() for c in report_of(tmp_path / "out").splitlines()[0].strip("|").split("|")]
+    assert dict(zip(header, cells, strict=True))["context"] == "1"
+    assert dict(zip(header, cells, strict=True))["finished"] == "0"
+
+
+def report_of(*paths: Path) -> str:
+    from react_core.evaluation.report import load_groups, markdown_table
+
+    return markdown_table(load_groups(list(paths)))
+
+
+def test_stop_ends_the_evaluation_and_says_how_far_it_got(tmp_path):
+    cancel = threading.Event()
+    events = []
+
+    def on_progress(event):
+        events.append(event)
+        if event["kind"] == "result":
+            cancel.set()
+
+    plan = plan_for(tmp_path, ["standard", "cot"])
+    run = run_evaluation(plan, provider=ScriptedProvider([" yes", " x", " y"]), on_progress=on_progress, cancel=cancel)
+    assert run.stopped and list(run.summaries) == ["standard"]
+    assert (run.summaries["standard"].n, run.summaries["standard"].planned) == (1, 3)
+    assert [e["kind"] for e in events][:2] == ["strategy", "start"] and events[0]["total"] == 3
+    assert all(e["strategy"] == "standard" for e in events)
+
+
+def test_stop_reaches_a_question_under_way_through_the_cancel_scope(tmp_path):
+    from react_core import cancel as cancel_scope
+
+    class Waiting(ScriptedProvider):
+        def stream(self, request):
+            self._take(request)
+            started.set()
+            cancel_scope.sleep(30)  # a retry's backoff, say: Stop must interrupt it
+            yield from ()
+
+    started, stop = threading.Event(), threading.Event()
+    result = {}
+    worker = threading.Thread(
+        target=lambda: result.update(
+            run=run_evaluation(plan_for(tmp_path, ["standard"]), provider=Waiting([" x"]), cancel=stop)
+        )
+    )
+    worker.start()
+    assert started.wait(10)
+    stop.set()
+    worker.join(10)
+    assert not worker.is_alive() and result["run"].stopped and result["run"].summaries["standard"].n == 0
+
+
+def test_hosted_providers_are_rate_limited(monkeypatch, tmp_path):
+    import react_core.providers.rate_limit as rate_limit
+
+    made = []
+
+    class Recording(rate_limit.RateLimited):
+        def __init__(self, inner, rpm, **kw):
+            made.append(rpm)
+            super().__init__(inner, rpm, **kw)
+
+    class HostedScript(ScriptedProvider):
+        hosted = True
+
+    monkeypatch.setattr(rate_limit, "RateLimited", Recording)
+    run_evaluation(plan_for(tmp_path, ["standard"], limit=1, rpm=30), provider=HostedScript([" yes"]))
+    assert made == [30]
+    run_evaluation(
+        plan_for(tmp_path, ["standard"], limit=1, out_dir=str(tmp_path / "2")), provider=ScriptedProvider([" yes"])
+    )
+    assert made == [30]
+
+
+def test_past_evaluations_are_listed_newest_first_with_how_they_ended(tmp_path):
+    root = tmp_path / "evaluations"
+    first = new_folder(root)
+    run_evaluation(
+        plan_for(tmp_path, ["standard"], out_dir=str(first), limit=2), provider=ScriptedProvider([" yes", ""])
+    )
+    second = new_folder(root)
+    assert second != first
+    plan = plan_for(tmp_path, ["cot", "react"], out_dir=str(second), limit=1)
+    run_evaluation(plan, provider=ScriptedProvider([" t\nAnswer: yes", " t\nAction 1: Finish[no]"]))
+    (root / "empty").mkdir()
+    found = list_evaluations(root)
+    assert [e.folder for e in found] == [second, first]
+    assert found[0].strategies == ["cot", "react"] and found[1].planned == 2
+    assert found[1].ended() == {"finished": 1, "max_calls": 1, "context": 0, "loop": 0}
+
+
+def test_a_line_cut_short_by_a_crash_is_skipped_and_the_question_runs_again(tmp_path):
+    run_evaluation(plan_for(tmp_path, ["standard"], limit=2), provider=ScriptedProvider([" yes", " no"]))
+    path = tmp_path / "out" / "standard.jsonl"
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join(lines[:-1]) + "\n" + lines[-1][:40], encoding="utf-8")
+    provider = ScriptedProvider([" Chief of Protocol"])
+    run = run_evaluation(plan_for(tmp_path, ["standard"], limit=2), provider=provider)
+    assert run.summaries["standard"].n == 2 and run.summaries["standard"].em == 1.0
+
+
+# -- the command line ----------------------------------------------------------------------------------
+
+
+def cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "react_core", *args], capture_output=True, text=True, cwd=ROOT, timeout=timeout
+    )
+
+
+def test_eval_runs_several_strategies_into_a_folder_with_the_same_setup_as_the_engine(tmp_path, shared_data):
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps([" yes", " Thought.\nAnswer: Chief of Protocol"]))
+    dataset = str(shared_data / "hotpotqa/dev_distractor_first100.json")
+    out = cli(
+        "eval", "--dataset", dataset, "--limit", "1", "--strategy", "standard", "cot", "--provider", "scripted",
+        "--script", str(script), "--out", str(tmp_path / "res"), "--no-progress",
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["Standard: EM 100.0  F1 100.0  n=1", "CoT: EM 0.0  F1 0.0  n=1"]
+    assert "ended: finished 1, max_calls 0, context 0, loop 0" in out.stderr
+    header = read_file(tmp_path / "res" / "cot.jsonl")[0]
+    plan = EvalPlan([dataset], ["cot"], str(tmp_path), RunSettings(provider="scripted", script=str(script)))
+    assert header["config"] == strategy_config(plan, "cot", "script")
+    report = cli("eval-report", str(tmp_path / "res"))
+    assert (
+        report.returncode == 0 and "| Standard | 1 | 100.0 |" in report.stdout and "| CoT | 1 | 0.0 |" in report.stdout
+    )
+
+
+def test_eval_table_runs_the_seven_strategies_and_rewrites_only_the_marked_section(tmp_path, shared_data):
+    outputs = [" yes", " t\nAnswer: yes"] + [" t\nAnswer: yes"] * 3  # standard, cot, cot-sc (3 samples)
+    outputs += [" Finish[yes]", " I know.\nAction 1: Finish[yes]"]  # act, react; the hybrids reuse the rest
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps(outputs))
+    doc = tmp_path / "evaluation.md"
+    doc.write_text(f"# Before\n\n{table.BEGIN}\nold table\n{table.END}\n\nAfter.\n", encoding="utf-8")
+    args = ["eval-table", "--limit", "1", "--out", str(tmp_path / "res"), "--samples", "3", "--no-progress"]
+    args += ["--dataset", str(shared_data / "hotpotqa/dev_distractor_first100.json"), "--doc", str(doc)]
+    out = cli(*args, "--provider", "scripted", "--script", str(script))
+    assert out.returncode == 0, out.stderr
+    text = doc.read_text()
+    assert text.startswith("# Before\n\n") and text.endswith(f"{table.END}\n\nAfter.\n") and "old table" not in text
+    rows = [line for line in text.splitlines() if line.startswith("| ") and "---" not in line][1:]
+    assert [r.split(" | ")[0] for r in rows] == [
+        "| Standard", "| CoT", "| CoT-SC", "| Act", "| ReAct", "| CoT-SC → ReAct", "| ReAct → CoT-SC"
+    ]  # fmt: skip
+    for row, strategy in zip(rows, STRATEGIES, strict=True):
+        assert row.split(" | ")[1] == "1" and row.endswith(f"| {PAPER_HOTPOTQA_EM[strategy]} |")
+    assert (tmp_path / "res" / "pack.sqlite").is_file() and "--limit 1" in text and "reuse" in text
+    # Run again: everything is in the folder, so nothing is asked of the model and the table is the same.
+    script.write_text("[]")
+    again = cli(*args, "--provider", "scripted", "--script", str(script))
+    assert again.returncode == 0, again.stderr
+    assert [line for line in doc.read_text().splitlines() if line.startswith("| ")][1:] == rows
+
+
+def test_eval_refuses_options_that_do_not_fit_with_one_line(tmp_path, shared_data):
+    dataset = str(shared_data / "hotpotqa/dev_distractor_first100.json")
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps([" t\nAnswer: yes", " I know.\nAction 1: Finish[yes]"] * 3))
+    base = ["eval", "--dataset", dataset, "--provider", "scripted", "--script", str(script), "--no-progress"]
+    assert cli(*base, "--strategy", "cot", "react", "--limit", "1", "--out", str(tmp_path / "ok")).returncode == 0
+    for extra in (
+        ["--strategy", "react", "--format", "xml", "--out", str(tmp_path / "r")],
+        ["--strategy", "cot", "react", "--out", str(tmp_path / "r.jsonl")],
+        ["--strategy", "cot", "--limit", "0", "--out", str(tmp_path / "r")],
+    ):
+        out = cli(*base, *extra)
+        assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1, (extra, out.stderr)
+
+
+def test_eval_table_needs_the_markers(tmp_path):
+    doc = tmp_path / "evaluation.md"
+    doc.write_text("no markers here\n")
+    out = cli("eval-table", "--out", str(tmp_path / "res"), "--doc", str(doc), "--provider", "scripted", "--script",
+              str(tmp_path / "none.json"), "--knowledge", "pack:x")  # fmt: skip
+    assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_eval_report_reads_files_written_before_headers(tmp_path):
+    legacy = tmp_path / "old.jsonl"
+    rows = [
+        {"id": "a", "strategy": "react", "em": 1.0, "f1": 1.0, "steps": 1, "stop_reason": "finished", "seconds": 1.0,
+         "trace": {"steps": [{"observation": None}]}},
+        {"id": "b", "strategy": "react", "em": 0.0, "f1": 0.0, "steps": 7, "stop_reason": "max_calls", "seconds": 2.0,
+         "trace": {"steps": [{"observation": None}]}},
+    ]  # fmt: skip
+    legacy.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    out = cli("eval-report", str(legacy))
+    assert out.returncode == 0 and "| ReAct | 2 | 50.0 | 50.0 | 100.0% | 1 | 1 | 0 | 0 |" in out.stdout

@@ -67,6 +67,7 @@ def init_state() -> None:
     ss.setdefault("history_open", None)
     ss.setdefault("next_turn_id", 1)
     ss.setdefault("eval_job", None)  # the Evaluate page's background evaluation (ui.jobs.evaluation.EvalJob)
+    ss.setdefault("eval_open", None)  # the results folder the Evaluate page shows (a running or past evaluation)
 
 
 def require_app() -> None:

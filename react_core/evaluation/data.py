@@ -1,7 +1,6 @@
 """HotpotQA questions from the shared files: the distractor format (official or HF layout) and the simplified one.
 
 Rows keep their dev-set index, so ``--indices`` (e.g. the paper's 500) selects the same questions everywhere.
-Depends only on the errors.
 """
 
 from __future__ import annotations

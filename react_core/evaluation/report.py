@@ -1,29 +1,64 @@
-"""Results files as a Markdown table beside the paper's Table 1 (``python -m react_core eval-report``). UI-free."""
+"""Results as a Markdown table beside the paper's Table 1 (``eval-report``, ``eval-table``). UI-free.
+
+Columns: strategy, n, EM, F1, well-formed steps, how the episodes ended (a count per stop reason: ``finished``,
+``max_calls``, ``context``, ``loop``), average steps and seconds, and the paper's EM.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from react_core.evaluation.harness import read_results, summarize
 from react_core.evaluation.paper import PAPER_HOTPOTQA_EM, PAPER_MODEL, STRATEGY_LABELS
+from react_core.evaluation.results import StrategyResults, load_evaluation, load_file
 from react_core.evaluation.strategies import STRATEGIES
+from react_core.evaluation.summary import ENDINGS
+
+PAPER_N = 500
 
 
-def markdown_table(paths: list[Path]) -> str:
-    by_strategy: dict[str, dict[str, dict]] = {}
-    for path in paths:
-        for r in read_results(path):
-            by_strategy.setdefault(r.get("strategy", "?"), {})[r["id"]] = r  # the latest line for an id wins
-    rows = [
-        "| strategy | n | EM | F1 | well-formed steps | ended with an answer | avg steps | avg seconds | "
-        f"paper EM ({PAPER_MODEL}) |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
-    for strategy in [s for s in STRATEGIES if s in by_strategy] + [s for s in by_strategy if s not in STRATEGIES]:
-        s = summarize(by_strategy[strategy].values())
-        rows.append(
-            f"| {STRATEGY_LABELS.get(strategy, strategy)} | {s.n} | {100 * s.em:.1f} | {100 * s.f1:.1f} | "
-            f"{100 * s.well_formed:.1f}% | {100 * s.finished:.1f}% | {s.avg_steps:.2f} | {s.avg_seconds:.1f} | "
-            f"{PAPER_HOTPOTQA_EM.get(strategy, '—')} |"
-        )
+def header_rows() -> list[str]:
+    columns = ["strategy", "n", "EM", "F1", "well-formed steps", *ENDINGS, "avg steps", "avg seconds"]
+    columns.append(f"paper EM ({PAPER_MODEL}, n={PAPER_N})")
+    return ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+
+
+def label(r: StrategyResults, groups: list[StrategyResults] = ()) -> str:
+    """The strategy's name in the paper's table, and the file's when another file holds the same strategy."""
+    name = STRATEGY_LABELS.get(r.strategy, r.strategy)
+    twins = [g for g in groups if g.strategy == r.strategy]
+    return f"{name} ({r.name})" if len(twins) > 1 and r.name != r.strategy else name
+
+
+def row(r: StrategyResults, groups: list[StrategyResults] = ()) -> str:
+    s = r.summary()
+    cells = [label(r, groups), str(s.n), f"{100 * s.em:.1f}", f"{100 * s.f1:.1f}", f"{100 * s.well_formed:.1f}%"]
+    cells += [str(s.ended.get(reason, 0)) for reason in ENDINGS]
+    cells += [f"{s.avg_steps:.2f}", f"{s.avg_seconds:.1f}", str(PAPER_HOTPOTQA_EM.get(r.strategy, "—"))]
+    return "| " + " | ".join(cells) + " |"
+
+
+def missing_row(strategy: str) -> str:
+    blanks = ["not run"] + ["—"] * (6 + len(ENDINGS))
+    return f"| {STRATEGY_LABELS[strategy]} | " + " | ".join(blanks) + f" | {PAPER_HOTPOTQA_EM[strategy]} |"
+
+
+def markdown_table(groups: list[StrategyResults], *, every_strategy: bool = False) -> str:
+    """One row per group, in the paper's order; with ``every_strategy``, a "not run" row for each strategy of
+    the paper's table that has no results, so the table always has its seven rows."""
+    ordered = sorted(groups, key=lambda r: (STRATEGIES.index(r.strategy) if r.strategy in STRATEGIES else 99, r.name))
+    rows = header_rows()
+    present = {r.strategy for r in groups}
+    for strategy in STRATEGIES:
+        rows += [row(r, groups) for r in ordered if r.strategy == strategy]
+        if every_strategy and strategy not in present:
+            rows.append(missing_row(strategy))
+    rows += [row(r, groups) for r in ordered if r.strategy not in STRATEGIES]
     return "\n".join(rows)
+
+
+def load_groups(paths: list[Path]) -> list[StrategyResults]:
+    """Results files and evaluation folders, as the table's rows."""
+    groups: list[StrategyResults] = []
+    for path in paths:
+        groups += load_evaluation(path).results if path.is_dir() else load_file(path)
+    return groups

@@ -3,8 +3,11 @@
 ``standard`` and ``cot`` ask once (``Answer: …`` / ``Thought: … Answer: …``); ``cot-sc`` samples CoT n times at
 temperature 0.7 and takes the majority; ``act`` and ``react`` run the agent; ``react-cot-sc`` backs off to CoT-SC
 when ReAct does not finish within its budget; ``cot-sc-react`` backs off to ReAct when the majority answer has
-fewer than half the votes. The prompts are presets (``prompts/hotpotqa-*.toml``) whose examples are read at run
-time from the shared data (the paper's prompts_naive.json), never copied. UI-free.
+fewer than half the votes. A run that ends any other way than ``finished`` (``max_calls``, ``context``, ``loop``)
+is a run that did not answer. The hybrids take their first half (and their back-off) from ``known`` when the same
+question already ran as ``react`` or ``cot-sc`` with the same settings, instead of running it again. The prompts are
+presets (``prompts/hotpotqa-*.toml``) whose examples are read at run time from the shared data (the paper's
+prompts_naive.json), never copied. UI-free.
 """
 
 from __future__ import annotations
@@ -13,28 +16,51 @@ import re
 import threading
 import time
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from react_core import cancel
+from react_core import calls, cancel
 from react_core.agent import Agent
-from react_core.evaluation.scoring import normalize_answer
-from react_core.model_call import stream_completion
+from react_core.answers import normalize_answer
+from react_core.errors import ContextOverflowError
+from react_core.model_call import call_record, stream_completion
 from react_core.prompts import Preset, load_preset, render_prefix, render_question
 from react_core.providers.base import CompletionRequest, Provider
 from react_core.settings import RunSettings, build_run_config
 from react_core.trace import Step, Trace
 
-STRATEGIES = ("standard", "cot", "cot-sc", "act", "react", "react-cot-sc", "cot-sc-react")
+STRATEGIES = ("standard", "cot", "cot-sc", "act", "react", "cot-sc-react", "react-cot-sc")
+# The prompts (roles) each strategy uses: a preset per role, of the role's mode.
+ROLES = {
+    "standard": ("standard",),
+    "cot": ("cot",),
+    "cot-sc": ("cot",),
+    "act": ("act",),
+    "react": ("react",),
+    "cot-sc-react": ("cot", "react"),
+    "react-cot-sc": ("react", "cot"),
+}
+ROLE_MODES = {"standard": "standard", "cot": "cot", "act": "react", "react": "react"}
+# Strategies that sample CoT (samples and their temperature apply), and those that run the agent (budget and tools).
+SAMPLING = ("cot-sc", "cot-sc-react", "react-cot-sc")
+AGENTS = ("act", "react", "cot-sc-react", "react-cot-sc")
+# The hybrids and the plain strategies they are made of, in the order they run them.
+COMPONENTS = {"cot-sc-react": ("cot-sc", "react"), "react-cot-sc": ("react", "cot-sc")}
+# Runs that end like this are not scored: a failure stops the evaluation, Stop leaves the question for a resume.
+UNSCORED = ("error", "cancelled")
 DEFAULT_PRESETS = {
     "standard": "hotpotqa-standard",
     "cot": "hotpotqa-cot",
     "act": "hotpotqa-act",
     "react": "hotpotqa-react",
 }
-# The paper's budgets: 7 steps for ReAct on HotpotQA (its notebook loops over range(1, 8)), 21 CoT-SC samples.
+# The paper's setup: 7 steps for ReAct on HotpotQA (its notebook loops over range(1, 8)) with Search and Lookup
+# only, 21 CoT-SC samples at temperature 0.7, greedy decoding otherwise.
 PAPER_REACT_STEPS = 7
+PAPER_TOOLS = ("search", "lookup")
+PAPER_TEMPERATURE = 0.0
 PAPER_SC_SAMPLES = 21
 SC_TEMPERATURE = 0.7
 _ANSWER = re.compile(r"^\s*Answer\s*:\s*(.*)$", re.IGNORECASE | re.MULTILINE)
@@ -81,8 +107,16 @@ def _new_trace(question: str, ctx: EvalContext, strategy: str, preset: Preset, t
     )
 
 
-def _direct_step(ctx: EvalContext, preset: Preset, question: str, temperature: float, index: int = 1) -> Step:
-    """One Standard (``Answer:``) or CoT (``Thought: … Answer:``) completion as a step."""
+def _direct_step(
+    ctx: EvalContext,
+    preset: Preset,
+    question: str,
+    temperature: float,
+    index: int = 1,
+    previous: calls.CallTexts | None = None,
+) -> Step:
+    """One Standard (``Answer:``) or CoT (``Thought: … Answer:``) completion as a step, with its model call recorded
+    relative to ``previous`` (the sample before it: CoT-SC resends the same prompt, so it is stored once)."""
     lead = "Answer:" if preset.mode == "standard" else "Thought:"
     stop = ("\n",) if preset.mode == "standard" else ("\nQuestion:",)
     request = CompletionRequest(
@@ -112,6 +146,7 @@ def _direct_step(ctx: EvalContext, preset: Preset, question: str, temperature: f
         raw_output=raw,
         usage=usage,
         seconds=round(time.perf_counter() - started, 6),
+        call=call_record(request, reply, previous),
     )
 
 
@@ -119,7 +154,11 @@ def run_direct(question: str, ctx: EvalContext, strategy: str) -> Outcome:
     preset = ctx.preset(strategy)
     temperature = ctx.settings.temperature
     trace = _new_trace(question, ctx, strategy, preset, temperature)
-    step = _direct_step(ctx, preset, question, temperature)
+    try:
+        step = _direct_step(ctx, preset, question, temperature)
+    except ContextOverflowError as e:
+        trace.stop_reason, trace.error = "context", str(e)
+        return Outcome(trace)
     trace.steps.append(step)
     trace.final_answer = step.final_answer
     trace.stop_reason = "finished" if step.final_answer else "max_calls"
@@ -130,7 +169,13 @@ def run_cot_sc(question: str, ctx: EvalContext, strategy: str = "cot-sc") -> Out
     preset = ctx.preset("cot")
     trace = _new_trace(question, ctx, strategy, preset, ctx.sc_temperature)
     for i in range(1, ctx.samples + 1):
-        trace.steps.append(_direct_step(ctx, preset, question, ctx.sc_temperature, index=i))
+        previous = calls.texts(trace.steps)[-1] if trace.steps else None
+        try:
+            trace.steps.append(_direct_step(ctx, preset, question, ctx.sc_temperature, index=i, previous=previous))
+        except ContextOverflowError as e:
+            # Every sample sends the same prompt: if one does not fit, none will, and nothing is voted on.
+            trace.stop_reason, trace.error = "context", str(e)
+            return Outcome(trace, {"votes": 0, "samples": ctx.samples})
     answers = [s.final_answer for s in trace.steps if s.final_answer]
     votes = Counter(normalize_answer(a) for a in answers)
     if votes:
@@ -151,32 +196,52 @@ def run_agent_strategy(question: str, ctx: EvalContext, strategy: str, role: str
     return Outcome(trace)
 
 
-def run_strategy(strategy: str, question: str, ctx: EvalContext) -> Outcome:
+def _as(strategy: str, outcome: Outcome) -> Outcome:
+    """A component's outcome as the hybrid's: the trace says which strategy it answered for."""
+    outcome.trace.settings["strategy"] = strategy
+    return outcome
+
+
+def run_strategy(
+    strategy: str, question: str, ctx: EvalContext, *, known: Mapping[str, Outcome] | None = None
+) -> Outcome:
+    """One question with one strategy. ``known``: outcomes of this question under ``react`` / ``cot-sc`` with the
+    same settings, which a hybrid uses instead of running them again (it says so in ``extra["reused"]``)."""
+    known = known or {}
     if strategy in ("standard", "cot"):
         return run_direct(question, ctx, strategy)
     if strategy == "cot-sc":
         return run_cot_sc(question, ctx)
     if strategy in ("act", "react"):
         return run_agent_strategy(question, ctx, strategy, strategy)
+    if strategy not in COMPONENTS:
+        raise ValueError(f"unknown strategy {strategy!r}")
+    first_name, backoff_name = COMPONENTS[strategy]
+    run = {
+        "react": lambda: run_agent_strategy(question, ctx, strategy, "react"),
+        "cot-sc": lambda: run_cot_sc(question, ctx, strategy),
+    }
+    reused = [name for name in (first_name, backoff_name) if name in known]
+    first = _as(strategy, known[first_name]) if first_name in known else run[first_name]()
+    if first.trace.stop_reason in UNSCORED or not _backs_off(strategy, first):
+        first.extra.update(fallback=False, reused=[first_name] if first_name in known else [])
+        return first
+    backoff = _as(strategy, known[backoff_name]) if backoff_name in known else run[backoff_name]()
+    sampled = first if first_name == "cot-sc" else backoff
+    backoff.extra = {
+        "votes": sampled.extra["votes"],
+        "samples": sampled.extra["samples"],
+        "fallback": True,
+        "reused": reused,
+        "first_prediction": first.trace.final_answer,
+        "first_trace": first.trace.to_dict(),
+    }
+    return backoff
+
+
+def _backs_off(strategy: str, first: Outcome) -> bool:
     if strategy == "react-cot-sc":
-        first = run_agent_strategy(question, ctx, strategy, "react")
-        if first.trace.stop_reason == "finished" or first.trace.stop_reason in ("error", "cancelled"):
-            return first
-        backoff = run_cot_sc(question, ctx, strategy)
-        backoff.extra.update(
-            fallback=True, first_prediction=first.trace.final_answer, first_trace=first.trace.to_dict()
-        )
-        return backoff
-    if strategy == "cot-sc-react":
-        first = run_cot_sc(question, ctx, strategy)
-        if first.extra["votes"] >= ctx.samples / 2 or first.trace.stop_reason in ("error", "cancelled"):
-            return first
-        backoff = run_agent_strategy(question, ctx, strategy, "react")
-        backoff.extra.update(
-            fallback=True,
-            first_prediction=first.trace.final_answer,
-            votes=first.extra["votes"],
-            first_trace=first.trace.to_dict(),
-        )
-        return backoff
-    raise ValueError(f"unknown strategy {strategy!r}")
+        # ReAct did not answer within its budget: out of calls, out of context, or stuck in a loop.
+        return first.trace.stop_reason != "finished"
+    # CoT-SC -> ReAct: the majority answer has fewer than half of the n votes (none at all when nothing answered).
+    return first.extra["votes"] < first.extra["samples"] / 2

@@ -1,78 +1,58 @@
-"""An evaluation running in a background thread, so the Evaluate page can show progress and a Stop button.
+"""An evaluation on a background thread, so the Evaluate page can show progress and a Stop button.
 
-The job runs each chosen strategy in turn through ``react_core.evaluation.harness.evaluate`` (results are written
-as JSON lines to a folder of the user's data directory, so they survive the session), keeps a lock-protected
-picture of progress and results, and stops at the next question when cancelled. Never calls Streamlit. Depends on
-the engine only.
+The job calls ``react_core.evaluation.run.run_evaluation`` (the same function as ``python -m react_core eval``) with
+the plan the page gathered, and keeps a lock-protected picture of where it is: preparing, which strategy of how many,
+how many questions of how many, stopping, stopped, failed. Results are not kept here: they are written to the plan's
+folder as they come, and the page reads them from there (as it reads any past evaluation). Never calls Streamlit.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from react_core.errors import ReactLabError
-from react_core.evaluation.data import load_indices, load_questions
-from react_core.evaluation.harness import evaluate, read_results, summarize
-from react_core.evaluation.strategies import EvalContext
-from react_core.paths import evaluations_dir
-from react_core.providers.rate_limit import RateLimited
-from react_core.settings import RunSettings, provider_for
+from react_core.evaluation.run import EvalPlan, run_evaluation
 from ui.jobs.base import Job
-
-HOSTED_RPM = 60.0
-
-
-@dataclass
-class EvalRequest:
-    dataset: str
-    strategies: list[str]
-    limit: int
-    settings: dict[str, Any]
-    samples: int = 21
-    indices: str | None = None
-    api_key: str = ""
-    out_dir: str = ""
 
 
 @dataclass
 class _Progress:
-    strategy: str = ""
+    message: str = ""  # what is being prepared before the first question (the on-device model, say)
+    strategy: str = ""  # '' until the first strategy starts
+    position: int = 0
     done: int = 0
     total: int = 0
-    results: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-    summaries: dict[str, dict[str, Any]] = field(default_factory=dict)
+    counts: dict[str, list[int]] = field(default_factory=dict)  # strategy -> [done, total]
     error: str | None = None
+    stopped: bool = False
 
 
 class EvalJob(Job):
     name = "evaluation"
 
-    def __init__(self, request: EvalRequest) -> None:
+    def __init__(self, plan: EvalPlan, api_key: str = "") -> None:
         super().__init__()
-        if not request.out_dir:
-            stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-            request.out_dir = str(evaluations_dir() / stamp)
-        self.request = request
+        self.plan = plan
+        self._api_key = api_key
         self._p = _Progress()
 
     def snapshot(self) -> dict[str, Any]:
         with self._lock:
             p = self._p
             return {
+                "message": p.message,
                 "strategy": p.strategy,
+                "position": p.position,
                 "done": p.done,
                 "total": p.total,
-                "finished": self.done,
+                "counts": {k: list(v) for k, v in p.counts.items()},
                 "error": p.error,
-                "cancelling": self._cancel.is_set(),
-                "strategies": list(self.request.strategies),
-                "results": {k: list(v) for k, v in p.results.items()},
-                "summaries": dict(p.summaries),
-                "out_dir": self.request.out_dir,
+                "stopped": p.stopped,
+                "finished": self.done,
+                "cancelling": self.cancelling,
+                "strategies": list(self.plan.strategies),
+                "out_dir": str(self.plan.out_dir),
             }
 
     def crashed(self, message: str) -> None:
@@ -80,44 +60,28 @@ class EvalJob(Job):
             self._p.error = f"The evaluation failed: {message}"
 
     def work(self) -> None:
-        r = self.request
         try:
-            settings = RunSettings.from_dict(r.settings)
-            settings.check()
-            indices = load_indices(r.indices) if r.indices else None
-            questions = load_questions(r.dataset, indices=indices, limit=r.limit)
-            provider = provider_for(settings, api_key=r.api_key or None)
-            if provider.hosted:
-                provider = RateLimited(provider, HOSTED_RPM)
-            for strategy in r.strategies:
-                if self._cancel.is_set():
-                    break
-                with self._lock:
-                    self._p.strategy, self._p.done, self._p.total = strategy, 0, len(questions)
-                    self._p.results[strategy] = []
-                ctx = EvalContext(settings=settings, provider=provider, samples=r.samples, cancel=self._cancel)
-                out = Path(r.out_dir) / f"{strategy}.jsonl"
-                try:
-                    summary = evaluate(questions, strategy, ctx, out, on_progress=self._on_progress(strategy))
-                except ReactLabError:
-                    # What finished before the failure is saved and still worth showing.
-                    summary = summarize(r for r in read_results(out) if r.get("strategy") == strategy)
-                    with self._lock:
-                        self._p.summaries[strategy] = summary.to_dict()
-                    raise
-                with self._lock:
-                    self._p.summaries[strategy] = summary.to_dict()
+            run = run_evaluation(
+                self.plan, api_key=self._api_key or None, on_progress=self._on_progress, cancel=self._cancel
+            )
+            with self._lock:
+                self._p.stopped = run.stopped
         except ReactLabError as e:
             with self._lock:
                 self._p.error = str(e)
+                self._p.stopped = self.cancelling
 
-    def _on_progress(self, strategy: str) -> Callable[[dict[str, Any]], None]:
-        def handle(event: dict[str, Any]) -> None:
-            with self._lock:
-                if event["kind"] == "start":
-                    self._p.done = event["done"]
-                elif event["kind"] == "result":
-                    self._p.done += 1
-                    self._p.results[strategy].append(event["result"])
-
-        return handle
+    def _on_progress(self, event: dict[str, Any]) -> None:
+        kind = event["kind"]
+        with self._lock:
+            p = self._p
+            if kind == "preparing":
+                p.message = event["message"]
+            elif kind == "strategy":
+                p.strategy, p.position, p.done, p.total = event["strategy"], event["position"], 0, event["total"]
+            elif kind == "start":
+                p.done, p.total = event["done"], event["total"]
+            elif kind == "result":
+                p.done += 1
+            if p.strategy:
+                p.counts[p.strategy] = [p.done, p.total]

@@ -1,0 +1,232 @@
+"""Results on disk: an evaluation is a folder holding one JSON-lines file per strategy, ``<strategy>.jsonl``.
+
+The first line of a file is its header, which says how the results were made::
+
+    {"kind": "header", "version": 1, "strategy": "react", "created_at": "…", "updated_at": "…",
+     "questions": {"datasets": [...], "indices": null, "limit": 100, "n": 100},
+     "config": {"provider": "local", "model": "…", "max_calls": 7, "tools": ["search", "lookup"],
+                "presets": {"react": "hotpotqa-react"}, "temperature": 0.0, "knowledge": "pack:…", …}}
+
+Every other line is one question's result (``harness.result_record``), appended as the question finishes: a crash
+loses at most a line cut short, which is skipped when read. A resumed run appends to the same file and refuses one
+whose config differs. Files written before headers existed (results only, possibly of several strategies) are read
+as they are. Nothing here knows about a UI; the Evaluate page lists and reopens folders through these functions.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from react_core.errors import ConfigError
+from react_core.evaluation.strategies import STRATEGIES
+from react_core.evaluation.summary import Summary, summarize
+from react_core.paths import evaluations_dir
+
+HEADER = "header"
+VERSION = 1
+
+
+def result_path(folder: str | Path, strategy: str) -> Path:
+    return Path(folder) / f"{strategy}.jsonl"
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def read_file(path: str | Path) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    """The header (None when the file has none) and the results, in file order."""
+    path = Path(path)
+    if not path.exists():
+        return None, []
+    header, records = None, []
+    with path.open(encoding="utf-8") as f:
+        for line in f:
+            if not line.strip():
+                continue
+            try:
+                item = json.loads(line)
+            except ValueError:
+                continue  # a line cut short by a crash: the question will simply run again
+            if not isinstance(item, dict):
+                continue
+            if item.get("kind") == HEADER:
+                header = header or item
+            elif "id" in item:
+                records.append(item)
+    return header, records
+
+
+def read_results(path: str | Path) -> list[dict[str, Any]]:
+    return read_file(path)[1]
+
+
+def _differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    keys = sorted(set(old) | set(new))
+    return [f"{k} {old.get(k)!r} there, {new.get(k)!r} now" for k in keys if old.get(k) != new.get(k)]
+
+
+def prepare(path: str | Path, header: dict[str, Any]) -> list[dict[str, Any]]:
+    """Make ``path`` ready to take results made as ``header`` says, and return the results already in it.
+
+    A new file gets the header. An existing one must have been made with the same strategy and config (else a
+    ConfigError names what differs); its header is rewritten only when the questions changed (a resume with another
+    ``--limit``)."""
+    path = Path(path)
+    old, records = read_file(path)
+    if old is not None:
+        if old.get("strategy") != header["strategy"]:
+            raise ConfigError(f"{path} holds {old.get('strategy')} results, not {header['strategy']}.")
+        diff = _differences(old.get("config", {}), header["config"])
+        if diff:
+            raise ConfigError(
+                f"{path} holds results made differently ({'; '.join(diff)}). Use another output folder, or the "
+                "same settings to resume."
+            )
+        if old.get("questions") == header["questions"]:
+            return records
+        header = {**header, "created_at": old.get("created_at", header["created_at"])}
+    _write_header(path, {"kind": HEADER, "version": VERSION, **header, "updated_at": now()})
+    return records
+
+
+def _write_header(path: Path, header: dict[str, Any]) -> None:
+    """The header as the first line, the rest of the file kept: written beside and renamed, so never half done."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    rest = ""
+    if path.exists():
+        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        if lines and _is_header(lines[0]):
+            lines = lines[1:]
+        rest = "".join(lines)
+        if rest and not rest.endswith("\n"):
+            rest += "\n"  # a line cut short stays a line of its own
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    partial.write_text(json.dumps(header, ensure_ascii=False) + "\n" + rest, encoding="utf-8")
+    os.replace(partial, path)
+
+
+def _is_header(line: str) -> bool:
+    try:
+        item = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(item, dict) and item.get("kind") == HEADER
+
+
+def append(path: str | Path, record: dict[str, Any]) -> None:
+    """One result as one line (the caller serialises writers), on a line of its own after a line cut short."""
+    with Path(path).open("a+b") as f:
+        if f.seek(0, os.SEEK_END):
+            f.seek(-1, os.SEEK_END)
+            if f.read(1) != b"\n":
+                f.write(b"\n")
+        f.write((json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8"))
+
+
+def new_folder(root: str | Path | None = None) -> Path:
+    """A fresh folder for an evaluation, named after the time it starts (UTC), under ``evaluations_dir()``."""
+    root = Path(root) if root is not None else evaluations_dir()
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    for n in range(1, 1000):
+        folder = root / (stamp if n == 1 else f"{stamp}-{n}")
+        try:
+            folder.mkdir(parents=True)
+            return folder
+        except FileExistsError:
+            continue
+    raise ConfigError(f"Cannot create a new evaluation folder in {root}.")
+
+
+# -- folders ----------------------------------------------------------------------------------------------
+
+
+@dataclass
+class StrategyResults:
+    """One strategy's results in one file (a file of several strategies, from before headers, gives several)."""
+
+    name: str  # the file's name without .jsonl (the strategy itself, or e.g. "react-ours")
+    strategy: str
+    path: Path
+    header: dict[str, Any] | None
+    records: list[dict[str, Any]]
+
+    @property
+    def planned(self) -> int:
+        return int(((self.header or {}).get("questions") or {}).get("n") or 0)
+
+    @property
+    def config(self) -> dict[str, Any]:
+        return dict((self.header or {}).get("config") or {})
+
+    def summary(self) -> Summary:
+        return summarize(self.records, planned=self.planned or len(self.records))
+
+
+@dataclass
+class Evaluation:
+    folder: Path
+    created_at: str
+    results: list[StrategyResults] = field(default_factory=list)
+
+    @property
+    def strategies(self) -> list[str]:
+        return [r.strategy for r in self.results]
+
+    @property
+    def planned(self) -> int:
+        return max((r.planned or len(r.records) for r in self.results), default=0)
+
+    def ended(self) -> dict[str, int]:
+        total: dict[str, int] = {}
+        for r in self.results:
+            for reason, count in r.summary().ended.items():
+                total[reason] = total.get(reason, 0) + count
+        return total
+
+
+def _order(strategy: str) -> int:
+    return STRATEGIES.index(strategy) if strategy in STRATEGIES else len(STRATEGIES)
+
+
+def load_file(path: str | Path) -> list[StrategyResults]:
+    path = Path(path)
+    header, records = read_file(path)
+    if header is not None:
+        return [StrategyResults(path.stem, header.get("strategy", path.stem), path, header, records)]
+    by_strategy: dict[str, dict[str, dict]] = {}
+    for r in records:
+        by_strategy.setdefault(r.get("strategy", path.stem), {})[r["id"]] = r  # the latest line for an id wins
+    single = len(by_strategy) == 1
+    return [
+        StrategyResults(path.stem if single else f"{path.stem} · {s}", s, path, None, list(rs.values()))
+        for s, rs in by_strategy.items()
+    ]
+
+
+def load_evaluation(folder: str | Path) -> Evaluation:
+    """Every results file of a folder, in the order of the paper's table."""
+    folder = Path(folder)
+    results = [r for path in sorted(folder.glob("*.jsonl")) for r in load_file(path)]
+    results.sort(key=lambda r: (_order(r.strategy), r.name))
+    stamps = [r.header["created_at"] for r in results if r.header and r.header.get("created_at")]
+    if stamps:
+        created = min(stamps)
+    else:
+        when = folder.stat().st_mtime if folder.exists() else 0
+        created = datetime.fromtimestamp(when, UTC).isoformat(timespec="seconds")
+    return Evaluation(folder, created, results)
+
+
+def list_evaluations(root: str | Path | None = None) -> list[Evaluation]:
+    """The evaluations under ``root`` (default ``evaluations_dir()``) that hold results files, newest first."""
+    root = Path(root) if root is not None else evaluations_dir()
+    if not root.is_dir():
+        return []
+    found = [load_evaluation(p) for p in root.iterdir() if p.is_dir() and any(p.glob("*.jsonl"))]
+    return sorted(found, key=lambda e: (e.created_at, e.folder.name), reverse=True)

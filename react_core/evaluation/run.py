@@ -1,0 +1,245 @@
+"""The one way to run an evaluation: ``run_evaluation(plan)``, called by ``python -m react_core eval`` /
+``eval-table`` and by the Evaluate page, with the same defaults (the paper's).
+
+A plan names the questions (dataset files, optional indices and limit), the strategies, the output folder and how
+the strategies run: the paper's budget of 7 model calls with Search and Lookup, its prompts, 21 CoT-SC samples at
+temperature 0.7 and greedy decoding otherwise, unless the plan says otherwise. Which model and knowledge source
+answer comes from ``plan.settings`` (the CLI's run options, the app's Settings); their budget, tools, temperature
+and preset are not used. The engine builds the provider (rate-limited when it is hosted), writes one results file
+per strategy into the folder (``results``: header + one line per question, resumable by id), lets the hybrids reuse
+the folder's ``react`` and ``cot-sc`` results made the same way, reports progress to a callback and stops when
+``cancel`` is set (by default the current ``react_core.cancel`` scope's event). UI-free.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from react_core import cancel as cancel_scope
+from react_core.errors import ConfigError
+from react_core.evaluation import results
+from react_core.evaluation.data import Question, load_indices, load_questions
+from react_core.evaluation.harness import evaluate
+from react_core.evaluation.strategies import (
+    AGENTS,
+    COMPONENTS,
+    DEFAULT_PRESETS,
+    PAPER_REACT_STEPS,
+    PAPER_SC_SAMPLES,
+    PAPER_TEMPERATURE,
+    PAPER_TOOLS,
+    ROLE_MODES,
+    ROLES,
+    SAMPLING,
+    SC_TEMPERATURE,
+    STRATEGIES,
+    EvalContext,
+)
+from react_core.evaluation.summary import Summary
+from react_core.prompts import load_preset
+from react_core.providers import provider_class
+from react_core.providers.base import Provider
+from react_core.settings import RunSettings, build_run_config, provider_for
+from react_core.tools import DEFAULT_SENTENCES
+
+HOSTED_RPM = 60.0
+ProgressHandler = Callable[[dict[str, Any]], None]
+
+
+@dataclass
+class EvalPlan:
+    """What to evaluate and how. Every field after ``settings`` defaults to the paper's setup."""
+
+    datasets: list[str]
+    strategies: list[str]
+    out_dir: str
+    settings: RunSettings  # provider, model, key-free endpoint options, knowledge source
+    indices: str | None = None  # a JSON file of dataset rows (one dataset file only)
+    limit: int | None = None
+    max_calls: int = PAPER_REACT_STEPS
+    tools: list[str] = field(default_factory=lambda: list(PAPER_TOOLS))
+    temperature: float = PAPER_TEMPERATURE
+    samples: int = PAPER_SC_SAMPLES
+    sc_temperature: float = SC_TEMPERATURE
+    sentences: int = DEFAULT_SENTENCES
+    presets: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_PRESETS))
+    # File names (without .jsonl) per strategy, when not the strategy's own (``eval --out results/mine.jsonl``).
+    names: dict[str, str] = field(default_factory=dict)
+    concurrency: int = 1  # questions at once, for providers that can serve calls concurrently
+    rpm: float = HOSTED_RPM  # model calls a minute, for hosted providers
+    reuse: bool = True  # hybrids reuse the folder's react / cot-sc results made the same way
+
+    def run_settings(self) -> RunSettings:
+        """The settings every agent step runs with: the model and knowledge chosen, the plan's budget and tools."""
+        return self.settings.updated(
+            max_calls=self.max_calls,
+            tools=list(self.tools),
+            temperature=self.temperature,
+            sentences=self.sentences,
+            format="",
+            preset="",
+        )
+
+    def path(self, strategy: str) -> Path:
+        return results.result_path(self.out_dir, self.names.get(strategy, strategy))
+
+
+@dataclass
+class EvalRun:
+    out_dir: Path
+    summaries: dict[str, Summary]
+    stopped: bool  # cancelled before every strategy had every question
+
+
+def check_plan(plan: EvalPlan) -> None:
+    """Everything that can be wrong before a model is asked anything, as a ConfigError."""
+    unknown = [s for s in plan.strategies if s not in STRATEGIES]
+    if unknown or not plan.strategies:
+        raise ConfigError(f"Choose strategies among {', '.join(STRATEGIES)} (got {', '.join(unknown) or 'none'}).")
+    if plan.limit is not None and plan.limit < 1:
+        raise ConfigError("The number of questions must be at least 1.")
+    if plan.samples < 1 or plan.concurrency < 1 or plan.rpm <= 0:
+        raise ConfigError("Samples, concurrency and calls per minute must be positive.")
+    if not 0.0 <= plan.sc_temperature <= 2.0:
+        raise ConfigError(f"The CoT-SC temperature must be between 0 and 2 (got {plan.sc_temperature}).")
+    if plan.indices and len(plan.datasets) != 1:
+        raise ConfigError("Indices select rows of one dataset file; give a single dataset.")
+    plan.run_settings().check()
+    for role in sorted({r for s in plan.strategies for r in ROLES[s]}):
+        preset = load_preset(plan.presets.get(role) or DEFAULT_PRESETS[role])
+        if preset.mode != ROLE_MODES[role]:
+            raise ConfigError(
+                f"Preset {preset.name!r} is a {preset.mode} prompt; the {role} role needs a {ROLE_MODES[role]} one."
+            )
+
+
+def load_plan_questions(plan: EvalPlan) -> list[Question]:
+    indices = load_indices(plan.indices) if plan.indices else None
+    return [q for path in plan.datasets for q in load_questions(path, indices=indices)][: plan.limit]
+
+
+def strategy_config(plan: EvalPlan, strategy: str, model: str) -> dict[str, Any]:
+    """What decides a strategy's results, as recorded in its file's header; a resume must match it."""
+    s = plan.settings
+    options = [o for o in provider_class(s.provider).options if o != "delay"]
+    config: dict[str, Any] = {"provider": s.provider, "model": model}
+    config.update({o: getattr(s, o) for o in options if o != "model" and getattr(s, o, "")})
+    config["presets"] = {role: plan.presets.get(role) or DEFAULT_PRESETS[role] for role in ROLES[strategy]}
+    if strategy in ("standard", "cot") or strategy in AGENTS:
+        config["temperature"] = plan.temperature
+    if strategy in AGENTS:
+        config.update(max_calls=plan.max_calls, tools=list(plan.tools))
+        if set(plan.tools) & {"search", "lookup"}:
+            config.update(knowledge=s.knowledge, sentences=plan.sentences)
+            config.update({k: getattr(s, k) for k in ("wiki_url", "wiki_language") if getattr(s, k)})
+    if strategy in SAMPLING:
+        config.update(samples=plan.samples, sc_temperature=plan.sc_temperature)
+    return config
+
+
+def _reusable(plan: EvalPlan, strategy: str, model: str) -> dict[str, dict[str, dict]]:
+    """For a hybrid: the folder's results of its components that were made exactly as this run would make them."""
+    found: dict[str, dict[str, dict]] = {}
+    for component in COMPONENTS.get(strategy, ()) if plan.reuse else ():
+        header, records = results.read_file(results.result_path(plan.out_dir, component))
+        if header and header.get("config") == strategy_config(plan, component, model):
+            found[component] = {r["id"]: r for r in records}
+    return found
+
+
+def run_evaluation(
+    plan: EvalPlan,
+    *,
+    api_key: str | None = None,
+    provider: Provider | None = None,
+    on_progress: ProgressHandler | None = None,
+    cancel: threading.Event | None = None,
+) -> EvalRun:
+    """Run every strategy of the plan in turn and return their summaries (also when stopped).
+
+    Events for ``on_progress``: ``preparing`` (message), ``strategy`` (strategy, position, of, total), then for each
+    strategy the harness's ``start`` / ``result`` / ``done``, each with ``strategy``. A provider failure raises a
+    ProviderError once what finished is saved; rerunning the same plan resumes."""
+    notify = on_progress or (lambda _e: None)
+    cancel = cancel or cancel_scope.current() or threading.Event()
+    check_plan(plan)
+    questions = load_plan_questions(plan)
+    if not questions:
+        raise ConfigError("No questions to evaluate.")
+    own = provider is None
+    if provider is None:
+        provider = provider_for(
+            plan.settings,
+            api_key=api_key,
+            on_progress=lambda message: notify({"kind": "preparing", "message": message}),
+        )
+    try:
+        return _run(plan, questions, provider, notify, cancel)
+    finally:
+        if own and not provider.shared:
+            provider.close()
+
+
+def _run(
+    plan: EvalPlan, questions: list[Question], provider: Provider, notify: ProgressHandler, cancel: threading.Event
+) -> EvalRun:
+    model = provider.model or plan.settings.model
+    if provider.hosted:
+        from react_core.providers.rate_limit import RateLimited
+
+        provider = RateLimited(provider, plan.rpm)  # type: ignore[assignment]
+    settings = plan.run_settings()
+    if any(s in AGENTS for s in plan.strategies):
+        build_run_config(
+            settings, preset=load_preset(plan.presets.get("react") or DEFAULT_PRESETS["react"]), provider=provider
+        )  # fails now on a missing pack, not after the first questions
+    presets = {role: plan.presets.get(role) or name for role, name in DEFAULT_PRESETS.items()}
+    ctx = EvalContext(
+        settings=settings,
+        provider=provider,
+        samples=plan.samples,
+        sc_temperature=plan.sc_temperature,
+        presets=presets,
+        cancel=cancel,
+    )
+    question_record = {
+        "datasets": [Path(d).name for d in plan.datasets],
+        "indices": Path(plan.indices).name if plan.indices else None,
+        "limit": plan.limit,
+        "n": len(questions),
+    }
+    summaries: dict[str, Summary] = {}
+    for position, strategy in enumerate(plan.strategies, 1):
+        if cancel.is_set():
+            break
+        notify(
+            {
+                "kind": "strategy",
+                "strategy": strategy,
+                "position": position,
+                "of": len(plan.strategies),
+                "total": len(questions),
+            }
+        )
+        header = {
+            "strategy": strategy,
+            "created_at": results.now(),
+            "questions": question_record,
+            "config": strategy_config(plan, strategy, model),
+        }
+        summaries[strategy] = evaluate(
+            questions,
+            strategy,
+            ctx,
+            plan.path(strategy),
+            header=header,
+            known=_reusable(plan, strategy, model),
+            concurrency=plan.concurrency,
+            on_progress=lambda e, s=strategy: notify({**e, "strategy": s}),
+        )
+    stopped = any(not s.complete for s in summaries.values()) or len(summaries) < len(plan.strategies)
+    return EvalRun(Path(plan.out_dir), summaries, stopped)

@@ -1,0 +1,90 @@
+"""``python -m react_core eval-table``: the paper's whole Table 1 on this machine, written into docs/evaluation.md.
+
+It runs the seven strategies over the same questions into one folder (``run_evaluation``; the hybrids reuse the
+folder's CoT-SC and ReAct results), with an offline pack built into that folder from the same HotpotQA files when no
+knowledge source is given, and replaces what lies between the two markers of the document with a description of
+the run and the table (``report``). Everything outside the markers is left as it is. UI-free.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+from datetime import UTC, datetime
+from pathlib import Path
+
+from react_core.errors import ConfigError
+from react_core.evaluation.report import markdown_table
+from react_core.evaluation.results import Evaluation
+from react_core.evaluation.run import EvalPlan
+from react_core.paths import PROJECT_ROOT
+from react_core.tool_specs import label
+
+BEGIN = "<!-- eval-table:begin (written by python -m react_core eval-table; edits between the markers are lost) -->"
+END = "<!-- eval-table:end -->"
+DOC = PROJECT_ROOT / "docs" / "evaluation.md"
+PACK_NAME = "pack.sqlite"
+
+
+def ensure_pack(out_dir: str | Path, datasets: list[str]) -> Path:
+    """The folder's offline pack, built from the evaluation's own HotpotQA files the first time."""
+    from react_core.knowledge import open_pack
+    from react_core.knowledge.pack_build import build_pack
+
+    path = Path(out_dir) / PACK_NAME
+    if path.is_file():
+        try:
+            open_pack(path)
+            return path
+        except ConfigError:
+            pass  # half a pack from an older crash: build it again
+    path.parent.mkdir(parents=True, exist_ok=True)
+    build_pack(datasets, path)
+    return path
+
+
+def describe(plan: EvalPlan, evaluation: Evaluation, command: str, minutes: float, resumed: bool) -> str:
+    """How the table was made, in one paragraph, from the plan and the results files' headers."""
+    config = next((r.config for r in evaluation.results if r.config), {})
+    knowledge = plan.settings.knowledge
+    if knowledge.startswith("pack:"):
+        knowledge = f"the offline pack `{Path(knowledge[5:]).name}` built from the same files"
+    tools = ", ".join(label(t) for t in plan.tools) or "no tools"
+    day = datetime.now(UTC).strftime("%Y-%m-%d")
+    when = f"{minutes:.0f} minutes" if minutes >= 1 else "under a minute"
+    timing = (
+        f"This run took {when} of wall time"
+        + (" (resumed: questions already in the folder were not run again)" if resumed else "")
+        + f" on {os.cpu_count()} CPU cores ({platform.machine()})."
+    )
+    return (
+        f"_Generated on {day} by `{command}`._ Model: {config.get('model', '?')} (`{plan.settings.provider}`). "
+        f"Questions: the first {evaluation.planned} of {', '.join(f'`{Path(d).name}`' for d in plan.datasets)}. "
+        f"Knowledge: {knowledge}. ReAct and Act: at most {plan.max_calls} model calls, tools {tools}, "
+        f"{plan.sentences} sentences a Search. CoT-SC: {plan.samples} samples at temperature {plan.sc_temperature}; "
+        f"greedy decoding (temperature {plan.temperature}) otherwise. CoT-SC → ReAct and ReAct → CoT-SC reuse the "
+        "CoT-SC and ReAct results of the same folder for the same question instead of running them again. "
+        f"{timing} The columns `finished` … `loop` count the episodes by how they ended."
+    )
+
+
+def section(plan: EvalPlan, evaluation: Evaluation, command: str, minutes: float, resumed: bool) -> str:
+    table = markdown_table(evaluation.results, every_strategy=True)
+    return f"{BEGIN}\n{describe(plan, evaluation, command, minutes, resumed)}\n\n{table}\n{END}"
+
+
+def rewrite(doc: str | Path, new_section: str) -> None:
+    """Replace the marked section of ``doc`` (written beside and renamed, so never half written)."""
+    doc = Path(doc)
+    try:
+        text = doc.read_text(encoding="utf-8")
+    except OSError as e:
+        raise ConfigError(f"Cannot read {doc}: {e.strerror or e}.") from None
+    begin = text.find(BEGIN.split(" (")[0])
+    end = text.find(END, begin + 1) if begin >= 0 else -1
+    if begin < 0 or end < 0:
+        raise ConfigError(f"{doc} has no table section: put {BEGIN!r} and {END!r} lines where the table goes.")
+    updated = text[:begin] + new_section + text[end + len(END) :]
+    partial = doc.with_name(f".{doc.name}.partial")
+    partial.write_text(updated, encoding="utf-8")
+    os.replace(partial, doc)

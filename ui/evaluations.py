@@ -1,0 +1,243 @@
+"""The Evaluate page's verbs and what it draws, as values: start an evaluation, open one, the progress label, the
+message after Stop, the results table, the chart beside the paper, the list of past evaluations.
+
+Everything shown about an evaluation is read from its results folder (``react_core.evaluation.results``), the
+running one included, so a reload or another day shows the same thing. The plan comes from the page's own widgets
+(the paper's setup unless changed there) and the model, key and knowledge source from Settings.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from react_core.evaluation import results
+from react_core.evaluation.paper import PAPER_HOTPOTQA_EM, PAPER_MODEL, STRATEGY_LABELS
+from react_core.evaluation.report import PAPER_N, label
+from react_core.evaluation.run import EvalPlan
+from react_core.evaluation.strategies import (
+    AGENTS,
+    DEFAULT_PRESETS,
+    PAPER_REACT_STEPS,
+    PAPER_SC_SAMPLES,
+    PAPER_TOOLS,
+    ROLE_MODES,
+    ROLES,
+    SAMPLING,
+)
+from react_core.evaluation.summary import ENDINGS
+from react_core.paths import evaluations_dir, shared_data_dir
+from react_core.prompts import list_presets, load_preset
+from react_core.settings import RunSettings
+from ui import state
+from ui.jobs.evaluation import EvalJob
+
+PAPER_500 = "react_paper_eval_500_indices.json"
+MIN_CHART_N = 20  # fewer questions say too little to set beside the paper's 500
+PAPER_DEFAULTS = {
+    "eval-max-calls": PAPER_REACT_STEPS,
+    "eval-tools": list(PAPER_TOOLS),
+    "eval-samples": PAPER_SC_SAMPLES,
+}
+PAPER_DEFAULTS.update({f"eval-preset-{role}": name for role, name in DEFAULT_PRESETS.items()})
+
+
+def datasets() -> dict[str, Path]:
+    folder = shared_data_dir() / "hotpotqa"
+    return {p.name: p for p in sorted(folder.glob("*.json")) if p.name != PAPER_500} if folder.is_dir() else {}
+
+
+def roles(strategies: list[str]) -> list[str]:
+    return [r for r in DEFAULT_PRESETS if any(r in ROLES[s] for s in strategies)]
+
+
+def uses_agent(strategies: list[str]) -> bool:
+    return any(s in AGENTS for s in strategies)
+
+
+def samples(strategies: list[str]) -> bool:
+    return any(s in SAMPLING for s in strategies)
+
+
+@st.cache_data(ttl=30, show_spinner=False)
+def preset_choices(role: str) -> list[str]:
+    """Presets that can play a role: of its mode, and for Act and ReAct, with or without thoughts accordingly."""
+    names = list_presets(ROLE_MODES[role])
+    if ROLE_MODES[role] != "react":
+        return names
+    formats = {}
+    for name in names:
+        try:
+            formats[name] = load_preset(name).format
+        except Exception:  # a broken user preset is simply not offered
+            continue
+    return [n for n, f in formats.items() if (f == "act") == (role == "act")]
+
+
+def reset_to_paper() -> None:
+    st.session_state.update(PAPER_DEFAULTS)
+
+
+def start() -> None:
+    """Run button: an evaluation of the page's choices in a new folder, which opens at once."""
+    ss = st.session_state
+    if state.running() or (ss.eval_job is not None and not ss.eval_job.done):
+        state.flash("warning", "Something is already running; wait for it or stop it first.")
+        return
+    chosen = list(ss.get("eval-strategies") or [])
+    if not chosen:
+        state.flash("warning", "Choose at least one strategy.")
+        return
+    dataset = datasets()[ss["eval-dataset"]]
+    plan = EvalPlan(
+        datasets=[str(dataset)],
+        strategies=chosen,
+        out_dir=str(results.new_folder()),
+        settings=RunSettings.from_dict(state.settings()),
+        indices=str(dataset.parent / PAPER_500) if ss.get("eval-500") else None,
+        limit=int(ss["eval-limit"]),
+        max_calls=int(ss.get("eval-max-calls", PAPER_REACT_STEPS)),
+        tools=list(ss.get("eval-tools", PAPER_TOOLS)),
+        samples=int(ss.get("eval-samples", PAPER_SC_SAMPLES)),
+        presets={r: ss.get(f"eval-preset-{r}", DEFAULT_PRESETS[r]) for r in DEFAULT_PRESETS},
+    )
+    ss.eval_job = EvalJob(plan, api_key=ss.api_key).start()
+    ss.eval_open = plan.out_dir
+
+
+def open_past() -> None:
+    ss = st.session_state
+    if ss.get("eval-past"):
+        ss.eval_open = ss["eval-past"]
+    ss["eval-past"] = None
+
+
+# -- reading folders (cached until a file changes) --------------------------------------------------------
+
+
+def _files(folder: Path) -> tuple:
+    return tuple((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in sorted(folder.glob("*.jsonl")))
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _load(folder: str, signature: tuple) -> results.Evaluation:  # the signature is part of the cache key
+    return results.load_evaluation(folder)
+
+
+def load(folder: str | Path) -> results.Evaluation:
+    return _load(str(folder), _files(Path(folder)))
+
+
+def past() -> list[results.Evaluation]:
+    root = evaluations_dir()
+    folders = [p for p in root.iterdir() if p.is_dir() and any(p.glob("*.jsonl"))] if root.is_dir() else []
+    found = [load(p) for p in folders]
+    return sorted(found, key=lambda e: (e.created_at, e.folder.name), reverse=True)
+
+
+# -- what the page draws -------------------------------------------------------------------------------
+
+
+def when(evaluation: results.Evaluation) -> str:
+    return evaluation.created_at.replace("T", " ")[:16] + " UTC"
+
+
+def ended_text(ended: dict[str, int]) -> str:
+    return " · ".join(f"{reason} {count}" for reason, count in ended.items())
+
+
+def progress_label(snap: dict[str, Any]) -> str:
+    """Where a running evaluation is, in words that are true in every state."""
+    name = STRATEGY_LABELS.get(snap["strategy"], snap["strategy"])
+    so_far = f"{name}: {snap['done']} of {snap['total']} questions done" if snap["strategy"] else ""
+    if snap["cancelling"]:
+        return "Stopping after the question under way…" + (f" ({so_far})" if so_far else "")
+    if not snap["strategy"]:
+        return snap["message"] or "Preparing: reading the questions and getting the model ready…"
+    if len(snap["strategies"]) > 1:
+        so_far = so_far.replace(":", f" (strategy {snap['position']} of {len(snap['strategies'])}):", 1)
+    return so_far
+
+
+def ending(snap: dict[str, Any]) -> tuple[str, str] | None:
+    """For a finished job that did not complete: stopped after k of n (and what was not run), or the failure."""
+    if not snap["stopped"] and not snap["error"]:
+        return None
+    cut = [f"{STRATEGY_LABELS[s]} after {d} of {t} questions" for s, (d, t) in snap["counts"].items() if d < t]
+    not_run = [STRATEGY_LABELS[s] for s in snap["strategies"] if s not in snap["counts"]]
+    detail = "; ".join(cut + ([f"not run: {', '.join(not_run)}"] if not_run else []))
+    if snap["error"]:
+        return "error", snap["error"] + (f" — {detail}." if detail else "")
+    if not snap["counts"]:
+        return "warning", "Stopped before the first question; nothing was run."
+    return "warning", f"Stopped: {detail or 'nothing was left to run'}. What finished is saved and shown below."
+
+
+def summary_frame(evaluation: results.Evaluation) -> pd.DataFrame:
+    rows = []
+    for r in evaluation.results:
+        s = r.summary()
+        rows.append(
+            {
+                "strategy": label(r, evaluation.results),
+                "n": s.n,
+                "of": s.planned,
+                "EM": round(100 * s.em, 1),
+                "F1": round(100 * s.f1, 1),
+                f"paper EM (n={PAPER_N})": PAPER_HOTPOTQA_EM.get(r.strategy),
+                **{reason: s.ended.get(reason, 0) for reason in ENDINGS},
+                "well-formed steps %": round(100 * s.well_formed, 1),
+                "avg steps": round(s.avg_steps, 2),
+                "avg seconds": round(s.avg_seconds, 2),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def chart(evaluation: results.Evaluation) -> tuple[pd.DataFrame | None, str]:
+    """EM beside the paper's, n in every label; no bar for a strategy with under MIN_CHART_N questions."""
+    rows, small = {}, []
+    for r in evaluation.results:
+        s = r.summary()
+        if s.n < MIN_CHART_N:
+            small.append(f"{label(r, evaluation.results)} (n={s.n})")
+            continue
+        rows[f"{label(r, evaluation.results)} (n={s.n})"] = {
+            "this evaluation": round(100 * s.em, 1),
+            f"paper, {PAPER_MODEL} (n={PAPER_N})": PAPER_HOTPOTQA_EM.get(r.strategy),
+        }
+    why = ""
+    if small:
+        why = (
+            f"No bar for {', '.join(small)}: fewer than {MIN_CHART_N} questions say too little to set beside the "
+            f"paper's {PAPER_N}; the table above has the figures."
+        )
+    return (pd.DataFrame.from_dict(rows, orient="index") if rows else None), why
+
+
+def past_frame(evaluations: list[results.Evaluation]) -> pd.DataFrame:
+    rows = []
+    for e in evaluations:
+        incomplete = [
+            f"{STRATEGY_LABELS.get(r.strategy, r.strategy)} {len(r.records)} of {r.planned}"
+            for r in e.results
+            if r.planned and len(r.records) < r.planned
+        ]
+        rows.append(
+            {
+                "when": when(e),
+                "strategies": ", ".join(label(r, e.results) for r in e.results),
+                "questions": e.planned,
+                "done": "stopped: " + ", ".join(incomplete) if incomplete else "complete",
+                "ended": ended_text(e.ended()),
+                "folder": e.folder.name,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def records(evaluation: results.Evaluation) -> list[dict[str, Any]]:
+    return [rec for r in evaluation.results for rec in r.records]
