@@ -76,7 +76,7 @@ def test_import_accepts_an_exported_trace_and_explains_what_is_wrong_otherwise(t
         (b"not json", "Not valid JSON"),
         (b"[1, 2]", "Not a ReAct Lab trace"),
         (b'{"question": "q", "steps": [{"thought": "no index"}]}', "Not a ReAct Lab trace"),
-        (b'{"question": "q", "surprise": 1}', "unknown trace fields"),
+        (b'{"question": "q", "surprise": 1}', "surprise is not a known field"),
     ):
         with pytest.raises(ConfigError, match=message):
             parse_trace_json(bad)
