@@ -169,7 +169,7 @@ def with_trace(rec: RunRecord, trace_json: Any) -> RunRecord:
             raise ConfigError("the stored trace is not text")
         rec.trace = load_trace_json(trace_json)
     except (ConfigError, ValueError, TypeError, KeyError) as e:
-        reason = str(e).removeprefix("Not a ReAct Lab trace: ")
+        reason = str(e).removeprefix("Not a ReAct Lab trace: ").rstrip(".")
         rec.damaged = f"{rec.damaged}; {reason}" if rec.damaged else reason
         rec.trace = Trace(
             question=rec.question,
