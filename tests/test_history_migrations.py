@@ -80,9 +80,7 @@ def test_a_history_made_by_the_first_version_opens_with_its_runs_intact(tmp_path
     assert [r.question for r in store.list()] == ["Where is the ÉCOLE?", "Who wrote Ulysses?"]
     assert [store.get(r.id).trace.to_dict() for r in store.list()[::-1]] == traces
     # Old rows are case-folded too (SQLite's LIKE folds only ASCII).
-    assert [r.question for r in store.list("école")] == [
-        "Where is the ÉCOLE?"
-    ]
+    assert [r.question for r in store.list("école")] == ["Where is the ÉCOLE?"]
     assert store.last_settings() == {"temperature": 0.3}  # remembered settings belong to the default owner
     assert open_history("someone", url="", path=path).count() == 0
     new_id = store.save(Trace(question="After the upgrade"))
