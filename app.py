@@ -14,10 +14,14 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:  # AppTest and other runners do not always put the app folder on the path
     sys.path.insert(0, str(HERE))
 
-from ui import state, turns  # noqa: E402
-from ui.sidebar import render_sidebar  # noqa: E402
+from ui import identity, state, turns  # noqa: E402
+from ui.sidebar import render_sidebar, render_sign_in  # noqa: E402
 
 st.set_page_config(page_title="ReAct Lab", page_icon=":material/psychology:", layout="wide")
+if identity.mode() == identity.SIGNED_IN and not identity.signed_in():
+    # Nothing else is drawn, routed to or read from history before the person is known.
+    st.navigation([st.Page(render_sign_in, title="Sign in", icon=":material/login:")], position="hidden").run()
+    st.stop()
 state.init_state()
 turns.collect()
 

@@ -13,6 +13,7 @@ import streamlit as st
 from react_core.providers import provider_class
 from ui import state, turns
 from ui.examples import chat_examples
+from ui.history_view import RUN_PARAM
 from ui.render import render_answer, render_current, render_status, render_steps
 from ui.text import md_literal
 
@@ -34,7 +35,12 @@ def render_turn(turn: dict) -> None:
                 "Retry", key=f"retry-{turn['id']}", icon=":material/refresh:", on_click=turns.retry, args=(turn["id"],)
             )
         if turn.get("history_id"):
-            st.caption(f"Saved to History as run #{turn['history_id']}.")
+            st.page_link(
+                "pages/history.py",
+                label=f"Saved to History as run #{turn['history_id']}",
+                icon=":material/history:",
+                query_params={RUN_PARAM: str(turn["history_id"])},
+            )
 
 
 def live_turn() -> None:

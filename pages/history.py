@@ -8,19 +8,29 @@ import streamlit as st
 
 from react_core.errors import ReactLabError
 from ui import state
-from ui.history_view import render_compare, render_import, render_list, render_open
+from ui.history_view import RUN_PARAM, render_compare, render_import, render_list, render_open
 from ui.text import md_literal
 
 state.require_app()
 st.header("History", anchor=False)
 state.show_flash()
 store = state.history_store()
+status = store.status()
+if not status.readable:
+    st.error(md_literal(f"History is off: {status.reason}"), icon=":material/error:")
+    st.stop()
+if not status.writable:
+    st.warning(md_literal(f"History can be read but not saved to: {status.reason}"), icon=":material/warning:")
 try:
     total = store.count()
 except ReactLabError as e:
-    st.error(str(e))
+    st.error(md_literal(str(e)))
     st.stop()
-st.caption(md_literal(f"{total:,} runs saved in {store.path}"))
+st.caption(md_literal(f"{total:,} runs saved in {status.where}"))
+asked = st.query_params.get(RUN_PARAM)
+if asked:  # a link to one run (from the chat): open it once, then the page is the person's again
+    del st.query_params[RUN_PARAM]
+    st.session_state.history_open = int(asked) if asked.isdigit() else None
 
 runs_tab, compare_tab, import_tab = st.tabs(["Runs", "Compare", "Import"])
 with runs_tab:

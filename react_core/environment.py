@@ -41,6 +41,11 @@ VARIABLES = (
     Variable("REACT_PACK", "the default offline pack file"),
     Variable("REACT_MODEL_CACHE", "where the on-device model file is assembled"),
     Variable("REACT_SECRETS_PATH", "secrets files to read keys from, separated by the path separator (empty: none)"),
+    Variable("REACT_PUBLIC_DEMO", "1: public demo mode (no sign-in; each browser session keeps its runs to itself)"),
+    Variable("REACT_DEMO_SERVER_KEYS", "1: in public demo mode, visitors may use the server's own API keys"),
+    Variable(
+        "REACT_DEMO_CALLS_PER_MINUTE", "in public demo mode, model calls a visitor may make per minute (default 20)"
+    ),
     Variable("REACT_LLAMA_EXTRA_BUFFERS", "1 or 0: llama.cpp's extra buffer types on or off (default: off with AMX)"),
 )
 BY_NAME = {v.name: v for v in VARIABLES}

@@ -106,31 +106,39 @@ def _read_examples_from(ref: str) -> str:
 def load_preset_file(path: str | Path, *, builtin: bool = False) -> Preset:
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except OSError as e:
         raise ConfigError(f"Cannot read preset {path}: {e.strerror or e}.") from None
+    return preset_from_toml(text, path.stem, where=str(path), builtin=builtin)
+
+
+def preset_from_toml(text: str, name: str, *, where: str, builtin: bool = False) -> Preset:
+    """A preset from its TOML text (a file's, or one kept in a person's history); ``where`` names it in errors and
+    is its ``path``."""
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"Preset {path} is not valid TOML: {e}.") from None
+        raise ConfigError(f"Preset {where} is not valid TOML: {e}.") from None
     fmt = data.get("format")
     if fmt not in FORMATS:
-        raise ConfigError(f"Preset {path} needs format = one of {', '.join(FORMATS)} (got {fmt!r}).")
+        raise ConfigError(f"Preset {where} needs format = one of {', '.join(FORMATS)} (got {fmt!r}).")
     mode = data.get("mode", "react")
     if mode not in MODES:
-        raise ConfigError(f"Preset {path} has mode {mode!r}; use one of {', '.join(MODES)}.")
+        raise ConfigError(f"Preset {where} has mode {mode!r}; use one of {', '.join(MODES)}.")
     examples = data.get("examples", "")
     if data.get("examples_from"):
         examples = _read_examples_from(data["examples_from"])
     return Preset(
-        name=path.stem,
+        name=name,
         format=fmt,
         instructions=data.get("instructions", ""),
         examples=examples,
         question=data.get("question", ""),
         tools={k: str(v) for k, v in data.get("tools", {}).items()},
-        title=data.get("title", path.stem),
+        title=data.get("title", name),
         description=data.get("description", ""),
         builtin=builtin,
-        path=str(path),
+        path=where,
         mode=mode,
     )
 
@@ -205,8 +213,9 @@ def dump_preset(preset: Preset) -> str:
     return "\n".join(lines) + "\n"
 
 
-def save_user_preset(preset: Preset, name: str) -> Path:
-    """Save under a new name in the user presets folder; shipped presets are never overwritten."""
+def check_new_preset(preset: Preset, name: str) -> str:
+    """The TOML text to save ``preset`` under ``name``; ConfigError when the name or the prompt is not acceptable.
+    Shipped presets are never overwritten."""
     if not _NAME.match(name):
         raise ConfigError("A preset name uses letters, digits, '-', '_' or '.', up to 64 characters.")
     if name in {p.stem for p in BUILTIN_PRESETS_DIR.glob("*.toml")}:
@@ -214,10 +223,16 @@ def save_user_preset(preset: Preset, name: str) -> Path:
     problems = validate_preset(preset)
     if problems:
         raise ConfigError(f"The preset has problems and was not saved: {problems[0]}")
+    return dump_preset(replace(preset, name=name, builtin=False))
+
+
+def save_user_preset(preset: Preset, name: str) -> Path:
+    """Save under a new name in the user presets folder; shipped presets are never overwritten."""
+    text = check_new_preset(preset, name)
     folder = presets_dir()
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{name}.toml"
-    path.write_text(dump_preset(replace(preset, name=name, builtin=False)), encoding="utf-8")
+    path.write_text(text, encoding="utf-8")
     return path
 
 

@@ -8,36 +8,16 @@ chromium``) and the playwright package; installs nothing itself (never ``playwri
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import re
-import signal
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
-from app_helpers import NATIONALITY_Q, NATIONALITY_SCRIPT, ROOT, offline_pack, write_script
+from app_helpers import NATIONALITY_Q, NATIONALITY_SCRIPT
+from browser_helpers import WAIT_MS, ask, chromium, nav, needs_chromium, open_page, shot, streamlit
 
-CHROMIUM = Path("/usr/bin/chromium")
-SHOTS = ROOT / "docs" / "screenshots"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 LIVE = re.compile(r"Getting ready…|Thinking… step \d+ of \d+")
-WAIT_MS = 20_000  # generous waits for a loaded machine; never a speed assertion
 # Our own fixtures, named so that they never meet pytest-playwright's (``browser``, ``page``) if it is installed.
 GATE = "gate"  # the first step of a conversation waits until the test creates this file in the server's folder
 
@@ -64,66 +44,11 @@ def _open_gate(server: dict) -> None:
         time.sleep(0.02)
 
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's Chromium: apt-get install -y chromium"),
-]
+pytestmark = [pytest.mark.browser, needs_chromium]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_healthy(url: str, proc: subprocess.Popen, log: Path, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            pytest.fail(f"streamlit exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.2)
-    pytest.fail(f"streamlit did not become healthy:\n{log.read_text()[-3000:]}")
-
-
-@contextlib.contextmanager
 def _streamlit(home: Path):
-    """``streamlit run app.py`` in its own process group, stopped (the whole group) afterwards."""
-    port = _free_port()
-    env = {
-        **os.environ,
-        "REACT_PROVIDER": "scripted",
-        "REACT_SCRIPT": str(write_script(home / "script.json", _script(home))),
-        "REACT_KNOWLEDGE": f"pack:{offline_pack()}",
-        "REACT_HISTORY_DB": str(home / "history.sqlite"),
-        "REACT_PRESETS_DIR": str(home / "presets"),
-        "REACT_SECRETS_PATH": "",
-    }
-    log = home / "streamlit.log"
-    with log.open("w") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)],
-            cwd=ROOT,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_healthy(url, proc, log)
-        yield {"url": url, "home": home}
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=15)
+    return streamlit(home, _script(home))
 
 
 @pytest.fixture(scope="module")
@@ -134,49 +59,14 @@ def app_server(tmp_path_factory: pytest.TempPathFactory):
 
 @pytest.fixture(scope="module")
 def chromium_browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        # launch() gives every run a fresh temporary profile (its own --user-data-dir).
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
-        try:
-            yield b
-        finally:
-            b.close()
-
-
-def _open(browser, url: str, height: int = 900):
-    context = browser.new_context(viewport={"width": 1280, "height": height}, accept_downloads=True)
-    page = context.new_page()
-    page.set_default_timeout(WAIT_MS)
-    page.goto(url)
-    page.get_by_test_id("stChatInput").locator("textarea").wait_for()
-    return context, page
-
-
-def _ask(page, question: str) -> None:
-    box = page.get_by_test_id("stChatInput").locator("textarea")
-    box.fill(question)
-    box.press("Enter")
-
-
-def _nav(page, title: str) -> None:
-    page.get_by_test_id("stSidebarNav").get_by_text(title, exact=True).click()
-    page.get_by_role("heading", name=title).wait_for()
-
-
-def _shot(page, name: str, top: bool = False) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    if top:  # Streamlit scrolls its main area, not the window
-        page.evaluate("for (const el of document.querySelectorAll('*')) { if (el.scrollTop > 0) el.scrollTop = 0 }")
-    page.wait_for_timeout(300)  # let the last rerun settle so the picture is not mid-paint
-    page.screenshot(path=str(SHOTS / name), full_page=False)
+    with chromium() as browser:
+        yield browser
 
 
 def test_journey_ask_inspect_change_settings_ask_again_history_export(app_server, chromium_browser):
-    context, page = _open(chromium_browser, app_server["url"], height=1500)  # tall: whole turns in the shots
+    context, page = open_page(chromium_browser, app_server["url"], height=1500)  # tall: whole turns in the shots
     try:
-        _ask(page, NATIONALITY_Q)
+        ask(page, NATIONALITY_Q)
         page.get_by_text(LIVE).first.wait_for()  # the live status while it runs
         _open_gate(app_server)
         page.get_by_text("Answered · 4 steps", exact=False).wait_for()
@@ -188,7 +78,7 @@ def test_journey_ask_inspect_change_settings_ask_again_history_export(app_server
         assert link.get_attribute("href") == "https://en.wikipedia.org/wiki/Scott_Derrickson"
         assert link.get_attribute("target") == "_blank"
         page.get_by_text("Found in step 2 (Search)").wait_for()
-        _shot(page, "chat.png", top=True)
+        shot(page, "chat.png", top=True)
 
         # The model call behind step 2: what was new in it, and the request as sent, found by the browser's find.
         panel.get_by_text("What is new in this call").wait_for()
@@ -196,9 +86,9 @@ def test_journey_ask_inspect_change_settings_ask_again_history_export(app_server
         panel.get_by_text("Request as the API received it", exact=False).click()
         panel.get_by_text('"$ref": "system"', exact=False).first.wait_for()
         panel.get_by_text("Model call").scroll_into_view_if_needed()
-        _shot(page, "model-call.png")
+        shot(page, "model-call.png")
 
-        _nav(page, "Settings")
+        nav(page, "Settings")
         slider = page.get_by_role("slider", name="Temperature")
         slider.focus()
         for _ in range(14):  # 0.00 -> 0.70 in steps of 0.05
@@ -209,18 +99,18 @@ def test_journey_ask_inspect_change_settings_ask_again_history_export(app_server
         instructions.fill("Answer briefly.\n" + instructions.input_value())
         instructions.press("Control+Enter")
         page.get_by_text("Your edited prompt is in use.").wait_for()
-        _shot(page, "settings.png", top=True)
+        shot(page, "settings.png", top=True)
 
-        _nav(page, "Chat")
-        _ask(page, "What is 17 * 23 + 4?")
+        nav(page, "Chat")
+        ask(page, "What is 17 * 23 + 4?")
         page.get_by_text("Answered · 2 steps", exact=False).wait_for()
         page.get_by_text("Step 1 · Calculator[17 * 23 + 4]").wait_for()
 
-        _nav(page, "History")
+        nav(page, "History")
         runs = page.get_by_role("tabpanel", name="Runs")
         runs.get_by_text(NATIONALITY_Q).wait_for()
         runs.get_by_text("What is 17 * 23 + 4?").wait_for()
-        _shot(page, "history.png")
+        shot(page, "history.png")
 
         runs.get_by_role("button", name="Open").first.click()  # newest first: the calculator run
         with page.expect_download() as download:
@@ -236,23 +126,26 @@ def test_journey_ask_inspect_change_settings_ask_again_history_export(app_server
 
         page.get_by_role("tab", name="Compare").click()
         page.get_by_text("temperature", exact=True).first.wait_for()  # the settings that differ
-        _shot(page, "compare.png")
+        shot(page, "compare.png")
     finally:
         context.close()
 
 
 def test_two_browser_sessions_at_once_keep_their_own_conversation_and_settings(app_server, chromium_browser):
-    (ca, alice), (cb, bob) = _open(chromium_browser, app_server["url"]), _open(chromium_browser, app_server["url"])
+    (ca, alice), (cb, bob) = (
+        open_page(chromium_browser, app_server["url"]),
+        open_page(chromium_browser, app_server["url"]),
+    )
     try:
-        _nav(alice, "Settings")
+        nav(alice, "Settings")
         alice.get_by_role("slider", name="Max model calls").focus()
         alice.get_by_role("slider", name="Max model calls").press("ArrowLeft")
         thumb = alice.get_by_role("group", name="Max model calls").get_by_test_id("stSliderThumbValue")
         thumb.filter(has_text="7").wait_for()
-        _nav(alice, "Chat")
+        nav(alice, "Chat")
 
-        _ask(alice, "Alice: " + NATIONALITY_Q)
-        _ask(bob, "Bob: " + NATIONALITY_Q)
+        ask(alice, "Alice: " + NATIONALITY_Q)
+        ask(bob, "Bob: " + NATIONALITY_Q)
         alice.get_by_text("of 7", exact=False).first.wait_for()  # Alice's budget …
         bob.get_by_text("of 8", exact=False).first.wait_for()  # … is not Bob's
         _open_gate(app_server)
@@ -267,9 +160,9 @@ def test_two_browser_sessions_at_once_keep_their_own_conversation_and_settings(a
 
 
 def test_stop_cancels_a_running_turn_in_the_browser(app_server, chromium_browser):
-    context, page = _open(chromium_browser, app_server["url"])
+    context, page = open_page(chromium_browser, app_server["url"])
     try:
-        _ask(page, "Stop me: " + NATIONALITY_Q)
+        ask(page, "Stop me: " + NATIONALITY_Q)
         page.get_by_text(LIVE).first.wait_for()
         page.get_by_role("button", name="Stop").click()
         page.get_by_text("Stopped by you", exact=False).wait_for()
@@ -283,7 +176,7 @@ def test_a_fresh_servers_first_request_may_be_a_page_url(tmp_path, chromium_brow
     # Before app.py has run once, Streamlit still reads pages/ as a legacy multipage folder; a page opened straight
     # by its URL must still get the app's session and navigation.
     with _streamlit(tmp_path) as server:
-        context, page = _open(chromium_browser, server["url"] + "/history")
+        context, page = open_page(chromium_browser, server["url"] + "/history")
         try:
             nav = page.get_by_test_id("stSidebarNav")
             for title in ("Chat", "Settings", "History", "Evaluate"):
@@ -292,7 +185,7 @@ def test_a_fresh_servers_first_request_may_be_a_page_url(tmp_path, chromium_brow
             assert page.get_by_test_id("stException").count() == 0
         finally:
             context.close()
-        context, page = _open(chromium_browser, server["url"], height=700)
+        context, page = open_page(chromium_browser, server["url"], height=700)
         try:
             page.goto(server["url"] + "/history")
             page.get_by_role("heading", name="History").wait_for()

@@ -1,5 +1,5 @@
-"""Exports: JSON round-trips exactly; Markdown reads well, says where the answer is grounded, and never lets model or
-Wikipedia text act as Markdown."""
+"""Exports: JSON round-trips exactly and passes the import validation; Markdown reads well, says where the answer is
+grounded, and never lets model or Wikipedia text act as Markdown."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from react_core.export import fenced, file_stem, md_escape, safe_url, to_json, to_markdown
-from react_core.trace import Action, Exchange, Observation, Source, Step, Trace, Usage
+from react_core.trace import STOP_REASONS, Action, Exchange, Observation, Source, Step, Trace, Usage
+from react_core.trace_schema import parse_trace_json
 
 
 def trace_with(answer: str | None, observations: list[str], fmt: str = "paper", error_last: bool = False) -> Trace:
@@ -87,3 +88,58 @@ def test_file_stem_is_a_safe_name():
     assert file_stem(trace_with("x", []), 12) == "react-run-12-q"
     trace = Trace(question="Who was the 1st président, really?/../")
     assert file_stem(trace) == "react-run-who-was-the-1st-pr-sident-really"
+
+
+_texts = st.text(max_size=30)
+_counts = st.integers(min_value=0, max_value=10**9)
+_seconds = st.floats(min_value=0, max_value=1e6, allow_nan=False, allow_infinity=False)
+_observations = st.builds(
+    Observation,
+    text=_texts,
+    is_error=st.booleans(),
+    sources=st.lists(st.builds(Source, _texts, _texts, st.none() | _counts), max_size=2),
+    note=_texts,
+    evidence=st.booleans(),
+)
+_steps = st.lists(
+    st.builds(
+        Step,
+        index=st.just(0),
+        thought=_texts,
+        action=st.none() | st.builds(Action, _texts, _texts),
+        observation=st.none() | _observations,
+        final_answer=st.none() | _texts,
+        raw_output=_texts,
+        usage=st.builds(Usage, _counts, _counts),
+        seconds=_seconds,
+        leaked_observation=st.booleans(),
+    ),
+    max_size=4,
+)
+
+
+@given(
+    question=_texts,
+    steps=_steps,
+    gaps=st.lists(st.integers(min_value=1, max_value=3), min_size=4, max_size=4),
+    answer=st.none() | _texts,
+    stop=st.sampled_from([None, *STOP_REASONS]),
+    context=st.lists(st.builds(Exchange, _texts, _texts), max_size=2),
+)
+def test_every_json_export_passes_import_validation_and_imports_back_exactly(
+    question, steps, gaps, answer, stop, context
+):
+    index = 0
+    for step, gap in zip(steps, gaps, strict=False):
+        index += gap
+        step.index = index
+    trace = Trace(
+        question=question,
+        settings={"provider": "scripted", "temperature": 0.5, "tools": ["search"]},
+        steps=steps,
+        final_answer=answer,
+        stop_reason=stop,
+        context=context,
+        started_at="2026-01-01T00:00:00+00:00",
+    )
+    assert parse_trace_json(to_json(trace)).to_dict() == trace.to_dict()

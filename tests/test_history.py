@@ -1,5 +1,6 @@
-"""The history store: WAL mode, exact round trips, search, delete, import, remembered settings without secrets,
-and writers on many threads at once."""
+"""The history store on both backends (SQLite and a real PostgreSQL server): exact round trips, search, delete,
+import, remembered settings without secrets, saved presets, each owner's history theirs alone, and writers on many
+threads at once."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ import threading
 import pytest
 
 from react_core.errors import ConfigError
-from react_core.history import HistoryStore, parse_trace_json
+from react_core.history import HistoryStore, SQLiteStore, open_history, parse_trace_json
 from react_core.trace import Action, Observation, Source, Step, Trace, Usage
+
+pytest_plugins = ("pg_helpers",)  # the PostgreSQL server fixtures
 
 
 def make_trace(question: str = "Who?", answer: str | None = "Ann", observation: str = "Ann wrote it.") -> Trace:
@@ -35,72 +38,186 @@ def make_trace(question: str = "Who?", answer: str | None = "Ann", observation: 
     )
 
 
-def test_the_file_is_in_wal_mode_and_a_trace_round_trips_exactly(tmp_path):
-    store = HistoryStore(tmp_path / "h.sqlite")
+@pytest.fixture(params=["sqlite", "postgres"])
+def open_store(request, tmp_path):
+    """``open_store(owner='')``: a store of that owner, on this test's own SQLite file or PostgreSQL schema."""
+    if request.param == "sqlite":
+        path = tmp_path / "h.sqlite"
+        return lambda owner="": open_history(owner, url="", path=path)
+    url = request.getfixturevalue("postgres_url")
+    return lambda owner="": open_history(owner, url=url)
+
+
+def test_a_trace_round_trips_exactly(open_store):
+    store = open_store()
     trace = make_trace()
     run_id = store.save(trace, conversation="c1")
-    with sqlite3.connect(tmp_path / "h.sqlite") as conn:
-        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     record = store.get(run_id)
-    assert record.trace.to_dict() == trace.to_dict()
+    assert record.trace.to_dict() == trace.to_dict() and record.damaged == ""
     assert (record.question, record.final_answer, record.steps, record.tokens) == ("Who?", "Ann", 2, 235)
     assert record.conversation == "c1" and record.origin == "chat"
+    assert store.status().state == "usable"
+
+
+def test_text_neither_database_can_hold_in_a_column_still_round_trips(open_store):
+    # NUL is refused by PostgreSQL text columns, a lone surrogate by UTF-8: the columns get U+FFFD, the trace's JSON
+    # keeps NUL as an escape (a surrogate is replaced where it enters, as everywhere).
+    store = open_store()
+    trace = make_trace(question="nul\x00here", answer="a\ud800b")
+    record = store.get(store.save(trace))
+    assert record.question == "nul\ufffdhere" and record.final_answer == "a\ufffdb"
+    assert record.trace.question == "nul\x00here" and record.trace.final_answer == "a\ufffdb"
+    assert [r.id for r in store.list("nul")] == [record.id]
+
+
+def test_the_sqlite_file_is_in_wal_mode_and_holds_no_key(tmp_path):
+    HistoryStore(tmp_path / "h.sqlite").save(make_trace())
+    with sqlite3.connect(tmp_path / "h.sqlite") as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert b"sk-never" not in (tmp_path / "h.sqlite").read_bytes()
 
 
-def test_search_matches_every_word_in_questions_thoughts_and_observations(tmp_path):
-    store = HistoryStore(tmp_path / "h.sqlite")
+def test_search_matches_every_word_in_any_case(open_store):
+    store = open_store()
     a = store.save(make_trace("Who wrote the book?", observation="Ann wrote it in Paris."))
     b = store.save(make_trace("Where is Rome?", answer="Italy", observation="Rome is in Italy."))
-    assert [r.id for r in store.list()] == [b, a]
+    c = store.save(make_trace("ÉCOLE normale?", answer="Straße", observation="Über alles."))
+    assert [r.id for r in store.list()] == [c, b, a]
     assert [r.id for r in store.list("paris ANN")] == [a]
     assert [r.id for r in store.list("italy")] == [b]
-    assert [r.id for r in store.list("Search the book")] == [b, a]  # thoughts count
-    assert store.list("100%_") == []  # LIKE wildcards are literal
+    assert [r.id for r in store.list("Search the book")] == [c, b, a]  # thoughts count
+    assert [r.id for r in store.list("école über STRASSE")] == [c]  # case-insensitive beyond ASCII
+    assert store.list("paris rome") == []  # every word must occur
+    assert [r.id for r in store.list("rome", limit=1)] == [b]
 
 
-def test_delete_and_count(tmp_path):
-    store = HistoryStore(tmp_path / "h.sqlite")
+def test_like_wildcards_in_a_search_are_literal(open_store):
+    store = open_store()
+    percent = store.save(make_trace("Is it 50% done?"))
+    store.save(make_trace("Is it 50x done?"))
+    underscore = store.save(make_trace("What is a_b?"))
+    store.save(make_trace("What is axb?"))
+    backslash = store.save(make_trace("Path c:\\temp?"))
+    assert [r.id for r in store.list("50%")] == [percent]
+    assert [r.id for r in store.list("a_b")] == [underscore]
+    assert [r.id for r in store.list("c:\\temp")] == [backslash]
+    assert [r.id for r in store.list("%")] == [percent]
+    assert [r.id for r in store.list("_")] == [underscore]
+
+
+def test_delete_and_count(open_store):
+    store = open_store()
     run_id = store.save(make_trace())
     assert store.count() == 1
     assert store.delete(run_id) is True and store.delete(run_id) is False
     assert store.get(run_id) is None and store.count() == 0
 
 
-def test_import_accepts_an_exported_trace_and_explains_what_is_wrong_otherwise(tmp_path):
-    store = HistoryStore(tmp_path / "h.sqlite")
+def test_import_accepts_an_exported_trace_and_explains_what_is_wrong_otherwise(open_store):
+    store = open_store()
     trace = make_trace()
     run_id = store.import_json(json.dumps(trace.to_dict()).encode())
     assert store.get(run_id).trace.to_dict() == trace.to_dict() and store.get(run_id).origin == "import"
     for bad, message in (
         (b"not json", "Not valid JSON"),
         (b"[1, 2]", "Not a ReAct Lab trace"),
-        (b'{"question": "q", "steps": [{"thought": "no index"}]}', "Not a ReAct Lab trace"),
-        (b'{"question": "q", "surprise": 1}', "unknown trace fields"),
+        (b'{"question": "q", "steps": [{"thought": "no index"}]}', r"steps\[0\].index is missing"),
+        (b'{"question": "q", "surprise": 1}', "surprise is not a known field"),
     ):
         with pytest.raises(ConfigError, match=message):
-            parse_trace_json(bad)
+            store.import_json(bad)
     with pytest.raises(ConfigError, match="larger than"):
         parse_trace_json(b" " * 5_000_001)
+    assert store.count() == 1
 
 
-def test_remembered_settings_never_hold_anything_that_looks_like_a_secret(tmp_path):
-    store = HistoryStore(tmp_path / "h.sqlite")
+def test_remembered_settings_never_hold_anything_that_looks_like_a_secret(open_store, tmp_path):
+    store = open_store()
     assert store.last_settings() is None
     store.remember_settings({"temperature": 0.5, "api_key": "sk-x", "token": "t", "provider": "gemini"})
     store.remember_settings({"temperature": 0.7, "api_key": "sk-y", "provider": "gemini"})
     assert store.last_settings() == {"temperature": 0.7, "provider": "gemini"}
-    assert b"sk-" not in (tmp_path / "h.sqlite").read_bytes()
+    if (tmp_path / "h.sqlite").exists():
+        assert b"sk-" not in (tmp_path / "h.sqlite").read_bytes()
 
 
-def test_many_threads_save_at_once_without_losing_a_run(tmp_path):
-    store = HistoryStore(tmp_path / "h.sqlite")
+def test_saved_presets_save_list_get_replace_and_delete(open_store):
+    store = open_store()
+    assert store.presets() == [] and store.get_preset("mine") is None
+    first = store.save_preset("mine", 'name = "mine"\nformat = "paper"\n')
+    store.save_preset("another", "x = 1\n")
+    assert [p.name for p in store.presets()] == ["another", "mine"]
+    assert store.get_preset("mine") == first and first.saved_at
+    store.save_preset("mine", "x = 2\n")  # the same name replaces
+    assert store.get_preset("mine").toml == "x = 2\n" and len(store.presets()) == 2
+    assert store.delete_preset("mine") is True and store.delete_preset("mine") is False
+    assert [p.name for p in store.presets()] == ["another"]
+    for name, toml in (("", "x = 1"), ("n" * 201, "x = 1"), ("big", "x" * 1_000_001)):
+        with pytest.raises(ConfigError, match="saved preset"):
+            store.save_preset(name, toml)
+
+
+def test_each_owner_sees_only_their_own_history(open_store):
+    ann, bob = open_store("ann@example.org"), open_store("bob@example.org")
+    a = ann.save(make_trace("Ann's question about Paris"))
+    b = bob.save(make_trace("Bob's question about Paris"))
+    ann.remember_settings({"temperature": 0.1})
+    bob.remember_settings({"temperature": 0.9})
+    ann.save_preset("shared-name", "owner = 'ann'")
+    bob.save_preset("shared-name", "owner = 'bob'")
+
+    assert [r.id for r in ann.list()] == [a] and [r.id for r in bob.list()] == [b]
+    assert [r.id for r in ann.list("paris")] == [a] and ann.count() == 1 and bob.count() == 1
+    assert ann.last_settings() == {"temperature": 0.1} and bob.last_settings() == {"temperature": 0.9}
+    assert ann.get_preset("shared-name").toml == "owner = 'ann'"
+    assert [p.toml for p in bob.presets()] == ["owner = 'bob'"]
+    # The local single-user app's default owner is yet another history.
+    assert open_store().count() == 0 and open_store().last_settings() is None
+
+    # A crafted request for the other owner's run id finds nothing and deletes nothing.
+    assert ann.get(b) is None and ann.delete(b) is False
+    assert bob.get(a) is None and bob.delete(a) is False
+    assert ann.delete_preset("missing") is False
+    assert bob.delete_preset("shared-name") is True and ann.get_preset("shared-name") is not None
+    assert ann.get(a) is not None and bob.get(b) is not None
+    ann.import_json(json.dumps(make_trace("imported").to_dict()))
+    assert bob.list("imported") == []
+
+
+def test_a_conversation_comes_back_in_order_and_only_for_its_owner(open_store):
+    ann, bob = open_store("ann@example.org"), open_store("bob@example.org")
+    first = ann.save(make_trace("first"), conversation="chat-1")
+    ann.save(make_trace("elsewhere"), conversation="chat-2")
+    second = ann.save(make_trace("second"), conversation="chat-1", origin="retry")
+    bob.save(make_trace("bob's"), conversation="chat-1")  # the same chat id from someone else
+    got = ann.conversation("chat-1")
+    assert [r.id for r in got] == [first, second] and [r.trace.question for r in got] == ["first", "second"]
+    assert [r.trace.question for r in bob.conversation("chat-1")] == ["bob's"]
+    assert ann.conversation("") == [] and ann.conversation("missing") == []
+
+
+def test_ids_that_are_not_ids_find_nothing(open_store):
+    store = open_store()
+    run_id = store.save(make_trace())
+    for crafted in ("1 OR 1=1", "abc", None, -1, 0, 2**70, True):
+        assert store.get(crafted) is None and store.delete(crafted) is False
+    assert store.get(str(run_id)).id == run_id and store.count() == 1
+
+
+def test_an_owner_is_bounded_text(tmp_path):
+    for bad in ("x" * 201, "a\x00b", 3):
+        with pytest.raises(ConfigError, match="owner"):
+            SQLiteStore(tmp_path / "h.sqlite", owner=bad)
+
+
+def test_many_threads_save_at_once_without_losing_a_run(open_store):
+    store = open_store()
     errors: list[BaseException] = []
 
     def writer(n: int) -> None:
         try:
             for i in range(10):
-                HistoryStore(tmp_path / "h.sqlite").save(make_trace(f"q{n}-{i}"))
+                open_store().save(make_trace(f"q{n}-{i}"))
                 store.list(f"q{n}")
         except BaseException as e:  # collected and re-raised on the test's thread
             errors.append(e)
@@ -117,11 +234,21 @@ def test_many_threads_save_at_once_without_losing_a_run(tmp_path):
 
 def test_the_default_path_follows_react_history_db(monkeypatch, tmp_path):
     monkeypatch.setenv("REACT_HISTORY_DB", str(tmp_path / "x" / "h.sqlite"))
+    monkeypatch.delenv("REACT_HISTORY_URL", raising=False)
     HistoryStore().save(make_trace())  # creates the folder
     assert (tmp_path / "x" / "h.sqlite").is_file()
+    assert isinstance(open_history(), SQLiteStore) and open_history().count() == 1
 
 
-def test_an_unwritable_location_is_a_config_error_naming_the_fix(tmp_path):
+def test_react_history_url_chooses_postgresql(monkeypatch, postgres_url):
+    monkeypatch.setenv("REACT_HISTORY_URL", postgres_url)
+    store = open_history("someone")
+    assert type(store).__name__ == "PostgresStore" and store.owner == "someone"
+    run_id = store.save(make_trace())
+    assert open_history("someone").get(run_id).question == "Who?"
+
+
+def test_an_unwritable_location_is_a_history_error_naming_the_fix(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("x")
     with pytest.raises(ConfigError, match="REACT_HISTORY_DB"):

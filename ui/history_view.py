@@ -12,21 +12,26 @@ import streamlit as st
 from react_core import calls
 from react_core.errors import ReactLabError
 from react_core.export import file_stem, plural, to_json, to_markdown
-from react_core.history import HistoryStore, RunRecord
+from react_core.history import RunRecord, Store
 from react_core.trace import STOP_REASONS
 from ui import state, turns
 from ui.render import render_answer, render_status, render_step, render_trace, step_title
 from ui.text import md_literal
 
 LIST_LIMIT = 50
+RUN_PARAM = "run"  # /history?run=N opens run N (of this person's)
 
 
 def _open(run_id: int | None) -> None:
     st.session_state.history_open = run_id
 
 
-def _delete(store: HistoryStore, run_id: int) -> None:
-    store.delete(run_id)
+def _delete(store: Store, run_id: int) -> None:
+    try:
+        store.delete(run_id)
+    except ReactLabError as e:
+        state.flash("error", str(e))
+        return
     st.session_state.history_open = None
     state.flash("success", f"Deleted run #{run_id}.")
 
@@ -41,7 +46,7 @@ def _record_line(r: RunRecord) -> str:
     return f"#{r.id} · {_short(r.question, 70)} {answer}"
 
 
-def render_list(store: HistoryStore) -> None:
+def render_list(store: Store) -> None:
     query = st.text_input("Search runs", key="history-query", placeholder="words in questions, thoughts, answers…")
     records = store.list(query, limit=LIST_LIMIT + 1)
     if not records:
@@ -61,7 +66,7 @@ def render_list(store: HistoryStore) -> None:
         st.caption(f"Showing the newest {LIST_LIMIT}; search to narrow down.")
 
 
-def render_open(store: HistoryStore, record: RunRecord) -> None:
+def render_open(store: Store, record: RunRecord) -> None:
     trace = record.trace.to_dict() if record.trace else {}
     st.button("Back to the list", key="close-run", icon=":material/arrow_back:", on_click=_open, args=(None,))
     st.subheader(f"Run #{record.id}: {md_literal(_short(record.question, 120))}", anchor=False)
@@ -69,6 +74,12 @@ def render_open(store: HistoryStore, record: RunRecord) -> None:
         f" of run #{record.parent_id} at step {record.fork_step}" if record.parent_id else ""
     )
     st.caption(md_literal(f"Saved {record.created_at.replace('T', ' ')} · {origin}"))
+    if record.damaged:
+        # A row edited by hand or damaged: shown as it can be read, never exported or forked as if it were whole.
+        st.error(md_literal(f"This run is damaged and cannot be shown in full: {record.damaged}"))
+        with st.popover("Delete…", icon=":material/delete:"):
+            st.button(f"Delete run #{record.id} for good", key="delete-run", on_click=_delete, args=(store, record.id))
+        return
     stem = file_stem(record.trace, record.id)
     a, b, c = st.columns(3)
     a.download_button(
@@ -108,7 +119,7 @@ def render_fork(run_id: int, trace: dict[str, Any]) -> None:
         st.rerun()
 
 
-def render_compare(store: HistoryStore) -> None:
+def render_compare(store: Store) -> None:
     records = store.list(limit=200)
     if len(records) < 2:
         st.info("Compare needs two runs in the history.")
@@ -154,7 +165,7 @@ def render_compare(store: HistoryStore) -> None:
                     st.caption(f"Step {index}: —")
 
 
-def render_import(store: HistoryStore) -> None:
+def render_import(store: Store) -> None:
     st.caption("Import a trace exported as JSON from this app (or printed by `python -m react_core ask --json`).")
     upload = st.file_uploader("JSON trace", type=["json"], key="import-file")
     if st.button("Import", key="import-run", icon=":material/upload:", disabled=upload is None):

@@ -14,9 +14,9 @@ import streamlit as st
 
 from react_core.errors import ReactLabError
 from react_core.formats import FORMATS
-from react_core.prompts import Preset, list_presets, load_preset, render_prefix, save_user_preset, validate_preset
+from react_core.prompts import Preset, render_prefix, validate_preset
 from react_core.providers.base import estimate_tokens
-from ui import state
+from ui import presets, state
 from ui.bind import seed
 from ui.text import md_literal
 
@@ -24,14 +24,14 @@ FIELDS = {"instructions": "edit-instructions", "examples": "edit-examples", "que
 
 
 def _named() -> Preset:
-    return load_preset(state.preset_name())
+    return presets.load(presets.current_name())
 
 
 def _editor_values() -> dict[str, str]:
     """What the editor shows: the unapplied draft, else the prompt in use."""
     if st.session_state.draft:
         return st.session_state.draft
-    active = state.active_preset()
+    active = presets.active()
     return {f: getattr(active, f) for f in FIELDS}
 
 
@@ -61,7 +61,7 @@ def _on_choose() -> None:
     name = st.session_state["set-preset"]
     state.update_settings(preset=name, format="")
     st.session_state.prompt = st.session_state.draft = None
-    base = load_preset(name)
+    base = presets.load(name)
     _set_editor({f: getattr(base, f) for f in FIELDS})
 
 
@@ -75,7 +75,7 @@ def _on_save() -> None:
     name = st.session_state.get("save-name", "").strip()
     values = {f: st.session_state[key] for f, key in FIELDS.items()}
     try:
-        path = save_user_preset(_candidate(values), name)
+        path = presets.save(_candidate(values), name)
     except ReactLabError as e:
         state.flash("error", str(e))
         return
@@ -88,7 +88,7 @@ def _on_save() -> None:
 
 def _preset_label(name: str) -> str:
     try:
-        p = load_preset(name)
+        p = presets.load(name)
     except ReactLabError:
         return name
     fmt = FORMATS.get(p.format)
@@ -96,16 +96,17 @@ def _preset_label(name: str) -> str:
 
 
 def render_prompt_editor() -> None:
-    names = list_presets(mode="react")  # the direct-answer presets are the evaluation's, not the chat's
-    current = state.preset_name()
+    names = presets.names("react")  # the direct-answer presets are the evaluation's, not the chat's
+    current = presets.current_name()
     if current not in names:
         names.append(current)
     seed("set-preset", current)
+    labels = {name: _preset_label(name) for name in names}  # read now, in this run: not later, outside it
     st.selectbox(
         "Preset (dialect)",
         names,
         key="set-preset",
-        format_func=_preset_label,
+        format_func=lambda name: labels.get(name, name),
         on_change=_on_choose,
         help="Choosing a preset discards unsaved prompt edits.",
     )

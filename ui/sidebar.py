@@ -12,7 +12,7 @@ import streamlit as st
 from react_core.formats import FORMATS
 from react_core.providers import provider_class
 from react_core.tool_specs import label
-from ui import state, turns
+from ui import identity, presets, state, turns
 from ui.text import md_literal
 
 
@@ -27,7 +27,7 @@ def _model_label(s: dict) -> str:
 
 def render_sidebar() -> None:
     s = state.settings()
-    preset = state.active_preset()
+    preset = presets.active()
     fmt = FORMATS.get(preset.format)
     knowledge = s.get("knowledge", "")
     knowledge_label = "Wikipedia (live)" if knowledge == "wikipedia" else f"offline pack {Path(knowledge[5:]).name}"
@@ -50,3 +50,16 @@ def render_sidebar() -> None:
         st.button("New chat", key="new-chat", icon=":material/add_comment:", on_click=turns.new_chat, width="stretch")
         if state.running():
             st.caption("A question is being answered…")
+        st.caption(md_literal(identity.describe()))
+        if identity.mode() == identity.SIGNED_IN:
+            st.button("Sign out", key="sign-out", icon=":material/logout:", on_click=st.logout, width="stretch")
+
+
+def render_sign_in() -> None:
+    """The page a signed-in deployment shows to someone who has not signed in yet."""
+    st.header("ReAct Lab", anchor=False)
+    st.write(
+        "Sign in to chat with ReAct agents, inspect every step and keep your own history. "
+        "Your runs, saved presets and settings are visible to you alone."
+    )
+    st.button("Sign in", key="sign-in", icon=":material/login:", type="primary", on_click=st.login)

@@ -9,6 +9,7 @@ keys vanish when their page is left, so pages copy widget values into these dict
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Mapping
 from typing import Any
@@ -16,12 +17,16 @@ from typing import Any
 import streamlit as st
 
 from react_core.environment import setting_defaults
-from react_core.errors import ConfigError, ReactLabError
-from react_core.history import HistoryStore
+from react_core.errors import ReactLabError
+from react_core.history import Store, open_history
 from react_core.providers import provider_class
 from react_core.settings import RunSettings, default_provider
+from ui import identity
+from ui.jobs import registry
 
 MAX_QUESTION_CHARS = 10_000
+CHAT_PARAM = "chat"  # the URL query parameter holding this conversation's id
+_CHAT_ID = re.compile(r"[0-9a-f]{32}")
 
 
 def initial_settings(env: Mapping[str, str] | None = None, remembered: Mapping[str, Any] | None = None) -> dict:
@@ -42,30 +47,39 @@ def initial_settings(env: Mapping[str, str] | None = None, remembered: Mapping[s
     return settings
 
 
-def history_store() -> HistoryStore:
-    """The store at REACT_HISTORY_DB (read each time, so a test or deployment can point elsewhere)."""
-    return HistoryStore()
+def history_store() -> Store:
+    """This session's history: its owner's runs, in SQLite (REACT_HISTORY_DB) or PostgreSQL (REACT_HISTORY_URL), read
+    each time so that a test or a deployment can point elsewhere."""
+    return open_history(identity.owner())
 
 
 def init_state() -> None:
     """Create every session-state slot this app uses, once per browser session."""
     ss = st.session_state
+    ss.setdefault("session_id", uuid.uuid4().hex)
+    ss.setdefault("flash", [])
     if "settings" not in ss:
+        store = history_store()
+        status = store.status()
+        if not status.writable:
+            # The app works without history; the person learns once what is wrong and what to do.
+            ss.flash.append(("warning", f"History: {status.reason}"))
         remembered = None
-        try:
-            remembered = history_store().last_settings()
-        except ReactLabError as e:
-            ss.setdefault("flash", []).append(("warning", str(e)))
+        if status.readable:
+            try:
+                remembered = store.last_settings()
+            except ReactLabError as e:
+                ss.flash.append(("warning", str(e)))
         ss.settings = initial_settings(remembered=remembered)
     ss.setdefault("api_key", "")
     ss.setdefault("prompt", None)
     ss.setdefault("draft", None)
-    ss.setdefault("chat", new_chat())
     ss.setdefault("job", None)
-    ss.setdefault("provider_slot", {"signature": None, "provider": None})
-    ss.setdefault("flash", [])
-    ss.setdefault("history_open", None)
     ss.setdefault("next_turn_id", 1)
+    if "chat" not in ss:
+        ss.chat = _restored_chat(st.query_params.get(CHAT_PARAM)) or new_chat()
+    ss.setdefault("provider_slot", {"signature": None, "provider": None})
+    ss.setdefault("history_open", None)
     ss.setdefault("eval_job", None)  # the Evaluate page's background evaluation (ui.jobs.evaluation.EvalJob)
     ss.setdefault("eval_open", None)  # the results folder the Evaluate page shows (a running or past evaluation)
 
@@ -79,7 +93,38 @@ def require_app() -> None:
 
 
 def new_chat() -> dict[str, Any]:
-    return {"id": uuid.uuid4().hex, "turns": []}
+    chat = {"id": uuid.uuid4().hex, "turns": []}
+    st.query_params[CHAT_PARAM] = chat["id"]  # a reload of this page comes back to this conversation
+    return chat
+
+
+def _restored_chat(chat_id: str | None) -> dict[str, Any] | None:
+    """The conversation a reloaded page was showing: its finished turns from history and, if it is still running
+    in this process, its live turn. None when the URL names no conversation of this person's."""
+    if not chat_id or not _CHAT_ID.fullmatch(chat_id):
+        return None
+    try:
+        records = history_store().conversation(chat_id)
+    except ReactLabError:
+        records = []
+    job = registry.find(chat_id, identity.owner())
+    if not records and job is None:
+        return None
+    turns = []
+    for record in records:
+        if record.trace is None or record.damaged:
+            continue
+        turn = {"kind": "turn", "id": next_turn_id(), "question": record.question, "trace": record.trace.to_dict()}
+        turn.update(history_id=record.id, origin=record.origin, label="")
+        if record.origin == "retry" and turns:
+            turns[-1] = turn  # a retry took the failed turn's place
+        else:
+            turns.append(turn)
+    if job is not None and not job.done:
+        st.session_state.job = job
+    elif job is not None:
+        registry.forget(job)  # it finished while nobody watched: its run came back from history above
+    return {"id": chat_id, "turns": turns}
 
 
 def settings() -> dict[str, Any]:
@@ -122,28 +167,3 @@ def demo_notice() -> str:
     s = settings()
     cls = provider_class(s["provider"])
     return cls.demo_notice if cls.demo_for(s) else ""
-
-
-def preset_name() -> str:
-    """The named preset in use (the shipped preset of the format when none is named)."""
-    from react_core.prompts import DEFAULT_PRESET, default_preset_for
-
-    s = settings()
-    return s.get("preset") or default_preset_for(s.get("format") or DEFAULT_PRESET)
-
-
-def active_preset():
-    """The prompt the next turn uses: the applied edit, else the named preset (shipped paper if that is gone)."""
-    from react_core.prompts import DEFAULT_PRESET, Preset, load_preset
-
-    if st.session_state.prompt:
-        return Preset.from_dict(st.session_state.prompt)
-    try:
-        preset = load_preset(preset_name())
-        if preset.mode != "react":
-            raise ConfigError(f"The {preset.name} preset is a direct-answer prompt for the evaluation, not a chat.")
-        return preset
-    except ReactLabError as e:
-        flash("warning", f"{e} Using the {DEFAULT_PRESET} preset instead.")
-        st.session_state.settings = {**settings(), "preset": DEFAULT_PRESET, "format": ""}
-        return load_preset(DEFAULT_PRESET)

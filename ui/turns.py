@@ -13,7 +13,8 @@ from typing import Any
 import streamlit as st
 
 from react_core.trace import Action
-from ui import state
+from ui import identity, presets, state
+from ui.jobs import registry
 from ui.jobs.turn import TurnJob, TurnRequest, edited_observation_step, provider_signature
 
 log = logging.getLogger(__name__)
@@ -37,6 +38,11 @@ def context_for_next_turn() -> list[dict[str, Any]]:
     ]
 
 
+def _window():
+    per_minute = identity.calls_per_minute()
+    return registry.window(identity.owner(), per_minute) if per_minute else None
+
+
 def _start(request: TurnRequest) -> bool:
     collect()  # a turn that finished since the last render joins the conversation before the next one starts
     if state.running():
@@ -44,7 +50,9 @@ def _start(request: TurnRequest) -> bool:
         return False
     slot = st.session_state.provider_slot
     reuse = slot["provider"] if slot["signature"] == provider_signature(request.settings, request.api_key) else None
-    st.session_state.job = TurnJob(request, reuse).start()
+    job = TurnJob(request, reuse).start()
+    registry.register(job)  # a reload of this page finds it again
+    st.session_state.job = job
     return True
 
 
@@ -70,9 +78,11 @@ def _request(question: str, **kwargs: Any) -> TurnRequest:
         chat_id=ss.chat["id"],
         turn_id=state.next_turn_id(),
         preset=ss.prompt,
-        format=state.active_preset().format,
+        format=presets.active().format,
         api_key=ss.api_key,
-        history_path=str(state.history_store().path),
+        owner=identity.owner(),
+        server_keys=identity.lends_server_keys(),
+        window=_window(),
         **kwargs,
     )
 
@@ -178,6 +188,7 @@ def collect() -> None:
     if job is None or not job.done:
         return
     ss.job = None
+    registry.forget(job)
     _keep_provider(job)
     snap = job.snapshot()
     req = job.request

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import os
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -52,6 +54,20 @@ def lookup(
     return None
 
 
+# Whether keys may come from the server's environment and secrets, or only from the person (public demo mode).
+_server_keys: ContextVar[bool] = ContextVar("react_server_keys", default=True)
+
+
+@contextmanager
+def visitor_keys_only() -> Iterator[None]:
+    """Within this block (on this thread), a key must be given explicitly: the server's own keys are not used."""
+    token = _server_keys.set(False)
+    try:
+        yield
+    finally:
+        _server_keys.reset(token)
+
+
 def resolve_key(
     provider: type[Provider],
     explicit: str | None = None,
@@ -62,6 +78,8 @@ def resolve_key(
     """The key to use for ``provider``, or None when none is configured."""
     if explicit and explicit.strip():
         return explicit.strip()
+    if not _server_keys.get():
+        return None
     return lookup(provider.key_vars, env=env, secrets=secrets)
 
 
@@ -87,6 +105,11 @@ def configured(
 
 
 def where_to_set(provider: type[Provider]) -> str:
+    if not _server_keys.get():
+        return (
+            "paste your own key on the Settings page (kept for this browser session only); this public demo does not "
+            "lend the server's keys"
+        )
     names = provider.key_vars
     either = " or ".join(names)
     return (
@@ -97,7 +120,7 @@ def where_to_set(provider: type[Provider]) -> str:
 
 def missing_key(provider: type[Provider]) -> MissingKeyError:
     extra = ""
-    if provider.base_url_vars:
+    if provider.base_url_vars and _server_keys.get():
         extra = f" (or set --base-url / {provider.base_url_vars[0]} for a local {provider.label}-compatible server)"
     return MissingKeyError(f"No {provider.label} API key: {where_to_set(provider)}{extra}.")
 

@@ -9,6 +9,7 @@ conversation); the session takes it when it collects the turn.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 from dataclasses import dataclass, field
@@ -16,9 +17,11 @@ from typing import Any
 
 from react_core.agent import Agent
 from react_core.errors import ReactLabError
-from react_core.history import HistoryStore
+from react_core.history import open_history
 from react_core.prompts import Preset
 from react_core.providers.base import Provider
+from react_core.providers.keys import visitor_keys_only
+from react_core.providers.quota import CallWindow, QuotaLimited
 from react_core.settings import RunSettings, build_run_config
 from react_core.trace import Action, Exchange, Observation, Step, Trace
 from ui.jobs.base import Job
@@ -49,7 +52,9 @@ class TurnRequest:
     replaces_turn: int | None = None  # a retry takes the failed turn's place
     parent_id: int | None = None
     fork_step: int | None = None
-    history_path: str | None = None
+    owner: str = ""  # whose history the run is saved to
+    server_keys: bool = True  # False in public demo mode: only the visitor's own key
+    window: CallWindow | None = None  # the visitor's model-call limit in public demo mode
 
 
 def provider_signature(settings: dict[str, Any], api_key: str) -> tuple:
@@ -109,8 +114,11 @@ class TurnJob(Job):
         req = self.request
         settings = RunSettings.from_dict(req.settings)
         preset = Preset.from_dict(req.preset) if req.preset else None
-        config = build_run_config(settings, preset=preset, api_key=req.api_key or None, provider=self.provider)
-        self.provider = config.provider
+        with contextlib.nullcontext() if req.server_keys else visitor_keys_only():
+            config = build_run_config(settings, preset=preset, api_key=req.api_key or None, provider=self.provider)
+        self.provider = config.provider  # reused by the session's next turn, unwrapped
+        if req.window is not None:
+            config.provider = QuotaLimited(config.provider, req.window)
         return config
 
     def work(self) -> None:
@@ -177,7 +185,7 @@ class TurnJob(Job):
         if trace.stop_reason == "error" and len(trace.steps) <= len(req.prior_steps):
             return None, None
         try:
-            store = HistoryStore(req.history_path)
+            store = open_history(req.owner)
             return store.save(
                 trace, origin=req.origin, conversation=req.chat_id, parent_id=req.parent_id, fork_step=req.fork_step
             ), None

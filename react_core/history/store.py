@@ -1,0 +1,216 @@
+"""The history store's interface and everything both databases share: runs, search, import, remembered settings and
+saved presets, each bound to one owner.
+
+A store belongs to one ``owner`` (the signed-in person; '' for the local single-user app) and every statement filters
+by it, so a run id of another owner is simply not found. A backend supplies the connection (``_transaction``), how
+it opens (``_open``: migrations, and whether it can be written) and how its errors read (``_failure``). Keys never
+reach the store: traces drop unknown settings, and remembered settings are filtered through ``safe_setting``.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from contextlib import AbstractContextManager
+from typing import Any, ClassVar
+
+from react_core.history.migrations import Tx
+from react_core.history.records import (
+    COLUMNS,
+    RunRecord,
+    SavedPreset,
+    check_owner,
+    check_preset,
+    column_text,
+    like_patterns,
+    now,
+    record,
+    row_id,
+    run_row,
+    safe_setting,
+    with_trace,
+)
+from react_core.history.status import READ_ONLY, UNAVAILABLE, USABLE, HistoryError, StoreStatus
+from react_core.trace import Trace
+from react_core.trace_schema import parse_trace_json
+
+MAX_LIST = 10_000
+
+
+class Store(ABC):
+    """Runs, remembered settings and saved presets of one owner. Cheap to create; opens (and migrates) on first use."""
+
+    # The environment variable that points the app at another store, named in every error message.
+    variable: ClassVar[str]
+
+    def __init__(self, owner: str = "") -> None:
+        self.owner = check_owner(owner)
+        self._opened = False
+        self._read_only: HistoryError | None = None
+
+    @property
+    @abstractmethod
+    def where(self) -> str:
+        """The store for a person to read: a file path, or a database URL without its password."""
+
+    @abstractmethod
+    def _open_backend(self) -> HistoryError | None:
+        """Open and migrate; returns why writing is refused (None when it is not); raises HistoryError."""
+
+    @abstractmethod
+    def _transaction(self, write: bool) -> AbstractContextManager[Tx]:
+        """One transaction, committed when the block ends; every database error leaves it as a HistoryError."""
+
+    # -- state ------------------------------------------------------------------------------------------------
+
+    def _open(self) -> None:
+        if not self._opened:
+            self._read_only = self._open_backend()
+            self._opened = True
+
+    def status(self) -> StoreStatus:
+        """Whether history can be read and written now, and if not, why (a message for the person)."""
+        try:
+            self._open()
+        except HistoryError as e:
+            return StoreStatus(UNAVAILABLE, self.where, str(e))
+        if self._read_only is not None:
+            return StoreStatus(READ_ONLY, self.where, str(self._read_only))
+        return StoreStatus(USABLE, self.where)
+
+    def _read(self) -> AbstractContextManager[Tx]:
+        self._open()
+        return self._transaction(write=False)
+
+    def _write(self) -> AbstractContextManager[Tx]:
+        self._open()
+        if self._read_only is not None:
+            raise self._read_only
+        return self._transaction(write=True)
+
+    # -- runs -------------------------------------------------------------------------------------------------
+
+    def save(
+        self,
+        trace: Trace,
+        *,
+        origin: str = "chat",
+        conversation: str = "",
+        parent_id: int | None = None,
+        fork_step: int | None = None,
+    ) -> int:
+        """Store a finished run in one transaction; returns its id."""
+        row = run_row(trace, self.owner, origin, conversation, parent_id, fork_step)
+        names = ", ".join(row)
+        with self._write() as tx:
+            got = tx.rows(
+                f"INSERT INTO runs ({names}) VALUES ({', '.join('?' for _ in row)}) RETURNING id", tuple(row.values())
+            )
+        return int(got[0]["id"])
+
+    def list(self, query: str = "", *, limit: int = 200) -> list[RunRecord]:
+        """Newest first; every word of ``query`` must occur (any case) in the question, answer, thoughts, actions
+        or observations. ``%`` and ``_`` in the query are plain characters."""
+        patterns = like_patterns(query)
+        where = "".join(" AND search_text LIKE ? ESCAPE '\\'" for _ in patterns)
+        with self._read() as tx:
+            rows = tx.rows(
+                f"SELECT {COLUMNS} FROM runs WHERE owner = ?{where} ORDER BY id DESC LIMIT ?",
+                (self.owner, *patterns, max(0, min(int(limit), MAX_LIST))),
+            )
+        return [record(r) for r in rows]
+
+    def get(self, run_id: int) -> RunRecord | None:
+        """The run with its trace, or None when this owner has no such run."""
+        n = row_id(run_id)
+        if n is None:
+            return None
+        with self._read() as tx:
+            rows = tx.rows(f"SELECT {COLUMNS}, trace_json FROM runs WHERE id = ? AND owner = ?", (n, self.owner))
+        if not rows:
+            return None
+        data = dict(rows[0])
+        return with_trace(record(data), data.pop("trace_json"))
+
+    def conversation(self, chat_id: str, *, limit: int = 200) -> list[RunRecord]:
+        """The runs of one chat conversation of this owner, oldest first, with their traces (to restore a chat after
+        a reload)."""
+        if not chat_id:
+            return []
+        with self._read() as tx:
+            rows = tx.rows(
+                f"SELECT {COLUMNS}, trace_json FROM runs WHERE owner = ? AND conversation = ? ORDER BY id LIMIT ?",
+                (self.owner, chat_id, max(0, min(int(limit), MAX_LIST))),
+            )
+        out = []
+        for row in rows:
+            data = dict(row)
+            out.append(with_trace(record(data), data.pop("trace_json")))
+        return out
+
+    def delete(self, run_id: int) -> bool:
+        n = row_id(run_id)
+        if n is None:
+            return False
+        with self._write() as tx:
+            return tx.run("DELETE FROM runs WHERE id = ? AND owner = ?", (n, self.owner)) > 0
+
+    def count(self) -> int:
+        with self._read() as tx:
+            return int(tx.rows("SELECT COUNT(*) AS n FROM runs WHERE owner = ?", (self.owner,))[0]["n"])
+
+    def import_json(self, data: bytes | str) -> int:
+        """Store a trace exported as JSON (by the app or ``ask --json``) after validating every field
+        (``react_core.trace_schema``); a ConfigError names the first field that is wrong."""
+        return self.save(parse_trace_json(data), origin="import")
+
+    # -- remembered settings ----------------------------------------------------------------------------------
+
+    def remember_settings(self, settings: dict[str, Any]) -> None:
+        clean = {k: v for k, v in settings.items() if safe_setting(k)}
+        with self._write() as tx:
+            tx.run(
+                "INSERT INTO remembered (owner, name, value) VALUES (?, 'settings', ?) "
+                "ON CONFLICT (owner, name) DO UPDATE SET value = excluded.value",
+                (self.owner, json.dumps(clean, ensure_ascii=False)),
+            )
+
+    def last_settings(self) -> dict[str, Any] | None:
+        with self._read() as tx:
+            rows = tx.rows("SELECT value FROM remembered WHERE owner = ? AND name = 'settings'", (self.owner,))
+        try:
+            value = json.loads(rows[0]["value"]) if rows else None
+        except (ValueError, TypeError, RecursionError):
+            return None
+        return {k: v for k, v in value.items() if safe_setting(k)} if isinstance(value, dict) else None
+
+    # -- saved presets ----------------------------------------------------------------------------------------
+
+    def save_preset(self, name: str, toml: str) -> SavedPreset:
+        """Save (or replace) this owner's preset ``name``. The text is kept as given: checking it is the prompt
+        editor's job (``react_core.prompts``)."""
+        name, toml = check_preset(name, toml)
+        saved = SavedPreset(name, toml, now())
+        with self._write() as tx:
+            tx.run(
+                "INSERT INTO presets (owner, name, toml, saved_at) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (owner, name) DO UPDATE SET toml = excluded.toml, saved_at = excluded.saved_at",
+                (self.owner, saved.name, saved.toml, saved.saved_at),
+            )
+        return saved
+
+    def presets(self) -> list[SavedPreset]:
+        """This owner's saved presets, by name."""
+        with self._read() as tx:
+            rows = tx.rows("SELECT name, toml, saved_at FROM presets WHERE owner = ? ORDER BY name", (self.owner,))
+        return [SavedPreset(**r) for r in rows]
+
+    def get_preset(self, name: str) -> SavedPreset | None:
+        key = (self.owner, column_text(str(name)))
+        with self._read() as tx:
+            rows = tx.rows("SELECT name, toml, saved_at FROM presets WHERE owner = ? AND name = ?", key)
+        return SavedPreset(**rows[0]) if rows else None
+
+    def delete_preset(self, name: str) -> bool:
+        with self._write() as tx:
+            return tx.run("DELETE FROM presets WHERE owner = ? AND name = ?", (self.owner, column_text(str(name)))) > 0

@@ -1,0 +1,74 @@
+"""A reload keeps the conversation: the page's URL names the chat, finished turns come back from history and a turn
+still running is found again; nobody else's chat can be opened that way."""
+
+from __future__ import annotations
+
+from app_helpers import (
+    APP,
+    APP_TIMEOUT,
+    NATIONALITY_Q,
+    NATIONALITY_SCRIPT,
+    expander_labels,
+    new_session,
+    use_app,
+    wait_idle,
+)
+from streamlit.testing.v1 import AppTest
+
+
+def _reload(at: AppTest) -> AppTest:
+    """The same browser tab loaded again: a new session with the same URL."""
+    again = AppTest.from_file(str(APP), default_timeout=APP_TIMEOUT)
+    for name, value in at.query_params.items():
+        again.query_params[name] = value
+    again.run()
+    assert not again.exception, again.exception
+    return again
+
+
+def _questions(at: AppTest) -> list[str]:
+    return [t["question"] for t in at.session_state.chat["turns"]]
+
+
+def test_a_reload_during_a_run_finds_the_running_turn_and_its_answer(monkeypatch, tmp_path):
+    gate = tmp_path / "gate"
+    first, *rest = NATIONALITY_SCRIPT
+    use_app(monkeypatch, tmp_path, [{"text": first, "gate": str(gate)}, *rest])
+    at = new_session()
+    at.chat_input[0].set_value(NATIONALITY_Q).run()
+    chat_id = at.query_params["chat"]
+    assert chat_id == at.session_state.chat["id"]
+
+    reloaded = _reload(at)
+    assert reloaded.session_state.chat["id"] == chat_id
+    assert reloaded.session_state.job is at.session_state.job and not reloaded.session_state.job.done
+    assert any(m.label == "Thinking… step 1 of 8" for m in reloaded.status)
+    gate.touch()
+    wait_idle(reloaded)
+    assert _questions(reloaded) == [NATIONALITY_Q]
+    assert reloaded.session_state.chat["turns"][0]["trace"]["final_answer"] == "American"
+
+
+def test_a_reload_after_the_run_brings_the_conversation_back_from_history(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [*NATIONALITY_SCRIPT, "Thought 1: Sum.\nAction 1: Finish[4]"])
+    at = new_session()
+    at.chat_input[0].set_value(NATIONALITY_Q).run()
+    wait_idle(at)
+    at.chat_input[0].set_value("And 2 + 2?").run()
+    wait_idle(at)
+    reloaded = _reload(at)
+    assert _questions(reloaded) == [NATIONALITY_Q, "And 2 + 2?"]
+    assert expander_labels(reloaded)[:1] == ["Step 1 · Search[Scott Derickson film]"]
+    # The restored turns are context for the next question, as they were before the reload.
+    assert reloaded.session_state.chat["turns"][1]["trace"]["context"][0]["answer"] == "American"
+
+
+def test_a_chat_id_of_someone_else_opens_nothing(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, NATIONALITY_SCRIPT)
+    monkeypatch.setenv("REACT_PUBLIC_DEMO", "1")  # each browser session is its own owner
+    at = new_session()
+    at.chat_input[0].set_value(NATIONALITY_Q).run()
+    wait_idle(at)
+    stranger = _reload(at)  # another visitor who got hold of the URL: same chat id, another session
+    assert stranger.session_state.chat["turns"] == []
+    assert stranger.session_state.chat["id"] != at.session_state.chat["id"]

@@ -1,0 +1,164 @@
+"""Versioned migrations: a history made before ``schema_version`` existed opens with its runs intact; each migration
+is applied once, in order, also when two openers race; a history from a newer version is left alone."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+
+import pytest
+
+from react_core.history import UNAVAILABLE, HistoryStore, open_history
+from react_core.history import status as kinds
+from react_core.history.migrations import LATEST, MIGRATIONS
+from react_core.trace import Step, Trace
+
+pytest_plugins = ("pg_helpers",)  # the PostgreSQL server fixtures
+
+# The schema the first version of the store created (react_core/history.py before migrations), verbatim.
+FIRST_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    created_at TEXT NOT NULL,
+    question TEXT NOT NULL,
+    final_answer TEXT,
+    stop_reason TEXT,
+    provider TEXT,
+    model TEXT,
+    format TEXT,
+    steps INTEGER NOT NULL DEFAULT 0,
+    tokens INTEGER NOT NULL DEFAULT 0,
+    seconds REAL NOT NULL DEFAULT 0,
+    origin TEXT NOT NULL DEFAULT 'chat',
+    conversation TEXT NOT NULL DEFAULT '',
+    parent_id INTEGER,
+    fork_step INTEGER,
+    search_text TEXT NOT NULL DEFAULT '',
+    trace_json TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS runs_created ON runs (created_at);
+CREATE TABLE IF NOT EXISTS remembered (
+    name TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+"""
+
+
+def old_history(path, questions: list[str]) -> list[dict]:
+    """A history file as the first version wrote it (mixed-case search text, no owner, no version table)."""
+    traces = [
+        Trace(question=q, steps=[Step(1, thought=f"Thinking about {q}")], final_answer="A", stop_reason="finished")
+        for q in questions
+    ]
+    with sqlite3.connect(path) as conn:
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.executescript(FIRST_SCHEMA)
+        for t in traces:
+            conn.execute(
+                "INSERT INTO runs (created_at, question, final_answer, stop_reason, provider, model, format, steps, "
+                "tokens, seconds, origin, conversation, search_text, trace_json) "
+                "VALUES ('2025-06-01T10:00:00+00:00', ?, 'A', 'finished', 'scripted', 'm', 'paper', 1, 0, 0, "
+                "'chat', 'c', ?, ?)",
+                (t.question, f"{t.question}\nA\nThinking about {t.question}", json.dumps(t.to_dict())),
+            )
+        conn.execute("INSERT INTO remembered (name, value) VALUES ('settings', '{\"temperature\": 0.3}')")
+    return [t.to_dict() for t in traces]
+
+
+def versions(path) -> list[int]:
+    with sqlite3.connect(path) as conn:
+        return [r[0] for r in conn.execute("SELECT version FROM schema_version ORDER BY version")]
+
+
+def test_a_history_made_by_the_first_version_opens_with_its_runs_intact(tmp_path):
+    path = tmp_path / "h.sqlite"
+    traces = old_history(path, ["Who wrote Ulysses?", "Where is the ÉCOLE?"])
+    store = HistoryStore(path)
+    assert store.status().state == "usable"
+    assert versions(path) == [m.version for m in MIGRATIONS]
+    assert [r.question for r in store.list()] == ["Where is the ÉCOLE?", "Who wrote Ulysses?"]
+    assert [store.get(r.id).trace.to_dict() for r in store.list()[::-1]] == traces
+    # Old rows are case-folded too (SQLite's LIKE folds only ASCII).
+    assert [r.question for r in store.list("école")] == ["Where is the ÉCOLE?"]
+    assert store.last_settings() == {"temperature": 0.3}  # remembered settings belong to the default owner
+    assert open_history("someone", url="", path=path).count() == 0
+    new_id = store.save(Trace(question="After the upgrade"))
+    assert new_id == 3 and store.count() == 3
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_migrations_are_numbered_in_order_and_applied_once(tmp_path):
+    assert [m.version for m in MIGRATIONS] == list(range(1, LATEST + 1))
+    path = tmp_path / "h.sqlite"
+    HistoryStore(path).save(Trace(question="q"))
+    HistoryStore(path).count()
+    assert versions(path) == list(range(1, LATEST + 1))
+
+
+def test_two_processes_opening_a_new_history_at_once_migrate_it_once(tmp_path):
+    path = tmp_path / "h.sqlite"
+    start, errors = threading.Barrier(4), []
+
+    def opener() -> None:
+        start.wait()
+        try:
+            HistoryStore(path).save(Trace(question="q"))
+        except BaseException as e:  # re-raised on the test's thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=opener) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and versions(path) == list(range(1, LATEST + 1)) and HistoryStore(path).count() == 4
+
+
+def test_a_history_from_a_newer_version_is_left_alone(tmp_path):
+    path = tmp_path / "h.sqlite"
+    HistoryStore(path).save(Trace(question="q"))
+    with sqlite3.connect(path) as conn:
+        conn.execute("INSERT INTO schema_version VALUES (?, 'from the future', '2030-01-01')", (LATEST + 1,))
+    before = path.read_bytes()
+    status = HistoryStore(path).status()
+    assert status.state == UNAVAILABLE and "newer version" in status.reason and f"schema {LATEST + 1}" in status.reason
+    assert path.read_bytes() == before
+
+
+def test_postgresql_migrates_a_fresh_database_once_even_when_replicas_race(postgres_url):
+    start, errors = threading.Barrier(4), []
+
+    def replica() -> None:
+        start.wait()
+        try:
+            open_history(url=postgres_url).save(Trace(question="q"))
+        except BaseException as e:  # re-raised on the test's thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=replica) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    import psycopg
+
+    with psycopg.connect(postgres_url) as conn:
+        rows = conn.execute("SELECT version FROM schema_version ORDER BY version").fetchall()
+    assert [r[0] for r in rows] == list(range(1, LATEST + 1))
+    assert open_history(url=postgres_url).count() == 4
+
+
+def test_postgresql_from_a_newer_version_is_left_alone(postgres_url):
+    open_history(url=postgres_url).count()
+    import psycopg
+
+    with psycopg.connect(postgres_url) as conn:
+        conn.execute("INSERT INTO schema_version VALUES (%s, 'from the future', '2030-01-01')", (LATEST + 1,))
+    status = open_history(url=postgres_url).status()
+    assert status.state == UNAVAILABLE and "newer version" in status.reason
+    with pytest.raises(kinds.HistoryError) as caught:
+        open_history(url=postgres_url).list()
+    assert caught.value.kind == kinds.NEWER

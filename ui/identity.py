@@ -1,0 +1,78 @@
+"""Who uses this browser session, and in which of three modes the app runs.
+
+- **Local** (the default, ``make run``): one person, no sign-in, one history.
+- **Signed in**: when ``.streamlit/secrets.toml`` has an ``[auth]`` section, Streamlit's OpenID Connect sign-in
+  (``st.login`` / ``st.user``) is required, and each person's history, saved presets and remembered settings are
+  theirs alone (the store filters every query by the owner).
+- **Public demo** (``REACT_PUBLIC_DEMO=1``, without ``[auth]``): no sign-in; each browser session keeps its runs to
+  itself, visitors bring their own API key (the server's are lent only with ``REACT_DEMO_SERVER_KEYS=1``), and each
+  may make ``REACT_DEMO_CALLS_PER_MINUTE`` model calls a minute.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from react_core.environment import value
+
+LOCAL, SIGNED_IN, DEMO = "local", "signed-in", "demo"
+DEFAULT_DEMO_CALLS_PER_MINUTE = 20
+
+
+def auth_configured() -> bool:
+    try:
+        return "auth" in st.secrets
+    except Exception:  # no secrets file at all: Streamlit raises rather than answer
+        return False
+
+
+def mode() -> str:
+    if auth_configured():
+        return SIGNED_IN
+    return DEMO if value("REACT_PUBLIC_DEMO") == "1" else LOCAL
+
+
+def signed_in() -> bool:
+    return bool(st.user.is_logged_in)
+
+
+def owner() -> str:
+    """Whose history this session reads and writes: '' in local mode, the person's OpenID subject when signed in,
+    this browser session in public demo mode."""
+    current = mode()
+    if current == SIGNED_IN:
+        return f"oidc:{st.user.get('iss', '')}#{st.user.get('sub', '')}"[:200]
+    if current == DEMO:
+        return f"session:{st.session_state.session_id}"
+    return ""
+
+
+def person() -> str:
+    """The signed-in person as they would recognise themselves."""
+    return str(st.user.get("email") or st.user.get("name") or st.user.get("sub") or "you")
+
+
+def lends_server_keys() -> bool:
+    return mode() != DEMO or value("REACT_DEMO_SERVER_KEYS") == "1"
+
+
+def calls_per_minute() -> int | None:
+    """The public demo's per-session limit on model calls (None: no limit)."""
+    if mode() != DEMO:
+        return None
+    text = value("REACT_DEMO_CALLS_PER_MINUTE")
+    return int(text) if text.isdigit() and int(text) > 0 else DEFAULT_DEMO_CALLS_PER_MINUTE
+
+
+def describe() -> str:
+    """One line for the page: which mode the app is in and what it means for this person."""
+    current = mode()
+    if current == SIGNED_IN:
+        return f"Signed in as {person()}: your history, saved presets and settings are yours alone."
+    if current == DEMO:
+        lend = "" if lends_server_keys() else " Bring your own API key in Settings for a hosted model."
+        return (
+            f"Public demo: your runs stay in this browser session only; {calls_per_minute()} model calls a minute."
+            + lend
+        )
+    return "Local mode: one person, no sign-in."
