@@ -31,7 +31,7 @@ def run_once(steps: int) -> float:
     """Seconds per step of one run of ``steps`` steps (steps-1 searches, then Finish); no model or tool latency."""
     outputs = [f" {THOUGHT}\nAction {i}: Search[Entity number {i}]" for i in range(1, steps)]
     outputs.append(f" {THOUGHT}\nAction {steps}: Finish[1844]")
-    tools = ToolRegistry([Tool("search", "", lambda q: Observation(text=OBSERVATION))])
+    tools = ToolRegistry([Tool("search", lambda q: Observation(text=OBSERVATION))])
     config = RunConfig(provider=ScriptedProvider(outputs), preset=load_preset("paper"), tools=tools, max_calls=steps)
     events = []
     started = time.perf_counter()
