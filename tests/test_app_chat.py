@@ -187,3 +187,14 @@ def test_a_missing_key_is_a_message_not_a_crash(monkeypatch, tmp_path):
     assert "OPENAI_API_KEY" in message or "key" in message.lower()
     assert at.button(key="retry-1")  # once a key is added in Settings, Retry runs it
     assert HistoryStore().count() == 0  # nothing ran, nothing to keep
+
+
+def test_a_lone_surrogate_from_the_model_neither_breaks_the_page_nor_loses_the_run(monkeypatch, tmp_path):
+    # A JSON "\ud800" escape in a model's reply decodes to a lone surrogate, which cannot be encoded as UTF-8.
+    use_app(monkeypatch, tmp_path, ["Thought 1: odd \ud800 text\nAction 1: Finish[caf\udce9]"])
+    at = ask(new_session(), "Anything odd?")
+    turn = at.session_state.chat["turns"][-1]
+    assert turn["trace"]["final_answer"] == "caf\ufffd" and turn["history_id"] is not None
+    at.run()  # and again: every rerun draws it
+    assert not at.exception
+    assert HistoryStore().get(turn["history_id"]).trace.final_answer == "caf\ufffd"

@@ -1,0 +1,54 @@
+"""A newcomer's first minutes, as ``make run`` gives them: the on-device model, no key, no internet (Wikipedia cannot
+be reached, so the offline pack stands in), in a real browser. The page says once what the pack covers and offers
+questions it can answer; an answer's green badge only ever points at evidence; a reload keeps the conversation."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from browser_helpers import WAIT_MS, chromium, open_page, shot, streamlit
+from wiki_helpers import closed_port
+
+pytestmark = [pytest.mark.browser, pytest.mark.model]
+ENDED = re.compile(r"(Answered|No answer: [^·]+|Failed|Stopped by you) · \d+ steps? ·")
+
+
+@pytest.fixture(scope="module")
+def offline_app(tmp_path_factory):
+    home = tmp_path_factory.mktemp("first-minutes")
+    env = {
+        "REACT_PROVIDER": "local",
+        "REACT_KNOWLEDGE": "wikipedia",
+        "REACT_WIKI_URL": f"http://127.0.0.1:{closed_port()}/w/api.php",  # offline: Wikipedia cannot be reached
+        "REACT_PACK": str(home / "pack.sqlite"),  # the default pack, built on first need from the shared data
+    }
+    with streamlit(home, [], env=env) as server, chromium() as browser:
+        yield server, browser
+
+
+def test_offline_examples_answer_with_evidence_and_survive_a_reload(offline_app):
+    server, browser = offline_app
+    context, page = open_page(browser, server["url"], height=1400)
+    try:
+        note = page.get_by_text("Wikipedia cannot be reached from here", exact=False)
+        note.wait_for()
+        assert note.count() == 1 and "Colorado orogeny" not in page.content()
+        examples = page.get_by_role("button").filter(has_text="?")
+        first = examples.first.inner_text().strip()
+        shot(page, "offline-examples.png", top=True)
+
+        examples.first.click()
+        try:
+            page.get_by_text(ENDED).first.wait_for(timeout=6 * WAIT_MS)  # the on-device model: seconds a step
+        finally:
+            shot(page, "first-answer.png", top=True)
+        for badge in page.get_by_text(re.compile(r"^Found in step \d+")).all():
+            step = re.match(r"Found in step (\d+) \((\w+)\)", badge.inner_text()).group(1)
+            panel = page.get_by_test_id("stExpander").filter(has_text=f"Step {step} · ").first
+            assert "Could not find" not in panel.inner_text()  # evidence only: never a missed Search
+        page.reload()
+        page.get_by_text(first).first.wait_for()  # the conversation came back
+        page.get_by_text(ENDED).first.wait_for()
+    finally:
+        context.close()
