@@ -130,6 +130,25 @@ def _release_models() -> None:
         _MODELS.clear()
 
 
+def reused_prefix(llama: Any, tokens: list[int]) -> int:
+    """How many prompt tokens llama.cpp will take from its KV cache: the common prefix with what it holds, less the
+    last token, which it always evaluates again (as ``Llama.generate`` does)."""
+    held = llama.input_ids[: llama.n_tokens]
+    n = min(len(held), len(tokens) - 1)
+    same = 0
+    while same < n and held[same] == tokens[same]:
+        same += 1
+    return same
+
+
+def _grammar(grammar: str | None) -> dict[str, Any]:
+    if not grammar:
+        return {}
+    from llama_cpp import LlamaGrammar
+
+    return {"grammar": LlamaGrammar.from_string(grammar, verbose=False)}
+
+
 class LocalProvider(Provider):
     name = "local"
     label = "On-device (llama.cpp)"
@@ -197,22 +216,37 @@ class LocalProvider(Provider):
                     f"{self.n_ctx:,}-token context. Lower max calls, use a preset with fewer examples, or add a "
                     "Gemini or OpenAI key for a larger model."
                 )
-            pieces = llama.create_completion(
-                tokens,
-                max_tokens=min(request.max_tokens, room),
-                temperature=request.temperature,
-                stop=list(request.stop),
-                stream=True,
-            )
+            arguments: dict[str, Any] = {
+                "prompt": request.text,
+                "max_tokens": min(request.max_tokens, room),
+                "temperature": request.temperature,
+                "stop": list(request.stop),
+                "stream": True,
+            }
+            if request.grammar:
+                arguments["grammar"] = request.grammar
+            sent = {
+                "api": "llama.cpp",
+                "endpoint": "",
+                "body": arguments,
+                "omitted": [],
+                "reused_tokens": reused_prefix(llama, tokens),
+            }
+            yield Chunk(sent=sent)
+            # The tokens of exactly that prompt (the record shows the text); the grammar as llama.cpp's object.
+            options = {k: v for k, v in arguments.items() if k != "prompt"} | _grammar(request.grammar)
+            pieces = llama.create_completion(tokens, **options)
+            finish = ""
             try:
                 for piece in pieces:
-                    text = piece["choices"][0]["text"]
-                    if text:
-                        text_out.append(text)
-                        yield Chunk(text=text)
+                    choice = piece["choices"][0]
+                    finish = choice.get("finish_reason") or finish
+                    if choice["text"]:
+                        text_out.append(choice["text"])
+                        yield Chunk(text=choice["text"])
             finally:
                 # Closing llama.cpp's generator ends the generation; leaving the block releases the lock.
                 pieces.close()
             completion = "".join(text_out)
             generated = len(llama.tokenize(completion.encode("utf-8"), add_bos=False, special=False))
-        yield Chunk(usage=Usage(len(tokens), generated))
+        yield Chunk(usage=Usage(len(tokens), generated), finish_reason=finish or None)
