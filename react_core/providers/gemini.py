@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -37,6 +38,8 @@ from react_core.trace import ToolCall, Usage
 
 # Gemini 3.8 Flash: the current generally available Flash model (the SDK's own examples use it). Editable.
 DEFAULT_MODEL = "gemini-3.8-flash"
+# Where the SDK sends requests when no base URL is set.
+DEFAULT_ROOT = "https://generativelanguage.googleapis.com"
 # Thinking tokens count against max_output_tokens; leave room for them on top of the visible step.
 THINKING_ALLOWANCE = 2048
 
@@ -87,6 +90,10 @@ class GeminiProvider(Provider):
         self._http = StreamingClient(read=read_timeout, connect=connect_timeout)
         options = types.HttpOptions(base_url=base_url or None, httpx_client=self._http)
         self._client = genai.Client(api_key=api_key, vertexai=False, http_options=options)
+
+    @classmethod
+    def snippet(cls, call: Mapping[str, Any], style: str) -> str:
+        return gemini_snippet(call, style, cls.key_vars[0])
 
     @classmethod
     def create(
@@ -393,3 +400,55 @@ def _close(stream: Any, response: Any) -> None:
         close()
     if response is not None:
         response.close()
+
+
+_GEMINI_PYTHON = '''"""{doc}"""
+import json
+import os
+
+from google import genai
+from google.genai import types
+
+client = genai.Client(api_key=os.environ[{key_var!r}]{options})
+# The body as the REST API received it; the SDK's types read it back (JSON mode decodes thought signatures).
+body = {body}
+config = dict(body.get("generationConfig", {{}}))
+for field in ("systemInstruction", "tools", "toolConfig", "safetySettings"):
+    if field in body:
+        config[field] = body[field]
+stream = client.models.generate_content_stream(
+    model={model!r},
+    contents=[types.Content.model_validate_json(json.dumps(c)) for c in body["contents"]],
+    config=types.GenerateContentConfig.model_validate_json(json.dumps(config)),
+)
+for chunk in stream:
+    for candidate in chunk.candidates or ():
+        for part in (candidate.content.parts if candidate.content else None) or ():
+            if part.text:
+                print(part.text, end="", flush=True)
+            if part.function_call:
+                print(part.function_call.name, json.dumps(part.function_call.args), flush=True)
+print()
+'''
+
+_GEMINI_ENDPOINT = re.compile(r"^(?P<root>.*?)/(?P<version>v1\w*)/models/(?P<model>[^:/]+):")
+
+
+def gemini_snippet(call: Mapping[str, Any], style: str, key_var: str) -> str:
+    from react_core.providers import snippets
+
+    snippets.check_style(style, "Gemini")
+    endpoint, body = call["endpoint"], call["body"]
+    step = f"Step {call.get('step', '?')}'s model call"
+    if style == "curl":
+        comment = f"{step}, sent again. The key comes from ${key_var}."
+        return snippets.curl(endpoint, body, {"x-goog-api-key": f"${key_var}"}, comment=comment)
+    m = _GEMINI_ENDPOINT.match(endpoint)
+    if m is None:
+        raise ConfigError(f"The recorded endpoint {endpoint!r} is not a Gemini model URL.")
+    root = m.group("root")
+    options = "" if root == DEFAULT_ROOT else f", http_options=types.HttpOptions(base_url={root!r})"
+    doc = f"{step}, sent again with Google's SDK (pip install google-genai). The key comes from {key_var}."
+    return _GEMINI_PYTHON.format(
+        doc=doc, key_var=key_var, options=options, body=snippets.literal(body), model=m.group("model")
+    )

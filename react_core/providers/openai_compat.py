@@ -97,6 +97,10 @@ class OpenAIProvider(Provider):
         )
 
     @classmethod
+    def snippet(cls, call: Mapping[str, Any], style: str) -> str:
+        return openai_snippet(call, style, cls.key_vars[0])
+
+    @classmethod
     def create(
         cls,
         *,
@@ -375,3 +379,36 @@ def _detail(error: Exception) -> str:
     else:
         text = getattr(error, "message", None) or str(error)
     return " ".join(str(text).split())[:300]
+
+
+_OPENAI_PYTHON = '''"""{doc}"""
+import os
+
+from openai import OpenAI
+
+client = OpenAI(api_key={key}, base_url={base_url!r})
+request = {request}
+for chunk in client.chat.completions.create(**request):
+    for choice in chunk.choices:
+        if choice.delta.content:
+            print(choice.delta.content, end="", flush=True)
+        for call in choice.delta.tool_calls or ():
+            print(call.function.name or "", call.function.arguments or "", end="", flush=True)
+print()
+'''
+
+
+def openai_snippet(call: Mapping[str, Any], style: str, key_var: str) -> str:
+    from react_core.providers import snippets
+
+    snippets.check_style(style, "OpenAI")
+    endpoint, body = call["endpoint"], call["body"]
+    step = f"Step {call.get('step', '?')}'s model call"
+    if style == "curl":
+        comment = f"{step}, sent again. The key comes from ${key_var}."
+        return snippets.curl(endpoint, body, {"Authorization": f"Bearer ${key_var}"}, comment=comment)
+    root = snippets.base_url(endpoint, r"/chat/completions$")
+    official = root.startswith("https://api.openai.com")
+    key = f"os.environ[{key_var!r}]" if official else f"os.environ.get({key_var!r}, {NO_KEY!r})"
+    doc = f"{step}, sent again with OpenAI's SDK (pip install openai). The key comes from {key_var}."
+    return _OPENAI_PYTHON.format(doc=doc, key=key, base_url=root, request=snippets.literal(body))
