@@ -17,7 +17,8 @@ outputs, one per request:
     {"cut_after": 2}         stream 2 pieces, then end the stream cleanly without saying the reply is complete
     {"blocked": "SAFETY", "where": "prompt"|"answer"}   (Gemini) a refusal with no text
   and hostile servers, each ending by itself (bounded) or when the client hangs up or the server closes:
-    {"silent": True}         accept the request and say nothing (not even headers); ``server.holding`` is set
+    {"silent": True}         accept the request and say nothing (not even headers)
+  (``server.holding`` is set once a silent or hostile reply has begun)
     {"forever": True}        stream tokens without end
     {"keepalive": True}      send headers, then only ``: keepalive`` comments
     {"trickle": 0.05}        a streamed reply one byte at a time, this many seconds apart
@@ -224,6 +225,7 @@ class FakeModelServer:
         h.send_header("Transfer-Encoding", "chunked")
         h.end_headers()
         h.close_connection = True
+        self.holding.set()
 
         def send(raw: bytes) -> None:
             h.wfile.write(f"{len(raw):x}\r\n".encode() + raw + b"\r\n")

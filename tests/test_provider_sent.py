@@ -1,6 +1,6 @@
-"""Exactly what was sent: each hosted provider's calls, rebuilt from the trace, equal the JSON bodies the server received;
-what was left out is said with its reason; the key is nowhere; and the cURL and Python snippets of a call send the same
-body again when they are run (Debian's curl and the official SDKs, against the local fake servers)."""
+"""Exactly what was sent: each hosted provider's calls, rebuilt from the trace, equal the JSON bodies the server
+received; what was left out is said with its reason; the key is nowhere; and the cURL and Python snippets of a call
+send the same body again when they are run (Debian's curl and the official SDKs, against the local fake servers)."""
 
 from __future__ import annotations
 
