@@ -193,6 +193,13 @@ def test_a_provider_that_cannot_call_tools_is_refused_with_a_clear_message() -> 
     assert not LocalProvider.native_tools
 
 
+def test_which_providers_speak_the_tools_format() -> None:
+    from react_core.providers import PROVIDERS, speaks
+
+    assert {name for name in PROVIDERS if speaks(name, "tools")} == {"openai", "gemini", "scripted"}
+    assert all(speaks(name, "paper") for name in PROVIDERS)
+
+
 def test_the_cli_refuses_before_running(capsys) -> None:
     from react_core.cli import main
 
