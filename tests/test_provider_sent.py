@@ -131,3 +131,12 @@ def test_a_snippet_in_an_unknown_style_is_a_clear_error() -> None:
     call = {"step": 1, "endpoint": "http://127.0.0.1:1/v1/chat/completions", "body": {}}
     with pytest.raises(ConfigError, match="curl or python"):
         provider_class("openai").snippet(call, "ruby")
+
+
+def test_a_key_in_the_url_is_never_recorded() -> None:
+    import httpx2
+
+    from react_core.providers.transport import _public_url
+
+    url = httpx2.URL(f"https://example.invalid/v1beta/models/m:streamGenerateContent?alt=sse&key={KEY}")
+    assert _public_url(url) == "https://example.invalid/v1beta/models/m:streamGenerateContent?alt=sse"

@@ -92,7 +92,10 @@ class ScriptedProvider(Provider):
             "temperature": request.temperature,
             "max_tokens": request.max_tokens,
         }
-        omitted = [{"param": "stop", "reason": "a script ignores stop sequences; the loop cuts at them locally"}]
+        omitted = []
+        if request.stop:
+            reason = "a script ignores stop sequences; the loop cuts at them locally"
+            omitted.append({"param": "stop", "reason": reason})
         sent = {"api": "scripted", "endpoint": "", "body": body, "omitted": omitted}
         if request.tools:
             body["messages"] = [dict(m) for m in request.messages]
