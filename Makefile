@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 # llama-cpp-python compiles from source where no wheel exists (once; pip's cache keeps the wheel).
 export CMAKE_BUILD_PARALLEL_LEVEL ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: run test lint bench install install-dev chromium postgresql clean
+.PHONY: run test lint bench install install-dev chromium postgresql curl clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,10 +39,16 @@ postgresql:
 	  echo "Installing Debian's postgresql for the history tests…"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; }
 
+# The snippet tests run the cURL command a model call is shown as with Debian's curl.
+curl:
+	@command -v curl >/dev/null 2>&1 || { \
+	  echo "Installing Debian's curl for the snippet tests…"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq curl >/dev/null; }
+
 lint: install-dev
 	$(BIN)/ruff check .
 
-test: install-dev chromium postgresql
+test: install-dev chromium postgresql curl
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
 

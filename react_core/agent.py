@@ -1,14 +1,17 @@
 """The ReAct loop: one model call per step, a budget, an explicit stop reason, events for whoever is watching.
 
 Each step sends the fixed prefix (instructions + examples) and the question, the past steps rendered by the format, and
-the next step's prefix. Partial text is streamed to ``on_event`` as it arrives, and cut at the format's stop sequences
-(providers may ignore them). The model's mistakes become error observations and the loop goes on; provider and
-configuration failures end the run with ``error`` and a message for the person, keeping every step already taken, and
-so does anything unexpected. A repeat is a loop only when it brings nothing new: the same action with the same input
-(or no readable action at all) answered by the same observation three times in a row. Events are plain dicts:
+the next step's prefix. In the ``tools`` format (native tool calling) the past steps go as a conversation instead, the
+tools as declared functions, and a reply with several calls gives several steps, run in order (the first carries the
+model call; the others say they came from the same reply); the budget counts model calls either way. Partial text is
+streamed to ``on_event`` as it arrives, and cut at the format's stop sequences (providers may ignore them). The model's
+mistakes become error observations and the loop goes on; provider and configuration failures end the run with ``error``
+and a message for the person, keeping every step already taken, and so does anything unexpected. A repeat is a loop only
+when it brings nothing new: the same action with the same input (or no readable action at all) answered by the same
+observation three times in a row. Events are plain dicts:
 
     {"kind": "step_started", "index": k}
-    {"kind": "text", "index": k, "delta": "...", "text": "...so far"}
+    {"kind": "text", "index": k, "delta": "...", "text": "...so far"}   (text "" again: a retried call starts over)
     {"kind": "action", "index": k, "action": {"tool": ..., "input": ...}}
     {"kind": "step", "step": Step.to_dict()}
 """
@@ -27,13 +30,13 @@ from typing import Any
 from react_core import calls
 from react_core import cancel as cancellation
 from react_core.cancel import Cancelled
-from react_core.errors import ContextOverflowError, ReactLabError
-from react_core.formats.base import ActionFormat
+from react_core.errors import ConfigError, ContextOverflowError, ReactLabError
+from react_core.formats.base import ActionFormat, ParseResult
 from react_core.model_call import Reply, call_record, stream_completion
 from react_core.prompts import Preset, render_prefix, render_question
 from react_core.providers.base import CompletionRequest, Provider
 from react_core.tools.registry import ToolRegistry
-from react_core.trace import Exchange, Observation, Step, Trace
+from react_core.trace import Exchange, ModelCall, Observation, Step, Trace, Usage
 
 log = logging.getLogger(__name__)
 EventHandler = Callable[[dict[str, Any]], None]
@@ -55,6 +58,15 @@ class RunConfig:
     # What else the trace records about how it ran (the knowledge source, the evaluation strategy). Never a key:
     # Trace drops names it does not know.
     recorded: dict[str, Any] = field(default_factory=dict)
+
+
+def check_supported(provider: Provider, fmt: ActionFormat) -> None:
+    """Refuse a dialect the provider cannot speak: native tool calls need a provider with ``native_tools``."""
+    if fmt.native_tools and not provider.native_tools:
+        raise ConfigError(
+            f"{provider.label} cannot call tools natively, so it cannot run the {fmt.name!r} format: choose a text "
+            "dialect (paper, gemini-xml, langchain-json, pause, function-call), or a Gemini or OpenAI provider."
+        )
 
 
 def _truncate(text: str, limit: int = MAX_OBSERVATION_CHARS) -> str:
@@ -122,51 +134,91 @@ class Agent:
 
     def _loop(self, trace: Trace, emit: EventHandler, seed: str | None) -> None:
         cfg = self.config
+        check_supported(cfg.provider, self.format)
+        if seed and self.format.native_tools:
+            raise ConfigError(
+                "A run in the tools format cannot continue an edited thought (the APIs cannot be made to go on from "
+                "a reply's text); fork from an edited observation instead."
+            )
         system = render_prefix(cfg.preset, cfg.tools.names)
         question_block = render_question(cfg.preset, trace.question, trace.context)
         scratchpad = "".join(self.format.render_step(s) for s in trace.steps)
         previous = calls.texts(trace.steps)[-1] if trace.steps else None
-        first = len(trace.steps) + 1
-        for index in range(first, first + cfg.max_calls):
+        index = len(trace.steps) + 1
+        # The budget counts model calls; a reply with several tool calls gives several steps.
+        for _ in range(cfg.max_calls):
             cancellation.check()
             emit({"kind": "step_started", "index": index})
             started = time.perf_counter()
-            step_prefix = self.format.step_prefix(index)
-            if seed:
-                # A forked step: the model continues the edited thought instead of starting its own.
-                step_prefix += ("" if step_prefix.endswith("\n") else " ") + seed.strip()
-            request = CompletionRequest(
+            request = self._request(system, question_block, scratchpad, trace.steps, index, seed)
+            reply = self._generate(request, index, emit)
+            head = index
+            for n, parsed in enumerate(self._read(reply, seed)):
+                if n:
+                    emit({"kind": "step_started", "index": index})
+                    started = time.perf_counter()
+                step = self._step(index, reply, parsed, n)
+                if n == 0:
+                    step.call = call_record(request, reply, previous)
+                    previous = calls.advance(previous, step.call)
+                else:
+                    step.call = ModelCall(same_reply_as=head)
+                seed = None
+                trace.steps.append(step)
+                if step.final_answer is not None:
+                    trace.final_answer, trace.stop_reason = step.final_answer, "finished"
+                elif step.observation is None:  # an action to run
+                    assert step.action is not None
+                    emit({"kind": "action", "index": index, "action": step.action.to_dict()})
+                    cancellation.check()
+                    step.observation = self._act(step)
+                if trace.stop_reason is None and self._looping(trace.steps):
+                    trace.stop_reason = "loop"
+                    step.observation.note = (
+                        f"The same action got the same observation {LOOP_REPEATS} times in a row, so the run stopped."
+                    )
+                step.seconds = round(time.perf_counter() - started, 6)
+                emit({"kind": "step", "step": step.to_dict()})
+                if trace.stop_reason:
+                    return
+                scratchpad += self.format.render_step(step)
+                index += 1
+        trace.stop_reason = "max_calls"
+
+    def _request(
+        self, system: str, question: str, scratchpad: str, steps: list[Step], index: int, seed: str | None
+    ) -> CompletionRequest:
+        cfg = self.config
+        if self.format.native_tools:
+            # The question is the first message; the steps become the conversation after it.
+            return CompletionRequest(
                 system=system,
-                prompt=question_block + scratchpad + step_prefix,
+                prompt=question,
                 stop=self.stops,
                 temperature=cfg.temperature,
                 max_tokens=cfg.max_tokens,
-                grammar=self.format.grammar(cfg.tools.names, index) if self._constrained() else None,
+                messages=tuple(self.format.messages(steps)),
+                tools=self.format.declarations(cfg.tools.names),
             )
-            reply = self._generate(request, index, emit)
-            step = self._step(index, reply, seed)
-            step.call = call_record(request, reply, previous)
-            previous = calls.CallTexts(request.system, request.prompt, step.call.prompt_keep)
-            seed = None
-            trace.steps.append(step)
-            if step.final_answer is not None:
-                trace.final_answer, trace.stop_reason = step.final_answer, "finished"
-            elif step.observation is None:  # an action to run
-                assert step.action is not None
-                emit({"kind": "action", "index": index, "action": step.action.to_dict()})
-                cancellation.check()
-                step.observation = self._act(step)
-            if trace.stop_reason is None and self._looping(trace.steps):
-                trace.stop_reason = "loop"
-                step.observation.note = (
-                    f"The same action got the same observation {LOOP_REPEATS} times in a row, so the run stopped."
-                )
-            step.seconds = round(time.perf_counter() - started, 6)
-            emit({"kind": "step", "step": step.to_dict()})
-            if trace.stop_reason:
-                return
-            scratchpad += self.format.render_step(step)
-        trace.stop_reason = "max_calls"
+        step_prefix = self.format.step_prefix(index)
+        if seed:
+            # A forked step: the model continues the edited thought instead of starting its own.
+            step_prefix += ("" if step_prefix.endswith("\n") else " ") + seed.strip()
+        return CompletionRequest(
+            system=system,
+            prompt=question + scratchpad + step_prefix,
+            stop=self.stops,
+            temperature=cfg.temperature,
+            max_tokens=cfg.max_tokens,
+            grammar=self.format.grammar(cfg.tools.names, index) if self._constrained() else None,
+        )
+
+    def _read(self, reply: Reply, seed: str | None) -> list[ParseResult]:
+        """What the model did: one result for a text dialect, one per call for native tool calls (a reply's calls
+        beyond the run's budget are not run)."""
+        if self.format.native_tools:
+            return self.format.read_reply(reply.text, reply.tool_calls)[: self.config.max_calls]
+        return [self.format.parse(seed.strip() + reply.text if seed else reply.text)]
 
     def _constrained(self) -> bool:
         return self.config.grammar and self.config.provider.constrained and hasattr(self.format, "grammar")
@@ -177,18 +229,19 @@ class Agent:
 
         return stream_completion(self.config.provider, request, on_text=on_text)
 
-    def _step(self, index: int, reply: Reply, seed: str | None) -> Step:
-        """The step the model wrote: its thought and its action or answer, or an error observation when neither
-        could be read."""
-        parsed = self.format.parse(seed.strip() + reply.text if seed else reply.text)
+    def _step(self, index: int, reply: Reply, parsed: ParseResult, n: int) -> Step:
+        """The step the model wrote (the ``n``-th of its reply): its thought and its action or answer, or an error
+        observation when neither could be read. The reply's text and usage go with its first step."""
+        calls_made = reply.tool_calls if self.format.native_tools else []
         step = Step(
             index=index,
             thought=parsed.thought,
             action=parsed.action,
             final_answer=parsed.final_answer,
-            raw_output=reply.text,
-            usage=reply.usage,
+            raw_output=reply.text if n == 0 else "",
+            usage=reply.usage if n == 0 else Usage(),
             leaked_observation=parsed.leaked_observation,
+            tool_call=calls_made[n] if n < len(calls_made) else None,
         )
         if parsed.error:
             step.observation = Observation.error(f"{parsed.error} {self.format.reminder(self.config.tools.names)}")

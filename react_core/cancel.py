@@ -117,6 +117,13 @@ def guarded_call(deadline: float | None) -> Iterator[CallGuard]:
         watcher.join(1)
 
 
+def aborted() -> bool:
+    """Whether the current guarded call was stopped or ran out of time: its aborts have run, so trying again is no
+    use (a provider's retry asks this before it waits)."""
+    guard = _guard.get()
+    return guard is not None and guard._fired
+
+
 def on_abort(callback: Callable[[], object]) -> None:
     """Providers register how to abort what they opened (``response.close``); outside a guarded call, nothing."""
     guard = _guard.get()

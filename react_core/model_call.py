@@ -4,14 +4,16 @@ The loop, the evaluation's direct-answer strategies and the tests all call ``str
 provider's chunks until a stop sequence appears (enforced here whatever the provider did), the reply outgrows its
 token budget (the rest is not read: the reply is cut, as a model stopping at its length would be), the call passes
 its wall-clock deadline (a provider failure: nothing half-read is ever taken for an answer), or the person presses
-Stop (which also closes a read that is waiting, through ``react_core.cancel.guarded_call``).
+Stop (which also cuts a read that is waiting, through ``react_core.cancel.guarded_call``). A provider that tries a
+failed stream again says so with a ``restart`` chunk: the text so far is dropped and ``on_text`` hears it start over.
+Native tool calls come back whole in ``Reply.tool_calls``.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from react_core import calls, cancel
@@ -19,7 +21,7 @@ from react_core.cancel import Cancelled
 from react_core.errors import ProviderError, ReactLabError
 from react_core.providers.base import CompletionRequest, Provider, cut_at_stop, estimate_tokens
 from react_core.safe_text import scrub
-from react_core.trace import ModelCall, Usage
+from react_core.trace import ModelCall, ToolCall, Usage
 
 # A model call that has not finished within this many seconds has failed (a stream that keeps sending keep-alive
 # comments, a server that trickles). Generous: a slow on-device step takes a few seconds.
@@ -28,6 +30,8 @@ CALL_DEADLINE = 180.0
 CHARS_PER_TOKEN = 8
 # The most of a reply a trace keeps: far more than any step, and small enough that an export always imports back.
 MAX_REPLY_CHARS = 20_000
+# The most native tool calls one reply may bring (each becomes a step; the run's budget still counts model calls).
+MAX_TOOL_CALLS = 32
 
 
 @dataclass
@@ -40,6 +44,7 @@ class Reply:
     seconds: float
     cut_at: int | None  # where a stop sequence begins in ``text``
     cut_by: str
+    tool_calls: list[ToolCall] = field(default_factory=list)  # native function calls, in order
 
 
 def stream_completion(
@@ -52,6 +57,7 @@ def stream_completion(
     """Raises Cancelled when the run is stopped, and a ReactLabError for any failure of the provider."""
     started = time.perf_counter()
     text, usage, sent, finish, first = "", None, None, "", 0.0
+    tool_calls: list[ToolCall] = []
     budget = min(MAX_REPLY_CHARS, max(1, request.max_tokens) * CHARS_PER_TOKEN)
     longest_stop = max((len(s) for s in request.stop), default=0)
     hit: str | None = None
@@ -62,8 +68,14 @@ def stream_completion(
                 cancel.check()
                 if guard.expired:
                     break
+                if chunk.restart:
+                    text, usage, finish, tool_calls = "", None, "", []
+                    if on_text is not None:
+                        on_text("", "")
                 if chunk.sent is not None:
                     sent = chunk.sent
+                if chunk.tool_calls:
+                    tool_calls = (tool_calls + [_bounded(c) for c in chunk.tool_calls])[:MAX_TOOL_CALLS]
                 if chunk.usage is not None:
                     usage = chunk.usage
                 if chunk.finish_reason:
@@ -85,7 +97,12 @@ def stream_completion(
                 if len(text) >= budget:
                     finish = "length"  # the rest is not read: a reply past its budget is cut, never awaited
                     break
-        except (ReactLabError, Cancelled):
+        except Cancelled:
+            raise
+        except ReactLabError:
+            cancel.check()
+            if guard.expired:  # the provider's error came from the deadline cutting its read
+                raise _too_slow(provider, deadline) from None
             raise
         except Exception as e:
             cancel.check()  # a read that failed because Stop closed it is a stop, not a provider failure
@@ -112,6 +129,7 @@ def stream_completion(
         seconds=round(time.perf_counter() - started, 6),
         cut_at=cut_at,
         cut_by=hit or "",
+        tool_calls=tool_calls,
     )
 
 
@@ -125,6 +143,7 @@ def call_record(request: CompletionRequest, reply: Reply, previous: calls.CallTe
         api=sent.get("api", ""),
         endpoint=sent.get("endpoint", ""),
         body=sent.get("body") or {"system": request.system, "prompt": request.prompt},
+        conversation=sent.get("conversation", ""),
         omitted=list(sent.get("omitted", [])),
         reused_tokens=sent.get("reused_tokens"),
         stop_local=list(request.stop),
@@ -134,6 +153,13 @@ def call_record(request: CompletionRequest, reply: Reply, previous: calls.CallTe
         first_token_seconds=reply.first_token_seconds,
         seconds=reply.seconds,
     )
+
+
+def _bounded(call: ToolCall) -> ToolCall:
+    """A call made safe to keep: well-formed text, arguments kept to the reply cap (cut arguments are malformed JSON,
+    which the model hears about)."""
+    arguments = scrub(call.arguments)[:MAX_REPLY_CHARS]
+    return ToolCall(scrub(call.id)[:200], scrub(call.name)[:200], arguments, call.signature)
 
 
 def _too_slow(provider: Provider, deadline: float | None) -> ProviderError:

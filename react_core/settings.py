@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
-from react_core.agent import DEFAULT_MAX_CALLS, RunConfig
+from react_core.agent import DEFAULT_MAX_CALLS, RunConfig, check_supported
 from react_core.environment import setting_defaults, value
 from react_core.errors import ConfigError
 from react_core.prompts import DEFAULT_PRESET, Preset, default_preset_for, load_preset, validate_preset
@@ -123,6 +123,7 @@ def build_run_config(
     chosen = resolve_preset(settings, preset)
     if provider is None:
         provider = provider_for(settings, api_key=api_key, on_progress=on_progress)
+    check_supported(provider, chosen.action_format)  # before anything slow: a dialect the provider cannot speak
     knowledge = None
     if set(settings.tools) & {"search", "lookup"}:
         knowledge = create_knowledge(

@@ -131,6 +131,25 @@ class Usage:
 
 
 @dataclass
+class ToolCall:
+    """A function call a model made natively (the ``tools`` format): what it called, with the arguments exactly as it
+    wrote them (JSON text, possibly malformed), so the conversation can be sent back to it as it was."""
+
+    id: str  # the API's id for the call ('' when the API gives none, as Gemini's may not)
+    name: str
+    arguments: str
+    # Opaque data the API wants back with the call (Gemini's thought signature, base64); '' when none.
+    signature: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ToolCall:
+        return cls(d.get("id", ""), d["name"], d.get("arguments", ""), d.get("signature", ""))
+
+
+@dataclass
 class ModelCall:
     """The model call behind a step, kept so that the request can be rebuilt byte for byte without storing the whole
     prompt again for every step (which would grow as the square of the steps).
@@ -156,6 +175,10 @@ class ModelCall:
     first_token_seconds: float = 0.0
     seconds: float = 0.0
     reused_tokens: int | None = None  # prompt tokens the model reused from its cache, when it says
+    conversation: str = ""  # the body key holding the message list ('' for a single prompt)
+    messages_keep: int = 0
+    messages_added: list[Any] = field(default_factory=list)
+    same_reply_as: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -178,6 +201,7 @@ class Step:
     seconds: float = 0.0
     leaked_observation: bool = False
     call: ModelCall | None = None
+    tool_call: ToolCall | None = None  # the native function call behind the action (the ``tools`` format)
 
     @property
     def is_error(self) -> bool:
@@ -195,6 +219,7 @@ class Step:
             "seconds": self.seconds,
             "leaked_observation": self.leaked_observation,
             "call": self.call.to_dict() if self.call else None,
+            "tool_call": self.tool_call.to_dict() if self.tool_call else None,
         }
 
     @classmethod
@@ -210,6 +235,7 @@ class Step:
             seconds=d.get("seconds", 0.0),
             leaked_observation=d.get("leaked_observation", False),
             call=ModelCall.from_dict(d["call"]) if d.get("call") else None,
+            tool_call=ToolCall.from_dict(d["tool_call"]) if d.get("tool_call") else None,
         )
 
 

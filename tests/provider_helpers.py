@@ -3,20 +3,33 @@ the real ``llama_cpp.server`` in a subprocess, a recording sleep for retry polic
 
 The fake servers are real HTTP servers (``http.server`` in a thread) so the SDKs run their whole stack. Each plays
 a scripted model: a list of outputs, consumed one per request, streamed in word-sized pieces; it honours the
-request's stop sequences unless told to ignore them. Faults are consumed before outputs, one per request:
+request's stop sequences unless told to ignore them. An output is a string, or ``{"text": …, "tool_calls": [{"name":
+…, "arguments": {…} or "raw text"}]}`` for a reply that calls tools natively (streamed as each API streams them:
+OpenAI's argument pieces in ``delta.tool_calls``, Gemini's whole ``functionCall`` parts with a thought signature).
+``comments=True`` sends an SSE comment line (``: keepalive``) before every event. Faults are consumed before
+outputs, one per request:
 
     {"status": 503, "headers": {"Retry-After": "0"}, "message": "..."}   an HTTP error
         (OpenAI: "code": "insufficient_quota"; Gemini: "retry_delay": "23s", its RetryInfo in the body)
     {"hang": 2.0}            wait that long before answering (a read timeout on the client)
     {"drop": True}           close the connection without answering
     {"stall_after": 2, "hang": 2.0}   stream 2 pieces, then go silent (a timeout mid-answer)
+    {"cut_after": 2}         stream 2 pieces, then end the stream cleanly without saying the reply is complete
     {"blocked": "SAFETY", "where": "prompt"|"answer"}   (Gemini) a refusal with no text
+  and hostile servers, each ending by itself (bounded) or when the client hangs up or the server closes:
+    {"silent": True}         accept the request and say nothing (not even headers)
+  (``server.holding`` is set once a silent or hostile reply has begun)
+    {"forever": True}        stream tokens without end
+    {"keepalive": True}      send headers, then only ``: keepalive`` comments
+    {"trickle": 0.05}        a streamed reply one byte at a time, this many seconds apart
+    {"huge": 30_000_000}     one event carrying that many characters of text
 
 Imports from the project only the retry policy (for ``fast_retry``); never a UI.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
@@ -85,13 +98,18 @@ class FakeModelServer:
 
     def __init__(
         self,
-        outputs: Iterable[str] = (),
+        outputs: Iterable[str | dict[str, Any]] = (),
         *,
         ignore_stop: bool = False,
         piece_delay: float = 0.0,
         trailing: str = "",
+        comments: bool = False,
     ) -> None:
-        self.outputs: deque[str] = deque(outputs)
+        self.outputs: deque[str | dict[str, Any]] = deque(outputs)
+        self.comments = comments
+        # Set while a {"silent": True} fault holds a request; released (and every hostile loop ended) on exit.
+        self.holding = threading.Event()
+        self.closing = threading.Event()
         self.faults: deque[dict[str, Any]] = deque()
         self.ignore_stop = ignore_stop
         self.piece_delay = piece_delay
@@ -137,6 +155,7 @@ class FakeModelServer:
         return self
 
     def __exit__(self, *_exc: Any) -> None:
+        self.closing.set()
         self.httpd.shutdown()
         self.httpd.server_close()
 
@@ -150,13 +169,15 @@ class FakeModelServer:
         return self
 
     # -- the scripted model
-    def _next_output(self, stops: list[str]) -> str:
+    def _next_output(self, stops: list[str]) -> tuple[str, list[dict[str, Any]]]:
+        """The next reply: its text (cut at the stop sequences unless told to ignore them) and its tool calls."""
         with self._lock:
-            text = self.outputs.popleft() if self.outputs else "Thought: (the script is empty)"
+            item = self.outputs.popleft() if self.outputs else "Thought: (the script is empty)"
+        text, calls = (item, []) if isinstance(item, str) else (item.get("text", ""), item.get("tool_calls", []))
         if not self.ignore_stop:
             cut = min((i for i in (text.find(s) for s in stops if s) if i >= 0), default=len(text))
             text = text[:cut]
-        return text
+        return text, calls
 
     # -- HTTP plumbing
     def _get(self, h: BaseHTTPRequestHandler) -> None:
@@ -167,8 +188,16 @@ class FakeModelServer:
 
     def _apply_fault(self, h: BaseHTTPRequestHandler, fault: dict[str, Any] | None) -> bool:
         """Play a fault that happens before the answer; True when nothing more should be sent."""
-        if not fault or "stall_after" in fault:
+        if not fault or "stall_after" in fault or "cut_after" in fault:
             return False
+        if fault.get("silent"):
+            self.holding.set()
+            self.closing.wait(60)
+            h.close_connection = True
+            return True
+        if fault.get("keepalive") or fault.get("trickle") or fault.get("huge") or fault.get("forever"):
+            self._hostile(h, fault)
+            return True
         if fault.get("drop"):
             h.close_connection = True
             h.connection.shutdown(socket.SHUT_RDWR)
@@ -184,6 +213,46 @@ class FakeModelServer:
 
     def _error_body(self, status: int, message: str, fault: dict[str, Any] | None = None) -> dict[str, Any]:
         raise NotImplementedError
+
+    def _text_event(self, text: str) -> Any:
+        """One streamed event carrying ``text``, in this API's form."""
+        raise NotImplementedError
+
+    def _hostile(self, h: BaseHTTPRequestHandler, fault: dict[str, Any]) -> None:
+        """A stream that never ends properly; bounded, and over when the client hangs up or the server closes."""
+        h.send_response(200)
+        h.send_header("Content-Type", "text/event-stream")
+        h.send_header("Transfer-Encoding", "chunked")
+        h.end_headers()
+        h.close_connection = True
+        self.holding.set()
+
+        def send(raw: bytes) -> None:
+            h.wfile.write(f"{len(raw):x}\r\n".encode() + raw + b"\r\n")
+            h.wfile.flush()
+
+        try:
+            if fault.get("huge"):
+                send(f"data: {json.dumps(self._text_event('x' * int(fault['huge'])))}\n\n".encode())
+                self.closing.wait(30)
+            elif fault.get("trickle"):
+                event = f"data: {json.dumps(self._text_event('slow '))}\n\n".encode() * 1000
+                for byte in event:
+                    if self.closing.wait(float(fault["trickle"])):
+                        break
+                    send(bytes([byte]))
+            else:
+                for _ in range(200_000):
+                    if self.closing.is_set():
+                        break
+                    if fault.get("keepalive"):
+                        send(b": keepalive\n\n")
+                        time.sleep(0.005)
+                    else:
+                        send(f"data: {json.dumps(self._text_event('blah '))}\n\n".encode())
+        except (BrokenPipeError, ConnectionResetError):
+            with self._lock:
+                self.aborted += 1
 
     @staticmethod
     def _json(h: BaseHTTPRequestHandler, status: int, data: Any, headers: dict[str, str] | None = None) -> None:
@@ -203,14 +272,19 @@ class FakeModelServer:
         h.send_header("Transfer-Encoding", "chunked")
         h.end_headers()
         stall_after = fault.get("stall_after") if fault else None
+        cut_after = fault.get("cut_after") if fault else None
         try:
             for n, event in enumerate(events):
                 if stall_after is not None and n == stall_after:
                     time.sleep(float(fault.get("hang", 2.0)))
                     h.close_connection = True
                     return
+                if cut_after is not None and n == cut_after:
+                    break  # the body ends properly, but the reply does not
                 data = event if isinstance(event, str) else json.dumps(event)
                 payload = f"data: {data}\r\n\r\n".encode()
+                if self.comments:
+                    payload = b": keepalive\r\n\r\n" + payload
                 h.wfile.write(f"{len(payload):x}\r\n".encode() + payload + b"\r\n")
                 h.wfile.flush()
                 if self.piece_delay:
@@ -259,7 +333,7 @@ class FakeGemini(FakeModelServer):
         if self._apply_fault(h, fault):
             return
         config = body.get("generationConfig", {}) if isinstance(body, dict) else {}
-        text = self._next_output(config.get("stopSequences", []))
+        text, calls = self._next_output(config.get("stopSequences", []))
         prompt_chars = len(json.dumps(body))
         usage = {
             "promptTokenCount": prompt_chars // 4,
@@ -273,9 +347,27 @@ class FakeGemini(FakeModelServer):
         def events() -> Iterable[Any]:
             for piece in self._stream_text(text):
                 yield {"candidates": [_gemini_candidate(piece)], "modelVersion": m.group(2)}
+            if calls:  # whole functionCall parts in one event, the first with its thought signature
+                parts = [_gemini_call(c, first=n == 0) for n, c in enumerate(calls)]
+                yield {"candidates": [{"content": {"role": "model", "parts": parts}, "index": 0}]}
             yield {"candidates": [_gemini_candidate("", "STOP")], "usageMetadata": usage, "modelVersion": m.group(2)}
 
         self._sse(h, events(), fault)
+
+    def _text_event(self, text: str) -> Any:
+        return {"candidates": [_gemini_candidate(text)]}
+
+
+# What a thought signature looks like to a client: opaque base64 that must come back with the call.
+GEMINI_SIGNATURE = base64.b64encode(b"opaque-thought-signature").decode()
+
+
+def _gemini_call(call: dict[str, Any], *, first: bool) -> dict[str, Any]:
+    args = call.get("arguments", {})
+    part: dict[str, Any] = {"functionCall": {"name": call["name"], "args": args}}
+    if first:
+        part["thoughtSignature"] = GEMINI_SIGNATURE
+    return part
 
 
 def _gemini_candidate(text: str, finish: str | None = None) -> dict[str, Any]:
@@ -289,7 +381,12 @@ class FakeOpenAI(FakeModelServer):
     """``POST /v1/chat/completions`` (streamed or not) as OpenAI and compatible servers answer it."""
 
     def __init__(
-        self, outputs: Iterable[str] = (), *, refuse: Iterable[str] = (), key: str | None = None, **kw: Any
+        self,
+        outputs: Iterable[str | dict[str, Any]] = (),
+        *,
+        refuse: Iterable[str] = (),
+        key: str | None = None,
+        **kw: Any,
     ) -> None:
         super().__init__(outputs, **kw)
         self.refuse = list(refuse)  # parameters this "model" rejects (in this order), as reasoning models do stop
@@ -321,7 +418,7 @@ class FakeOpenAI(FakeModelServer):
         if self._apply_fault(h, fault):
             return
         stop = body.get("stop") or []
-        text = self._next_output([stop] if isinstance(stop, str) else list(stop))
+        text, calls = self._next_output([stop] if isinstance(stop, str) else list(stop))
         usage = {"prompt_tokens": len(json.dumps(body["messages"])) // 4, "completion_tokens": max(1, len(text) // 4)}
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
         base = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0, "model": body["model"]}
@@ -335,12 +432,26 @@ class FakeOpenAI(FakeModelServer):
             yield {**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]}
             for piece in self._stream_text(text):
                 yield {**base, "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
-            yield {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+            for n, call in enumerate(calls):  # the name first, then the arguments in small pieces, as OpenAI does
+                arguments = call.get("arguments", {})
+                raw = arguments if isinstance(arguments, str) else json.dumps(arguments)
+                head = {"index": n, "id": f"call_{n}_{len(self.requests)}", "type": "function"}
+                head["function"] = {"name": call["name"], "arguments": ""}
+                yield {**base, "choices": [{"index": 0, "delta": {"tool_calls": [head]}}]}
+                for i in range(0, len(raw), 5):
+                    piece = {"index": n, "function": {"arguments": raw[i : i + 5]}}
+                    yield {**base, "choices": [{"index": 0, "delta": {"tool_calls": [piece]}}]}
+            finish = "tool_calls" if calls else "stop"
+            yield {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]}
             if (body.get("stream_options") or {}).get("include_usage"):
                 yield {**base, "choices": [], "usage": usage}
             yield "[DONE]"
 
         self._sse(h, events(), fault)
+
+    def _text_event(self, text: str) -> Any:
+        base = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0, "model": "fake"}
+        return {**base, "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}]}
 
 
 # -- the real llama_cpp.server ----------------------------------------------------------------------------

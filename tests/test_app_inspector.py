@@ -63,3 +63,25 @@ def test_history_shows_the_calls_of_a_saved_run_and_says_when_an_old_one_has_non
         runs_tab = at.tabs[0]
         assert len(runs_tab.get("html")) == expected
     assert any("does not record its model call" in c.value for c in at.caption)
+
+
+def test_native_tool_calls_show_the_conversation_each_call_added(monkeypatch, tmp_path):
+    both = {
+        "text": "I will look both up.",
+        "tool_calls": [
+            {"name": "search", "arguments": {"query": "Scott Derrickson"}},
+            {"name": "search", "arguments": {"query": "Ed Wood"}},
+        ],
+    }
+    use_app(monkeypatch, tmp_path, [both, {"tool_calls": [{"name": "finish", "arguments": {"answer": "American"}}]}])
+    monkeypatch.setenv("REACT_PRESET", "tools")
+    at = ask(new_session(), NATIONALITY_Q)
+    trace = at.session_state.chat["turns"][-1]["trace"]
+    assert trace["final_answer"] == "American" and len(trace["steps"]) == 3
+    captions = [c.value for c in at.caption]
+    assert any("same reply as step 1" in c for c in captions)  # the second call of the first reply
+    bodies = _htmls(at)
+    assert len(bodies) == 2  # one Model call section per reply
+    assert "new messages in the conversation" in bodies[1] and "Ed Wood" in bodies[1]
+    table = at.dataframe[0].value
+    assert list(table["step"]) == [1, 3]

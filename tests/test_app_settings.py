@@ -172,3 +172,12 @@ def test_a_remembered_direct_answer_preset_falls_back_to_a_chat_preset(monkeypat
     assert any("direct-answer prompt" in w.value for w in at.warning)
     ask(at, "What is 2 + 2?")
     assert last_trace(at)["settings"]["preset"] == "paper" and last_trace(at)["final_answer"] == "4"
+
+
+def test_the_tools_preset_is_offered_only_to_a_provider_that_calls_tools(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [])
+    at = go(new_session(), "settings")
+    assert any(o.startswith("tools — ") for o in at.selectbox(key="set-preset").options)  # scripted: it can
+    at.selectbox(key="set-provider").set_value("local").run()
+    assert not any(o.startswith("tools — ") for o in at.selectbox(key="set-preset").options)
+    assert any("Not offered: tools" in unescape(c.value) for c in at.caption)

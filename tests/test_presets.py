@@ -46,7 +46,8 @@ MAX_PREFIX_CHARS = 6_500
 
 
 def _shipped_with_inline_examples() -> list[str]:
-    return [n for n in SHIPPED if "examples_from" not in tomllib.loads((BUILTIN_DIR / f"{n}.toml").read_text())]
+    # The tools preset has none: the functions are declared natively.
+    return [n for n in SHIPPED if tomllib.loads((BUILTIN_DIR / f"{n}.toml").read_text()).get("examples", "").strip()]
 
 
 # -- loading and validating ----------------------------------------------------------------------------------

@@ -149,15 +149,23 @@ def test_read_timeout_is_retried_then_reported() -> None:
     assert len(server.requests) == 2 and len(sleep.waits) == 1
 
 
-def test_silence_in_the_middle_of_an_answer_ends_with_a_clear_error() -> None:
-    with FakeGemini(["one two three four"]) as server:
+def test_silence_in_the_middle_of_an_answer_is_tried_again_from_the_start() -> None:
+    with FakeGemini(["one two three four", "one two three four"]) as server:
         server.fail({"stall_after": 2, "hang": 1.0})
-        p = provider(server, timeout=0.2)
-        got: list[str] = []
-        with pytest.raises(ProviderError, match="stopped in the middle of an answer"):
-            for chunk in p.stream(request()):
-                got.append(chunk.text)
-    assert got == ["one ", "two "] and len(server.requests) == 1  # streamed text is never repeated by a retry
+        chunks = list(provider(server, timeout=0.2).stream(request()))
+    # The first try's text is void: a restart chunk says so, and the second try's text is the reply.
+    restart = next(i for i, c in enumerate(chunks) if c.restart)
+    assert [c.text for c in chunks[:restart] if c.text] == ["one ", "two "]
+    assert "".join(c.text for c in chunks[restart:]) == "one two three four"
+    assert len(server.requests) == 2
+
+
+def test_silence_in_the_middle_of_every_try_ends_with_a_clear_error() -> None:
+    with FakeGemini(["one two three four"] * 3) as server:
+        server.fail(*[{"stall_after": 2, "hang": 1.0}] * 3)
+        with pytest.raises(ProviderError, match="stopped in the middle of an answer 3 times in a row"):
+            stream_completion(provider(server, timeout=0.2), request())
+    assert len(server.requests) == 3
 
 
 def test_failure_on_a_later_step_ends_the_run_with_error_and_keeps_earlier_steps() -> None:

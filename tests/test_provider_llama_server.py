@@ -86,3 +86,26 @@ def test_a_short_react_run_through_the_server(server: LlamaServer, provider: Ope
     for step in trace.steps:
         assert step.raw_output and (step.action or step.final_answer is not None or step.is_error)
         assert step.usage.prompt_tokens > 0 and step.seconds > 0
+
+
+def test_the_on_device_curl_snippet_asks_the_server_for_the_same_completion(server: LlamaServer) -> None:
+    import json
+    import os
+    import subprocess
+
+    from test_provider_local import one_call_trace
+
+    from react_core.calls import request_of
+    from react_core.providers.local import LocalProvider
+
+    local = LocalProvider(on_progress=None)
+    request = CompletionRequest(system=SYSTEM, prompt=PROMPT, stop=(" twelve",), temperature=0.0, max_tokens=30)
+    trace, reply = one_call_trace(local, request)
+    snippet = LocalProvider.snippet(request_of(trace, 1), "curl")
+    assert "python -m react_core.providers.llama_server" in snippet
+    env = {**os.environ, "LLAMA_SERVER": server.base_url.removesuffix("/v1")}
+    done = subprocess.run(["bash", "-c", snippet], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    events = [line[6:] for line in done.stdout.splitlines() if line.startswith("data: ") and line != "data: [DONE]"]
+    text = "".join(json.loads(e)["choices"][0]["text"] for e in events)
+    assert text == reply.text  # the server, given the same body, wrote the same completion

@@ -188,3 +188,68 @@ def test_full_episode_on_the_device_model(preset: str, local: LocalProvider, pac
     assert [e["kind"] for e in events].count("step") == len(trace.steps)
     assert any(e["kind"] == "text" for e in events)  # streamed as it was generated
     assert local_module.QUESTION_STOP in config.provider.extra_stops
+
+
+# -- exactly what llama.cpp was given, and the call outside the app ----------------------------------------
+
+
+@pytest.mark.model
+def test_each_call_records_what_llama_cpp_was_given_and_the_cache_it_reused(local: LocalProvider, monkeypatch) -> None:
+    from react_core import calls
+    from react_core.agent import Agent, RunConfig
+    from react_core.prompts import load_preset
+    from react_core.tools.calculator import CALCULATOR
+    from react_core.tools.registry import ToolRegistry
+
+    given: list[str] = []
+    real = local.llama.tokenize
+
+    def tokenize(text: bytes, add_bos: bool = True, special: bool = False):
+        if add_bos:  # the prompt (the completion is counted without BOS)
+            given.append(text.decode("utf-8"))
+        return real(text, add_bos=add_bos, special=special)
+
+    monkeypatch.setattr(local.llama, "tokenize", tokenize)
+    config = RunConfig(provider=local, preset=load_preset("paper"), tools=ToolRegistry([CALCULATOR]), max_calls=3)
+    config.max_tokens = 40
+    trace = Agent(config).run("What is 17 * 23?")
+    assert len(trace.steps) >= 2, trace.to_dict()
+    assert len(given) == len(trace.steps)
+    for k, step in enumerate(trace.steps):
+        body = calls.request(trace.steps, k)
+        assert body["prompt"] == given[k] and body["stream"] is True and body["max_tokens"] <= 40
+        assert step.call.api == "llama.cpp" and step.call.endpoint == ""
+    # Later steps start from the byte-identical prefix llama.cpp already holds.
+    later = trace.steps[1]
+    assert later.call.reused_tokens > 0.8 * later.usage.prompt_tokens
+
+
+def one_call_trace(local: LocalProvider, request: CompletionRequest):
+    """A trace of one step whose call is ``request`` as the on-device model received it, and the reply."""
+    from react_core import calls
+    from react_core.trace import Step, Trace
+
+    # Evaluated from scratch, as in the snippet's fresh process: a reused cache prefix can change the last digits
+    # of the logits (Gemma's sliding-window cache), and with them a greedy choice.
+    with local.prepare().lock:
+        local.llama.reset()
+    reply = stream_completion(local, request)
+    sent = {k: reply.sent[k] for k in ("api", "endpoint", "body")}
+    step = Step(1, call=calls.record(None, request.system, request.prompt, **sent))
+    return Trace("q", settings={"provider": "local", "model": local.model}, steps=[step]), reply
+
+
+@pytest.mark.model
+def test_the_python_snippet_runs_the_same_completion(local: LocalProvider) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from react_core.calls import request_of
+
+    trace, reply = one_call_trace(local, req(max_tokens=8))
+    snippet = LocalProvider.snippet(request_of(trace, 1), "python")
+    env = {**os.environ, "MODEL_PATH": str(local.prepare().path)}
+    done = subprocess.run([sys.executable, "-c", snippet], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.rstrip("\n") == reply.text  # temperature 0: the same tokens again

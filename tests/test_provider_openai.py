@@ -55,7 +55,9 @@ def test_streams_in_pieces_with_usage_last() -> None:
     with FakeOpenAI(["one two three"]) as server:
         chunks = list(provider(server).stream(request()))
     assert [c.text for c in chunks if c.text] == ["one ", "two ", "three"]
-    assert chunks[-1].usage is not None and chunks[-1].usage.prompt_tokens > 0
+    usage = [c.usage for c in chunks if c.usage]
+    assert len(usage) == 1 and usage[0].prompt_tokens > 0
+    assert chunks[0].sent is not None and chunks[-1].finish_reason == "stop"
 
 
 def test_reasoning_models_get_no_stop_or_temperature_and_room_to_think() -> None:

@@ -54,6 +54,9 @@ def _new_in_call(step: Step, rebuilt: calls.CallTexts, previous_index: int | Non
     if call.system is not None and previous_index is not None:
         lines.append("The system prompt changed since the previous call.")
     body = "".join(_p(line) for line in lines)
+    if call.conversation:  # native tool calling: the conversation grew by these messages
+        added = json.dumps(call.messages_added, ensure_ascii=False, indent=2)
+        return body + _p(f"{len(call.messages_added)} new messages in the conversation:") + _pre(added, _NEW)
     return body + _pre(call.prompt_added, _NEW)
 
 
@@ -72,8 +75,11 @@ def _request(call_dict: dict[str, Any], template: dict[str, Any], rebuilt: calls
     parts.append(_p(f"Stop sequences enforced by the loop's own cutting: {stops}"))
     parts.append(_pre(json.dumps(template, ensure_ascii=False, indent=2)))
     texts = {"system": rebuilt.system, "prompt": rebuilt.prompt, "system+prompt": rebuilt.system + rebuilt.prompt}
+    if rebuilt.messages is not None:
+        texts["messages"] = json.dumps(list(rebuilt.messages), ensure_ascii=False, indent=2)
     for name in _refs(template):
-        parts.append(_details(f'"$ref": "{name}" ({len(texts[name]):,} characters)', _pre(texts[name])))
+        if name in texts:
+            parts.append(_details(f'"$ref": "{name}" ({len(texts[name]):,} characters)', _pre(texts[name])))
     return "".join(parts)
 
 
@@ -122,6 +128,11 @@ def render_call(trace: Trace, position: int, rebuilt: calls.CallTexts | None, *,
     st.markdown("**Model call**")
     if step.call is None:
         st.caption("This step does not record its model call (a run saved before ReAct Lab kept them).")
+        return
+    if step.call.same_reply_as is not None:
+        st.caption(
+            f"This tool call came in the same reply as step {step.call.same_reply_as}'s: its model call is shown there."
+        )
         return
     if rebuilt is None:
         st.caption("The call of this step cannot be rebuilt: the step before it does not record its call.")

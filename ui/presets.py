@@ -21,6 +21,7 @@ from react_core.prompts import (
     preset_paths,
     save_user_preset,
 )
+from react_core.providers import speaks
 from ui import identity, state
 
 STORE_PREFIX = "history:"  # the ``path`` of a preset read from the person's history
@@ -28,6 +29,19 @@ STORE_PREFIX = "history:"  # the ``path`` of a preset read from the person's his
 
 def _in_store() -> bool:
     return identity.mode() != identity.LOCAL
+
+
+def runnable(names_: list[str]) -> tuple[list[str], list[str]]:
+    """(the presets the chosen provider can run, those it cannot: native tool calling needs a provider that can)."""
+    provider = state.settings()["provider"]
+    ok, not_ok = [], []
+    for name in names_:
+        try:
+            fits = speaks(provider, load(name).format)
+        except ReactLabError:
+            fits = True  # shown, and the chooser says what is wrong with it
+        (ok if fits else not_ok).append(name)
+    return ok, not_ok
 
 
 def names(mode: str = "react") -> list[str]:
@@ -85,6 +99,9 @@ def active() -> Preset:
         preset = load(current_name())
         if preset.mode != "react":
             raise ConfigError(f"The {preset.name} preset is a direct-answer prompt for the evaluation, not a chat.")
+        provider = state.settings()["provider"]
+        if not speaks(provider, preset.format):
+            raise ConfigError(f"The {preset.name} preset needs native tool calling, which {provider} cannot do.")
         return preset
     except ReactLabError as e:
         state.flash("warning", f"{e} Using the {DEFAULT_PRESET} preset instead.")

@@ -15,6 +15,7 @@ import streamlit as st
 from react_core.errors import ReactLabError
 from react_core.formats import FORMATS
 from react_core.prompts import Preset, render_prefix, validate_preset
+from react_core.providers import provider_class
 from react_core.providers.base import estimate_tokens
 from ui import presets, state
 from ui.bind import seed
@@ -96,7 +97,8 @@ def _preset_label(name: str) -> str:
 
 
 def render_prompt_editor() -> None:
-    names = presets.names("react")  # the direct-answer presets are the evaluation's, not the chat's
+    # The direct-answer presets are the evaluation's, not the chat's; the tools preset needs a provider that can.
+    names, unspoken = presets.runnable(presets.names("react"))
     current = presets.current_name()
     if current not in names:
         names.append(current)
@@ -110,6 +112,14 @@ def render_prompt_editor() -> None:
         on_change=_on_choose,
         help="Choosing a preset discards unsaved prompt edits.",
     )
+    if unspoken:
+        label = provider_class(state.settings()["provider"]).label
+        st.caption(
+            md_literal(
+                f"Not offered: {', '.join(unspoken)}. It calls tools natively, which {label} cannot do; choose Gemini "
+                "or OpenAI in the provider menu above to use it."
+            )
+        )
     named = _named()
     if named.description:
         st.caption(md_literal(named.description))

@@ -189,6 +189,9 @@ class ActionFormat:
     stop: tuple[str, ...] = ()
     # Names a model may write for a tool, mapped to the canonical name (case-insensitive).
     aliases: dict[str, str] = {}
+    # Replies are native tool calls and requests a conversation (the ``tools`` format); only providers with
+    # ``native_tools`` can run it.
+    native_tools: bool = False
     # How the question is introduced in the prompt (a preset may override it); must contain {question}.
     question_template: str = "Question: {question}\n"
     # Line patterns used to split few-shot examples into the pieces a model writes (see prompts.example_chunks).

@@ -42,6 +42,14 @@ def create_provider(name: str, **options: Any) -> Provider:
     return provider_class(name).create(**options)
 
 
+def speaks(provider_name: str, format_name: str) -> bool:
+    """Whether a provider can run a dialect: the ``tools`` format (native tool calls) needs ``native_tools``. The
+    Settings page offers a preset only when its format is spoken, and says why the tools preset is missing."""
+    from react_core.formats import get_format
+
+    return provider_class(provider_name).native_tools or not get_format(format_name).native_tools
+
+
 def default_provider_name(env: Mapping[str, str] | None = None) -> str:
     """The first hosted provider with a key (or endpoint) configured, else the on-device model."""
     for cls in AUTO_ORDER:
@@ -59,4 +67,5 @@ __all__ = [
     "create_provider",
     "default_provider_name",
     "provider_class",
+    "speaks",
 ]

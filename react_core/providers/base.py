@@ -4,6 +4,16 @@ A request carries the fixed prefix (``system``: instructions and examples) and t
 past steps, the next step's prefix) separately. Chat providers send them as a system instruction and a user message;
 raw-completion providers send ``system + prompt``. Either way the prefix is byte-identical between steps. Capabilities
 are attributes. SDKs are imported lazily by the concrete providers, never here.
+
+Native tool calling (the ``tools`` format, providers with ``native_tools``): ``prompt`` is the first user message,
+``messages`` the conversation after it, and ``tools`` the functions to declare. Messages are plain dicts that each
+provider turns into its API's form:
+
+    {"role": "assistant", "content": "text", "tool_calls": [ToolCall.to_dict(), ...]}
+    {"role": "tool", "id": "…", "name": "search", "content": "observation", "is_error": False}
+    {"role": "user", "content": "text"}
+
+The reply's calls come back whole (streamed pieces assembled by the provider) in ``Chunk.tool_calls``.
 """
 
 from __future__ import annotations
@@ -13,7 +23,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from react_core.errors import ConfigError
-from react_core.trace import Usage
+from react_core.tool_specs import ToolSpec
+from react_core.trace import ToolCall, Usage
 
 
 @dataclass(frozen=True)
@@ -25,6 +36,9 @@ class CompletionRequest:
     max_tokens: int = 400
     # A GBNF grammar the reply must follow, for providers that can constrain decoding (``Provider.constrained``).
     grammar: str | None = None
+    # Native tool calling: the conversation after ``prompt`` and the functions the model may call (see above).
+    messages: tuple[dict[str, Any], ...] = ()
+    tools: tuple[ToolSpec, ...] = ()
 
     @property
     def text(self) -> str:
@@ -35,14 +49,20 @@ class CompletionRequest:
 @dataclass
 class Chunk:
     """A piece of a streamed completion. A provider's first chunk says what it sent (``sent``); the last ones may
-    carry the usage and why the model stopped (``finish_reason``)."""
+    carry the usage and why the model stopped (``finish_reason``), and a later ``sent`` may complete the first (the
+    cached tokens a hosted API reports at the end). ``restart``: the stream failed or was cut short and the provider
+    is trying again: everything received so far in this call is void (the text shown starts over)."""
 
     text: str = ""
     usage: Usage | None = None
-    # What the API received: {"api", "endpoint", "body", "omitted": [{"param", "reason"}], "reused_tokens"}. The body
-    # is the request as sent (never a key), the texts in it verbatim; the loop stores it compactly (react_core.calls).
+    # What the API received: {"api", "endpoint", "body", "omitted": [{"param", "reason"}], "reused_tokens",
+    # "conversation"}. The body is the request as sent (never a key), the texts in it verbatim; "conversation" names
+    # the body key holding the message list in the tools format. The loop stores it compactly (react_core.calls).
     sent: dict[str, Any] | None = None
     finish_reason: str | None = None
+    restart: bool = False
+    # Native tool calling: calls the model made, each complete (in the order it made them).
+    tool_calls: list[ToolCall] | None = None
 
 
 def cut_at_stop(text: str, stops: tuple[str, ...] | list[str]) -> tuple[str, str | None]:
@@ -107,8 +127,9 @@ class Provider:
 
     @classmethod
     def snippet(cls, call: Mapping[str, Any], style: str) -> str:
-        """One recorded call (``api``, ``endpoint``, ``model``, ``body`` as the API received it) as a ``curl``
-        command or a ``python`` script with the provider's official SDK, with the key as a variable, never its value."""
+        """One recorded call (``calls.request_of``: ``api``, ``endpoint``, ``model``, ``body`` as the API received it)
+        as a ``curl`` command or a ``python`` script with the provider's official SDK that sends the same body, with
+        the key as a shell or environment variable (``key_vars[0]``), never its value."""
         raise ConfigError(f"A {cls.label} call cannot be reproduced outside the app as {style}.")
 
     @classmethod

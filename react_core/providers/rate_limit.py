@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from react_core import cancel
 from react_core.providers.base import Chunk, CompletionRequest, Provider
 
 
@@ -32,5 +33,5 @@ class RateLimited:
             start = max(now, self._next)
             self._next = start + self.interval
         if start > now:
-            time.sleep(start - now)
+            cancel.sleep(start - now)  # Stop interrupts the wait for a turn
         yield from self.inner.stream(request)

@@ -1,20 +1,22 @@
 """Retries and timeouts shared by the hosted providers: a few tries with jittered backoff, honouring Retry-After.
 
-Only the opening of a stream is retried (the request and its first piece of text): once text has been streamed to the
-person, a retry would repeat it, so a failure after that ends the run with a clear message instead. Each provider
-classifies its SDK's exceptions into a ``Failure``; this module decides whether and how long to wait. Sleeping goes
-through the policy so tests can record the waits instead of waiting.
+Each provider classifies its SDK's exceptions into a ``Failure``; this module decides whether and how long to wait. A
+stream that fails or is cut short after it began is tried again too (the provider says so with a ``restart`` chunk,
+and the text shown so far starts over). Waiting goes through the policy, by default ``cancel.sleep``, so Stop
+interrupts a backoff and tests can record the waits instead of waiting; a call that Stop or its deadline has aborted
+is never tried again.
 """
 
 from __future__ import annotations
 
 import random
-import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from react_core import cancel
 from react_core.errors import ProviderError, ReactLabError
+from react_core.providers.base import Chunk
 
 T = TypeVar("T")
 
@@ -42,8 +44,21 @@ class RetryPolicy:
     max_delay: float = 20.0
     # A service asking for a longer pause than this is not waited for: the run stops and says when to retry.
     max_retry_after: float = 30.0
-    sleep: Callable[[float], None] = time.sleep
+    sleep: Callable[[float], None] = cancel.sleep
     rng: random.Random = field(default_factory=random.Random)
+
+    def wait(self, attempt: int, failure: Failure, service: str) -> None:
+        """Wait before try ``attempt + 1``: the backoff, or longer when the service asks (Retry-After); a service
+        asking for more than ``max_retry_after`` is not waited for."""
+        wait = self.backoff(attempt)
+        if failure.retry_after is not None:
+            if failure.retry_after > self.max_retry_after:
+                raise ProviderError(
+                    f"{service} is rate limiting this key ({failure.message}) and asks to wait "
+                    f"{failure.retry_after:.0f} s. Try again then, or switch provider in the settings."
+                ) from None
+            wait = max(wait, failure.retry_after)
+        self.sleep(wait)
 
     def backoff(self, attempt: int) -> float:
         """Wait after failed try ``attempt`` (1-based): exponential, with half of it random so clients spread out."""
@@ -80,6 +95,9 @@ def with_retries(
             failure = classify(e)
             if failure is None:
                 raise
+            cancel.check()  # a request that failed because Stop cut it is a stop, not a failure to retry
+            if cancel.aborted():
+                raise ProviderError(f"{service}: {failure.message}") from None
             if failure.error is not None:
                 raise failure.error from None
             if not failure.retryable:
@@ -89,12 +107,48 @@ def with_retries(
                     f"{service} failed {attempt} times in a row ({failure.message}). "
                     "Try again in a minute, or switch provider in the settings."
                 ) from None
-            wait = policy.backoff(attempt)
-            if failure.retry_after is not None:
-                if failure.retry_after > policy.max_retry_after:
-                    raise ProviderError(
-                        f"{service} is rate limiting this key ({failure.message}) and asks to wait "
-                        f"{failure.retry_after:.0f} s. Try again then, or switch provider in the settings."
-                    ) from None
-                wait = max(wait, failure.retry_after)
-            policy.sleep(wait)
+            policy.wait(attempt, failure, service)
+
+
+class Truncated(Exception):
+    """A stream ended before the API said the reply was complete (no finish reason, no end marker)."""
+
+
+def stream_with_retries(
+    attempt: Callable[[int], Iterator[Chunk]],
+    classify: Callable[[Exception], Failure | None],
+    policy: RetryPolicy,
+    *,
+    service: str,
+) -> Iterator[Chunk]:
+    """Chunks of ``attempt(1)``; when that stream fails or is cut short after it began, up to ``policy.attempts``
+    tries in all, each after a backoff. Each try's first chunk is the provider's (its ``sent``, and ``restart`` from
+    the second try on, so whoever shows the text starts over). A half-read reply is never passed off as whole."""
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            yield from attempt(tries)
+            return
+        except ReactLabError:
+            raise
+        except Exception as e:
+            if isinstance(e, Truncated):
+                failure = Failure("the stream ended before the answer was complete", retryable=True)
+            else:
+                failure = classify(e)
+                if failure is None:
+                    raise
+            cancel.check()
+            if cancel.aborted():
+                raise ProviderError(f"{service} stopped in the middle of an answer ({failure.message}).") from None
+            if failure.error is not None:
+                raise failure.error from None
+            if not failure.retryable:
+                raise ProviderError(f"{service} stopped in the middle of an answer: {failure.message}") from None
+            if tries >= policy.attempts:
+                raise ProviderError(
+                    f"{service} stopped in the middle of an answer {tries} times in a row ({failure.message}); "
+                    "nothing it sent was used. Try again in a minute, or switch provider in the settings."
+                ) from None
+            policy.wait(tries, failure, service)

@@ -1,13 +1,13 @@
 """A provider that replays a list of model outputs: it drives tests, offline demos and benchmarks.
 
 Each item of the script is either a string (the model's text) or an object ``{"text": …, "delay": seconds, "gate": path,
-"error": "…", "usage": {…}}``. An ``error`` item raises a ProviderError as a failing service would. A ``gate`` item
-waits until a file exists at that path before it answers, and removes it as it passes: creating the file lets one call
-through (a test or a demo opens the gate when it is ready; Stop interrupts the wait), so "while the model is working" is
-an event, not a race with a delay. The provider records every request it was sent. Like a model that ignores stop
-sequences, it returns its text whole: the loop's local cutting is what stops it. Outputs are consumed in order across
-runs, so one script can drive a whole evaluation.
-"""
+"error": "…", "usage": {…}, "tool_calls": [{"name": …, "arguments": {…} or "raw JSON text", "id": …}]}``; an item with
+``tool_calls`` is a reply that calls tools natively (the ``tools`` format), its ``text`` the thought. An ``error`` item
+raises a ProviderError as a failing service would. A ``gate`` item waits until a file exists at that path before it
+answers, and removes it as it passes: creating the file lets one call through (a test or a demo opens the gate when it
+is ready; Stop interrupts the wait), so "while the model is working" is an event, not a race with a delay. The provider
+records every request it was sent. Like a model that ignores stop sequences, it returns its text whole: the loop's local
+cutting is what stops it. Outputs are consumed in order across runs, so one script can drive a whole evaluation."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from typing import Any
 from react_core import cancel
 from react_core.errors import ConfigError, ProviderError
 from react_core.providers.base import Chunk, CompletionRequest, Provider, estimate_tokens
-from react_core.trace import Usage
+from react_core.trace import ToolCall, Usage
 
 _PIECES = re.compile(r"\S+\s*|\s+")
 
@@ -47,6 +47,8 @@ class ScriptedProvider(Provider):
     options = ("script", "delay")
     # Outputs are consumed in order, so one call at a time.
     concurrent = False
+    # Items may script native tool calls, so it can drive the tools format in tests and demos.
+    native_tools = True
 
     def __init__(self, outputs: list[Any], *, delay: float = 0.0, model: str = "script") -> None:
         self.outputs = list(outputs)
@@ -90,8 +92,16 @@ class ScriptedProvider(Provider):
             "temperature": request.temperature,
             "max_tokens": request.max_tokens,
         }
-        omitted = [{"param": "stop", "reason": "a script ignores stop sequences; the loop cuts at them locally"}]
-        return {"api": "scripted", "endpoint": "", "body": body, "omitted": omitted}
+        omitted = []
+        if request.stop:
+            reason = "a script ignores stop sequences; the loop cuts at them locally"
+            omitted.append({"param": "stop", "reason": reason})
+        sent = {"api": "scripted", "endpoint": "", "body": body, "omitted": omitted}
+        if request.tools:
+            body["messages"] = [dict(m) for m in request.messages]
+            body["tools"] = [spec.name for spec in request.tools]
+            sent["conversation"] = "messages"
+        return sent
 
     def stream(self, request: CompletionRequest) -> Iterator[Chunk]:
         item = self._take(request)
@@ -103,14 +113,25 @@ class ScriptedProvider(Provider):
             if item.get("error"):
                 raise ProviderError(str(item["error"]))
             usage = Usage.from_dict(item["usage"]) if "usage" in item else None
+            calls = [_tool_call(c, n) for n, c in enumerate(item.get("tool_calls") or [])]
         else:
-            text, delay, usage = item, self.delay, None
+            text, delay, usage, calls = item, self.delay, None, []
         if delay:
             cancel.sleep(delay)
         # Word-sized pieces, so streaming and local stop cutting are exercised as with a real model.
         for piece in _PIECES.findall(text):
             yield Chunk(text=piece)
+        if calls:
+            yield Chunk(tool_calls=calls)
         yield Chunk(usage=usage or Usage(estimate_tokens(request.text), estimate_tokens(text)), finish_reason="stop")
+
+
+def _tool_call(item: Any, n: int) -> ToolCall:
+    if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+        raise ConfigError('A scripted tool call is an object {"name": …, "arguments": {…}}.')
+    arguments = item.get("arguments", {})
+    raw = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
+    return ToolCall(str(item.get("id", f"call_{n}")), item["name"], raw)
 
 
 def _wait_for(gate: Path) -> None:
