@@ -14,7 +14,7 @@ import streamlit as st
 from react_core.providers import PROVIDERS, provider_class
 from react_core.settings import MAX_CALLS_LIMIT
 from react_core.tool_specs import TOOL_ORDER, label
-from ui import state
+from ui import identity, state
 from ui.bind import bound, seed
 from ui.prompt_editor import render_prompt_editor
 
@@ -48,16 +48,27 @@ with model_col:
     if provider.key_vars:
         seed("set-api-key", st.session_state.api_key)
         st.text_input("API key", key="set-api-key", type="password", on_change=_on_key)
-        st.caption(
-            "Kept for this browser session only: never saved in settings, history or exports. "
+        where_else = (
             f"Setting {' or '.join(provider.key_vars)} in the server's environment works too."
+            if identity.lends_server_keys()
+            else "This public demo does not lend the server's own keys: bring yours."
         )
+        st.caption("Kept for this browser session only: never saved in settings, history or exports. " + where_else)
     if "base_url" in provider.options:
         bound(st.text_input, "Base URL", "base_url", placeholder="the provider's own API")
     if "script" in provider.options:
         bound(st.text_input, "Script (JSON array of model outputs)", "script")
     if "model_path" in provider.options:
         bound(st.text_input, "Model file (GGUF)", "model_path", placeholder="the bundled Gemma 3 270M")
+    if provider.constrained:
+        bound(
+            st.checkbox,
+            "Only well-formed steps (grammar)",
+            "grammar",
+            bool,
+            help="Constrain decoding to one thought and one action of the dialect naming an enabled tool, so every "
+            "step parses. Hosted models have no such control.",
+        )
 
 with run_col:
     st.subheader("Run", anchor=False)

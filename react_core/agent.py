@@ -125,6 +125,7 @@ class Agent:
                 "temperature": cfg.temperature,
                 "max_calls": cfg.max_calls,
                 "tools": cfg.tools.names,
+                **({"grammar": True} if self._constrained() else {}),
                 **cfg.recorded,
             },
             context=list(context),

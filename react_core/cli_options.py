@@ -49,6 +49,12 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--wiki-language", help="Wikipedia language code, e.g. de (default en; ignored with --wiki-url)")
     p.add_argument("--sentences", type=int, default=5, help="sentences a Search returns (the paper: 5)")
     p.add_argument("--tools", default=None, help="comma-separated tools to enable (default: search,lookup,calculator)")
+    p.add_argument(
+        "--grammar",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="constrain the on-device model to one well-formed step of the dialect (default: on where possible)",
+    )
 
 
 def settings_from_args(args: argparse.Namespace, **defaults: Any) -> Any:
@@ -71,6 +77,7 @@ def settings_from_args(args: argparse.Namespace, **defaults: Any) -> Any:
         "wiki_language": args.wiki_language,
         "sentences": args.sentences,
         "tools": _tool_list(args.tools),
+        "grammar": args.grammar,
     }
     given = {k: v for k, v in overrides.items() if v is not None}
     return RunSettings.from_env().updated(**{**defaults, **given})

@@ -45,6 +45,8 @@ class RunSettings:
     wiki_language: str = ""
     sentences: int = DEFAULT_SENTENCES
     tools: list[str] = field(default_factory=lambda: list(TOOL_ORDER))
+    # Constrain decoding to one well-formed step of the dialect, where the provider can (the on-device model).
+    grammar: bool = True
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> RunSettings:
@@ -135,5 +137,6 @@ def build_run_config(
         tools=build_tools(knowledge, settings.tools, sentences=settings.sentences),
         max_calls=int(settings.max_calls),
         temperature=float(settings.temperature),
+        grammar=bool(settings.grammar),
         recorded={"knowledge": settings.knowledge},
     )

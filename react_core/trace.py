@@ -31,6 +31,7 @@ SETTINGS_FIELDS = (
     "knowledge",
     "tools",
     "strategy",
+    "grammar",
 )
 
 

@@ -40,6 +40,7 @@ SETTING_TYPES: dict[str, Any] = {
     "knowledge": str,
     "tools": list[str],
     "strategy": str,
+    "grammar": bool,
 }
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,40}")
 

@@ -33,3 +33,20 @@ def test_a_run_cannot_be_built_from_settings_out_of_bounds():
 def test_from_dict_keeps_known_fields_only():
     s = RunSettings.from_dict({"temperature": 0.5, "api_key": "sk-secret", "unknown": 1})
     assert s.temperature == 0.5 and "api_key" not in s.to_dict() and "unknown" not in s.to_dict()
+
+
+def test_grammar_is_on_where_the_provider_can_constrain_decoding_and_recorded_only_there():
+    from react_core.agent import Agent
+    from react_core.providers.scripted import ScriptedProvider
+
+    class Constrained(ScriptedProvider):
+        constrained = True
+
+    settings = RunSettings(provider="scripted", script=["x"], tools=["calculator"])
+    assert settings.grammar and build_run_config(settings).grammar
+    plain = Agent(build_run_config(settings, provider=ScriptedProvider(["Thought 1: a\nAction 1: Finish[b]"])))
+    assert "grammar" not in plain.run("q").settings  # a provider without the control: nothing to record
+    held = Agent(build_run_config(settings, provider=Constrained(["Thought 1: a\nAction 1: Finish[b]"])))
+    trace = held.run("q")
+    assert trace.settings.get("grammar") is True or not hasattr(held.format, "grammar")
+    assert not build_run_config(settings.updated(grammar=False)).grammar

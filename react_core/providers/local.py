@@ -185,6 +185,8 @@ class LocalProvider(Provider):
     concurrent = False
     shared = True
     preparing = "Loading the on-device model…"
+    # llama.cpp can hold decoding to a grammar: each step one thought and one well-formed action of the dialect.
+    constrained = True
     is_demo = True
     demo_notice = DEMO_NOTICE
     max_stop = None  # llama.cpp takes any number of stop sequences
