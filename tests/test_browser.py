@@ -192,3 +192,29 @@ def test_a_fresh_servers_first_request_may_be_a_page_url(tmp_path, chromium_brow
             assert page.get_by_test_id("stException").count() == 0
         finally:
             context.close()
+
+
+def test_the_evaluate_page_runs_a_strategy_and_shows_its_results(app_server, chromium_browser):
+    context, page = open_page(chromium_browser, app_server["url"], height=1500)
+    try:
+        nav(page, "Evaluate")
+        page.get_by_text("How they run").wait_for()
+        questions = page.get_by_role("spinbutton", name="Questions")
+        questions.fill("2")
+        questions.press("Enter")
+        strategies = page.get_by_test_id("stMultiSelect").filter(has_text="Strategies")
+        for chip in ("ReAct", "CoT"):  # leave Standard alone: one answer per question, quick
+            strategies.get_by_label(f"Remove {chip}", exact=True).click()
+        strategies.click()
+        page.get_by_role("option", name="Standard", exact=True).click()
+        page.keyboard.press("Escape")
+        page.get_by_role("button", name="Run evaluation").click()
+        progress = page.get_by_text("of 2 questions", exact=False)
+        progress.wait_for()  # the progress label while it runs …
+        _open_gate(app_server)  # (the script's first output waits at the gate in every session)
+        progress.wait_for(state="detached")  # … gone once it is done
+        page.get_by_role("heading", name="Results").wait_for()
+        page.get_by_role("heading", name="Past evaluations").wait_for()
+        shot(page, "evaluate.png", top=True)
+    finally:
+        context.close()
