@@ -14,6 +14,7 @@ import re
 import sys
 from typing import Any
 
+from react_core import environment
 from react_core.cli_options import EXIT_USAGE, CliParser, UsageError, add_run_options, build_config
 from react_core.errors import ConfigError, ReactLabError
 from react_core.evaluation import cli as evaluation_cli
@@ -107,7 +108,12 @@ def _cmd_request(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = CliParser(prog="python -m react_core", description="ReAct Lab engine: run, parse and evaluate.")
+    parser = CliParser(
+        prog="python -m react_core",
+        description="ReAct Lab engine: run, parse and evaluate.",
+        epilog="environment variables:\n" + "\n".join(f"  {v.name:<28} {v.meaning}" for v in environment.VARIABLES),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     sub = parser.add_subparsers(dest="command", required=True, parser_class=CliParser)
 
     p = sub.add_parser("parse", help="parse model text from stdin and print JSON")

@@ -50,3 +50,12 @@ def test_the_readme_documents_every_variable_and_every_key():
     keys = {v for cls in CATALOGUE.values() for v in (*cls.key_vars, *cls.base_url_vars)}
     missing = sorted(n for n in [*environment.BY_NAME, *keys] if f"`{n}`" not in readme)
     assert not missing, f"the README does not mention {missing}"
+
+
+def test_the_command_line_help_lists_every_variable_with_its_meaning():
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "react_core", "--help"], cwd=ROOT, capture_output=True, text=True)
+    for variable in environment.VARIABLES:
+        assert f"{variable.name}" in out.stdout and variable.meaning in out.stdout

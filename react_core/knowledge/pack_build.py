@@ -216,9 +216,6 @@ class PackWriter:
         self.stats.stored_questions += cur.rowcount
         return cur.rowcount == 1
 
-    def set_meta(self, **values: Any) -> None:
-        self._meta.update({k: scrub(str(v)) for k, v in values.items()})
-
     def _coverage(self) -> str:
         line = f"{self.stats.articles:,} {self._corpus}"
         if self.stats.stored_questions:
