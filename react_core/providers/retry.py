@@ -95,19 +95,9 @@ def with_retries(
             failure = classify(e)
             if failure is None:
                 raise
-            cancel.check()  # a request that failed because Stop cut it is a stop, not a failure to retry
-            if cancel.aborted():
-                raise ProviderError(f"{service}: {failure.message}") from None
-            if failure.error is not None:
-                raise failure.error from None
-            if not failure.retryable:
-                raise ProviderError(f"{service}: {failure.message}") from None
-            if attempt >= policy.attempts:
-                raise ProviderError(
-                    f"{service} failed {attempt} times in a row ({failure.message}). "
-                    "Try again in a minute, or switch provider in the settings."
-                ) from None
-            policy.wait(attempt, failure, service)
+            _try_again(
+                failure, attempt, policy, f"{service}: {failure.message}", f"{service} failed {attempt} times", service
+            )
 
 
 class Truncated(Exception):
@@ -139,16 +129,23 @@ def stream_with_retries(
                 failure = classify(e)
                 if failure is None:
                     raise
-            cancel.check()
-            if cancel.aborted():
-                raise ProviderError(f"{service} stopped in the middle of an answer ({failure.message}).") from None
-            if failure.error is not None:
-                raise failure.error from None
-            if not failure.retryable:
-                raise ProviderError(f"{service} stopped in the middle of an answer: {failure.message}") from None
-            if tries >= policy.attempts:
-                raise ProviderError(
-                    f"{service} stopped in the middle of an answer {tries} times in a row ({failure.message}); "
-                    "nothing it sent was used. Try again in a minute, or switch provider in the settings."
-                ) from None
-            policy.wait(tries, failure, service)
+            during = f"{service} stopped in the middle of an answer"
+            _try_again(failure, tries, policy, f"{during}: {failure.message}", f"{during} {tries} times", service)
+
+
+def _try_again(failure: Failure, tries: int, policy: RetryPolicy, refused: str, gave_up: str, service: str) -> None:
+    """Wait before the next try, or raise what ends the trying: Stop, a failure that already says what to do, one
+    not worth retrying (``refused``), or the last try spent (``gave_up`` … "in a row")."""
+    cancel.check()  # a request that failed because Stop cut it is a stop, not a failure to retry
+    if cancel.aborted() or not failure.retryable:
+        if failure.error is not None:
+            raise failure.error from None
+        raise ProviderError(refused) from None
+    if failure.error is not None:
+        raise failure.error from None
+    if tries >= policy.attempts:
+        raise ProviderError(
+            f"{gave_up} in a row ({failure.message}); nothing it sent was used. "
+            "Try again in a minute, or switch provider in the settings."
+        ) from None
+    policy.wait(tries, failure, service)
