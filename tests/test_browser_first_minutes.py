@@ -35,7 +35,8 @@ def test_offline_examples_answer_with_evidence_and_survive_a_reload(offline_app)
         note.wait_for()
         assert note.count() == 1 and "Colorado orogeny" not in page.content()
         examples = page.get_by_role("button").filter(has_text="?")
-        first = examples.first.inner_text().strip()
+        first = examples.first.inner_text().splitlines()[-1].strip()  # the question, after the icon's ligature name
+        assert first.endswith("?") and "lightbulb" not in first
         shot(page, "offline-examples.png", top=True)
 
         examples.first.click()
