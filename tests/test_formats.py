@@ -544,7 +544,7 @@ def _cli_parse(fmt: str, text: str) -> dict:
     return json.loads(out.stdout)
 
 
-@pytest.mark.parametrize(("fmt", "text", "tool", "value"), [HAPPY[0], HAPPY[3], HAPPY[6], HAPPY[9], HAPPY[12], HAPPY[15]])
+@pytest.mark.parametrize(("fmt", "text", "tool", "value"), HAPPY[::3])
 def test_cli_parse_prints_exactly_the_four_keys(fmt, text, tool, value):
     data = _cli_parse(fmt, text)
     assert list(data) == ["thought", "action", "final_answer", "error"]
