@@ -24,8 +24,9 @@ MAX_INPUT_CHARS = 80
 # A thought may not start with what the parsers read as the environment's part or as markup ("Observation",
 # "> quote", "**bold**", "# heading") nor with a blank.
 _THOUGHT_FIRST_EXCLUDED = " \t\n\r*_#>`Oo"
-# A tool input may not start with a blank or a quote: parsing trims blanks and strips a matching pair of quotes.
-_INPUT_FIRST_EXCLUDED = " \t\n\r\"'`"
+# A tool input may not start with a blank, a quote or a brace: parsing trims blanks, strips a matching pair of quotes
+# and, in the mrkl dialect, decodes JSON (`{"query": ""}` would be an empty input).
+_INPUT_FIRST_EXCLUDED = " \t\n\r\"'`{"
 _JSON_ESCAPE = '"\\\\" ["\\\\/bfnrt]'
 
 
