@@ -165,3 +165,26 @@ def test_the_next_prompt_holds_the_models_words_and_the_error_not_a_placeholder(
     kept = "look for High Plains" if fmt == "act" else "I should look for the plains."
     assert kept in second
     assert " ".join(trace.steps[0].observation.text.split()) in " ".join(second.split())
+
+
+@pytest.mark.parametrize("fmt", ["paper", "json", "mrkl", "function"])
+def test_a_forked_step_is_written_back_with_the_thought_the_prompt_held(fmt):
+    f = FORMATS[fmt]
+    # The model continued an edited thought ("The fact says b.") that the prompt ended with; its own text lacks it.
+    continued = Step(2, thought="The fact says b. So I look.", raw_output=" So I look.\nAction: Look up b")
+    text = f.render_model_part(continued)
+    assert "The fact says b. So I look.\nAction: Look up b" in text
+    # The model started a new line at once: the edited thought stands on the thought line.
+    at_once = Step(2, thought="The fact says b.", raw_output="\nAction: Look up b")
+    assert "The fact says b.\nAction: Look up b" in f.render_model_part(at_once)
+
+
+def test_a_forked_step_reaches_the_next_prompt_with_the_edited_thought_and_the_models_words():
+    prior = [Step(1, thought="Look up a.", action=Action("search", "a"), observation=Observation("a is b"))]
+    provider = ScriptedProvider([" and so\nAction 2: Look up b", " Done.\nAction 3: Finish[b]"])
+    tools = ToolRegistry([Tool("search", lambda q: "x")])
+    preset = Preset(name="t", format="paper", instructions="Tools:\n{tools}", examples="")
+    agent = Agent(RunConfig(provider=provider, preset=preset, tools=tools, max_calls=3))
+    trace = agent.run("What is it?", prior_steps=prior, resume_thought="The fact says b")
+    assert trace.final_answer == "b"
+    assert "Thought 2: The fact says b and so\nAction 2: Look up b\nObservation 2: " in provider.requests[1].prompt

@@ -167,7 +167,8 @@ class ActionFormat:
         model's own lines (up to the stop sequence or its own Observation, blank lines dropped, at most
         ``MAX_INPUT_CHARS``). Its error observation follows, as the ReAct paper's environment answers
         ``Invalid action: …``. Never an invented action: a placeholder such as "(none)" would be copied by the
-        model at every later step. A step without ``raw_output`` (an older trace) falls back to its thought."""
+        model at every later step. Where the step's thought differs from the model's own (a fork continued an
+        edited thought), the step's thought stands first. Without ``raw_output`` (an older trace): the thought."""
         prefix = self.step_prefix(step.index)
         text = self.unparsed_text(step)
         gap = "" if not text or prefix.endswith("\n") else " "
@@ -182,9 +183,24 @@ class ActionFormat:
             word = _LABEL_WORD.match(line)
             if word:
                 text = drop_label(text, word.group(1)).strip()
+        text = self._with_recorded_thought(step, text)
         lines = [ln.rstrip() for ln in text.split("\n") if ln.strip()]
-        text = "\n".join(lines) or one_line(step.thought)
+        text = "\n".join(lines)
         return text if len(text) <= MAX_INPUT_CHARS else text[: MAX_INPUT_CHARS - 1].rstrip() + "…"
+
+    def _with_recorded_thought(self, step: Step, text: str) -> str:
+        """``text`` with the model's own thought replaced by the step's, where they differ: a fork's step began
+        from an edited thought the model only continued (the prompt held both), or a person edited the thought.
+        The step's thought is what the prompt had; the rest of the model's text follows it as written."""
+        thought = one_line(step.thought)
+        own = one_line(self.read(step.raw_output).thought) if step.raw_output.strip() else ""
+        if not thought or thought == own:  # nothing recorded (a hand-made step), or nothing changed
+            return text
+        if not own:
+            return thought + ("\n" + text if text else "")
+        # The model's thought as it stands at the start of its text, whatever blanks separate the words.
+        m = re.match(r"\s*+".join(map(re.escape, own.split())), text)
+        return thought + text[m.end() :] if m else text
 
     def reminder(self, tools: list[str]) -> str:
         """Restates the expected format for an error observation, listing only the tools that exist."""
