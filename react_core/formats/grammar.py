@@ -21,12 +21,16 @@ if TYPE_CHECKING:
 _THOUGHT, _INPUT = "QQTHOUGHTQQ", "QQINPUTQQ"
 MAX_THOUGHT_CHARS = 160
 MAX_INPUT_CHARS = 80
-# A thought may not start with what the parsers read as the environment's part or as markup ("Observation",
-# "> quote", "**bold**", "# heading") nor with a blank.
-_THOUGHT_FIRST_EXCLUDED = " \t\n\r*_#>`Oo"
+# Every character Python's str.split() takes for a blank: parsing trims them, so an input cannot start with one.
+BLANKS = "".join(chr(i) for i in range(0x3001) if chr(i).isspace())
+# A thought may not start with a blank or with what the parsers read as the environment's part or as markup
+# ("Observation", "> quote", "**bold**", "# heading").
+_THOUGHT_FIRST_EXCLUDED = BLANKS + "*_#>`Oo"
 # A tool input may not start with a blank, a quote or a brace: parsing trims blanks, strips a matching pair of quotes
 # and, in the mrkl dialect, decodes JSON (`{"query": ""}` would be an empty input).
-_INPUT_FIRST_EXCLUDED = " \t\n\r\"'`{"
+_INPUT_FIRST_EXCLUDED = BLANKS + "\"'`{"
+# Never in a line: line ends, and NUL, which parsing drops.
+_DROPPED = "\n\r\x00"
 _JSON_ESCAPE = '"\\\\" ["\\\\/bfnrt]'
 
 
@@ -127,12 +131,12 @@ def grammar_for(fmt: ActionFormat, tools: list[str], index: int) -> str:
             rules += _json_rule(name, pairs)
         else:
             follows = after[:1] if after[:1] not in ("", "\n") else ""
-            rules += _run_rule(name, _INPUT_FIRST_EXCLUDED + follows, "\n\r" + follows, pairs, MAX_INPUT_CHARS)
+            rules += _run_rule(name, _INPUT_FIRST_EXCLUDED + follows, _DROPPED + follows, pairs, MAX_INPUT_CHARS)
         alternatives.append(f"{literal(before)} {name} {literal(after)}")
     if len(leads) != 1:
         raise ValueError(f"the {fmt.name} dialect starts its steps differently for different actions")
     (lead, has_thought) = leads.pop()
     root = f"root ::= {literal(lead)} " + ("thought " if has_thought else "") + f"( {' | '.join(alternatives)} )"
     if has_thought:
-        rules += _run_rule("thought", _THOUGHT_FIRST_EXCLUDED, "\n\r", pairs, MAX_THOUGHT_CHARS)
+        rules += _run_rule("thought", _THOUGHT_FIRST_EXCLUDED, _DROPPED, pairs, MAX_THOUGHT_CHARS)
     return "\n".join([root, *rules]) + "\n"
