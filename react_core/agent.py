@@ -222,7 +222,7 @@ class Agent:
         return [self.format.parse(seed.strip() + reply.text if seed else reply.text)]
 
     def _constrained(self) -> bool:
-        return self.config.grammar and self.config.provider.constrained and hasattr(self.format, "grammar")
+        return self.config.grammar and self.config.provider.constrained
 
     def _generate(self, request: CompletionRequest, index: int, emit: EventHandler) -> Reply:
         def on_text(delta: str, text: str) -> None:

@@ -62,6 +62,14 @@ def action_text(step: dict[str, Any] | Any, fmt_name: str) -> str:
     return fmt.render_action(step.action, step.final_answer)
 
 
+def action_title(step: dict[str, Any] | Any, fmt_name: str) -> str:
+    """The step's action as one short line in the run's dialect, for a step panel's title (``ActionFormat.title``)."""
+    from react_core.trace import Step
+
+    step = step if isinstance(step, Step) else Step.from_dict(step)
+    return (FORMATS.get(fmt_name) or FORMATS["paper"]).title(step.action, step.final_answer)
+
+
 def plural(n: int, word: str) -> str:
     return f"{n:,} {word}" + ("" if n == 1 else "s")
 

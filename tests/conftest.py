@@ -1,4 +1,5 @@
-"""Test-wide guards and fixtures: no test reaches beyond 127.0.0.1, and user folders point into a temp dir."""
+"""Test-wide guards and fixtures: no test reaches beyond 127.0.0.1, user folders point into a temp dir, and
+property tests run the same examples on every run."""
 
 from __future__ import annotations
 
@@ -8,8 +9,17 @@ import socket
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# Property tests are deterministic by default: the same examples every run (derandomize), nothing remembered
+# between runs (no database), a fixed number of examples, no per-example deadline (CI machines are slow; a hang
+# guard per test is pytest-timeout's job). HYPOTHESIS_PROFILE=dev explores at random with more examples instead;
+# pin anything it finds with @example.
+settings.register_profile("deterministic", derandomize=True, database=None, max_examples=200, deadline=None)
+settings.register_profile("dev", derandomize=False, max_examples=2_000, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
 _real_connect = socket.socket.connect
 
 

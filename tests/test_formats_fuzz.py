@@ -1,33 +1,42 @@
 """Property tests for every parser: any text gives a ParseResult, never an exception, and rendering round-trips.
 
 Text is drawn both at random and from the dialects' own tokens (labels, brackets, tags, JSON punctuation, fences,
-stop words), which reaches the parsers' corners much faster than random characters do. Runtime stays small: a few
-hundred examples per property, no deadline (CI machines are slow), a timeout per test instead.
+stop words) and from values Python cannot read naively (huge numbers, deep nesting, lone surrogates, NULs), which
+reaches the parsers' corners much faster than random characters do. The examples are the same on every run (the
+profile in ``conftest.py``); failures found while exploring are pinned with ``@example``.
 """
 
 from __future__ import annotations
 
+import importlib
+import os
+from pathlib import Path
+
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from react_core.formats import FORMATS
-from react_core.formats.base import MAX_INPUT_CHARS, TOOL_PARAMS, ParseResult, clean_input
+from react_core.formats.base import FINISH, TOOL_PARAMS, ParseResult
+from react_core.formats.lenient import MAX_INPUT_CHARS, clean_input
 from react_core.trace import Action, Step
 
-FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.large_base_example])
 ALL_FORMATS = sorted(FORMATS)
-DIALECTS = ("paper", "xml", "json", "pause", "function")
 
 TOKENS = [
     "Thought", "Thought 1:", "Thought 2", "Action", "Action 1:", "Action 2", "Action:", "Action Input:",
     "Observation", "Observation 1:", "Observation:", "Question:", "Question", "Claim:", "Final Answer:", "Answer:",
     "Step 1", "PAUSE", "Search[", "Lookup[", "Finish[", "Calculator[", "[", "]", "[[", "]]",
     "<search>", "</search>", "<lookup>", "<finish>", "</finish>", "<calculator>", "<b>", "</", "<", ">",
-    "{", "}", '"action"', '"action_input"', ":", ",", '"', "'", "\\", "```", "```json",
+    "{", "}", '"action"', '"action_input"', '"query"', "'action'", ":", ",", '"', "'", "\\", "```", "```json",
     "search(", "lookup(", "finish(", "calculator(", "query=", "answer=", ")", "(", "__import__('os')",
-    "wikipedia:", "calculate:", "**", "__", "#", ">", "-", "\n", "\n\n", "\r\n", " ", "\t", "\x00",
+    "wikipedia:", "calculate:", "**", "__", "#", ">", "-", "\n", "\n\n", "\r\n", "\r", " ", "\t", "\x00",
     "High Plains", "1,800", "9**9**9", "é", "東京", "🚀", "\u2028", "\u0085",
+    # Values Python raises on when read naively: past the int digit limit, past the recursion limit, broken text.
+    "0x" + "f" * 4_800, "9" * 4_400, "1e999", "NaN", "[" * 1_100, "{" * 1_100, '{"a": ' * 600, "(" * 400,
+    "\ud800", "\udfff", "\\ud800", "\\udfff", "\\u0000", "\\x00", "\\N{", "\ufeff", "\u202e", "\u0301", "İ", "ß",
+    "\U0010ffff", "\x1b[31m", "\x7f", "\x85",
 ]  # fmt: skip
 dialect_text = st.lists(st.sampled_from(TOKENS) | st.text(max_size=8), max_size=40).map("".join)
 any_text = st.text(max_size=400) | dialect_text
@@ -55,6 +64,9 @@ def check_result(result: ParseResult) -> None:
 @pytest.mark.parametrize("fmt", ALL_FORMATS)
 @FUZZ
 @given(text=any_text)
+@example(text="Action: {'action': 'Search', 'action_input': 0x" + "f" * 4_800 + "}")
+@example(text='Action: {"action": "Search", "action_input": "\\ud800"}')
+@example(text="Action: search(query='\\udfff')")
 def test_any_text_gives_an_action_a_final_answer_or_an_error(fmt, text):
     check_result(FORMATS[fmt].parse(text))
 
@@ -69,59 +81,53 @@ def test_text_around_a_real_step_never_breaks_the_parser(fmt, prefix, suffix):
     check_result(f.parse(prefix + step + suffix))
 
 
-REPEATED = [
-    "[", "]", "<a>", "<search>", "{", '"', "(", "*", "_", "**", "\n", " ", "\t", "\n ", "PAUSE", "search(",
-    "Action 1:\n", "Action\n", "Thought:\n", "Thought 1\n", "Step 1\n", "Observation\n", "Question:\n", "```\n",
-    "Action 1: Search[", "Final Answer:\n", '{"action": ',
-]  # fmt: skip
-
-
-# A quadratic regex takes tens of seconds on these (one did, before this test); linear parsing takes milliseconds.
-@pytest.mark.timeout(10)
-@pytest.mark.parametrize("fmt", ALL_FORMATS)
-@pytest.mark.parametrize("unit", REPEATED)
-def test_long_repetitive_text_is_read_without_backtracking(fmt, unit):
-    """Pathological repetition (a model stuck in a loop): every parser stays linear, so it finishes at once."""
-    for lead in ("", "x\nAction 1: ", "Thought: x\nAction:\n```\n"):
-        check_result(FORMATS[fmt].parse(lead + unit * 50_000))
-
-
 # -- round trips ----------------------------------------------------------------------------------------------
 
-# Text a step can hold: no control characters (the renderers write one line), no leading/trailing quotes (inputs are
-# unquoted on reading), no dialect stop words or closing tags (a model could not have written them either).
-_CHARS = st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp"), blacklist_characters="\x85")
-_phrase = st.text(_CHARS, min_size=1, max_size=60).map(lambda s: " ".join(s.split())).filter(bool)
-
-
-def _representable(fmt: str, value: str) -> bool:
-    if value != clean_input(value):
-        return False
-    # PAUSE is the pause dialect's stop word and "</" starts the xml dialect's closing tags: no input can hold them.
-    return not (fmt == "pause" and "PAUSE" in value) and not (fmt == "xml" and "</" in value)
-
-
-def _thought_ok(fmt: str, thought: str) -> bool:
-    # A thought is free text; it only must not itself look like the dialect's action or stop.
-    lowered = thought.lower()
-    markers = ("pause", "<", "action", "answer", "observation", "question", "thought", "step", "**", "__", "```")
-    return not any(m in lowered for m in markers) and not thought.startswith(("#", ">", "-", "*"))
+_SHORT_TOKENS = [t for t in TOKENS if len(t) < 20]
+_inputs = (
+    st.text(max_size=80) | st.lists(st.sampled_from(_SHORT_TOKENS) | st.text(max_size=4), max_size=8).map("".join)
+).map(clean_input)
 
 
 @pytest.mark.timeout(120)
-@pytest.mark.parametrize("fmt", DIALECTS)
+@pytest.mark.parametrize("fmt", ALL_FORMATS)
 @FUZZ
-@given(thought=_phrase, tool=st.sampled_from(sorted(TOOL_PARAMS)), value=_phrase, index=st.integers(1, 99))
-def test_render_then_parse_round_trips(fmt, thought, tool, value, index):
+@given(tool=st.sampled_from(sorted(TOOL_PARAMS)), value=_inputs, index=st.integers(1, 99))
+@example(tool="calculator", value="][", index=1)  # rendered Calculator[][] and read back an empty input
+@example(tool="finish", value="0][", index=1)
+@example(tool="search", value="a </search> b", index=2)
+@example(tool="search", value="wait PAUSE here", index=3)
+@example(tool="search", value='{"query": "x"}', index=4)
+@example(tool="search", value='"quoted', index=5)
+def test_every_input_reads_back_exactly_or_is_refused_with_a_reason(fmt, tool, value, index):
     f = FORMATS[fmt]
-    if not (_representable(fmt, value) and _thought_ok(fmt, thought)):
-        return
-    if tool == "finish":
-        step = Step(index, thought=thought, final_answer=value)
+    action = None if tool == FINISH else Action(tool, value)
+    final = value if tool == FINISH else None
+    reason = f.unrenderable(action, final)
+    back = f.parse(f.render_model_part(Step(index, thought="Go on.", action=action, final_answer=final)))
+    if reason:
+        assert reason.strip() and "\n" not in reason
+        # A refusal is never needless: the step really does not read back.
+        assert value == "" or (back.action, back.final_answer) != (action, final), reason
     else:
-        step = Step(index, thought=thought, action=Action(tool, value))
-    result = f.parse(f.render_model_part(step))
-    assert result.error is None, (f.render_model_part(step), result)
-    assert result.thought == thought
-    assert result.action == step.action
-    assert result.final_answer == step.final_answer
+        assert back.error is None, back
+        assert (back.action, back.final_answer) == (action, final)
+
+
+def test_every_property_test_in_the_suite_runs_the_deterministic_profile():
+    """Each hypothesis test (here, the calculator's, the exporter's, …) draws the same examples every run."""
+    if os.environ.get("HYPOTHESIS_PROFILE", "deterministic") != "deterministic":
+        pytest.skip("a randomized exploration profile was chosen")
+    tests_dir = Path(__file__).parent
+    found = []
+    for path in sorted(tests_dir.glob("test_*.py")):
+        if "hypothesis" not in path.read_text(encoding="utf-8"):
+            continue
+        module = importlib.import_module(path.stem)
+        for name in dir(module):
+            fn = getattr(module, name)
+            if callable(fn) and hasattr(fn, "hypothesis"):
+                used = fn._hypothesis_internal_use_settings
+                found.append(f"{path.stem}.{name}")
+                assert used.derandomize and used.database is None and used.deadline is None, f"{path.stem}.{name}"
+    assert {"test_calculator", "test_formats_fuzz"} <= {n.split(".")[0] for n in found}

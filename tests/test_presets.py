@@ -1,6 +1,6 @@
 """The shipped prompt presets: they load, validate, parse with their own format, and tell the truth.
 
-The five dialect presets' worked examples are real runs over the shared HotpotQA paragraphs: every Search that hit
+The six dialect presets' worked examples are real runs over the shared HotpotQA paragraphs: every Search that hit
 shows the article's first five sentences, every miss names real titles, every Lookup shows the sentence the
 paper's Lookup returns and every Calculator shows the tool's own output. Saving and dumping presets is covered too.
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from react_core.errors import ConfigError
-from react_core.formats import get_format
+from react_core.formats import FORMATS, get_format
 from react_core.paths import BUILTIN_PRESETS_DIR as BUILTIN_DIR
 from react_core.prompts import (
     dump_preset,
@@ -38,6 +38,7 @@ DIALECT_PRESETS = {
     "langchain-json": "json",
     "pause": "pause",
     "function-call": "function",
+    "mrkl": "mrkl",
 }
 ALL_TOOLS = ["search", "lookup", "calculator"]
 SHIPPED = sorted(p.stem for p in BUILTIN_DIR.glob("*.toml"))
@@ -53,7 +54,10 @@ def _shipped_with_inline_examples() -> list[str]:
 # -- loading and validating ----------------------------------------------------------------------------------
 
 
-def test_the_five_dialect_presets_are_shipped():
+def test_every_chat_dialect_has_a_shipped_preset_checked_here():
+    # A new dialect must ship a preset with real worked examples, and be listed above so the checks below run on it.
+    # (act is the evaluation's baseline; tools declares its functions natively: its preset is test_tools_mode's)
+    assert set(DIALECT_PRESETS.values()) == set(FORMATS) - {"act", "tools"}
     assert set(DIALECT_PRESETS) <= set(list_presets())
     for name, fmt in DIALECT_PRESETS.items():
         preset = load_preset(name)

@@ -14,7 +14,7 @@ import streamlit as st
 
 from react_core import calls
 from react_core.calls import CallTexts
-from react_core.export import CREDIT, action_text, safe_url, summary_line
+from react_core.export import CREDIT, action_text, action_title, safe_url, summary_line
 from react_core.grounding import check_grounding
 from react_core.tools.wiki import similar_titles
 from react_core.trace import Trace
@@ -25,7 +25,7 @@ SimilarHandler = Callable[[int, str], None]  # (step index, title) -> None
 
 
 def step_title(step: dict[str, Any], fmt: str) -> str:
-    return f"Step {step['index']} · {action_text(step, fmt)}"
+    return f"Step {step['index']} · {action_title(step, fmt)}"
 
 
 def credit_caption(knowledge: str) -> str:
@@ -94,7 +94,8 @@ def render_step(
 def render_current(current: dict[str, Any], fmt: str) -> None:
     """The step the model is writing right now: its text streams in as it arrives."""
     action = current.get("action")
-    title = f"Step {current['index']} · " + (action_text({"index": 0, "action": action}, fmt) if action else "writing…")
+    doing = action_title({"index": 0, "action": action}, fmt) if action else "writing…"
+    title = f"Step {current['index']} · {doing}"
     with st.expander(md_literal(title), expanded=True, icon=":material/edit_note:"):
         st.markdown("**Thought**")
         st.text(current.get("text") or "…")

@@ -1,5 +1,6 @@
-"""The action formats (dialects) by the names the CLI and presets use: the five chat dialects paper, xml, json, pause,
-function, the paper's Act-only baseline ``act`` (used by the evaluation), and ``tools``, native tool calling."""
+"""The action formats (dialects) by the names the CLI and presets use: the six text dialects paper, xml, json, pause,
+function and mrkl, ``tools`` (native tool calling), and the paper's Act-only baseline ``act`` (used by the
+evaluation)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from react_core.formats.act import ActFormat
 from react_core.formats.base import ActionFormat, ParseResult
 from react_core.formats.function_call import FunctionFormat
 from react_core.formats.json_blob import JsonFormat
+from react_core.formats.mrkl import MrklFormat
 from react_core.formats.paper import PaperFormat
 from react_core.formats.pause import PauseFormat
 from react_core.formats.tools import ToolsFormat
@@ -15,7 +17,16 @@ from react_core.formats.xml import XmlFormat
 
 FORMATS: dict[str, ActionFormat] = {
     f.name: f
-    for f in (PaperFormat(), XmlFormat(), JsonFormat(), PauseFormat(), FunctionFormat(), ActFormat(), ToolsFormat())
+    for f in (
+        PaperFormat(),
+        XmlFormat(),
+        JsonFormat(),
+        PauseFormat(),
+        FunctionFormat(),
+        MrklFormat(),
+        ToolsFormat(),
+        ActFormat(),
+    )
 }
 
 

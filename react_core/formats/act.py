@@ -1,7 +1,7 @@
 """The ReAct paper's Act-only baseline: the paper dialect without thoughts (``Action 1: Search[…]``).
 
 The prompt ends with ``Action k:`` and the model writes only the action. Used by the evaluation's ``act`` strategy
-(the paper's webact prompt). Imports only the paper format, the format base and the trace.
+(the paper's webact prompt).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from react_core.formats.base import ParseResult, example_action
 from react_core.formats.paper import PaperFormat
 from react_core.trace import Step
 
-# One \s* before an optional "*" run: two adjacent \s* would backtrack quadratically on long blank replies.
-_LABELLED = re.compile(r"^\s*(?:\*+\s*)?Action\b", re.IGNORECASE)
+# One blank run before an optional "*" run, possessive: two adjacent runs would backtrack on long blank replies.
+_LABELLED = re.compile(r"^\s*+(?:\*++\s*+)?Action\b", re.IGNORECASE)
 
 
 class ActFormat(PaperFormat):
@@ -22,9 +22,9 @@ class ActFormat(PaperFormat):
     label = "ReAct paper, Act-only (no thoughts)"
     turn_header = re.compile(r"^\s*Action\b", re.IGNORECASE)
 
-    def parse(self, text: str) -> ParseResult:
+    def read(self, text: str) -> ParseResult:
         # The prompt ended in "Action k:", so the reply normally starts with the call itself.
-        result = super().parse(text if _LABELLED.match(text) else "Action: " + text.lstrip())
+        result = super().read(text if _LABELLED.match(text) else "Action: " + text.lstrip())
         result.thought = ""
         return result
 
@@ -33,7 +33,7 @@ class ActFormat(PaperFormat):
 
     def render_model_part(self, step: Step) -> str:
         if step.action is None and step.final_answer is None:
-            return f"Action {step.index}: (none)\n"
+            return self.render_unparsed(step)
         return f"Action {step.index}: {self.render_action(step.action, step.final_answer)}\n"
 
     def reminder(self, tools: list[str]) -> str:

@@ -1,54 +1,35 @@
-"""What every action format (dialect) shares: the parse result, the contract, and the lenient clean-up.
+"""What every action format (dialect) shares: the parse result and the contract.
 
-A format owns its action syntax, its parser, its stop sequences, how a past step is written back into the prompt
-and how an observation is fed back. The parsers never raise on model text: any string gives a ParseResult, with
-``error`` set when no action or final answer could be read. Depends only on ``react_core.trace``.
+A format owns its action syntax, its parser, its stop sequences, how a past step is written back into the prompt,
+how an observation is fed back, a one-line title for a step, whether an action can be written faithfully, and a
+llama.cpp grammar for its replies. The parsers never raise on model text and take linear time: any string gives a
+ParseResult, with ``error`` set when no action or final answer could be read.
 """
 
 from __future__ import annotations
 
-import ast
 import re
-import warnings
 from dataclasses import dataclass
 from typing import Any
 
 from react_core import tool_specs
+from react_core.formats.grammar import grammar_for
+from react_core.formats.lenient import (
+    MAX_INPUT_CHARS,
+    clean_input,
+    cut_at_stops,
+    cut_environment,
+    drop_label,
+)
+from react_core.safe_text import scrub
 from react_core.trace import Action, Step
 
 # Canonical tool names and the argument name each takes in call-style dialects.
 TOOL_PARAMS = {name: spec.param for name, spec in tool_specs.SPECS.items()}
 FINISH = tool_specs.FINISH.name
-
-# Model text longer than this is not worth reading in full; the cap keeps every parser linear and fast.
-MAX_PARSE_CHARS = 20_000
-MAX_INPUT_CHARS = 2_000
-
-_LABELS = r"(?:Thought|Action|Observation|Final Answer|Answer|Question|Step|Action Input)"
-# "**Thought 1:**", "*Action*:", "__Observation__" at the start of a line -> the bare label. Only there: an input
-# such as Search[*Thought*] keeps its asterisks.
-_BOLD_LABEL = re.compile(
-    r"^([ \t]*)(\*{1,2}|_{2})[ \t]*(" + _LABELS + r"(?:[ \t]*\d+)?[ \t]*:?)[ \t]*\2",
-    re.IGNORECASE | re.MULTILINE,
-)
-# "**Action 1: Search[x]**" (the whole line in bold) -> "Action 1: Search[x]".
-_BOLD_LINE = re.compile(
-    r"^([ \t]*)(\*{1,2}|_{2})(" + _LABELS + r"\b[^\n]*?)(?:\2)?[ \t]*$", re.IGNORECASE | re.MULTILINE
-)
-# [ \t] rather than \s: a \s* that can run across newlines makes this quadratic on blank-line floods.
-_FENCE_LINE = re.compile(r"^[ \t]*```[\w-]*[ \t]*$", re.MULTILINE)
-# A line where the model started writing the environment's part: its own Observation (a leak) or a new Question.
-_OBSERVATION_LINE = re.compile(r"^[ \t>*_#]*Observation\b", re.IGNORECASE | re.MULTILINE)
-_QUESTION_LINE = re.compile(r"^[ \t>*_#]*(?:Question|Claim)\b[ \t\d]*(?::|$)", re.IGNORECASE | re.MULTILINE)
-# A "Thought 2:" label a model repeated at the start of a later line of the same thought.
-_THOUGHT_LABEL_LINE = re.compile(
-    r"^[ \t]*Thought\b(?:[ \t]*\d+[ \t]*:?|[ \t]*:|[ \t]*$)[ \t]*", re.IGNORECASE | re.MULTILINE
-)
-# Where a multi-line final answer stops: the model went on to write another step.
-_NEXT_STEP_LINE = re.compile(
-    r"^[ \t]*(?:(?:Thought|Action|Step)\b[ \t]*\d*[ \t]*[:.]?[ \t]*$|(?:Thought|Action)\b[ \t]*\d*[ \t]*:)",
-    re.IGNORECASE | re.MULTILINE,
-)
+# A step title's length at most, ellipsis included.
+TITLE_CHARS = 80
+_LABEL_WORD = re.compile(r"^\s*([A-Za-z]+)")
 
 
 @dataclass
@@ -68,120 +49,36 @@ class ParseResult:
             "error": self.error,
         }
 
+    def scrubbed(self) -> ParseResult:
+        """Every text well-formed: a JSON or Python escape such as ``\\ud800`` decodes to a lone surrogate, which no
+        file, terminal or browser accepts."""
+        self.thought = scrub(self.thought)
+        if self.action is not None:
+            self.action = Action(scrub(self.action.tool), scrub(self.action.input))
+        if self.final_answer is not None:
+            self.final_answer = scrub(self.final_answer)
+        if self.error is not None:
+            self.error = scrub(self.error)
+        return self
+
 
 def example_action(tool: str) -> Action:
     """The tool called with its example input, as error messages and tool lists show it."""
     return Action(tool, tool_specs.example(tool))
 
 
-def normalize(text: str) -> str:
-    """Undo the harmless sloppiness of models: CRLF, markdown bold around labels, NUL bytes."""
-    text = text[:MAX_PARSE_CHARS].replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
-    text = _BOLD_LABEL.sub(r"\1\3", text)
-    return _BOLD_LINE.sub(r"\1\3", text)
+def one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
-def cut_environment(text: str, start: int = 0) -> tuple[str, bool]:
-    """Cut where the model began writing an Observation (a leak, flagged) or invented a new Question.
-
-    Only lines after ``start`` count, so a format can protect text it already read. A question the model restated
-    at the very beginning of its reply is protected too: it is before the thought, not after the action.
-    """
-    first = _QUESTION_LINE.search(text, start)
-    if first and not text[start : first.start()].strip():
-        newline = text.find("\n", first.end())
-        start = len(text) if newline < 0 else newline + 1
-    cut = len(text)
-    leaked = False
-    m = _OBSERVATION_LINE.search(text, start)
-    if m:
-        cut, leaked = m.start(), True
-    q = _QUESTION_LINE.search(text, start)
-    if q and q.start() < cut:
-        cut, leaked = q.start(), False
-    return text[:cut], leaked
-
-
-def strip_fences(text: str) -> str:
-    return _FENCE_LINE.sub("", text)
-
-
-def clean_input(value: str) -> str:
-    """An action input as a tool should see it: one line of trimmed text, quotes and backticks removed."""
-    value = " ".join(value.split())
-    # Strip every matching pair (```x``` or "'x'"), so cleaning twice changes nothing.
-    while len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'`":
-        value = value[1:-1].strip()
-    return value[:MAX_INPUT_CHARS]
-
-
-def strip_label(thought: str, label: str = "Thought") -> str:
-    """Remove a leading "Thought 3:" (or "Thought 3" on its own line) that the model repeated.
-
-    For the default label, "Thought k:" labels at the start of later lines go too: a model that wrote two thoughts
-    in a row wrote one longer thought.
-    """
-    t = thought.strip()
-    # "Thought 3:", "Thought:", "Thought 3" or "Thought" alone on its line; not "Thought experiments show …".
-    m = re.match(r"^" + label + r"\b(?:[ \t]*\d+[ \t]*:?|[ \t]*:|[ \t]*(?=\n)|[ \t]*$)\s*", t, re.IGNORECASE)
-    if m:
-        t = t[m.end() :]
-    if label == "Thought":
-        t = _THOUGHT_LABEL_LINE.sub("", t)
-    return t.strip()
-
-
-def answer_text(text: str) -> str:
-    """A final answer written after a label: everything up to a line where the model began another step.
-
-    The rest of the label's own line is always part of the answer (``Answer: Thought`` answers "Thought").
-    """
-    first_newline = text.find("\n")
-    m = _NEXT_STEP_LINE.search(text, first_newline + 1) if first_newline >= 0 else None
-    return (text[: m.start()] if m else text).strip()
-
-
-def balanced_span(
-    text: str, start: int, opening: str, closing: str, *, stop_at_newline: bool = False, limit: int | None = None
-) -> str:
-    """The text from ``start`` to the ``closing`` that balances the first ``opening`` (quoted text and escapes
-    respected). Unbalanced: to the end of the text (or of the line with ``stop_at_newline``, or ``limit`` chars)."""
-    depth, quote, i = 0, "", start
-    end = len(text) if limit is None else min(len(text), start + limit)
-    while i < end:
-        c = text[i]
-        if quote:
-            if c == "\\":
-                i += 1
-            elif c == quote:
-                quote = ""
-        elif c in "\"'":
-            quote = c
-        elif c == opening:
-            depth += 1
-        elif c == closing:
-            depth -= 1
-            if depth == 0:
-                return text[start : i + 1]
-        elif c == "\n" and depth == 0 and stop_at_newline:
-            break
-        i += 1
-    return text[start:i]
-
-
-def parse_python(source: str) -> ast.expr:
-    """``source`` as one Python expression tree, for literal reading only (nothing is ever compiled or run).
-
-    The compiler's warnings (an invalid escape such as ``"a\\ b"``) are silenced: they would reach the person's log,
-    or raise under ``-W error``, for what is only a model's sloppy string.
-    """
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return ast.parse(source, mode="eval").body
+def shorten(text: str, limit: int) -> str:
+    """One line of at most ``limit`` characters, an ellipsis marking a cut."""
+    text = one_line(scrub(text))
+    return text if len(text) <= limit else text[: max(0, limit - 1)].rstrip() + "…"
 
 
 class ActionFormat:
-    """The contract of a dialect. Subclasses set the class attributes and implement ``parse`` and rendering."""
+    """The contract of a dialect. Subclasses set the class attributes and implement ``read`` and rendering."""
 
     name: str = ""
     label: str = ""
@@ -235,6 +132,11 @@ class ActionFormat:
 
     # -- reading the model ---------------------------------------------------------------------------
     def parse(self, text: str) -> ParseResult:
+        """The model's reply as an action, a final answer or an error. Never raises; linear in the text's length."""
+        return self.read(text).scrubbed()
+
+    def read(self, text: str) -> ParseResult:
+        """The dialect's own reading of ``text`` (``parse`` makes every string in it well-formed)."""
         raise NotImplementedError
 
     # -- writing the prompt --------------------------------------------------------------------------
@@ -247,7 +149,10 @@ class ActionFormat:
         raise NotImplementedError
 
     def render_model_part(self, step: Step) -> str:
-        """The part of a step the model wrote: step prefix, thought, action (or final answer)."""
+        """The part of a step the model wrote: step prefix, thought, action (or final answer).
+
+        A step with neither an action nor a final answer is written as ``render_unparsed`` writes it.
+        """
         raise NotImplementedError
 
     def render_observation(self, index: int, text: str) -> str:
@@ -261,8 +166,103 @@ class ActionFormat:
             out += self.render_observation(step.index, step.observation.text)
         return out
 
+    def render_unparsed(self, step: Step) -> str:
+        """A step whose reply held no readable action, written back as the model wrote it: the step prefix, then the
+        model's own lines (up to the stop sequence or its own Observation, blank lines dropped, at most
+        ``MAX_INPUT_CHARS``). Its error observation follows, as the ReAct paper's environment answers
+        ``Invalid action: …``. Never an invented action: a placeholder such as "(none)" would be copied by the
+        model at every later step. Where the step's thought differs from the model's own (a fork continued an
+        edited thought), the step's thought stands first. Without ``raw_output`` (an older trace): the thought."""
+        prefix = self.step_prefix(step.index)
+        text = self.unparsed_text(step)
+        gap = "" if not text or prefix.endswith("\n") else " "
+        return prefix + gap + text + "\n"
+
+    def unparsed_text(self, step: Step) -> str:
+        """The model's own text of a step, without the step prefix it may have restated (see ``render_unparsed``)."""
+        raw = scrub(step.raw_output.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", ""))
+        text, _leaked = cut_environment(cut_at_stops(raw, self.stop))
+        text = text.strip()
+        for line in self.step_prefix(step.index).split("\n"):
+            word = _LABEL_WORD.match(line)
+            if word:
+                text = drop_label(text, word.group(1)).strip()
+        text = self._with_recorded_thought(step, text)
+        lines = [ln.rstrip() for ln in text.split("\n") if ln.strip()]
+        text = "\n".join(lines)
+        return text if len(text) <= MAX_INPUT_CHARS else text[: MAX_INPUT_CHARS - 1].rstrip() + "…"
+
+    def _with_recorded_thought(self, step: Step, text: str) -> str:
+        """``text`` with the model's own thought replaced by the step's, where they differ: a fork's step began
+        from an edited thought the model only continued (the prompt held both), or a person edited the thought.
+        The step's thought is what the prompt had; the rest of the model's text follows it as written."""
+        thought = one_line(step.thought)
+        own = one_line(self.read(step.raw_output).thought) if step.raw_output.strip() else ""
+        if not thought or thought == own:  # nothing recorded (a hand-made step), or nothing changed
+            return text
+        if not own:
+            return thought + ("\n" + text if text else "")
+        # The model's thought as it stands at the start of its text, whatever blanks separate the words.
+        m = re.match(r"\s*+".join(map(re.escape, own.split())), text)
+        return thought + text[m.end() :] if m else text
+
     def reminder(self, tools: list[str]) -> str:
         """Restates the expected format for an error observation, listing only the tools that exist."""
         forms = [self.render_action(example_action(t)) for t in tools]
         forms.append(self.render_action(None, tool_specs.FINISH.example))
         return "Write one thought, then exactly one action: " + ", ".join(forms) + "."
+
+    # -- titles, faithful rendering, grammars ---------------------------------------------------------
+    def title(self, action: Action | None, final_answer: str | None = None) -> str:
+        """A one-line title for a step panel in this dialect's vocabulary (``Search[High Plains]``), at most
+        ``TITLE_CHARS`` characters, the input cut with an ellipsis when long. "(no action)" for a step without one."""
+        if action is None and final_answer is None:
+            return "(no action)"
+        tool = action.tool if action is not None else FINISH
+        value = one_line(scrub(action.input if action is not None else final_answer or ""))
+        limit = TITLE_CHARS - len(self.title_of(tool, ""))
+        title = self.title_of(tool, shorten(value, limit))
+        while len(title) > TITLE_CHARS and limit > 1:  # quoting made it longer: cut the input a little more
+            limit -= len(title) - TITLE_CHARS
+            title = self.title_of(tool, shorten(value, limit))
+        return shorten(title, TITLE_CHARS)
+
+    def title_of(self, tool: str, value: str) -> str:
+        """The title for ``tool`` (``finish`` for a final answer) with an input already made one short line."""
+        if tool == FINISH:
+            return self.render_action(None, value)
+        return self.render_action(Action(tool, value))
+
+    def unrenderable(self, action: Action | None, final_answer: str | None = None) -> str:
+        """'' when this dialect writes the action (or the final answer) so that parsing reads it back exactly; else
+        why not, for a person. Inputs are as parsing leaves them: one trimmed line without surrounding quotes."""
+        if action is None and final_answer is None:
+            return "There is no action or final answer to write."
+        value = action.input if action is not None else final_answer or ""
+        if scrub(value) != value:
+            return "The input holds a lone surrogate (a broken character), which no text can carry."
+        if not clean_input(value):
+            return "The input is empty; an empty input is read as a mistake, not as an action."
+        if clean_input(value) != value:
+            return (
+                "The input is not one trimmed line without surrounding quotes; parsing would read it as "
+                f"{clean_input(value)[:60]!r}."
+            )
+        if action is not None and (not action.tool or self.resolve(action.tool) != action.tool):
+            return f"The tool name {action.tool!r} is not a canonical lower-case name this dialect reads back."
+        step = Step(1, thought="Go.", action=action, final_answer=None if action is not None else value)
+        back = self.parse(self.render_model_part(step))
+        if back.action == step.action and back.final_answer == step.final_answer:
+            return ""
+        return self.why_unrenderable(value) or (
+            f"The {self.name} dialect cannot write {value[:60]!r} so that it reads back the same."
+        )
+
+    def why_unrenderable(self, value: str) -> str:
+        """The dialect's own reason an input does not survive rendering and parsing ('' for the generic one)."""
+        return ""
+
+    def grammar(self, tools: list[str], index: int) -> str:
+        """A GBNF grammar (llama.cpp) for the model's reply after ``step_prefix(index)``: a one-line thought and
+        exactly one action of this dialect naming one of ``tools``, or the final answer."""
+        return grammar_for(self, tools, index)

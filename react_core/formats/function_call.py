@@ -2,7 +2,7 @@
 
 A step is written ``Step k`` / ``Thought: …`` / ``Action: search(query="…")`` / ``Observation: …``. Arguments are
 read with ``ast`` literal parsing only: a call, a name, an attribute or any other non-literal is a parse error and
-nothing is ever evaluated. Imports only the format base and the trace.
+nothing is ever evaluated. Strings are written as JSON literals (also valid Python), so any input reads back exactly.
 """
 
 from __future__ import annotations
@@ -11,23 +11,25 @@ import ast
 import json
 import re
 
-from react_core.formats.base import (
+from react_core.formats.base import TOOL_PARAMS, ActionFormat, ParseResult, one_line
+from react_core.formats.lenient import (
+    LITERAL_ERRORS,
     MAX_INPUT_CHARS,
-    TOOL_PARAMS,
-    ActionFormat,
-    ParseResult,
+    NUM,
     balanced_span,
     cut_environment,
+    line_label,
     normalize,
+    number_text,
     parse_python,
     strip_fences,
     strip_label,
 )
 from react_core.trace import Action, Step
 
-_ACTION = re.compile(r"^[ \t]*Action\b[ \t]*\d*[ \t]*:[ \t]*(.*)$", re.IGNORECASE | re.MULTILINE)
-_BARE_CALL = re.compile(r"^[ \t]*((?:search|lookup|calculator|finish)[ \t]*\(.*)$", re.IGNORECASE | re.MULTILINE)
-_STEP_LINE = re.compile(r"^\s*Step\b[ \t]*\d*[ \t]*[.:]?[ \t]*\n?", re.IGNORECASE)
+_ACTION = re.compile(line_label("Action") + r":[ \t]*+(.*)$", re.IGNORECASE | re.MULTILINE)
+_BARE_CALL = re.compile(r"^[ \t]*+((?:search|lookup|calculator|finish)[ \t]*+\(.*)$", re.IGNORECASE | re.MULTILINE)
+_STEP_LINE = re.compile(r"^\s*+Step\b" + NUM + r"[.:]?+[ \t]*+\n?+", re.IGNORECASE)
 
 
 def _quote(value: str) -> str:
@@ -37,9 +39,10 @@ def _quote(value: str) -> str:
 
 def _literal(node: ast.expr) -> str:
     value = ast.literal_eval(node)
-    if isinstance(value, bool) or not isinstance(value, str | int | float):
+    text = value if isinstance(value, str) else number_text(value)
+    if text is None:
         raise ValueError("an argument must be a quoted string or a number")
-    return str(value)
+    return text
 
 
 def read_call(source: str) -> tuple[str, str]:
@@ -47,8 +50,7 @@ def read_call(source: str) -> tuple[str, str]:
     source = source.strip().strip("`").strip()
     try:
         call = parse_python(source)
-    # SystemError: CPython 3.11 can raise a spurious one from ast in threaded servers (cpython#106905).
-    except (SyntaxError, ValueError, RecursionError, MemoryError, SystemError) as e:
+    except LITERAL_ERRORS as e:
         raise ValueError(f"`{source[:80]}` is not a function call ({type(e).__name__})") from None
     if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name):
         raise ValueError('the action must be a call of a tool by its name, like search(query="entity")')
@@ -61,7 +63,7 @@ def read_call(source: str) -> tuple[str, str]:
         raise ValueError(f'{call.func.id} takes exactly one argument, like {name}({param}="…")')
     try:
         return call.func.id, _literal(args[0])
-    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+    except LITERAL_ERRORS:
         raise ValueError("arguments must be literals (a quoted string or a number); nothing is evaluated") from None
 
 
@@ -73,7 +75,7 @@ class FunctionFormat(ActionFormat):
     question_template = "Question: {question}\n"
     turn_header = re.compile(r"^\s*(?:Step|Thought)\b", re.IGNORECASE)
 
-    def parse(self, text: str) -> ParseResult:
+    def read(self, text: str) -> ParseResult:
         text, leaked = cut_environment(strip_fences(normalize(text)))
         m = _ACTION.search(text) or _BARE_CALL.search(text)
         if not m:
@@ -104,11 +106,10 @@ class FunctionFormat(ActionFormat):
         return f"{action.tool}({TOOL_PARAMS.get(action.tool, 'input')}={_quote(action.input)})"
 
     def render_model_part(self, step: Step) -> str:
-        thought = " ".join(step.thought.split())
-        head = f"Step {step.index}\nThought: {thought}\n"
         if step.action is None and step.final_answer is None:
-            return head + "Action: (none)\n"
+            return self.render_unparsed(step)
+        head = f"Step {step.index}\nThought: {one_line(step.thought)}\n"
         return head + f"Action: {self.render_action(step.action, step.final_answer)}\n"
 
     def render_observation(self, index: int, text: str) -> str:
-        return f"Observation: {' '.join(text.split())}\n\n"
+        return f"Observation: {one_line(text)}\n\n"

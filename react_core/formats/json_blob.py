@@ -1,9 +1,17 @@
 """LangChain's chat zero-shot dialect: ``Action:`` then a JSON blob ``{"action": …, "action_input": …}``.
 
-The blob may be fenced or bare; ``Final Answer: …`` (or ``{"action": "Final Answer", …}``) ends the run. The older
-``Action: Search`` / ``Action Input: …`` pair is read too, and so is a blob written as a Python dict literal (single
-quotes, trailing comma), read with ``ast.literal_eval`` only: nothing is evaluated. The model is stopped on
-``Observation:``. Imports only the format base and the trace.
+It reads what LangChain's JSON ReAct parsers (``ReActJsonSingleInputOutputParser``, ``JSONAgentOutputParser`` over
+``parse_json_markdown``) and smolagents' ``parse_json_blob`` read:
+- the blob fenced or bare, after ``Action:``, after a thought with no ``Action:`` line, or on its own;
+- ``{"action": "Final Answer", "action_input": …}`` as well as a ``Final Answer: …`` line (whichever comes first);
+- raw newlines and tabs inside strings, text before and after the blob, a list of blobs (the first is run);
+- a blob missing its closing quote, brackets or fence (closed as LangChain's partial parser closes them);
+- a Python dict literal (single quotes, trailing comma), read with ``ast.literal_eval`` only: nothing is evaluated;
+- an ``action_input`` that is an object: the tool's named argument (query, keyword, expression, answer) when the
+  object has it, else the value of a one-entry object, else the object's JSON text;
+- smolagents' other key names (``tool``/``name`` for the action, ``tool_input``/``arguments``/… for the input), and
+  the older ``Action: Search`` / ``Action Input: …`` pair.
+The model is stopped on ``Observation:``; an Observation it wrote anyway is cut and the step flagged.
 """
 
 from __future__ import annotations
@@ -12,52 +20,92 @@ import ast
 import json
 import re
 
-from react_core.formats.base import (
-    ActionFormat,
-    ParseResult,
+from react_core import tool_specs
+from react_core.formats.base import FINISH, TOOL_PARAMS, ActionFormat, ParseResult, one_line
+from react_core.formats.lenient import (
+    LITERAL_ERRORS,
     answer_text,
     balanced_span,
     cut_environment,
+    input_from_value,
+    line_label,
     normalize,
     parse_python,
+    strip_fences,
     strip_label,
 )
 from react_core.trace import Action, Step
 
-_ACTION = re.compile(r"^[ \t]*Action\b[ \t]*:", re.IGNORECASE | re.MULTILINE)
-_FINAL = re.compile(r"^[ \t]*Final[ \t]+Answer[ \t]*:", re.IGNORECASE | re.MULTILINE)
-_ACTION_INPUT = re.compile(r"^[ \t]*Action[ \t]+Input[ \t]*:[ \t]*(.*)$", re.IGNORECASE | re.MULTILINE)
-# strict=False: a raw newline inside a string is a slip, not a reason to refuse the blob.
+_ACTION = re.compile(line_label("Action") + ":", re.IGNORECASE | re.MULTILINE)
+_FINAL = re.compile(r"^[ \t]*+Final[ \t]++Answer[ \t]*+:", re.IGNORECASE | re.MULTILINE)
+_ACTION_INPUT = re.compile(line_label(r"Action[ \t]++Input") + r":[ \t]*+(.*)$", re.IGNORECASE | re.MULTILINE)
+# Where a blob starts when no "Action:" line introduces it: an object whose first key names the action.
+_BLOB_START = re.compile(r"""\{\s*+["']?+(?:action|tool|tool_name|name)["']?+\s*+:""", re.IGNORECASE)
+_CLOSING_FENCE = re.compile(r"^[ \t]*+```", re.MULTILINE)
+_NAME_KEYS = ("action", "tool", "tool_name", "name")
+_INPUT_KEYS = ("action_input", "tool_input", "input", "arguments", "args", "parameters")
+# strict=False: a raw newline or tab inside a string is a slip, not a reason to refuse the blob.
 _DECODER = json.JSONDecoder(strict=False)
-_DISPLAY = {"search": "Search", "lookup": "Lookup", "calculator": "Calculator"}
 _MAX_BLOB_CHARS = 5_000
-
-
-def _input_text(value: object) -> str | None:
-    """The tool input from ``action_input``: a string, a number, or a one-entry object like {"query": "…"}."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, int | float):
-        return str(value)
-    if isinstance(value, dict) and len(value) == 1:
-        return _input_text(next(iter(value.values())))
-    return None
+_CLOSERS = {"{": "}", "[": "]"}
 
 
 def read_blob(body: str) -> object:
-    """The JSON value at the start of ``body``; a Python dict literal as a fallback. Raises ValueError."""
+    """The JSON value at the start of ``body`` (text after it is ignored). Raises ValueError with the reason.
+
+    Fallbacks, in order: a Python dict literal; the blob closed where its closing quote, brackets or fence are
+    missing; the same cut back to its last complete string (prose written after an unclosed blob).
+    """
     try:
         return _DECODER.raw_decode(body)[0]
     except (ValueError, RecursionError) as e:
-        error = e
-    candidate = balanced_span(body[:_MAX_BLOB_CHARS], 0, "{", "}")
+        error = str(e)
+    region = body[:_MAX_BLOB_CHARS]
     try:
         # Literals only: a dict written with single quotes or a trailing comma.
-        return ast.literal_eval(parse_python(candidate))
-    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError, SystemError):  # see function_call
-        raise ValueError(str(error)) from None
+        return ast.literal_eval(parse_python(balanced_span(region, 0, "{", "}")))
+    except LITERAL_ERRORS:
+        pass
+    fence = _CLOSING_FENCE.search(region)
+    region = region[: fence.start()] if fence else region
+    closed, last_string_end = _closed(region)
+    for candidate in (closed, _closed(region[:last_string_end])[0] if last_string_end else None):
+        if candidate is None:
+            continue
+        try:
+            return _DECODER.raw_decode(candidate)[0]
+        except (ValueError, RecursionError):
+            continue
+    raise ValueError(error)
+
+
+def _closed(text: str) -> tuple[str | None, int]:
+    """``text`` with an unterminated string and unclosed brackets closed (None when a bracket is mismatched), and
+    the offset just after the last string that was closed."""
+    stack: list[str] = []
+    in_string = escaped = False
+    last_string_end = 0
+    for i, c in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif c == "\\":
+                escaped = True
+            elif c == '"':
+                in_string, last_string_end = False, i + 1
+        elif c == '"':
+            in_string = True
+        elif c in _CLOSERS:
+            stack.append(_CLOSERS[c])
+        elif c in "}]" and (not stack or stack.pop() != c):
+            return None, last_string_end
+    out = text
+    if in_string:
+        out = (out[:-1] if escaped else out) + '"'
+    out = out.rstrip()
+    if out.endswith(","):
+        out = out[:-1]
+    return out + "".join(reversed(stack)), last_string_end
 
 
 class JsonFormat(ActionFormat):
@@ -67,12 +115,17 @@ class JsonFormat(ActionFormat):
     aliases = {"final answer": "finish", "final_answer": "finish", "calculate": "calculator", "wikipedia": "search"}
     question_template = "Question: {question}\n"
 
-    def parse(self, text: str) -> ParseResult:
+    def read(self, text: str) -> ParseResult:
         text, leaked = cut_environment(normalize(text))
         action_m, final_m = _ACTION.search(text), _FINAL.search(text)
-        if final_m and (not action_m or final_m.start() < action_m.start()):
+        blob_m = None if action_m else _BLOB_START.search(text)
+        start = action_m or blob_m
+        if final_m and (not start or final_m.start() < start.start()):
             answer = answer_text(text[final_m.end() :])
             return self.result(strip_label(text[: final_m.start()]), "finish", answer, leaked, answer=answer)
+        if blob_m:
+            thought = strip_label(strip_fences(text[: blob_m.start()]))
+            return self._blob(thought, text[blob_m.start() :], leaked, "The JSON blob")
         if not action_m:
             return ParseResult(
                 thought=strip_label(text),
@@ -86,22 +139,23 @@ class JsonFormat(ActionFormat):
         brace = body.find("{")
         if brace < 0:
             return self._legacy(thought, body, leaked)
+        return self._blob(thought, body[brace:], leaked, "The JSON blob after Action:")
+
+    def _blob(self, thought: str, body: str, leaked: bool, what: str) -> ParseResult:
         try:
-            blob = read_blob(body[brace:])
+            blob = read_blob(body)
         except ValueError as e:
-            return ParseResult(
-                thought=thought,
-                error=f"The JSON blob after Action: is not valid JSON ({e}).",
-                leaked_observation=leaked,
-            )
-        if not isinstance(blob, dict) or not isinstance(blob.get("action"), str):
+            return ParseResult(thought=thought, error=f"{what} is not valid JSON ({e}).", leaked_observation=leaked)
+        tool = next((blob[k] for k in _NAME_KEYS if isinstance(blob, dict) and isinstance(blob.get(k), str)), None)
+        if tool is None:
             return ParseResult(
                 thought=thought, error='The JSON blob needs an "action" key naming the tool.', leaked_observation=leaked
             )
-        arg = _input_text(blob.get("action_input", ""))
+        raw = next((blob[k] for k in _INPUT_KEYS if k in blob), "")
+        arg = input_from_value(raw, TOOL_PARAMS.get(self.resolve(tool), "input"))
         if arg is None:
-            return ParseResult(thought=thought, error='"action_input" must be a string.', leaked_observation=leaked)
-        return self.result(thought, blob["action"], arg, leaked, answer=arg)
+            return ParseResult(thought=thought, error='"action_input" is too long to read.', leaked_observation=leaked)
+        return self.result(thought, tool, arg, leaked, answer=arg)
 
     def _legacy(self, thought: str, body: str, leaked: bool) -> ParseResult:
         """``Action: Search`` then ``Action Input: Django`` (LangChain's older text format)."""
@@ -121,14 +175,17 @@ class JsonFormat(ActionFormat):
     def render_action(self, action: Action | None, final_answer: str | None = None) -> str:
         if action is None:
             return f"Final Answer: {final_answer or ''}"
-        blob = {"action": _DISPLAY.get(action.tool, action.tool), "action_input": action.input}
+        blob = {"action": tool_specs.label(action.tool), "action_input": action.input}
         return "Action:\n```\n" + json.dumps(blob, ensure_ascii=False, indent=2) + "\n```"
 
     def render_model_part(self, step: Step) -> str:
-        thought = " ".join(step.thought.split())
         if step.action is None and step.final_answer is None:
-            return f"Thought: {thought}\nAction: (none)\n"
-        return f"Thought: {thought}\n{self.render_action(step.action, step.final_answer)}\n"
+            return self.render_unparsed(step)
+        return f"Thought: {one_line(step.thought)}\n{self.render_action(step.action, step.final_answer)}\n"
 
     def render_observation(self, index: int, text: str) -> str:
-        return f"Observation: {' '.join(text.split())}\n"
+        return f"Observation: {one_line(text)}\n"
+
+    def title_of(self, tool: str, value: str) -> str:
+        name = "Final Answer" if tool == FINISH else tool_specs.label(tool)
+        return f"{name} · {json.dumps(value, ensure_ascii=False)}"

@@ -1,39 +1,30 @@
 """The ReAct paper's HotpotQA dialect: ``Thought 3: …``, ``Action 3: Search[High Plains]``, ``Observation 3: …``.
 
 Tools are written ``Search[entity]``, ``Lookup[keyword]``, ``Calculator[expression]`` and ``Finish[answer]``; the
-model is stopped on ``\\nObservation``. Imports only the format base and the trace.
+model is stopped on ``\\nObservation``. The dialect has no escapes: an input whose brackets do not balance in a way
+the reader can tell apart from text after the call cannot be written (``unrenderable`` says so).
 """
 
 from __future__ import annotations
 
 import re
 
-from react_core.formats.base import (
-    ActionFormat,
-    ParseResult,
-    cut_environment,
-    normalize,
-    strip_fences,
-    strip_label,
-)
+from react_core.formats.base import ActionFormat, ParseResult, one_line
+from react_core.formats.lenient import cut_environment, line_label, normalize, strip_fences, strip_label
 from react_core.trace import Action, Step
 
-_ACTION_LINE = re.compile(r"^[ \t]*Action\b[ \t]*\d*[ \t]*:[ \t]*(.*)$", re.IGNORECASE | re.MULTILINE)
+_ACTION_LINE = re.compile(line_label("Action") + r":[ \t]*+(.*)$", re.IGNORECASE | re.MULTILINE)
 # "Action 3" alone on its line with the call on the next one.
-_ACTION_HEADER = re.compile(r"^[ \t]*Action\b[ \t]*\d*[ \t]*:?[ \t]*\n[ \t]*(\S.*)$", re.IGNORECASE | re.MULTILINE)
+_ACTION_HEADER = re.compile(line_label("Action") + r":?+[ \t]*+\n[ \t]*+(\S.*)$", re.IGNORECASE | re.MULTILINE)
 # A model that forgot the "Action k:" label but wrote a known tool call at the start of a line.
 _BARE_CALL = re.compile(
-    r"^[ \t]*((?:Search|Lookup|Finish|Calculator|Calculate)[ \t]*\[.*)$", re.IGNORECASE | re.MULTILINE
+    r"^[ \t]*+((?:Search|Lookup|Finish|Calculator|Calculate)[ \t]*+\[.*)$", re.IGNORECASE | re.MULTILINE
 )
 # An "Action 3" header left at the end of the thought when the call itself was found on the next line.
-_TRAILING_HEADER = re.compile(r"(?:^|\n)[ \t]*Action\b[ \t]*\d*[ \t]*:?[ \t]*\n?$", re.IGNORECASE)
-_CALL = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*\[(.*)$", re.DOTALL)
-_COLON_CALL = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:[ \t]*(.+)$")
-_SPACE_CALL = re.compile(r"^([A-Za-z_][\w-]*)[ \t]+(.+)$")
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
+_TRAILING_HEADER = re.compile(r"(?:^|\n)[ \t]*+Action\b(?:[ \t]*+\d++)?+[ \t]*+:?+[ \t]*+\n?+$", re.IGNORECASE)
+_CALL = re.compile(r"^([A-Za-z_][\w-]*+)[ \t]*+\[(.*)$", re.DOTALL)
+_COLON_CALL = re.compile(r"^([A-Za-z_][\w-]*+)[ \t]*+:[ \t]*+(.+)$")
+_SPACE_CALL = re.compile(r"^([A-Za-z_][\w-]*+)[ \t]++(.+)$")
 
 
 def bracket_input(line: str) -> str:
@@ -66,7 +57,7 @@ class PaperFormat(ActionFormat):
     aliases = {"calculate": "calculator", "calc": "calculator", "wikipedia": "search"}
     question_template = "Question: {question}\n"
 
-    def parse(self, text: str) -> ParseResult:
+    def read(self, text: str) -> ParseResult:
         text, leaked = cut_environment(strip_fences(normalize(text)))
         m = _ACTION_LINE.search(text)
         if m and not m.group(1).strip():
@@ -89,7 +80,7 @@ class PaperFormat(ActionFormat):
             space = _SPACE_CALL.match(first_line)
             loose = _COLON_CALL.match(first_line) or (space if space and self.is_tool_name(space.group(1)) else None)
             if not loose:
-                shown = _one_line(body)[:80]
+                shown = one_line(body)[:80]
                 return ParseResult(
                     thought=thought,
                     error=f"Could not read the action `{shown}`: write it as Tool[input], like Search[entity]."
@@ -109,13 +100,20 @@ class PaperFormat(ActionFormat):
         return f"{action.tool.capitalize()}[{action.input}]"
 
     def render_model_part(self, step: Step) -> str:
-        i = step.index
         if step.action is None and step.final_answer is None:
-            return f"Thought {i}: {_one_line(step.thought)}\nAction {i}: (none)\n"
+            return self.render_unparsed(step)
+        i = step.index
         return (
-            f"Thought {i}: {_one_line(step.thought)}\n"
-            f"Action {i}: {self.render_action(step.action, step.final_answer)}\n"
+            f"Thought {i}: {one_line(step.thought)}\nAction {i}: {self.render_action(step.action, step.final_answer)}\n"
         )
 
     def render_observation(self, index: int, text: str) -> str:
-        return f"Observation {index}: {_one_line(text)}\n"
+        return f"Observation {index}: {one_line(text)}\n"
+
+    def why_unrenderable(self, value: str) -> str:
+        if "[" in value or "]" in value:
+            return (
+                "Paper-style actions put the input between brackets and have no escapes: these brackets would not "
+                f"read back as written ({value[:60]!r})."
+            )
+        return ""

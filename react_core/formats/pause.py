@@ -1,28 +1,28 @@
 """The minimal-loop dialect: ``Action: wikipedia: Django``, then ``PAUSE``; ``Answer: …`` ends the run.
 
-``wikipedia`` is an alias of search and ``calculate`` of calculator. The model is stopped on ``PAUSE``. Imports
-only the format base and the trace.
+``wikipedia`` is an alias of search and ``calculate`` of calculator. The model is stopped on ``PAUSE``, so no input
+can hold that word.
 """
 
 from __future__ import annotations
 
 import re
 
-from react_core.formats.base import (
-    ActionFormat,
-    ParseResult,
+from react_core.formats.base import ActionFormat, ParseResult, one_line
+from react_core.formats.lenient import (
     answer_text,
     cut_environment,
+    line_label,
     normalize,
     strip_fences,
     strip_label,
 )
 from react_core.trace import Action, Step
 
-_ACTION = re.compile(r"^[ \t]*Action\b[ \t]*\d*[ \t]*:[ \t]*(.*)$", re.IGNORECASE | re.MULTILINE)
-_TOOL_ARG = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:[ \t]*(.*)$")
-_TOOL_SPACE_ARG = re.compile(r"^([A-Za-z_][\w-]*)[ \t]+(.+)$")
-_ANSWER = re.compile(r"^[ \t]*(?:Final[ \t]+)?Answer[ \t]*:", re.IGNORECASE | re.MULTILINE)
+_ACTION = re.compile(line_label("Action") + r":[ \t]*+(.*)$", re.IGNORECASE | re.MULTILINE)
+_TOOL_ARG = re.compile(r"^([A-Za-z_][\w-]*+)[ \t]*+:[ \t]*+(.*)$")
+_TOOL_SPACE_ARG = re.compile(r"^([A-Za-z_][\w-]*+)[ \t]++(.+)$")
+_ANSWER = re.compile(r"^[ \t]*+(?:Final[ \t]++)?Answer[ \t]*+:", re.IGNORECASE | re.MULTILINE)
 _DISPLAY = {"search": "wikipedia", "calculator": "calculate"}
 
 
@@ -33,7 +33,7 @@ class PauseFormat(ActionFormat):
     aliases = {"wikipedia": "search", "calculate": "calculator", "wiki": "search", "answer": "finish"}
     question_template = "Question: {question}\n"
 
-    def parse(self, text: str) -> ParseResult:
+    def read(self, text: str) -> ParseResult:
         text, leaked = cut_environment(strip_fences(normalize(text)))
         # PAUSE ends the model's turn (it is the stop sequence): whatever follows is not the model's to write.
         pause = text.find("PAUSE")
@@ -74,16 +74,24 @@ class PauseFormat(ActionFormat):
         return f"Action: {_DISPLAY.get(action.tool, action.tool)}: {action.input}"
 
     def render_model_part(self, step: Step) -> str:
-        thought = " ".join(step.thought.split())
         if step.action is None and step.final_answer is None:
-            return f"Thought: {thought}\nAction: (none)\nPAUSE\n"
+            return self.render_unparsed(step)
+        thought = one_line(step.thought)
         if step.action is None:
             return f"Thought: {thought}\n{self.render_action(None, step.final_answer)}\n"
         return f"Thought: {thought}\n{self.render_action(step.action)}\nPAUSE\n"
 
     def render_observation(self, index: int, text: str) -> str:
-        return f"\nObservation: {' '.join(text.split())}\n\n"
+        return f"\nObservation: {one_line(text)}\n\n"
 
     def reminder(self, tools: list[str]) -> str:
         forms = ", ".join(f"`Action: {_DISPLAY.get(t, t)}: input`" for t in tools)
         return f"Write one thought, then exactly one action ({forms}) followed by PAUSE, or `Answer: …`."
+
+    def title_of(self, tool: str, value: str) -> str:
+        return super().title_of(tool, value).removeprefix("Action: ")
+
+    def why_unrenderable(self, value: str) -> str:
+        if "PAUSE" in value:
+            return "An input cannot hold the word PAUSE: it ends the model's turn, so the input would be cut there."
+        return ""

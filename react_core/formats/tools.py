@@ -117,7 +117,3 @@ class ToolsFormat(FunctionFormat):
         forms = [self.render_action(example_action(t)) for t in tools]
         forms.append(self.render_action(None, tool_specs.FINISH.example))
         return "Call one function at a time: " + ", ".join(forms) + "."
-
-    def title(self, action: Action | None, final_answer: str | None = None) -> str:
-        """A step's title: the call as ``search(query="High Plains")``."""
-        return self.render_action(action, final_answer)

@@ -1,26 +1,21 @@
 """The Gemini notebook's dialect: ``<search>entity</search>``, ``<lookup>kw</lookup>``, ``<finish>answer</finish>``.
 
 Headers stand on their own lines (``Thought 2``, ``Action 2``, ``Observation 2``). The model is stopped on the
-closing tags, so the closing tag is usually missing from its text. Imports only the format base and the trace.
+closing tags, so the closing tag is usually missing from its text. An input holding ``</`` cannot be written: a
+closing tag is a stop sequence, so no model could have written one inside an input either.
 """
 
 from __future__ import annotations
 
 import re
 
-from react_core.formats.base import (
-    ActionFormat,
-    ParseResult,
-    cut_environment,
-    normalize,
-    strip_fences,
-    strip_label,
-)
+from react_core.formats.base import ActionFormat, ParseResult, one_line
+from react_core.formats.lenient import cut_environment, line_label, normalize, strip_fences, strip_label
 from react_core.trace import Action, Step
 
 # "Action 2" on its own line, or "Action 2:" with the tag after it on the same line.
-_ACTION_HEADER = re.compile(r"^[ \t]*Action\b[ \t]*\d*[ \t]*(?::|$)", re.IGNORECASE | re.MULTILINE)
-_OPEN_TAG = re.compile(r"<([A-Za-z_][\w-]*)[ \t]*>")
+_ACTION_HEADER = re.compile(line_label("Action") + r"(?::|$)", re.IGNORECASE | re.MULTILINE)
+_OPEN_TAG = re.compile(r"<([A-Za-z_][\w-]*+)[ \t]*+>")
 
 
 class XmlFormat(ActionFormat):
@@ -30,7 +25,7 @@ class XmlFormat(ActionFormat):
     aliases = {"calculate": "calculator", "wikipedia": "search"}
     question_template = "Question\n{question}\n\n"
 
-    def parse(self, text: str) -> ParseResult:
+    def read(self, text: str) -> ParseResult:
         text, leaked = cut_environment(strip_fences(normalize(text)))
         header = _ACTION_HEADER.search(text)
         tag = self._find_tag(text, header.end() if header else 0)
@@ -47,7 +42,7 @@ class XmlFormat(ActionFormat):
         thought = strip_label(text[:end])
         name = tag.group(1)
         rest = text[tag.end() :]
-        close = re.search(r"</\s*" + re.escape(name) + r"\s*>", rest, re.IGNORECASE)
+        close = re.search(r"</\s*+" + re.escape(name) + r"\s*+>", rest, re.IGNORECASE)
         arg = rest[: close.start()] if close else rest.split("\n", 1)[0]
         return self.result(thought, name, arg, leaked)
 
@@ -69,12 +64,17 @@ class XmlFormat(ActionFormat):
         return f"<{action.tool}>{action.input}</{action.tool}>"
 
     def render_model_part(self, step: Step) -> str:
+        if step.action is None and step.final_answer is None:
+            return self.render_unparsed(step) + "\n"
         i = step.index
         # One line, as in the examples: a line of the thought must never read as a header when fed back.
-        thought = " ".join(step.thought.split())
-        if step.action is None and step.final_answer is None:
-            return f"Thought {i}\n{thought}\n\nAction {i}\n(none)\n\n"
+        thought = one_line(step.thought)
         return f"Thought {i}\n{thought}\n\nAction {i}\n{self.render_action(step.action, step.final_answer)}\n\n"
 
     def render_observation(self, index: int, text: str) -> str:
         return f"Observation {index}\n{text.strip()}\n\n"
+
+    def why_unrenderable(self, value: str) -> str:
+        if "</" in value:
+            return "An input cannot hold `</`: closing tags end the model's turn, so it would never read back."
+        return ""

@@ -1,0 +1,138 @@
+"""LangChain's MRKL (zero-shot) dialect, also the hub prompt ``hwchase17/react`` and LlamaIndex's ReAct agent:
+``Thought: …``, ``Action: Search``, ``Action Input: High Plains``, ``Observation: …``, ``Final Answer: …``.
+
+The input is everything after ``Action Input:`` up to the end of the reply or a line that starts another step, so it
+may span lines or sit in a code fence. An input that is a JSON object (LlamaIndex writes ``{"query": "…"}``) gives
+the tool's named argument; a JSON string literal is decoded. ``Action:`` without ``Action Input:`` is an error that
+restates the format. The model is stopped on ``\\nObservation:``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from react_core import tool_specs
+from react_core.formats.base import FINISH, TOOL_PARAMS, ActionFormat, ParseResult, one_line
+from react_core.formats.json_blob import read_blob
+from react_core.formats.lenient import (
+    answer_text,
+    cut_environment,
+    input_from_value,
+    line_label,
+    normalize,
+    strip_fences,
+    strip_label,
+)
+from react_core.trace import Action, Step
+
+_ACTION = re.compile(line_label("Action") + r":[ \t]*+", re.IGNORECASE | re.MULTILINE)
+# "Action Input:", also numbered as LangChain's own reader allows ("Action 1 Input 1:").
+_INPUT_LABEL = r"Action" + r"(?:[ \t]*+\d++)?+[ \t]*+Input(?:[ \t]*+\d++)?+[ \t]*+:[ \t]*+"
+_ACTION_INPUT = re.compile(r"^[ \t]*+" + _INPUT_LABEL, re.IGNORECASE | re.MULTILINE)
+_INLINE_INPUT = re.compile(_INPUT_LABEL, re.IGNORECASE)
+_FINAL = re.compile(r"^[ \t]*+(?:Final[ \t]++)?Answer[ \t]*+:", re.IGNORECASE | re.MULTILINE)
+# The tool's name: the first word of the action line ("Search (looks things up)" names Search).
+_TOOL_WORD = re.compile(r"[^\s()\[\]{}:,]++")
+_FORMAT = "write `Action: Search` and on the next line `Action Input: entity`, or `Final Answer: …`"
+
+
+def _input_value(raw: str, param: str) -> str | None:
+    """The tool input from the text after ``Action Input:`` (JSON objects and strings decoded; None: too long)."""
+    raw = raw.strip()
+    if raw.startswith("{"):
+        try:
+            return input_from_value(read_blob(raw), param)
+        except ValueError:
+            return raw
+    if raw.startswith('"'):
+        try:
+            value = json.loads(raw)
+        except (ValueError, RecursionError):
+            return raw
+        return value if isinstance(value, str) else raw
+    return raw
+
+
+class MrklFormat(ActionFormat):
+    name = "mrkl"
+    label = "LangChain MRKL (Action: / Action Input:)"
+    stop = ("\nObservation:",)
+    aliases = {"final answer": "finish", "final_answer": "finish", "calculate": "calculator", "wikipedia": "search"}
+    question_template = "Question: {question}\n"
+
+    def read(self, text: str) -> ParseResult:
+        text, leaked = cut_environment(strip_fences(normalize(text)))
+        action_m, final_m = _ACTION.search(text), _FINAL.search(text)
+        if final_m and (not action_m or final_m.start() < action_m.start()):
+            answer = answer_text(text[final_m.end() :])
+            return self.result(strip_label(text[: final_m.start()]), FINISH, answer, leaked, answer=answer)
+        if not action_m:
+            return ParseResult(
+                thought=strip_label(text), error=f"No action found: {_FORMAT}.", leaked_observation=leaked
+            )
+        thought = strip_label(text[: action_m.start()])
+        line_end = text.find("\n", action_m.end())
+        line = text[action_m.end() : len(text) if line_end < 0 else line_end]
+        inline = _INLINE_INPUT.search(line)  # "Action: Search Action Input: x" on one line
+        if inline:
+            tool_text, rest = line[: inline.start()], text[action_m.end() + inline.end() :]
+        else:
+            tool_text = line
+            m = _ACTION_INPUT.search(text, action_m.end())
+            rest = text[m.end() :] if m else None
+        tool = self._tool(tool_text)
+        if not tool:
+            return ParseResult(thought=thought, error=f"The action is empty: {_FORMAT}.", leaked_observation=leaked)
+        if rest is None:
+            return ParseResult(
+                thought=thought,
+                error=f"`Action: {tool}` has no `Action Input:` line: {_FORMAT}.",
+                leaked_observation=leaked,
+            )
+        raw = answer_text(rest)
+        value = _input_value(raw, TOOL_PARAMS.get(self.resolve(tool), "input"))
+        if value is None:
+            return ParseResult(
+                thought=thought, error="The Action Input is too long to read.", leaked_observation=leaked
+            )
+        return self.result(thought, tool, value, leaked, answer=value)
+
+    def _tool(self, text: str) -> str:
+        """The tool named on the action line: the whole line when it is a known name ("Final Answer"), else its first
+        word, without the backticks, quotes or bold a model may put around it."""
+        name = text.strip().strip("`*\"'").strip()
+        if self.is_tool_name(name):
+            return name
+        word = _TOOL_WORD.search(name)
+        return word.group(0).strip("`*\"'") if word else ""
+
+    def step_prefix(self, index: int) -> str:
+        return "Thought:"
+
+    def render_action(self, action: Action | None, final_answer: str | None = None) -> str:
+        if action is None:
+            return f"Final Answer: {final_answer or ''}"
+        return f"Action: {tool_specs.label(action.tool)}\nAction Input: {self._written_input(action.input)}"
+
+    @staticmethod
+    def _written_input(value: str) -> str:
+        # An input the reader would decode (a JSON object or string) is written as a JSON string, so it reads back.
+        return json.dumps(value, ensure_ascii=False) if value.startswith(("{", '"')) else value
+
+    def render_model_part(self, step: Step) -> str:
+        if step.action is None and step.final_answer is None:
+            return self.render_unparsed(step)
+        return f"Thought: {one_line(step.thought)}\n{self.render_action(step.action, step.final_answer)}\n"
+
+    def render_observation(self, index: int, text: str) -> str:
+        return f"Observation: {one_line(text)}\n"
+
+    def title_of(self, tool: str, value: str) -> str:
+        if tool == FINISH:
+            return f"Final Answer: {value}"
+        return f"{tool_specs.label(tool)}: {value}"
+
+    def reminder(self, tools: list[str]) -> str:
+        forms = [f"`Action: {tool_specs.label(t)}` / `Action Input: {tool_specs.example(t)}`" for t in tools]
+        return "Write one thought, then exactly one action: " + ", ".join(forms) + ", or `Final Answer: …`."
