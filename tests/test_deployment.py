@@ -60,7 +60,8 @@ def _ask_and_watch_it_stream(page, hold: StreamHold, question: str, max_calls: i
     partial = live.inner_text()
     # Still running: the rest of the model's answer has not left the pass-through yet.
     page.get_by_text(f"Thinking… step 1 of {max_calls}").wait_for()
-    assert page.get_by_role("button", name="Stop").count() == 1
+    # The app's Stop (Streamlit's header shows a Stop of its own while a script runs).
+    assert page.get_by_test_id("stMainBlockContainer").get_by_role("button", name="Stop").count() == 1
     hold.release()
     page.get_by_role("link", name="Saved to History as run #").wait_for(timeout=TURN_MS)
     assert page.get_by_test_id("stException").count() == 0
