@@ -85,7 +85,7 @@ def streamlit(
     url = f"http://127.0.0.1:{port}"
     try:
         _wait_healthy(url, proc, log)
-        yield {"url": url, "home": home, "log": log}
+        yield {"url": url, "home": home, "log": log, "pid": proc.pid}
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         try:

@@ -1,5 +1,6 @@
 """Test fixtures for the providers: fake Gemini and OpenAI-compatible servers on 127.0.0.1 with fault injection,
-the real ``llama_cpp.server`` in a subprocess, a recording sleep for retry policies, and the key-leak check.
+the real ``llama_cpp.server`` in a subprocess, a pass-through that holds a stream part-way, a recording sleep for
+retry policies, and the key-leak check.
 
 The fake servers are real HTTP servers (``http.server`` in a thread) so the SDKs run their whole stack. Each plays
 a scripted model: a list of outputs, consumed one per request, streamed in word-sized pieces; it honours the
@@ -30,6 +31,7 @@ Imports from the project only the retry policy (for ``fast_retry``); never a UI.
 from __future__ import annotations
 
 import base64
+import http.client
 import json
 import os
 import re
@@ -38,6 +40,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.parse
 import urllib.request
 from collections import deque
 from collections.abc import Iterable
@@ -497,6 +500,121 @@ class LlamaServer:
         if self.proc.stderr:
             self.proc.stderr.close()
         self.log.close()
+
+
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that hangs up mid-stream (the loop stops reading at a stop sequence) is normal here.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
+class StreamHold:
+    """A pass-through in front of an OpenAI-compatible server (as a load balancer would sit) that can hold one streamed
+    answer part-way: ``hold_next()`` arms it; the next streamed completion is forwarded until it has sent
+    ``pieces`` pieces of text (or reaches its end), then ``holding`` is set and it waits for ``release()``. A test
+    can then look at what the browser shows while the model is still writing: an event, not a race."""
+
+    def __init__(self, upstream: str, *, pieces: int = 3) -> None:
+        self.upstream = urllib.parse.urlsplit(upstream)
+        self.pieces = pieces
+        self.holding = threading.Event()
+        self.streams = 0  # streamed completions forwarded
+        self._released = threading.Event()
+        self._armed = False
+        self._lock = threading.Lock()
+        hold = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *_args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                hold._forward(self)
+
+            def do_POST(self) -> None:
+                hold._forward(self)
+
+        self.httpd = _QuietServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def hold_next(self) -> None:
+        with self._lock:
+            self._armed = True
+            self.holding.clear()
+            self._released.clear()
+
+    def release(self) -> None:
+        self._released.set()
+
+    def stop(self) -> None:
+        self._released.set()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def _forward(self, h: BaseHTTPRequestHandler) -> None:
+        length = int(h.headers.get("Content-Length") or 0)
+        body = h.rfile.read(length) if length else None
+        skip = {"host", "connection", "accept-encoding", "content-length"}
+        headers = {k: v for k, v in h.headers.items() if k.lower() not in skip}
+        conn = http.client.HTTPConnection(self.upstream.hostname, self.upstream.port, timeout=300)
+        try:
+            conn.request(h.command, h.path, body=body, headers=headers)
+            answer = conn.getresponse()
+            h.send_response(answer.status)
+            for k, v in answer.getheaders():
+                if k.lower() not in ("transfer-encoding", "content-length", "connection"):
+                    h.send_header(k, v)
+            if not answer.getheader("Content-Type", "").startswith("text/event-stream"):
+                data = answer.read()
+                h.send_header("Content-Length", str(len(data)))
+                h.end_headers()
+                h.wfile.write(data)
+                return
+            h.send_header("Transfer-Encoding", "chunked")
+            h.end_headers()
+            self._stream(answer, h)
+        finally:
+            conn.close()
+
+    def _stream(self, answer: http.client.HTTPResponse, h: BaseHTTPRequestHandler) -> None:
+        with self._lock:
+            hold, self._armed = self._armed, False
+            self.streams += 1
+        sent = 0
+        event = b""
+        for line in iter(answer.readline, b""):
+            event += line
+            if line.strip():
+                continue  # an event ends with a blank line
+            data = event.strip().removeprefix(b"data:").strip()
+            text = ""
+            if data and data != b"[DONE]":
+                try:
+                    choices = json.loads(data).get("choices") or [{}]
+                    text = (choices[0].get("delta") or {}).get("content") or ""
+                    ended = bool(choices[0].get("finish_reason"))
+                except (ValueError, AttributeError):
+                    ended = False
+            else:
+                ended = True
+            if hold and (sent >= self.pieces or (ended and sent)):
+                hold = False
+                self.holding.set()
+                self._released.wait(timeout=120)
+            h.wfile.write(f"{len(event):x}\r\n".encode() + event + b"\r\n")
+            h.wfile.flush()
+            sent += bool(text)
+            event = b""
+        h.wfile.write(b"0\r\n\r\n")
+        h.wfile.flush()
 
 
 # -- the key-leak check -----------------------------------------------------------------------------------

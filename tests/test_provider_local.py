@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from react_core import cancel
 from react_core.errors import ProviderError
 from react_core.model_call import stream_completion
 from react_core.providers import local as local_module
@@ -55,6 +56,29 @@ def test_bundled_model_is_assembled_once_atomically_with_a_message(tmp_path: Pat
 def test_demo_notice_names_both_keys_and_where_to_put_them() -> None:
     for needle in ("often wrong", "GEMINI_API_KEY", "OPENAI_API_KEY", "secrets.toml", "Settings page"):
         assert needle in DEMO_NOTICE
+
+
+def test_stop_reaches_a_call_queued_behind_another_sessions_call(tmp_path: Path) -> None:
+    # Twenty sessions on one model: a turn waiting for the model's lock must stop when asked, not after every call
+    # queued before it. Another session's call holds the lock throughout; this one never reaches the model.
+    model = local_module.SharedModel(tmp_path / "model.gguf", llama=None)  # never touched: the lock stays taken
+    provider = LocalProvider(on_progress=None)
+    provider._shared = model
+    stop, outcome = threading.Event(), []
+
+    def queued() -> None:
+        with cancel.scope(stop):
+            try:
+                list(provider.stream(req()))
+            except cancel.Cancelled:
+                outcome.append("cancelled")
+
+    with model.lock:
+        worker = threading.Thread(target=queued, daemon=True)
+        worker.start()
+        stop.set()
+        worker.join(timeout=30)
+        assert outcome == ["cancelled"], "Stop waited for the other session's call to end"
 
 
 # -- with the model ---------------------------------------------------------------------------------------

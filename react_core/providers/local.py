@@ -20,10 +20,12 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from react_core import cancel
 from react_core.errors import ConfigError, ContextOverflowError
 from react_core.paths import model_cache_dir
 from react_core.providers.base import Chunk, CompletionRequest, Provider
@@ -175,6 +177,18 @@ print()
 '''
 
 
+@contextmanager
+def _held(lock: threading.Lock) -> Iterator[None]:
+    """The model's lock, waited for in short slices: Stop reaches a call queued behind other sessions' calls at once,
+    instead of after all of them."""
+    while not lock.acquire(timeout=0.05):
+        cancel.check()
+    try:
+        yield
+    finally:
+        lock.release()
+
+
 class LocalProvider(Provider):
     name = "local"
     label = "On-device (llama.cpp)"
@@ -260,7 +274,7 @@ class LocalProvider(Provider):
         shared = self.prepare()
         llama = shared.llama
         text_out: list[str] = []
-        with shared.lock:
+        with _held(shared.lock):
             # Tokenized here, not by create_completion, to check the context and count the prompt once.
             tokens = llama.tokenize(request.text.encode("utf-8"), add_bos=True, special=False)
             room = self.n_ctx - len(tokens)
