@@ -586,3 +586,15 @@ def test_eval_report_reads_files_written_before_headers(tmp_path):
     legacy.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     out = cli("eval-report", str(legacy))
     assert out.returncode == 0 and "| ReAct | 2 | 50.0 | 50.0 | 100.0% | 1 | 1 | 0 | 0 |" in out.stdout
+
+
+def test_an_agents_results_header_says_whether_its_steps_were_decoded_under_a_grammar():
+    # A resume must not mix questions run with and without the on-device model's grammar: it is part of the config.
+    def config(strategy: str, **settings) -> dict:
+        plan = EvalPlan(["q.json"], [strategy], "out", RunSettings(knowledge="pack:p.sqlite", **settings))
+        return strategy_config(plan, strategy, "m")
+
+    assert config("react", provider="local")["grammar"] is True
+    assert config("act", provider="local", grammar=False)["grammar"] is False
+    assert "grammar" not in config("cot", provider="local")  # one direct call: no dialect to constrain
+    assert "grammar" not in config("react", provider="scripted")  # a provider that cannot constrain decoding

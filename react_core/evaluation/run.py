@@ -133,6 +133,8 @@ def strategy_config(plan: EvalPlan, strategy: str, model: str) -> dict[str, Any]
         config["temperature"] = plan.temperature
     if strategy in AGENTS:
         config.update(max_calls=plan.max_calls, tools=list(plan.tools))
+        if provider_class(s.provider).constrained:  # the agent's steps were decoded under the dialect's grammar, or not
+            config["grammar"] = bool(s.grammar)
         if set(plan.tools) & {"search", "lookup"}:
             config.update(knowledge=s.knowledge, sentences=plan.sentences)
             config.update({k: getattr(s, k) for k in ("wiki_url", "wiki_language") if getattr(s, k)})

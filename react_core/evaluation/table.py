@@ -51,6 +51,8 @@ def describe(plan: EvalPlan, evaluation: Evaluation, command: str, minutes: floa
         knowledge = f"the offline pack `{Path(knowledge[5:]).name}` built from the same files"
     tools = ", ".join(label(t) for t in plan.tools) or "no tools"
     day = datetime.now(UTC).strftime("%Y-%m-%d")
+    decoded = next((r.config["grammar"] for r in evaluation.results if "grammar" in (r.config or {})), None)
+    grammar = {True: ", each step decoded under the dialect's grammar", False: ", no grammar"}.get(decoded, "")
     when = f"{minutes:.0f} minutes" if minutes >= 1 else "under a minute"
     timing = (
         f"This run took {when} of wall time"
@@ -61,7 +63,8 @@ def describe(plan: EvalPlan, evaluation: Evaluation, command: str, minutes: floa
         f"_Generated on {day} by `{command}`._ Model: {config.get('model', '?')} (`{plan.settings.provider}`). "
         f"Questions: the first {evaluation.planned} of {', '.join(f'`{Path(d).name}`' for d in plan.datasets)}. "
         f"Knowledge: {knowledge}. ReAct and Act: at most {plan.max_calls} model calls, tools {tools}, "
-        f"{plan.sentences} sentences a Search. CoT-SC: {plan.samples} samples at temperature {plan.sc_temperature}; "
+        f"{plan.sentences} sentences a Search{grammar}. "
+        f"CoT-SC: {plan.samples} samples at temperature {plan.sc_temperature}; "
         f"greedy decoding (temperature {plan.temperature}) otherwise. CoT-SC → ReAct and ReAct → CoT-SC reuse the "
         "CoT-SC and ReAct results of the same folder for the same question instead of running them again. "
         f"{timing} The columns `finished` … `loop` count the episodes by how they ended."
