@@ -13,6 +13,10 @@ def _examples(at) -> list[str]:
     return [b.label for b in at.button if b.key and b.key.startswith("example-")]
 
 
+def _sidebar(at) -> str:
+    return " ".join(m.value for m in at.sidebar.markdown).replace("\\", "")  # as read, without markdown escapes
+
+
 def test_with_an_offline_pack_the_examples_are_its_own_questions(monkeypatch, tmp_path):
     use_app(monkeypatch, tmp_path, [])
     at = new_session()
@@ -31,6 +35,7 @@ def test_when_wikipedia_cannot_be_reached_the_default_pack_stands_in_and_says_so
     at = new_session()
     assert "Colorado orogeny" not in " ".join(_examples(at))
     assert any("Wikipedia cannot be reached from here" in i.value for i in at.info)
+    assert "**Knowledge:** Wikipedia unreachable: offline pack" in _sidebar(at)
 
 
 def test_with_wikipedia_reachable_the_everyday_examples_stay(monkeypatch, tmp_path):
@@ -45,3 +50,4 @@ def test_with_wikipedia_reachable_the_everyday_examples_stay(monkeypatch, tmp_pa
         at = new_session()
         assert "Colorado orogeny" in _examples(at)[0]
         assert not [i for i in at.info if "offline pack" in i.value]
+        assert "**Knowledge:** Wikipedia (live)" in _sidebar(at)

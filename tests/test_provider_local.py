@@ -167,7 +167,7 @@ def test_a_prompt_beyond_the_context_is_a_clear_error(local: LocalProvider) -> N
 
 # -- one full episode per shipped format --------------------------------------------------------------------
 
-SHIPPED = ["paper", "gemini-xml", "langchain-json", "pause", "function-call"]
+SHIPPED = ["paper", "gemini-xml", "langchain-json", "pause", "function-call", "mrkl"]  # every text dialect
 
 
 @pytest.fixture(scope="module")

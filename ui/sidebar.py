@@ -9,7 +9,9 @@ from pathlib import Path
 
 import streamlit as st
 
+from react_core.errors import ConfigError
 from react_core.formats import FORMATS
+from react_core.knowledge import reach
 from react_core.providers import provider_class
 from react_core.tool_specs import label
 from ui import identity, presets, state, turns
@@ -25,12 +27,24 @@ def _model_label(s: dict) -> str:
     return cls.default_model or "provider default"
 
 
+def _knowledge_label(s: dict) -> str:
+    knowledge = s.get("knowledge", "")
+    if knowledge != "wikipedia":
+        return f"offline pack {Path(knowledge[5:]).name}"
+    try:
+        endpoint = reach.endpoint_for(s.get("wiki_url") or None, s.get("wiki_language") or None)
+    except ConfigError:
+        return "Wikipedia (live)"  # the run will say what is wrong with the URL
+    # The probe is brief and remembered (the Chat page's examples use the same): while Wikipedia cannot be reached,
+    # the offline pack stands in, and the sidebar must not say "live".
+    return "Wikipedia unreachable: offline pack" if reach.probe(endpoint) is False else "Wikipedia (live)"
+
+
 def render_sidebar() -> None:
     s = state.settings()
     preset = presets.active()
     fmt = FORMATS.get(preset.format)
-    knowledge = s.get("knowledge", "")
-    knowledge_label = "Wikipedia (live)" if knowledge == "wikipedia" else f"offline pack {Path(knowledge[5:]).name}"
+    knowledge_label = _knowledge_label(s)
     with st.sidebar:
         st.markdown(
             "\n".join(
