@@ -47,6 +47,7 @@ VARIABLES = (
         "REACT_DEMO_CALLS_PER_MINUTE", "in public demo mode, model calls a visitor may make per minute (default 20)"
     ),
     Variable("REACT_LLAMA_EXTRA_BUFFERS", "1 or 0: llama.cpp's extra buffer types on or off (default: off with AMX)"),
+    Variable("REACT_LLAMA_THREADS", "CPU threads the on-device model computes with (default: every core)"),
 )
 BY_NAME = {v.name: v for v in VARIABLES}
 # Setting field -> variable, for the settings that an environment variable can give a default to.

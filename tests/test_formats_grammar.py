@@ -157,6 +157,45 @@ def test_replies_sampled_under_the_grammar_parse(fmt, llama):
         assert_enabled_action_or_answer(f.parse(reply), tools)
 
 
+@pytest.mark.model
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("fmt", ["paper", "xml", "json", "pause", "function", "mrkl", "act"])
+def test_greedy_steps_under_the_grammar_are_llama_cpps_own_only_faster(fmt, llama):
+    # The provider's sampler asks the grammar about the best token first (llama_grammar); the text must be exactly
+    # what llama-cpp-python's sampler, which constrains the whole vocabulary at every token, gives.
+    from llama_cpp import Llama, LlamaGrammar
+
+    from react_core.prompts import default_preset_for, load_preset, render_prefix, render_question
+    from react_core.providers.llama_grammar import GreedyUnderGrammar
+
+    f = FORMATS[fmt]
+    preset = load_preset(default_preset_for(fmt) if fmt != "act" else "hotpotqa-act")
+    tools = ["search", "lookup"] if fmt == "act" else ["search", "calculator"]
+    prompt = render_prefix(preset, tools) + render_question(preset, "How tall is the Eiffel Tower in feet?")
+    text = prompt + f.step_prefix(1)
+    installed, used = llama._init_sampler, []
+
+    def recording(**options):
+        sampler = installed(**options)
+        used.append(type(sampler))
+        return sampler
+
+    def complete() -> str:
+        grammar = LlamaGrammar.from_string(f.grammar(tools, 1), verbose=False)
+        return llama.create_completion(text, max_tokens=120, temperature=0.0, grammar=grammar)["choices"][0]["text"]
+
+    try:
+        llama._init_sampler = recording
+        fast = complete()
+        llama._init_sampler = lambda **options: Llama._init_sampler(llama, **options)
+        reference = complete()
+    finally:
+        llama._init_sampler = installed
+    assert used == [GreedyUnderGrammar]
+    assert fast == reference
+    assert_enabled_action_or_answer(f.parse(fast), tools)
+
+
 @pytest.mark.parametrize("fmt", ALL)
 def test_an_input_or_a_thought_cannot_start_with_what_parsing_would_trim(fmt):
     # Found by exploring: the grammars allowed the inputs "\x0c" and "\x00", which parsing reads as empty.

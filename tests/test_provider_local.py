@@ -6,6 +6,7 @@ the offline pack. One Llama instance serves the whole test session (the provider
 from __future__ import annotations
 
 import json
+import os
 import threading
 from pathlib import Path
 
@@ -277,3 +278,15 @@ def test_the_python_snippet_runs_the_same_completion(local: LocalProvider) -> No
     done = subprocess.run([sys.executable, "-c", snippet], env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.rstrip("\n") == reply.text  # temperature 0: the same tokens again
+
+
+def test_the_model_computes_on_every_core_unless_told_fewer() -> None:
+    from react_core.errors import ConfigError
+    from react_core.providers.local import model_threads
+
+    cores = os.cpu_count() or 1
+    assert model_threads({}) == cores
+    assert model_threads({"REACT_LLAMA_THREADS": "1"}) == 1
+    assert model_threads({"REACT_LLAMA_THREADS": "999"}) == cores  # never more threads than cores
+    with pytest.raises(ConfigError, match="REACT_LLAMA_THREADS"):
+        model_threads({"REACT_LLAMA_THREADS": "two"})

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from react_core import cancel
+from react_core.environment import value
 from react_core.errors import ConfigError, ContextOverflowError
 from react_core.paths import model_cache_dir
 from react_core.providers.base import Chunk, CompletionRequest, Provider
@@ -109,7 +110,7 @@ def shared_model(path: Path, *, n_ctx: int = N_CTX, on_progress: Progress | None
                 llama = Llama(
                     model_path=str(path),
                     n_ctx=n_ctx,
-                    n_threads=os.cpu_count(),
+                    n_threads=model_threads(),
                     logits_all=False,  # True would keep logits for every token: gigabytes for nothing here
                     verbose=False,
                 )
@@ -117,6 +118,9 @@ def shared_model(path: Path, *, n_ctx: int = N_CTX, on_progress: Progress | None
             raise ConfigError(
                 f"llama.cpp cannot load {path} ({e}). Give a GGUF model file it supports with --model-path."
             ) from None
+        from react_core.providers import llama_grammar
+
+        llama_grammar.install(llama)  # a constrained step as fast as a free one (see llama_grammar)
         if not _MODELS:
             atexit.register(_release_models)
         _MODELS[path] = SharedModel(path, llama, load_seconds=time.perf_counter() - started)
@@ -150,6 +154,18 @@ def _grammar(grammar: str | None) -> dict[str, Any]:
     from llama_cpp import LlamaGrammar
 
     return {"grammar": LlamaGrammar.from_string(grammar, verbose=False)}
+
+
+def model_threads(env: Mapping[str, str] | None = None) -> int:
+    """llama.cpp's threads: every core unless ``REACT_LLAMA_THREADS`` says fewer. Two models (or a model and a
+    browser) each taking every core slow each other down far more than twice: llama.cpp's threads wait for one
+    another at every layer, so one of them waiting for a core stalls the rest."""
+    cores = os.cpu_count() or 1
+    try:
+        wanted = int(value("REACT_LLAMA_THREADS", env) or cores)
+    except ValueError:
+        raise ConfigError("REACT_LLAMA_THREADS must be a whole number of threads.") from None
+    return max(1, min(wanted, cores))
 
 
 def default_model_file() -> str:
