@@ -266,3 +266,19 @@ class ActionFormat:
         """A GBNF grammar (llama.cpp) for the model's reply after ``step_prefix(index)``: a one-line thought and
         exactly one action of this dialect naming one of ``tools``, or the final answer."""
         return grammar_for(self, tools, index)
+
+
+class LangChainSteps(ActionFormat):
+    """Steps as LangChain's agents write them, without numbers: ``Thought:``, the action, ``Observation:`` (the
+    json and mrkl dialects)."""
+
+    def step_prefix(self, index: int) -> str:
+        return "Thought:"
+
+    def render_model_part(self, step: Step) -> str:
+        if step.action is None and step.final_answer is None:
+            return self.render_unparsed(step)
+        return f"Thought: {one_line(step.thought)}\n{self.render_action(step.action, step.final_answer)}\n"
+
+    def render_observation(self, index: int, text: str) -> str:
+        return f"Observation: {one_line(text)}\n"

@@ -43,33 +43,24 @@ _DROPPED = "\n\r\x00"
 _JSON_ESCAPE = '"\\\\" ["\\\\/bfnrt]'
 
 
+def _escaped(c: str, special: str) -> str:
+    """One character as GBNF writes it inside a literal or a class (``special``: those taking a backslash)."""
+    if c in special:
+        return "\\" + c
+    if c == "\n":
+        return "\\n"
+    if ord(c) < 0x20:
+        return f"\\x{ord(c):02x}"
+    return c
+
+
 def literal(text: str) -> str:
-    out = []
-    for c in text:
-        if c in '"\\':
-            out.append("\\" + c)
-        elif c == "\n":
-            out.append("\\n")
-        elif ord(c) < 0x20:
-            out.append(f"\\x{ord(c):02x}")
-        else:
-            out.append(c)
-    return '"' + "".join(out) + '"'
+    return '"' + "".join(_escaped(c, '"\\') for c in text) + '"'
 
 
 def char_class(excluded: str) -> str:
     """``[^…]``: any character but these."""
-    out = []
-    for c in dict.fromkeys(excluded):
-        if c in "\\]^-[":
-            out.append("\\" + c)
-        elif c == "\n":
-            out.append("\\n")
-        elif ord(c) < 0x20:
-            out.append(f"\\x{ord(c):02x}")
-        else:
-            out.append(c)
-    return "[^" + "".join(out) + "]"
+    return "[^" + "".join(_escaped(c, "\\]^-[") for c in dict.fromkeys(excluded)) + "]"
 
 
 def _stop_pairs(stops: tuple[str, ...]) -> dict[str, str]:

@@ -21,7 +21,7 @@ import json
 import re
 
 from react_core import tool_specs
-from react_core.formats.base import FINISH, TOOL_PARAMS, ActionFormat, ParseResult, one_line
+from react_core.formats.base import FINISH, TOOL_PARAMS, LangChainSteps, ParseResult
 from react_core.formats.lenient import (
     LITERAL_ERRORS,
     answer_text,
@@ -34,7 +34,7 @@ from react_core.formats.lenient import (
     strip_fences,
     strip_label,
 )
-from react_core.trace import Action, Step
+from react_core.trace import Action
 
 _ACTION = re.compile(line_label("Action") + ":", re.IGNORECASE | re.MULTILINE)
 _FINAL = re.compile(r"^[ \t]*+Final[ \t]++Answer[ \t]*+:", re.IGNORECASE | re.MULTILINE)
@@ -108,7 +108,7 @@ def _closed(text: str) -> tuple[str | None, int]:
     return out + "".join(reversed(stack)), last_string_end
 
 
-class JsonFormat(ActionFormat):
+class JsonFormat(LangChainSteps):
     name = "json"
     label = "LangChain JSON blob"
     stop = ("Observation:",)
@@ -169,22 +169,11 @@ class JsonFormat(ActionFormat):
             )
         return self.result(thought, tool, m.group(1), leaked)
 
-    def step_prefix(self, index: int) -> str:
-        return "Thought:"
-
     def render_action(self, action: Action | None, final_answer: str | None = None) -> str:
         if action is None:
             return f"Final Answer: {final_answer or ''}"
         blob = {"action": tool_specs.label(action.tool), "action_input": action.input}
         return "Action:\n```\n" + json.dumps(blob, ensure_ascii=False, indent=2) + "\n```"
-
-    def render_model_part(self, step: Step) -> str:
-        if step.action is None and step.final_answer is None:
-            return self.render_unparsed(step)
-        return f"Thought: {one_line(step.thought)}\n{self.render_action(step.action, step.final_answer)}\n"
-
-    def render_observation(self, index: int, text: str) -> str:
-        return f"Observation: {one_line(text)}\n"
 
     def title_of(self, tool: str, value: str) -> str:
         name = "Final Answer" if tool == FINISH else tool_specs.label(tool)

@@ -13,7 +13,7 @@ import json
 import re
 
 from react_core import tool_specs
-from react_core.formats.base import FINISH, TOOL_PARAMS, ActionFormat, ParseResult, one_line
+from react_core.formats.base import FINISH, TOOL_PARAMS, LangChainSteps, ParseResult
 from react_core.formats.json_blob import read_blob
 from react_core.formats.lenient import (
     answer_text,
@@ -24,7 +24,7 @@ from react_core.formats.lenient import (
     strip_fences,
     strip_label,
 )
-from react_core.trace import Action, Step
+from react_core.trace import Action
 
 _ACTION = re.compile(line_label("Action") + r":[ \t]*+", re.IGNORECASE | re.MULTILINE)
 # "Action Input:", also numbered as LangChain's own reader allows ("Action 1 Input 1:").
@@ -54,7 +54,7 @@ def _input_value(raw: str, param: str) -> str | None:
     return raw
 
 
-class MrklFormat(ActionFormat):
+class MrklFormat(LangChainSteps):
     name = "mrkl"
     label = "LangChain MRKL (Action: / Action Input:)"
     stop = ("\nObservation:",)
@@ -107,9 +107,6 @@ class MrklFormat(ActionFormat):
         word = _TOOL_WORD.search(name)
         return word.group(0).strip("`*\"'") if word else ""
 
-    def step_prefix(self, index: int) -> str:
-        return "Thought:"
-
     def render_action(self, action: Action | None, final_answer: str | None = None) -> str:
         if action is None:
             return f"Final Answer: {final_answer or ''}"
@@ -119,14 +116,6 @@ class MrklFormat(ActionFormat):
     def _written_input(value: str) -> str:
         # An input the reader would decode (a JSON object or string) is written as a JSON string, so it reads back.
         return json.dumps(value, ensure_ascii=False) if value.startswith(("{", '"')) else value
-
-    def render_model_part(self, step: Step) -> str:
-        if step.action is None and step.final_answer is None:
-            return self.render_unparsed(step)
-        return f"Thought: {one_line(step.thought)}\n{self.render_action(step.action, step.final_answer)}\n"
-
-    def render_observation(self, index: int, text: str) -> str:
-        return f"Observation: {one_line(text)}\n"
 
     def title_of(self, tool: str, value: str) -> str:
         if tool == FINISH:
