@@ -29,7 +29,7 @@ from react_core.evaluation.strategies import (
     SAMPLING,
 )
 from react_core.evaluation.summary import ENDINGS
-from react_core.paths import evaluations_dir, shared_data_dir
+from react_core.paths import shared_data_dir
 from react_core.prompts import list_presets, load_preset
 from react_core.settings import RunSettings
 from ui import state
@@ -132,10 +132,7 @@ def load(folder: str | Path) -> results.Evaluation:
 
 
 def past() -> list[results.Evaluation]:
-    root = evaluations_dir()
-    folders = [p for p in root.iterdir() if p.is_dir() and any(p.glob("*.jsonl"))] if root.is_dir() else []
-    found = [load(p) for p in folders]
-    return sorted(found, key=lambda e: (e.created_at, e.folder.name), reverse=True)
+    return results.list_evaluations(load=load)
 
 
 # -- what the page draws -------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -223,10 +224,13 @@ def load_evaluation(folder: str | Path) -> Evaluation:
     return Evaluation(folder, created, results)
 
 
-def list_evaluations(root: str | Path | None = None) -> list[Evaluation]:
-    """The evaluations under ``root`` (default ``evaluations_dir()``) that hold results files, newest first."""
+def list_evaluations(
+    root: str | Path | None = None, load: Callable[[Path], Evaluation] = load_evaluation
+) -> list[Evaluation]:
+    """The evaluations under ``root`` (default ``evaluations_dir()``) that hold results files, newest first;
+    ``load`` reads one folder (the app passes a cached reader)."""
     root = Path(root) if root is not None else evaluations_dir()
     if not root.is_dir():
         return []
-    found = [load_evaluation(p) for p in root.iterdir() if p.is_dir() and any(p.glob("*.jsonl"))]
+    found = [load(p) for p in root.iterdir() if p.is_dir() and any(p.glob("*.jsonl"))]
     return sorted(found, key=lambda e: (e.created_at, e.folder.name), reverse=True)

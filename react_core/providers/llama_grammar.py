@@ -38,7 +38,6 @@ class GreedyUnderGrammar:
         self.chain.add_greedy()
         self._one = (lib.llama_token_data * 1)()
         self._single = lib.llama_token_data_array(data=self._one, size=1, selected=-1, sorted=False)
-        self.full_checks = 0  # tokens for which the whole vocabulary had to be constrained
 
     def _apply(self, candidates: Any) -> None:
         array = candidates.contents
@@ -48,7 +47,6 @@ class GreedyUnderGrammar:
         self._single.size, self._single.selected, self._single.sorted = 1, -1, False
         self._lib.llama_sampler_apply(self.grammar, ctypes.byref(self._single))
         if math.isinf(self._one[0].logit):  # refused: constrain them all, greedy then takes the best allowed
-            self.full_checks += 1
             self._lib.llama_sampler_apply(self.grammar, candidates)
 
     def sample(self, ctx: Any, idx: int = -1) -> int:

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from react_core.agent import Agent
-from react_core.errors import ReactLabError
+from react_core.errors import ConfigError, ReactLabError
+from react_core.formats import get_format
 from react_core.history import open_history
 from react_core.prompts import Preset
 from react_core.providers.base import Provider
@@ -161,6 +162,11 @@ class TurnJob(Job):
     def _replace_last(self, config, prior: list[Step]) -> list[Step]:
         """Run the replacement action for the last prior step and give that step its result."""
         action = Action.from_dict(self.request.replace_action or {})
+        # The action goes into the next prompt in the run's dialect: one it cannot write faithfully (a title with
+        # "]" in Search[…]) would be read back by the model as another action.
+        why = get_format(config.preset.format).unrenderable(action)
+        if why:
+            raise ConfigError(f"This run's dialect cannot write {action.tool}: {action.input!r}. {why}")
         step = prior[-1]
         step.action, step.final_answer = action, None
         step.observation = config.tools.run(action)
