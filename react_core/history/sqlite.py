@@ -12,6 +12,7 @@ immutable file. A damaged file is never written to.
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import closing, contextmanager, suppress
 from pathlib import Path
@@ -22,6 +23,8 @@ from react_core.history.migrations import LATEST, upgrade, version
 from react_core.history.status import HistoryError
 from react_core.history.store import Store
 from react_core.paths import history_db
+
+LOCK_WAIT = 15  # seconds a write waits for another program's lock before the person is told
 
 _HAPPENED = {
     st.DAMAGED: "is damaged or is not a history file",
@@ -56,6 +59,20 @@ def _kind(e: sqlite3.Error) -> str:
     if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
         return st.BUSY
     return st.FAILED
+
+
+def _use_wal(conn: sqlite3.Connection) -> None:
+    # Two processes creating the file at once both hold a read lock while switching it to WAL; SQLite answers the
+    # second "locked" at once rather than wait on a deadlock (its busy timeout does not apply), so it tries again.
+    deadline = time.monotonic() + LOCK_WAIT
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as e:
+            if _kind(e) != st.BUSY or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
 
 
 def _casefold(text: Any) -> Any:
@@ -106,7 +123,7 @@ class SQLiteStore(Store):
         conn.execute("PRAGMA synchronous=NORMAL")
 
     def _connect(self, target: str, uri: bool = False) -> sqlite3.Connection:
-        conn = sqlite3.connect(target, timeout=15, isolation_level=None, uri=uri)
+        conn = sqlite3.connect(target, timeout=LOCK_WAIT, isolation_level=None, uri=uri)
         try:
             conn.row_factory = sqlite3.Row
             # A hand-edited row with bytes that are not UTF-8 reads with replacement characters instead of failing.
@@ -127,7 +144,7 @@ class SQLiteStore(Store):
                 raise self._error(st.CANNOT_CREATE, e, f"cannot have its folder {self.path.parent} created") from None
         try:
             with closing(self._connect(str(self.path))) as conn:
-                conn.execute("PRAGMA journal_mode=WAL")
+                _use_wal(conn)
                 self._migrate(conn)
             return None
         except sqlite3.Error as e:
