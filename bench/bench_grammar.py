@@ -2,7 +2,8 @@
 sampler (the grammar checks the whole 262,144-token vocabulary at every token) and with ours (``llama_grammar``:
 the grammar is asked about the best token first, and constrains the whole vocabulary only when it refuses it).
 
-For each text dialect, step 1 of one HotpotQA question with the dialect's preset, greedy, after one untimed call that
+For each text dialect, step 1 of one HotpotQA question with the dialect's preset, greedy, with the stop sequences a
+run sends, after one untimed call that
 leaves the prompt in llama.cpp's KV cache (so the figures are generation, not prompt reading): seconds and tokens per
 second free, under llama-cpp-python's grammar sampler and under ours, and whether the two constrained texts are the
 same (they must be). Writes the ``grammar`` section of docs/benchmarks.md.
@@ -42,9 +43,9 @@ def main() -> None:
     source = shared_data_dir() / "hotpotqa" / "dev_distractor_first100.json"
     question = json.loads(source.read_text(encoding="utf-8"))[0]["question"]
 
-    def timed(text: str, grammar: str | None, sampler) -> tuple[float, int, str]:
+    def timed(text: str, stop: list[str], grammar: str | None, sampler) -> tuple[float, int, str]:
         llama._init_sampler = sampler
-        options = {"max_tokens": 120, "temperature": 0.0}
+        options = {"max_tokens": 120, "temperature": 0.0, "stop": stop}
         llama.create_completion(text, max_tokens=1, temperature=0.0)  # the prompt into the KV cache
         runs = []
         for _ in range(args.repeats):
@@ -62,9 +63,10 @@ def main() -> None:
             preset = load_preset(default_preset_for(name))
             text = render_prefix(preset, TOOLS) + render_question(preset, question) + f.step_prefix(1)
             grammar = f.grammar(TOOLS, 1)
-            free = timed(text, None, ours)
-            slow = timed(text, grammar, theirs)
-            fast = timed(text, grammar, ours)
+            stop = list(dict.fromkeys(f.stop + LocalProvider.extra_stops))  # as a run sends them
+            free = timed(text, stop, None, ours)
+            slow = timed(text, stop, grammar, theirs)
+            fast = timed(text, stop, grammar, ours)
             same = slow[2] == fast[2]
             same_everywhere &= same
             rows.append(
@@ -86,8 +88,9 @@ def main() -> None:
     ]  # fmt: skip
     body = table(headers, rows) + (
         f"\n\nStep 1 of HotpotQA `{source.name}` question 0 with each dialect's preset and the tools "
-        f"{', '.join(TOOLS)}, greedy, at most 120 tokens; median of {args.repeats} calls after one that leaves the "
-        "prompt in the KV cache, so these are generation times. Tokens per second count the reply's tokens. "
+        f"{', '.join(TOOLS)}, greedy, the dialect's stop sequences, at most 120 tokens; median of {args.repeats} "
+        "calls after one that leaves the prompt in the KV cache, so these are generation times. Tokens per second "
+        "count the reply's tokens. "
         + ("The constrained texts were the same with both samplers in every dialect, as they must be."
            if same_everywhere else "**The constrained texts differed: a bug.**")
     )  # fmt: skip

@@ -1,13 +1,13 @@
 """Greedy decoding under a grammar, at the speed of greedy decoding without one.
 
 llama-cpp-python puts llama.cpp's grammar sampler in front of the greedy one, so at every token the grammar checks the
-whole vocabulary: 262,144 candidates for Gemma 3, which made a constrained step about four times slower than a free
-one. llama.cpp's own sampler (``common_sampler_sample``) avoids that: it takes the best token first and asks the
+whole vocabulary: 262,144 candidates for Gemma 3, which made a constrained step three to seven times slower than a
+free one. llama.cpp's own sampler (``common_sampler_sample``) avoids that: it takes the best token first and asks the
 grammar about that one token, and only when the grammar refuses it constrains the whole vocabulary and takes the best
 of what is left. Both give the same token: the best token, if allowed, is the best allowed token (ties go to the first
 in both). ``install`` makes a model do the same for greedy calls with a grammar and nothing else (no penalties, no
 logits processors); every other call keeps llama-cpp-python's own sampler. A model test checks that the text is the
-same as with llama-cpp-python's sampler, and ``bench/bench_local.py`` measures both.
+same as with llama-cpp-python's sampler, and ``bench/bench_grammar.py`` measures both.
 """
 
 from __future__ import annotations
