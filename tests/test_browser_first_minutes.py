@@ -42,6 +42,7 @@ def test_offline_examples_answer_with_evidence_and_survive_a_reload(offline_app)
         examples.first.click()
         try:
             page.get_by_text(ENDED).first.wait_for(timeout=6 * WAIT_MS)  # the on-device model: seconds a step
+            page.get_by_text("Saved to History as run #").wait_for()  # the turn's last line: the page is drawn
         finally:
             shot(page, "first-answer.png", top=True)
         for badge in page.get_by_text(re.compile(r"^Found in step \d+")).all():

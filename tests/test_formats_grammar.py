@@ -138,7 +138,9 @@ def test_replies_sampled_under_the_grammar_parse(fmt, llama):
     preset = load_preset(default_preset_for(fmt) if fmt != "act" else "hotpotqa-act")
     tools = ["search", "lookup"] if fmt == "act" else ["search", "calculator"]
     prompt = render_prefix(preset, tools) + render_question(preset, "How tall is the Eiffel Tower in feet?")
-    for index, seed in ((1, 11), (1, 12), (2, 13)):
+    # One sample of a first step and one of a second: that llama.cpp takes each grammar and what it samples parses.
+    # Whether every text a grammar allows parses is proven without the model, above.
+    for index, seed in ((1, 11), (2, 13)):
         text = prompt + (f.step_prefix(1) if index == 1 else "")
         if index == 2:  # a second step, after a first one and its observation
             first = f.render_model_part(
