@@ -1,11 +1,12 @@
 """Load: one app server on this machine with 1, 5 and 20 browser sessions asking questions at once, in a loop.
 
 The sessions are Playwright contexts in one Debian Chromium (never a downloaded browser); ``load_sessions`` drives
-them and takes the times the page sees. Three configurations, each row on a fresh server:
+them and takes the times the page sees. Four configurations, each row on a fresh server:
 
 * ``scripted``: the scripted provider, two model calls a turn with a fixed delay each (``--delay``), so the model is
   not the bottleneck and the figures are the app's own (Streamlit, the background turn, the history store);
 * ``on-device``: the in-process llama.cpp model (Gemma 3 270M), one model shared by all sessions behind a lock;
+* ``on-device-1-thread``: the same with ``REACT_LLAMA_THREADS=1``, leaving a core to the server and the browsers;
 * ``postgres``: the scripted provider again, with the history in PostgreSQL (a real server from Debian's package,
   started as the tests start it) instead of SQLite.
 
@@ -13,8 +14,8 @@ Besides the browser's times: the server's memory (RSS of the server process and 
 every 0.2 s), the CPU used by the server and by the load driver (this script, Playwright and Chromium, on the same
 cores), the engine's own time per turn and the model calls made (both read back from the history the server wrote),
 and errors (must be 0). Writes the ``load`` section of docs/benchmarks.md. Run: ``.venv/bin/python
-bench/bench_load.py [--seconds 60] [--sessions 1,5,20] [--configs scripted,on-device,postgres] [--delay 0.5]``
-(about 15 minutes with the defaults).
+bench/bench_load.py [--seconds 60] [--sessions 1,5,20] [--configs scripted,on-device,on-device-1-thread,postgres]
+[--delay 0.5]`` (about 20 minutes with the defaults).
 """
 
 from __future__ import annotations
@@ -292,19 +293,20 @@ saved runs made (stopped ones' too). The engine's turn is the trace's own time, 
 core ({cores} cores in all, 100 % = one core busy), from the start of the load to its end; the browser and this driver
 run on the same cores as the server. The load average includes whatever else the machine was running.
 `scripted`: two model calls a turn, {delay} s each (a turn's floor is about {floor:.1f} s plus two Searches of the
-offline pack). `on-device`: the in-process Gemma 3 270M with the default settings (paper preset, up to 8 calls).
+offline pack). `on-device`: the in-process Gemma 3 270M with the default settings (paper preset, up to 8 calls,
+every core); `on-device-1-thread`: the same with `REACT_LLAMA_THREADS=1`.
 `postgres`: `scripted` with `REACT_HISTORY_URL` on a local PostgreSQL server (the tests' own, from Debian's package).
 Errors count any exception, error or warning message on the page, failed turn or timeout.
 
 Command: `.venv/bin/python bench/bench_load.py [--seconds 60] [--sessions 1,5,20]
-[--configs scripted,on-device,postgres] [--delay 0.5] [--grace 30]` (about 15 minutes)."""
+[--configs scripted,on-device,on-device-1-thread,postgres] [--delay 0.5] [--grace 30]` (about 20 minutes)."""
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=60, help="load window per row (default 60)")
     parser.add_argument("--sessions", default="1,5,20", help="concurrent browser sessions (default 1,5,20)")
-    parser.add_argument("--configs", default="scripted,on-device,postgres")
+    parser.add_argument("--configs", default="scripted,on-device,on-device-1-thread,postgres")
     parser.add_argument("--delay", type=float, default=0.5, help="scripted provider's seconds per call (default 0.5)")
     parser.add_argument("--grace", type=float, default=30, help="seconds a turn asked in time has to finish")
     parser.add_argument("--turn-timeout", type=float, default=600, help="a turn longer than this is an error")
@@ -332,6 +334,8 @@ def main() -> None:
                     home = Path(tempfile.mkdtemp(dir=folder, prefix=f"{config}-{sessions}-"))
                     if config == "on-device":
                         env = _env(home, pack, REACT_PROVIDER="local")
+                    elif config == "on-device-1-thread":
+                        env = _env(home, pack, REACT_PROVIDER="local", REACT_LLAMA_THREADS="1")
                     elif config == "scripted":
                         env = _env(home, pack, REACT_PROVIDER="scripted", REACT_SCRIPT=str(script))
                     elif config == "postgres":
@@ -343,7 +347,7 @@ def main() -> None:
                         env = _env(home, pack, REACT_PROVIDER="scripted", REACT_SCRIPT=str(script),
                                    REACT_HISTORY_URL=postgres.url(schema))  # fmt: skip
                     else:
-                        sys.exit(f"unknown configuration {config!r}: scripted, on-device or postgres")
+                        sys.exit(f"unknown configuration {config!r}: see --configs")
                     print(f"== {config}, {sessions} sessions", flush=True)
                     figures = measure(config, env, home, sessions, args, questions)
                     print(" | ".join(str(c) for c in row(figures)), figures.load.errors[:3], flush=True)
