@@ -1,6 +1,6 @@
 """The Chat page: the conversation with a step panel per step, the live turn, Stop, Retry and the chat input.
 
-A turn runs in a background job (ui.jobs.turn); while it runs, a fragment redraws it up to three times a second, so the
+A turn runs in a background job (ui.jobs.turn); while it runs, a fragment redraws it a few times a second, so the
 thought streams in and the rest of the page stays usable. Rendering only: the verbs live in ui.turns.
 """
 
@@ -16,6 +16,8 @@ from ui.examples import chat_examples
 from ui.history_view import RUN_PARAM
 from ui.render import render_answer, render_current, render_status, render_steps
 from ui.text import md_literal
+
+LIVE_REFRESH_SECONDS = 0.3
 
 
 def render_turn(turn: dict) -> None:
@@ -86,7 +88,7 @@ for turn in chat["turns"]:
     render_turn(turn)
 
 if job is not None:
-    st.fragment(live_turn, run_every=turns.live_refresh_seconds())()
+    st.fragment(live_turn, run_every=LIVE_REFRESH_SECONDS)()
     st.button("Stop", key="stop", icon=":material/stop_circle:", on_click=turns.stop, disabled=job.cancelling)
 
 state.show_flash()

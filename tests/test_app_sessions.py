@@ -59,25 +59,3 @@ def test_new_chat_clears_only_this_session(monkeypatch, tmp_path):
     assert alice.session_state.chat["turns"] == []
     bob.run()
     assert len(bob.session_state.chat["turns"]) == 1
-
-
-def test_the_live_turn_redraws_less_often_the_more_turns_run_on_the_server(monkeypatch):
-    # Every redraw is Python work in the one server process, beside an in-process model's: with five sessions
-    # redrawing three times a second the model made 3 calls a minute (docs/benchmarks.md, Load).
-    from types import SimpleNamespace
-
-    from ui import turns
-    from ui.jobs import registry
-
-    monkeypatch.setattr(registry, "_jobs", {})
-    jobs = [SimpleNamespace(request=SimpleNamespace(chat_id=f"chat-{i}"), done=False) for i in range(20)]
-    paces = []
-    for job in jobs:
-        registry.register(job)
-        paces.append(turns.live_refresh_seconds())
-    assert paces[0] == 0.3  # one session streams as smoothly as ever
-    assert paces[1] == 0.8 and paces[4] == 2.0  # five pages: each redraws every 2 s, 2.5 redraws a second in all
-    assert paces == sorted(paces) and paces[-1] == 3.0  # never slower than that
-    for job in jobs[1:]:
-        job.done = True  # finished turns waiting to be picked up do not count
-    assert turns.live_refresh_seconds() == 0.3

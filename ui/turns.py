@@ -107,24 +107,6 @@ def ask(text: str | None) -> bool:
     return started
 
 
-# A running turn's page redraws its live panels this often: smooth streaming for one session. Every redraw is Python
-# work in this one server process, beside the model's own (an in-process model needs the interpreter between its
-# calls into llama.cpp): five pages redrawing 3 times a second left it 3 calls a minute, against 19 at one redraw
-# every 2 s (docs/benchmarks.md, Load). So with several turns running each page redraws less often, up to a slowest
-# pace; a person waiting for a shared model loses little by seeing its text in larger pieces.
-LIVE_REFRESH_SECONDS = 0.3
-LIVE_REFRESH_PER_TURN = 0.4
-LIVE_REFRESH_SLOWEST = 3.0
-
-
-def live_refresh_seconds() -> float:
-    """How often this session's running turn redraws, given every session's running turns in this process."""
-    running = registry.running()
-    if running <= 1:
-        return LIVE_REFRESH_SECONDS
-    return min(LIVE_REFRESH_SLOWEST, LIVE_REFRESH_PER_TURN * running)
-
-
 def stop() -> None:
     job = st.session_state.job
     if job is not None:

@@ -24,12 +24,6 @@ def register(job: TurnJob) -> None:
                 del _jobs[chat_id]
 
 
-def running() -> int:
-    """How many turns are running in this process, every session's."""
-    with _lock:
-        return sum(not job.done for job in _jobs.values())
-
-
 def find(chat_id: str, owner: str) -> TurnJob | None:
     with _lock:
         job = _jobs.get(chat_id)
