@@ -126,18 +126,23 @@ def llama():
     return LocalProvider(on_progress=None).llama
 
 
+def _question_prompt(fmt: str) -> tuple[list[str], str]:
+    """The dialect's preset (the paper's Act prompt for act) with an everyday question: its tools and the prompt."""
+    from react_core.prompts import default_preset_for, load_preset, render_prefix, render_question
+
+    preset = load_preset(default_preset_for(fmt) if fmt != "act" else "hotpotqa-act")
+    tools = ["search", "lookup"] if fmt == "act" else ["search", "calculator"]
+    return tools, render_prefix(preset, tools) + render_question(preset, "How tall is the Eiffel Tower in feet?")
+
+
 @pytest.mark.model
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize("fmt", ["paper", "xml", "json", "pause", "function", "mrkl", "act"])
 def test_replies_sampled_under_the_grammar_parse(fmt, llama):
     from llama_cpp import LlamaGrammar
 
-    from react_core.prompts import default_preset_for, load_preset, render_prefix, render_question
-
     f = FORMATS[fmt]
-    preset = load_preset(default_preset_for(fmt) if fmt != "act" else "hotpotqa-act")
-    tools = ["search", "lookup"] if fmt == "act" else ["search", "calculator"]
-    prompt = render_prefix(preset, tools) + render_question(preset, "How tall is the Eiffel Tower in feet?")
+    tools, prompt = _question_prompt(fmt)
     # One sample of a first step and one of a second: that llama.cpp takes each grammar and what it samples parses.
     # Whether every text a grammar allows parses is proven without the model, above.
     for index, seed in ((1, 11), (2, 13)):
@@ -167,13 +172,10 @@ def test_greedy_steps_under_the_grammar_are_llama_cpps_own_only_faster(fmt, llam
     # what llama-cpp-python's sampler, which constrains the whole vocabulary at every token, gives.
     from llama_cpp import Llama, LlamaGrammar
 
-    from react_core.prompts import default_preset_for, load_preset, render_prefix, render_question
     from react_core.providers.llama_grammar import GreedyUnderGrammar
 
     f = FORMATS[fmt]
-    preset = load_preset(default_preset_for(fmt) if fmt != "act" else "hotpotqa-act")
-    tools = ["search", "lookup"] if fmt == "act" else ["search", "calculator"]
-    prompt = render_prefix(preset, tools) + render_question(preset, "How tall is the Eiffel Tower in feet?")
+    tools, prompt = _question_prompt(fmt)
     text = prompt + f.step_prefix(1)
     installed, used = llama._init_sampler, []
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+from collections.abc import Callable
 
 import pytest
 
@@ -97,25 +98,31 @@ def test_migrations_are_numbered_in_order_and_applied_once(tmp_path):
     assert versions(path) == list(range(1, LATEST + 1))
 
 
+def _at_once(save: Callable[[], None], n: int = 4) -> list[BaseException]:
+    """Run ``save`` on ``n`` threads released together (as processes or replicas opening one history); what failed."""
+    start, errors = threading.Barrier(n), []
+
+    def one() -> None:
+        start.wait()
+        try:
+            save()
+        except BaseException as e:  # re-raised on the test's thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=one) for _ in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return errors
+
+
 def test_two_processes_opening_a_new_history_at_once_migrate_it_once(tmp_path):
     # Both switching a new file to WAL at once made SQLite answer "locked" without waiting, about once in 25 rounds:
     # 25 rounds make that failure likely rather than rare.
     for round_ in range(25):
         path = tmp_path / f"h{round_}.sqlite"
-        start, errors = threading.Barrier(4), []
-
-        def opener(path=path, start=start, errors=errors) -> None:
-            start.wait()
-            try:
-                HistoryStore(path).save(Trace(question="q"))
-            except BaseException as e:  # re-raised on the test's thread
-                errors.append(e)
-
-        threads = [threading.Thread(target=opener) for _ in range(4)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        errors = _at_once(lambda path=path: HistoryStore(path).save(Trace(question="q")))
         assert not errors, errors
         assert versions(path) == list(range(1, LATEST + 1)) and HistoryStore(path).count() == 4
 
@@ -132,21 +139,7 @@ def test_a_history_from_a_newer_version_is_left_alone(tmp_path):
 
 
 def test_postgresql_migrates_a_fresh_database_once_even_when_replicas_race(postgres_url):
-    start, errors = threading.Barrier(4), []
-
-    def replica() -> None:
-        start.wait()
-        try:
-            open_history(url=postgres_url).save(Trace(question="q"))
-        except BaseException as e:  # re-raised on the test's thread
-            errors.append(e)
-
-    threads = [threading.Thread(target=replica) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors
+    assert not _at_once(lambda: open_history(url=postgres_url).save(Trace(question="q")))
     import psycopg
 
     with psycopg.connect(postgres_url) as conn:
