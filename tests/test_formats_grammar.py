@@ -19,6 +19,7 @@ from react_core.formats.base import ParseResult
 from react_core.trace import Action, Step
 
 ALL = sorted(FORMATS)
+TEXT_DIALECTS = ["paper", "xml", "json", "pause", "function", "mrkl", "act"]  # the model writes the action as text
 TOOL_SETS = [["search", "lookup", "calculator"], ["search"], ["calculator", "lookup"], []]
 
 
@@ -137,7 +138,7 @@ def _question_prompt(fmt: str) -> tuple[list[str], str]:
 
 @pytest.mark.model
 @pytest.mark.timeout(600)
-@pytest.mark.parametrize("fmt", ["paper", "xml", "json", "pause", "function", "mrkl", "act"])
+@pytest.mark.parametrize("fmt", TEXT_DIALECTS)
 def test_replies_sampled_under_the_grammar_parse(fmt, llama):
     from llama_cpp import LlamaGrammar
 
@@ -166,7 +167,7 @@ def test_replies_sampled_under_the_grammar_parse(fmt, llama):
 
 @pytest.mark.model
 @pytest.mark.timeout(900)
-@pytest.mark.parametrize("fmt", ["paper", "xml", "json", "pause", "function", "mrkl", "act"])
+@pytest.mark.parametrize("fmt", TEXT_DIALECTS)
 def test_greedy_steps_under_the_grammar_are_llama_cpps_own_only_faster(fmt, llama):
     # The provider's sampler asks the grammar about the best token first (llama_grammar); the text must be exactly
     # what llama-cpp-python's sampler, which constrains the whole vocabulary at every token, gives.
