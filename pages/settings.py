@@ -23,14 +23,14 @@ def _on_key() -> None:
     st.session_state.api_key = st.session_state["set-api-key"].strip()
 
 
-def _on_knowledge() -> None:
+def _knowledge() -> dict[str, str]:
     kind = st.session_state["set-knowledge-kind"]
     path = st.session_state.get("set-knowledge-path", "").strip()
-    state.update_settings(knowledge="wikipedia" if kind == "wikipedia" else f"pack:{path}")
+    return {"knowledge": "wikipedia" if kind == "wikipedia" else f"pack:{path}"}
 
 
-def _on_tools() -> None:
-    state.update_settings(tools=[t for t in TOOL_ORDER if st.session_state.get(f"set-tool-{t}")])
+def _tools() -> dict[str, list[str]]:
+    return {"tools": [t for t in TOOL_ORDER if st.session_state.get(f"set-tool-{t}")]}
 
 
 state.require_app()
@@ -102,16 +102,17 @@ with run_col:
         key="set-knowledge-kind",
         format_func=lambda k: "Wikipedia (live)" if k == "wikipedia" else "Offline pack (SQLite file)",
         horizontal=True,
-        on_change=_on_knowledge,
+        on_change=state.change_settings,
+        args=(_knowledge,),
     )
     if kind == "pack":
-        path = st.text_input("Pack file", key="set-knowledge-path", on_change=_on_knowledge)
+        path = st.text_input("Pack file", key="set-knowledge-path", on_change=state.change_settings, args=(_knowledge,))
         if path and not Path(path).is_file():
             st.warning("No file there yet. Build one with `python -m react_core pack build …`.")
     cols = st.columns(len(TOOL_ORDER))
     for col, tool in zip(cols, TOOL_ORDER, strict=True):
         seed(f"set-tool-{tool}", tool in s.get("tools", []))
-        col.checkbox(label(tool), key=f"set-tool-{tool}", on_change=_on_tools)
+        col.checkbox(label(tool), key=f"set-tool-{tool}", on_change=state.change_settings, args=(_tools,))
     with st.expander("Advanced"):
         bound(st.number_input, "Sentences a Search returns", "sentences", int, min_value=1, max_value=50)
         bound(st.text_input, "MediaWiki API URL", "wiki_url", placeholder="English Wikipedia")

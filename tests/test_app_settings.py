@@ -3,6 +3,7 @@ prompt editor validates with the real parser, keeps the last valid prompt in use
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 from app_helpers import (
@@ -181,3 +182,64 @@ def test_the_tools_preset_is_offered_only_to_a_provider_that_calls_tools(monkeyp
     at.selectbox(key="set-provider").set_value("local").run()
     assert not any(o.startswith("tools — ") for o in at.selectbox(key="set-preset").options)
     assert any("Not offered: tools" in unescape(c.value) for c in at.caption)
+
+
+class _GatedStore:
+    """A history store whose first write of settings waits until the test lets it go (a slow database)."""
+
+    def __init__(self):
+        self.remembered: list[int] = []
+        self.first_writing, self.release = threading.Event(), threading.Event()
+
+    def remember_settings(self, settings):
+        if not self.first_writing.is_set():
+            self.first_writing.set()
+            assert self.release.wait(timeout=60)
+        self.remembered.append(settings["max_calls"])
+
+
+class _WatchedLock:
+    """The session's settings lock, reporting when a second thread asks for it."""
+
+    def __init__(self, arrived: threading.Event, second: threading.Thread):
+        self._lock, self._arrived, self._second = threading.RLock(), arrived, second
+
+    def __enter__(self):
+        if threading.current_thread() is self._second:
+            self._arrived.set()
+        return self._lock.__enter__()
+
+    def __exit__(self, *exc):
+        return self._lock.__exit__(*exc)
+
+
+def test_a_setting_changed_while_the_previous_change_is_still_being_saved_is_the_one_remembered(monkeypatch):
+    """Streamlit's fast reruns: a slider moved 2 -> 1 starts a new script thread while the previous run's thread is
+    still writing 2 to the history store. The session, and the next session, must end with 1."""
+    import streamlit as st
+
+    from ui import bind, state
+
+    store = _GatedStore()
+    monkeypatch.setattr(state, "history_store", lambda: store)
+    ss = st.session_state
+    ss.settings, ss["set-max_calls"] = {"max_calls": 8}, 2
+    second_arrived = threading.Event()  # the second thread finished, or waits for the first one's write
+    first = threading.Thread(target=bind._commit, args=("max_calls", "set-max_calls", int))
+    second = threading.Thread(target=lambda: (bind._commit("max_calls", "set-max_calls", int), second_arrived.set()))
+    ss["settings_lock"] = _WatchedLock(second_arrived, second)
+    try:
+        first.start()
+        assert store.first_writing.wait(timeout=60)
+        ss["set-max_calls"] = 1  # the newer run's widget value
+        second.start()
+        assert second_arrived.wait(timeout=60)
+        store.release.set()
+        first.join(timeout=60)
+        second.join(timeout=60)
+        assert ss.settings["max_calls"] == 1
+        assert store.remembered[-1] == 1
+    finally:
+        store.release.set()
+        for key in ("settings", "set-max_calls", "settings_lock"):
+            ss.pop(key, None)

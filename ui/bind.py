@@ -21,7 +21,7 @@ def seed(key: str, value: Any) -> None:
 
 
 def _commit(field: str, key: str, convert: Callable[[Any], Any]) -> None:
-    state.update_settings(**{field: convert(st.session_state[key])})
+    state.change_settings(lambda: {field: convert(st.session_state[key])})
 
 
 def bound(widget: Callable[..., Any], label: str, field: str, convert: Callable[[Any], Any] = lambda v: v, **kw):

@@ -59,8 +59,8 @@ def _on_edit() -> None:
 
 
 def _on_choose() -> None:
-    name = st.session_state["set-preset"]
-    state.update_settings(preset=name, format="")
+    state.change_settings(lambda: {"preset": st.session_state["set-preset"], "format": ""})
+    name = state.settings()["preset"]
     st.session_state.prompt = st.session_state.draft = None
     base = presets.load(name)
     _set_editor({f: getattr(base, f) for f in FIELDS})

@@ -10,8 +10,9 @@ keys vanish when their page is left, so pages copy widget values into these dict
 from __future__ import annotations
 
 import re
+import threading
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import streamlit as st
@@ -27,6 +28,8 @@ from ui.jobs import registry
 MAX_QUESTION_CHARS = 10_000
 CHAT_PARAM = "chat"  # the URL query parameter holding this conversation's id
 _CHAT_ID = re.compile(r"[0-9a-f]{32}")
+_SETTINGS_LOCK_KEY = "settings_lock"
+_MAKING_LOCKS = threading.Lock()
 
 
 def initial_settings(env: Mapping[str, str] | None = None, remembered: Mapping[str, Any] | None = None) -> dict:
@@ -133,11 +136,31 @@ def settings() -> dict[str, Any]:
 
 def update_settings(**changes: Any) -> None:
     """Change settings for the next turn and remember them (never a key) for the next session."""
-    st.session_state.settings = {**st.session_state.settings, **changes}
-    try:
-        history_store().remember_settings(st.session_state.settings)
-    except ReactLabError as e:
-        flash("warning", f"Settings are in use but could not be remembered: {e}")
+    change_settings(lambda: changes)
+
+
+def change_settings(read_changes: Callable[[], dict[str, Any]]) -> None:
+    """``update_settings`` with the changes read from the widgets inside the session's settings lock.
+
+    Streamlit's fast reruns start a new script thread for a widget change while the previous run's thread may still
+    be in its callback, writing the previous value to the history store: two threads of one session then change and
+    remember settings at once, and the slower write (the older value) used to win. Under one lock per session, each
+    change reads the widgets' newest values and is remembered before the next change starts, so the last one wins.
+    """
+    with _settings_lock():
+        st.session_state.settings = {**st.session_state.settings, **read_changes()}
+        try:
+            history_store().remember_settings(st.session_state.settings)
+        except ReactLabError as e:
+            flash("warning", f"Settings are in use but could not be remembered: {e}")
+
+
+def _settings_lock() -> threading.RLock:
+    ss = st.session_state
+    with _MAKING_LOCKS:  # two threads of a new session must not each make a lock
+        if _SETTINGS_LOCK_KEY not in ss:
+            ss[_SETTINGS_LOCK_KEY] = threading.RLock()
+        return ss[_SETTINGS_LOCK_KEY]
 
 
 def flash(kind: str, text: str) -> None:
