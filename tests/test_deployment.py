@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -59,7 +60,9 @@ def _ask_and_watch_it_stream(page, hold: StreamHold, question: str, max_calls: i
     live.filter(has_text=re.compile(r"\w")).wait_for(timeout=TURN_MS)
     partial = live.inner_text()
     # Still running: the rest of the model's answer has not left the pass-through yet.
-    page.get_by_text(f"Thinking… step 1 of {max_calls}").wait_for()
+    status = page.get_by_text(re.compile(r"Thinking… step \d+ of \d+"))
+    status.wait_for()
+    assert status.inner_text() == f"Thinking… step 1 of {max_calls}"
     # The app's Stop (Streamlit's header shows a Stop of its own while a script runs).
     assert page.get_by_test_id("stMainBlockContainer").get_by_role("button", name="Stop").count() == 1
     hold.release()
@@ -67,6 +70,17 @@ def _ask_and_watch_it_stream(page, hold: StreamHold, question: str, max_calls: i
     assert page.get_by_test_id("stException").count() == 0
     assert page.get_by_role("button", name="Retry").count() == 0  # no provider failure
     return partial
+
+
+def _remembered_calls(postgres_url: str) -> int | None:
+    return (open_history("", url=postgres_url).last_settings() or {}).get("max_calls")
+
+
+def _wait_until(condition, what: str, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"gave up waiting for {what}"
+        time.sleep(0.05)
 
 
 @pytest.fixture(scope="module")
@@ -102,14 +116,18 @@ def test_two_replicas_share_one_model_server_and_one_postgres_history(model_serv
         nav(a, "Settings")
         slider = a.get_by_role("slider", name="Max model calls")
         slider.focus()
-        for _ in range(7):  # 8 -> 1
-            slider.press("ArrowLeft")
+        # One key, one change: several quick ones would each start a script run, and Streamlit's fast reruns let an
+        # older run's widget value land after a newer one's on a loaded machine.
+        slider.press("Home")  # 8 -> 1, the slider's minimum
         a.get_by_role("group", name="Max model calls").get_by_test_id("stSliderThumbValue").filter(
             has_text="1"
         ).wait_for()
+        # The value reaches the server in a script run of its own: leaving the page first could drop it.
+        _wait_until(lambda: _remembered_calls(postgres_url) == 1, what="the new budget to be remembered")
         nav(a, "Chat")
         partial_a = _ask_and_watch_it_stream(a, hold, QUESTIONS[0], max_calls=1)
 
+        assert _remembered_calls(postgres_url) == 1
         (cb, b) = open_page(browser, replicas[1]["url"])
         stack.callback(cb.close)
         partial_b = _ask_and_watch_it_stream(b, hold, QUESTIONS[1], max_calls=1)
