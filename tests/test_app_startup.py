@@ -50,3 +50,15 @@ def test_every_page_file_is_a_page_of_the_app(monkeypatch, tmp_path):
         assert not at.exception, (page.name, at.exception)
         headers[page.stem] = [h.value for h in at.header]
     assert headers == {"chat": ["Chat"], "evaluate": ["Evaluate"], "history": ["History"], "settings": ["Settings"]}
+
+
+def test_the_server_does_not_force_a_garbage_collection_after_each_script_run(tmp_path):
+    """Streamlit's default runs gc.collect(2) after every script run, and a running turn's live panel is a script run
+    about three times a second per session: with llama.cpp loaded, five sessions' collections held the interpreter
+    lock 90 % of the time and starved the model (docs/benchmarks.md). Read as ``streamlit run`` reads it, from the
+    project's .streamlit/config.toml (no user config)."""
+    probe = "from streamlit import config; print(config.get_option('runner.postScriptGC'))"
+    env = {**os.environ, "HOME": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split()[-1] == "False"
