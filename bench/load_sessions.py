@@ -28,6 +28,7 @@ CHROMIUM_ARGS = [
     "--disable-backgrounding-occluded-windows",
 ]
 
+STOP_PRESS_MS = 60_000
 # Installed before each question. window.__turn.first resolves at the first step text in the answer,
 # window.__turn.done when the turn is saved or fails; both with browser timestamps (ms) from the Enter key.
 WATCH_JS = """
@@ -162,13 +163,22 @@ class Load:
         return sent
 
     async def _stop(self, page) -> dict:
-        try:
-            # The app's Stop, not Streamlit's own header button that stops a script run
-            main = page.get_by_test_id("stMainBlockContainer")
-            await main.get_by_role("button", name="Stop").click(timeout=5_000)
-        except Exception:  # it finished on its own meanwhile
-            pass
-        return await asyncio.wait_for(page.evaluate("window.__turn.done"), 120)
+        # The app's Stop, not Streamlit's own header button that stops a script run. Pressed as soon as the page
+        # lets it be (with 20 sessions on two cores that took more than 5 s, and an unpressed Stop let the turn run
+        # on for minutes), unless the turn ends first.
+        stop = page.get_by_test_id("stMainBlockContainer").get_by_role("button", name="Stop")
+        done = asyncio.ensure_future(page.evaluate("window.__turn.done"))
+        press = asyncio.ensure_future(stop.click(timeout=STOP_PRESS_MS))
+        await asyncio.wait({done, press}, return_when=asyncio.FIRST_COMPLETED)
+        if done.done():
+            if press.done():
+                press.exception()  # a press that failed because the turn ended first is no error
+            else:
+                press.cancel()
+        elif press.exception() is not None:
+            done.cancel()
+            raise TimeoutError("the app's Stop could not be pressed within a minute")
+        return await asyncio.wait_for(done, 120)
 
     async def _session(self, browser, questions: list[str], started: asyncio.Event, contexts: list) -> None:
         context, page = await self._open(browser)
