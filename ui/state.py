@@ -3,8 +3,9 @@
 Session state holds plain dicts: ``settings`` (RunSettings.to_dict, never a key), ``api_key`` (its own slot, session
 only, never saved), ``prompt`` (the applied edited preset as a dict, or None for the named preset unchanged), ``chat``
 (this browser session's conversation), ``job`` (the turn running in the background, or None), ``provider_slot`` (the
-session's provider, reused across turns so a script can drive a conversation), ``flash`` (messages shown once). Widget
-keys vanish when their page is left, so pages copy widget values into these dicts in callbacks.
+session's provider, reused across turns so a script can drive a conversation), ``flash`` (messages shown once),
+``settings_lock`` (made on first use by ``change_settings``). Widget keys vanish when their page is left, so pages copy
+widget values into these dicts in callbacks.
 """
 
 from __future__ import annotations
