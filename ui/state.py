@@ -4,8 +4,8 @@ Session state holds plain dicts: ``settings`` (RunSettings.to_dict, never a key)
 only, never saved), ``prompt`` (the applied edited preset as a dict, or None for the named preset unchanged), ``chat``
 (this browser session's conversation), ``job`` (the turn running in the background, or None), ``provider_slot`` (the
 session's provider, reused across turns so a script can drive a conversation), ``flash`` (messages shown once),
-``settings_lock`` (made on first use by ``change_settings``). Widget keys vanish when their page is left, so pages copy
-widget values into these dicts in callbacks.
+``settings_lock`` (orders a session's settings changes: ``change_settings``). Widget keys vanish when their page is
+left, so pages copy widget values into these dicts in callbacks.
 """
 
 from __future__ import annotations
@@ -29,8 +29,6 @@ from ui.jobs import registry
 MAX_QUESTION_CHARS = 10_000
 CHAT_PARAM = "chat"  # the URL query parameter holding this conversation's id
 _CHAT_ID = re.compile(r"[0-9a-f]{32}")
-_SETTINGS_LOCK_KEY = "settings_lock"
-_MAKING_LOCKS = threading.Lock()
 
 
 def initial_settings(env: Mapping[str, str] | None = None, remembered: Mapping[str, Any] | None = None) -> dict:
@@ -75,6 +73,7 @@ def init_state() -> None:
             except ReactLabError as e:
                 ss.flash.append(("warning", str(e)))
         ss.settings = initial_settings(remembered=remembered)
+    ss.setdefault("settings_lock", threading.RLock())
     ss.setdefault("api_key", "")
     ss.setdefault("prompt", None)
     ss.setdefault("draft", None)
@@ -148,20 +147,12 @@ def change_settings(read_changes: Callable[[], dict[str, Any]]) -> None:
     remember settings at once, and the slower write (the older value) used to win. Under one lock per session, each
     change reads the widgets' newest values and is remembered before the next change starts, so the last one wins.
     """
-    with _settings_lock():
+    with st.session_state.settings_lock:
         st.session_state.settings = {**st.session_state.settings, **read_changes()}
         try:
             history_store().remember_settings(st.session_state.settings)
         except ReactLabError as e:
             flash("warning", f"Settings are in use but could not be remembered: {e}")
-
-
-def _settings_lock() -> threading.RLock:
-    ss = st.session_state
-    with _MAKING_LOCKS:  # two threads of a new session must not each make a lock
-        if _SETTINGS_LOCK_KEY not in ss:
-            ss[_SETTINGS_LOCK_KEY] = threading.RLock()
-        return ss[_SETTINGS_LOCK_KEY]
 
 
 def flash(kind: str, text: str) -> None:
