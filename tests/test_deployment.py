@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import contextlib
 import re
-import time
 from pathlib import Path
 
 import pytest
 from browser_helpers import ask, chromium, nav, needs_chromium, open_page, streamlit
-from provider_helpers import LlamaServer, StreamHold
+from provider_helpers import LlamaServer, StreamHold, wait_for
 
 from react_core.history import open_history
 from react_core.providers.local import default_model_path
@@ -76,13 +75,6 @@ def _remembered_calls(postgres_url: str) -> int | None:
     return (open_history("", url=postgres_url).last_settings() or {}).get("max_calls")
 
 
-def _wait_until(condition, what: str, seconds: float = 60) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, f"gave up waiting for {what}"
-        time.sleep(0.05)
-
-
 @pytest.fixture(scope="module")
 def model_server():
     server = LlamaServer(default_model_path(None))
@@ -123,7 +115,7 @@ def test_two_replicas_share_one_model_server_and_one_postgres_history(model_serv
             has_text="1"
         ).wait_for()
         # The value reaches the server in a script run of its own: leaving the page first could drop it.
-        _wait_until(lambda: _remembered_calls(postgres_url) == 1, what="the new budget to be remembered")
+        assert wait_for(lambda: _remembered_calls(postgres_url) == 1, timeout=60), "the budget was not remembered"
         nav(a, "Chat")
         partial_a = _ask_and_watch_it_stream(a, hold, QUESTIONS[0], max_calls=1)
 
