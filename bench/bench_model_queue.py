@@ -80,8 +80,8 @@ def main() -> None:
     body = table(["what", "seconds in all", "each step, s (in order of finishing)"], rows) + (
         f"\n\nFirst steps of `{source.name}` questions 0–{SESSIONS - 1}, the paper preset, tools "
         f"{', '.join(TOOLS)}, greedy under the grammar, after one step that leaves the few-shot prompt in the KV "
-        f"cache. A busy thread runs Python for {BUSY_MS} ms every {EVERY_S} s. Read with the load section: there "
-        "five browser sessions on the app made 3 model calls a minute."
+        f"cache. A busy thread runs Python for {BUSY_MS} ms every {EVERY_S} s. Read with the load section, where "
+        "five browser sessions share this model through the app."
     )
     write_section("queue", "On-device model: five sessions' calls without the app", body)
 
