@@ -56,6 +56,8 @@ with model_col:
         st.caption("Kept for this browser session only: never saved in settings, history or exports. " + where_else)
     if "base_url" in provider.options:
         bound(st.text_input, "Base URL", "base_url", placeholder="the provider's own API")
+        if provider.key_vars and identity.own_endpoints():
+            st.caption("A Base URL you set gets only the API key you typed above, never the server's.")
     if "script" in provider.options:
         bound(st.text_input, "Script (JSON array of model outputs)", "script")
     if "model_path" in provider.options:

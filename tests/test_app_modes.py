@@ -1,15 +1,31 @@
-"""The app's three modes: local (one history for the one person), public demo (each browser session keeps its runs to
-itself, visitors bring their own key, a limit on model calls a minute), and signed in (tested in a real browser in
-test_browser_sign_in.py). The page always says which mode it is in."""
+"""The app's three modes: local (one history for the one person), public demo (each browser session keeps its runs and
+evaluations to itself, visitors bring their own key, a limit on model calls a minute for every kind of job), and
+signed in (tested in a real browser in test_browser_sign_in.py). The page always says which mode it is in. The
+server's keys go only to the endpoints the operator configured, never to a Base URL a visitor typed."""
 
 from __future__ import annotations
 
-from app_helpers import NATIONALITY_Q, NATIONALITY_SCRIPT, ask, go, new_session, unescape, use_app
-from provider_helpers import FakeGemini
+from app_helpers import NATIONALITY_Q, NATIONALITY_SCRIPT, ask, go, last_trace, new_session, unescape, use_app
+from provider_helpers import FakeGemini, FakeOpenAI
 
 from react_core.history import open_history
+from ui import identity
 
 FINISH = "Thought 1: Done.\nAction 1: Finish[ok]"
+OPERATOR_KEY = "sk-OPERATOR-5c2e9a7d41"
+
+
+def evaluate(at, limit: int = 1):
+    """Run the Standard strategy over the first ``limit`` questions on the Evaluate page; its job's last picture."""
+    go(at, "evaluate")
+    at.selectbox(key="eval-dataset").set_value("dev_distractor_first100.json")
+    at.number_input(key="eval-limit").set_value(limit)
+    at.multiselect(key="eval-strategies").set_value(["standard"]).run()
+    at.button(key="eval-run").click().run()
+    assert at.session_state.eval_job.wait(30), "the evaluation did not finish"
+    at.run()
+    assert not at.exception, at.exception
+    return at.session_state.eval_job.snapshot()
 
 
 def _sidebar_text(at) -> str:
@@ -85,3 +101,69 @@ def test_saved_presets_belong_to_the_person_who_saved_them(monkeypatch, tmp_path
     bob.run()
     assert not [o for o in bob.selectbox(key="set-preset").options if "alices-prompt" in o]
     assert not (tmp_path / "presets").exists()  # no file in the shared presets folder either
+
+
+def test_public_demo_evaluations_bring_their_own_key_and_count_against_the_visitors_calls(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [])
+    monkeypatch.setenv("REACT_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("REACT_PUBLIC_DEMO", "1")
+    monkeypatch.setenv("REACT_DEMO_CALLS_PER_MINUTE", "1")
+    monkeypatch.setenv("GEMINI_API_KEY", "server-key-never-lent")
+    with FakeGemini([" yes"]) as server:
+        monkeypatch.setenv("REACT_PROVIDER", "gemini")
+        monkeypatch.setenv("REACT_BASE_URL", server.root)
+        at = new_session()
+        snap = evaluate(at)
+        assert snap["error"] and "does not lend the server's keys" in snap["error"]
+        assert server.requests == []  # the server's key never left the server
+        go(at, "settings").text_input(key="set-api-key").input("visitor-key-123").run()
+        assert evaluate(at)["error"] is None
+        assert [r.headers.get("x-goog-api-key") for r in server.requests] == ["visitor-key-123"]
+        # The evaluation's call took the visitor's one call this minute: the chat's next one is refused.
+        at = ask(go(at, "chat"), "And now?")
+        assert "allows 1 model calls a minute per visitor" in last_trace(at)["error"]
+        assert len(server.requests) == 1
+
+
+def test_a_base_url_typed_in_settings_never_gets_the_servers_key(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [])
+    monkeypatch.setenv("REACT_PUBLIC_DEMO", "1")
+    monkeypatch.setenv("REACT_DEMO_SERVER_KEYS", "1")  # lent, as always when signed in: to the server's endpoints
+    monkeypatch.setenv("OPENAI_API_KEY", OPERATOR_KEY)
+    answer = " Done.\nAction 1: Finish[ok]"
+    with FakeOpenAI([answer]) as visitors:
+        at = go(new_session(), "settings")
+        at.selectbox(key="set-provider").set_value("openai").run()
+        at.text_input(key="set-model").input("gpt-4.1-mini").run()
+        at.text_input(key="set-base_url").input(visitors.root + "/v1").run()
+        assert any("gets only the API key you typed above" in c.value for c in at.caption)
+        at = ask(go(at, "chat"), "Whose key goes there?")
+        assert visitors.requests == []  # the operator's key (or any) never reached the visitor's endpoint
+        error = last_trace(at)["error"] or ""
+        assert "Base URL you set" in error and "Paste your own key on the Settings page" in error
+        go(at, "settings").text_input(key="set-api-key").input("visitor-key-123").run()
+        at = ask(go(at, "chat"), "With my key?")
+        assert last_trace(at)["final_answer"] == "ok"
+        assert [r.headers.get("authorization") for r in visitors.requests] == ["Bearer visitor-key-123"]
+    with FakeOpenAI([answer]) as operators:  # the model server the operator configured gets the operator's key
+        monkeypatch.setenv("REACT_PROVIDER", "openai")
+        monkeypatch.setenv("REACT_MODEL", "gpt-4.1-mini")
+        monkeypatch.setenv("REACT_BASE_URL", operators.root + "/v1")
+        at = ask(new_session(), "The server's model?")
+        assert last_trace(at)["final_answer"] == "ok"
+        assert [r.headers.get("authorization") for r in operators.requests] == [f"Bearer {OPERATOR_KEY}"]
+
+
+def test_each_mode_decides_once_whose_keys_and_which_call_window(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [])
+    monkeypatch.setattr(identity, "owner", lambda: "someone")
+    rules = {}
+    for mode in (identity.LOCAL, identity.SIGNED_IN, identity.DEMO):
+        monkeypatch.setattr(identity, "mode", lambda m=mode: m)
+        a = identity.allowance()
+        rules[mode] = (a.owner, a.server_keys, a.own_endpoints, a.window.per_minute if a.window else None)
+    assert rules == {
+        identity.LOCAL: ("someone", True, False, None),  # the person is the operator
+        identity.SIGNED_IN: ("someone", True, True, None),  # the server's keys, to the server's endpoints only
+        identity.DEMO: ("someone", False, True, identity.DEFAULT_DEMO_CALLS_PER_MINUTE),
+    }

@@ -32,7 +32,7 @@ from react_core.evaluation.summary import ENDINGS
 from react_core.paths import shared_data_dir
 from react_core.prompts import list_presets, load_preset
 from react_core.settings import RunSettings
-from ui import state
+from ui import identity, state
 from ui.jobs.evaluation import EvalJob
 
 PAPER_500 = "react_paper_eval_500_indices.json"
@@ -104,7 +104,7 @@ def start() -> None:
         samples=int(ss.get("eval-samples", PAPER_SC_SAMPLES)),
         presets={r: ss.get(f"eval-preset-{r}", DEFAULT_PRESETS[r]) for r in DEFAULT_PRESETS},
     )
-    ss.eval_job = EvalJob(plan, api_key=ss.api_key).start()
+    ss.eval_job = EvalJob(plan, identity.allowance(), api_key=ss.api_key).start()
     ss.eval_open = plan.out_dir
 
 

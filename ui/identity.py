@@ -14,6 +14,8 @@ from __future__ import annotations
 import streamlit as st
 
 from react_core.environment import value
+from react_core.providers.allowance import Allowance
+from ui.jobs import registry
 
 LOCAL, SIGNED_IN, DEMO = "local", "signed-in", "demo"
 DEFAULT_DEMO_CALLS_PER_MINUTE = 20
@@ -56,12 +58,30 @@ def lends_server_keys() -> bool:
     return mode() != DEMO or value("REACT_DEMO_SERVER_KEYS") == "1"
 
 
+def own_endpoints() -> bool:
+    """Whether a Base URL typed in Settings is the person's own, to be given only a key they typed: unless the person
+    is the operator (local mode)."""
+    return mode() != LOCAL
+
+
 def calls_per_minute() -> int | None:
     """The public demo's per-session limit on model calls (None: no limit)."""
     if mode() != DEMO:
         return None
     text = value("REACT_DEMO_CALLS_PER_MINUTE")
     return int(text) if text.isdigit() and int(text) > 0 else DEFAULT_DEMO_CALLS_PER_MINUTE
+
+
+def allowance() -> Allowance:
+    """This session's rule for every job that calls a model (chat turn, evaluation, …): its owner, whether the
+    server's keys may be used, whether a Base URL typed in Settings is the person's own, and its call window."""
+    who, per_minute = owner(), calls_per_minute()
+    return Allowance(
+        owner=who,
+        server_keys=lends_server_keys(),
+        own_endpoints=own_endpoints(),
+        window=registry.window(who, per_minute) if per_minute else None,
+    )
 
 
 def describe() -> str:

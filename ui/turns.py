@@ -38,11 +38,6 @@ def context_for_next_turn() -> list[dict[str, Any]]:
     ]
 
 
-def _window():
-    per_minute = identity.calls_per_minute()
-    return registry.window(identity.owner(), per_minute) if per_minute else None
-
-
 def _start(request: TurnRequest) -> bool:
     collect()  # a turn that finished since the last render joins the conversation before the next one starts
     if state.running():
@@ -80,9 +75,7 @@ def _request(question: str, **kwargs: Any) -> TurnRequest:
         preset=ss.prompt,
         format=presets.active().format,
         api_key=ss.api_key,
-        owner=identity.owner(),
-        server_keys=identity.lends_server_keys(),
-        window=_window(),
+        allowance=identity.allowance(),
         **kwargs,
     )
 

@@ -5,10 +5,11 @@ A plan names the questions (dataset files, optional indices and limit), the stra
 the strategies run: the paper's budget of 7 model calls with Search and Lookup, its prompts, 21 CoT-SC samples at
 temperature 0.7 and greedy decoding otherwise, unless the plan says otherwise. Which model and knowledge source
 answer comes from ``plan.settings`` (the CLI's run options, the app's Settings); their budget, tools, temperature
-and preset are not used. The engine builds the provider (rate-limited when it is hosted), writes one results file
-per strategy into the folder (``results``: header + one line per question, resumable by id), lets the hybrids reuse
-the folder's ``react`` and ``cot-sc`` results made the same way, reports progress to a callback and stops when
-``cancel`` is set (by default the current ``react_core.cancel`` scope's event). UI-free.
+and preset are not used. The engine builds the provider under the person's ``Allowance`` (whose keys, their call
+window; the operator's on the CLI) and rate-limits it when it is hosted, writes one results file per strategy into
+the folder (``results``: header + one line per question, resumable by id), lets the hybrids reuse the folder's
+``react`` and ``cot-sc`` results made the same way, reports progress to a callback and stops when ``cancel`` is set
+(by default the current ``react_core.cancel`` scope's event). UI-free.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from react_core.evaluation.strategies import (
 from react_core.evaluation.summary import Summary
 from react_core.prompts import load_preset
 from react_core.providers import provider_class
+from react_core.providers.allowance import OPERATOR, Allowance
 from react_core.providers.base import Provider
 from react_core.settings import RunSettings, build_run_config, provider_for
 from react_core.tools import DEFAULT_SENTENCES
@@ -157,12 +159,15 @@ def run_evaluation(
     plan: EvalPlan,
     *,
     api_key: str | None = None,
+    allowance: Allowance = OPERATOR,
     provider: Provider | None = None,
     on_progress: ProgressHandler | None = None,
     cancel: threading.Event | None = None,
 ) -> EvalRun:
     """Run every strategy of the plan in turn and return their summaries (also when stopped).
 
+    The provider (``provider``, else the one ``plan.settings`` name, built under ``allowance``'s key rules) makes
+    its calls within ``allowance``'s call window.
     Events for ``on_progress``: ``preparing`` (message), ``strategy`` (strategy, position, of, total), then for each
     strategy the harness's ``start`` / ``result`` / ``done``, each with ``strategy``. A provider failure raises a
     ProviderError once what finished is saved; rerunning the same plan resumes."""
@@ -174,13 +179,15 @@ def run_evaluation(
         raise ConfigError("No questions to evaluate.")
     own = provider is None
     if provider is None:
-        provider = provider_for(
-            plan.settings,
-            api_key=api_key,
-            on_progress=lambda message: notify({"kind": "preparing", "message": message}),
+        provider = allowance.build(
+            lambda: provider_for(
+                plan.settings,
+                api_key=api_key,
+                on_progress=lambda message: notify({"kind": "preparing", "message": message}),
+            )
         )
     try:
-        return _run(plan, questions, provider, notify, cancel)
+        return _run(plan, questions, allowance.limit(provider), notify, cancel)
     finally:
         if own and not provider.shared:
             provider.close()

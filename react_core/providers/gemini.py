@@ -106,10 +106,11 @@ class GeminiProvider(Provider):
         retry: RetryPolicy | None = None,
         **_ignored: Any,
     ) -> GeminiProvider:
-        """Key: ``api_key`` > GEMINI_API_KEY > GOOGLE_API_KEY > .streamlit/secrets.toml."""
-        key = resolve_key(cls, api_key)
+        """Key: ``api_key`` > GEMINI_API_KEY > GOOGLE_API_KEY > .streamlit/secrets.toml (never the operator's for
+        a person's own base URL: ``keys.resolve_key``)."""
+        key = resolve_key(cls, api_key, base_url=base_url)
         if key is None:
-            raise missing_key(cls)
+            raise missing_key(cls, base_url)
         try:
             from google import genai  # noqa: F401
         except ImportError:

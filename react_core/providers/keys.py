@@ -1,8 +1,13 @@
-"""Where API keys and base URLs come from, and how a key is kept out of every message.
+"""Where API keys and base URLs come from, where the operator's keys may go, and how a key is kept out of every message.
 
 A provider class declares the variables that may hold its key (``key_vars``) and its endpoint (``base_url_vars``).
 Order: a key passed in (the settings page keeps it for the browser session only) > the environment >
-``.streamlit/secrets.toml`` (top-level entries with the same names; Nothing here writes a key anywhere.
+``.streamlit/secrets.toml`` (top-level entries with the same names). Nothing here writes a key anywhere.
+
+The environment's and the secrets' keys are the operator's. ``lending`` (set per job by
+``react_core.providers.allowance``) says whether they may be used at all, and whether a base URL passed in is the
+person's own: then the operator's key goes only to an endpoint the operator configured (the provider's own API, its
+endpoint variable such as OPENAI_BASE_URL, or REACT_BASE_URL), never to one a person typed.
 """
 
 from __future__ import annotations
@@ -12,9 +17,11 @@ import tomllib
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from react_core.environment import value
 from react_core.errors import MissingKeyError
 from react_core.paths import secrets_files
 
@@ -54,33 +61,87 @@ def lookup(
     return None
 
 
-# Whether keys may come from the server's environment and secrets, or only from the person (public demo mode).
-_server_keys: ContextVar[bool] = ContextVar("react_server_keys", default=True)
+@dataclass(frozen=True)
+class Lending:
+    """Whose keys the calls made on this thread may use."""
+
+    server_keys: bool = True  # the operator's keys (environment, secrets) may be used
+    own_endpoints: bool = False  # a base URL passed in is the person's own (signed-in and public demo modes)
+
+
+_OPERATORS = Lending()  # outside any job (the CLI, local scripts): the person is the operator
+_lending: ContextVar[Lending | None] = ContextVar("react_lending", default=None)
+
+
+def _rules() -> Lending:
+    return _lending.get() or _OPERATORS
 
 
 @contextmanager
-def visitor_keys_only() -> Iterator[None]:
-    """Within this block (on this thread), a key must be given explicitly: the server's own keys are not used."""
-    token = _server_keys.set(False)
+def lending(server_keys: bool = True, own_endpoints: bool = False) -> Iterator[None]:
+    """Within this block (on this thread), the operator's keys are used only as these rules allow."""
+    token = _lending.set(Lending(server_keys, own_endpoints))
     try:
         yield
     finally:
-        _server_keys.reset(token)
+        _lending.reset(token)
+
+
+def _same_endpoint(a: str, b: str) -> bool:
+    return a.strip().rstrip("/") == b.strip().rstrip("/")
+
+
+def operators_endpoint(
+    provider: type[Provider],
+    base_url: str | None,
+    *,
+    env: Mapping[str, str] | None = None,
+    secrets: Mapping[str, str] | None = None,
+) -> bool:
+    """Whether ``base_url`` (as passed in; empty: the provider's own API) is where the operator pointed this provider:
+    its endpoint variables (OPENAI_BASE_URL), or REACT_BASE_URL when REACT_PROVIDER names it or is unset."""
+    if not (base_url and base_url.strip()):
+        return True
+    configured_urls = [lookup(provider.base_url_vars, env=env, secrets=secrets)]
+    if value("REACT_PROVIDER", env) in ("", provider.name):
+        configured_urls.append(value("REACT_BASE_URL", env))
+    return any(url and _same_endpoint(url, base_url) for url in configured_urls)
+
+
+def _own_endpoint(provider: type[Provider], base_url: str | None, **sources: Mapping[str, str] | None) -> bool:
+    return _rules().own_endpoints and not operators_endpoint(provider, base_url, **sources)
 
 
 def resolve_key(
     provider: type[Provider],
     explicit: str | None = None,
     *,
+    base_url: str | None = None,
     env: Mapping[str, str] | None = None,
     secrets: Mapping[str, str] | None = None,
 ) -> str | None:
-    """The key to use for ``provider``, or None when none is configured."""
+    """The key to use for ``provider`` with calls going to ``base_url`` (as passed in: a setting, not the provider's
+    endpoint variable), or None when none is configured or the operator's may not go there."""
     if explicit and explicit.strip():
         return explicit.strip()
-    if not _server_keys.get():
+    if not _rules().server_keys or _own_endpoint(provider, base_url, env=env, secrets=secrets):
         return None
     return lookup(provider.key_vars, env=env, secrets=secrets)
+
+
+def withheld(
+    provider: type[Provider],
+    base_url: str | None,
+    *,
+    env: Mapping[str, str] | None = None,
+    secrets: Mapping[str, str] | None = None,
+) -> bool:
+    """Whether the operator has a key for ``provider`` that may be lent, but not to ``base_url``, a person's own."""
+    return (
+        _rules().server_keys
+        and _own_endpoint(provider, base_url, env=env, secrets=secrets)
+        and lookup(provider.key_vars, env=env, secrets=secrets) is not None
+    )
 
 
 def resolve_base_url(
@@ -105,7 +166,7 @@ def configured(
 
 
 def where_to_set(provider: type[Provider]) -> str:
-    if not _server_keys.get():
+    if not _rules().server_keys:
         return (
             "paste your own key on the Settings page (kept for this browser session only); this public demo does not "
             "lend the server's keys"
@@ -118,9 +179,16 @@ def where_to_set(provider: type[Provider]) -> str:
     )
 
 
-def missing_key(provider: type[Provider]) -> MissingKeyError:
+def missing_key(provider: type[Provider], base_url: str | None = None) -> MissingKeyError:
+    """No key for ``provider``; ``base_url`` as passed in (a person's own endpoint gets its own message)."""
+    if _rules().server_keys and _own_endpoint(provider, base_url):
+        return MissingKeyError(
+            f"No {provider.label} API key for the Base URL you set: the server's keys go only to the endpoints its "
+            "operator configured. Paste your own key on the Settings page (kept for this browser session only; any "
+            "text for a server that needs none), or clear the Base URL."
+        )
     extra = ""
-    if provider.base_url_vars and _server_keys.get():
+    if provider.base_url_vars and _rules().server_keys:
         extra = f" (or set --base-url / {provider.base_url_vars[0]} for a local {provider.label}-compatible server)"
     return MissingKeyError(f"No {provider.label} API key: {where_to_set(provider)}{extra}.")
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from react_core.errors import ConfigError, ProviderError
 from react_core.providers.base import Chunk, CompletionRequest, Provider
-from react_core.providers.keys import missing_key, redact, rejected_key, resolve_base_url, resolve_key
+from react_core.providers.keys import missing_key, redact, rejected_key, resolve_base_url, resolve_key, withheld
 from react_core.providers.retry import (
     CONNECT_TIMEOUT,
     READ_TIMEOUT,
@@ -111,9 +111,12 @@ class OpenAIProvider(Provider):
         retry: RetryPolicy | None = None,
         **_ignored: Any,
     ) -> OpenAIProvider:
-        """Key: ``api_key`` > OPENAI_API_KEY > .streamlit/secrets.toml; optional when a base URL is set."""
+        """Key: ``api_key`` > OPENAI_API_KEY > .streamlit/secrets.toml; optional when a base URL is set. The
+        operator's key goes to a person's own base URL never (``keys.resolve_key``): they are asked for theirs."""
+        key = resolve_key(cls, api_key, base_url=base_url)
+        if key is None and withheld(cls, base_url):
+            raise missing_key(cls, base_url)
         base_url = resolve_base_url(cls, base_url)
-        key = resolve_key(cls, api_key)
         if key is None and not base_url:
             raise missing_key(cls)
         read, connect = split_timeout(timeout)

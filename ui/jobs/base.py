@@ -1,8 +1,10 @@
 """The one job class: work on a background thread, a lock for its picture of progress, Stop, and "done".
 
 The work runs inside ``react_core.cancel.scope`` with the job's cancel event, so Stop reaches a call that is waiting (a
-model stream, a retry's backoff, a Wikipedia request). A job never touches session state: the page reads ``snapshot()``
-and, once ``done``, takes the results on its own thread.
+model stream, a retry's backoff, a Wikipedia request), and under the person's allowance (``ui.identity.allowance``):
+every job is given one, its key rules hold for every provider built in the work, and the job wraps the provider it
+builds with ``allowance.limit`` (the person's call window). A job never touches session state: the page reads
+``snapshot()`` and, once ``done``, takes the results on its own thread.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import threading
 from typing import Any, Self
 
 from react_core import cancel
+from react_core.providers.allowance import Allowance
 
 log = logging.getLogger(__name__)
 
@@ -19,7 +22,8 @@ log = logging.getLogger(__name__)
 class Job:
     name = "job"
 
-    def __init__(self) -> None:
+    def __init__(self, allowance: Allowance) -> None:
+        self.allowance = allowance
         self._lock = threading.Lock()
         self._cancel = threading.Event()
         self._done = threading.Event()
@@ -46,7 +50,7 @@ class Job:
 
     def _run(self) -> None:
         try:
-            with cancel.scope(self._cancel):
+            with cancel.scope(self._cancel), self.allowance.keys():
                 self.work()
         except Exception as e:  # a bug must still end the job visibly, never leave a page waiting
             log.exception("%s failed", self.name)

@@ -1,8 +1,9 @@
 """An evaluation on a background thread, so the Evaluate page can show progress and a Stop button.
 
 The job calls ``react_core.evaluation.run.run_evaluation`` (the same function as ``python -m react_core eval``) with
-the plan the page gathered, and keeps a lock-protected picture of where it is: preparing, which strategy of how many,
-how many questions of how many, stopping, stopped, failed. Results are not kept here: they are written to the plan's
+the plan the page gathered and the person's allowance (whose keys, which call window), and keeps a lock-protected
+picture of where it is: preparing, which strategy of how many, how many questions of how many, stopping, stopped,
+failed. Results are not kept here: they are written to the plan's
 folder as they come, and the page reads them from there (as it reads any past evaluation). Never calls Streamlit.
 """
 
@@ -13,6 +14,7 @@ from typing import Any
 
 from react_core.errors import ReactLabError
 from react_core.evaluation.run import EvalPlan, run_evaluation
+from react_core.providers.allowance import Allowance
 from ui.jobs.base import Job
 
 
@@ -31,8 +33,8 @@ class _Progress:
 class EvalJob(Job):
     name = "evaluation"
 
-    def __init__(self, plan: EvalPlan, api_key: str = "") -> None:
-        super().__init__()
+    def __init__(self, plan: EvalPlan, allowance: Allowance, api_key: str = "") -> None:
+        super().__init__(allowance)
         self.plan = plan
         self._api_key = api_key
         self._p = _Progress()
@@ -62,7 +64,11 @@ class EvalJob(Job):
     def work(self) -> None:
         try:
             run = run_evaluation(
-                self.plan, api_key=self._api_key or None, on_progress=self._on_progress, cancel=self._cancel
+                self.plan,
+                api_key=self._api_key or None,
+                allowance=self.allowance,
+                on_progress=self._on_progress,
+                cancel=self._cancel,
             )
             with self._lock:
                 self._p.stopped = run.stopped

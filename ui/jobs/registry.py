@@ -27,7 +27,7 @@ def register(job: TurnJob) -> None:
 def find(chat_id: str, owner: str) -> TurnJob | None:
     with _lock:
         job = _jobs.get(chat_id)
-    return job if job is not None and job.request.owner == owner else None
+    return job if job is not None and job.allowance.owner == owner else None
 
 
 def window(owner: str, per_minute: int) -> CallWindow:

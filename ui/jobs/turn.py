@@ -9,7 +9,6 @@ conversation); the session takes it when it collects the turn.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import logging
 from dataclasses import dataclass, field
@@ -20,9 +19,8 @@ from react_core.errors import ConfigError, ReactLabError
 from react_core.formats import get_format
 from react_core.history import open_history
 from react_core.prompts import Preset
+from react_core.providers.allowance import OPERATOR, Allowance
 from react_core.providers.base import Provider
-from react_core.providers.keys import visitor_keys_only
-from react_core.providers.quota import CallWindow, QuotaLimited
 from react_core.settings import RunSettings, build_run_config
 from react_core.trace import Action, Exchange, Observation, Step, Trace
 from ui.jobs.base import Job
@@ -53,9 +51,8 @@ class TurnRequest:
     replaces_turn: int | None = None  # a retry takes the failed turn's place
     parent_id: int | None = None
     fork_step: int | None = None
-    owner: str = ""  # whose history the run is saved to
-    server_keys: bool = True  # False in public demo mode: only the visitor's own key
-    window: CallWindow | None = None  # the visitor's model-call limit in public demo mode
+    # Whose history the run is saved to, whose keys it may use, the person's call window (ui.identity.allowance).
+    allowance: Allowance = OPERATOR
 
 
 def provider_signature(settings: dict[str, Any], api_key: str) -> tuple:
@@ -70,7 +67,7 @@ class TurnJob(Job):
 
     def __init__(self, request: TurnRequest, reuse: Provider | None = None) -> None:
         """``reuse``: the session's provider from its last turn, used again when the settings still match it."""
-        super().__init__()
+        super().__init__(request.allowance)
         self.request = request
         self.signature = provider_signature(request.settings, request.api_key)
         self.provider: Provider | None = reuse
@@ -115,11 +112,11 @@ class TurnJob(Job):
         req = self.request
         settings = RunSettings.from_dict(req.settings)
         preset = Preset.from_dict(req.preset) if req.preset else None
-        with contextlib.nullcontext() if req.server_keys else visitor_keys_only():
-            config = build_run_config(settings, preset=preset, api_key=req.api_key or None, provider=self.provider)
+        config = self.allowance.build(
+            lambda: build_run_config(settings, preset=preset, api_key=req.api_key or None, provider=self.provider)
+        )
         self.provider = config.provider  # reused by the session's next turn, unwrapped
-        if req.window is not None:
-            config.provider = QuotaLimited(config.provider, req.window)
+        config.provider = self.allowance.limit(config.provider)
         return config
 
     def work(self) -> None:
@@ -191,7 +188,7 @@ class TurnJob(Job):
         if trace.stop_reason == "error" and len(trace.steps) <= len(req.prior_steps):
             return None, None
         try:
-            store = open_history(req.owner)
+            store = open_history(self.allowance.owner)
             return store.save(
                 trace, origin=req.origin, conversation=req.chat_id, parent_id=req.parent_id, fork_step=req.fork_step
             ), None

@@ -1,0 +1,123 @@
+"""The operator's keys go only where the operator pointed them. When a base URL passed in is a person's own (signed-in
+and public demo modes: ``Allowance.own_endpoints``), the operator's key from the environment is never sent there:
+the person is told to paste their own. The operator's configured endpoints (the provider's own API, OPENAI_BASE_URL,
+REACT_BASE_URL) still get it, and the operator typing a base URL (local mode, the CLI) keeps their key.
+
+Each provider with a base URL option runs against a real local server that records the key header."""
+
+from __future__ import annotations
+
+import pytest
+from provider_helpers import FakeGemini, FakeOpenAI
+
+from react_core.errors import MissingKeyError
+from react_core.providers import CATALOGUE, create_provider
+from react_core.providers.allowance import Allowance
+from react_core.providers.base import CompletionRequest
+
+OPERATOR_KEY = "sk-OPERATOR-5c2e9a7d41"
+PERSON_KEY = "sk-PERSON-83b1f0c6e2"
+PERSON = Allowance(owner="oidc:https://id.example#someone", own_endpoints=True)  # a signed-in person
+
+
+def _bearer(request) -> str:
+    return request.headers.get("authorization", "").removeprefix("Bearer ")
+
+
+# Per provider: its fake server, the path its base URL ends in, the operator's key variable, the key as sent.
+SERVERS = {
+    "openai": (FakeOpenAI, "/v1", "OPENAI_API_KEY", _bearer),
+    "gemini": (FakeGemini, "", "GEMINI_API_KEY", lambda r: r.headers.get("x-goog-api-key")),
+}
+
+
+@pytest.fixture(autouse=True)
+def operator_keys(monkeypatch):
+    for name in ("GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_BASE_URL", "REACT_PROVIDER", "REACT_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("REACT_SECRETS_PATH", "")
+    for _fake, _path, variable, _sent in SERVERS.values():
+        monkeypatch.setenv(variable, OPERATOR_KEY)
+
+
+def ask(provider) -> str:
+    return "".join(c.text for c in provider.stream(CompletionRequest(system="", prompt="Q: hi\nA:")))
+
+
+def keys_sent(server, name: str) -> list[str | None]:
+    return [SERVERS[name][3](r) for r in server.requests]
+
+
+def build(name: str, allowance: Allowance | None = None, **options):
+    make = lambda: create_provider(name, model="gpt-4.1-mini" if name == "openai" else None, **options)  # noqa: E731
+    return make() if allowance is None else allowance.build(make)
+
+
+def test_every_provider_with_a_base_url_is_checked_here():
+    assert {name for name, cls in CATALOGUE.items() if "base_url" in cls.options} == set(SERVERS)
+
+
+@pytest.mark.parametrize("name", sorted(SERVERS))
+def test_a_persons_own_base_url_never_gets_the_operators_key(name):
+    fake, path, _variable, _sent = SERVERS[name]
+    with fake(["hello", "hello"]) as server:
+        with pytest.raises(MissingKeyError) as refused:
+            ask(build(name, PERSON, base_url=server.root + path))
+        assert server.requests == []  # nothing was sent at all
+        message = str(refused.value)
+        assert "Base URL you set" in message and "Paste your own key on the Settings page" in message
+        assert OPERATOR_KEY not in message
+        assert ask(build(name, PERSON, base_url=server.root + path, api_key=PERSON_KEY)) == "hello"
+        assert keys_sent(server, name) == [PERSON_KEY]
+
+
+@pytest.mark.parametrize("name", sorted(SERVERS))
+def test_the_operator_typing_a_base_url_keeps_their_key(name):
+    # Local mode and the CLI: the person is the operator, and a base URL they give is theirs to send their key to.
+    fake, path, _variable, _sent = SERVERS[name]
+    with fake(["hello", "hello"]) as server:
+        assert ask(build(name, base_url=server.root + path)) == "hello"
+        assert ask(build(name, Allowance(), base_url=server.root + path)) == "hello"
+        assert keys_sent(server, name) == [OPERATOR_KEY, OPERATOR_KEY]
+
+
+@pytest.mark.parametrize("name", sorted(SERVERS))
+def test_the_endpoint_the_operator_configured_gets_the_operators_key(name, monkeypatch):
+    fake, path, _variable, _sent = SERVERS[name]
+    with fake(["hello"] * 3) as server:
+        monkeypatch.setenv("REACT_BASE_URL", server.root + path)  # the app's base URL setting, set by the operator
+        monkeypatch.setenv("REACT_PROVIDER", name)
+        assert ask(build(name, PERSON, base_url=server.root + path)) == "hello"
+        assert ask(build(name, PERSON, base_url=server.root + path + "/")) == "hello"
+        monkeypatch.delenv("REACT_PROVIDER")  # no provider named: the operator's base URL is for whichever runs
+        assert ask(build(name, PERSON, base_url=server.root + path)) == "hello"
+        assert keys_sent(server, name) == [OPERATOR_KEY] * 3
+        other = next(n for n in SERVERS if n != name)
+        monkeypatch.setenv("REACT_PROVIDER", other)  # configured for another provider: not this one's endpoint
+        with pytest.raises(MissingKeyError, match="Base URL you set"):
+            build(name, PERSON, base_url=server.root + path)
+
+
+def test_openai_base_url_variable_is_the_operators_endpoint(monkeypatch):
+    with FakeOpenAI(["hello", "hello"]) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.root + "/v1")
+        assert ask(build("openai", PERSON)) == "hello"  # no base URL in the settings: the operator's endpoint
+        assert ask(build("openai", PERSON, base_url=server.root + "/v1")) == "hello"
+        assert keys_sent(server, "openai") == [OPERATOR_KEY] * 2
+
+
+def test_a_persons_keyless_server_still_works_when_the_operator_has_no_key(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY")
+    with FakeOpenAI(["hello"]) as server:
+        assert ask(build("openai", PERSON, base_url=server.root + "/v1")) == "hello"
+        assert keys_sent(server, "openai") == ["not-needed"]
+
+
+def test_without_the_servers_keys_only_the_visitors_key_is_used():
+    with FakeGemini(["hello"]) as server:
+        visitor = Allowance(owner="session:x", server_keys=False, own_endpoints=True)
+        with pytest.raises(MissingKeyError, match="does not lend the server's keys"):
+            build("gemini", visitor)
+        with pytest.raises(MissingKeyError):
+            build("gemini", visitor, base_url=server.root)
+        assert server.requests == []
