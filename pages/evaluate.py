@@ -167,11 +167,11 @@ st.button(
 )
 if busy:
     _progress(job)
-elif job is not None and str(job.plan.out_dir) == st.session_state.eval_open:
+elif job is not None and str(job.plan.out_dir) == ev.opened():
     message = ev.ending(job.snapshot())
     if message:
         kind, text = message
         getattr(st, kind)(md_literal(text), icon=":material/error:" if kind == "error" else ":material/stop_circle:")
-if st.session_state.eval_open:
-    _results(st.session_state.eval_open)
+if ev.opened():
+    _results(ev.opened())
 _past()

@@ -5,6 +5,7 @@ in them. Each has an environment override (``react_core.environment``); the user
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -55,8 +56,14 @@ def presets_dir() -> Path:
     return _override("REACT_PRESETS_DIR") or data_dir() / "presets"
 
 
-def evaluations_dir() -> Path:
-    return data_dir() / "evaluations"
+def evaluations_dir(owner: str = "") -> Path:
+    """Evaluation results: one folder for local mode and the CLI (owner ''), and for every other owner (a signed-in
+    person, a public-demo session) a folder of its own named by a digest of the owner id, so no id names another's
+    folder or reaches outside."""
+    if not owner:
+        return data_dir() / "evaluations"
+    digest = hashlib.sha256(owner.encode("utf-8", "surrogatepass")).hexdigest()
+    return data_dir() / "evaluations-by-owner" / digest
 
 
 def pack_file() -> Path:

@@ -5,10 +5,13 @@ server's keys go only to the endpoints the operator configured, never to a Base 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from app_helpers import NATIONALITY_Q, NATIONALITY_SCRIPT, ask, go, last_trace, new_session, unescape, use_app
 from provider_helpers import FakeGemini, FakeOpenAI
 
 from react_core.history import open_history
+from react_core.paths import evaluations_dir
 from ui import identity
 
 FINISH = "Thought 1: Done.\nAction 1: Finish[ok]"
@@ -167,3 +170,42 @@ def test_each_mode_decides_once_whose_keys_and_which_call_window(monkeypatch, tm
         identity.SIGNED_IN: ("someone", True, True, None),  # the server's keys, to the server's endpoints only
         identity.DEMO: ("someone", False, True, identity.DEFAULT_DEMO_CALLS_PER_MINUTE),
     }
+
+
+def test_public_demo_visitors_see_and_open_only_their_own_evaluations(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [" yes"])
+    monkeypatch.setenv("REACT_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("REACT_PUBLIC_DEMO", "1")
+    alice, bob = new_session(), new_session()
+    assert evaluate(alice)["error"] is None
+    alices = Path(alice.session_state.eval_job.plan.out_dir)
+    assert list(go(alice, "evaluate").dataframe[-1].value["folder"]) == [alices.name]
+    go(bob, "evaluate")
+    assert not [d for d in bob.dataframe if "folder" in d.value.columns]  # no past evaluations to list
+    bob.session_state.eval_open = str(alices)  # a crafted request for another visitor's evaluation
+    bob.run()
+    assert not [d for d in bob.dataframe if "EM" in d.value.columns]
+    assert not [s for s in bob.subheader if s.value == "Results"]
+    assert evaluations_dir() not in alices.parents  # not in the local person's folder either
+
+
+def test_local_mode_keeps_its_evaluations_in_the_one_folder(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [" yes"])
+    monkeypatch.setenv("REACT_DATA_DIR", str(tmp_path / "data"))
+    at = new_session()
+    assert evaluate(at)["error"] is None
+    assert Path(at.session_state.eval_job.plan.out_dir).parent == evaluations_dir()
+
+
+def test_a_signed_in_owner_id_is_never_shared(monkeypatch):
+    def owner_of(iss: str, sub: str) -> str:
+        monkeypatch.setattr(identity.st, "user", {"iss": iss, "sub": sub})
+        return identity.owner()
+
+    monkeypatch.setattr(identity, "mode", lambda: identity.SIGNED_IN)
+    assert owner_of("https://id.example", "alice") == "oidc:https://id.example#alice"  # existing ids stay valid
+    long_iss = "https://id.example/" + "x" * 190
+    first, second = owner_of(long_iss, "alice-1"), owner_of(long_iss, "alice-2")
+    assert first != second and len(first) <= 200 and first.startswith("oidc-sha256:")
+    assert owner_of("https://a#b", "c") != owner_of("https://a", "b#c")  # a '#' cannot move between the two
+    assert owner_of("https://a", "b#c") == "oidc:https://a#b#c"

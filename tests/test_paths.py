@@ -48,3 +48,15 @@ def test_secrets_files_are_streamlits_unless_replaced(monkeypatch, tmp_path):
     assert paths.secrets_files() == []
     monkeypatch.setenv("REACT_SECRETS_PATH", f"{tmp_path / 'a.toml'}:{tmp_path / 'b.toml'}")
     assert paths.secrets_files() == [tmp_path / "a.toml", tmp_path / "b.toml"]
+
+
+def test_each_owner_has_an_evaluations_folder_of_its_own_that_no_id_can_steer(monkeypatch, tmp_path):
+    monkeypatch.setenv("REACT_DATA_DIR", str(tmp_path / "data"))
+    local = paths.evaluations_dir()
+    assert paths.evaluations_dir("") == local == tmp_path / "data" / "evaluations"  # local mode's stays where it was
+    owners = ["session:1", "session:2", "oidc:https://id.example#alice", "../../etc", "/", "evaluations"]
+    folders = [paths.evaluations_dir(o) for o in owners]
+    assert len(set(folders)) == len(owners)
+    for folder in folders:
+        assert folder.parent == tmp_path / "data" / "evaluations-by-owner" and len(folder.name) == 64
+        assert local not in folder.parents and folder != local

@@ -2,8 +2,10 @@
 message after Stop, the results table, the chart beside the paper, the list of past evaluations.
 
 Everything shown about an evaluation is read from its results folder (``react_core.evaluation.results``), the
-running one included, so a reload or another day shows the same thing. The plan comes from the page's own widgets
-(the paper's setup unless changed there) and the model, key and knowledge source from Settings.
+running one included, so a reload or another day shows the same thing. Evaluations belong to their owner like runs:
+each owner's folders sit in their own root (``paths.evaluations_dir``), and only those are listed or opened. The
+plan comes from the page's own widgets (the paper's setup unless changed there) and the model, key and knowledge
+source from Settings.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from react_core.evaluation.strategies import (
     SAMPLING,
 )
 from react_core.evaluation.summary import ENDINGS
-from react_core.paths import shared_data_dir
+from react_core.paths import evaluations_dir, shared_data_dir
 from react_core.prompts import list_presets, load_preset
 from react_core.settings import RunSettings
 from ui import identity, state
@@ -77,6 +79,22 @@ def preset_choices(role: str) -> list[str]:
     return [n for n, f in formats.items() if (f == "act") == (role == "act")]
 
 
+def root() -> Path:
+    """This person's evaluations folder."""
+    return evaluations_dir(identity.owner())
+
+
+def owns(folder: str | Path | None) -> bool:
+    """Whether ``folder`` is one of this person's evaluations (a crafted name of another's is not)."""
+    return bool(folder) and Path(folder).resolve().parent == root().resolve()
+
+
+def opened() -> str | None:
+    """The evaluation the page shows, if it is this person's."""
+    folder = st.session_state.eval_open
+    return folder if owns(folder) else None
+
+
 def reset_to_paper() -> None:
     st.session_state.update(PAPER_DEFAULTS)
 
@@ -95,7 +113,7 @@ def start() -> None:
     plan = EvalPlan(
         datasets=[str(dataset)],
         strategies=chosen,
-        out_dir=str(results.new_folder()),
+        out_dir=str(results.new_folder(root())),
         settings=RunSettings.from_dict(state.settings()),
         indices=str(dataset.parent / PAPER_500) if ss.get("eval-500") else None,
         limit=int(ss["eval-limit"]),
@@ -110,7 +128,7 @@ def start() -> None:
 
 def open_past() -> None:
     ss = st.session_state
-    if ss.get("eval-past"):
+    if owns(ss.get("eval-past")):
         ss.eval_open = ss["eval-past"]
     ss["eval-past"] = None
 
@@ -132,7 +150,7 @@ def load(folder: str | Path) -> results.Evaluation:
 
 
 def past() -> list[results.Evaluation]:
-    return results.list_evaluations(load=load)
+    return results.list_evaluations(root(), load=load)
 
 
 # -- what the page draws -------------------------------------------------------------------------------

@@ -11,9 +11,13 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+
 import streamlit as st
 
 from react_core.environment import value
+from react_core.history.records import MAX_OWNER_CHARS
 from react_core.providers.allowance import Allowance
 from ui.jobs import registry
 
@@ -39,14 +43,24 @@ def signed_in() -> bool:
 
 
 def owner() -> str:
-    """Whose history this session reads and writes: '' in local mode, the person's OpenID subject when signed in,
-    this browser session in public demo mode."""
+    """Whose history and evaluations this session reads and writes: '' in local mode, the person's OpenID issuer and
+    subject when signed in (``oidc_owner``), this browser session in public demo mode."""
     current = mode()
     if current == SIGNED_IN:
-        return f"oidc:{st.user.get('iss', '')}#{st.user.get('sub', '')}"[:200]
+        return oidc_owner(str(st.user.get("iss", "")), str(st.user.get("sub", "")))
     if current == DEMO:
         return f"session:{st.session_state.session_id}"
     return ""
+
+
+def oidc_owner(iss: str, sub: str) -> str:
+    """A signed-in person's owner id, never shared with another person: ``oidc:{iss}#{sub}`` when that reads back
+    one way (no '#' in the issuer) and fits the store, else a digest of the pair under a prefix the readable form
+    cannot have (it starts "oidc:")."""
+    readable = f"oidc:{iss}#{sub}"
+    if "#" not in iss and "\x00" not in readable and len(readable) <= MAX_OWNER_CHARS:
+        return readable
+    return "oidc-sha256:" + hashlib.sha256(json.dumps([iss, sub]).encode("ascii")).hexdigest()
 
 
 def person() -> str:
