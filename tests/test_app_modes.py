@@ -48,7 +48,7 @@ def test_public_demo_sessions_keep_their_runs_to_themselves(monkeypatch, tmp_pat
     use_app(monkeypatch, tmp_path, [FINISH, FINISH])
     monkeypatch.setenv("REACT_PUBLIC_DEMO", "1")
     alice, bob = new_session(), new_session()
-    assert "Public demo: your runs stay in this browser session only" in _sidebar_text(alice)
+    assert "Public demo: your runs and evaluations stay in this browser session only" in _sidebar_text(alice)
     ask(alice, "Alice asks")
     ask(bob, "Bob asks")
     for at, own, other in ((alice, "Alice asks", "Bob asks"), (bob, "Bob asks", "Alice asks")):

@@ -102,11 +102,11 @@ def describe() -> str:
     """One line for the page: which mode the app is in and what it means for this person."""
     current = mode()
     if current == SIGNED_IN:
-        return f"Signed in as {person()}: your history, saved presets and settings are yours alone."
+        return f"Signed in as {person()}: your history, saved presets, settings and evaluations are yours alone."
     if current == DEMO:
         lend = "" if lends_server_keys() else " Bring your own API key in Settings for a hosted model."
         return (
-            f"Public demo: your runs stay in this browser session only; {calls_per_minute()} model calls a minute."
-            + lend
+            "Public demo: your runs and evaluations stay in this browser session only; "
+            f"{calls_per_minute()} model calls a minute." + lend
         )
     return "Local mode: one person, no sign-in."
