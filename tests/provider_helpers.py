@@ -24,6 +24,11 @@ outputs, one per request:
     {"keepalive": True}      send headers, then only ``: keepalive`` comments
     {"trickle": 0.05}        a streamed reply one byte at a time, this many seconds apart
     {"huge": 30_000_000}     one event carrying that many characters of text
+  and hostile bodies, each far larger than a client may read:
+    {"gzip_bomb": 64 << 20}  a small gzip body that inflates to one event line of that many bytes, never ended
+    {"gzip_bomb": 64 << 20, "comments": True}   ... to that many bytes of ``: keepalive`` lines instead
+    {"flood": 64 << 20, "status": 200, "content_type": "application/json"}   a body that is not a stream of
+        events (or, with an error status, an error page) of that many bytes, until the client hangs up
 
 Imports from the project only the retry policy (for ``fast_retry``); never a UI.
 """
@@ -31,6 +36,7 @@ Imports from the project only the retry policy (for ``fast_retry``); never a UI.
 from __future__ import annotations
 
 import base64
+import functools
 import http.client
 import json
 import os
@@ -42,6 +48,7 @@ import threading
 import time
 import urllib.parse
 import urllib.request
+import zlib
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -201,6 +208,9 @@ class FakeModelServer:
         if fault.get("keepalive") or fault.get("trickle") or fault.get("huge") or fault.get("forever"):
             self._hostile(h, fault)
             return True
+        if fault.get("gzip_bomb") or fault.get("flood"):
+            self._hostile_body(h, fault)
+            return True
         if fault.get("drop"):
             h.close_connection = True
             h.connection.shutdown(socket.SHUT_RDWR)
@@ -257,6 +267,41 @@ class FakeModelServer:
             with self._lock:
                 self.aborted += 1
 
+    def _hostile_body(self, h: BaseHTTPRequestHandler, fault: dict[str, Any]) -> None:
+        """A body far larger than any reply: a gzip bomb, or a flood of bytes sent until the client hangs up."""
+        h.close_connection = True
+        self.holding.set()
+        if fault.get("gzip_bomb"):
+            body = gzip_bomb(int(fault["gzip_bomb"]), comments=bool(fault.get("comments")))
+            h.send_response(200)
+            h.send_header("Content-Type", "text/event-stream")
+            h.send_header("Content-Encoding", "gzip")
+            h.send_header("Content-Length", str(len(body)))
+            h.end_headers()
+            try:
+                h.wfile.write(body)
+            except (BrokenPipeError, ConnectionResetError):
+                with self._lock:
+                    self.aborted += 1
+            return
+        h.send_response(int(fault.get("status", 200)))
+        h.send_header("Content-Type", fault.get("content_type", "application/json"))
+        h.send_header("Transfer-Encoding", "chunked")
+        h.end_headers()
+        piece = b"x" * (64 << 10)
+        frame = f"{len(piece):x}\r\n".encode() + piece + b"\r\n"
+        try:
+            for _ in range(int(fault["flood"]) // len(piece)):
+                if self.closing.is_set():
+                    return
+                h.wfile.write(frame)
+            h.wfile.write(b"0\r\n\r\n")
+            with self._lock:
+                self.completed += 1
+        except (BrokenPipeError, ConnectionResetError):
+            with self._lock:
+                self.aborted += 1
+
     @staticmethod
     def _json(h: BaseHTTPRequestHandler, status: int, data: Any, headers: dict[str, str] | None = None) -> None:
         raw = json.dumps(data).encode()
@@ -308,6 +353,17 @@ class FakeModelServer:
         if trailing:
             for _ in range(2000):  # the client is expected to hang up long before this ends
                 yield from _PIECES.findall(trailing)
+
+
+@functools.lru_cache(maxsize=4)
+def gzip_bomb(size: int, *, comments: bool = False) -> bytes:
+    """gzip of ``size`` bytes: one event line that never ends (``data: {"x": "xxx…``), or ``: keepalive`` comments."""
+    unit = b": keepalive\n\n" if comments else b"x"
+    block = unit * ((1 << 20) // len(unit))
+    packer = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    parts = [packer.compress(b"" if comments else b'data: {"x": "')]
+    parts += [packer.compress(block) for _ in range(size // len(block))]
+    return b"".join(parts) + packer.flush()
 
 
 class FakeGemini(FakeModelServer):
