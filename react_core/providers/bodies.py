@@ -13,17 +13,22 @@ the HTTP client (``transport.StreamingClient``) hands on passes through here fir
   here a piece at a time, so the bounds hold for the bytes after decompression (a 1 MB gzip body can inflate to a
   gigabyte); other encodings are refused with one line. Inflating bytes already received needs no socket read, so
   the call's abort (Stop, the deadline) is checked between pieces as well.
+- **A reply that is not a stream** (a server ignoring the request to stream) is read whole, within the same bound;
+  ``whole_json`` gives the providers its JSON, or one clear line when it is an error or not JSON at all.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import zlib
 from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 import httpx2
 
 from react_core.errors import ProviderError
+from react_core.providers.keys import redact
 
 # No event of a ReAct step comes near this; a server that sends more in one line (or, in a body that is not a stream
 # of events or is an error, more in all) is not answering a step.
@@ -58,6 +63,34 @@ def bounded(response: httpx2.Response, aborted: Callable[[], bool] | None) -> ht
 
 def is_event_stream(response: httpx2.Response) -> bool:
     return response.headers.get("content-type", "").lower().startswith("text/event-stream")
+
+
+def events_body(events: Iterable[object]) -> bytes:
+    """Events as a server would have streamed them: each a ``data:`` line (a string as it is, anything else as JSON)."""
+    return b"".join(f"data: {e if isinstance(e, str) else json.dumps(e)}\n\n".encode() for e in events)
+
+
+def whole_json(body: bytes, kind: str, service: str, secrets: Iterable[str | None]) -> Any:
+    """A successful reply that is not a stream, as the JSON a provider reads it from; None when it is events under
+    another content type (the SDK reads those). An error sent as JSON, or a body that is not JSON, is one clear line
+    (never one of ``secrets``)."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        if body.lstrip().startswith((b"data:", b":", b"event:")):
+            return None
+        data = None
+    if data is None:
+        raise ProviderError(
+            f"{service} did not stream its reply ({kind or 'no content type'}) and what it sent is not JSON; "
+            "nothing it sent was used."
+        )
+    error = data.get("error") if isinstance(data, dict) else None
+    if error:
+        message = error.get("message") if isinstance(error, dict) else error
+        detail = redact(" ".join(str(message).split())[:300], secrets)
+        raise ProviderError(f"{service} answered with an error: {detail}")
+    return data
 
 
 class EventStream(httpx2.SyncByteStream):

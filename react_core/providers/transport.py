@@ -13,6 +13,9 @@ that Stop and the deadline can cut, and bodies read within bounds.
   a server compresses it anyway, events filtered and bounded by line, any other body bounded in all; the abort of a
   call reaches the inflating too. ``last_event`` says what the last ``data:`` line of a stream was, so a provider can
   tell a stream that ended with ``[DONE]`` from one cut short.
+- **A reply that is not a stream.** A server may ignore the request to stream and answer with one body. The
+  provider says what events such a body stands for (``whole``), and the SDK reads those events as it reads any
+  stream; a provider can instead refuse the body with one clear line.
 - **Closing.** The SDK never closes a streamed response when its generator is abandoned; ``take_stream`` gives the
   provider the response this thread opened last, so it can close it.
 """
@@ -22,6 +25,7 @@ from __future__ import annotations
 import json
 import socket
 import threading
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -29,7 +33,7 @@ import httpcore2
 import httpx2
 
 from react_core import cancel
-from react_core.providers.bodies import EventStream, bounded
+from react_core.providers.bodies import EventStream, bounded, events_body, is_event_stream
 from react_core.providers.retry import CONNECT_TIMEOUT, READ_TIMEOUT
 
 USER_AGENT = "react-lab/0.1 (ReAct Lab)"
@@ -47,7 +51,15 @@ def timeouts(read: float = READ_TIMEOUT, connect: float = CONNECT_TIMEOUT) -> ht
 class StreamingClient(httpx2.Client):
     """An httpx2 client with fixed timeouts that records what it sends and lets Stop cut what it waits for."""
 
-    def __init__(self, *, read: float = READ_TIMEOUT, connect: float = CONNECT_TIMEOUT) -> None:
+    def __init__(
+        self,
+        *,
+        read: float = READ_TIMEOUT,
+        connect: float = CONNECT_TIMEOUT,
+        whole: Callable[[bytes, str], list[Any] | None] | None = None,
+    ) -> None:
+        """``whole(body, content_type)``: the events (JSON-able values, or strings sent as they are) that a streamed
+        request's successful reply stands for when it is not a stream of events; None leaves the body to the SDK."""
         transport = _BoundedTransport()
         _track_sockets(transport)
         super().__init__(
@@ -57,6 +69,7 @@ class StreamingClient(httpx2.Client):
         )
         self._fixed = timeouts(read, connect).as_dict()
         self._local = threading.local()
+        self._whole = whole
 
     def send(self, request: httpx2.Request, **kwargs):  # type: ignore[override]
         # The SDK sets its own (often absent) timeout on the request; ours are the contract.
@@ -67,8 +80,30 @@ class StreamingClient(httpx2.Client):
         cancel.on_abort(call.abort)
         response = super().send(request, **kwargs)
         if kwargs.get("stream"):
+            if self._whole is not None and response.is_success and not is_event_stream(response):
+                response = self._as_events(response, self._whole)
             self._local.response = response
         return response
+
+    @staticmethod
+    def _as_events(response: httpx2.Response, whole: Callable[[bytes, str], list[Any] | None]) -> httpx2.Response:
+        """A streamed request answered with one body (bounded): the stream of events it stands for."""
+        try:
+            events = whole(response.read(), response.headers.get("content-type", ""))
+        except BaseException:
+            response.close()
+            raise
+        if events is None:
+            return response  # the SDK reads the bytes read here
+        replaced = ("content-type", "content-length")
+        headers = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in replaced]
+        return httpx2.Response(
+            response.status_code,
+            headers=[*headers, ("content-type", "text/event-stream")],
+            stream=EventStream([events_body(events)]),
+            request=response.request,
+            extensions=response.extensions,
+        )
 
     def take_request(self) -> tuple[str, Any] | None:
         """(endpoint, JSON body) of the request this thread sent last (forgotten once taken)."""
