@@ -24,6 +24,17 @@ outputs, one per request:
     {"keepalive": True}      send headers, then only ``: keepalive`` comments
     {"trickle": 0.05}        a streamed reply one byte at a time, this many seconds apart
     {"huge": 30_000_000}     one event carrying that many characters of text
+  and hostile bodies, each far larger than a client may read:
+    {"gzip_bomb": 64 << 20}  a small gzip body that inflates to one event line of that many bytes, never ended
+    {"gzip_bomb": 64 << 20, "comments": True}   ... to that many bytes of ``: keepalive`` lines instead
+    {"flood": 64 << 20, "status": 200, "content_type": "application/json"}   a body that is not a stream of
+        events (or, with an error status, an error page) of that many bytes, until the client hangs up
+
+OpenAI-compatible servers differ in how they stream (``FakeOpenAI`` options): ``calls="split"`` names a tool call
+once and splits its arguments (OpenAI, vLLM, llama.cpp), ``"repeat_name"`` repeats the id and name in every piece
+(MiniMax through NVIDIA NIM), ``"whole_twice"`` sends the whole call twice, ``"name_split"`` splits the name too;
+``ignore_stream=True`` answers a streamed request with one whole ``chat.completion`` JSON body; ``content_parts=True``
+sends ``content`` as a list of typed parts, a thinking part first (Mistral's API).
 
 Imports from the project only the retry policy (for ``fast_retry``); never a UI.
 """
@@ -31,6 +42,7 @@ Imports from the project only the retry policy (for ``fast_retry``); never a UI.
 from __future__ import annotations
 
 import base64
+import functools
 import http.client
 import json
 import os
@@ -42,6 +54,7 @@ import threading
 import time
 import urllib.parse
 import urllib.request
+import zlib
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -201,6 +214,9 @@ class FakeModelServer:
         if fault.get("keepalive") or fault.get("trickle") or fault.get("huge") or fault.get("forever"):
             self._hostile(h, fault)
             return True
+        if fault.get("gzip_bomb") or fault.get("flood"):
+            self._hostile_body(h, fault)
+            return True
         if fault.get("drop"):
             h.close_connection = True
             h.connection.shutdown(socket.SHUT_RDWR)
@@ -253,6 +269,41 @@ class FakeModelServer:
                         time.sleep(0.005)
                     else:
                         send(f"data: {json.dumps(self._text_event('blah '))}\n\n".encode())
+        except (BrokenPipeError, ConnectionResetError):
+            with self._lock:
+                self.aborted += 1
+
+    def _hostile_body(self, h: BaseHTTPRequestHandler, fault: dict[str, Any]) -> None:
+        """A body far larger than any reply: a gzip bomb, or a flood of bytes sent until the client hangs up."""
+        h.close_connection = True
+        self.holding.set()
+        if fault.get("gzip_bomb"):
+            body = gzip_bomb(int(fault["gzip_bomb"]), comments=bool(fault.get("comments")))
+            h.send_response(200)
+            h.send_header("Content-Type", "text/event-stream")
+            h.send_header("Content-Encoding", "gzip")
+            h.send_header("Content-Length", str(len(body)))
+            h.end_headers()
+            try:
+                h.wfile.write(body)
+            except (BrokenPipeError, ConnectionResetError):
+                with self._lock:
+                    self.aborted += 1
+            return
+        h.send_response(int(fault.get("status", 200)))
+        h.send_header("Content-Type", fault.get("content_type", "application/json"))
+        h.send_header("Transfer-Encoding", "chunked")
+        h.end_headers()
+        piece = b"x" * (64 << 10)
+        frame = f"{len(piece):x}\r\n".encode() + piece + b"\r\n"
+        try:
+            for _ in range(int(fault["flood"]) // len(piece)):
+                if self.closing.is_set():
+                    return
+                h.wfile.write(frame)
+            h.wfile.write(b"0\r\n\r\n")
+            with self._lock:
+                self.completed += 1
         except (BrokenPipeError, ConnectionResetError):
             with self._lock:
                 self.aborted += 1
@@ -310,8 +361,25 @@ class FakeModelServer:
                 yield from _PIECES.findall(trailing)
 
 
+@functools.lru_cache(maxsize=4)
+def gzip_bomb(size: int, *, comments: bool = False) -> bytes:
+    """gzip of ``size`` bytes: one event line that never ends (``data: {"x": "xxx…``), or ``: keepalive`` comments."""
+    unit = b": keepalive\n\n" if comments else b"x"
+    block = unit * ((1 << 20) // len(unit))
+    packer = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    parts = [packer.compress(b"" if comments else b'data: {"x": "')]
+    parts += [packer.compress(block) for _ in range(size // len(block))]
+    return b"".join(parts) + packer.flush()
+
+
 class FakeGemini(FakeModelServer):
-    """``POST /v1beta/models/{model}:generateContent`` and ``:streamGenerateContent?alt=sse``."""
+    """``POST /v1beta/models/{model}:generateContent`` and ``:streamGenerateContent?alt=sse``. ``whole="object"``
+    answers a stream with one ``generateContent`` JSON body, ``whole="array"`` with the JSON array Gemini sends for
+    ``streamGenerateContent`` without ``alt=sse``: servers that ignore the request to stream events."""
+
+    def __init__(self, outputs: Iterable[str | dict[str, Any]] = (), *, whole: str = "", **kw: Any) -> None:
+        super().__init__(outputs, **kw)
+        self.whole = whole
 
     def _error_body(self, status: int, message: str, fault: dict[str, Any] | None = None) -> dict[str, Any]:
         names = {400: "INVALID_ARGUMENT", 403: "PERMISSION_DENIED", 404: "NOT_FOUND", 429: "RESOURCE_EXHAUSTED"}
@@ -343,8 +411,18 @@ class FakeGemini(FakeModelServer):
             "candidatesTokenCount": max(1, len(text) // 4),
             "totalTokenCount": prompt_chars // 4 + max(1, len(text) // 4),
         }
-        if m.group(3) == "generateContent":
+        if m.group(3) == "generateContent" or self.whole == "object":
             self._json(h, 200, {"candidates": [_gemini_candidate(text, "STOP")], "usageMetadata": usage})
+            return
+        if self.whole == "array":
+            pieces = [{"candidates": [_gemini_candidate(p)]} for p in self._stream_text(text)]
+            pieces.append({"candidates": [_gemini_candidate("", "STOP")], "usageMetadata": usage})
+            raw = ("[" + ",\r\n".join(json.dumps(p, indent=2) for p in pieces) + "]").encode()
+            h.send_response(200)
+            h.send_header("Content-Type", "application/json; charset=UTF-8")
+            h.send_header("Content-Length", str(len(raw)))
+            h.end_headers()
+            h.wfile.write(raw)
             return
 
         def events() -> Iterable[Any]:
@@ -389,11 +467,17 @@ class FakeOpenAI(FakeModelServer):
         *,
         refuse: Iterable[str] = (),
         key: str | None = None,
+        calls: str = "split",
+        ignore_stream: bool = False,
+        content_parts: bool = False,
         **kw: Any,
     ) -> None:
         super().__init__(outputs, **kw)
         self.refuse = list(refuse)  # parameters this "model" rejects (in this order), as reasoning models do stop
         self.key = key  # when set, any other bearer token gets a 401 that echoes it, as OpenAI's does
+        self.calls = calls  # how tool calls are streamed (see the module's docstring)
+        self.ignore_stream = ignore_stream
+        self.content_parts = content_parts
 
     def _error_body(
         self, status: int, message: str, fault: dict[str, Any] | None = None, param: str | None = None
@@ -425,26 +509,26 @@ class FakeOpenAI(FakeModelServer):
         usage = {"prompt_tokens": len(json.dumps(body["messages"])) // 4, "completion_tokens": max(1, len(text) // 4)}
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
         base = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0, "model": body["model"]}
-        if not body.get("stream"):
-            message = {"role": "assistant", "content": text}
-            choice = {"index": 0, "message": message, "finish_reason": "stop"}
+        finish = "tool_calls" if calls else "stop"
+        if not body.get("stream") or self.ignore_stream:
+            message: dict[str, Any] = {"role": "assistant", "content": self._content(text, first=True)}
+            if calls:
+                message["tool_calls"] = [
+                    {"id": f"call_{n}", "type": "function", "function": {"name": c["name"], "arguments": _raw(c)}}
+                    for n, c in enumerate(calls)
+                ]
+            choice = {"index": 0, "message": message, "finish_reason": finish}
             self._json(h, 200, {**base, "object": "chat.completion", "choices": [choice], "usage": usage})
             return
 
         def events() -> Iterable[Any]:
             yield {**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]}
-            for piece in self._stream_text(text):
-                yield {**base, "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
-            for n, call in enumerate(calls):  # the name first, then the arguments in small pieces, as OpenAI does
-                arguments = call.get("arguments", {})
-                raw = arguments if isinstance(arguments, str) else json.dumps(arguments)
-                head = {"index": n, "id": f"call_{n}_{len(self.requests)}", "type": "function"}
-                head["function"] = {"name": call["name"], "arguments": ""}
-                yield {**base, "choices": [{"index": 0, "delta": {"tool_calls": [head]}}]}
-                for i in range(0, len(raw), 5):
-                    piece = {"index": n, "function": {"arguments": raw[i : i + 5]}}
+            for n, piece in enumerate(self._stream_text(text)):
+                delta = {"content": self._content(piece, first=n == 0)}
+                yield {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
+            for n, call in enumerate(calls):
+                for piece in self._call_pieces(n, call, f"call_{n}_{len(self.requests)}"):
                     yield {**base, "choices": [{"index": 0, "delta": {"tool_calls": [piece]}}]}
-            finish = "tool_calls" if calls else "stop"
             yield {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]}
             if (body.get("stream_options") or {}).get("include_usage"):
                 yield {**base, "choices": [], "usage": usage}
@@ -452,9 +536,40 @@ class FakeOpenAI(FakeModelServer):
 
         self._sse(h, events(), fault)
 
+    def _content(self, text: str, *, first: bool) -> Any:
+        """``content`` as this server sends it: a string, or (Mistral) a list of typed parts, a thinking part first."""
+        if not self.content_parts:
+            return text
+        thinking = [{"type": "thinking", "thinking": [{"type": "text", "text": "Let me think."}]}] if first else []
+        return [*thinking, {"type": "text", "text": text}, {"type": "reference", "reference_ids": [1]}]
+
+    def _call_pieces(self, n: int, call: dict[str, Any], call_id: str) -> Iterable[dict[str, Any]]:
+        """One tool call's ``delta.tool_calls`` pieces, as this server streams them."""
+        raw, name = _raw(call), call["name"]
+        head = {"index": n, "id": call_id, "type": "function"}
+        if self.calls == "whole_twice":
+            for _ in range(2):
+                yield {**head, "function": {"name": name, "arguments": raw}}
+            return
+        if self.calls == "name_split":
+            yield {**head, "function": {"name": name[:3], "arguments": ""}}
+            yield {"index": n, "function": {"name": name[3:]}}
+        else:
+            yield {**head, "function": {"name": name, "arguments": ""}}
+        for i in range(0, len(raw), 5):
+            piece: dict[str, Any] = {"index": n, "function": {"arguments": raw[i : i + 5]}}
+            if self.calls == "repeat_name":
+                piece = {**head, "function": {"name": name, "arguments": raw[i : i + 5]}}
+            yield piece
+
     def _text_event(self, text: str) -> Any:
         base = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0, "model": "fake"}
         return {**base, "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}]}
+
+
+def _raw(call: dict[str, Any]) -> str:
+    arguments = call.get("arguments", {})
+    return arguments if isinstance(arguments, str) else json.dumps(arguments)
 
 
 # -- the real llama_cpp.server ----------------------------------------------------------------------------

@@ -3,6 +3,8 @@ streamGenerateContent?alt=sse: the request it sends, streaming, usage, stop cutt
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from provider_helpers import FakeGemini, RecordingSleep, fast_retry, wait_for
 
@@ -203,4 +205,22 @@ def test_a_refusal_is_reported_not_retried_as_a_model_mistake(where: str) -> Non
         server.fail({"blocked": "PROHIBITED_CONTENT" if where == "prompt" else "SAFETY", "where": where})
         with pytest.raises(ProviderError, match=rf"Gemini refused to answer \({where} blocked: "):
             list(provider(server).stream(request()))
+    assert len(server.requests) == 1
+
+
+@pytest.mark.parametrize("whole", ["object", "array"])
+def test_a_server_that_does_not_stream_events_is_read_whole_once(whole: str) -> None:
+    # "object": one generateContent body; "array": what Gemini sends for streamGenerateContent without alt=sse.
+    with FakeGemini([" fine.\nAction 1: Finish[yes]"], whole=whole) as server:
+        reply = stream_completion(provider(server), request())
+    assert reply.text == " fine.\nAction 1: Finish[yes]" and reply.finish_reason == "stop"
+    assert reply.usage.prompt_tokens == len(json.dumps(server.requests[0].body)) // 4  # the server's, not an estimate
+    assert len(server.requests) == 1
+
+
+def test_a_reply_that_is_neither_events_nor_json_is_one_line_not_retried() -> None:
+    with FakeGemini(["never"]) as server:
+        server.fail({"flood": 1 << 16, "content_type": "text/html"})
+        with pytest.raises(ProviderError, match=r"^Gemini did not stream its reply \(text/html\) and what it sent"):
+            stream_completion(provider(server), request())
     assert len(server.requests) == 1

@@ -1,14 +1,18 @@
 """The openai provider through the real openai SDK against a local OpenAI-compatible server: the request, streaming,
-usage, at most four stop sequences, reasoning models, parameters a model refuses, closing, failures, retries."""
+usage, at most four stop sequences, reasoning models, parameters a model refuses, closing, failures, retries; and
+replies as compatible servers really send them (tool calls repeated in every piece, no stream at all, content as typed
+parts)."""
 
 from __future__ import annotations
+
+import json
 
 import pytest
 from provider_helpers import FakeOpenAI, RecordingSleep, fast_retry, wait_for
 
 from react_core.agent import Agent, RunConfig
 from react_core.errors import ConfigError, MissingKeyError, ProviderError
-from react_core.prompts import Preset
+from react_core.prompts import Preset, load_preset
 from react_core.providers.base import CompletionRequest
 from react_core.providers.openai_compat import DEFAULT_MODEL, OpenAIProvider, is_reasoning_model
 from react_core.tools.calculator import CALCULATOR
@@ -154,3 +158,79 @@ def test_cannot_connect_is_explained() -> None:
     p = OpenAIProvider.create(base_url=url, model="m", retry=fast_retry())
     with pytest.raises(ProviderError, match=r"failed 3 times in a row \(cannot connect to http://127.0.0.1:\d+/v1\)"):
         text_of(p)
+
+
+# -- replies as compatible servers really send them ------------------------------------------------------------
+
+CALLS = [
+    {"name": "calculator", "arguments": {"expression": "6*7"}},
+    {"name": "search", "arguments": {"query": "Ogallala"}},
+]
+
+
+def reply_of(server: FakeOpenAI) -> tuple[str, list, str]:
+    chunks = list(provider(server, model="llama3.2").stream(request()))
+    calls = [c for chunk in chunks for c in chunk.tool_calls or ()]
+    finish = [c.finish_reason for c in chunks if c.finish_reason]
+    return "".join(c.text for c in chunks), calls, finish[-1]
+
+
+@pytest.mark.parametrize("mode", ["split", "repeat_name", "whole_twice", "name_split"])
+def test_tool_calls_are_assembled_however_the_server_streams_their_pieces(mode: str) -> None:
+    # split: OpenAI, vLLM, llama.cpp; repeat_name: MiniMax through NVIDIA NIM; whole_twice: the whole call sent again.
+    with FakeOpenAI([{"text": "Two at once.", "tool_calls": CALLS}], calls=mode) as server:
+        text, calls, finish = reply_of(server)
+    assert text == "Two at once." and finish == "tool_calls"
+    assert [(c.name, json.loads(c.arguments)) for c in calls] == [(c["name"], c["arguments"]) for c in CALLS]
+    assert [c.id for c in calls] == ["call_0_1", "call_1_1"]
+
+
+def test_a_server_repeating_the_tool_name_in_every_piece_runs_the_tool() -> None:
+    script = [{"tool_calls": [CALLS[0]]}, {"tool_calls": [{"name": "finish", "arguments": {"answer": "42"}}]}]
+    with FakeOpenAI(script, calls="repeat_name") as server:
+        config = RunConfig(provider=provider(server), preset=load_preset("tools"), tools=ToolRegistry([CALCULATOR]))
+        trace = Agent(config).run("What is 6*7?")
+    assert trace.stop_reason == "finished" and trace.final_answer == "42", trace.error
+    assert not trace.steps[0].is_error and trace.steps[0].observation.text.endswith("= 42")
+
+
+def test_a_server_that_ignores_stream_is_read_whole_once() -> None:
+    with FakeOpenAI([" Multiply.\nAction 1: Calculator[6*7]", " Done.\nAction 2: Finish[42]"], ignore_stream=True) as s:
+        preset = Preset(name="t", format="paper", instructions="Tools:\n{tools}", examples="")
+        trace = Agent(RunConfig(provider=provider(s), preset=preset, tools=ToolRegistry([CALCULATOR]))).run("6*7?")
+    assert trace.stop_reason == "finished" and trace.final_answer == "42", trace.error
+    assert len(s.requests) == 2 and all(r.body["stream"] is True for r in s.requests)  # one request a step
+    assert trace.steps[0].usage.prompt_tokens == len(json.dumps(s.requests[0].body["messages"])) // 4  # the server's
+
+
+def test_a_whole_reply_brings_its_tool_calls_and_finish_reason() -> None:
+    with FakeOpenAI([{"text": "Two at once.", "tool_calls": CALLS}], ignore_stream=True) as server:
+        text, calls, finish = reply_of(server)
+    assert text == "Two at once." and finish == "tool_calls"
+    assert [(c.id, c.name, json.loads(c.arguments)) for c in calls] == [
+        ("call_0", "calculator", {"expression": "6*7"}),
+        ("call_1", "search", {"query": "Ogallala"}),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("fault", "message"),
+    [
+        ({"flood": 1 << 16, "content_type": "text/html"}, r"did not stream its reply \(text/html\) and what it sent"),
+        ({"status": 200, "message": f"Invalid key {KEY}"}, r"answered with an error: Invalid key \*\*\*$"),
+    ],
+)
+def test_a_reply_that_is_neither_a_stream_nor_a_completion_is_one_line_not_retried(fault: dict, message: str) -> None:
+    with FakeOpenAI(["never"]) as server:
+        server.fail(fault)
+        with pytest.raises(ProviderError, match=message) as info:
+            text_of(provider(server))
+    assert "\n" not in str(info.value) and len(server.requests) == 1
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["streamed", "whole"])
+def test_content_sent_as_typed_parts_is_read_as_its_text_parts(stream: bool) -> None:
+    # Mistral's API: content is a list of parts; a thinking part (the model's reasoning) and references are not text.
+    answer = " Multiply.\nAction 1: Calculator[6*7]"
+    with FakeOpenAI([answer], content_parts=True, ignore_stream=not stream) as server:
+        assert reply_of(server)[0] == answer

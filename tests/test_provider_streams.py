@@ -5,9 +5,12 @@ limits; Stop reaches a call that waits on a silent server and a retry's backoff;
 from __future__ import annotations
 
 import threading
+import tracemalloc
+import zlib
 
+import httpx2
 import pytest
-from provider_helpers import FakeGemini, FakeOpenAI, RecordingSleep, fast_retry, wait_for
+from provider_helpers import FakeGemini, FakeOpenAI, RecordingSleep, fast_retry, gzip_bomb, wait_for
 
 from react_core import cancel
 from react_core.agent import Agent, RunConfig
@@ -16,8 +19,8 @@ from react_core.model_call import stream_completion
 from react_core.prompts import Preset
 from react_core.providers import create_provider
 from react_core.providers.base import CompletionRequest
+from react_core.providers.bodies import MAX_EVENT_BYTES, EventStream, bounded
 from react_core.providers.retry import RetryPolicy
-from react_core.providers.transport import MAX_EVENT_BYTES, EventStream
 from react_core.tools.calculator import CALCULATOR
 from react_core.tools.registry import ToolRegistry
 
@@ -123,6 +126,84 @@ def test_a_huge_event_is_refused_without_reading_it_all(name: str) -> None:
         with pytest.raises(ProviderError, match="a single event of more than 1 MiB"):
             stream_completion(hosted(name, server), request())
     assert len(server.requests) == 1  # not tried again: a server that does this once does it again
+
+
+# Far more than a client may read: each body below fails within the 1 MiB cap, so memory stays a few MiB.
+HOSTILE = 64 << 20
+HOSTILE_BODIES = {
+    "gzip bomb": ({"gzip_bomb": HOSTILE}, "a single event of more than 1 MiB"),
+    "not events": ({"flood": HOSTILE}, "more than 1 MiB in a reply that is not a stream of events"),
+    "error page": ({"flood": HOSTILE, "status": 502, "content_type": "text/html"}, "HTTP 502 with more than 1 MiB"),
+}
+
+
+@pytest.mark.parametrize("body", HOSTILE_BODIES)
+@pytest.mark.parametrize("name", ["openai", "gemini"])
+def test_a_hostile_body_is_refused_in_bounded_memory(name: str, body: str) -> None:
+    fault, message = HOSTILE_BODIES[body]
+    gzip_bomb(HOSTILE, comments=False)  # made (and cached) before memory is counted
+    with FAKES[name]() as server:
+        server.fail(fault)
+        provider = hosted(name, server)  # its SDK imported before memory is counted
+        tracemalloc.start()
+        try:
+            with pytest.raises(ProviderError, match=message):
+                stream_completion(provider, request())
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        if "flood" in fault:  # the client hung up long before the end
+            assert wait_for(lambda: server.aborted == 1) and server.completed == 0
+    assert peak < 8 << 20, f"{peak / (1 << 20):.0f} MiB held for a {HOSTILE >> 20} MiB body"
+    assert len(server.requests) == 1  # not tried again: a server that does this once does it again
+
+
+def test_inflating_stops_as_soon_as_the_call_is_aborted() -> None:
+    # Bytes already received inflate without a socket read, so the abort that shuts the socket must reach here too:
+    # 16 MiB of keep-alives give the SDK nothing, and would all be inflated and filtered before it heard of the abort.
+    aborted = threading.Event()
+    headers = {"content-type": "text/event-stream", "content-encoding": "gzip"}
+    body = httpx2.ByteStream(gzip_bomb(16 << 20, comments=True))
+    response = bounded(httpx2.Response(200, headers=headers, stream=body), aborted.is_set)
+    assert "content-encoding" not in response.headers  # inflated here, never again by the SDK
+    aborted.set()
+    with pytest.raises(httpx2.ReadError, match="the call was stopped"):
+        next(iter(response.stream))
+
+
+def _packed(raw: bytes, wbits: int) -> bytes:
+    packer = zlib.compressobj(6, zlib.DEFLATED, wbits)
+    return packer.compress(raw) + packer.flush()
+
+
+@pytest.mark.parametrize(
+    ("encoding", "wbits"),
+    [("gzip", 16 + zlib.MAX_WBITS), ("x-gzip", 16 + zlib.MAX_WBITS), ("deflate", zlib.MAX_WBITS), ("deflate", -15)],
+)
+def test_a_compressed_reply_within_bounds_reads_as_sent(encoding: str, wbits: int) -> None:
+    # A server ignoring "Accept-Encoding: identity" still answers: deflate comes zlib-wrapped or raw, as httpx reads it.
+    events = b"".join(b'data: {"n": %d}\n\n' % n for n in range(5000)) + b"data: [DONE]\n\n"
+    packed = _packed(events, wbits)
+    pieces = [packed[i : i + 7] for i in range(0, len(packed), 7)]  # tiny reads: the inflater resumes mid-stream
+    headers = {"content-type": "text/event-stream", "content-encoding": encoding}
+    response = bounded(httpx2.Response(200, headers=headers, stream=_Pieces(pieces)), None)
+    assert b"".join(response.stream) == events and isinstance(response.stream, EventStream)
+    assert response.stream.last_data == b"[DONE]"
+
+
+class _Pieces(httpx2.SyncByteStream):
+    def __init__(self, pieces: list[bytes]) -> None:
+        self._pieces = pieces
+
+    def __iter__(self):
+        yield from self._pieces
+
+
+@pytest.mark.parametrize("encoding", ["br", "gzip, br"])
+def test_an_encoding_this_client_cannot_bound_is_refused_in_one_line(encoding: str) -> None:
+    response = httpx2.Response(200, headers={"content-encoding": encoding}, stream=httpx2.ByteStream(b"..."))
+    with pytest.raises(ProviderError, match=rf"compressed as {encoding}, which ReAct Lab does not read"):
+        bounded(response, None)
 
 
 @pytest.mark.parametrize("name", ["openai", "gemini"])

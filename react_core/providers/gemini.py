@@ -5,9 +5,10 @@ A streamed ``generate_content`` with the fixed prefix as the system instruction 
 up to five stop sequences (the loop cuts locally at all of them), the temperature, and usage from ``usage_metadata``
 (thinking tokens count as completion tokens: they are billed as output). Gemini 3 models think at the ``low`` level and
 2.5 Flash models not at all, because a ReAct step is short and latency adds up over a run. ``base_url`` points the SDK
-elsewhere (``HttpOptions(base_url=…)``), which is how the tests reach a local server. Timeouts and closing of an
-abandoned stream come from ``transport.StreamingClient``; retries from ``retry.with_retries``. The SDK is imported
-lazily.
+elsewhere (``HttpOptions(base_url=…)``), which is how the tests reach a local server. Timeouts, bounded bodies and
+closing of an abandoned stream come from ``transport.StreamingClient``, which also hands a reply that is not a stream
+to the SDK as the events it stands for (``_whole_reply``); retries come from ``retry.with_retries``. The SDK is
+imported lazily.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 
 from react_core.errors import ConfigError, ProviderError
 from react_core.providers.base import Chunk, CompletionRequest, Provider
+from react_core.providers.bodies import whole_json
 from react_core.providers.keys import missing_key, redact, rejected_key, resolve_key
 from react_core.providers.retry import (
     CONNECT_TIMEOUT,
@@ -87,7 +89,9 @@ class GeminiProvider(Provider):
         self.retry = retry or RetryPolicy()
         self._thinking = thinking_config(model)
         self._no_thinking = False  # the model refused a thinking setting
-        self._http = StreamingClient(read=read_timeout, connect=connect_timeout)
+        self._http = StreamingClient(
+            read=read_timeout, connect=connect_timeout, whole=lambda body, kind: _whole_reply(body, kind, api_key)
+        )
         options = types.HttpOptions(base_url=base_url or None, httpx_client=self._http)
         self._client = genai.Client(api_key=api_key, vertexai=False, http_options=options)
 
@@ -275,6 +279,18 @@ class GeminiProvider(Provider):
 
 class _NoThinking(Exception):
     pass
+
+
+def _whole_reply(body: bytes, kind: str, key: str) -> list[Any] | None:
+    """The events a reply that is not a stream stands for (``transport.StreamingClient``'s ``whole``). Without
+    ``alt=sse`` (a proxy that drops it) Gemini answers ``streamGenerateContent`` with a JSON array of the chunks it
+    would have streamed, and a server that does not stream at all with one ``generateContent`` object: each chunk is
+    an event. None for events under another content type; anything else is one clear line."""
+    data = whole_json(body, kind, "Gemini", [key])
+    chunks = [data] if isinstance(data, dict) else data
+    if data is None or (isinstance(chunks, list) and chunks and all(isinstance(c, dict) for c in chunks)):
+        return chunks
+    raise ProviderError("Gemini did not stream its reply and sent no answer; nothing it sent was used.")
 
 
 def _text(chunk: Any) -> str:

@@ -4,9 +4,10 @@
 Chat Completions, not the Responses API, because only it takes ``stop``. At most four stop sequences go to the API; the
 loop cuts locally at all of them. Reasoning models (o-series, gpt-5 and later) take neither ``stop`` nor
 ``temperature``: they are not sent, and a model that rejects a parameter with a 400 is asked again without it, so any
-model works through local cutting. Streams ask for usage; servers that report none get an estimate from the loop. The
-SDK's own retries are off: ``retry.with_retries`` does them (3 tries, jittered backoff, Retry-After). The SDK is
-imported lazily.
+model works through local cutting. Streams ask for usage; servers that report none get an estimate from the loop.
+Replies are read as compatible servers really send them (``openai_reply``: content as typed parts, tool calls repeated
+in every piece, a server that answers with one JSON body instead of a stream). The SDK's own retries are off:
+``retry.with_retries`` does them (3 tries, jittered backoff, Retry-After). The SDK is imported lazily.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 from react_core.errors import ConfigError, ProviderError
 from react_core.providers.base import Chunk, CompletionRequest, Provider
 from react_core.providers.keys import missing_key, redact, rejected_key, resolve_base_url, resolve_key, withheld
+from react_core.providers.openai_reply import ToolCallPieces, content_text, whole_reply_events
 from react_core.providers.retry import (
     CONNECT_TIMEOUT,
     READ_TIMEOUT,
@@ -32,7 +34,7 @@ from react_core.providers.retry import (
 )
 from react_core.retry_after import parse_retry_after
 from react_core.tool_specs import ToolSpec
-from react_core.trace import ToolCall, Usage
+from react_core.trace import Usage
 
 # A current small OpenAI model (GPT-5.4 mini, March 2026): fast and cheap. It is a reasoning model, so stop
 # sequences are enforced by local cutting; set --model to any other model.
@@ -91,7 +93,11 @@ class OpenAIProvider(Provider):
         # Parameters this model turned out to refuse (learned from 400s, kept for the provider's lifetime).
         self._refused: set[str] = set()
         # Our client: it records the body as sent and lets Stop cut a waiting read (transport.StreamingClient).
-        self._http = StreamingClient(read=read_timeout, connect=connect_timeout)
+        self._http = StreamingClient(
+            read=read_timeout,
+            connect=connect_timeout,
+            whole=lambda body, kind: whole_reply_events(body, kind, self._service, self._key),
+        )
         self._client = openai.OpenAI(
             api_key=api_key or NO_KEY, base_url=base_url or None, http_client=self._http, max_retries=0
         )
@@ -241,25 +247,25 @@ class OpenAIProvider(Provider):
 
         stream, event, sent = self._open(request)
         yield Chunk(sent=sent, restart=tries > 1)
-        calls: dict[int, dict[str, Any]] = {}
+        calls = ToolCallPieces()
         wrote, finish, cached = False, "", None
         try:
             while event is not None:
                 for choice in event.choices or ():
                     delta = choice.delta
-                    text = getattr(delta, "content", None) if delta else None
+                    text = content_text(getattr(delta, "content", None)) if delta else ""
                     if text:
                         wrote = True
                         yield Chunk(text=text)
                     for piece in (getattr(delta, "tool_calls", None) or ()) if delta else ():
-                        _add_call_piece(calls, piece)
+                        calls.add(piece)
                     finish = choice.finish_reason or finish
                 usage = getattr(event, "usage", None)
                 if usage is not None:
                     yield Chunk(usage=Usage(usage.prompt_tokens or 0, usage.completion_tokens or 0))
                     details = getattr(usage, "prompt_tokens_details", None)
                     cached = getattr(details, "cached_tokens", None) if details else None
-                if sum(len(c["arguments"]) for c in calls.values()) > MAX_ARGUMENT_CHARS:
+                if calls.argument_chars > MAX_ARGUMENT_CHARS:
                     finish = "length"  # arguments without end: what came is kept (cut, so malformed) and no more
                     break
                 event = next(stream, None)
@@ -269,7 +275,7 @@ class OpenAIProvider(Provider):
         if not finish and last_event(stream.response) != b"[DONE]":
             raise Truncated
         if calls:
-            yield Chunk(tool_calls=[_tool_call(calls[i]) for i in sorted(calls)])
+            yield Chunk(tool_calls=calls.calls())
         yield Chunk(finish_reason=finish or "stop")
         if cached is not None:
             yield Chunk(sent={**sent, "reused_tokens": cached})
@@ -357,21 +363,6 @@ def _message(message: Mapping[str, Any]) -> dict[str, Any]:
             out["tool_calls"] = calls
         return out
     return {"role": "user", "content": message["content"]}
-
-
-def _add_call_piece(calls: dict[int, dict[str, Any]], piece: Any) -> None:
-    """One streamed piece of a tool call: the first names it, the others add to its arguments."""
-    slot = calls.setdefault(getattr(piece, "index", None) or 0, {"id": "", "name": "", "arguments": ""})
-    if getattr(piece, "id", None):
-        slot["id"] = piece.id
-    function = getattr(piece, "function", None)
-    if function is not None:
-        slot["name"] += getattr(function, "name", None) or ""
-        slot["arguments"] += getattr(function, "arguments", None) or ""
-
-
-def _tool_call(slot: dict[str, Any]) -> ToolCall:
-    return ToolCall(id=slot["id"], name=slot["name"], arguments=slot["arguments"])
 
 
 def _detail(error: Exception) -> str:

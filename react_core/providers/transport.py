@@ -1,5 +1,5 @@
 """The HTTP client the hosted providers hand to their SDKs: split timeouts, a User-Agent, the request as sent, streams
-that Stop and the deadline can cut, and server-sent events read within bounds.
+that Stop and the deadline can cut, and bodies read within bounds.
 
 - **Timeouts.** The Gemini SDK passes one timeout for every phase (or none at all); this client forces the
   connect/read timeouts on every request.
@@ -9,10 +9,13 @@ that Stop and the deadline can cut, and server-sent events read within bounds.
   (it waits for its read timeout). So every socket this client opens is tracked, the socket a call is reading or
   writing is remembered, and ``cancel.on_abort`` (Stop, or the call's deadline) shuts that socket down: the blocked
   read returns at once, whether it waits for the response headers (a silent server) or for the next event.
-- **Server-sent events.** Comment lines (``: keepalive``, legal SSE that the Gemini SDK takes for a broken JSON chunk)
-  are dropped before the SDK sees them; a line longer than ``MAX_EVENT_BYTES`` ends the reply with a ProviderError
-  instead of growing in memory; the last ``data:`` line is remembered (``last_event``) so a provider can tell a stream
-  that ended with ``[DONE]`` from one cut short. Streams are requested uncompressed so this reads the bytes as sent.
+- **Bounded bodies.** Every response body goes through ``bodies.bounded`` before an SDK reads it: inflated here when
+  a server compresses it anyway, events filtered and bounded by line, any other body bounded in all; the abort of a
+  call reaches the inflating too. ``last_event`` says what the last ``data:`` line of a stream was, so a provider can
+  tell a stream that ended with ``[DONE]`` from one cut short.
+- **A reply that is not a stream.** A server may ignore the request to stream and answer with one body. The
+  provider says what events such a body stands for (``whole``), and the SDK reads those events as it reads any
+  stream; a provider can instead refuse the body with one clear line.
 - **Closing.** The SDK never closes a streamed response when its generator is abandoned; ``take_stream`` gives the
   provider the response this thread opened last, so it can close it.
 """
@@ -20,10 +23,9 @@ that Stop and the deadline can cut, and server-sent events read within bounds.
 from __future__ import annotations
 
 import json
-import re
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -31,14 +33,11 @@ import httpcore2
 import httpx2
 
 from react_core import cancel
-from react_core.errors import ProviderError
+from react_core.providers.bodies import EventStream, bounded, events_body, is_event_stream
 from react_core.providers.retry import CONNECT_TIMEOUT, READ_TIMEOUT
 
 USER_AGENT = "react-lab/0.1 (ReAct Lab)"
-# No event of a ReAct step comes near this; a server that sends more in one line is not answering a step.
-MAX_EVENT_BYTES = 1 << 20
 # Query parameters that may carry a key (Google APIs accept ?key=); never recorded.
-_LINE_END = re.compile(rb"[\r\n]")
 _SECRET_PARAMS = frozenset({"key", "api_key", "apikey", "access_token"})
 
 # The call each thread is making: its reads and writes attach their socket to it.
@@ -52,8 +51,16 @@ def timeouts(read: float = READ_TIMEOUT, connect: float = CONNECT_TIMEOUT) -> ht
 class StreamingClient(httpx2.Client):
     """An httpx2 client with fixed timeouts that records what it sends and lets Stop cut what it waits for."""
 
-    def __init__(self, *, read: float = READ_TIMEOUT, connect: float = CONNECT_TIMEOUT) -> None:
-        transport = httpx2.HTTPTransport()
+    def __init__(
+        self,
+        *,
+        read: float = READ_TIMEOUT,
+        connect: float = CONNECT_TIMEOUT,
+        whole: Callable[[bytes, str], list[Any] | None] | None = None,
+    ) -> None:
+        """``whole(body, content_type)``: the events (JSON-able values, or strings sent as they are) that a streamed
+        request's successful reply stands for when it is not a stream of events; None leaves the body to the SDK."""
+        transport = _BoundedTransport()
         _track_sockets(transport)
         super().__init__(
             timeout=timeouts(read, connect),
@@ -62,6 +69,7 @@ class StreamingClient(httpx2.Client):
         )
         self._fixed = timeouts(read, connect).as_dict()
         self._local = threading.local()
+        self._whole = whole
 
     def send(self, request: httpx2.Request, **kwargs):  # type: ignore[override]
         # The SDK sets its own (often absent) timeout on the request; ours are the contract.
@@ -72,10 +80,30 @@ class StreamingClient(httpx2.Client):
         cancel.on_abort(call.abort)
         response = super().send(request, **kwargs)
         if kwargs.get("stream"):
-            if _is_event_stream(response):
-                response.stream = EventStream(response.stream)
+            if self._whole is not None and response.is_success and not is_event_stream(response):
+                response = self._as_events(response, self._whole)
             self._local.response = response
         return response
+
+    @staticmethod
+    def _as_events(response: httpx2.Response, whole: Callable[[bytes, str], list[Any] | None]) -> httpx2.Response:
+        """A streamed request answered with one body (bounded): the stream of events it stands for."""
+        try:
+            events = whole(response.read(), response.headers.get("content-type", ""))
+        except BaseException:
+            response.close()
+            raise
+        if events is None:
+            return response  # the SDK reads the bytes read here
+        replaced = ("content-type", "content-length")
+        headers = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in replaced]
+        return httpx2.Response(
+            response.status_code,
+            headers=[*headers, ("content-type", "text/event-stream")],
+            stream=EventStream([events_body(events)]),
+            request=response.request,
+            extensions=response.extensions,
+        )
 
     def take_request(self) -> tuple[str, Any] | None:
         """(endpoint, JSON body) of the request this thread sent last (forgotten once taken)."""
@@ -98,71 +126,13 @@ def last_event(response: Any) -> bytes | None:
     return stream.last_data if stream is not None else None
 
 
-class EventStream(httpx2.SyncByteStream):
-    """Server-sent events as the SDK should read them: comment lines dropped, lines bounded, the last data kept."""
+class _BoundedTransport(httpx2.HTTPTransport):
+    """The transport that hands every body on bounded (``bodies.bounded``), cut at once when its call is aborted."""
 
-    def __init__(self, inner: httpx2.SyncByteStream) -> None:
-        self._inner = inner
-        self.last_data: bytes | None = None
-        self._comment = False  # inside a comment line
-        self._line_start = True
-        self._cr: bool | None = None  # a CR ended the last line (True when that line was kept)
-        self._length = 0
-        self._head = b""  # the first bytes of the current line, enough to recognise "data: [DONE]"
-
-    def __iter__(self) -> Iterator[bytes]:
-        for chunk in self._inner:
-            kept = self._filter(chunk)
-            if kept:
-                yield kept
-
-    def close(self) -> None:
-        self._inner.close()
-
-    def _filter(self, chunk: bytes) -> bytes:
-        out = bytearray()
-        i, n = 0, len(chunk)
-        while i < n:
-            if self._cr is not None:  # the last line ended with CR: an LF right after it is part of that line end
-                kept, self._cr = self._cr, None
-                if chunk[i] == 0x0A:
-                    if kept:
-                        out.append(0x0A)
-                    i += 1
-                    continue
-            if self._line_start:
-                self._comment = chunk[i] == 0x3A  # a line starting with ":" is a comment
-                self._line_start, self._length, self._head = False, 0, b""
-            m = _LINE_END.search(chunk, i)
-            end = m.start() if m else n
-            if not self._comment:
-                piece = chunk[i:end]
-                out += piece
-                self._length += len(piece)
-                if len(self._head) < 16:
-                    self._head += piece[: 16 - len(self._head)]
-                if self._length > MAX_EVENT_BYTES:
-                    raise ProviderError(
-                        f"The model's server sent a single event of more than {MAX_EVENT_BYTES >> 20} MiB; "
-                        "nothing it sent was used."
-                    )
-            if m is None:
-                break
-            if not self._comment:
-                out.append(chunk[end])
-                if self._head.startswith(b"data:"):
-                    self.last_data = self._head[5:].strip() if self._length <= 16 else b"..."
-            if chunk[end] == 0x0D:
-                self._cr = not self._comment
-            self._line_start = True
-            i = end + 1
-        return bytes(out)
-
-
-def _is_event_stream(response: httpx2.Response) -> bool:
-    kind = response.headers.get("content-type", "")
-    # A compressed body (a server ignoring our Accept-Encoding) is left to the SDK as it is.
-    return kind.startswith("text/event-stream") and not response.headers.get("content-encoding")
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        response = super().handle_request(request)
+        call = getattr(_current, "call", None)
+        return bounded(response, (lambda: call.aborted) if call is not None else None)
 
 
 def _public_url(url: httpx2.URL) -> str:
