@@ -1,6 +1,6 @@
-"""The History page's parts: the run list with search, one open run (panels, export, delete, fork), Compare and
-Import. Everything is read from the history store on each render, so every browser session sees the same history.
-Depends on streamlit, the engine's history/export modules, ui.render and ui.turns.
+"""The History page's parts: the run list with search, one open run (panels, export, delete, fork), the conversations
+(reopened in Chat), Compare and Import. Everything is read from the history store on each render, so every browser
+session sees the same history. Depends on streamlit, the engine's history/export modules, ui.render and ui.turns.
 """
 
 from __future__ import annotations
@@ -117,6 +117,36 @@ def render_fork(run_id: int, trace: dict[str, Any]) -> None:
         if turns.fork(run_id, trace, k, field, text):
             st.switch_page("pages/chat.py")
         st.rerun()
+
+
+def render_conversations(store: Store) -> None:
+    """Past conversations, the one continued last first; Open makes one the Chat page's, to read and continue."""
+    try:
+        found = store.conversations(limit=LIST_LIMIT)
+    except ReactLabError as e:
+        st.error(md_literal(str(e)))
+        return
+    if not found:
+        st.info("No conversations yet: ask something in Chat.")
+        return
+    st.caption("Open one to read it in Chat and ask a follow-up: it continues that conversation.")
+    current = st.session_state.chat["id"]
+    busy = state.running()
+    if busy:
+        st.caption("A question is being answered in Chat: other conversations open once it is done (or stopped).")
+    for c in found:
+        text, meta, action = st.columns([0.67, 0.2, 0.13], vertical_alignment="center")
+        text.markdown(md_literal(_short(c.question)))
+        if c.last_answer is not None:
+            last = f"Last answer: {_short(c.last_answer, 60)}"
+        else:
+            last = f"Last turn: {STOP_REASONS.get(c.last_stop_reason or '', 'Unfinished')}"
+        text.caption(md_literal(f"{last} · {c.last_at.replace('T', ' ')[:16]}"))
+        meta.caption(plural(c.turns, "turn") + (" · open in Chat" if c.id == current else ""))
+        if action.button("Open", key=f"chat-open-{c.id}", icon=":material/chat:", disabled=busy and c.id != current):
+            if state.open_conversation(c.id):
+                st.switch_page("pages/chat.py")
+            st.rerun()
 
 
 def render_compare(store: Store) -> None:
