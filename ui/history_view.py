@@ -1,11 +1,9 @@
 """The History page's parts: the run list with search, one open run (panels, export, delete, fork), the conversations
 (reopened in Chat), Compare and Import. Everything is read from the history store on each render, so every browser
-session sees the same history. Depends on streamlit, the engine's history/export modules, ui.render and ui.turns.
+session sees the same history. Depends on streamlit, the engine's history/export modules, ui.render and ui.fork_form.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 import streamlit as st
 
@@ -14,8 +12,9 @@ from react_core.errors import ReactLabError
 from react_core.export import file_stem, plural, to_json, to_markdown
 from react_core.history import RunRecord, Store
 from react_core.trace import STOP_REASONS
-from ui import state, turns
-from ui.render import render_answer, render_status, render_step, render_trace, step_title
+from ui import state
+from ui.fork_form import render_fork
+from ui.render import render_answer, render_status, render_step, render_trace
 from ui.text import md_literal
 
 LIST_LIMIT = 50
@@ -92,31 +91,6 @@ def render_open(store: Store, record: RunRecord) -> None:
         st.button(f"Delete run #{record.id} for good", key="delete-run", on_click=_delete, args=(store, record.id))
     render_trace(trace, key=f"h{record.id}")
     render_fork(record.id, trace)
-
-
-def render_fork(run_id: int, trace: dict[str, Any]) -> None:
-    steps = trace.get("steps", [])
-    if not steps:
-        return
-    st.subheader("Fork", anchor=False)
-    st.caption(
-        "Edit one step's Thought or Observation and run again from there, with your current settings. "
-        "The new run appears in Chat and is saved as a fork of this one."
-    )
-    fmt = trace.get("settings", {}).get("format", "paper")
-    by_index = {s["index"]: s for s in steps}
-    k = st.selectbox(
-        "Step", list(by_index), key=f"fork-step-{run_id}", format_func=lambda i: step_title(by_index[i], fmt)
-    )
-    step = by_index[k]
-    fields = ["thought", "observation"] if step.get("observation") else ["thought"]
-    field = st.radio("Edit its", fields, key=f"fork-field-{run_id}", horizontal=True, format_func=str.capitalize)
-    original = step["thought"] if field == "thought" else step["observation"]["text"]
-    text = st.text_area(f"New {field}", value=original, key=f"fork-text-{run_id}-{k}-{field}", height=150)
-    if st.button(f"Re-run from step {k}", key="fork-run", icon=":material/call_split:", type="primary"):
-        if turns.fork(run_id, trace, k, field, text):
-            st.switch_page("pages/chat.py")
-        st.rerun()
 
 
 def render_conversations(store: Store) -> None:
