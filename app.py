@@ -24,6 +24,7 @@ if identity.mode() == identity.SIGNED_IN and not identity.signed_in():
     st.stop()
 state.init_state()
 turns.collect()
+state.keep_chat_in_url()  # a page change drops it from the address: every page puts it back (see there why)
 
 pages = [
     st.Page("pages/chat.py", title="Chat", icon=":material/chat:", default=True),

@@ -11,7 +11,7 @@ from functools import partial
 import streamlit as st
 
 from react_core.providers import provider_class
-from ui import state, turns
+from ui import run_settings, state, turns
 from ui.examples import chat_examples
 from ui.history_view import RUN_PARAM
 from ui.render import render_answer, render_current, render_status, render_steps
@@ -31,9 +31,7 @@ def render_turn(turn: dict) -> None:
         render_steps(trace, key=f"t{turn['id']}", on_similar=partial(turns.ask_similar, turn["id"]))
         render_answer(trace)
         if trace.get("stop_reason") == "error":
-            st.button(
-                "Retry", key=f"retry-{turn['id']}", icon=":material/refresh:", on_click=turns.retry, args=(turn["id"],)
-            )
+            render_retry(turn)
         if turn.get("history_id"):
             st.page_link(
                 "pages/history.py",
@@ -41,6 +39,33 @@ def render_turn(turn: dict) -> None:
                 icon=":material/history:",
                 query_params={RUN_PARAM: str(turn["history_id"])},
             )
+
+
+def render_retry(turn: dict) -> None:
+    """Retry goes on with the run's own settings; when the session's differ (a model changed since the failure), a
+    second button goes on with them, or says why it cannot (another dialect would retitle the steps)."""
+    own, mine = run_settings.of_run(turn["trace"]), run_settings.current()
+    changed = run_settings.differences(own, mine)
+    left, right = st.columns(2)
+    left.button(
+        "Retry",
+        key=f"retry-{turn['id']}",
+        icon=":material/refresh:",
+        on_click=turns.retry,
+        args=(turn["id"],),
+        help="Go on from where it stopped, with this run's own settings.",
+    )
+    if changed:
+        clash = run_settings.dialect_clash(own, mine)
+        right.button(
+            "Retry with my current settings",
+            key=f"retry-current-{turn['id']}",
+            icon=":material/tune:",
+            on_click=turns.retry,
+            args=(turn["id"], True),
+            disabled=bool(clash),
+            help=clash or f"Go on from where it stopped, with your settings: {', '.join(changed)} differ.",
+        )
 
 
 def live_turn() -> None:

@@ -1,5 +1,6 @@
 """The History page: every saved run with text search; open one to read its panels, export it, delete it or fork
-it; compare two runs step by step; import a JSON trace. Rendering only: the parts live in ui.history_view.
+it; past conversations, reopened in Chat to read and continue; compare two runs step by step; import a JSON trace.
+Rendering only: the parts live in ui.history_view.
 """
 
 from __future__ import annotations
@@ -7,8 +8,16 @@ from __future__ import annotations
 import streamlit as st
 
 from react_core.errors import ReactLabError
+from react_core.export import plural
 from ui import state
-from ui.history_view import RUN_PARAM, render_compare, render_import, render_list, render_open
+from ui.history_view import (
+    RUN_PARAM,
+    render_compare,
+    render_conversations,
+    render_import,
+    render_list,
+    render_open,
+)
 from ui.text import md_literal
 
 state.require_app()
@@ -26,13 +35,13 @@ try:
 except ReactLabError as e:
     st.error(md_literal(str(e)))
     st.stop()
-st.caption(md_literal(f"{total:,} runs saved in {status.where}"))
+st.caption(md_literal(f"{plural(total, 'run')} saved in {status.where}"))
 asked = st.query_params.get(RUN_PARAM)
 if asked:  # a link to one run (from the chat): open it once, then the page is the person's again
     del st.query_params[RUN_PARAM]
     st.session_state.history_open = int(asked) if asked.isdigit() else None
 
-runs_tab, compare_tab, import_tab = st.tabs(["Runs", "Compare", "Import"])
+runs_tab, chats_tab, compare_tab, import_tab = st.tabs(["Runs", "Conversations", "Compare", "Import"])
 with runs_tab:
     open_id = st.session_state.history_open
     record = store.get(open_id) if open_id is not None else None
@@ -41,6 +50,8 @@ with runs_tab:
     else:
         st.session_state.history_open = None
         render_list(store)
+with chats_tab:
+    render_conversations(store)
 with compare_tab:
     render_compare(store)
 with import_tab:

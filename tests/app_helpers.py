@@ -134,3 +134,20 @@ def go(at: AppTest, page: str) -> AppTest:
     at.switch_page(f"pages/{page}.py").run()
     assert not at.exception, at.exception
     return at
+
+
+def nav(at: AppTest, page: str) -> AppTest:
+    """A click on the page's name in the sidebar. Streamlit's frontend drops every query parameter not bound to a
+    widget when st.navigation changes page (``go`` keeps them, as AppTest's switch_page does)."""
+    at.query_params.clear()
+    return go(at, page)
+
+
+def reload(at: AppTest) -> AppTest:
+    """The same browser tab loaded again: a new session with the same address."""
+    again = AppTest.from_file(str(APP), default_timeout=APP_TIMEOUT)
+    for name, value in at.query_params.items():
+        again.query_params[name] = value
+    again.run()
+    assert not again.exception, again.exception
+    return again

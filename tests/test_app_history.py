@@ -11,6 +11,7 @@ from app_helpers import (
     go,
     new_session,
     provider,
+    reload,
     unescape,
     use_app,
     wait_idle,
@@ -108,6 +109,8 @@ def test_fork_with_an_edited_observation_keeps_that_step_and_goes_on(monkeypatch
     assert steps[0]["observation"]["note"] == "Edited by hand in a fork."
     assert "Observation 1: 6 * 7 = 41" in provider(at).requests[-1].prompt
     assert steps[1]["final_answer"] == "41"
+    restored = reload(at).session_state.chat["turns"]  # the fork's own conversation, its label made again
+    assert [t["label"] for t in restored] == ["Fork of run #1 from step 1 (observation edited)"]
 
 
 def test_compare_two_runs_side_by_side_step_by_step(monkeypatch, tmp_path):

@@ -1,11 +1,9 @@
-"""The History page's parts: the run list with search, one open run (panels, export, delete, fork), Compare and
-Import. Everything is read from the history store on each render, so every browser session sees the same history.
-Depends on streamlit, the engine's history/export modules, ui.render and ui.turns.
+"""The History page's parts: the run list with search, one open run (panels, export, delete, fork), the conversations
+(reopened in Chat), Compare and Import. Everything is read from the history store on each render, so every browser
+session sees the same history. Depends on streamlit, the engine's history/export modules, ui.render and ui.fork_form.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 import streamlit as st
 
@@ -14,8 +12,9 @@ from react_core.errors import ReactLabError
 from react_core.export import file_stem, plural, to_json, to_markdown
 from react_core.history import RunRecord, Store
 from react_core.trace import STOP_REASONS
-from ui import state, turns
-from ui.render import render_answer, render_status, render_step, render_trace, step_title
+from ui import state
+from ui.fork_form import render_fork
+from ui.render import render_answer, render_status, render_step, render_trace
 from ui.text import md_literal
 
 LIST_LIMIT = 50
@@ -94,29 +93,34 @@ def render_open(store: Store, record: RunRecord) -> None:
     render_fork(record.id, trace)
 
 
-def render_fork(run_id: int, trace: dict[str, Any]) -> None:
-    steps = trace.get("steps", [])
-    if not steps:
+def render_conversations(store: Store) -> None:
+    """Past conversations, the one continued last first; Open makes one the Chat page's, to read and continue."""
+    try:
+        found = store.conversations(limit=LIST_LIMIT)
+    except ReactLabError as e:
+        st.error(md_literal(str(e)))
         return
-    st.subheader("Fork", anchor=False)
-    st.caption(
-        "Edit one step's Thought or Observation and run again from there, with your current settings. "
-        "The new run appears in Chat and is saved as a fork of this one."
-    )
-    fmt = trace.get("settings", {}).get("format", "paper")
-    by_index = {s["index"]: s for s in steps}
-    k = st.selectbox(
-        "Step", list(by_index), key=f"fork-step-{run_id}", format_func=lambda i: step_title(by_index[i], fmt)
-    )
-    step = by_index[k]
-    fields = ["thought", "observation"] if step.get("observation") else ["thought"]
-    field = st.radio("Edit its", fields, key=f"fork-field-{run_id}", horizontal=True, format_func=str.capitalize)
-    original = step["thought"] if field == "thought" else step["observation"]["text"]
-    text = st.text_area(f"New {field}", value=original, key=f"fork-text-{run_id}-{k}-{field}", height=150)
-    if st.button(f"Re-run from step {k}", key="fork-run", icon=":material/call_split:", type="primary"):
-        if turns.fork(run_id, trace, k, field, text):
-            st.switch_page("pages/chat.py")
-        st.rerun()
+    if not found:
+        st.info("No conversations yet: ask something in Chat.")
+        return
+    st.caption("Open one to read it in Chat and ask a follow-up: it continues that conversation.")
+    current = st.session_state.chat["id"]
+    busy = state.running()
+    if busy:
+        st.caption("A question is being answered in Chat: other conversations open once it is done (or stopped).")
+    for c in found:
+        text, meta, action = st.columns([0.67, 0.2, 0.13], vertical_alignment="center")
+        text.markdown(md_literal(_short(c.question)))
+        if c.last_answer is not None:
+            last = f"Last answer: {_short(c.last_answer, 60)}"
+        else:
+            last = f"Last turn: {STOP_REASONS.get(c.last_stop_reason or '', 'Unfinished')}"
+        text.caption(md_literal(f"{last} · {c.last_at.replace('T', ' ')[:16]}"))
+        meta.caption(plural(c.turns, "turn") + (" · open in Chat" if c.id == current else ""))
+        if action.button("Open", key=f"chat-open-{c.id}", icon=":material/chat:", disabled=busy and c.id != current):
+            if state.open_conversation(c.id):
+                st.switch_page("pages/chat.py")
+            st.rerun()
 
 
 def render_compare(store: Store) -> None:

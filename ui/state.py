@@ -21,9 +21,10 @@ import streamlit as st
 from react_core.environment import setting_defaults
 from react_core.errors import ReactLabError
 from react_core.history import Store, open_history
+from react_core.history.conversations import turns as conversation_turns
 from react_core.providers import provider_class
 from react_core.settings import RunSettings, default_provider
-from ui import identity
+from ui import identity, labels
 from ui.jobs import registry
 
 MAX_QUESTION_CHARS = 10_000
@@ -80,7 +81,7 @@ def init_state() -> None:
     ss.setdefault("job", None)
     ss.setdefault("next_turn_id", 1)
     if "chat" not in ss:
-        ss.chat = _restored_chat(st.query_params.get(CHAT_PARAM)) or new_chat()
+        ss.chat = load_conversation(st.query_params.get(CHAT_PARAM)) or new_chat()
     ss.setdefault("provider_slot", {"signature": None, "provider": None})
     ss.setdefault("history_open", None)
     ss.setdefault("eval_job", None)  # the Evaluate page's background evaluation (ui.jobs.evaluation.EvalJob)
@@ -101,9 +102,22 @@ def new_chat() -> dict[str, Any]:
     return chat
 
 
-def _restored_chat(chat_id: str | None) -> dict[str, Any] | None:
-    """The conversation a reloaded page was showing: its finished turns from history and, if it is still running
-    in this process, its live turn. None when the URL names no conversation of this person's."""
+def keep_chat_in_url() -> None:
+    """Put this session's conversation in the address on every page, on every render.
+
+    Streamlit's frontend keeps only the query parameters bound to widgets when the sidebar (st.navigation) changes
+    page, and ``st.switch_page`` without ``query_params`` clears them all: the ``?chat=`` that ``new_chat`` set is
+    gone after any page change, and a reload then started an empty chat. Setting it again on every page (only when it
+    is missing or stale, so an ordinary rerun sends nothing) means a reload on any page, at any moment, comes back to
+    the conversation. Other parameters (History's ``?run=``) are left as they are."""
+    chat_id = st.session_state.chat["id"]
+    if st.query_params.get(CHAT_PARAM) != chat_id:
+        st.query_params[CHAT_PARAM] = chat_id
+
+
+def load_conversation(chat_id: str | None) -> dict[str, Any] | None:
+    """A conversation of this person's as the Chat page holds it: its turns from history and, if it is still running
+    in this process, its live turn (made this session's job). None when there is no such conversation of theirs."""
     if not chat_id or not _CHAT_ID.fullmatch(chat_id):
         return None
     try:
@@ -114,20 +128,37 @@ def _restored_chat(chat_id: str | None) -> dict[str, Any] | None:
     if not records and job is None:
         return None
     turns = []
-    for record in records:
+    for record in conversation_turns(records):
         if record.trace is None or record.damaged:
             continue
-        turn = {"kind": "turn", "id": next_turn_id(), "question": record.question, "trace": record.trace.to_dict()}
-        turn.update(history_id=record.id, origin=record.origin, label="")
-        if record.origin == "retry" and turns:
-            turns[-1] = turn  # a retry took the failed turn's place
-        else:
-            turns.append(turn)
+        trace = record.trace.to_dict()
+        turn = {"kind": "turn", "id": next_turn_id(), "question": record.question, "trace": trace}
+        label = labels.of_saved(record.origin, record.parent_id, record.fork_step, trace)
+        turn.update(history_id=record.id, origin=record.origin, label=label)
+        turns.append(turn)
     if job is not None and not job.done:
         st.session_state.job = job
     elif job is not None:
         registry.forget(job)  # it finished while nobody watched: its run came back from history above
     return {"id": chat_id, "turns": turns}
+
+
+def open_conversation(chat_id: str) -> bool:
+    """Make a past conversation this session's chat (from the History page), so a follow-up continues it: same
+    conversation id, its earlier turns as context. Refused while another conversation's turn is running."""
+    ss = st.session_state
+    if chat_id == ss.chat["id"]:
+        return True
+    if running():
+        flash("warning", "A question is still being answered in Chat: wait for its answer, or press Stop there first.")
+        return False
+    chat = load_conversation(chat_id)
+    if chat is None:
+        flash("error", "That conversation is not in your history.")
+        return False
+    ss.chat = chat
+    st.query_params[CHAT_PARAM] = chat_id
+    return True
 
 
 def settings() -> dict[str, Any]:

@@ -1,8 +1,9 @@
 """The conversation's verbs: ask, stop, retry, re-ask with a similar title, fork, new chat, collect a finished turn.
 
-Each verb checks its input, captures the session's settings as plain values into a TurnRequest and starts a background
-TurnJob. ``collect()`` runs at the top of every page render and moves a finished job into the conversation (a retry
-takes the failed turn's place).
+Each verb checks its input, captures its settings as plain values into a TurnRequest and starts a background TurnJob.
+A question uses the session's settings; a retry, a re-ask and a fork go on from an earlier run's steps, so they start
+from that run's own settings (``ui.run_settings``). ``collect()`` runs at the top of every page render and moves a
+finished job into the conversation (a retry takes the failed turn's place).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 import streamlit as st
 
 from react_core.trace import Action
-from ui import identity, presets, state
+from ui import identity, labels, presets, run_settings, state
 from ui.jobs import registry
 from ui.jobs.turn import TurnJob, TurnRequest, edited_observation_step, provider_signature
 
@@ -30,18 +31,29 @@ def _turn(turn_id: int) -> dict[str, Any] | None:
 
 
 def context_for_next_turn() -> list[dict[str, Any]]:
-    """Earlier questions with their answers, so a follow-up question can refer to them."""
-    return [
+    """Earlier questions with their answers, so a follow-up question can refer to them. A conversation that began
+    with a fork goes on from the exchanges its forked run was asked after."""
+    turns = _turns()
+    before = list(turns[0]["trace"].get("context", [])) if turns else []
+    return before + [
         {"question": t["question"], "answer": t["trace"]["final_answer"]}
-        for t in _turns()
+        for t in turns
         if t["trace"].get("final_answer") is not None
     ]
 
 
-def _start(request: TurnRequest) -> bool:
-    collect()  # a turn that finished since the last render joins the conversation before the next one starts
+def _busy() -> bool:
+    """Whether a turn is still running (the person is told); one that finished since the last render joins the
+    conversation first."""
+    collect()
     if state.running():
         state.flash("warning", "Still working on the last question. Wait for its answer, or press Stop first.")
+        return True
+    return False
+
+
+def _start(request: TurnRequest) -> bool:
+    if _busy():
         return False
     slot = st.session_state.provider_slot
     reuse = slot["provider"] if slot["signature"] == provider_signature(request.settings, request.api_key) else None
@@ -65,16 +77,20 @@ def _keep_provider(job: TurnJob) -> None:
     slot.update(signature=job.signature, provider=job.provider)
 
 
-def _request(question: str, **kwargs: Any) -> TurnRequest:
+def _request(question: str, start: run_settings.Start | None = None, **kwargs: Any) -> TurnRequest:
+    """A turn with the session's settings, or with ``start`` (an earlier run's own)."""
     ss = st.session_state
+    settings = dict(start.settings if start else ss.settings)
+    # The key typed in Settings is for the provider chosen there; a run of another provider never gets it.
+    same_provider = settings["provider"] == ss.settings["provider"]
     return TurnRequest(
         question=question,
-        settings=dict(ss.settings),
+        settings=settings,
         chat_id=ss.chat["id"],
         turn_id=state.next_turn_id(),
-        preset=ss.prompt,
-        format=presets.active().format,
-        api_key=ss.api_key,
+        preset=start.preset.to_dict() if start else ss.prompt,
+        format=start.format if start else presets.active().format,
+        api_key=ss.api_key if same_provider else "",
         allowance=identity.allowance(),
         **kwargs,
     )
@@ -106,15 +122,30 @@ def stop() -> None:
         job.cancel()
 
 
-def retry(turn_id: int) -> None:
-    """Run a failed turn again from where it stopped, with the current settings; its steps are kept."""
+def _noted(start: run_settings.Start) -> run_settings.Start:
+    if start.note:
+        state.flash("warning", start.note)
+    return start
+
+
+def retry(turn_id: int, current: bool = False) -> None:
+    """Run a failed turn again from where it stopped, its steps kept: with its own settings (a passing failure: the
+    network, a rate limit, a key typed since), or with the session's (``current``: another model, say), refused when
+    their dialect differs from the one its steps are written in."""
     turn = _turn(turn_id)
     if turn is None:
         return
     trace = turn["trace"]
+    own = run_settings.of_run(trace)
+    start = run_settings.current() if current else _noted(own)
+    clash = run_settings.dialect_clash(own, start)
+    if clash:
+        state.flash("error", clash)
+        return
     _start(
         _request(
             trace["question"],
+            start,
             context=trace.get("context", []),
             prior_steps=trace.get("steps", []),
             origin="retry",
@@ -133,23 +164,33 @@ def ask_similar(turn_id: int, step_index: int, title: str) -> None:
     _start(
         _request(
             trace["question"],
+            _noted(run_settings.of_run(trace)),
             context=trace.get("context", []),
             prior_steps=[s for s in trace["steps"] if s["index"] <= step_index],
             replace_action=Action("search", title).to_dict(),
             origin="similar",
-            label=f"Searched {title!r} instead at step {step_index}",
+            label=labels.similar(step_index, title),
             parent_id=turn.get("history_id"),
             fork_step=step_index,
         )
     )
 
 
-def fork(run_id: int, trace: dict[str, Any], step_index: int, field: str, text: str) -> bool:
-    """Re-run a stored run from one step whose Thought or Observation was edited."""
+def fork(run_id: int, trace: dict[str, Any], step_index: int, field: str, text: str, start: run_settings.Start) -> bool:
+    """Re-run a stored run from one step whose Thought or Observation was edited, with ``start`` (the run's own
+    settings unless the person chose otherwise on the form), in a conversation of its own."""
     steps = trace.get("steps", [])
     step = next((s for s in steps if s["index"] == step_index), None)
     if step is None:
         return False
+    clash = run_settings.dialect_clash(run_settings.of_run(trace), start)
+    if clash:
+        state.flash("error", clash)
+        return False
+    if _busy():
+        return False
+    # Not appended to whatever chat is open: a fork is another line of the run's own conversation.
+    st.session_state.chat = state.new_chat()
     if field == "thought":
         prior, resume = [s for s in steps if s["index"] < step_index], text
     else:
@@ -158,11 +199,12 @@ def fork(run_id: int, trace: dict[str, Any], step_index: int, field: str, text: 
     return _start(
         _request(
             trace["question"],
+            start,
             context=trace.get("context", []),
             prior_steps=prior,
             resume_thought=resume,
             origin="fork",
-            label=f"Fork of run #{run_id} from step {step_index} ({field} edited)",
+            label=labels.fork(run_id, step_index, field),
             parent_id=run_id,
             fork_step=step_index,
         )

@@ -14,6 +14,7 @@ from abc import ABC, abstractmethod
 from contextlib import AbstractContextManager
 from typing import Any, ClassVar
 
+from react_core.history.conversations import ConversationSummary, summary
 from react_core.history.migrations import Tx
 from react_core.history.records import (
     COLUMNS,
@@ -147,6 +148,32 @@ class Store(ABC):
             data = dict(row)
             out.append(with_trace(record(data), data.pop("trace_json")))
         return out
+
+    def conversations(self, *, limit: int = 50) -> list[ConversationSummary]:
+        """This owner's chat conversations, the one continued most recently first (runs saved without a conversation,
+        such as imports, are in no conversation)."""
+        with self._read() as tx:
+            chosen = tx.rows(
+                "SELECT conversation, MAX(id) AS last_id FROM runs WHERE owner = ? AND conversation <> '' "
+                "GROUP BY conversation ORDER BY last_id DESC LIMIT ?",
+                (self.owner, max(0, min(int(limit), MAX_LIST))),
+            )
+            ids = [r["conversation"] for r in chosen]
+            rows = []
+            for start in range(0, len(ids), 100):  # bounded statements: SQLite caps its parameters
+                part = ids[start : start + 100]
+                rows += tx.rows(
+                    f"SELECT {COLUMNS} FROM runs WHERE owner = ? AND conversation IN ({', '.join('?' for _ in part)}) "
+                    "ORDER BY id",
+                    (self.owner, *part),
+                )
+        by_id: dict[str, list[RunRecord]] = {c: [] for c in ids}
+        for row in rows:
+            rec = record(row)
+            if rec.conversation in by_id:  # (a hand-damaged column reads as another text)
+                by_id[rec.conversation].append(rec)
+        found = (summary(c, records) for c, records in by_id.items())
+        return [s for s in found if s is not None]
 
     def delete(self, run_id: int) -> bool:
         n = row_id(run_id)

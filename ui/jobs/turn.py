@@ -28,6 +28,7 @@ from ui.jobs.base import Job
 log = logging.getLogger(__name__)
 # Settings that need a new provider object when they change; everything else applies to the same provider.
 PROVIDER_FIELDS = ("provider", "model", "base_url", "model_path", "script", "delay")
+EDITED_NOTE = "Edited by hand in a fork."  # the note on an Observation rewritten on the fork form
 
 
 @dataclass
@@ -200,5 +201,5 @@ class TurnJob(Job):
 def edited_observation_step(step: dict[str, Any], text: str) -> dict[str, Any]:
     """A copy of a step whose Observation was rewritten by hand (its sources no longer apply)."""
     edited = Step.from_dict(step)
-    edited.observation = Observation(text=text, note="Edited by hand in a fork.")
+    edited.observation = Observation(text=text, note=EDITED_NOTE)
     return edited.to_dict()

@@ -1,0 +1,71 @@
+"""The History page's fork form: edit one step's Thought or Observation and run again from there.
+
+The form shows the settings the fork will use: the run's own (``ui.run_settings.of_run``), unless the person ticks
+"Use my current settings instead", which lists what changes and refuses another dialect. The fork starts a
+conversation of its own in Chat.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from ui import run_settings, turns
+from ui.render import step_title
+from ui.text import md_literal
+
+
+def _settings_table(rows: dict[str, str], changed: list[str]) -> str:
+    lines = ["| Setting | Value |", "|---|---|"]
+    for name, value in rows.items():
+        mark = " ✎" if name in changed else ""
+        lines.append(f"| {name}{mark} | {md_literal(value)} |")
+    return "\n".join(lines)
+
+
+def render_fork(run_id: int, trace: dict[str, Any]) -> None:
+    steps = trace.get("steps", [])
+    if not steps:
+        return
+    st.subheader("Fork", anchor=False)
+    st.caption(
+        "Edit one step's Thought or Observation and run again from there. The fork opens as a new conversation in "
+        "Chat and is saved as a fork of this run."
+    )
+    own = run_settings.of_run(trace)
+    by_index = {s["index"]: s for s in steps}
+    k = st.selectbox(
+        "Step", list(by_index), key=f"fork-step-{run_id}", format_func=lambda i: step_title(by_index[i], own.format)
+    )
+    step = by_index[k]
+    fields = ["thought", "observation"] if step.get("observation") else ["thought"]
+    field = st.radio("Edit its", fields, key=f"fork-field-{run_id}", horizontal=True, format_func=str.capitalize)
+    original = step["thought"] if field == "thought" else step["observation"]["text"]
+    text = st.text_area(f"New {field}", value=original, key=f"fork-text-{run_id}-{k}-{field}", height=150)
+
+    mine = st.checkbox(
+        "Use my current settings instead",
+        key=f"fork-current-{run_id}",
+        help="Your settings from the Settings page, instead of the ones this run used.",
+    )
+    start = run_settings.current() if mine else own
+    changed = run_settings.differences(own, start)
+    clash = run_settings.dialect_clash(own, start)
+    if not mine:
+        st.markdown("It runs with **this run's own settings**:")
+        if own.note:
+            st.warning(md_literal(own.note), icon=":material/warning:")
+    elif changed:
+        st.markdown(f"It runs with **your current settings** (✎: not the run's own): {md_literal(', '.join(changed))}.")
+    else:
+        st.markdown("It runs with **your current settings**, the same as this run's own.")
+    st.markdown(_settings_table(run_settings.describe(start), changed))
+    if clash:
+        st.error(md_literal(clash), icon=":material/block:")
+    if st.button(
+        f"Re-run from step {k}", key="fork-run", icon=":material/call_split:", type="primary", disabled=bool(clash)
+    ):
+        if turns.fork(run_id, trace, k, field, text, start):
+            st.switch_page("pages/chat.py")
+        st.rerun()

@@ -1,0 +1,164 @@
+"""What a fork, a "Similar title" re-ask or a Retry of an earlier run starts from: that run's own settings and prompt.
+
+Its earlier steps were written in its dialect by its model under its prompt; going on from them under whatever is
+selected today would make a run of two dialects (the earlier steps retitled) or of two models. So these verbs start
+from ``of_run``; the session's settings (``current``) are a deliberate choice the person makes on the form, refused
+when the dialect differs (``dialect_clash``).
+
+A trace records provider, model, dialect (format), preset name, temperature, max model calls, tools, knowledge and
+whether decoding was constrained (grammar). What it does not record comes from the session: the connection (Base URL,
+model file, script: the Base URL only while the provider is the session's own) and the Advanced settings. A trace names
+its prompt only ("paper", or "paper (edited)" for a prompt edited in Settings and not saved); the prompt is recovered
+when a candidate of that name renders exactly the instructions, examples and question the run's recorded calls sent,
+else the named preset of its dialect stands in and ``note`` says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+from react_core import calls
+from react_core.errors import ReactLabError
+from react_core.formats import FORMATS
+from react_core.prompts import DEFAULT_PRESET, Preset, default_preset_for, render_prefix, render_question
+from react_core.providers import PROVIDERS, provider_class
+from react_core.tool_specs import label as tool_label
+from react_core.trace import Exchange, Step
+from ui import presets, state
+
+EDITED = " (edited)"  # what the prompt editor appends to the name of a prompt it changed
+
+
+@dataclass
+class Start:
+    """The settings (``RunSettings.to_dict()``) and prompt a turn runs with; ``note``: what could not be recovered."""
+
+    settings: dict[str, Any]
+    preset: Preset
+    note: str = ""
+
+    @property
+    def format(self) -> str:
+        return self.preset.format
+
+
+def current() -> Start:
+    """The session's settings and prompt: what the next question in Chat uses."""
+    return Start(dict(state.settings()), presets.active())
+
+
+def of_run(trace: dict[str, Any]) -> Start:
+    """The settings and prompt ``trace`` ran with, as far as it recorded them (the rest from the session)."""
+    recorded = trace.get("settings", {})
+    s = dict(state.settings())
+    provider = recorded.get("provider")
+    if provider in PROVIDERS:
+        if provider != s["provider"]:
+            s.update(provider=provider, base_url="")  # a Base URL typed for another provider is not this one's
+        if "model" in provider_class(provider).options and "model" in recorded:
+            s["model"] = recorded["model"]
+    for name in ("temperature", "max_calls", "tools", "knowledge"):
+        if name in recorded:
+            s[name] = recorded[name]
+    s["grammar"] = bool(recorded.get("grammar", False))  # recorded only when decoding was constrained
+    fmt = recorded.get("format") or "paper"
+    preset, note = _prompt(trace, recorded.get("preset") or "", fmt, list(s["tools"]))
+    s.update(format=preset.format, preset=preset.name)
+    return Start(s, preset, note)
+
+
+def _prompt(trace: dict[str, Any], name: str, fmt: str, tools: list[str]) -> tuple[Preset, str]:
+    """The run's prompt and '' when it is recovered; else the dialect's named preset and why it stands in."""
+    try:
+        shipped = default_preset_for(fmt)
+    except ReactLabError:
+        shipped = DEFAULT_PRESET
+    name = name or shipped
+    steps = [Step.from_dict(s) for s in trace.get("steps", [])]
+    sent = next((t for t in calls.texts(steps) if t is not None), None)
+    context = [Exchange.from_dict(c) for c in trace.get("context", [])]
+
+    def sent_by(p: Preset) -> bool:
+        if p.format != fmt:
+            return False
+        if sent is None:  # no recorded call to compare with (the run failed before its first): the name is all
+            return True
+        question = render_question(p, trace.get("question", ""), context)
+        return render_prefix(p, tools) == sent.system and sent.prompt.startswith(question)
+
+    in_use = st.session_state.get("prompt")
+    candidates = [Preset.from_dict(in_use)] if in_use and in_use.get("name") == name else []
+    candidates += _loaded(name)
+    for p in candidates:
+        if sent_by(p):
+            return p, ""
+    stand_in = next((p for p in _loaded(name.removesuffix(EDITED), shipped) if p.format == fmt), None)
+    if stand_in is None:
+        stand_in = presets.load(DEFAULT_PRESET)
+    why = "was edited and not saved" if name.endswith(EDITED) else "is not the one this run used any more"
+    return stand_in, (
+        f"This run's prompt “{name}” {why}, so it cannot be used again: the {stand_in.name} preset stands in. The "
+        "steps after the fork may differ for that reason too."
+    )
+
+
+def _loaded(*names: str) -> list[Preset]:
+    out = []
+    for name in dict.fromkeys(names):
+        try:
+            out.append(presets.load(name))
+        except ReactLabError:
+            continue
+    return out
+
+
+def dialect_clash(run: Start, chosen: Start) -> str:
+    """Why ``chosen`` cannot go on from ``run``'s steps ('' when it can): they are written in the run's dialect."""
+    if chosen.format == run.format:
+        return ""
+    return (
+        f"Your current dialect is {_dialect(chosen.format)}; this run's steps are written in {_dialect(run.format)}. "
+        "Going on from them in another dialect would retitle them, so it is refused: choose a preset of the run's "
+        "dialect in Settings, or keep the run's own settings."
+    )
+
+
+def _dialect(fmt: str) -> str:
+    f = FORMATS.get(fmt)
+    return f.label if f else fmt
+
+
+def describe(start: Start) -> dict[str, str]:
+    """The settings a person reads on a form, by label."""
+    s = start.settings
+    cls = provider_class(s["provider"])
+    if "model" in cls.options:
+        model = s.get("model") or cls.default_model or "the provider's default"
+    elif "model_path" in cls.options:
+        model = Path(s["model_path"]).name if s.get("model_path") else "the bundled model"
+    else:
+        model = cls.default_model or "—"
+    knowledge = s.get("knowledge", "")
+    rows = {
+        "Provider": cls.label,
+        "Model": model,
+        "Dialect": _dialect(start.format),
+        "Preset": start.preset.name,
+        "Temperature": f"{float(s.get('temperature', 0)):g}",
+        "Max model calls": str(s.get("max_calls")),
+        "Knowledge": "Wikipedia" if knowledge == "wikipedia" else f"offline pack {Path(knowledge[5:]).name}",
+        "Tools": ", ".join(tool_label(t) for t in s.get("tools", [])) or "none",
+    }
+    if cls.constrained:
+        rows["Grammar"] = "on" if s.get("grammar") else "off"
+    return rows
+
+
+def differences(a: Start, b: Start) -> list[str]:
+    """The labels of the settings shown for ``a`` and ``b`` that differ."""
+    da, db = describe(a), describe(b)
+    return [k for k in dict.fromkeys([*da, *db]) if da.get(k) != db.get(k)]
