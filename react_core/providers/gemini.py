@@ -21,7 +21,6 @@ from typing import Any
 
 from react_core.errors import ConfigError, ProviderError
 from react_core.providers.base import Chunk, CompletionRequest, Provider
-from react_core.providers.bodies import whole_json
 from react_core.providers.keys import missing_key, redact, rejected_key, resolve_key
 from react_core.providers.retry import (
     CONNECT_TIMEOUT,
@@ -286,6 +285,8 @@ def _whole_reply(body: bytes, kind: str, key: str) -> list[Any] | None:
     ``alt=sse`` (a proxy that drops it) Gemini answers ``streamGenerateContent`` with a JSON array of the chunks it
     would have streamed, and a server that does not stream at all with one ``generateContent`` object: each chunk is
     an event. None for events under another content type; anything else is one clear line."""
+    from react_core.providers.bodies import whole_json  # with the HTTP client, which pages never load
+
     data = whole_json(body, kind, "Gemini", [key])
     chunks = [data] if isinstance(data, dict) else data
     if data is None or (isinstance(chunks, list) and chunks and all(isinstance(c, dict) for c in chunks)):

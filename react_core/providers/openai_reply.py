@@ -22,7 +22,6 @@ import json
 from typing import Any
 
 from react_core.errors import ProviderError
-from react_core.providers.bodies import whole_json
 from react_core.trace import ToolCall
 
 
@@ -74,6 +73,8 @@ def whole_reply_events(body: bytes, kind: str, service: str, key: str | None) ->
     ``chat.completion`` body becomes the one chunk a stream would have carried (each choice's message as its delta,
     its tool calls indexed, its finish reason, ``stop`` when it names none: the body is complete) and ``[DONE]``.
     None for events under another content type; anything else is one clear line (``bodies.whole_json``)."""
+    from react_core.providers.bodies import whole_json  # with the HTTP client, which pages never load
+
     data = whole_json(body, kind, service, [key])
     if data is None:
         return None
