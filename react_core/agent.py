@@ -211,10 +211,12 @@ class Agent:
 
     def _read(self, reply: Reply, seed: str | None) -> list[ParseResult]:
         """What the model did: one result for a text dialect, one per call for native tool calls (a reply's calls
-        beyond the run's budget are not run)."""
+        beyond the run's budget are not run). A reply cut at its length gives an action or an answer only where the
+        dialect saw it closed: else an error observation, never a half-written answer."""
+        cut = reply.cut_at_length
         if self.format.native_tools:
-            return self.format.read_reply(reply.text, reply.tool_calls)[: self.config.max_calls]
-        return [self.format.parse(seed.strip() + reply.text if seed else reply.text)]
+            return self.format.read_reply(reply.text, reply.tool_calls, cut_at_length=cut)[: self.config.max_calls]
+        return [self.format.parse(seed.strip() + reply.text if seed else reply.text, cut_at_length=cut)]
 
     def _constrained(self) -> bool:
         return self.config.grammar and self.config.provider.constrained

@@ -124,10 +124,10 @@ def test_whatever_escapes_the_loop_the_steps_taken_are_kept_with_the_error(monke
     agent = Agent(config)
     real_parse = agent.format.parse
 
-    def parse(text):
+    def parse(text, **kwargs):
         if "Search[y]" in text:
             raise ValueError("a parser bug")
-        return real_parse(text)
+        return real_parse(text, **kwargs)
 
     monkeypatch.setattr(agent.format, "parse", parse)
     trace = agent.run("q")

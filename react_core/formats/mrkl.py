@@ -5,6 +5,10 @@ The input is everything after ``Action Input:`` up to the end of the reply or a 
 may span lines or sit in a code fence. An input that is a JSON object (LlamaIndex writes ``{"query": "…"}``) gives
 the tool's named argument; a JSON string literal is decoded. ``Action:`` without ``Action Input:`` is an error that
 restates the format. The model is stopped on ``\\nObservation:``.
+
+An input or a final answer may span lines, so only a line after it shows that it is complete (another step's label,
+or the first letters of ``Observation``), or, for a JSON object, its closing brace: a reply cut at its length without
+one is not taken.
 """
 
 from __future__ import annotations
@@ -14,13 +18,13 @@ import re
 
 from react_core import tool_specs
 from react_core.formats.base import FINISH, TOOL_PARAMS, LangChainSteps, ParseResult
-from react_core.formats.json_blob import read_blob
+from react_core.formats.json_blob import read_blob_closed
 from react_core.formats.lenient import (
-    answer_text,
     cut_environment,
     input_from_value,
     line_label,
     normalize,
+    read_answer,
     strip_fences,
     strip_label,
 )
@@ -37,21 +41,23 @@ _TOOL_WORD = re.compile(r"[^\s()\[\]{}:,]++")
 _FORMAT = "write `Action: Search` and on the next line `Action Input: entity`, or `Final Answer: …`"
 
 
-def _input_value(raw: str, param: str) -> str | None:
-    """The tool input from the text after ``Action Input:`` (JSON objects and strings decoded; None: too long)."""
+def _input_value(raw: str, param: str) -> tuple[str | None, bool]:
+    """The tool input from the text after ``Action Input:`` (JSON objects and strings decoded; None: too long), and
+    whether a JSON object closed it (what follows a closed object is not read)."""
     raw = raw.strip()
     if raw.startswith("{"):
         try:
-            return input_from_value(read_blob(raw), param)
+            blob, closed = read_blob_closed(raw)
         except ValueError:
-            return raw
+            return raw, False
+        return input_from_value(blob, param), closed
     if raw.startswith('"'):
         try:
             value = json.loads(raw)
         except (ValueError, RecursionError):
-            return raw
-        return value if isinstance(value, str) else raw
-    return raw
+            return raw, False
+        return (value if isinstance(value, str) else raw), False
+    return raw, False
 
 
 class MrklFormat(LangChainSteps):
@@ -65,8 +71,9 @@ class MrklFormat(LangChainSteps):
         text, leaked = cut_environment(strip_fences(normalize(text)))
         action_m, final_m = _ACTION.search(text), _FINAL.search(text)
         if final_m and (not action_m or final_m.start() < action_m.start()):
-            answer = answer_text(text[final_m.end() :])
-            return self.result(strip_label(text[: final_m.start()]), FINISH, answer, leaked, answer=answer)
+            answer, ended = read_answer(text[final_m.end() :], self.stop)
+            thought = strip_label(text[: final_m.start()])
+            return self.result(thought, FINISH, answer, leaked, answer=answer, closed=ended)
         if not action_m:
             return ParseResult(
                 thought=strip_label(text), error=f"No action found: {_FORMAT}.", leaked_observation=leaked
@@ -90,13 +97,13 @@ class MrklFormat(LangChainSteps):
                 error=f"`Action: {tool}` has no `Action Input:` line: {_FORMAT}.",
                 leaked_observation=leaked,
             )
-        raw = answer_text(rest)
-        value = _input_value(raw, TOOL_PARAMS.get(self.resolve(tool), "input"))
+        raw, ended = read_answer(rest, self.stop)
+        value, blob_closed = _input_value(raw, TOOL_PARAMS.get(self.resolve(tool), "input"))
         if value is None:
             return ParseResult(
                 thought=thought, error="The Action Input is too long to read.", leaked_observation=leaked
             )
-        return self.result(thought, tool, value, leaked, answer=value)
+        return self.result(thought, tool, value, leaked, answer=value, closed=ended or blob_closed)
 
     def _tool(self, text: str) -> str:
         """The tool named on the action line: the whole line when it is a known name ("Final Answer"), else its first
