@@ -51,13 +51,9 @@ _MAX_BLOB_CHARS = 5_000
 _CLOSERS = {"{": "}", "[": "]"}
 
 
-def read_blob(body: str) -> object:
-    """The JSON value at the start of ``body`` (text after it is ignored). Raises ValueError with the reason."""
-    return read_blob_closed(body)[0]
-
-
 def read_blob_closed(body: str) -> tuple[object, bool]:
-    """The JSON value at the start of ``body``, and whether it was closed as written. Raises ValueError.
+    """The JSON value at the start of ``body`` (text after it is ignored), and whether it was closed as written.
+    Raises ValueError with the reason.
 
     Fallbacks, in order: a Python dict literal; the blob closed where its closing quote, brackets or fence are
     missing; the same cut back to its last complete string (prose written after an unclosed blob). Only the first

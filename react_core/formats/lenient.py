@@ -147,11 +147,6 @@ def drop_label(text: str, word: str) -> str:
     return text[m.end() :] if m else text
 
 
-def answer_text(text: str, stops: tuple[str, ...] = ()) -> str:
-    """A final answer (or input) written after a label (see ``read_answer``)."""
-    return read_answer(text, stops)[0]
-
-
 def read_answer(text: str, stops: tuple[str, ...] = ()) -> tuple[str, bool]:
     """A final answer (or input) written after a label, and whether the reply shows where it ends.
 
