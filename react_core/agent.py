@@ -42,7 +42,6 @@ log = logging.getLogger(__name__)
 EventHandler = Callable[[dict[str, Any]], None]
 DEFAULT_MAX_CALLS = 8
 LOOP_REPEATS = 3
-MAX_OBSERVATION_CHARS = 4_000
 
 
 @dataclass
@@ -67,10 +66,6 @@ def check_supported(provider: Provider, fmt: ActionFormat) -> None:
             f"{provider.label} cannot call tools natively, so it cannot run the {fmt.name!r} format: choose a text "
             "dialect (paper, gemini-xml, langchain-json, pause, function-call), or a Gemini or OpenAI provider."
         )
-
-
-def _truncate(text: str, limit: int = MAX_OBSERVATION_CHARS) -> str:
-    return text if len(text) <= limit else text[:limit].rstrip() + " … [truncated]"
 
 
 class Agent:
@@ -216,10 +211,12 @@ class Agent:
 
     def _read(self, reply: Reply, seed: str | None) -> list[ParseResult]:
         """What the model did: one result for a text dialect, one per call for native tool calls (a reply's calls
-        beyond the run's budget are not run)."""
+        beyond the run's budget are not run). A reply cut at its length gives an action or an answer only where the
+        dialect saw it closed: else an error observation, never a half-written answer."""
+        cut = reply.cut_at_length
         if self.format.native_tools:
-            return self.format.read_reply(reply.text, reply.tool_calls)[: self.config.max_calls]
-        return [self.format.parse(seed.strip() + reply.text if seed else reply.text)]
+            return self.format.read_reply(reply.text, reply.tool_calls, cut_at_length=cut)[: self.config.max_calls]
+        return [self.format.parse(seed.strip() + reply.text if seed else reply.text, cut_at_length=cut)]
 
     def _constrained(self) -> bool:
         return self.config.grammar and self.config.provider.constrained
@@ -249,13 +246,8 @@ class Agent:
         return step
 
     def _act(self, step: Step) -> Observation:
-        tools = self.config.tools
         assert step.action is not None
-        if step.action.tool not in tools:
-            return tools.unknown_tool(step.action.tool)
-        obs = tools.run(step.action)
-        obs.text = _truncate(obs.text)
-        return obs
+        return self.config.tools.run(step.action)  # an unknown tool gets the list of tools; every text is capped
 
     @staticmethod
     def _looping(steps: list[Step]) -> bool:

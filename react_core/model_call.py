@@ -32,6 +32,10 @@ CHARS_PER_TOKEN = 8
 MAX_REPLY_CHARS = 20_000
 # The most native tool calls one reply may bring (each becomes a step; the run's budget still counts model calls).
 MAX_TOOL_CALLS = 32
+# The finish reason of a reply cut because it ran out of tokens: the local budget here, and every provider (OpenAI's
+# word, which llama.cpp uses too; Gemini's MAX_TOKENS is reported as it). Such a reply is read as possibly
+# half-written (``ActionFormat.parse(..., cut_at_length=True)``).
+LENGTH = "length"
 
 
 @dataclass
@@ -45,6 +49,11 @@ class Reply:
     cut_at: int | None  # where a stop sequence begins in ``text``
     cut_by: str
     tool_calls: list[ToolCall] = field(default_factory=list)  # native function calls, in order
+
+    @property
+    def cut_at_length(self) -> bool:
+        """The model ran out of tokens: what it was writing may be unfinished."""
+        return self.finish_reason == LENGTH
 
 
 def stream_completion(
@@ -95,7 +104,7 @@ def stream_completion(
                     finish = "stop"
                     break
                 if len(text) >= budget:
-                    finish = "length"  # the rest is not read: a reply past its budget is cut, never awaited
+                    finish = LENGTH  # the rest is not read: a reply past its budget is cut, never awaited
                     break
         except Cancelled:
             raise
@@ -115,7 +124,7 @@ def stream_completion(
             if close:
                 close()
     cancel.check()
-    if guard.expired and hit is None and finish != "length":
+    if guard.expired and hit is None and finish != LENGTH:
         raise _too_slow(provider, deadline)
     cut_at = text.find(hit) if hit is not None else None
     if usage is None:

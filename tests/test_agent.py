@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from react_core.agent import MAX_OBSERVATION_CHARS, Agent, RunConfig
+from react_core.agent import Agent, RunConfig
 from react_core.errors import ProviderError
 from react_core.formats import FORMATS
 from react_core.prompts import Preset
@@ -333,11 +333,12 @@ def test_outgrowing_the_context_ends_like_a_spent_budget_and_says_why():
     assert len(trace.steps) == 1 and trace.steps[0].observation.text == "a is a thing."
 
 
-def test_a_long_observation_is_truncated_in_the_trace_and_in_the_next_prompt():
+def test_a_long_observation_is_cut_at_10_000_characters_in_the_trace_and_in_the_next_prompt():
     long_page = "word " * 5_000  # 25,000 characters: far more than any step needs to see
     registry = ToolRegistry([Tool("search", lambda _q: long_page)])
     trace, provider = run(["\nAction 1: Search[x]", "\nAction 2: Finish[y]"], tools=registry)
     text = trace.steps[0].observation.text
-    assert len(text) <= MAX_OBSERVATION_CHARS + len(" … [truncated]") and text.endswith("[truncated]")
+    # README: "never more than 10,000 characters", "a longer text ends with [… cut at 10,000 characters]".
+    assert 9_000 < len(text) <= 10_000 and text.endswith(" [… cut at 10,000 characters]")
     second_prompt = provider.requests[1].prompt
-    assert "[truncated]" in second_prompt and len(second_prompt) < MAX_OBSERVATION_CHARS + 2_000
+    assert text in second_prompt and len(second_prompt) < 10_000 + 2_000

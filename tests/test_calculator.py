@@ -1,12 +1,19 @@
 """The Calculator tool: arithmetic right, hostile input refused with a clear ToolError, never anything evaluated.
 
-Every refusal must be quick: the hostile cases run under a tight pytest timeout (no wall-clock assertions), and a
-hypothesis fuzz checks that any text gives a result or a ToolError, never another exception.
+Every refusal must be quick. The hostile cases run in a child process that is ended if it has not answered within
+``HOSTILE_TIMEOUT``: an unbounded ``9**9**9`` computes in C under the interpreter lock, where no in-process timeout
+can stop it, so a bound that goes missing would hang the suite instead of failing it. The limit is a hang guard far
+above the time the cases take, not a measurement. A hypothesis fuzz checks that any text gives a result or a ToolError,
+never another exception.
 """
 
 from __future__ import annotations
 
+import json
 import math
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -177,16 +184,61 @@ HOSTILE = [
 ]
 
 
-@pytest.mark.timeout(5)
-@pytest.mark.parametrize(("expression", "message"), HOSTILE, ids=lambda v: repr(v)[:40])
-def test_hostile_input_is_a_clear_tool_error(expression, message):
+ROOT = Path(__file__).resolve().parent.parent
+HOSTILE_TIMEOUT = 30
+# Answers each expression on its own line as soon as it has it, so a hang names the expression that caused it.
+_CHILD = """
+import json, sys
+from react_core.errors import ToolError
+from react_core.tools.calculator import calculate
+for expression in json.load(sys.stdin):
     try:
-        out = calculate(expression)
+        answer = ["result", calculate(expression)]
     except ToolError as e:
-        assert message in str(e)
-        assert len(str(e)) < 300 and str(e).endswith(".")
+        answer = ["tool_error", str(e)]
+    except BaseException as e:
+        answer = ["exception", f"{type(e).__name__}: {e}"[:300]]
+    print(json.dumps(answer), flush=True)
+"""
+
+
+def calculate_in_child(expressions: list[str]) -> list[list[str]]:
+    """``[kind, text]`` for each expression, computed in a child process ended after HOSTILE_TIMEOUT seconds."""
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", _CHILD],
+            input=json.dumps(expressions),
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            timeout=HOSTILE_TIMEOUT,
+        )
+    except subprocess.TimeoutExpired as e:
+        output = e.stdout.decode() if isinstance(e.stdout, bytes) else e.stdout or ""
+        stuck = expressions[len(output.splitlines())]
+        pytest.fail(
+            f"The calculator was still computing {stuck[:60]!r} after {HOSTILE_TIMEOUT} s: a size bound is missing.",
+            pytrace=False,
+        )
+    assert done.returncode == 0, done.stderr
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+@pytest.fixture(scope="module")
+def hostile_answers() -> dict[str, list[str]]:
+    expressions = [expression for expression, _ in HOSTILE]
+    return dict(zip(expressions, calculate_in_child(expressions), strict=True))
+
+
+@pytest.mark.parametrize(("expression", "message"), HOSTILE, ids=lambda v: repr(v)[:40])
+def test_hostile_input_is_a_clear_tool_error(hostile_answers, expression, message):
+    kind, text = hostile_answers[expression]
+    assert kind != "exception", f"{expression[:40]!r} raised {text}"
+    if kind == "tool_error":
+        assert message in text
+        assert len(text) < 300 and text.endswith(".")
     else:
-        assert message == "", f"{expression[:40]!r} gave {out[:80]!r}"
+        assert message == "", f"{expression[:40]!r} gave {text[:80]!r}"
 
 
 @pytest.mark.timeout(5)

@@ -31,6 +31,8 @@ LEADS = [
     'Action: {"action": "Search", "action_input": ',
     "Action: search(query=",
     "Action: Search\nAction Input:",
+    "Action: Search\nAction Input: ```",
+    "Final Answer: x\nAction:\n",
     "Action: Search ",
     "<search>",
     "Final Answer:",

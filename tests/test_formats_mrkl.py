@@ -14,7 +14,12 @@ from pathlib import Path
 
 import pytest
 
+from react_core.agent import Agent, RunConfig
 from react_core.formats import FORMATS, get_format
+from react_core.prompts import Preset
+from react_core.providers.scripted import ScriptedProvider
+from react_core.tools.calculator import CALCULATOR
+from react_core.tools.registry import ToolRegistry
 from react_core.trace import Action, Observation, Step
 
 MRKL = get_format("mrkl")
@@ -56,7 +61,7 @@ def test_the_input_may_span_lines_sit_in_a_fence_or_be_json(text, value):
         ("I now know the final answer\nFinal Answer:\n1,800 ft", "1,800 ft"),  # on the next line
         ("Done.\nAnswer: 1,800 ft", "1,800 ft"),  # LlamaIndex's label
         ("Done.\nFinal Answer: Here it is:\n\nsecond line", "Here it is:\n\nsecond line"),  # several lines
-        ("Done.\nFinal Answer: Paris\nAction: Search\nAction Input: Spain", "Paris"),  # MRKL: answer first wins
+        ("Done.\nFinal Answer: Paris\nAction: Search", "Paris"),  # an action without its input is no action
         ("Done.\nAction: Final Answer\nAction Input: Paris", "Paris"),
     ],
 )
@@ -83,11 +88,83 @@ def test_the_tool_is_the_first_word_of_the_action_line(line, tool):
     assert MRKL.parse(f"x\nAction: {line}\nAction Input: 1").action == Action(tool, "1")
 
 
-def test_an_action_before_a_final_answer_wins_and_an_invented_observation_is_cut():
-    # LangChain's parser raises when both are present; the action is what the model meant to do now.
+def test_an_invented_observation_is_cut_so_an_answer_after_it_is_not_the_model_s_to_give():
+    # The reply ends at the stop sequence: what follows the model's own Observation never reached LangChain's parser
+    # either (its agents stop the model on "\nObservation:"), so only the action is there to read.
     text = "x\nAction: Search\nAction Input: A\nObservation: invented\nThought: so\nFinal Answer: B"
     result = MRKL.parse(text)
     assert result.action == Action("search", "A") and result.leaked_observation
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x\nAction: Search\nAction Input: NBA\nFinal Answer: 1994",  # the action first
+        "x\nFinal Answer: 1994\n\nAction: Search\nAction Input: NBA",  # the answer first
+        "x\nAction: Search\nFinal Answer: 1994\nAction Input: NBA",  # the answer inside the action
+        "x\nAnswer: 1994\nAction: Search\nAction Input: NBA",  # LlamaIndex's label
+        "x\nAction: Search Action Input: NBA\nFinal Answer: 1994",  # the input on the action's line
+    ],
+)
+def test_an_action_and_a_final_answer_in_one_reply_are_refused_as_langchain_refuses_them(text):
+    result = MRKL.parse(text)
+    assert result.action is None and result.final_answer is None and result.thought == "x"
+    assert "both an action and a final answer" in result.error and "one or the other" in result.error
+
+
+def test_the_loop_tells_the_model_to_write_one_or_the_other_and_goes_on():
+    provider = ScriptedProvider(
+        ["Both.\nAction: Search\nAction Input: NBA\nFinal Answer: 1994", "One.\nFinal Answer: 1994"]
+    )
+    preset = Preset(name="t", format="mrkl", instructions="Tools:\n{tools}", examples="")
+    trace = Agent(RunConfig(provider=provider, preset=preset, tools=ToolRegistry([CALCULATOR]))).run("q")
+    first = trace.steps[0]
+    assert first.action is None and first.observation.is_error and "one or the other" in first.observation.text
+    assert trace.stop_reason == "finished" and trace.final_answer == "1994"
+    assert "Observation: Your reply holds both" in provider.requests[1].prompt
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("x\nAction: Calculator\nAction Input: ```python\n17 * 23\n```", "17 * 23"),  # opened on the label's line
+        ("x\nAction: Calculator\nAction Input: ```\n17 * 23\n+ 4\n```", "17 * 23 + 4"),  # lines joined
+        ('x\nAction: Calculator\nAction Input: ```json\n{"expression": "17 * 23"}\n```', "17 * 23"),
+        ("x\nAction: Calculator\nAction Input:\n```\n17 * 23\n```\nObs", "17 * 23"),
+    ],
+)
+def test_a_fenced_input_is_the_fence_s_content_as_one_line(text, value):
+    # LangChain passes the fence itself on (its tools may be a Python shell); ours take one line of text.
+    assert MRKL.parse(text).action == Action("calculator", value)
+
+
+@pytest.mark.parametrize(
+    ("text", "action", "answer"),
+    [
+        ("x\nAction: Search\nAction Input: NBA\nObs", Action("search", "NBA"), None),
+        ("x\nAction: Search\nAction Input: 'NBA'\nObserv \n", Action("search", "NBA"), None),  # as Qwen3#197
+        ("x\nAction: Search\nAction Input: NBA\nO", Action("search", "NBA"), None),
+        ("x\nFinal Answer: 1994\nObservat", None, "1994"),
+        ("x\nAction: Search\nAction Input: NBA\nObsidian", Action("search", "NBA Obsidian"), None),  # not the stop
+        ("x\nAction: Search\nAction Input: Obs", Action("search", "Obs"), None),  # the input's own line
+        ("x\nFinal Answer:\nO", None, "O"),  # a lone line after the label is the answer (blood type O)
+    ],
+)
+def test_the_first_letters_of_the_stop_word_ending_a_reply_are_not_part_of_the_input(text, action, answer):
+    # LangChain's parsers keep them (the input becomes "NBA\nObs"); the model had begun the environment's line.
+    result = MRKL.parse(text)
+    assert (result.action, result.final_answer) == (action, answer)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I will look.\n    Action:\n    Search\n\n    Action Input:\n    High Plains\n    ",
+        "I will look.\nAction:\nSearch Action Input: High Plains",
+    ],
+)
+def test_the_tool_may_stand_on_the_line_after_action(text):
+    assert MRKL.parse(text).action == Action("search", "High Plains")
 
 
 @pytest.mark.parametrize(

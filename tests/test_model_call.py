@@ -8,11 +8,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from react_core import cancel
+from react_core import cancel, model_call
 from react_core.agent import Agent, RunConfig
 from react_core.cancel import Cancelled
 from react_core.errors import ProviderError
-from react_core.model_call import MAX_REPLY_CHARS, stream_completion
+from react_core.model_call import CALL_DEADLINE, MAX_REPLY_CHARS, stream_completion
 from react_core.prompts import Preset
 from react_core.providers.base import Chunk, CompletionRequest, Provider
 from react_core.providers.scripted import ScriptedProvider
@@ -74,6 +74,24 @@ def test_a_silent_stream_ends_at_the_deadline_as_a_provider_failure():
     assert silent.closed.is_set()
 
 
+def test_the_default_deadline_is_the_documented_180_s_and_the_loop_calls_under_it(monkeypatch):
+    # The figure written out, as the README documents it: the deadline tests above pass their own short deadline,
+    # so only this catches a default raised to "never".
+    assert CALL_DEADLINE == 180.0
+    deadlines = []
+    real = cancel.guarded_call
+
+    def recording(deadline):
+        deadlines.append(deadline)
+        return real(deadline)
+
+    monkeypatch.setattr(model_call.cancel, "guarded_call", recording)
+    provider = ScriptedProvider(["Thought 1: a\nAction 1: Search[x]", "Thought 2: b\nAction 2: Finish[y]"])
+    config = RunConfig(provider=provider, preset=_preset(), tools=ToolRegistry([Tool("search", lambda q: q)]))
+    assert Agent(config).run("q").stop_reason == "finished"
+    assert deadlines == [180.0, 180.0]  # every model call of a run, with no deadline passed, is under the default
+
+
 def test_stop_closes_a_read_that_is_waiting():
     silent, stop = Silent(), threading.Event()
     threading.Thread(target=lambda: silent.waiting.wait(10) and stop.set(), daemon=True).start()
@@ -106,10 +124,10 @@ def test_whatever_escapes_the_loop_the_steps_taken_are_kept_with_the_error(monke
     agent = Agent(config)
     real_parse = agent.format.parse
 
-    def parse(text):
+    def parse(text, **kwargs):
         if "Search[y]" in text:
             raise ValueError("a parser bug")
-        return real_parse(text)
+        return real_parse(text, **kwargs)
 
     monkeypatch.setattr(agent.format, "parse", parse)
     trace = agent.run("q")

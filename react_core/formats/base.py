@@ -4,6 +4,10 @@ A format owns its action syntax, its parser, its stop sequences, how a past step
 how an observation is fed back, a one-line title for a step, whether an action can be written faithfully, and a
 llama.cpp grammar for its replies. The parsers never raise on model text and take linear time: any string gives a
 ParseResult, with ``error`` set when no action or final answer could be read.
+
+A reply cut at its length (the model ran out of tokens) is read with ``parse(text, cut_at_length=True)``: what it
+holds is taken only when the dialect saw the action or the final answer closed (``ParseResult.closed``); otherwise it
+is an error that says the reply was cut, never a half-written action or answer.
 """
 
 from __future__ import annotations
@@ -39,6 +43,9 @@ class ParseResult:
     final_answer: str | None = None
     error: str | None = None
     leaked_observation: bool = False
+    # The text holds the end of the action or final answer (its closing bracket, tag, brace or parenthesis, or a line
+    # after it), so a reply cut at its length still holds all of it. Set by each dialect; False when it cannot tell.
+    closed: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """The stable shape printed by ``python -m react_core parse``."""
@@ -60,6 +67,25 @@ class ParseResult:
         if self.error is not None:
             self.error = scrub(self.error)
         return self
+
+
+def cut_short(result: ParseResult) -> ParseResult:
+    """A reply cut at its length, as the loop takes it: its action or final answer when the dialect saw it closed,
+    else an error for the model (its mistake: the loop goes on). A half-written ``Finish[Par`` is never the answer
+    "Par", and a half-written input is never run."""
+    if result.closed and (result.action is not None or result.final_answer is not None):
+        return result
+    if result.final_answer is not None:
+        what = "before its final answer was complete, so it was not taken as the answer"
+    elif result.action is not None:
+        what = "before its action was complete, so the action was not run"
+    else:
+        what = "before it wrote a complete action"
+    return ParseResult(
+        thought=result.thought,
+        leaked_observation=result.leaked_observation,
+        error=f"Your reply was cut at its length (it ran out of tokens) {what}. Keep the thought short.",
+    )
 
 
 def example_action(tool: str) -> Action:
@@ -104,8 +130,10 @@ class ActionFormat:
         """Whether a word names a tool this dialect knows (canonical name or alias)."""
         return self.resolve(word) in TOOL_PARAMS
 
-    def result(self, thought: str, tool: str, arg: str, leaked: bool, *, answer: str | None = None) -> ParseResult:
-        """The ParseResult for a (tool, argument) the model wrote.
+    def result(
+        self, thought: str, tool: str, arg: str, leaked: bool, *, answer: str | None = None, closed: bool = False
+    ) -> ParseResult:
+        """The ParseResult for a (tool, argument) the model wrote; ``closed``: the text shows where it ends.
 
         ``answer`` is the final answer as the dialect reads it when it differs from the cleaned argument (dialects
         whose answers may span lines). An empty answer or an empty input for a known tool is a mistake the model
@@ -120,7 +148,7 @@ class ActionFormat:
                     leaked_observation=leaked,
                     error=f"The answer is empty: write {self.render_action(None, 'your answer')}.",
                 )
-            return ParseResult(thought=thought, final_answer=final, leaked_observation=leaked)
+            return ParseResult(thought=thought, final_answer=final, leaked_observation=leaked, closed=closed)
         value = clean_input(arg)
         if not value and name in TOOL_PARAMS:
             return ParseResult(
@@ -128,12 +156,17 @@ class ActionFormat:
                 leaked_observation=leaked,
                 error=f"The {name} input is empty: write {self.render_action(example_action(name))}.",
             )
-        return ParseResult(thought=thought, action=Action(tool=name, input=value), leaked_observation=leaked)
+        return ParseResult(
+            thought=thought, action=Action(tool=name, input=value), leaked_observation=leaked, closed=closed
+        )
 
     # -- reading the model ---------------------------------------------------------------------------
-    def parse(self, text: str) -> ParseResult:
-        """The model's reply as an action, a final answer or an error. Never raises; linear in the text's length."""
-        return self.read(text).scrubbed()
+    def parse(self, text: str, *, cut_at_length: bool = False) -> ParseResult:
+        """The model's reply as an action, a final answer or an error. Never raises; linear in the text's length.
+
+        ``cut_at_length``: the reply was cut because it ran out of tokens (see ``cut_short``)."""
+        result = self.read(text).scrubbed()
+        return cut_short(result) if cut_at_length else result
 
     def read(self, text: str) -> ParseResult:
         """The dialect's own reading of ``text`` (``parse`` makes every string in it well-formed)."""

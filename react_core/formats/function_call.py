@@ -91,7 +91,8 @@ class FunctionFormat(ActionFormat):
             tool, arg = read_call(call)
         except ValueError as e:
             return ParseResult(thought=thought, error=f"Could not read the action: {e}.", leaked_observation=leaked)
-        return self.result(thought, tool, arg, leaked, answer=arg)
+        # The call parsed, so its parentheses balance: it is closed.
+        return self.result(thought, tool, arg, leaked, answer=arg, closed=True)
 
     @staticmethod
     def _thought(text: str) -> str:

@@ -11,7 +11,8 @@ It reads what LangChain's JSON ReAct parsers (``ReActJsonSingleInputOutputParser
   object has it, else the value of a one-entry object, else the object's JSON text;
 - smolagents' other key names (``tool``/``name`` for the action, ``tool_input``/``arguments``/… for the input), and
   the older ``Action: Search`` / ``Action Input: …`` pair.
-The model is stopped on ``Observation:``; an Observation it wrote anyway is cut and the step flagged.
+The model is stopped on ``Observation:``; an Observation it wrote anyway is cut and the step flagged. A blob is closed
+when it decodes as written (not closed by the fallbacks); a ``Final Answer:`` line when a line after it shows its end.
 """
 
 from __future__ import annotations
@@ -24,13 +25,13 @@ from react_core import tool_specs
 from react_core.formats.base import FINISH, TOOL_PARAMS, LangChainSteps, ParseResult
 from react_core.formats.lenient import (
     LITERAL_ERRORS,
-    answer_text,
     balanced_span,
     cut_environment,
     input_from_value,
     line_label,
     normalize,
     parse_python,
+    read_answer,
     strip_fences,
     strip_label,
 )
@@ -50,20 +51,22 @@ _MAX_BLOB_CHARS = 5_000
 _CLOSERS = {"{": "}", "[": "]"}
 
 
-def read_blob(body: str) -> object:
-    """The JSON value at the start of ``body`` (text after it is ignored). Raises ValueError with the reason.
+def read_blob_closed(body: str) -> tuple[object, bool]:
+    """The JSON value at the start of ``body`` (text after it is ignored), and whether it was closed as written.
+    Raises ValueError with the reason.
 
     Fallbacks, in order: a Python dict literal; the blob closed where its closing quote, brackets or fence are
-    missing; the same cut back to its last complete string (prose written after an unclosed blob).
+    missing; the same cut back to its last complete string (prose written after an unclosed blob). Only the first
+    two read a blob that was closed as written.
     """
     try:
-        return _DECODER.raw_decode(body)[0]
+        return _DECODER.raw_decode(body)[0], True
     except (ValueError, RecursionError) as e:
         error = str(e)
     region = body[:_MAX_BLOB_CHARS]
     try:
         # Literals only: a dict written with single quotes or a trailing comma.
-        return ast.literal_eval(parse_python(balanced_span(region, 0, "{", "}")))
+        return ast.literal_eval(parse_python(balanced_span(region, 0, "{", "}"))), True
     except LITERAL_ERRORS:
         pass
     fence = _CLOSING_FENCE.search(region)
@@ -73,7 +76,7 @@ def read_blob(body: str) -> object:
         if candidate is None:
             continue
         try:
-            return _DECODER.raw_decode(candidate)[0]
+            return _DECODER.raw_decode(candidate)[0], False
         except (ValueError, RecursionError):
             continue
     raise ValueError(error)
@@ -121,8 +124,9 @@ class JsonFormat(LangChainSteps):
         blob_m = None if action_m else _BLOB_START.search(text)
         start = action_m or blob_m
         if final_m and (not start or final_m.start() < start.start()):
-            answer = answer_text(text[final_m.end() :])
-            return self.result(strip_label(text[: final_m.start()]), "finish", answer, leaked, answer=answer)
+            answer, ended = read_answer(text[final_m.end() :], self.stop)
+            thought = strip_label(text[: final_m.start()])
+            return self.result(thought, "finish", answer, leaked, answer=answer, closed=ended)
         if blob_m:
             thought = strip_label(strip_fences(text[: blob_m.start()]))
             return self._blob(thought, text[blob_m.start() :], leaked, "The JSON blob")
@@ -143,7 +147,7 @@ class JsonFormat(LangChainSteps):
 
     def _blob(self, thought: str, body: str, leaked: bool, what: str) -> ParseResult:
         try:
-            blob = read_blob(body)
+            blob, closed = read_blob_closed(body)
         except ValueError as e:
             return ParseResult(thought=thought, error=f"{what} is not valid JSON ({e}).", leaked_observation=leaked)
         tool = next((blob[k] for k in _NAME_KEYS if isinstance(blob, dict) and isinstance(blob.get(k), str)), None)
@@ -155,7 +159,7 @@ class JsonFormat(LangChainSteps):
         arg = input_from_value(raw, TOOL_PARAMS.get(self.resolve(tool), "input"))
         if arg is None:
             return ParseResult(thought=thought, error='"action_input" is too long to read.', leaked_observation=leaked)
-        return self.result(thought, tool, arg, leaked, answer=arg)
+        return self.result(thought, tool, arg, leaked, answer=arg, closed=closed)
 
     def _legacy(self, thought: str, body: str, leaked: bool) -> ParseResult:
         """``Action: Search`` then ``Action Input: Django`` (LangChain's older text format)."""
@@ -167,7 +171,7 @@ class JsonFormat(LangChainSteps):
                 error='After `Action:` write a JSON blob {"action": "Search", "action_input": "entity"}.',
                 leaked_observation=leaked,
             )
-        return self.result(thought, tool, m.group(1), leaked)
+        return self.result(thought, tool, m.group(1), leaked, closed=m.end() < len(body))
 
     def render_action(self, action: Action | None, final_answer: str | None = None) -> str:
         if action is None:

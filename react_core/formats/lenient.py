@@ -147,14 +147,24 @@ def drop_label(text: str, word: str) -> str:
     return text[m.end() :] if m else text
 
 
-def answer_text(text: str) -> str:
-    """A final answer (or input) written after a label: everything up to a line where the model began another step.
+def read_answer(text: str, stops: tuple[str, ...] = ()) -> tuple[str, bool]:
+    """A final answer (or input) written after a label, and whether the reply shows where it ends.
 
-    The rest of the label's own line is always part of it (``Answer: Thought`` answers "Thought").
+    It runs up to a line where the model began another step, or up to a last line that is the first letters of one
+    of the ``stops`` (``…\nObs``: the model had begun the environment's ``Observation`` when its reply was cut). The
+    rest of the label's own line is always part of it (``Answer: Thought`` answers "Thought"), and so is a line alone
+    after the label (``Final Answer:\nO`` answers "O"). Its end is known only when one of those lines follows it:
+    without one, a reply cut at its length may have had more of it to write.
     """
     first_newline = text.find("\n")
     m = _NEXT_STEP_LINE.search(text, first_newline + 1) if first_newline >= 0 else None
-    return (text[: m.start()] if m else text).strip()
+    if m:
+        return text[: m.start()].strip(), True
+    head, newline, last = text.rstrip().rpartition("\n")
+    last = last.strip()
+    if newline and head.strip() and last and any(s.lstrip("\n").startswith(last) for s in stops if s.strip()):
+        return head.strip(), True
+    return text.strip(), False
 
 
 def balanced_span(

@@ -2,7 +2,8 @@
 
 Tools are written ``Search[entity]``, ``Lookup[keyword]``, ``Calculator[expression]`` and ``Finish[answer]``; the
 model is stopped on ``\\nObservation``. The dialect has no escapes: an input whose brackets do not balance in a way
-the reader can tell apart from text after the call cannot be written (``unrenderable`` says so).
+the reader can tell apart from text after the call cannot be written (``unrenderable`` says so). A call is closed by
+its balancing ``]``; a sloppy call without brackets (``Search: Django``) by the end of its line.
 """
 
 from __future__ import annotations
@@ -50,6 +51,19 @@ def bracket_input(line: str) -> str:
     return line[:last] if last >= 0 else line
 
 
+def bracket_closes(line: str) -> bool:
+    """Whether the text after a call's opening bracket holds the ``]`` that balances it (``Finish[Par`` does not)."""
+    depth = 1
+    for c in line:
+        if c == "[":
+            depth += 1
+        elif c == "]":
+            depth -= 1
+            if depth == 0:
+                return True
+    return False
+
+
 class PaperFormat(ActionFormat):
     name = "paper"
     label = "ReAct paper (Search[entity])"
@@ -73,7 +87,8 @@ class PaperFormat(ActionFormat):
         body = m.group(1).strip()
         call = _CALL.match(body)
         if call:
-            tool, arg = call.group(1), bracket_input(call.group(2).split("\n", 1)[0])
+            line = call.group(2).split("\n", 1)[0]
+            tool, arg, closed = call.group(1), bracket_input(line), bracket_closes(line)
         else:
             first_line = body.split("\n", 1)[0]
             # Sloppy forms of a known tool: "Search: Django", "Search Django".
@@ -88,8 +103,9 @@ class PaperFormat(ActionFormat):
                     else "The action is empty: write it as Tool[input], like Search[entity].",
                     leaked_observation=leaked,
                 )
-            tool, arg = loose.group(1), loose.group(2)
-        return self.result(thought, tool, arg, leaked)
+            # One line is the whole call: the line's end closes it.
+            tool, arg, closed = loose.group(1), loose.group(2), m.end() < len(text)
+        return self.result(thought, tool, arg, leaked, closed=closed)
 
     def step_prefix(self, index: int) -> str:
         return f"Thought {index}:"

@@ -1,7 +1,7 @@
 """The minimal-loop dialect: ``Action: wikipedia: Django``, then ``PAUSE``; ``Answer: …`` ends the run.
 
 ``wikipedia`` is an alias of search and ``calculate`` of calculator. The model is stopped on ``PAUSE``, so no input
-can hold that word.
+can hold that word. An action is one line, closed by its line's end; an answer may span lines (``read_answer``).
 """
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ import re
 
 from react_core.formats.base import ActionFormat, ParseResult, one_line
 from react_core.formats.lenient import (
-    answer_text,
     cut_environment,
     line_label,
     normalize,
+    read_answer,
     strip_fences,
     strip_label,
 )
@@ -41,8 +41,9 @@ class PauseFormat(ActionFormat):
             text = text[:pause]
         action_m, answer_m = _ACTION.search(text), _ANSWER.search(text)
         if answer_m and (not action_m or answer_m.start() < action_m.start()):
-            answer = answer_text(text[answer_m.end() :])
-            return self.result(strip_label(text[: answer_m.start()]), "finish", answer, leaked, answer=answer)
+            answer, ended = read_answer(text[answer_m.end() :], self.stop)
+            thought = strip_label(text[: answer_m.start()])
+            return self.result(thought, "finish", answer, leaked, answer=answer, closed=ended)
         if not action_m:
             return ParseResult(
                 thought=strip_label(text),
@@ -63,7 +64,7 @@ class PauseFormat(ActionFormat):
                 leaked_observation=leaked,
                 error="Could not read the action: write it as `Action: tool: input`, like `Action: wikipedia: entity`.",
             )
-        return self.result(thought, m.group(1), m.group(2), leaked)
+        return self.result(thought, m.group(1), m.group(2), leaked, closed=action_m.end() < len(text))
 
     def step_prefix(self, index: int) -> str:
         return "Thought:"

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from react_core import tool_specs
-from react_core.formats.base import TOOL_PARAMS, ParseResult, clean_input, example_action
+from react_core.formats.base import TOOL_PARAMS, ParseResult, clean_input, cut_short, example_action
 from react_core.formats.function_call import FunctionFormat
 from react_core.tool_specs import ToolSpec
 from react_core.trace import Action, Step, ToolCall
@@ -35,19 +35,20 @@ class ToolsFormat(FunctionFormat):
 
     # -- reading the model ---------------------------------------------------------------------------
 
-    def parse(self, text: str) -> ParseResult:
+    def parse(self, text: str, *, cut_at_length: bool = False) -> ParseResult:
         """A reply that made no native call: read as text, in the function-call syntax."""
-        result = super().parse(text)
+        result = super().parse(text, cut_at_length=cut_at_length)
         if result.error and result.error.startswith("No action found"):
             result.error = "No function call: call one of the functions you were given."
         return result
 
-    def read_reply(self, text: str, calls: Sequence[ToolCall]) -> list[ParseResult]:
+    def read_reply(self, text: str, calls: Sequence[ToolCall], *, cut_at_length: bool = False) -> list[ParseResult]:
         """One result per call, in order (the reply's text is the first one's thought); a reply without calls is
-        read as text."""
+        read as text. In a reply cut at its length, a call is taken only when its arguments are whole JSON."""
         if not calls:
-            return [self.parse(text)]
-        return [self.read_call(text.strip() if n == 0 else "", call) for n, call in enumerate(calls)]
+            return [self.parse(text, cut_at_length=cut_at_length)]
+        results = [self.read_call(text.strip() if n == 0 else "", call) for n, call in enumerate(calls)]
+        return [cut_short(r) for r in results] if cut_at_length else results
 
     def read_call(self, thought: str, call: ToolCall) -> ParseResult:
         name = self.resolve(call.name)
@@ -61,9 +62,11 @@ class ToolsFormat(FunctionFormat):
                 thought=thought,
                 error=f"The arguments of {call.name} are not valid JSON ({detail}): {self._usage(name)}.",
             )
+        # From here the arguments are whole JSON: the call is closed.
         param = TOOL_PARAMS.get(name)
         if param is None:  # not a tool: the loop answers with the tools there are
-            return ParseResult(thought=thought, action=Action(tool=name, input=clean_input(call.arguments)[:200]))
+            action = Action(tool=name, input=clean_input(call.arguments)[:200])
+            return ParseResult(thought=thought, action=action, closed=True)
         if not isinstance(args, dict):
             return ParseResult(thought=thought, error=f"The arguments must be a JSON object: {self._usage(name)}.")
         value = args.get(param)
@@ -71,7 +74,7 @@ class ToolsFormat(FunctionFormat):
             value = next(iter(args.values()))
         if isinstance(value, bool) or not isinstance(value, str | int | float):
             return ParseResult(thought=thought, error=f"{name} takes one text argument: {self._usage(name)}.")
-        return self.result(thought, name, str(value), False, answer=str(value))
+        return self.result(thought, name, str(value), False, answer=str(value), closed=True)
 
     def _usage(self, name: str) -> str:
         if name == tool_specs.FINISH.name:

@@ -2,7 +2,8 @@
 
 Headers stand on their own lines (``Thought 2``, ``Action 2``, ``Observation 2``). The model is stopped on the
 closing tags, so the closing tag is usually missing from its text. An input holding ``</`` cannot be written: a
-closing tag is a stop sequence, so no model could have written one inside an input either.
+closing tag is a stop sequence, so no model could have written one inside an input either. Only the closing tag closes
+an action: a reply cut at its length never reached it, so it is never taken.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ class XmlFormat(ActionFormat):
         rest = text[tag.end() :]
         close = re.search(r"</\s*+" + re.escape(name) + r"\s*+>", rest, re.IGNORECASE)
         arg = rest[: close.start()] if close else rest.split("\n", 1)[0]
-        return self.result(thought, name, arg, leaked)
+        return self.result(thought, name, arg, leaked, closed=close is not None)
 
     def _find_tag(self, text: str, start: int) -> re.Match[str] | None:
         """The first tag naming a known tool after ``start``; else the first tag at all (an unknown tool)."""

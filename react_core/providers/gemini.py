@@ -325,7 +325,9 @@ def _finish(chunk: Any) -> str:
         return "blocked"
     for candidate in getattr(chunk, "candidates", None) or []:
         if candidate.finish_reason:
-            return str(getattr(candidate.finish_reason, "value", candidate.finish_reason))
+            reason = str(getattr(candidate.finish_reason, "value", candidate.finish_reason))
+            # Out of tokens, in the loop's vocabulary (model_call.LENGTH): the reply may be half-written.
+            return "length" if reason == "MAX_TOKENS" else reason
     return ""
 
 

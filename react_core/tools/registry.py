@@ -4,6 +4,9 @@ A tool function takes the action input (a string) and returns an Observation or 
 for a failure the model should hear about; any other exception is turned into an error observation too, because a
 tool failing is the model's problem to work around, not a reason to stop the run. The one exception that passes
 through is ``react_core.cancel.Cancelled``: the person stopped the run while a tool was waiting.
+
+Every observation a registered tool gives, whatever it is (a page, an error, a result), is cut here to
+``MAX_OBSERVATION_CHARS``, so no tool, present or future, can flood the prompt.
 """
 
 from __future__ import annotations
@@ -16,6 +19,20 @@ from react_core.cancel import Cancelled
 from react_core.errors import ToolError
 from react_core.tool_specs import TOOL_ORDER, label
 from react_core.trace import Action, Observation
+
+# Far above 5 sentences of any article (HotpotQA's longest paragraph is 8,237 characters), but a page whose "sentence"
+# is megabytes long, a tool's runaway output or an error quoting a whole response cannot flood the prompt.
+MAX_OBSERVATION_CHARS = 10_000
+
+
+def bounded(text: str, limit: int = MAX_OBSERVATION_CHARS) -> str:
+    """``text`` cut to ``limit`` characters at a word boundary, saying that it was cut."""
+    if len(text) <= limit:
+        return text
+    marker = f" [… cut at {limit:,} characters]"
+    head = text[: max(0, limit - len(marker))]
+    space = head.rfind(" ")
+    return (head[:space] if space > len(head) // 2 else head) + marker
 
 
 @dataclass(frozen=True)
@@ -50,7 +67,9 @@ class ToolRegistry:
 
     def unknown_tool(self, name: str) -> Observation:
         listed = ", ".join(label(n) for n in self.names) or "none"
-        return Observation.error(f"Unknown tool {name!r}. Available tools: {listed}; use Finish to give the answer.")
+        return Observation.error(
+            bounded(f"Unknown tool {name!r}. Available tools: {listed}; use Finish to give the answer.")
+        )
 
     def run(self, action: Action) -> Observation:
         tool = self._tools.get(action.tool)
@@ -66,5 +85,6 @@ class ToolRegistry:
         except Exception as e:  # a broken tool must not end the run; the model hears why
             result = Observation.error(f"{label(tool.name)} failed: {type(e).__name__}: {e}")
         obs = result if isinstance(result, Observation) else Observation(text=str(result))
+        obs.text = bounded(obs.text)
         obs.stats.seconds = round(time.perf_counter() - started, 6)
         return obs

@@ -6,8 +6,9 @@ the last page found that contains the keyword, case-insensitively, as ``(Result 
 ``No more results.``; a new keyword, or a new Search, starts again at 1. The two tools share per-run state, so
 ``make_wiki_tools`` is called once per run. A model's malformed input (an empty or over-long entity) is an error
 observation; so is a source that could not answer. A page's sentences and a Lookup result are evidence
-(``Observation.evidence``); a miss, "No more results." and errors are not. Every observation's text is at most
-``MAX_OBSERVATION_CHARS``, however long the page's sentences are. Works over any source, never a particular one.
+(``Observation.evidence``); a miss, "No more results." and errors are not. The registry cuts every observation to
+``registry.MAX_OBSERVATION_CHARS``, however long the page's sentences are. Works over any source, never a particular
+one.
 """
 
 from __future__ import annotations
@@ -24,9 +25,6 @@ from react_core.trace import Observation, ObservationStats, Source
 
 NO_MORE_RESULTS = "No more results."
 MAX_KEYWORD_CHARS = 200
-# Far above 5 sentences of any article (HotpotQA's longest paragraph is 8,237 characters), but a page whose "sentence"
-# is megabytes long cannot flood the prompt.
-MAX_OBSERVATION_CHARS = 10_000
 _LOOKUP_PREFIX = re.compile(r"^\(Result \d+ / \d+\) ")
 _WIKI_LINK = re.compile(r"^\[\[([^\[\]|]*)(?:\|[^\[\]]*)?\]\]$")
 _QUOTES = ('"', "'", "\u201c\u201d", "\u2018\u2019")
@@ -79,19 +77,7 @@ def lookup_sentence(observation_text: str) -> str:
     return _LOOKUP_PREFIX.sub("", observation_text, count=1)
 
 
-def bounded(text: str, limit: int = MAX_OBSERVATION_CHARS) -> str:
-    """``text`` cut to ``limit`` characters at a word boundary, saying that it was cut."""
-    if len(text) <= limit:
-        return text
-    marker = f" [… cut at {limit:,} characters]"
-    head = text[: max(0, limit - len(marker))]
-    space = head.rfind(" ")
-    return (head[:space] if space > len(head) // 2 else head) + marker
-
-
-def make_wiki_tools(
-    source: KnowledgeSource, sentences: int = 5, *, max_chars: int = MAX_OBSERVATION_CHARS
-) -> list[Tool]:
+def make_wiki_tools(source: KnowledgeSource, sentences: int = 5) -> list[Tool]:
     """A ``search`` and a ``lookup`` Tool sharing one run's state (the last page and the Lookup cursor)."""
     state = _WikiState()
     sentences = max(1, int(sentences))
@@ -110,17 +96,15 @@ def make_wiki_tools(
         stats = ObservationStats(http_requests=outcome.http_requests)
         state.keyword, state.matches, state.cursor = "", None, 0  # the paper resets Lookup on every Search
         if outcome.error:
-            return Observation(text=bounded(outcome.error, max_chars), is_error=True, stats=stats, note=outcome.note)
+            return Observation(text=outcome.error, is_error=True, stats=stats, note=outcome.note)
         if outcome.page is None:
-            miss = bounded(miss_text(entity, outcome.similar), max_chars)
-            return Observation(text=miss, stats=stats, note=outcome.note)
+            return Observation(text=miss_text(entity, outcome.similar), stats=stats, note=outcome.note)
         page = outcome.page
         state.page, state.note = page, outcome.note
         text = collapse("".join(page.sentences[:sentences]))
         if not text:
-            empty = bounded(f"The article {page.title} has no text.", max_chars)
+            empty = f"The article {page.title} has no text."
             return Observation(text=empty, sources=[_source(page)], stats=stats, note=outcome.note)
-        text = bounded(text, max_chars)
         return Observation(text=text, sources=[_source(page)], stats=stats, note=outcome.note, evidence=True)
 
     def lookup(keyword_text: str) -> Observation:
@@ -142,7 +126,7 @@ def make_wiki_tools(
         if state.cursor >= len(state.matches):
             return Observation(text=NO_MORE_RESULTS, note=state.note)
         state.cursor += 1
-        text = bounded(f"(Result {state.cursor} / {len(state.matches)}) {state.matches[state.cursor - 1]}", max_chars)
+        text = f"(Result {state.cursor} / {len(state.matches)}) {state.matches[state.cursor - 1]}"
         return Observation(text=text, sources=[_source(state.page)], note=state.note, evidence=True)
 
     return [
