@@ -78,6 +78,27 @@ def test_standard_and_cot_answer_in_one_call():
     assert ctx.provider.requests[1].prompt.endswith("\nThought:")
 
 
+class OutOfTokens(ScriptedProvider):
+    """Every reply ends as an API ends one whose model ran out of tokens."""
+
+    def stream(self, request):
+        for chunk in super().stream(request):
+            yield Chunk(usage=chunk.usage, finish_reason="length") if chunk.finish_reason else chunk
+
+
+def test_a_direct_answer_cut_at_its_length_is_no_answer_and_casts_no_vote():
+    ctx = EvalContext(settings=RunSettings(provider="scripted"), provider=OutOfTokens([" Par"] * 2), samples=1)
+    standard = run_strategy("standard", "q", ctx).trace
+    assert standard.final_answer is None and standard.stop_reason == "max_calls"
+    assert standard.steps[0].call.finish_reason == "length"
+    ctx = EvalContext(
+        settings=RunSettings(provider="scripted"), provider=OutOfTokens([" Hm.\nAnswer: Par"] * 3), samples=2
+    )
+    assert run_strategy("cot", "q", ctx).trace.final_answer is None
+    outcome = run_strategy("cot-sc", "q", ctx)
+    assert outcome.trace.final_answer is None and outcome.extra["votes"] == 0
+
+
 def test_cot_sc_takes_the_majority_at_temperature_07():
     ctx = ctx_for([" a\nAnswer: Paris", " b\nAnswer: the paris", " c\nAnswer: Lyon"])
     outcome = run_strategy("cot-sc", "q", ctx)
