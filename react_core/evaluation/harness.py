@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from react_core import cancel
+from react_core.answers import exact_match, f1_score
 from react_core.errors import ConfigError, ProviderError, ReactLabError
 from react_core.evaluation import results
 from react_core.evaluation.data import Question
-from react_core.evaluation.scoring import exact_match, f1_score
 from react_core.evaluation.strategies import STRATEGIES, EvalContext, Outcome, run_strategy
 from react_core.evaluation.summary import Summary, summarize
 from react_core.trace import Trace
