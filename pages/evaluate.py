@@ -117,8 +117,10 @@ def _results(folder: str) -> None:
     )
     if choice is not None:
         r = rows[choice]
-        st.caption(f"Gold answer: {md_literal(r['gold'])} · EM {r['em']:.0f} · F1 {r['f1']:.2f}")
-        render_trace(r["trace"], key=f"eval-{r['strategy']}-{r['id']}")
+        st.caption(f"EM {r['em']:.0f} · F1 {r['f1']:.2f}")
+        # The gold answer shows beside the model's (results written before traces recorded it have it only here).
+        trace = {**r["trace"], "expected_answer": r["trace"].get("expected_answer") or r["gold"]}
+        render_trace(trace, key=f"eval-{r['strategy']}-{r['id']}")
 
 
 def _past() -> None:

@@ -2,7 +2,8 @@
 
 The Markdown export is written to be read on its own: question, answer, stop reason and totals, the settings the run
 used, then every step in the run's own dialect. Text written by the model or taken from Wikipedia is put in fenced
-blocks (or escaped), so nothing in it is ever interpreted as Markdown or HTML by whoever renders the file.
+blocks (or escaped), so nothing in it is ever interpreted as Markdown or HTML by whoever renders the file. A known
+expected answer is shown beside the answer.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import json
 import re
 from typing import Any
 
+from react_core.expected import check_expected
 from react_core.formats import FORMATS
 from react_core.grounding import check_grounding
 from react_core.trace import STOP_REASONS, Trace
@@ -92,9 +94,13 @@ def to_json(trace: Trace) -> str:
 def to_markdown(trace: Trace) -> str:
     fmt = trace.settings.get("format", "paper")
     out = [f"# {md_escape(trace.question)}", ""]
+    expected = check_expected(trace)
     if trace.final_answer is not None:
         out.append(f"- **Final Answer:** {md_escape(trace.final_answer)}")
-        out.append(f"- **Grounding:** {md_escape(check_grounding(trace).message)}")
+    if expected is not None:
+        out.append(f"- **Expected answer:** {md_escape(expected.expected)} ({md_escape(expected.verdict)})")
+    if trace.final_answer is not None:
+        out.append(f"- **Evidence:** {md_escape(check_grounding(trace).message)}")
     out.append(f"- **Run:** {md_escape(summary_line(trace))}")
     if trace.error:
         out.append(f"- **Error:** {md_escape(trace.error)}")

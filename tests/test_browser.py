@@ -77,7 +77,7 @@ def test_journey_ask_inspect_change_settings_ask_again_history_export(app_server
         link = panel.get_by_role("link", name="Scott Derrickson")
         assert link.get_attribute("href") == "https://en.wikipedia.org/wiki/Scott_Derrickson"
         assert link.get_attribute("target") == "_blank"
-        page.get_by_text("Found in step 2 (Search)").wait_for()
+        page.get_by_text("Occurs in step 2's Search result").wait_for()
         shot(page, "chat.png", top=True)
 
         # The model call behind step 2: what was new in it, and the request as sent, found by the browser's find.

@@ -48,7 +48,7 @@ def test_markdown_export_has_the_run_in_its_own_dialect_with_sources_and_credit(
     md = to_markdown(trace)
     assert md.startswith("# Q?\n")
     assert "- **Final Answer:** Paris" in md
-    assert "- **Grounding:** Found in step 1 \\(Search\\)\\: «Paris is the capital of France\\.»" in md
+    assert "- **Evidence:** Occurs in step 1's Search result\\: «Paris is the capital of France\\.»" in md
     assert "## Step 1 · \\<search\\>E1\\</search\\>" in md
     assert "```text\nParis is the capital of France.\n```" in md
     assert "[Paris \\(city\\)](https://en.wikipedia.org/wiki/Paris_%28city%29)" in md
@@ -125,9 +125,10 @@ _steps = st.lists(
     answer=st.none() | _texts,
     stop=st.sampled_from([None, *STOP_REASONS]),
     context=st.lists(st.builds(Exchange, _texts, _texts), max_size=2),
+    expected=st.none() | _texts,
 )
 def test_every_json_export_passes_import_validation_and_imports_back_exactly(
-    question, steps, gaps, answer, stop, context
+    question, steps, gaps, answer, stop, context, expected
 ):
     index = 0
     for step, gap in zip(steps, gaps, strict=False):
@@ -141,5 +142,6 @@ def test_every_json_export_passes_import_validation_and_imports_back_exactly(
         stop_reason=stop,
         context=context,
         started_at="2026-01-01T00:00:00+00:00",
+        expected_answer=expected,
     )
     assert parse_trace_json(to_json(trace)).to_dict() == trace.to_dict()
