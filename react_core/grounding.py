@@ -79,8 +79,11 @@ def check_grounding(trace: Trace | dict[str, Any]) -> Grounding:
     words = answer.split()
     seen = set(" ".join(normalize_answer(_matched_text(s)) for s in evidence).split())
     found = sum(1 for w in words if w in seen)
+    if found == len(words) > 1:
+        return Grounding("partial", f"All {len(words)} answer words occur in the evidence, but not as one phrase.")
     if found and len(words) > 1:
-        return Grounding("partial", f"Only {found} of {len(words)} answer words occur in the evidence.")
+        verb = "occurs" if found == 1 else "occur"
+        return Grounding("partial", f"Only {found} of the {len(words)} answer words {verb} in the evidence.")
     return Grounding("not_found", "Not found in the evidence: the answer may come from the model's memory.")
 
 

@@ -107,7 +107,15 @@ def test_partial_counts_only_evidence_words():
     assert check_grounding(run("New York City", ("search", "New York City", miss))).kind == "not_found"
     mixed = run("New York City", ("search", "New York City", miss), ("search", "New York", found("New York is big.")))
     g = check_grounding(mixed)
-    assert g.kind == "partial" and g.message == "Only 2 of 3 answer words occur in the evidence."
+    assert g.kind == "partial" and g.message == "Only 2 of the 3 answer words occur in the evidence."
+    one = check_grounding(run("Rachel Jackson", ("search", "Rachel", found("Rachel was born in 1767."))))
+    assert one.message == "Only 1 of the 2 answer words occurs in the evidence."
+
+
+def test_all_words_apart_say_so_instead_of_only_all_of_them():
+    g = check_grounding(run("Rachel Jackson", ("search", "A", found("Jackson married Rachel in 1794."))))
+    assert g.kind == "partial"
+    assert g.message == "All 2 answer words occur in the evidence, but not as one phrase."
 
 
 def test_the_verdict_never_claims_the_answer_is_right():

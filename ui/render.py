@@ -15,7 +15,7 @@ import streamlit as st
 from react_core import calls
 from react_core.calls import CallTexts
 from react_core.expected import check_expected
-from react_core.export import CREDIT, action_text, action_title, safe_url, summary_line
+from react_core.export import CREDIT, action_text, action_title, plural, safe_url, summary_line
 from react_core.grounding import check_grounding
 from react_core.tools.wiki import similar_titles
 from react_core.trace import Trace
@@ -88,7 +88,8 @@ def render_step(
         if step.get("leaked_observation"):
             st.caption("The model started writing its own Observation; that part was cut off and ignored.")
         http = (obs or {}).get("stats", {}).get("http_requests", 0)
-        st.caption(f"Step took {step.get('seconds', 0.0):.2f} s" + (f" · {http} HTTP requests" if http else ""))
+        requests = f" · {plural(http, 'HTTP request')}" if http else ""
+        st.caption(f"Step took {step.get('seconds', 0.0):.2f} s{requests}")
         render_call(trace, position, rebuilt, key=key)
 
 
