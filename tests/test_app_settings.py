@@ -277,3 +277,18 @@ def test_a_setting_changed_while_the_previous_change_is_still_being_saved_is_the
         store.release.set()
         for key in ("settings", "set-max_calls", "settings_lock"):
             ss.pop(key, None)
+
+
+def test_new_chat_pressed_on_settings_says_so_and_links_to_the_chat(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [FINISH])
+    at = ask(new_session(), "Before")
+    before = at.session_state.chat["id"]
+    go(at, "settings")
+    at.button(key="new-chat").click().run()
+    assert not at.exception, at.exception
+    assert at.session_state.chat["id"] != before and not at.session_state.chat["turns"]
+    assert [t.value for t in at.toast] == ["Started a new chat."]
+    links = at.get("page_link")
+    assert [link.proto.label for link in links] == ["Go to the new chat"]
+    at.run()  # the next render: the notice was for that moment only
+    assert not at.toast and not at.get("page_link")
