@@ -20,6 +20,7 @@ from react_core.tool_specs import TOOL_ORDER, label
 from ui import evaluations as ev
 from ui import state
 from ui.jobs.evaluation import EvalJob
+from ui.labels import knowledge_label, model_label
 from ui.render import render_trace
 from ui.text import md_literal
 
@@ -59,11 +60,9 @@ def _how_they_run(chosen: list[str]) -> None:
 
 def _model_caption() -> None:
     s = state.settings()
-    model = s.get("model") or provider_class(s["provider"]).default_model or "default model"
-    knowledge = s.get("knowledge", "")
     st.caption(
         f"Model and knowledge come from Settings: {md_literal(provider_class(s['provider']).label)} · "
-        f"{md_literal(model)} · {md_literal('Wikipedia (live)' if knowledge == 'wikipedia' else knowledge)}. "
+        f"{md_literal(model_label(s))} · {md_literal(knowledge_label(s))}. "
         "Change them there; the budget, tools and prompts above are the evaluation's own, not the chat's."
     )
 
@@ -117,8 +116,10 @@ def _results(folder: str) -> None:
     )
     if choice is not None:
         r = rows[choice]
-        st.caption(f"Gold answer: {md_literal(r['gold'])} · EM {r['em']:.0f} · F1 {r['f1']:.2f}")
-        render_trace(r["trace"], key=f"eval-{r['strategy']}-{r['id']}")
+        st.caption(f"EM {r['em']:.0f} · F1 {r['f1']:.2f}")
+        # The gold answer shows beside the model's (results written before traces recorded it have it only here).
+        trace = {**r["trace"], "expected_answer": r["trace"].get("expected_answer") or r["gold"]}
+        render_trace(trace, key=f"eval-{r['strategy']}-{r['id']}")
 
 
 def _past() -> None:

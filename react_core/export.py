@@ -2,7 +2,8 @@
 
 The Markdown export is written to be read on its own: question, answer, stop reason and totals, the settings the run
 used, then every step in the run's own dialect. Text written by the model or taken from Wikipedia is put in fenced
-blocks (or escaped), so nothing in it is ever interpreted as Markdown or HTML by whoever renders the file.
+blocks, or escaped where it stands in a line (only what Markdown would read there: ``md_text``), so nothing in it is
+ever interpreted as Markdown or HTML by whoever renders the file. A known expected answer is shown beside the answer.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import json
 import re
 from typing import Any
 
+from react_core.expected import check_expected
 from react_core.formats import FORMATS
 from react_core.grounding import check_grounding
 from react_core.trace import STOP_REASONS, Trace
@@ -19,13 +21,29 @@ CREDIT = (
     "Observation text comes from Wikipedia (CC BY-SA 4.0); offline packs hold the opening paragraphs from the "
     "HotpotQA corpus (Yang et al. 2018, CC BY-SA 4.0)."
 )
-# Every ASCII punctuation character may be backslash-escaped in CommonMark; escaping them all is the safe choice.
+# Every ASCII punctuation character may be backslash-escaped in CommonMark; escaping them all is the safe choice for
+# Streamlit, whose Markdown adds its own syntax (colour codes, icons, math) to CommonMark's.
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~:$&])")
+# What a one-line text inside a line of an exported file (after "- **Answer:** ", in a heading, a link's text) needs
+# escaped for CommonMark and GitHub's extensions to read it literally: a backslash that would escape what follows it,
+# code, emphasis and strikethrough marks, link brackets, HTML and autolinks (< and >, so no tag survives even a lax
+# reader), math ($), an entity reference, an underscore that is not inside a word (one inside a word never
+# emphasises), and the #s that would close a heading. Block syntax (#, >, -, 1.) only counts at the start of a line,
+# where run text never stands.
+_MD_INLINE = re.compile(
+    r"\\(?=[!-/:-@\[-`{-~]|$)|[`*\[\]<>~$]|&(?=#?[0-9A-Za-z]+;)|(?<![^\W_])_|_(?![^\W_])|(?:^|(?<=\s))#+$"
+)
 
 
 def md_escape(text: str) -> str:
-    """Text as literal Markdown: specials backslash-escaped, newlines flattened to spaces."""
+    """Text as literal Markdown for Streamlit: every special backslash-escaped, newlines flattened to spaces."""
     return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
+
+
+def md_text(text: str) -> str:
+    """Text as literal CommonMark inline content, newlines flattened to spaces: only what would be read as Markdown
+    or HTML in that position is escaped, so an exported file reads cleanly as plain text too."""
+    return _MD_INLINE.sub(lambda m: "".join("\\" + c for c in m.group()), " ".join(str(text).split()))
 
 
 def fenced(text: str) -> str:
@@ -48,7 +66,7 @@ def _pct(c: str) -> str:
 
 def md_link(title: str, url: str) -> str:
     href = safe_url(url)
-    return f"[{md_escape(title)}]({href})" if href else md_escape(title)
+    return f"[{md_text(title)}]({href})" if href else md_text(title)
 
 
 def action_text(step: dict[str, Any] | Any, fmt_name: str) -> str:
@@ -91,31 +109,35 @@ def to_json(trace: Trace) -> str:
 
 def to_markdown(trace: Trace) -> str:
     fmt = trace.settings.get("format", "paper")
-    out = [f"# {md_escape(trace.question)}", ""]
+    out = [f"# {md_text(trace.question)}", ""]
+    expected = check_expected(trace)
     if trace.final_answer is not None:
-        out.append(f"- **Final Answer:** {md_escape(trace.final_answer)}")
-        out.append(f"- **Grounding:** {md_escape(check_grounding(trace).message)}")
-    out.append(f"- **Run:** {md_escape(summary_line(trace))}")
+        out.append(f"- **Final Answer:** {md_text(trace.final_answer)}")
+    if expected is not None:
+        out.append(f"- **Expected answer:** {md_text(expected.expected)} ({md_text(expected.verdict)})")
+    if trace.final_answer is not None:
+        out.append(f"- **Evidence:** {md_text(check_grounding(trace).message)}")
+    out.append(f"- **Run:** {md_text(summary_line(trace))}")
     if trace.error:
-        out.append(f"- **Error:** {md_escape(trace.error)}")
+        out.append(f"- **Error:** {md_text(trace.error)}")
     settings = ", ".join(f"{k} `{_inline(v)}`" for k, v in trace.settings.items())
     if settings:
         out.append(f"- **Settings:** {settings}")
     if trace.started_at:
-        out.append(f"- **Started:** {md_escape(trace.started_at)}")
+        out.append(f"- **Started:** {md_text(trace.started_at)}")
     if trace.context:
         out += ["", "## Earlier in the conversation", ""]
         for turn in trace.context:
-            out.append(f"- **Q:** {md_escape(turn.question)} — **A:** {md_escape(turn.answer or '(no answer)')}")
+            out.append(f"- **Q:** {md_text(turn.question)} — **A:** {md_text(turn.answer or '(no answer)')}")
     for step in trace.steps:
-        out += ["", f"## Step {step.index} · {md_escape(action_text(step, fmt))}", ""]
+        out += ["", f"## Step {step.index} · {md_text(action_text(step, fmt))}", ""]
         out += ["**Thought**", "", fenced(step.thought), ""]
         out += ["**Action**", "", fenced(action_text(step, fmt)), ""]
         if step.observation is not None:
             label = "**Observation (error)**" if step.observation.is_error else "**Observation**"
             out += [label, "", fenced(step.observation.text), ""]
             if step.observation.note:
-                out += [f"_Note: {md_escape(step.observation.note)}_", ""]
+                out += [f"_Note: {md_text(step.observation.note)}_", ""]
             for src in step.observation.sources:
                 out.append(f"- Source: {md_link(src.title, src.url)}")
         tokens = step.usage.prompt_tokens + step.usage.completion_tokens

@@ -5,7 +5,9 @@ miss ("Could not find [X]. Similar: […]") echoes the model's own words, and an
 nothing, so an answer that matches them is not grounded. Of a Calculator result only the value counts, not the
 expression it echoes; of a Lookup result not its "(Result k / n)" counter. Answers and evidence are compared after
 HotpotQA's normalisation (``react_core.answers``), as a whole-word phrase, and the verdict names the step, its tool
-and the sentence that holds the answer. Yes/no answers are never literally in the text, so they get their own
+and the sentence that holds the answer. It says where the answer's words occur, never that the answer is right: a
+wrong answer often occurs too (a title the model had just searched). Whether it is right is the expected answer's
+question (``react_core.expected``). Yes/no answers are never literally in the text, so they get their own
 verdict instead of a false "not found". UI-free: never imports streamlit.
 """
 
@@ -64,8 +66,9 @@ def check_grounding(trace: Trace | dict[str, Any]) -> Grounding:
         sentence = _sentence_with(answer, step)
         if sentence:
             tool = step.action.tool if step.action else ""
-            where = f"step {step.index} ({label(tool)})" if tool else f"step {step.index}"
-            message = f"Found in {where}: «{_quote(sentence, answer)}»"
+            where = f"step {step.index}'s {label(tool)} result" if tool else f"step {step.index}'s result"
+            # "Occurs", never "found" or "correct": a wrong answer (a title the model just searched) occurs too.
+            message = f"Occurs in {where}: «{_quote(sentence, answer)}»"
             return Grounding("grounded", message, step.index, tool, sentence)
     if not evidence:
         return Grounding(
@@ -76,8 +79,11 @@ def check_grounding(trace: Trace | dict[str, Any]) -> Grounding:
     words = answer.split()
     seen = set(" ".join(normalize_answer(_matched_text(s)) for s in evidence).split())
     found = sum(1 for w in words if w in seen)
+    if found == len(words) > 1:
+        return Grounding("partial", f"All {len(words)} answer words occur in the evidence, but not as one phrase.")
     if found and len(words) > 1:
-        return Grounding("partial", f"Only {found} of {len(words)} answer words occur in the evidence.")
+        verb = "occurs" if found == 1 else "occur"
+        return Grounding("partial", f"Only {found} of the {len(words)} answer words {verb} in the evidence.")
     return Grounding("not_found", "Not found in the evidence: the answer may come from the model's memory.")
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,7 @@ from react_core.formats import FORMATS, get_format
 from react_core.formats.base import ActionFormat, example_action
 from react_core.paths import BUILTIN_PRESETS_DIR, presets_dir, shared_data_dir
 from react_core.tool_specs import TOOL_ORDER
-from react_core.trace import Exchange
+from react_core.trace import Action, Exchange, Step
 
 DEFAULT_PRESET = "paper"
 MODES = ("react", "standard", "cot")
@@ -321,38 +322,79 @@ def _looks_like_action(line: str) -> bool:
     return bool(re.match(r"^\s*Action\b", line, re.IGNORECASE))
 
 
-def _action_line(chunk: str) -> tuple[int, str]:
-    """Where a broken example step's action is: the first line after its thought (an Act-only step has no thought:
-    then its first line), as an offset from the step's first line, and the action's text on one line."""
+def _action_line(chunk: str, thought: str | None = None) -> tuple[int, str]:
+    """Where an example step's action is, as an offset from the step's first line, and the action's text on one
+    line: the first line after its ``thought`` when the step parsed (the thought may span lines), else the first line
+    after the step's first one (an Act-only step has no thought: then its first line)."""
     lines = chunk.split("\n")
-    rest = [i for i in range(1, len(lines)) if lines[i].strip()]
-    if not rest:
+    end, want = 0, _squash(thought or "")
+    if want:
+        end = next((i for i in range(len(lines)) if want in _squash(" ".join(lines[: i + 1]))), 0)
+    rest = [i for i in range(end + 1, len(lines)) if lines[i].strip()]
+    if not rest or (thought is not None and not want):
         return 0, lines[0].strip()
     action = [ln.strip() for ln in lines[rest[0] :] if ln.strip() and ln.strip() != "PAUSE" and ln.strip() != "```"]
     return rest[0], " ".join(action)
 
 
-def validate_preset(preset: Preset) -> list[Problem]:
+def _squash(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _action_problem(fmt: ActionFormat, chunk: str, action: Action | None, answer: str | None, tools: set[str]) -> str:
+    """Why an example step that parses is still not one to teach: a tool that is not there, or an action not in the
+    dialect's own form. A model's looser forms (``Search Pierrepont Noyes``) are read, but the model copies what the
+    examples show, so they must be written as the dialect writes an action (and reads it back the same)."""
+    if action is not None and action.tool not in tools:
+        usable = [tool_specs.label(t) for t in TOOL_ORDER if t in tools]
+        known = "is not enabled" if action.tool in TOOL_ORDER else "is not a tool"
+        return f"{tool_specs.label(action.tool)} {known}: an example may call {', '.join(usable)} or Finish"
+    why = fmt.unrenderable(action, answer)
+    if why:
+        return why
+    written = fmt.render_action(action, answer)
+    # What the dialect writes after the action (the pause dialect's PAUSE line) belongs at the step's end too.
+    model_part = _squash(fmt.render_model_part(Step(1, thought="Go.", action=action, final_answer=answer)))
+    ending = _squash(written) + model_part.rsplit(_squash(written), 1)[-1]
+    if not _squash(chunk).endswith(ending):
+        return f"write the action as the {fmt.name} dialect writes it: {written}"
+    return ""
+
+
+def validate_preset(
+    preset: Preset, tools: Iterable[str] | None = None, *, since: Preset | None = None
+) -> list[Problem]:
+    """The preset's problems, each with its field and line. ``tools``: the tools an example step may call (default:
+    every tool there is; the prompt editor passes the enabled ones). A step word for word in ``since``'s examples (the
+    preset an edit started from) is not held to ``tools``: a shipped preset stays valid whatever tools are off."""
     problems: list[Problem] = []
     if preset.format not in FORMATS:
         return [Problem("format", 0, f"unknown format {preset.format!r}; choose one of {', '.join(FORMATS)}")]
     if preset.question.count("{question}") != 1:
         problems.append(Problem("question", 0, "must contain the {question} placeholder exactly once"))
+    fmt = preset.action_format
+    if not fmt.native_tools and not preset.question.endswith("\n"):
+        # Without it the prompt reads "Question: …?Thought 1:", the question and the first step on one line.
+        problems.append(Problem("question", 0, "must end with a line break: the model's first step starts after it"))
     if preset.mode != "react":
         if "Answer:" not in preset.examples:
             problems.append(Problem("examples", 0, "a direct-answer prompt needs examples ending in `Answer: …`"))
         return problems
     if not preset.instructions.strip():
         problems.append(Problem("instructions", 0, "must not be empty"))
-    fmt = preset.action_format
+    allowed = set(TOOL_ORDER if tools is None else tools)
+    kept = {_squash(c) for _, c in example_chunks(fmt, since.examples)} if since and since.format == fmt.name else set()
     chunks = example_chunks(fmt, preset.examples)
     if preset.examples.strip() and not chunks:
         problems.append(Problem("examples", 0, "no example steps found (each starts with a Thought line)"))
     for line, chunk in chunks:
         result = fmt.parse(chunk)
-        if result.error:
-            offset, text = _action_line(chunk)
-            problems.append(Problem("examples", line + offset, result.error, text))
-        elif result.leaked_observation:
+        if result.leaked_observation and not result.error:
             problems.append(Problem("examples", line, "an Observation is inside the model's part", chunk))
+            continue
+        usable = set(TOOL_ORDER) if _squash(chunk) in kept else allowed
+        why = result.error or _action_problem(fmt, chunk, result.action, result.final_answer, usable)
+        if why:
+            offset, text = _action_line(chunk, None if result.error else result.thought)
+            problems.append(Problem("examples", line + offset, why, text))
     return problems

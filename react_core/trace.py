@@ -270,6 +270,9 @@ class Trace:
     error: str | None = None
     context: list[Exchange] = field(default_factory=list)
     started_at: str = ""
+    # The answer the question is known to have, when it is known: an evaluation question's gold answer, or a chat
+    # question that is word for word one of the offline pack's HotpotQA questions (``react_core.expected``).
+    expected_answer: str | None = None
 
     def __post_init__(self) -> None:
         self.settings = clean_settings(self.settings)
@@ -308,6 +311,7 @@ class Trace:
             "error": self.error,
             "context": [t.to_dict() for t in self.context],
             "started_at": self.started_at,
+            "expected_answer": self.expected_answer,
             "totals": self.totals,
         }
 
@@ -327,4 +331,5 @@ class Trace:
             error=d.get("error"),
             context=[Exchange.from_dict(t) for t in d.get("context", [])],
             started_at=d.get("started_at", ""),
+            expected_answer=d.get("expected_answer"),
         )

@@ -40,7 +40,8 @@ def test_a_turn_shows_a_panel_per_step_the_answer_its_sources_and_is_saved(monke
     assert [s.value for s in at.subheader] == ["American"]  # the final answer is the chat message
     assert "(https://en.wikipedia.org/wiki/Scott_Derrickson)" in md  # sources link to Wikipedia
     assert "(https://en.wikipedia.org/wiki/Ed_Wood)" in md
-    assert "Found in step 2 \\(Search\\)\\: «Scott Derrickson \\(born" in md  # the grounding badge, literal
+    # The evidence check's badge, literal and neutral: it says where the answer occurs, not that it is right.
+    assert ":gray-badge[:material/format_quote: Occurs in step 2's Search result\\: «Scott Derrickson \\(born" in md
     assert any("HotpotQA" in c.value and "CC BY-SA" in c.value for c in at.caption)
 
     records = HistoryStore().list()

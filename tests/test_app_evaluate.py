@@ -1,13 +1,17 @@
 """The Evaluate page: run strategies over shared HotpotQA questions with a script, see scores beside the paper's
 table with how the episodes ended, open a question's trace, stop a run and be told how far it got, find past
-evaluations after a reload, and choose the budget, tools, prompts and samples on the page (the paper's by default)."""
+evaluations after a reload, and choose the budget, tools, prompts and samples on the page (the paper's by default).
+A question's trace shows its gold answer beside the model's, and the page names the model and knowledge as the
+sidebar does."""
 
 from __future__ import annotations
 
+import re
 import threading
 from pathlib import Path
 
 from app_helpers import go, new_session, unescape, use_app
+from wiki_helpers import closed_port
 
 import react_core.evaluation.run as engine
 from react_core.evaluation.paper import PAPER_HOTPOTQA_EM
@@ -50,6 +54,10 @@ def progress_text(at) -> str:
     return unescape(bars[0].proto.text)
 
 
+def badges(at) -> list[str]:
+    return [unescape(m.value) for m in at.markdown if "-badge[" in m.value]
+
+
 def folder(at) -> Path:
     return Path(at.session_state.eval_job.snapshot()["out_dir"])
 
@@ -78,8 +86,13 @@ def test_scores_two_strategies_beside_the_paper_and_opens_a_trace(monkeypatch, t
     assert (tmp_path / "data") in folder(at).parents
     at.selectbox(key="eval-open").set_value(3).run()
     assert not at.exception, at.exception
-    assert any("Chief of Protocol" in m.value for m in [*at.markdown, *at.caption])
     assert any("Step 1" in e.label for e in at.expander)
+    # The gold answer beside the model's, green only for an exact match.
+    assert ":green-badge[:material/check_circle: Expected answer: «Chief of Protocol» · exact match]" in badges(at)
+    at.selectbox(key="eval-open").set_value(1).run()
+    shared_of = "not an exact match (word overlap F1 0.33)"  # "Secretary of State": only "of" in common
+    assert f":orange-badge[:material/rule: Expected answer: «Chief of Protocol» · {shared_of}]" in badges(at)
+    assert "Secretary of State" in [s.value for s in at.subheader]
 
 
 def test_runs_the_papers_budget_and_tools_not_the_chats_and_records_a_deliberate_change(monkeypatch, tmp_path):
@@ -240,3 +253,15 @@ def test_progress_label_is_true_in_every_state():
         "Stopping after the question under way… (ReAct: 2 of 5 questions done)"
     )
     assert ev.progress_label({**base, "cancelling": True}) == "Stopping after the question under way…"
+
+
+def test_the_page_names_model_and_knowledge_as_the_sidebar_does(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [])
+    monkeypatch.setenv("REACT_KNOWLEDGE", "wikipedia")
+    monkeypatch.setenv("REACT_WIKI_URL", f"http://127.0.0.1:{closed_port()}/w/api.php")  # the pack stands in
+    at = go(new_session(), "evaluate")
+    caption = next(unescape(c.value) for c in at.caption if "Model and knowledge come from Settings" in c.value)
+    assert "Wikipedia unreachable: offline pack" in caption and "live" not in caption
+    sidebar = unescape(" ".join(m.value for m in at.sidebar.markdown))
+    model = re.search(r"\*\*Model:\*\* ([^\n]+)", sidebar).group(1)
+    assert f" · {model} · Wikipedia unreachable: offline pack." in caption

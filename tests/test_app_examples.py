@@ -3,9 +3,15 @@ in, the page says once what it covers."""
 
 from __future__ import annotations
 
-from app_helpers import new_session, offline_pack, use_app
+import os
+from pathlib import Path
+
+import pytest
+from app_helpers import last_trace, new_session, offline_pack, unescape, use_app, wait_idle, write_script
 from wiki_helpers import closed_port
 
+from react_core.answers import exact_match
+from react_core.history import HistoryStore
 from react_core.knowledge.pack import PackSource
 
 
@@ -51,3 +57,45 @@ def test_with_wikipedia_reachable_the_everyday_examples_stay(monkeypatch, tmp_pa
         assert "Colorado orogeny" in _examples(at)[0]
         assert not [i for i in at.info if "offline pack" in i.value]
         assert "**Knowledge:** Wikipedia (live)" in _sidebar(at)
+
+
+def _badges(at) -> list[str]:
+    return [unescape(m.value) for m in at.markdown if "-badge[" in m.value]
+
+
+@pytest.mark.parametrize("right", [False, True])
+def test_an_example_question_shows_its_expected_answer_and_only_a_match_is_green(monkeypatch, tmp_path, right):
+    pack = PackSource(offline_pack())
+    use_app(monkeypatch, tmp_path, [])  # the script is written once the example drawn is known
+    at = new_session()
+    example = next(b for b in at.button if b.key == "example-0")
+    expected = pack.question_for(example.label)
+    assert expected is not None
+    # The model searches a supporting page of the question, then answers: right, or with a title it searched (the
+    # example drawn is random, and a comparison question's answer is one of its titles: then another one, or none).
+    wrong = [t for t in expected.supporting_titles if not exact_match(t, expected.answer)] or ["Nobody at all"]
+    title = wrong[0].replace("[", "(").replace("]", ")")
+    answer = expected.answer if right else title
+    write_script(
+        Path(os.environ["REACT_SCRIPT"]),
+        [
+            f"Thought 1: I need to search {title}.\nAction 1: Search[{title}]",
+            f"Thought 2: The answer is {answer}.\nAction 2: Finish[{answer}]",
+        ],
+    )
+    example.click().run()
+    wait_idle(at)
+
+    assert last_trace(at)["expected_answer"] == expected.answer
+    badges = _badges(at)
+    assert len(badges) == 2, badges
+    verdict, evidence = badges
+    if right:
+        assert verdict.startswith(":green-badge[") and f"Expected answer: «{expected.answer}» · exact match" in verdict
+    else:
+        assert verdict.startswith((":red-badge[", ":orange-badge[")), verdict
+        assert f"Expected answer: «{expected.answer}»" in verdict and "exact match" not in verdict.replace("not an", "")
+    # The evidence check is told apart from the verdict: neutral, and it says where the words occur, nothing more.
+    assert not evidence.startswith(":green-badge[") and "Found" not in evidence
+    record = HistoryStore().list()[0]
+    assert HistoryStore().get(record.id).trace.expected_answer == expected.answer

@@ -60,7 +60,9 @@ def test_open_a_run_to_read_its_panels_export_and_delete_it(monkeypatch, tmp_pat
 
 def test_import_a_json_trace_and_refuse_a_file_that_is_not_one(monkeypatch, tmp_path):
     at = _two_runs(monkeypatch, tmp_path)
-    exported = to_json(HistoryStore().get(1).trace).encode()
+    trace = HistoryStore().get(1).trace
+    trace.final_answer = "another answer"  # a run this history does not hold yet
+    exported = to_json(trace).encode()
     go(at, "history")
     at.file_uploader(key="import-file").upload("run.json", exported, "application/json").run()
     at.button(key="import-run").click().run()
@@ -68,6 +70,13 @@ def test_import_a_json_trace_and_refuse_a_file_that_is_not_one(monkeypatch, tmp_
     record = HistoryStore().get(3)
     assert record.origin == "import" and record.trace.to_dict() == json.loads(exported)
     assert at.session_state.history_open == 3
+
+    # The export of a run already there is not stored twice: the page names that run and opens it.
+    at.button(key="close-run").click().run()
+    at.file_uploader(key="import-file").upload("run.json", to_json(HistoryStore().get(1).trace).encode()).run()
+    at.button(key="import-run").click().run()
+    assert any("already in History as run #1" in i.value for i in at.info) and not at.success
+    assert HistoryStore().count() == 3 and at.session_state.history_open == 1
 
     at.button(key="close-run").click().run()
     at.file_uploader(key="import-file").set_value(("bad.json", b'{"not": "a trace"}', "application/json")).run()

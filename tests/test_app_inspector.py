@@ -20,7 +20,8 @@ def test_each_step_shows_its_model_call_with_what_is_new(monkeypatch, tmp_path):
     assert len(bodies) == 4  # one Model call section per step
     sent = provider(at).requests
     first, second = bodies[0], bodies[1]
-    assert "this is the run&#x27;s first call" in first and "Question: What nationality" in first
+    assert "The run&#x27;s first call: its whole prompt is new (" in first and "Question: What nationality" in first
+    assert "Unchanged prefix" not in first and "of nothing" not in first
     # The second call adds the first step's action and observation and the new step's prefix, highlighted …
     assert "of step 1&#x27;s call" in second and "Observation 1: Could not find [Scott Derickson film]" in second
     # … and the request shows the texts the "API" received, verbatim (escaped for HTML, never interpreted).
@@ -85,3 +86,24 @@ def test_native_tool_calls_show_the_conversation_each_call_added(monkeypatch, tm
     assert "new messages in the conversation" in bodies[1] and "Ed Wood" in bodies[1]
     table = at.dataframe[0].value
     assert list(table["step"]) == [1, 3]
+
+
+def test_the_on_device_grammar_shows_as_the_grammar_text_in_its_own_block():
+    from react_core.calls import CallTexts
+    from react_core.formats import FORMATS
+    from ui.inspector import _request
+
+    grammar = FORMATS["paper"].grammar(["search", "lookup"], 1)
+    assert "\u3000" in grammar and "\u2028" in grammar  # character classes hold spaces a browser cannot show
+    template = {"prompt": {"$ref": "prompt"}, "max_tokens": 400, "stream": True, "grammar": grammar}
+    call = {"api": "llama.cpp", "endpoint": "", "omitted": [], "stop_local": ["\nObservation"]}
+    shown = _request(call, template, CallTexts(system="", prompt="Question: Q?\nThought 1:", keep=0))
+    body, block = shown.split("&quot;$ref&quot;: &quot;grammar&quot; (", 1)
+    assert "&quot;grammar&quot;: {\n    &quot;$ref&quot;: &quot;grammar&quot;\n  }" in body  # not a JSON string
+    assert "root ::=" not in body
+    assert block.startswith(f"{len(grammar):,} characters)")
+    # The grammar as its own text: its lines, its quotes, and GBNF's own escapes as written (not JSON's) …
+    assert "root ::= &quot; &quot; thought ( &quot;\\nAction 1: Search[&quot; input0" in block
+    assert "\nthought ::= thought-first thought-char{0,159}" in block
+    # … with the characters that would draw as empty boxes written as the escapes GBNF reads the same.
+    assert "\u3000" not in block and "\u2028" not in block and "\\u3000" in block and "\\u2028" in block

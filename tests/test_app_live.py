@@ -87,7 +87,7 @@ def test_a_step_the_model_got_wrong_shows_its_error_in_its_panel(monkeypatch, tm
 
 def test_an_observation_note_and_its_sources_show_in_an_imported_run(monkeypatch, tmp_path):
     from react_core.history import HistoryStore
-    from react_core.trace import Action, Observation, Source, Step, Trace
+    from react_core.trace import Action, Observation, ObservationStats, Source, Step, Trace
 
     use_app(monkeypatch, tmp_path, [])
     trace = Trace(
@@ -102,6 +102,7 @@ def test_an_observation_note_and_its_sources_show_in_an_imported_run(monkeypatch
                     "Paris is a city.",
                     sources=[Source("Paris", "https://en.wikipedia.org/wiki/Paris")],
                     note="Wikipedia could not be reached; answered from the offline pack",
+                    stats=ObservationStats(http_requests=1),
                 ),
             )
         ],
@@ -115,3 +116,4 @@ def test_an_observation_note_and_its_sources_show_in_an_imported_run(monkeypatch
     assert any("(https://en.wikipedia.org/wiki/Paris)" in m.value for m in at.markdown)
     assert any("Wikipedia, CC BY-SA 4.0" in c.value for c in at.caption)
     assert at.status[0].label.startswith("No answer: it used all its model calls")
+    assert any(c.value.endswith(" s · 1 HTTP request") for c in at.caption)  # one request, not "1 HTTP requests"

@@ -96,7 +96,7 @@ def test_saved_presets_belong_to_the_person_who_saved_them(monkeypatch, tmp_path
     use_app(monkeypatch, tmp_path, [])
     monkeypatch.setenv("REACT_PUBLIC_DEMO", "1")  # as when signed in: presets live in each person's history
     alice, bob = go(new_session(), "settings"), go(new_session(), "settings")
-    alice.text_input(key="edit-question").input("Q: {question}\n").run()
+    alice.text_area(key="edit-question").input("Q: {question}\n").run()
     alice.text_input(key="save-name").input("alices-prompt").run()
     alice.button(key="save-preset").click().run()
     assert "alices-prompt" in alice.selectbox(key="set-preset").options[-1]

@@ -92,8 +92,42 @@ def test_an_invalid_prompt_is_shown_with_the_failing_line_and_not_applied(monkey
 
     go(at, "settings")  # the draft survived leaving the page
     assert "I will look him up" in at.text_area(key="edit-examples").value
-    at.text_input(key="edit-question").input("Q: no placeholder here\n").run()
+    at.text_area(key="edit-question").input("Q: no placeholder here\n").run()
     assert any("question: must contain the {question} placeholder" in unescape(e.value) for e in at.error)
+
+
+def test_an_example_with_an_unknown_tool_or_without_brackets_is_refused_with_its_line(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [])
+    at = go(new_session(), "settings")
+    at.checkbox(key="set-tool-calculator").uncheck().run()
+    examples = at.text_area(key="edit-examples").value
+    lines = examples.split("\n")
+    first = next(i for i, line in enumerate(lines) if line.startswith("Action 1: "))
+    for action, problem in (
+        ("Fly[Pierrepont Noyes]", "Fly is not a tool: an example may call Search, Lookup or Finish"),
+        ("Search Pierrepont Noyes", "write the action as the paper dialect writes it: Search[Pierrepont Noyes]"),
+        ("Calculator[2 + 2]", "Calculator is not enabled: an example may call Search, Lookup or Finish"),
+    ):
+        edited = [*lines[:first], f"Action 1: {action}", *lines[first + 1 :]]
+        at.text_area(key="edit-examples").input("\n".join(edited)).run()
+        errors = [unescape(e.value) for e in at.error]
+        assert errors[0].startswith("Not applied"), errors
+        assert errors[1:] == [f"examples line {first + 1}: {problem} — `Action 1: {action}`"]
+        assert at.session_state.prompt is None and at.button(key="save-preset").disabled
+
+
+def test_an_edited_question_template_keeps_its_line_break(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [FINISH])
+    at = go(new_session(), "settings")
+    at.text_area(key="edit-question").input("Q: {question}\n").run()
+    assert not at.error and at.session_state.prompt["question"] == "Q: {question}\n"
+    go(at, "chat")
+    at = ask(at, "Who wrote it?")
+    assert provider(at).requests[-1].text.endswith("Q: Who wrote it?\nThought 1:")  # not "…it?Thought 1:"
+    go(at, "settings")
+    at.text_area(key="edit-question").input("Q: {question}").run()  # a line break removed on purpose
+    assert any("question: must end with a line break" in unescape(e.value) for e in at.error)
+    assert at.session_state.prompt["question"] == "Q: {question}\n"  # the last valid template stays in use
 
 
 def test_a_valid_edit_applies_to_the_next_turn_and_reset_restores_the_preset(monkeypatch, tmp_path):
@@ -243,3 +277,18 @@ def test_a_setting_changed_while_the_previous_change_is_still_being_saved_is_the
         store.release.set()
         for key in ("settings", "set-max_calls", "settings_lock"):
             ss.pop(key, None)
+
+
+def test_new_chat_pressed_on_settings_says_so_and_links_to_the_chat(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [FINISH])
+    at = ask(new_session(), "Before")
+    before = at.session_state.chat["id"]
+    go(at, "settings")
+    at.button(key="new-chat").click().run()
+    assert not at.exception, at.exception
+    assert at.session_state.chat["id"] != before and not at.session_state.chat["turns"]
+    assert [t.value for t in at.toast] == ["Started a new chat."]
+    links = at.get("page_link")
+    assert [link.proto.label for link in links] == ["Go to the new chat"]
+    at.run()  # the next render: the notice was for that moment only
+    assert not at.toast and not at.get("page_link")

@@ -77,7 +77,7 @@ def test_journey_ask_inspect_change_settings_ask_again_history_export(app_server
         link = panel.get_by_role("link", name="Scott Derrickson")
         assert link.get_attribute("href") == "https://en.wikipedia.org/wiki/Scott_Derrickson"
         assert link.get_attribute("target") == "_blank"
-        page.get_by_text("Found in step 2 (Search)").wait_for()
+        page.get_by_text("Occurs in step 2's Search result").wait_for()
         shot(page, "chat.png", top=True)
 
         # The model call behind step 2: what was new in it, and the request as sent, found by the browser's find.
@@ -122,7 +122,7 @@ def test_journey_ask_inspect_change_settings_ask_again_history_export(app_server
         with page.expect_download() as download:
             page.get_by_role("button", name="Export Markdown").click()
         markdown = Path(download.value.path()).read_text()
-        assert markdown.startswith("# What is 17 \\* 23 \\+ 4?") and "Calculator[17 * 23 + 4]" in markdown
+        assert markdown.startswith("# What is 17 \\* 23 + 4?") and "Calculator[17 * 23 + 4]" in markdown
 
         page.get_by_role("tab", name="Compare").click()
         page.get_by_text("temperature", exact=True).first.wait_for()  # the settings that differ

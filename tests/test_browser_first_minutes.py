@@ -1,6 +1,7 @@
 """A newcomer's first minutes, as ``make run`` gives them: the on-device model, no key, no internet (Wikipedia cannot
 be reached, so the offline pack stands in), in a real browser. The page says once what the pack covers and offers
-questions it can answer; an answer's green badge only ever points at evidence; a reload keeps the conversation."""
+questions it can answer; an answer shows the expected answer beside it (green only for an exact match) and an evidence
+badge that says where its words occur, never that it is right; a reload keeps the conversation."""
 
 from __future__ import annotations
 
@@ -9,6 +10,10 @@ import re
 import pytest
 from browser_helpers import WAIT_MS, chromium, open_page, shot, streamlit
 from wiki_helpers import closed_port
+
+from react_core.answers import exact_match
+from react_core.history import open_history
+from react_core.knowledge.pack import PackSource
 
 pytestmark = [pytest.mark.browser, pytest.mark.model]
 ENDED = re.compile(r"(Answered|No answer: [^·]+|Failed|Stopped by you) · \d+ steps? ·")
@@ -45,8 +50,18 @@ def test_offline_examples_answer_with_evidence_and_survive_a_reload(offline_app)
             page.get_by_text("Saved to History as run #").wait_for()  # the turn's last line: the page is drawn
         finally:
             shot(page, "first-answer.png", top=True)
-        for badge in page.get_by_text(re.compile(r"^Found in step \d+")).all():
-            step = re.match(r"Found in step (\d+) \((\w+)\)", badge.inner_text()).group(1)
+        # The example is one of the pack's HotpotQA questions: its expected answer stands beside the model's, and
+        # only an exact match with it is green. The evidence badge says where the answer occurs, never "found".
+        expected = PackSource(server["home"] / "pack.sqlite").question_for(first)
+        assert expected is not None
+        verdict = page.get_by_text(f"Expected answer: «{expected.answer}» · ", exact=False).first
+        verdict.wait_for()
+        answer = open_history(url="", path=server["home"] / "history.sqlite").list()[0].final_answer
+        matched = exact_match(answer, expected.answer) == 1.0
+        assert verdict.inner_text().strip().endswith("· exact match") == matched, (answer, verdict.inner_text())
+        assert page.get_by_text(re.compile(r"^Found in step")).count() == 0
+        for badge in page.get_by_text(re.compile(r"^Occurs in step \d+")).all():
+            step = re.match(r"Occurs in step (\d+)'s (\w+) result: «", badge.inner_text()).group(1)
             panel = page.get_by_test_id("stExpander").filter(has_text=f"Step {step} · ").first
             assert "Could not find" not in panel.inner_text()  # evidence only: never a missed Search
         page.reload()

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from react_core.answers import exact_match, f1_score, normalize_answer
 from react_core.errors import ConfigError, ContextOverflowError, ProviderError
 from react_core.evaluation import table
 from react_core.evaluation.data import Question, load_indices, load_questions
@@ -20,7 +21,6 @@ from react_core.evaluation.harness import evaluate
 from react_core.evaluation.paper import PAPER_HOTPOTQA_EM
 from react_core.evaluation.results import list_evaluations, new_folder, read_file, read_results
 from react_core.evaluation.run import EvalPlan, run_evaluation, strategy_config
-from react_core.evaluation.scoring import exact_match, f1_score, normalize_answer
 from react_core.evaluation.strategies import STRATEGIES, EvalContext, run_strategy
 from react_core.evaluation.summary import summarize
 from react_core.providers.base import Chunk, Provider

@@ -1,5 +1,6 @@
-"""Exports: JSON round-trips exactly and passes the import validation; Markdown reads well, says where the answer is
-grounded, and never lets model or Wikipedia text act as Markdown."""
+"""Exports: JSON round-trips exactly and passes the import validation; Markdown reads well (escaping only what
+Markdown would read), says where the answer occurs in the evidence and what answer was expected, and never lets model
+or Wikipedia text act as Markdown."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from react_core.export import fenced, file_stem, md_escape, safe_url, to_json, to_markdown
+from react_core.export import fenced, file_stem, md_escape, md_text, safe_url, to_json, to_markdown
 from react_core.trace import STOP_REASONS, Action, Exchange, Observation, Source, Step, Trace, Usage
 from react_core.trace_schema import parse_trace_json
 
@@ -48,10 +49,10 @@ def test_markdown_export_has_the_run_in_its_own_dialect_with_sources_and_credit(
     md = to_markdown(trace)
     assert md.startswith("# Q?\n")
     assert "- **Final Answer:** Paris" in md
-    assert "- **Grounding:** Found in step 1 \\(Search\\)\\: «Paris is the capital of France\\.»" in md
+    assert "- **Evidence:** Occurs in step 1's Search result: «Paris is the capital of France.»" in md
     assert "## Step 1 · \\<search\\>E1\\</search\\>" in md
     assert "```text\nParis is the capital of France.\n```" in md
-    assert "[Paris \\(city\\)](https://en.wikipedia.org/wiki/Paris_%28city%29)" in md
+    assert "[Paris (city)](https://en.wikipedia.org/wiki/Paris_%28city%29)" in md
     assert "CC BY-SA" in md and "HotpotQA" in md
 
 
@@ -75,6 +76,41 @@ def test_escaped_text_has_no_unescaped_markdown_specials(text):
             i += 2
             continue
         assert out[i] not in "`*_[]()<>#!|~$&:\\"
+        i += 1
+
+
+def test_markdown_export_escapes_only_what_markdown_would_read_there():
+    # Prose full of punctuation that Markdown leaves alone in the middle of a line reads as written: no backslashes.
+    trace = trace_with("George Washington (1732-1799)", ["He was the 1st president."])
+    trace.question = "Who was the 1st U.S. president - and why? A #1 pick + 100% sure: yes! snake_case {x} | y"
+    trace.steps[0].observation.sources = [Source("Washington (state)", "https://en.wikipedia.org/wiki/W_(state)")]
+    md = to_markdown(trace)
+    assert md.startswith(f"# {trace.question}\n")
+    assert "- **Final Answer:** George Washington (1732-1799)\n" in md
+    assert "- Source: [Washington (state)](https://en.wikipedia.org/wiki/W_%28state%29)" in md
+    assert "\\" not in md.split("## Step")[0]
+    # What Markdown would read is escaped: emphasis, code, links, HTML, math, entities, a heading's closing #s.
+    assert md_text("**a** _b_ `c` [d](e) <f> ~~g~~ $h$ &amp; i_j_k end #") == (
+        "\\*\\*a\\*\\* \\_b\\_ \\`c\\` \\[d\\](e) \\<f\\> \\~\\~g\\~\\~ \\$h\\$ \\&amp; i_j_k end \\#"
+    )
+    assert md_text("C:\\Users\\me and \\*") == "C:\\Users\\me and \\\\\\*"  # only a backslash that would escape
+
+
+@given(st.text(max_size=60))
+def test_export_escaping_keeps_the_text_and_leaves_no_markdown_special_bare(text):
+    out = md_text(text)
+    # As CommonMark reads it (a backslash escapes ASCII punctuation only), it is the text: the escapes are all it adds.
+    assert re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", out) == " ".join(text.split())
+    i = 0
+    while i < len(out):
+        if out[i] == "\\":
+            i += 2
+            continue
+        assert out[i] not in "`*[]<>~$", out
+        if out[i] == "_":
+            assert out[i - 1 : i].isalnum() and out[i + 1 : i + 2].isalnum(), out  # inside a word only
+        if out[i] == "&":
+            assert not re.match(r"&#?[0-9A-Za-z]+;", out[i:]), out
         i += 1
 
 
@@ -125,9 +161,10 @@ _steps = st.lists(
     answer=st.none() | _texts,
     stop=st.sampled_from([None, *STOP_REASONS]),
     context=st.lists(st.builds(Exchange, _texts, _texts), max_size=2),
+    expected=st.none() | _texts,
 )
 def test_every_json_export_passes_import_validation_and_imports_back_exactly(
-    question, steps, gaps, answer, stop, context
+    question, steps, gaps, answer, stop, context, expected
 ):
     index = 0
     for step, gap in zip(steps, gaps, strict=False):
@@ -141,5 +178,6 @@ def test_every_json_export_passes_import_validation_and_imports_back_exactly(
         stop_reason=stop,
         context=context,
         started_at="2026-01-01T00:00:00+00:00",
+        expected_answer=expected,
     )
     assert parse_trace_json(to_json(trace)).to_dict() == trace.to_dict()

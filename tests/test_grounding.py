@@ -1,5 +1,6 @@
 """The grounding check: an answer is grounded only by evidence a tool returned (a page found, a Lookup or Calculator
-result), never by a miss that echoes the model's query; the verdict names the step, the tool and the sentence."""
+result), never by a miss that echoes the model's query; the verdict names the step, the tool and the sentence, and
+says only where the answer's words occur, never that the answer is right."""
 
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ def test_a_calculator_result_grounds_its_value_not_its_expression(tools):
     assert result.text == "17 * 23 + 4 = 395" and result.evidence
     g = check_grounding(run("395", ("calculator", "17 * 23 + 4", result)))
     assert (g.kind, g.step, g.tool, g.sentence) == ("grounded", 1, "calculator", "17 * 23 + 4 = 395")
-    assert g.message == "Found in step 1 (Calculator): «17 * 23 + 4 = 395»"
+    assert g.message == "Occurs in step 1's Calculator result: «17 * 23 + 4 = 395»"
     echo = check_grounding(run("17 * 23 + 4", ("calculator", "17 * 23 + 4", result)))
     assert echo.kind == "not_found"
 
@@ -55,7 +56,7 @@ def test_a_page_found_grounds_and_the_verdict_quotes_the_sentence(tools):
     g = check_grounding(run("the Sun", ("search", "Mercury planet", miss), ("search", "Mercury (planet)", page)))
     assert (g.kind, g.step, g.tool) == ("grounded", 2, "search")
     assert g.sentence == "It is closest to the Sun."
-    assert g.message == "Found in step 2 (Search): «It is closest to the Sun.»"
+    assert g.message == "Occurs in step 2's Search result: «It is closest to the Sun.»"
     assert g.to_dict() == {
         "kind": "grounded",
         "message": g.message,
@@ -72,7 +73,7 @@ def test_lookup_results_ground_but_their_counter_and_no_more_results_do_not(tool
     steps = [("search", "Long Page", page)] + [("lookup", "alpha", hit) for hit in hits]
     g = check_grounding(run("number 9", *steps))
     assert (g.step, g.tool, g.sentence) == (4, "lookup", "Alpha sentence number 9.")
-    assert g.message == "Found in step 4 (Lookup): «Alpha sentence number 9.»"
+    assert g.message == "Occurs in step 4's Lookup result: «Alpha sentence number 9.»"
     counter = Observation("(Result 1 / 2) Alpha is here.", evidence=True)
     assert check_grounding(run("2", ("lookup", "alpha", counter))).kind == "not_found"
     last = tools.run(Action("lookup", "alpha"))
@@ -106,7 +107,25 @@ def test_partial_counts_only_evidence_words():
     assert check_grounding(run("New York City", ("search", "New York City", miss))).kind == "not_found"
     mixed = run("New York City", ("search", "New York City", miss), ("search", "New York", found("New York is big.")))
     g = check_grounding(mixed)
-    assert g.kind == "partial" and g.message == "Only 2 of 3 answer words occur in the evidence."
+    assert g.kind == "partial" and g.message == "Only 2 of the 3 answer words occur in the evidence."
+    one = check_grounding(run("Rachel Jackson", ("search", "Rachel", found("Rachel was born in 1767."))))
+    assert one.message == "Only 1 of the 2 answer words occurs in the evidence."
+
+
+def test_all_words_apart_say_so_instead_of_only_all_of_them():
+    g = check_grounding(run("Rachel Jackson", ("search", "A", found("Jackson married Rachel in 1794."))))
+    assert g.kind == "partial"
+    assert g.message == "All 2 answer words occur in the evidence, but not as one phrase."
+
+
+def test_the_verdict_never_claims_the_answer_is_right():
+    # A newcomer's first example: the model searched a list title and answered with that very title. Its words occur
+    # in the evidence, and the answer is wrong: the verdict says where they occur, in no word that suggests more.
+    page = found("The 1925 Birthday Honours were appointments by King George V.")
+    g = check_grounding(run("1925 Birthday Honours", ("search", "1925 Birthday Honours", page)))
+    assert g.kind == "grounded"
+    assert g.message.startswith("Occurs in step 1's Search result: «The 1925 Birthday Honours")
+    assert not {"found", "grounded", "correct", "right", "verified", "true"} & set(g.message.lower().split())
 
 
 def test_yes_no_says_whether_there_was_evidence_to_judge_it():

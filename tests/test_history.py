@@ -11,6 +11,7 @@ import threading
 import pytest
 
 from react_core.errors import ConfigError
+from react_core.export import to_json
 from react_core.history import HistoryStore, SQLiteStore, open_history, parse_trace_json
 from react_core.trace import Action, Observation, Source, Step, Trace, Usage
 
@@ -116,7 +117,7 @@ def test_delete_and_count(open_store):
 def test_import_accepts_an_exported_trace_and_explains_what_is_wrong_otherwise(open_store):
     store = open_store()
     trace = make_trace()
-    run_id = store.import_json(json.dumps(trace.to_dict()).encode())
+    run_id = store.import_json(json.dumps(trace.to_dict()).encode()).run_id
     assert store.get(run_id).trace.to_dict() == trace.to_dict() and store.get(run_id).origin == "import"
     for bad, message in (
         (b"not json", "Not valid JSON"),
@@ -129,6 +130,22 @@ def test_import_accepts_an_exported_trace_and_explains_what_is_wrong_otherwise(o
     with pytest.raises(ConfigError, match="larger than"):
         parse_trace_json(b" " * 5_000_001)
     assert store.count() == 1
+
+
+def test_importing_a_run_already_in_history_names_it_instead_of_storing_a_copy(open_store):
+    ann, bob = open_store("ann@example.org"), open_store("bob@example.org")
+    trace = make_trace()
+    saved = ann.save(trace, conversation="chat-1")  # as the chat saved it; then exported and imported again
+    again = ann.import_json(to_json(trace))
+    assert (again.run_id, again.existing, ann.count()) == (saved, True, 1)
+    assert again.message == f"This run is already in History as run #{saved}; it is opened below."
+    theirs = bob.import_json(to_json(trace))  # another person's history does not hold it
+    assert not theirs.existing and bob.count() == 1
+    changed = make_trace(answer="Bob")  # the same question, another run
+    new = ann.import_json(to_json(changed))
+    assert not new.existing and new.run_id != saved and ann.count() == 2
+    assert new.message == f"Imported as run #{new.run_id}."
+    assert ann.import_json(to_json(changed)).run_id == new.run_id  # and from then on, that one is named
 
 
 def test_remembered_settings_never_hold_anything_that_looks_like_a_secret(open_store, tmp_path):

@@ -153,7 +153,7 @@ def test_every_hostile_trace_is_refused_with_a_one_line_reason(data, reason, tmp
 def test_lone_surrogates_are_replaced_and_the_trace_imports(tmp_path):
     store = open_history(url="", path=tmp_path / "h.sqlite")
     data = json.dumps(valid()).replace("Which river", "Which \\ud800 river").replace("Search Paris.", "\\udfff")
-    record = store.get(store.import_json(data))
+    record = store.get(store.import_json(data).run_id)
     assert record.question == "Which \ufffd river flows through Paris?" and record.trace.steps[0].thought == "\ufffd"
     assert record.damaged == ""
 
@@ -161,7 +161,7 @@ def test_lone_surrogates_are_replaced_and_the_trace_imports(tmp_path):
 def test_a_json_export_imports_back_exactly(tmp_path):
     store = open_history(url="", path=tmp_path / "h.sqlite")
     trace = rich_trace()
-    record = store.get(store.import_json(to_json(trace)))
+    record = store.get(store.import_json(to_json(trace)).run_id)
     assert record.trace.to_dict() == trace.to_dict() and record.origin == "import"
 
 
@@ -169,7 +169,7 @@ def test_an_export_from_before_the_evidence_field_imports(tmp_path):
     data = valid()
     del data["steps"][0]["observation"]["evidence"], data["totals"], data["context"]
     store = open_history(url="", path=tmp_path / "h.sqlite")
-    assert store.get(store.import_json(json.dumps(data))).trace.steps[0].observation.evidence is True
+    assert store.get(store.import_json(json.dumps(data)).run_id).trace.steps[0].observation.evidence is True
 
 
 def test_ask_json_output_imports(tmp_path):
@@ -182,7 +182,7 @@ def test_ask_json_output_imports(tmp_path):
     )  # fmt: skip
     assert out.returncode == 0, out.stderr
     store = open_history(url="", path=tmp_path / "h.sqlite")
-    record = store.get(store.import_json(out.stdout))
+    record = store.get(store.import_json(out.stdout).run_id)
     assert record.final_answer == "42" and record.trace.to_dict() == json.loads(out.stdout)
 
 

@@ -37,6 +37,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "react_core.prompts",
             "react_core.providers",
             "react_core.grounding",
+            "react_core.expected",
             "react_core.history",
             "react_core.export",
         ),

@@ -164,9 +164,64 @@ def test_a_broken_example_is_reported_at_the_line_of_its_step(name):
     assert str(problem).startswith(f"examples line {action_start}: ")
 
 
+@pytest.mark.parametrize(
+    ("written", "reason"),
+    [
+        ("Fly[Pierrepont Noyes]", "Fly is not a tool: an example may call Search, Lookup, Calculator or Finish"),
+        ("Search Pierrepont Noyes", "write the action as the paper dialect writes it: Search[Pierrepont Noyes]"),
+        ("search[Pierrepont Noyes]", "write the action as the paper dialect writes it: Search[Pierrepont Noyes]"),
+        ("Search[Pierrepont Noyes] and more", "write the action as the paper dialect writes it: Search[Pierrepont"),
+        ("Search[Pierrepont Noyes", "write the action as the paper dialect writes it: Search[Pierrepont Noyes]"),
+    ],
+)
+def test_an_example_action_the_model_should_not_copy_is_refused_at_its_line(written, reason):
+    # The paper dialect reads a model's "Search Pierrepont Noyes" leniently; the examples teach the form, so they
+    # must hold actions the dialect writes and reads back the same, naming tools that exist.
+    preset = load_preset("paper")
+    original = "Action 1: Search[Pierrepont Noyes]"
+    at = preset.examples.split("\n").index(original) + 1
+    problems = validate_preset(replace(preset, examples=preset.examples.replace(original, f"Action 1: {written}", 1)))
+    assert [(p.field, p.line) for p in problems] == [("examples", at)]
+    assert problems[0].message.startswith(reason) and problems[0].text == f"Action 1: {written}"
+    assert str(problems[0]).startswith(f"examples line {at}: {reason}")
+
+
+@pytest.mark.parametrize("name", list(DIALECT_PRESETS))
+def test_an_unknown_or_disabled_tool_is_refused_in_every_dialect(name):
+    preset = load_preset(name)
+    fmt = preset.action_format
+    first = fmt.parse(example_chunks(fmt, preset.examples)[0][1]).action
+    fly = preset.examples.replace(fmt.render_action(first), fmt.render_action(Action("fly", first.input)), 1)
+    problems = validate_preset(replace(preset, examples=fly))
+    assert [p.message for p in problems] == [
+        "Fly is not a tool: an example may call Search, Lookup, Calculator or Finish"
+    ]
+    # Reported where the action begins (a dialect may put a header such as "Action 1" or a fence above the call).
+    at = next(i for i, text in enumerate(fly.split("\n"), 1) if "fly" in text.lower())
+    assert at - 3 <= problems[0].line <= at and "fly" in problems[0].text.lower()
+    # With Lookup switched off, the examples that call it are refused; every tool on, nothing is.
+    off = validate_preset(preset, ["search", "calculator"])
+    assert off and all(p.message.startswith("Lookup is not enabled: ") for p in off)
+    assert validate_preset(preset, ALL_TOOLS) == []
+    # Editing a preset, its own steps stay valid whatever is off; a step written anew may call only what is on.
+    assert validate_preset(preset, ["search"], since=preset) == []
+    added = preset.examples.replace(fmt.render_action(first), fmt.render_action(Action("lookup", first.input)), 1)
+    problems = validate_preset(replace(preset, examples=added), ["search"], since=preset)
+    assert [p.message for p in problems] == ["Lookup is not enabled: an example may call Search or Finish"]
+
+
 def test_a_question_template_without_the_placeholder_is_a_problem():
     problems = validate_preset(replace(load_preset("paper"), question="Question:\n"))
     assert [p.field for p in problems] == ["question"]
+
+
+def test_a_question_template_must_end_with_the_line_break_the_first_step_needs():
+    problems = validate_preset(replace(load_preset("paper"), question="Question: {question}"))
+    assert [str(p) for p in problems] == [
+        "question: must end with a line break: the model's first step starts after it"
+    ]
+    assert validate_preset(replace(load_preset("gemini-xml"), question="Question\n{question}\n\n")) == []
+    assert validate_preset(load_preset("tools")) == []  # native tool calls: the question is a message of its own
 
 
 def test_an_observation_inside_the_models_part_is_a_problem():

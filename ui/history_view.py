@@ -174,10 +174,10 @@ def render_import(store: Store) -> None:
     upload = st.file_uploader("JSON trace", type=["json"], key="import-file")
     if st.button("Import", key="import-run", icon=":material/upload:", disabled=upload is None):
         try:
-            run_id = store.import_json(upload.getvalue())
+            imported = store.import_json(upload.getvalue())
         except ReactLabError as e:
             st.error(md_literal(str(e)))
             return
-        state.flash("success", f"Imported as run #{run_id}.")
-        _open(run_id)
+        state.flash("info" if imported.existing else "success", imported.message)
+        _open(imported.run_id)
         st.rerun()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import json
+import unicodedata
 from typing import Any
 
 import pandas as pd
@@ -26,6 +27,7 @@ from ui.text import md_literal
 _PRE = "margin:0.25rem 0;padding:0.5rem;white-space:pre-wrap;word-break:break-word;font-size:0.8rem;"
 _NEW = "background:rgba(255,214,10,0.25);"
 SNIPPETS = (("curl", "Copy as cURL", "bash"), ("python", "Copy as Python", "python"))
+VISIBLE_NOTE = "Characters that would not show (Unicode spaces, controls) are written as \\uXXXX, as GBNF reads them."
 
 
 def _pre(text: str, style: str = "") -> str:
@@ -43,12 +45,17 @@ def _details(summary: str, body: str, *, open_: bool = False) -> str:
 def _new_in_call(step: Step, rebuilt: calls.CallTexts, previous_index: int | None) -> str:
     call = step.call
     assert call is not None
-    kept = len(rebuilt.system) + call.prompt_keep
-    since = f"step {previous_index}'s call" if previous_index is not None else "nothing: this is the run's first call"
-    kept_tokens = estimate_tokens(rebuilt.system + rebuilt.prompt[: call.prompt_keep])
-    lines = [
-        f"Unchanged prefix: {kept:,} characters (≈ {kept_tokens:,} tokens) of {since}, which a prompt cache can reuse."
-    ]
+    if previous_index is None:
+        whole = len(rebuilt.system) + len(rebuilt.prompt)
+        tokens = estimate_tokens(rebuilt.system + rebuilt.prompt)
+        lines = [f"The run's first call: its whole prompt is new ({whole:,} characters, ≈ {tokens:,} tokens)."]
+    else:
+        kept = len(rebuilt.system) + call.prompt_keep
+        kept_tokens = estimate_tokens(rebuilt.system + rebuilt.prompt[: call.prompt_keep])
+        lines = [
+            f"Unchanged prefix: {kept:,} characters (≈ {kept_tokens:,} tokens) of step {previous_index}'s call, which "
+            "a prompt cache can reuse."
+        ]
     if call.reused_tokens is not None:
         lines.append(f"The model reused {call.reused_tokens:,} prompt tokens from its cache.")
     if call.system is not None and previous_index is not None:
@@ -73,6 +80,7 @@ def _request(call_dict: dict[str, Any], template: dict[str, Any], rebuilt: calls
         parts.append(_p("Left out of the request:") + f"<ul>{items}</ul>")
     stops = ", ".join(json.dumps(s) for s in call_dict["stop_local"]) or "none"
     parts.append(_p(f"Stop sequences enforced by the loop's own cutting: {stops}"))
+    template, params = _lift_texts(template)
     parts.append(_pre(json.dumps(template, ensure_ascii=False, indent=2)))
     texts = {"system": rebuilt.system, "prompt": rebuilt.prompt, "system+prompt": rebuilt.system + rebuilt.prompt}
     if rebuilt.messages is not None:
@@ -80,7 +88,40 @@ def _request(call_dict: dict[str, Any], template: dict[str, Any], rebuilt: calls
     for name in _refs(template):
         if name in texts:
             parts.append(_details(f'"$ref": "{name}" ({len(texts[name]):,} characters)', _pre(texts[name])))
+        elif name in params:
+            text = params[name]
+            shown = _visible(text)
+            note = _p(VISIBLE_NOTE) if shown != text else ""
+            parts.append(_details(f'"$ref": "{name}" ({len(text):,} characters)', note + _pre(shown)))
     return "".join(parts)
+
+
+def _lift_texts(template: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    """The template with each parameter whose value is a text of several lines (the on-device model's grammar)
+    written as a reference too, and those texts by name: shown in their own block as the texts they are, not as a
+    JSON string of escapes."""
+    lifted: dict[str, str] = {}
+    shown = {}
+    for key, value in template.items():
+        if isinstance(value, str) and "\n" in value:
+            lifted[key] = value
+            shown[key] = {calls.REF: key}
+        else:
+            shown[key] = value
+    return shown, lifted
+
+
+def _visible(text: str) -> str:
+    """``text`` with the characters a browser draws as nothing or as an empty box (Unicode spaces other than the
+    plain one, line and paragraph separators, controls other than the line break, format characters) written as
+    ``\\uXXXX``: the grammar's character classes hold them, and GBNF reads the escape as the same character."""
+    out = []
+    for c in text:
+        if c == "\n" or c == " " or unicodedata.category(c) not in ("Zs", "Zl", "Zp", "Cc", "Cf"):
+            out.append(c)
+        else:
+            out.append(f"\\u{ord(c):04X}" if ord(c) <= 0xFFFF else f"\\U{ord(c):08X}")
+    return "".join(out)
 
 
 def _refs(value: Any) -> list[str]:

@@ -1,29 +1,36 @@
-"""The line shown above a turn that is not a plain question (a fork, a re-ask with a similar title), made the same way
-when the turn starts and when a reloaded or reopened conversation brings it back from history."""
+"""How the app names the model and the knowledge a run will use, once: the sidebar and the Evaluate page both say it.
+
+Decided from the settings alone (never by building a provider); the knowledge label asks the remembered reachability
+probe, so while Wikipedia cannot be reached it says that the offline pack stands in, not "live".
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from ui.jobs.turn import EDITED_NOTE
+from react_core.errors import ConfigError
+from react_core.knowledge import reach
+from react_core.providers import provider_class
 
 
-def fork(run_id: int, step_index: int, field: str) -> str:
-    return f"Fork of run #{run_id} from step {step_index} ({field} edited)"
+def model_label(s: dict[str, Any]) -> str:
+    cls = provider_class(s["provider"])
+    if "model_path" in cls.options and s.get("model_path"):
+        return Path(s["model_path"]).name
+    if "model" in cls.options and s.get("model"):
+        return s["model"]
+    return cls.default_model or "provider default"
 
 
-def similar(step_index: int, title: str) -> str:
-    return f"Searched {title!r} instead at step {step_index}"
-
-
-def of_saved(origin: str, parent_id: int | None, fork_step: int | None, trace: dict[str, Any]) -> str:
-    """The label of a saved run, from what its row and trace record ('' for a plain question or a retry)."""
-    step = next((s for s in trace.get("steps", []) if s.get("index") == fork_step), None)
-    if step is None:
-        return ""
-    if origin == "fork" and parent_id is not None:
-        edited = (step.get("observation") or {}).get("note") == EDITED_NOTE
-        return fork(parent_id, fork_step, "observation" if edited else "thought")
-    if origin == "similar" and step.get("action"):
-        return similar(fork_step, step["action"].get("input", ""))
-    return ""
+def knowledge_label(s: dict[str, Any]) -> str:
+    knowledge = s.get("knowledge", "")
+    if knowledge != "wikipedia":
+        return f"offline pack {Path(knowledge[5:]).name}"
+    try:
+        endpoint = reach.endpoint_for(s.get("wiki_url") or None, s.get("wiki_language") or None)
+    except ConfigError:
+        return "Wikipedia (live)"  # the run will say what is wrong with the URL
+    # The probe is brief and remembered (the Chat page's examples use the same): while Wikipedia cannot be reached,
+    # the offline pack stands in, and no page may say "live".
+    return "Wikipedia unreachable: offline pack" if reach.probe(endpoint) is False else "Wikipedia (live)"

@@ -14,7 +14,7 @@ import streamlit as st
 
 from react_core.errors import ReactLabError
 from react_core.formats import FORMATS
-from react_core.prompts import Preset, render_prefix, validate_preset
+from react_core.prompts import Preset, Problem, render_prefix, validate_preset
 from react_core.providers import provider_class
 from react_core.providers.base import estimate_tokens
 from ui import presets, state
@@ -48,10 +48,16 @@ def _set_editor(values: dict[str, str]) -> None:
         st.session_state[key] = values[f]
 
 
+def _problems(candidate: Preset) -> list[Problem]:
+    """A step a person writes may call only an enabled tool; the steps of the preset they started from stay valid
+    whatever tools are off (the shipped examples call all three)."""
+    return validate_preset(candidate, state.settings().get("tools", []), since=_named())
+
+
 def _on_edit() -> None:
     values = {f: st.session_state[key] for f, key in FIELDS.items()}
     candidate = _candidate(values)
-    if validate_preset(candidate):
+    if _problems(candidate):
         st.session_state.draft = values  # kept, shown with its problems; the last valid prompt stays in use
         return
     st.session_state.draft = None
@@ -134,12 +140,18 @@ def render_prompt_editor() -> None:
         help="{tools} is replaced by the descriptions of the enabled tools.",
     )
     st.text_area("Few-shot examples", key=FIELDS["examples"], height=320, on_change=_on_edit)
-    st.text_input(
-        "Question template", key=FIELDS["question"], on_change=_on_edit, help="Must contain {question} exactly once."
+    # A text area, not a text input: an input drops line breaks, and the template ends with the one that puts the
+    # model's first step on a line of its own (the xml dialect's template holds two more).
+    st.text_area(
+        "Question template",
+        key=FIELDS["question"],
+        height=68,
+        on_change=_on_edit,
+        help="Must contain {question} exactly once and end with a line break.",
     )
     shown = {f: st.session_state[key] for f, key in FIELDS.items()}
     candidate = _candidate(shown)
-    problems = validate_preset(candidate)
+    problems = _problems(candidate)
     tokens = estimate_tokens(render_prefix(candidate, state.settings().get("tools", [])))
     if problems:
         st.error("Not applied: fix the problems below. Runs keep using the last valid prompt.", icon=":material/block:")

@@ -14,7 +14,8 @@ import streamlit as st
 
 from react_core import calls
 from react_core.calls import CallTexts
-from react_core.export import CREDIT, action_text, action_title, safe_url, summary_line
+from react_core.expected import check_expected
+from react_core.export import CREDIT, action_text, action_title, plural, safe_url, summary_line
 from react_core.grounding import check_grounding
 from react_core.tools.wiki import similar_titles
 from react_core.trace import Trace
@@ -87,7 +88,8 @@ def render_step(
         if step.get("leaked_observation"):
             st.caption("The model started writing its own Observation; that part was cut off and ignored.")
         http = (obs or {}).get("stats", {}).get("http_requests", 0)
-        st.caption(f"Step took {step.get('seconds', 0.0):.2f} s" + (f" · {http} HTTP requests" if http else ""))
+        requests = f" · {plural(http, 'HTTP request')}" if http else ""
+        st.caption(f"Step took {step.get('seconds', 0.0):.2f} s{requests}")
         render_call(trace, position, rebuilt, key=key)
 
 
@@ -126,24 +128,46 @@ def render_status(trace: dict[str, Any]) -> None:
         render_calls_table(Trace.from_dict(trace))
 
 
+# The evidence check only says where the answer's words occur, so it never wears the colour of a right answer
+# (a wrong answer, such as a title the model just searched, occurs too); green is kept for an exact match with the
+# expected answer.
+EVIDENCE_BADGES = {
+    "grounded": ("gray", ":material/format_quote:"),
+    "partial": ("gray", ":material/help:"),
+    "not_found": ("orange", ":material/warning:"),
+}
+EXPECTED_BADGES = {
+    "match": ("green", ":material/check_circle:"),
+    "close": ("orange", ":material/rule:"),
+    "differs": ("red", ":material/cancel:"),
+    "no_answer": ("gray", ":material/flag:"),
+}
+
+
+def _badge(message: str, color: str, icon: str) -> None:
+    # The message quotes Wikipedia's sentence: shown literally (st.badge escapes the brackets itself).
+    st.badge(md_literal(message).replace("\\[", "[").replace("\\]", "]"), icon=icon, color=color)
+
+
 def render_answer(trace: dict[str, Any]) -> None:
-    """The final answer as the chat message, its grounding badge and its sources (or the failure)."""
+    """The final answer as the chat message, the expected answer beside it when known, the evidence check and the
+    sources (or the failure)."""
+    expected = check_expected(trace)
     if trace.get("final_answer") is not None:
         st.subheader(md_literal(trace["final_answer"]) or "(empty answer)", anchor=False)
+        if expected is not None:
+            _badge(expected.message, *EXPECTED_BADGES[expected.kind])
         g = check_grounding(trace)
-        color, icon = {
-            "grounded": ("green", ":material/check_circle:"),
-            "partial": ("orange", ":material/help:"),
-            "not_found": ("orange", ":material/warning:"),
-        }.get(g.kind, ("gray", ":material/info:"))
-        # The message quotes Wikipedia's sentence: shown literally (st.badge escapes the brackets itself).
-        st.badge(md_literal(g.message).replace("\\[", "[").replace("\\]", "]"), icon=icon, color=color)
+        _badge(g.message, *EVIDENCE_BADGES.get(g.kind, ("gray", ":material/info:")))
         steps = Trace.from_dict(trace).sources
         if steps:
             render_sources([s.to_dict() for s in steps])
             st.caption(CREDIT)
-    elif trace.get("stop_reason") == "error" or trace.get("error"):
+        return
+    if trace.get("stop_reason") == "error" or trace.get("error"):
         st.error(md_literal(trace.get("error") or "The run failed."), icon=":material/error:")
+    if expected is not None:
+        _badge(expected.message, *EXPECTED_BADGES[expected.kind])
 
 
 def render_steps(

@@ -5,55 +5,29 @@ Reads session state only; never builds a provider (that would load an SDK or the
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import streamlit as st
 
-from react_core.errors import ConfigError
 from react_core.formats import FORMATS
-from react_core.knowledge import reach
 from react_core.providers import provider_class
 from react_core.tool_specs import label
 from ui import identity, presets, state, turns
+from ui.labels import knowledge_label, model_label
 from ui.text import md_literal
-
-
-def _model_label(s: dict) -> str:
-    cls = provider_class(s["provider"])
-    if "model_path" in cls.options and s.get("model_path"):
-        return Path(s["model_path"]).name
-    if "model" in cls.options and s.get("model"):
-        return s["model"]
-    return cls.default_model or "provider default"
-
-
-def _knowledge_label(s: dict) -> str:
-    knowledge = s.get("knowledge", "")
-    if knowledge != "wikipedia":
-        return f"offline pack {Path(knowledge[5:]).name}"
-    try:
-        endpoint = reach.endpoint_for(s.get("wiki_url") or None, s.get("wiki_language") or None)
-    except ConfigError:
-        return "Wikipedia (live)"  # the run will say what is wrong with the URL
-    # The probe is brief and remembered (the Chat page's examples use the same): while Wikipedia cannot be reached,
-    # the offline pack stands in, and the sidebar must not say "live".
-    return "Wikipedia unreachable: offline pack" if reach.probe(endpoint) is False else "Wikipedia (live)"
 
 
 def render_sidebar() -> None:
     s = state.settings()
     preset = presets.active()
     fmt = FORMATS.get(preset.format)
-    knowledge_label = _knowledge_label(s)
     with st.sidebar:
         st.markdown(
             "\n".join(
                 [
                     f"- **Provider:** {md_literal(provider_class(s['provider']).label)}",
-                    f"- **Model:** {md_literal(_model_label(s))}",
+                    f"- **Model:** {md_literal(model_label(s))}",
                     f"- **Dialect:** {md_literal(fmt.label if fmt else preset.format)}",
                     f"- **Preset:** {md_literal(preset.name)}",
-                    f"- **Knowledge:** {md_literal(knowledge_label)}",
+                    f"- **Knowledge:** {md_literal(knowledge_label(s))}",
                     f"- **Tools:** {md_literal(', '.join(label(t) for t in s.get('tools', [])) or 'none')}",
                 ]
             )
@@ -61,7 +35,12 @@ def render_sidebar() -> None:
         notice = state.demo_notice()
         if notice:
             st.warning(notice, icon=":material/smart_toy:")
-        st.button("New chat", key="new-chat", icon=":material/add_comment:", on_click=turns.new_chat, width="stretch")
+        if st.button(
+            "New chat", key="new-chat", icon=":material/add_comment:", on_click=turns.new_chat, width="stretch"
+        ):
+            # Pressed on another page, nothing there changes: say that it happened, and where the new chat is.
+            st.toast("Started a new chat.", icon=":material/add_comment:")
+            st.page_link("pages/chat.py", label="Go to the new chat", icon=":material/chat:")
         if state.running():
             st.caption("A question is being answered…")
         st.caption(md_literal(identity.describe()))

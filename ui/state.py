@@ -24,7 +24,7 @@ from react_core.history import Store, open_history
 from react_core.history.conversations import turns as conversation_turns
 from react_core.providers import provider_class
 from react_core.settings import RunSettings, default_provider
-from ui import identity, labels
+from ui import identity, turn_labels
 from ui.jobs import registry
 
 MAX_QUESTION_CHARS = 10_000
@@ -133,7 +133,7 @@ def load_conversation(chat_id: str | None) -> dict[str, Any] | None:
             continue
         trace = record.trace.to_dict()
         turn = {"kind": "turn", "id": next_turn_id(), "question": record.question, "trace": trace}
-        label = labels.of_saved(record.origin, record.parent_id, record.fork_step, trace)
+        label = turn_labels.of_saved(record.origin, record.parent_id, record.fork_step, trace)
         turn.update(history_id=record.id, origin=record.origin, label=label)
         turns.append(turn)
     if job is not None and not job.done:

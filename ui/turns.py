@@ -14,7 +14,7 @@ from typing import Any
 import streamlit as st
 
 from react_core.trace import Action
-from ui import identity, labels, presets, run_settings, state
+from ui import identity, presets, run_settings, state, turn_labels
 from ui.jobs import registry
 from ui.jobs.turn import TurnJob, TurnRequest, edited_observation_step, provider_signature
 
@@ -169,7 +169,7 @@ def ask_similar(turn_id: int, step_index: int, title: str) -> None:
             prior_steps=[s for s in trace["steps"] if s["index"] <= step_index],
             replace_action=Action("search", title).to_dict(),
             origin="similar",
-            label=labels.similar(step_index, title),
+            label=turn_labels.similar(step_index, title),
             parent_id=turn.get("history_id"),
             fork_step=step_index,
         )
@@ -204,7 +204,7 @@ def fork(run_id: int, trace: dict[str, Any], step_index: int, field: str, text: 
             prior_steps=prior,
             resume_thought=resume,
             origin="fork",
-            label=labels.fork(run_id, step_index, field),
+            label=turn_labels.fork(run_id, step_index, field),
             parent_id=run_id,
             fork_step=step_index,
         )

@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from react_core import cancel
+from react_core.answers import exact_match, f1_score
 from react_core.errors import ConfigError, ProviderError, ReactLabError
 from react_core.evaluation import results
 from react_core.evaluation.data import Question
-from react_core.evaluation.scoring import exact_match, f1_score
 from react_core.evaluation.strategies import STRATEGIES, EvalContext, Outcome, run_strategy
 from react_core.evaluation.summary import Summary, summarize
 from react_core.trace import Trace
@@ -93,6 +93,7 @@ def evaluate(
         reuse = {name: outcome_of(by_id[q.id]) for name, by_id in (known or {}).items() if q.id in by_id}
         with cancel.scope(ctx.cancel):
             outcome = run_strategy(strategy, q.question, ctx, known=reuse)
+        outcome.trace.expected_answer = q.answer  # the trace, opened on its own, shows the gold answer too
         trace = outcome.trace.to_dict()
         if trace["stop_reason"] == "error":
             raise ProviderError(f"Question {q.id} stopped: {trace['error']}")

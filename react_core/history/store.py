@@ -12,8 +12,10 @@ from __future__ import annotations
 import json
 from abc import ABC, abstractmethod
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from react_core.errors import ConfigError
 from react_core.history.conversations import ConversationSummary, summary
 from react_core.history.migrations import Tx
 from react_core.history.records import (
@@ -33,9 +35,21 @@ from react_core.history.records import (
 )
 from react_core.history.status import READ_ONLY, UNAVAILABLE, USABLE, HistoryError, StoreStatus
 from react_core.trace import Trace
-from react_core.trace_schema import parse_trace_json
+from react_core.trace_schema import load_trace_json, parse_trace_json
 
 MAX_LIST = 10_000
+
+
+@dataclass(frozen=True)
+class Imported:
+    run_id: int
+    existing: bool  # the same run was already in this owner's history, so nothing was added
+
+    @property
+    def message(self) -> str:
+        if self.existing:
+            return f"This run is already in History as run #{self.run_id}; it is opened below."
+        return f"Imported as run #{self.run_id}."
 
 
 class Store(ABC):
@@ -186,10 +200,32 @@ class Store(ABC):
         with self._read() as tx:
             return int(tx.rows("SELECT COUNT(*) AS n FROM runs WHERE owner = ?", (self.owner,))[0]["n"])
 
-    def import_json(self, data: bytes | str) -> int:
+    def import_json(self, data: bytes | str) -> Imported:
         """Store a trace exported as JSON (by the app or ``ask --json``) after validating every field
-        (``react_core.trace_schema``); a ConfigError names the first field that is wrong."""
-        return self.save(parse_trace_json(data), origin="import")
+        (``react_core.trace_schema``); a ConfigError names the first field that is wrong. A run this owner already
+        has (the same trace, field for field) is not stored twice: the answer names the one there."""
+        trace = parse_trace_json(data)
+        same = self._same_run(trace)
+        if same is not None:
+            return Imported(same, existing=True)
+        return Imported(self.save(trace, origin="import"), existing=False)
+
+    def _same_run(self, trace: Trace) -> int | None:
+        """The id of this owner's first stored run whose trace equals ``trace`` (read back as ``get`` reads it)."""
+        wanted = trace.to_dict()
+        with self._read() as tx:
+            rows = tx.rows(
+                "SELECT id, trace_json FROM runs WHERE owner = ? AND question = ? ORDER BY id",
+                (self.owner, column_text(trace.question)),
+            )
+        for row in rows:
+            try:
+                stored = load_trace_json(row["trace_json"])
+            except (ConfigError, TypeError):  # a damaged row is no copy of anything
+                continue
+            if stored.to_dict() == wanted:
+                return int(row["id"])
+        return None
 
     # -- remembered settings ----------------------------------------------------------------------------------
 

@@ -8,9 +8,9 @@ live client pointed at it agree. Safe to share between threads (one connection b
 
 A pack also says what it can answer: ``coverage`` (one line, e.g. "1,963 Wikipedia opening paragraphs (2017) behind
 198 HotpotQA questions") and ``sample_questions(n, seed)``, the questions it was built from with their answers and
-supporting titles. Packs carry a format version (``PACK_VERSION``); one written by an older ReAct Lab is refused
-with the command that rebuilds it. Text read from a pack is well-formed: invalid UTF-8 and lone surrogates become
-U+FFFD.
+supporting titles (``question_for(text)`` finds one by its exact text). Packs carry a format version
+(``PACK_VERSION``); one written by an older ReAct Lab is refused with the command that rebuilds it. Text read from a
+pack is well-formed: invalid UTF-8 and lone surrogates become U+FFFD.
 """
 
 from __future__ import annotations
@@ -151,6 +151,12 @@ class PackSource:
             ids = [r[0] for r in self._db.execute("SELECT id FROM questions ORDER BY id")]
         chosen = random.Random(seed).sample(ids, min(max(0, n), len(ids)))
         return [q for q in (self._question(i) for i in chosen) if q is not None]
+
+    def question_for(self, text: str) -> PackQuestion | None:
+        """The pack's question whose text is exactly ``text`` (surrounding blanks aside), or None."""
+        with self._lock:
+            row = self._db.execute("SELECT id FROM questions WHERE question = ? LIMIT 1", (text.strip(),)).fetchone()
+        return self._question(row[0]) if row else None
 
     def _question(self, question_id: int) -> PackQuestion | None:
         sql = "SELECT question, answer, supporting, type, level FROM questions WHERE id = ?"

@@ -16,6 +16,7 @@ from typing import Any
 
 from react_core.agent import Agent
 from react_core.errors import ConfigError, ReactLabError
+from react_core.expected import expected_answer_for
 from react_core.formats import get_format
 from react_core.history import open_history
 from react_core.prompts import Preset
@@ -151,6 +152,7 @@ class TurnJob(Job):
         self._finish(self._failed(prior, [Exchange.from_dict(t) for t in req.context], message))
 
     def _finish(self, trace: Trace) -> None:
+        trace.expected_answer = expected_answer_for(self.request.question, self.request.settings)
         history_id, save_error = self._save(trace)
         with self._lock:
             self._history_id, self._save_error = history_id, save_error

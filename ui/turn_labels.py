@@ -1,0 +1,29 @@
+"""The line shown above a turn that is not a plain question (a fork, a re-ask with a similar title), made the same way
+when the turn starts and when a reloaded or reopened conversation brings it back from history."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ui.jobs.turn import EDITED_NOTE
+
+
+def fork(run_id: int, step_index: int, field: str) -> str:
+    return f"Fork of run #{run_id} from step {step_index} ({field} edited)"
+
+
+def similar(step_index: int, title: str) -> str:
+    return f"Searched {title!r} instead at step {step_index}"
+
+
+def of_saved(origin: str, parent_id: int | None, fork_step: int | None, trace: dict[str, Any]) -> str:
+    """The label of a saved run, from what its row and trace record ('' for a plain question or a retry)."""
+    step = next((s for s in trace.get("steps", []) if s.get("index") == fork_step), None)
+    if step is None:
+        return ""
+    if origin == "fork" and parent_id is not None:
+        edited = (step.get("observation") or {}).get("note") == EDITED_NOTE
+        return fork(parent_id, fork_step, "observation" if edited else "thought")
+    if origin == "similar" and step.get("action"):
+        return similar(fork_step, step["action"].get("input", ""))
+    return ""
