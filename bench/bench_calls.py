@@ -17,13 +17,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import median, table, write_section
-from react_core import calls
-from react_core.agent import Agent, RunConfig
+from react_core.base import call_records
+from react_core.base.trace import Observation, Trace
 from react_core.history import SQLiteStore
-from react_core.prompts import load_preset
+from react_core.loop.agent import Agent, RunConfig
+from react_core.presets.preset import load_preset
 from react_core.providers.scripted import ScriptedProvider
 from react_core.tools.registry import Tool, ToolRegistry
-from react_core.trace import Observation, Trace
 
 THOUGHT = "I need to search the next entity and find the year it was founded, then compare the two years."
 OBSERVATION = "Arthur's Magazine (1844–1846) was an American literary periodical published in Philadelphia. " * 5
@@ -44,7 +44,7 @@ def without_calls(trace: Trace) -> Trace:
 
 def whole_prompts(trace: Trace) -> int:
     """Bytes if every step kept its whole request instead (the square of the steps)."""
-    texts = calls.texts(trace.steps)
+    texts = call_records.texts(trace.steps)
     return len(json.dumps(without_calls(trace).to_dict())) + sum(len(t.system) + len(t.prompt) for t in texts if t)
 
 
@@ -83,7 +83,7 @@ RENDER = """
 import sys, json
 sys.path.insert(0, {root!r})
 import streamlit as st
-from react_core.trace import Trace
+from react_core.base.trace import Trace
 from ui.render import render_steps
 trace = json.loads(open({path!r}).read())
 render_steps(trace, key="bench")

@@ -14,14 +14,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.common import median, table, write_section
-from react_core.agent import Agent, RunConfig
-from react_core.errors import ToolError
-from react_core.formats import FORMATS
-from react_core.prompts import load_preset
+from react_core.base.errors import ToolError
+from react_core.base.trace import Observation
+from react_core.dialects import FORMATS
+from react_core.loop.agent import Agent, RunConfig
+from react_core.presets.preset import load_preset
 from react_core.providers.scripted import ScriptedProvider
 from react_core.tools.calculator import calculate
 from react_core.tools.registry import Tool, ToolRegistry
-from react_core.trace import Observation
 
 THOUGHT = "I need to search the next entity and find the year it was founded, then compare the two years."
 OBSERVATION = "Arthur's Magazine (1844–1846) was an American literary periodical published in Philadelphia. " * 4

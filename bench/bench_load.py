@@ -43,8 +43,8 @@ sys.path.insert(0, str(ROOT / "tests"))  # the PostgreSQL server the history tes
 
 from bench.common import table, write_section  # noqa: E402
 from bench.load_sessions import CHROMIUM, Load  # noqa: E402
+from react_core.base.paths import shared_data_dir  # noqa: E402
 from react_core.history import open_history  # noqa: E402
-from react_core.paths import shared_data_dir  # noqa: E402
 
 HOTPOTQA = "dev_distractor_first100.json"
 TURN = [  # the scripted provider's turn: one Search, then the answer

@@ -29,11 +29,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import median, table, write_section
-from react_core.agent import Agent
-from react_core.paths import model_cache_dir, shared_data_dir
+from react_core.base.paths import model_cache_dir, shared_data_dir
+from react_core.loop.agent import Agent
+from react_core.loop.settings import RunSettings, build_run_config
 from react_core.providers.base import Chunk, CompletionRequest, Provider
 from react_core.providers.local import LocalProvider, default_model_path
-from react_core.settings import RunSettings, build_run_config
 
 
 @dataclass
@@ -99,7 +99,7 @@ def questions(n: int) -> list[str]:
 
 
 def build_pack(folder: Path) -> Path:
-    from react_core.cli import main as cli
+    from react_core.cli.main import main as cli
 
     out = folder / "pack.sqlite"
     files = [str(p) for p in sorted((shared_data_dir() / "hotpotqa").glob("dev_distractor_*.json"))]

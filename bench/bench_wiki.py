@@ -31,12 +31,12 @@ if str(ROOT) not in sys.path:  # run as a script
     sys.path.insert(0, str(ROOT))
 
 from bench.common import table, write_section  # noqa: E402
+from react_core.base.paths import shared_data_dir  # noqa: E402
 from react_core.knowledge.api_client import MAX_BODY_BYTES, REQUEST_TIMEOUT  # noqa: E402
 from react_core.knowledge.pack import PackSource  # noqa: E402
 from react_core.knowledge.pack_build import build_pack  # noqa: E402
 from react_core.knowledge.server import WikiServer, start_wiki_server  # noqa: E402
 from react_core.knowledge.wikipedia import WikipediaSource  # noqa: E402
-from react_core.paths import shared_data_dir  # noqa: E402
 from react_core.tools.wiki import make_wiki_tools  # noqa: E402
 
 OPERATIONS = ("Search hit", "Search miss", "Lookup", "repeated Search")

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import streamlit as st
 
+from react_core.base.paths import shared_data_dir
+from react_core.base.tool_specs import TOOL_ORDER, label
 from react_core.evaluation.paper import PAPER_MODEL, STRATEGY_LABELS
 from react_core.evaluation.strategies import PAPER_REACT_STEPS, PAPER_SC_SAMPLES, SC_TEMPERATURE, STRATEGIES
-from react_core.paths import shared_data_dir
+from react_core.loop.settings import MAX_CALLS_LIMIT
 from react_core.providers import provider_class
-from react_core.settings import MAX_CALLS_LIMIT
-from react_core.tool_specs import TOOL_ORDER, label
 from ui import evaluations as ev
 from ui import state
 from ui.jobs.evaluation import EvalJob

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import streamlit as st
 
+from react_core.base.tool_specs import TOOL_ORDER, label
+from react_core.loop.settings import MAX_CALLS_LIMIT
 from react_core.providers import PROVIDERS, provider_class
-from react_core.settings import MAX_CALLS_LIMIT
-from react_core.tool_specs import TOOL_ORDER, label
 from ui import identity, state
 from ui.bind import bound, seed
 from ui.prompt_editor import render_prompt_editor

@@ -4,7 +4,7 @@ UI-free: nothing in this package imports Streamlit (a test checks it). Importing
 and its parts load when used.
 """
 
-from react_core.trace import Action, Exchange, Observation, Source, Step, Trace, Usage
+from react_core.base.trace import Action, Exchange, Observation, Source, Step, Trace, Usage
 
 __all__ = ["Action", "Observation", "Source", "Step", "Trace", "Exchange", "Usage"]
 __version__ = "0.1.0"

@@ -1,7 +1,7 @@
-"""``python -m react_core``: the command line (see react_core.cli)."""
+"""``python -m react_core``: the command line (see react_core.cli.main)."""
 
 import sys
 
-from react_core.cli import main
+from react_core.cli.main import main
 
 sys.exit(main())

@@ -37,8 +37,8 @@ _packs: dict[str, Path] = {}
 def offline_pack() -> Path:
     """An offline knowledge pack built (once per test process, about 0.3 s) from the first 100 HotpotQA questions."""
     if "hotpotqa" not in _packs:
+        from react_core.base.paths import shared_data_dir
         from react_core.knowledge.pack_build import build_pack
-        from react_core.paths import shared_data_dir
 
         source = shared_data_dir() / "hotpotqa" / "dev_distractor_first100.json"
         if not source.is_file():

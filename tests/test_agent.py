@@ -7,15 +7,15 @@ import threading
 
 import pytest
 
-from react_core.agent import Agent, RunConfig
-from react_core.errors import ProviderError
-from react_core.formats import FORMATS
-from react_core.prompts import Preset
+from react_core.base.errors import ProviderError
+from react_core.base.trace import Action, Exchange, Observation, Source, Step, Trace
+from react_core.dialects import FORMATS
+from react_core.loop.agent import Agent, RunConfig
+from react_core.presets.preset import Preset
 from react_core.providers.base import Chunk, Provider
 from react_core.providers.scripted import ScriptedProvider
 from react_core.tools.calculator import CALCULATOR
 from react_core.tools.registry import Tool, ToolRegistry
-from react_core.trace import Action, Exchange, Observation, Source, Step, Trace
 
 
 def preset(fmt: str = "paper") -> Preset:
@@ -315,7 +315,7 @@ def test_scripted_provider_records_requests_and_errors_when_exhausted():
 
 
 def test_outgrowing_the_context_ends_like_a_spent_budget_and_says_why():
-    from react_core.errors import ContextOverflowError
+    from react_core.base.errors import ContextOverflowError
 
     class Small(Provider):
         name = "small"

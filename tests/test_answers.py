@@ -11,9 +11,10 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from react_core import answers, grounding
-from react_core.answers import normalize_answer
+from react_core.base import answers
+from react_core.base.answers import normalize_answer
 from react_core.evaluation import harness
+from react_core.report import grounding
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -74,4 +75,4 @@ def test_it_has_one_home_that_imports_nothing_from_the_project():
     imported += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
     assert not [m for m in imported if m and m.startswith("react_core")]
     defined = [p for p in (ROOT / "react_core").rglob("*.py") if "def normalize_answer" in p.read_text("utf-8")]
-    assert defined == [ROOT / "react_core" / "answers.py"]
+    assert defined == [ROOT / "react_core" / "base" / "answers.py"]

@@ -10,7 +10,7 @@ import pytest
 from app_helpers import last_trace, new_session, offline_pack, unescape, use_app, wait_idle, write_script
 from wiki_helpers import closed_port
 
-from react_core.answers import exact_match
+from react_core.base.answers import exact_match
 from react_core.history import HistoryStore
 from react_core.knowledge.pack import PackSource
 

@@ -17,8 +17,8 @@ from app_helpers import (
     wait_idle,
 )
 
-from react_core.export import to_json
 from react_core.history import HistoryStore
+from react_core.report.exports import to_json
 
 CALC = [
     "Thought 1: Multiply first.\nAction 1: Calculator[6 * 7]",

@@ -7,8 +7,8 @@ import re
 
 from app_helpers import go, new_session, use_app
 
+from react_core.base.trace import Observation, Source, Step, Trace
 from react_core.history import HistoryStore
-from react_core.trace import Observation, Source, Step, Trace
 
 PIXEL = "![x](http://127.0.0.1:9/pixel.png)"
 SPOOF = ":red[Your key expired: paste it at] [evil](http://127.0.0.1:9/login)"

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from app_helpers import NATIONALITY_Q, NATIONALITY_SCRIPT, ask, go, new_session, provider, use_app
 
+from react_core.base.trace import Trace
 from react_core.history import HistoryStore
-from react_core.trace import Trace
 
 
 def _htmls(at) -> list[str]:
@@ -89,8 +89,8 @@ def test_native_tool_calls_show_the_conversation_each_call_added(monkeypatch, tm
 
 
 def test_the_on_device_grammar_shows_as_the_grammar_text_in_its_own_block():
-    from react_core.calls import CallTexts
-    from react_core.formats import FORMATS
+    from react_core.base.call_records import CallTexts
+    from react_core.dialects import FORMATS
     from ui.inspector import _request
 
     grammar = FORMATS["paper"].grammar(["search", "lookup"], 1)

@@ -14,8 +14,8 @@ from app_helpers import (
     wait_idle,
 )
 
+from react_core.base.trace import Usage
 from react_core.providers.base import Chunk, Provider
-from react_core.trace import Usage
 from ui.jobs.turn import provider_signature
 
 
@@ -86,8 +86,8 @@ def test_a_step_the_model_got_wrong_shows_its_error_in_its_panel(monkeypatch, tm
 
 
 def test_an_observation_note_and_its_sources_show_in_an_imported_run(monkeypatch, tmp_path):
+    from react_core.base.trace import Action, Observation, ObservationStats, Source, Step, Trace
     from react_core.history import HistoryStore
-    from react_core.trace import Action, Observation, ObservationStats, Source, Step, Trace
 
     use_app(monkeypatch, tmp_path, [])
     trace = Trace(

@@ -10,8 +10,8 @@ from pathlib import Path
 from app_helpers import NATIONALITY_Q, NATIONALITY_SCRIPT, ask, go, last_trace, new_session, unescape, use_app
 from provider_helpers import FakeGemini, FakeOpenAI
 
+from react_core.base.paths import evaluations_dir
 from react_core.history import open_history
-from react_core.paths import evaluations_dir
 from ui import identity
 
 FINISH = "Thought 1: Done.\nAction 1: Finish[ok]"

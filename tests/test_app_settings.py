@@ -16,9 +16,9 @@ from app_helpers import (
     use_app,
 )
 
+from react_core.base.paths import BUILTIN_PRESETS_DIR as BUILTIN_DIR
 from react_core.history import HistoryStore
-from react_core.paths import BUILTIN_PRESETS_DIR as BUILTIN_DIR
-from react_core.prompts import list_presets, load_preset
+from react_core.presets.preset import list_presets, load_preset
 
 FINISH = "Thought 1: Easy.\nAction 1: Finish[done]"
 

@@ -11,7 +11,7 @@ import pytest
 from browser_helpers import WAIT_MS, chromium, open_page, shot, streamlit
 from wiki_helpers import closed_port
 
-from react_core.answers import exact_match
+from react_core.base.answers import exact_match
 from react_core.history import open_history
 from react_core.knowledge.pack import PackSource
 

@@ -19,10 +19,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from react_core.errors import ToolError
+from react_core.base.errors import ToolError
+from react_core.base.trace import Action
 from react_core.tools.calculator import CALCULATOR, MAX_EXPRESSION_CHARS, calculate
 from react_core.tools.registry import ToolRegistry
-from react_core.trace import Action
 
 
 def value_of(expression: str) -> str:
@@ -189,7 +189,7 @@ HOSTILE_TIMEOUT = 30
 # Answers each expression on its own line as soon as it has it, so a hang names the expression that caused it.
 _CHILD = """
 import json, sys
-from react_core.errors import ToolError
+from react_core.base.errors import ToolError
 from react_core.tools.calculator import calculate
 for expression in json.load(sys.stdin):
     try:

@@ -10,15 +10,15 @@ from typing import Any
 import pytest
 from provider_helpers import FakeGemini, FakeOpenAI, fast_retry
 
-from react_core.agent import Agent, RunConfig
-from react_core.formats import get_format
-from react_core.prompts import Preset
+from react_core.base.trace import Action, Observation
+from react_core.dialects import get_format
+from react_core.loop.agent import Agent, RunConfig
+from react_core.presets.preset import Preset
 from react_core.providers.base import Chunk
 from react_core.providers.gemini import GeminiProvider
 from react_core.providers.openai_compat import OpenAIProvider
 from react_core.providers.scripted import ScriptedProvider
 from react_core.tools.registry import Tool, ToolRegistry
-from react_core.trace import Action, Observation
 
 CUT = "cut at its length"
 

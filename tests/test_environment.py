@@ -1,4 +1,4 @@
-"""Every environment variable has one home (react_core.environment), the code reads no other, settings and app pins
+"""Every environment variable has one home (react_core.base.environment), the code reads no other, settings and app pins
 take their defaults from it, and the README documents every one, API keys included."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from react_core import environment
+from react_core.base import environment
+from react_core.loop.settings import RunSettings
 from react_core.providers import CATALOGUE
-from react_core.settings import RunSettings
 
 ROOT = Path(__file__).resolve().parent.parent
 _NAME = re.compile(r"^REACT_[A-Z0-9_]+$")

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from react_core.answers import exact_match, f1_score, normalize_answer
-from react_core.errors import ConfigError, ContextOverflowError, ProviderError
+from react_core.base.answers import exact_match, f1_score, normalize_answer
+from react_core.base.errors import ConfigError, ContextOverflowError, ProviderError
 from react_core.evaluation import table
 from react_core.evaluation.data import Question, load_indices, load_questions
 from react_core.evaluation.harness import evaluate
@@ -23,9 +23,9 @@ from react_core.evaluation.results import list_evaluations, new_folder, read_fil
 from react_core.evaluation.run import EvalPlan, run_evaluation, strategy_config
 from react_core.evaluation.strategies import STRATEGIES, EvalContext, run_strategy
 from react_core.evaluation.summary import summarize
+from react_core.loop.settings import RunSettings
 from react_core.providers.base import Chunk, Provider
 from react_core.providers.scripted import ScriptedProvider
-from react_core.settings import RunSettings
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -445,7 +445,7 @@ def test_stop_ends_the_evaluation_and_says_how_far_it_got(tmp_path):
 
 
 def test_stop_reaches_a_question_under_way_through_the_cancel_scope(tmp_path):
-    from react_core import cancel as cancel_scope
+    from react_core.base import cancel as cancel_scope
 
     class Waiting(ScriptedProvider):
         def stream(self, request):

@@ -10,11 +10,11 @@ import pytest
 from app_helpers import offline_pack
 from wiki_helpers import closed_port
 
-from react_core.expected import check_expected, expected_answer_for
-from react_core.export import to_json, to_markdown
+from react_core.base.trace import Step, Trace
+from react_core.base.trace_schema import InvalidTrace, parse_trace_json
 from react_core.knowledge.pack import PackSource
-from react_core.trace import Step, Trace
-from react_core.trace_schema import InvalidTrace, parse_trace_json
+from react_core.report.expected import check_expected, expected_answer_for
+from react_core.report.exports import to_json, to_markdown
 
 
 def answered(answer: str | None, expected: str | None) -> Trace:

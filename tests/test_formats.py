@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from react_core.formats import FORMATS, get_format
-from react_core.formats.base import ParseResult
-from react_core.formats.lenient import MAX_INPUT_CHARS
-from react_core.formats.paper import bracket_input
+from react_core.base.trace import Action, Observation, Step
+from react_core.dialects import FORMATS, get_format
+from react_core.dialects.base import ParseResult
+from react_core.dialects.lenient import MAX_INPUT_CHARS
+from react_core.dialects.paper import bracket_input
 from react_core.providers.base import cut_at_stop
-from react_core.trace import Action, Observation, Step
 
 ROOT = Path(__file__).resolve().parent.parent
 DIALECTS = ("paper", "xml", "json", "pause", "function", "mrkl")
@@ -516,7 +516,7 @@ def test_every_action_line_of_the_paper_prompts_parses_as_written(shared_data):
 
 
 def test_every_thought_and_action_of_the_paper_prompts_parses(shared_data):
-    from react_core.prompts import example_chunks
+    from react_core.presets.preset import example_chunks
 
     for name in ("prompts_naive.json", "fever.json"):
         prompts = json.loads((shared_data / "react-prompts" / name).read_text(encoding="utf-8"))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 from test_formats_fuzz import check_result
 
-from react_core.formats import FORMATS
+from react_core.dialects import FORMATS
 
 REPLY_CHARS = 20_000
 # Labels and openings the parsers look for, each followed by a long run of one unit.

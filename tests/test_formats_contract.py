@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from react_core.agent import Agent, RunConfig
-from react_core.formats import FORMATS
-from react_core.formats.base import TITLE_CHARS
-from react_core.prompts import Preset
+from react_core.base.trace import Action, Observation, Step
+from react_core.dialects import FORMATS
+from react_core.dialects.base import TITLE_CHARS
+from react_core.loop.agent import Agent, RunConfig
+from react_core.presets.preset import Preset
 from react_core.providers.scripted import ScriptedProvider
 from react_core.tools.calculator import CALCULATOR
 from react_core.tools.registry import Tool, ToolRegistry
-from react_core.trace import Action, Observation, Step
 
 ALL = sorted(FORMATS)
 # The dialects whose requests are one prompt of text (native tool calls send a conversation: test_tools_mode.py).

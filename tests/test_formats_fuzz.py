@@ -16,10 +16,10 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from react_core.formats import FORMATS
-from react_core.formats.base import FINISH, TOOL_PARAMS, ParseResult
-from react_core.formats.lenient import MAX_INPUT_CHARS, clean_input
-from react_core.trace import Action, Step
+from react_core.base.trace import Action, Step
+from react_core.dialects import FORMATS
+from react_core.dialects.base import FINISH, TOOL_PARAMS, ParseResult
+from react_core.dialects.lenient import MAX_INPUT_CHARS, clean_input
 
 FUZZ = settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.large_base_example])
 ALL_FORMATS = sorted(FORMATS)

@@ -14,9 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from react_core.formats import FORMATS
-from react_core.formats.base import ParseResult
-from react_core.trace import Action, Step
+from react_core.base.trace import Action, Step
+from react_core.dialects import FORMATS
+from react_core.dialects.base import ParseResult
 
 ALL = sorted(FORMATS)
 TEXT_DIALECTS = ["paper", "xml", "json", "pause", "function", "mrkl", "act"]  # the model writes the action as text
@@ -129,7 +129,7 @@ def llama():
 
 def _question_prompt(fmt: str) -> tuple[list[str], str]:
     """The dialect's preset (the paper's Act prompt for act) with an everyday question: its tools and the prompt."""
-    from react_core.prompts import default_preset_for, load_preset, render_prefix, render_question
+    from react_core.presets.preset import default_preset_for, load_preset, render_prefix, render_question
 
     preset = load_preset(default_preset_for(fmt) if fmt != "act" else "hotpotqa-act")
     tools = ["search", "lookup"] if fmt == "act" else ["search", "calculator"]

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from react_core.formats import get_format
-from react_core.trace import Action, Step
+from react_core.base.trace import Action, Step
+from react_core.dialects import get_format
 
 JSON = get_format("json")
 

@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from react_core.agent import Agent, RunConfig
-from react_core.formats import FORMATS, get_format
-from react_core.prompts import Preset
+from react_core.base.trace import Action, Observation, Step
+from react_core.dialects import FORMATS, get_format
+from react_core.loop.agent import Agent, RunConfig
+from react_core.presets.preset import Preset
 from react_core.providers.scripted import ScriptedProvider
 from react_core.tools.calculator import CALCULATOR
 from react_core.tools.registry import ToolRegistry
-from react_core.trace import Action, Observation, Step
 
 MRKL = get_format("mrkl")
 ROOT = Path(__file__).resolve().parent.parent

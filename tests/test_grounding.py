@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 from wiki_helpers import small_pack
 
-from react_core.grounding import QUOTE_CHARS, check_grounding
+from react_core.base.trace import Action, Observation, Step, Trace
 from react_core.knowledge.pack import PackSource
+from react_core.report.grounding import QUOTE_CHARS, check_grounding
 from react_core.tools import build_tools
-from react_core.trace import Action, Observation, Step, Trace
 
 
 def run(answer: str | None, *steps: tuple[str, str, Observation]) -> Trace:

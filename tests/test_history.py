@@ -10,10 +10,10 @@ import threading
 
 import pytest
 
-from react_core.errors import ConfigError
-from react_core.export import to_json
+from react_core.base.errors import ConfigError
+from react_core.base.trace import Action, Observation, Source, Step, Trace, Usage
 from react_core.history import HistoryStore, SQLiteStore, open_history, parse_trace_json
-from react_core.trace import Action, Observation, Source, Step, Trace, Usage
+from react_core.report.exports import to_json
 
 pytest_plugins = ("pg_helpers",)  # the PostgreSQL server fixtures
 

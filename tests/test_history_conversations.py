@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
+from react_core.base.trace import Step, Trace
 from react_core.history import open_history
 from react_core.history.conversations import turns
 from react_core.history.records import RunRecord
-from react_core.trace import Step, Trace
 
 pytest_plugins = ("pg_helpers",)  # the PostgreSQL server fixtures
 

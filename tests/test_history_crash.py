@@ -21,7 +21,7 @@ from react_core.history import HistoryStore
 WRITER = """
 import sys
 from react_core.history import HistoryStore
-from react_core.trace import Observation, Step, Trace
+from react_core.base.trace import Observation, Step, Trace
 store = HistoryStore(sys.argv[1])
 big = "x" * 400_000
 i = 0

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from app_helpers import ROOT, ask, new_session, use_app
 
+from react_core.base.trace import Observation, Step, Trace
 from react_core.history import READ_ONLY, UNAVAILABLE, USABLE, HistoryError, HistoryStore, open_history
 from react_core.history import status as kinds
-from react_core.trace import Observation, Step, Trace
 
 CALC = ["Thought 1: Multiply.\nAction 1: Calculator[6 * 7]", "Thought 2: Done.\nAction 2: Finish[42]"]
 
@@ -76,7 +76,7 @@ def test_the_app_starts_and_chats_with_a_damaged_history_file(monkeypatch, tmp_p
 READER = """
 import json, os, sys
 from react_core.history import HistoryError, HistoryStore
-from react_core.trace import Trace
+from react_core.base.trace import Trace
 
 pytest_plugins = ("pg_helpers",)  # the PostgreSQL server fixtures
 if os.geteuid() == 0:  # root writes anywhere: read as an unprivileged user, as a real deployment would

@@ -1,4 +1,5 @@
-"""Imports are validated field by field (``react_core.trace_schema``): every hostile trace is refused with a one-line
+"""Imports are validated field by field (``react_core.base.trace_schema``): every hostile trace is refused with a
+one-line
 reason naming the field, valid exports import, and a stored row that no longer validates never breaks reading."""
 
 from __future__ import annotations
@@ -13,14 +14,14 @@ from typing import get_type_hints
 
 import pytest
 
-from react_core import trace as trace_module
-from react_core import trace_schema
-from react_core.errors import ConfigError
-from react_core.export import to_json
+from react_core.base import trace as trace_module
+from react_core.base import trace_schema
+from react_core.base.errors import ConfigError
+from react_core.base.trace import SETTINGS_FIELDS, Action, Exchange, Observation, Source, Step, Trace, Usage
+from react_core.base.trace_schema import SETTING_TYPES, parse_trace_json
 from react_core.history import open_history
-from react_core.settings import RunSettings
-from react_core.trace import SETTINGS_FIELDS, Action, Exchange, Observation, Source, Step, Trace, Usage
-from react_core.trace_schema import SETTING_TYPES, parse_trace_json
+from react_core.loop.settings import RunSettings
+from react_core.report.exports import to_json
 
 pytest_plugins = ("pg_helpers",)  # the PostgreSQL server fixtures
 ROOT = trace_schema.__file__.rsplit("/react_core/", 1)[0]

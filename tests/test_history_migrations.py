@@ -10,10 +10,10 @@ from collections.abc import Callable
 
 import pytest
 
+from react_core.base.trace import Step, Trace
 from react_core.history import UNAVAILABLE, HistoryStore, open_history
 from react_core.history import status as kinds
 from react_core.history.migrations import LATEST, MIGRATIONS
-from react_core.trace import Step, Trace
 
 pytest_plugins = ("pg_helpers",)  # the PostgreSQL server fixtures
 

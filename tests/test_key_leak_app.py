@@ -10,9 +10,9 @@ import logging
 from app_helpers import ask, go, new_session, use_app
 from provider_helpers import FakeOpenAI, assert_no_secret
 
-from react_core.export import to_json, to_markdown
+from react_core.base.trace import Trace
 from react_core.history import HistoryStore
-from react_core.trace import Trace
+from react_core.report.exports import to_json, to_markdown
 
 MARKER = "sk-MARKER-4e1d2c9b7a"
 

@@ -15,9 +15,9 @@ import httpx2
 import pytest
 from wiki_helpers import closed_port, hotpot_pack, hotpotqa_files
 
+from react_core.base.paths import pack_file
 from react_core.knowledge.default_pack import ensure_default_pack
 from react_core.knowledge.server import start_wiki_server
-from react_core.paths import pack_file
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = [

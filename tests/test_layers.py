@@ -9,51 +9,25 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# Bottom to top. A module belongs to the layer of the longest prefix that names it.
+# Bottom to top, one folder a layer. A module belongs to the layer of the longest prefix that names it.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    ("data and vocabulary", ("react_core.base",)),
+    ("dialects", ("react_core.dialects",)),
     (
-        "data and vocabulary",
+        "the parts: providers, tools, knowledge, presets, history, report",
         (
-            "react_core",  # the package itself: it only re-exports the trace
-            "react_core.errors",
-            "react_core.trace",
-            "react_core.trace_schema",
-            "react_core.tool_specs",
-            "react_core.environment",
-            "react_core.paths",
-            "react_core.safe_text",
-            "react_core.cancel",
-            "react_core.retry_after",
-            "react_core.calls",
-            "react_core.answers",
-            "react_core.formats",
-        ),
-    ),
-    (
-        "tools, knowledge, prompts, providers, stores",
-        (
+            "react_core.providers",
             "react_core.tools",
             "react_core.knowledge",
-            "react_core.prompts",
-            "react_core.providers",
-            "react_core.grounding",
-            "react_core.expected",
+            "react_core.presets",
             "react_core.history",
-            "react_core.export",
+            "react_core.report",
         ),
     ),
-    ("the loop", ("react_core.agent", "react_core.model_call")),
-    ("settings", ("react_core.settings",)),
-    (
-        "evaluation and the command line",
-        (
-            "react_core.evaluation",
-            "react_core.cli",
-            "react_core.cli_options",
-            "react_core.__main__",
-            "react_core.knowledge.cli",
-        ),
-    ),
+    ("the loop", ("react_core.loop",)),
+    ("evaluation", ("react_core.evaluation",)),
+    ("the command line", ("react_core.cli", "react_core.__main__")),
+    ("the front door", ("react_core",)),
     ("background jobs", ("ui.jobs",)),
     ("the app's drawing and verbs", ("ui",)),
     ("pages", ("pages", "app")),

@@ -8,12 +8,13 @@ from collections.abc import Iterator
 
 import pytest
 
-from react_core import cancel, model_call
-from react_core.agent import Agent, RunConfig
-from react_core.cancel import Cancelled
-from react_core.errors import ProviderError
-from react_core.model_call import CALL_DEADLINE, MAX_REPLY_CHARS, stream_completion
-from react_core.prompts import Preset
+from react_core.base import cancel
+from react_core.base.cancel import Cancelled
+from react_core.base.errors import ProviderError
+from react_core.loop import model_call
+from react_core.loop.agent import Agent, RunConfig
+from react_core.loop.model_call import CALL_DEADLINE, MAX_REPLY_CHARS, stream_completion
+from react_core.presets.preset import Preset
 from react_core.providers.base import Chunk, CompletionRequest, Provider
 from react_core.providers.scripted import ScriptedProvider
 from react_core.tools.registry import Tool, ToolRegistry

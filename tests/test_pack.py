@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from wiki_helpers import gold_articles, hotpot_pack, hotpotqa_files, small_pack
 
-from react_core.errors import ConfigError
+from react_core.base.errors import ConfigError
 from react_core.knowledge import create_knowledge, open_pack
 from react_core.knowledge.default_pack import ensure_default_pack
 from react_core.knowledge.pack import PACK_VERSION, PackSource, rebuild_command

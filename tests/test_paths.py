@@ -1,10 +1,10 @@
-"""Every folder has one home (react_core.paths) and one override each; without overrides they are the user's."""
+"""Every folder has one home (react_core.base.paths) and one override each; without overrides they are the user's."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from react_core import paths
+from react_core.base import paths
 
 
 def test_each_location_follows_its_own_variable(monkeypatch, tmp_path):

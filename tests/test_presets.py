@@ -16,10 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from react_core.errors import ConfigError
-from react_core.formats import FORMATS, get_format
-from react_core.paths import BUILTIN_PRESETS_DIR as BUILTIN_DIR
-from react_core.prompts import (
+from react_core.base.errors import ConfigError
+from react_core.base.paths import BUILTIN_PRESETS_DIR as BUILTIN_DIR
+from react_core.base.trace import Action
+from react_core.dialects import FORMATS, get_format
+from react_core.presets.preset import (
     dump_preset,
     example_chunks,
     list_presets,
@@ -30,7 +31,6 @@ from react_core.prompts import (
     validate_preset,
 )
 from react_core.tools.calculator import calculate
-from react_core.trace import Action
 
 DIALECT_PRESETS = {
     "paper": "paper",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from provider_helpers import FakeGemini, FakeOpenAI
 
-from react_core.errors import MissingKeyError
+from react_core.base.errors import MissingKeyError
 from react_core.providers import CATALOGUE, create_provider
 from react_core.providers.allowance import Allowance
 from react_core.providers.base import CompletionRequest

@@ -8,15 +8,15 @@ import json
 import pytest
 from provider_helpers import FakeGemini, RecordingSleep, fast_retry, wait_for
 
-from react_core.agent import Agent, RunConfig
-from react_core.errors import ConfigError, MissingKeyError, ProviderError
-from react_core.model_call import stream_completion
-from react_core.prompts import Preset
+from react_core.base.errors import ConfigError, MissingKeyError, ProviderError
+from react_core.base.trace import Observation, Source, Usage
+from react_core.loop.agent import Agent, RunConfig
+from react_core.loop.model_call import stream_completion
+from react_core.presets.preset import Preset
 from react_core.providers.base import CompletionRequest
 from react_core.providers.gemini import DEFAULT_MODEL, GeminiProvider, thinking_config
 from react_core.tools.calculator import CALCULATOR
 from react_core.tools.registry import Tool, ToolRegistry
-from react_core.trace import Observation, Source, Usage
 
 KEY = "gemini-test-key-0123456789"
 XML_STOPS = ("</search>", "</lookup>", "</finish>", "</calculator>", "\nObservation", "\nQuestion:")

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from provider_helpers import FakeGemini, FakeOpenAI, assert_no_secret, fast_retry
 
-from react_core.agent import Agent, RunConfig
-from react_core.prompts import Preset
+from react_core.loop.agent import Agent, RunConfig
+from react_core.presets.preset import Preset
 from react_core.providers import create_provider
 from react_core.tools.calculator import CALCULATOR
 from react_core.tools.registry import ToolRegistry

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from react_core.errors import ConfigError, MissingKeyError
-from react_core.paths import secrets_files
+from react_core.base.errors import ConfigError, MissingKeyError
+from react_core.base.paths import secrets_files
 from react_core.providers import CATALOGUE, create_provider, default_provider_name, provider_class
 from react_core.providers.keys import (
     configured,

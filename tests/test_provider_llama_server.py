@@ -8,9 +8,9 @@ from collections.abc import Iterator
 import pytest
 from provider_helpers import LlamaServer
 
-from react_core.agent import Agent, RunConfig
-from react_core.model_call import stream_completion
-from react_core.prompts import Preset
+from react_core.loop.agent import Agent, RunConfig
+from react_core.loop.model_call import stream_completion
+from react_core.presets.preset import Preset
 from react_core.providers.base import CompletionRequest
 from react_core.providers.local import default_model_path
 from react_core.providers.openai_compat import OpenAIProvider
@@ -95,7 +95,7 @@ def test_the_on_device_curl_snippet_asks_the_server_for_the_same_completion(serv
 
     from test_provider_local import one_call_trace
 
-    from react_core.calls import request_of
+    from react_core.base.call_records import request_of
     from react_core.providers.local import LocalProvider
 
     local = LocalProvider(on_progress=None)

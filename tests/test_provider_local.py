@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from react_core import cancel
-from react_core.errors import ProviderError
-from react_core.model_call import stream_completion
+from react_core.base import cancel
+from react_core.base.errors import ProviderError
+from react_core.base.trace import STOP_REASONS
+from react_core.loop.model_call import stream_completion
 from react_core.providers import local as local_module
 from react_core.providers.base import CompletionRequest
 from react_core.providers.llama_support import cpu_has_amx, extra_buffers_wanted
 from react_core.providers.local import DEMO_NOTICE, LocalProvider, default_model_path
-from react_core.trace import STOP_REASONS
 
 # -- without the model ------------------------------------------------------------------------------------
 
@@ -173,7 +173,7 @@ SHIPPED = ["paper", "gemini-xml", "langchain-json", "pause", "function-call", "m
 
 @pytest.fixture(scope="module")
 def pack(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Path:
-    from react_core.cli import main
+    from react_core.cli.main import main
 
     out = tmp_path_factory.mktemp("pack") / "hotpotqa.sqlite"
     files = [str(p) for p in sorted((shared_data / "hotpotqa").glob("dev_distractor_*.json"))]
@@ -184,8 +184,8 @@ def pack(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Path:
 @pytest.mark.model
 @pytest.mark.parametrize("preset", SHIPPED)
 def test_full_episode_on_the_device_model(preset: str, local: LocalProvider, pack: Path, shared_data: Path) -> None:
-    from react_core.agent import Agent
-    from react_core.settings import RunSettings, build_run_config
+    from react_core.loop.agent import Agent
+    from react_core.loop.settings import RunSettings, build_run_config
 
     question = json.loads((shared_data / "hotpotqa" / "dev_distractor_first100.json").read_text())[0]["question"]
     settings = RunSettings(provider="local", preset=preset, knowledge=f"pack:{pack}", max_calls=3)
@@ -220,9 +220,9 @@ def test_full_episode_on_the_device_model(preset: str, local: LocalProvider, pac
 
 @pytest.mark.model
 def test_each_call_records_what_llama_cpp_was_given_and_the_cache_it_reused(local: LocalProvider, monkeypatch) -> None:
-    from react_core import calls
-    from react_core.agent import Agent, RunConfig
-    from react_core.prompts import load_preset
+    from react_core.base import call_records
+    from react_core.loop.agent import Agent, RunConfig
+    from react_core.presets.preset import load_preset
     from react_core.tools.calculator import CALCULATOR
     from react_core.tools.registry import ToolRegistry
 
@@ -241,7 +241,7 @@ def test_each_call_records_what_llama_cpp_was_given_and_the_cache_it_reused(loca
     assert len(trace.steps) >= 2, trace.to_dict()
     assert len(given) == len(trace.steps)
     for k, step in enumerate(trace.steps):
-        body = calls.request(trace.steps, k)
+        body = call_records.request(trace.steps, k)
         assert body["prompt"] == given[k] and body["stream"] is True and body["max_tokens"] <= 40
         assert step.call.api == "llama.cpp" and step.call.endpoint == ""
     # Later steps start from the byte-identical prefix llama.cpp already holds.
@@ -251,8 +251,8 @@ def test_each_call_records_what_llama_cpp_was_given_and_the_cache_it_reused(loca
 
 def one_call_trace(local: LocalProvider, request: CompletionRequest):
     """A trace of one step whose call is ``request`` as the on-device model received it, and the reply."""
-    from react_core import calls
-    from react_core.trace import Step, Trace
+    from react_core.base import call_records
+    from react_core.base.trace import Step, Trace
 
     # Evaluated from scratch, as in the snippet's fresh process: a reused cache prefix can change the last digits
     # of the logits (Gemma's sliding-window cache), and with them a greedy choice.
@@ -260,7 +260,7 @@ def one_call_trace(local: LocalProvider, request: CompletionRequest):
         local.llama.reset()
     reply = stream_completion(local, request)
     sent = {k: reply.sent[k] for k in ("api", "endpoint", "body")}
-    step = Step(1, call=calls.record(None, request.system, request.prompt, **sent))
+    step = Step(1, call=call_records.record(None, request.system, request.prompt, **sent))
     return Trace("q", settings={"provider": "local", "model": local.model}, steps=[step]), reply
 
 
@@ -270,7 +270,7 @@ def test_the_python_snippet_runs_the_same_completion(local: LocalProvider) -> No
     import subprocess
     import sys
 
-    from react_core.calls import request_of
+    from react_core.base.call_records import request_of
 
     trace, reply = one_call_trace(local, req(max_tokens=8))
     snippet = LocalProvider.snippet(request_of(trace, 1), "python")
@@ -281,7 +281,7 @@ def test_the_python_snippet_runs_the_same_completion(local: LocalProvider) -> No
 
 
 def test_the_model_computes_on_every_core_unless_told_fewer() -> None:
-    from react_core.errors import ConfigError
+    from react_core.base.errors import ConfigError
     from react_core.providers.local import model_threads
 
     cores = os.cpu_count() or 1

@@ -10,9 +10,9 @@ import json
 import pytest
 from provider_helpers import FakeOpenAI, RecordingSleep, fast_retry, wait_for
 
-from react_core.agent import Agent, RunConfig
-from react_core.errors import ConfigError, MissingKeyError, ProviderError
-from react_core.prompts import Preset, load_preset
+from react_core.base.errors import ConfigError, MissingKeyError, ProviderError
+from react_core.loop.agent import Agent, RunConfig
+from react_core.presets.preset import Preset, load_preset
 from react_core.providers.base import CompletionRequest
 from react_core.providers.openai_compat import DEFAULT_MODEL, OpenAIProvider, is_reasoning_model
 from react_core.tools.calculator import CALCULATOR

@@ -12,9 +12,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from provider_helpers import RecordingSleep
 
-from react_core.errors import MissingKeyError, ProviderError
+from react_core.base.errors import MissingKeyError, ProviderError
+from react_core.base.retry_after import parse_retry_after
 from react_core.providers.retry import Failure, RetryPolicy, split_timeout, with_retries
-from react_core.retry_after import parse_retry_after
 
 
 def test_retry_after_seconds_date_and_garbage() -> None:

@@ -13,9 +13,9 @@ import sys
 import pytest
 from provider_helpers import FakeGemini, FakeOpenAI, assert_no_secret, fast_retry
 
-from react_core import calls
-from react_core.agent import Agent, RunConfig
-from react_core.prompts import Preset
+from react_core.base import call_records
+from react_core.loop.agent import Agent, RunConfig
+from react_core.presets.preset import Preset
 from react_core.providers import create_provider, provider_class
 from react_core.providers.base import CompletionRequest
 from react_core.tools.calculator import CALCULATOR
@@ -53,14 +53,14 @@ def test_every_call_rebuilds_to_the_body_the_server_received(name: str) -> None:
         trace = run(hosted(name, server))
     assert trace.stop_reason == "finished" and trace.final_answer == "43" and len(server.requests) == 3
     for k in range(3):
-        assert calls.request(trace.steps, k) == received(server, k)
-        assert calls.request_of(trace, k + 1)["body"] == received(server, k)
+        assert call_records.request(trace.steps, k) == received(server, k)
+        assert call_records.request_of(trace, k + 1)["body"] == received(server, k)
     first = trace.steps[0].call
     assert first.api == APIS[name] and first.endpoint.startswith(server.root)
     assert server.requests[0].path in first.endpoint
     # Stored compactly: a later call keeps only what it added (the texts are references into the chain).
     assert trace.steps[2].call.system is None and len(trace.steps[2].call.prompt_added) < 200
-    assert_no_secret(KEY, trace, [calls.request_of(trace, s.index) for s in trace.steps])
+    assert_no_secret(KEY, trace, [call_records.request_of(trace, s.index) for s in trace.steps])
 
 
 def test_a_reasoning_model_says_it_got_no_stop_or_temperature() -> None:
@@ -79,7 +79,7 @@ def test_a_parameter_the_server_refused_is_listed_with_the_reason() -> None:
         trace.steps[0].call.omitted
     )
     # The record is the request that was answered, not the refused one.
-    assert calls.request(trace.steps, 0) == received(server, 1) and "temperature" not in received(server, 1)
+    assert call_records.request(trace.steps, 0) == received(server, 1) and "temperature" not in received(server, 1)
 
 
 @pytest.mark.parametrize(("name", "limit", "param"), [("openai", 4, "stop"), ("gemini", 5, "stopSequences")])
@@ -109,7 +109,7 @@ def test_a_snippet_sends_the_same_body_with_the_key_from_the_environment(name: s
     var = provider_class(name).key_vars[0]
     with FAKES[name](RUN) as server:
         trace = run(hosted(name, server))
-        call = calls.request_of(trace, 2)
+        call = call_records.request_of(trace, 2)
         snippet = provider_class(name).snippet(call, style)
         assert_no_secret(KEY, snippet)
         assert ("$" + var if style == "curl" else f"{var!r}") in snippet
@@ -126,7 +126,7 @@ def test_a_snippet_sends_the_same_body_with_the_key_from_the_environment(name: s
 
 
 def test_a_snippet_in_an_unknown_style_is_a_clear_error() -> None:
-    from react_core.errors import ConfigError
+    from react_core.base.errors import ConfigError
 
     call = {"step": 1, "endpoint": "http://127.0.0.1:1/v1/chat/completions", "body": {}}
     with pytest.raises(ConfigError, match="curl or python"):

@@ -12,11 +12,11 @@ import httpx2
 import pytest
 from provider_helpers import FakeGemini, FakeOpenAI, RecordingSleep, fast_retry, gzip_bomb, wait_for
 
-from react_core import cancel
-from react_core.agent import Agent, RunConfig
-from react_core.errors import ProviderError
-from react_core.model_call import stream_completion
-from react_core.prompts import Preset
+from react_core.base import cancel
+from react_core.base.errors import ProviderError
+from react_core.loop.agent import Agent, RunConfig
+from react_core.loop.model_call import stream_completion
+from react_core.presets.preset import Preset
 from react_core.providers import create_provider
 from react_core.providers.base import CompletionRequest
 from react_core.providers.bodies import MAX_EVENT_BYTES, EventStream, bounded

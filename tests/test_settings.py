@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from react_core.errors import ConfigError
-from react_core.settings import MAX_CALLS_LIMIT, RunSettings, build_run_config
+from react_core.base.errors import ConfigError
+from react_core.loop.settings import MAX_CALLS_LIMIT, RunSettings, build_run_config
 
 
 @pytest.mark.parametrize(
@@ -36,7 +36,7 @@ def test_from_dict_keeps_known_fields_only():
 
 
 def test_grammar_is_on_where_the_provider_can_constrain_decoding_and_recorded_only_there():
-    from react_core.agent import Agent
+    from react_core.loop.agent import Agent
     from react_core.providers.scripted import ScriptedProvider
 
     class Constrained(ScriptedProvider):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from react_core.cli import format_transcript
-from react_core.export import summary_line, to_markdown
-from react_core.trace import STOP_REASONS, Step, Trace
+from react_core.base.trace import STOP_REASONS, Step, Trace
+from react_core.cli.main import format_transcript
+from react_core.report.exports import summary_line, to_markdown
 from ui.render import status_text
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from react_core.errors import ToolError
+from react_core.base.errors import ToolError
+from react_core.base.trace import Action, Observation
 from react_core.tools.registry import MAX_OBSERVATION_CHARS, Tool, ToolRegistry, bounded
-from react_core.trace import Action, Observation
 
 DOCUMENTED_CAP = 10_000  # README: "never more than 10,000 characters"
 MARKER = " [… cut at 10,000 characters]"

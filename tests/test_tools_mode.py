@@ -10,17 +10,17 @@ import json
 import pytest
 from provider_helpers import GEMINI_SIGNATURE, FakeGemini, FakeOpenAI, fast_retry
 
-from react_core import calls
-from react_core.agent import Agent, RunConfig
-from react_core.formats import get_format
+from react_core.base import call_records
+from react_core.base.trace import Action, Observation, Trace
+from react_core.dialects import get_format
 from react_core.history import HistoryStore
-from react_core.prompts import load_preset, validate_preset
+from react_core.loop.agent import Agent, RunConfig
+from react_core.presets.preset import load_preset, validate_preset
 from react_core.providers import create_provider
 from react_core.providers.local import LocalProvider
 from react_core.providers.scripted import ScriptedProvider
 from react_core.tools.calculator import CALCULATOR
 from react_core.tools.registry import Tool, ToolRegistry
-from react_core.trace import Action, Observation, Trace
 
 
 def wiki() -> Tool:
@@ -104,12 +104,12 @@ def test_every_call_is_rebuilt_exactly_and_a_same_reply_step_shows_its_replys_ca
     trace = run(provider)
     heads = [i for i, s in enumerate(trace.steps) if s.call.same_reply_as is None]
     for k, position in enumerate(heads):
-        assert calls.request(trace.steps, position) == provider.sent(provider.requests[k])["body"]
-    assert calls.request(trace.steps, 2) == calls.request(trace.steps, 1)
-    assert calls.request_of(trace, 3)["body"] == calls.request_of(trace, 2)["body"]
+        assert call_records.request(trace.steps, position) == provider.sent(provider.requests[k])["body"]
+    assert call_records.request(trace.steps, 2) == call_records.request(trace.steps, 1)
+    assert call_records.request_of(trace, 3)["body"] == call_records.request_of(trace, 2)["body"]
     again = Trace.from_dict(json.loads(json.dumps(trace.to_dict())))
     assert again.to_dict() == trace.to_dict()
-    assert calls.request(again.steps, heads[-1]) == calls.request(trace.steps, heads[-1])
+    assert call_records.request(again.steps, heads[-1]) == call_records.request(trace.steps, heads[-1])
 
 
 def test_a_call_stores_only_what_it_added_to_the_conversation() -> None:
@@ -181,7 +181,7 @@ def test_a_fork_sends_the_conversation_its_steps_hold(tmp_path) -> None:
     assert child.final_answer == "1,800 ft" and [s.index for s in child.steps] == [1, 2, 3, 4]
     sent = child_provider.requests[0].messages
     assert sent[:2] == provider.requests[2].messages[:2] and sent[3]["content"] == "6*7 = 41 (edited)"
-    assert calls.request(child.steps, 3) == child_provider.sent(child_provider.requests[0])["body"]
+    assert call_records.request(child.steps, 3) == child_provider.sent(child_provider.requests[0])["body"]
     refused = run(ScriptedProvider([SCRIPT[-1]]), prior_steps=prior[:1], resume_thought="Maybe elsewhere.")
     assert refused.stop_reason == "error" and "cannot continue an edited thought" in refused.error
 
@@ -201,7 +201,7 @@ def test_which_providers_speak_the_tools_format() -> None:
 
 
 def test_the_cli_refuses_before_running(capsys) -> None:
-    from react_core.cli import main
+    from react_core.cli.main import main
 
     assert main(["ask", "q", "--provider", "local", "--format", "tools", "--tools", "calculator"]) == 2
     assert "cannot call tools natively" in capsys.readouterr().err
@@ -247,7 +247,7 @@ def test_hosted_tool_calling_end_to_end(name: str) -> None:
     heads = [i for i, s in enumerate(trace.steps) if s.call.same_reply_as is None]
     assert len(heads) == len(server.requests)
     for k, position in enumerate(heads):
-        assert calls.request(trace.steps, position) == json.loads(json.dumps(server.requests[k].body))
+        assert call_records.request(trace.steps, position) == json.loads(json.dumps(server.requests[k].body))
     last = server.requests[-1].body
     if name == "openai":
         assert [t["function"]["name"] for t in last["tools"]] == ["search", "calculator", "finish"]

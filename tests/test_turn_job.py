@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from app_helpers import offline_pack
 
-from react_core.trace import Action, Observation, Step
+from react_core.base.trace import Action, Observation, Step
 from ui.jobs.turn import TurnJob, TurnRequest
 
 

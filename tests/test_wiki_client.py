@@ -10,12 +10,12 @@ import httpx2
 import pytest
 from wiki_helpers import RecordedSleep, closed_port, gold_articles, hotpot_pack, live_source, small_pack
 
-from react_core.errors import ConfigError
+from react_core.base.errors import ConfigError
+from react_core.base.retry_after import parse_retry_after
 from react_core.knowledge import create_knowledge
 from react_core.knowledge.server import start_wiki_server
 from react_core.knowledge.text import collapse
 from react_core.knowledge.wikipedia import WikipediaSource, endpoint_for, user_agent
-from react_core.retry_after import parse_retry_after
 from react_core.tools.wiki import make_wiki_tools
 
 FALLBACK_NOTE = "Wikipedia could not be reached; answered from the offline pack (HotpotQA 2017 paragraphs)."

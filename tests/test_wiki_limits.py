@@ -12,12 +12,12 @@ import httpx2
 import pytest
 from wiki_helpers import live_source, small_pack
 
-from react_core import cancel
+from react_core.base import cancel
+from react_core.base.trace import Action
 from react_core.knowledge.server import start_wiki_server
 from react_core.knowledge.wikipedia import WikipediaSource
 from react_core.tools import build_tools
 from react_core.tools.wiki import make_wiki_tools
-from react_core.trace import Action
 
 # How long a test waits for a call that Stop should have ended at once: a hang guard, not a speed requirement.
 HANG_GUARD = 30.0

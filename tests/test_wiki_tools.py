@@ -7,7 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from wiki_helpers import small_pack
 
-from react_core.cancel import Cancelled
+from react_core.base.cancel import Cancelled
+from react_core.base.trace import Action
 from react_core.knowledge.base import Page, SearchOutcome
 from react_core.knowledge.pack import PackSource
 from react_core.tools import build_tools
@@ -18,7 +19,6 @@ from react_core.tools.wiki import (
     miss_text,
     similar_titles,
 )
-from react_core.trace import Action
 
 
 class FakeSource:

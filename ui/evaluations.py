@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from react_core.base.paths import evaluations_dir, shared_data_dir
 from react_core.evaluation import results
 from react_core.evaluation.paper import PAPER_HOTPOTQA_EM, PAPER_MODEL, STRATEGY_LABELS
 from react_core.evaluation.report import PAPER_N, label
@@ -31,9 +32,8 @@ from react_core.evaluation.strategies import (
     SAMPLING,
 )
 from react_core.evaluation.summary import ENDINGS
-from react_core.paths import evaluations_dir, shared_data_dir
-from react_core.prompts import list_presets, load_preset
-from react_core.settings import RunSettings
+from react_core.loop.settings import RunSettings
+from react_core.presets.preset import list_presets, load_preset
 from ui import identity, state
 from ui.jobs.evaluation import EvalJob
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from react_core import calls
-from react_core.errors import ReactLabError
-from react_core.export import file_stem, plural, to_json, to_markdown
+from react_core.base import call_records
+from react_core.base.errors import ReactLabError
+from react_core.base.trace import STOP_REASONS
 from react_core.history import RunRecord, Store
-from react_core.trace import STOP_REASONS
+from react_core.report.exports import file_stem, plural, to_json, to_markdown
 from ui import state
 from ui.fork_form import render_fork
 from ui.render import render_answer, render_status, render_step, render_trace
@@ -158,7 +158,7 @@ def render_compare(store: Store) -> None:
     sides = []
     for trace in (left.trace, right.trace):
         positions = {s.index: i for i, s in enumerate(trace.steps)}
-        sides.append((trace, positions, calls.texts(trace.steps)))
+        sides.append((trace, positions, call_records.texts(trace.steps)))
     for index in sorted(set(sides[0][1]) | set(sides[1][1])):
         for col, (trace, positions, rebuilt), side in zip(st.columns(2), sides, "lr", strict=True):
             with col:

@@ -16,7 +16,7 @@ import json
 
 import streamlit as st
 
-from react_core.environment import value
+from react_core.base.environment import value
 from react_core.history.records import MAX_OWNER_CHARS
 from react_core.providers.allowance import Allowance
 from ui.jobs import registry

@@ -1,6 +1,7 @@
 """The call inspector: the Model call section of a step panel, and the run's calls at a glance.
 
-What the model was sent is rebuilt from the trace (``react_core.calls``): the request exactly as the provider's API
+What the model was sent is rebuilt from the trace (``react_core.base.call_records``): the request exactly as the
+provider's API
 received it, what is new since the previous call (the unchanged prefix is what a prompt cache or llama.cpp's KV cache
 can reuse), the response as streamed with the stop-sequence cut marked, and the call as cURL or Python with the key
 as a variable. Long texts sit in closed ``<details>`` blocks: monospace, collapsed, and still found by the browser's
@@ -17,11 +18,11 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from react_core import calls
-from react_core.errors import ReactLabError
+from react_core.base import call_records
+from react_core.base.errors import ReactLabError
+from react_core.base.trace import Step, Trace
 from react_core.providers import CATALOGUE
 from react_core.providers.base import estimate_tokens
-from react_core.trace import Step, Trace
 from ui.text import md_literal
 
 _PRE = "margin:0.25rem 0;padding:0.5rem;white-space:pre-wrap;word-break:break-word;font-size:0.8rem;"
@@ -42,7 +43,7 @@ def _details(summary: str, body: str, *, open_: bool = False) -> str:
     return f"<details{' open' if open_ else ''}><summary>{html.escape(summary)}</summary>{body}</details>"
 
 
-def _new_in_call(step: Step, rebuilt: calls.CallTexts, previous_index: int | None) -> str:
+def _new_in_call(step: Step, rebuilt: call_records.CallTexts, previous_index: int | None) -> str:
     call = step.call
     assert call is not None
     if previous_index is None:
@@ -67,7 +68,7 @@ def _new_in_call(step: Step, rebuilt: calls.CallTexts, previous_index: int | Non
     return body + _pre(call.prompt_added, _NEW)
 
 
-def _request(call_dict: dict[str, Any], template: dict[str, Any], rebuilt: calls.CallTexts) -> str:
+def _request(call_dict: dict[str, Any], template: dict[str, Any], rebuilt: call_records.CallTexts) -> str:
     """The body as sent, readable: its structure and parameters as JSON, with the long texts (written
     ``{"$ref": …}`` there) shown verbatim below it."""
     where = f"{call_dict['api']}" + (f" · {call_dict['endpoint']}" if call_dict["endpoint"] else " · in-process")
@@ -105,7 +106,7 @@ def _lift_texts(template: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str
     for key, value in template.items():
         if isinstance(value, str) and "\n" in value:
             lifted[key] = value
-            shown[key] = {calls.REF: key}
+            shown[key] = {call_records.REF: key}
         else:
             shown[key] = value
     return shown, lifted
@@ -128,8 +129,8 @@ def _refs(value: Any) -> list[str]:
     """The text references in a body template, in order of appearance."""
     found: list[str] = []
     if isinstance(value, dict):
-        if set(value) == {calls.REF}:
-            return [value[calls.REF]]
+        if set(value) == {call_records.REF}:
+            return [value[call_records.REF]]
         for v in value.values():
             found += [r for r in _refs(v) if r not in found]
     elif isinstance(value, list):
@@ -163,7 +164,7 @@ def figures(step: Step) -> str:
     return " · ".join(parts)
 
 
-def render_call(trace: Trace, position: int, rebuilt: calls.CallTexts | None, *, key: str) -> None:
+def render_call(trace: Trace, position: int, rebuilt: call_records.CallTexts | None, *, key: str) -> None:
     """The Model call section of the step at ``position`` in ``trace.steps``."""
     step = trace.steps[position]
     st.markdown("**Model call**")
@@ -180,7 +181,7 @@ def render_call(trace: Trace, position: int, rebuilt: calls.CallTexts | None, *,
         return
     st.caption(md_literal(figures(step)))
     try:
-        call_dict = calls.request_of(trace, step.index)
+        call_dict = call_records.request_of(trace, step.index)
     except ReactLabError as e:
         st.caption(md_literal(str(e)))
         return
@@ -206,7 +207,7 @@ def render_call(trace: Trace, position: int, rebuilt: calls.CallTexts | None, *,
 
 def render_calls_table(trace: Trace) -> None:
     """Every call of the run with its size, tokens and times: the prompt growing step by step."""
-    rows = calls.table(trace.steps)
+    rows = call_records.table(trace.steps)
     if not rows:
         return
     st.caption("Model calls: each resends the whole prompt so far; the new part is what the last step added.")

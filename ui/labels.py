@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from react_core.errors import ConfigError
+from react_core.base.errors import ConfigError
 from react_core.knowledge import reach
 from react_core.providers import provider_class
 

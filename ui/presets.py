@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from react_core.errors import ConfigError, ReactLabError
-from react_core.prompts import (
+from react_core.base.errors import ConfigError, ReactLabError
+from react_core.presets.preset import (
     DEFAULT_PRESET,
     Preset,
     check_new_preset,

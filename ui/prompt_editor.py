@@ -12,9 +12,9 @@ from dataclasses import replace
 
 import streamlit as st
 
-from react_core.errors import ReactLabError
-from react_core.formats import FORMATS
-from react_core.prompts import Preset, Problem, render_prefix, validate_preset
+from react_core.base.errors import ReactLabError
+from react_core.dialects import FORMATS
+from react_core.presets.preset import Preset, Problem, render_prefix, validate_preset
 from react_core.providers import provider_class
 from react_core.providers.base import estimate_tokens
 from ui import presets, state

@@ -12,13 +12,13 @@ from typing import Any
 
 import streamlit as st
 
-from react_core import calls
-from react_core.calls import CallTexts
-from react_core.expected import check_expected
-from react_core.export import CREDIT, action_text, action_title, plural, safe_url, summary_line
-from react_core.grounding import check_grounding
+from react_core.base import call_records
+from react_core.base.call_records import CallTexts
+from react_core.base.trace import Trace
+from react_core.report.expected import check_expected
+from react_core.report.exports import CREDIT, action_text, action_title, plural, safe_url, summary_line
+from react_core.report.grounding import check_grounding
 from react_core.tools.wiki import similar_titles
-from react_core.trace import Trace
 from ui.inspector import render_call, render_calls_table
 from ui.text import md_literal
 
@@ -175,7 +175,7 @@ def render_steps(
 ) -> None:
     """The step panels of a run (or of the steps a running turn has finished so far)."""
     run = Trace.from_dict({"question": "", **trace, "steps": trace.get("steps", []) if steps is None else steps})
-    for position, (step, rebuilt) in enumerate(zip(run.steps, calls.texts(run.steps), strict=True)):
+    for position, (step, rebuilt) in enumerate(zip(run.steps, call_records.texts(run.steps), strict=True)):
         render_step(run, position, rebuilt, key=f"{key}-s{step.index}", on_similar=on_similar)
 
 

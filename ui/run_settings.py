@@ -21,13 +21,13 @@ from typing import Any
 
 import streamlit as st
 
-from react_core import calls
-from react_core.errors import ReactLabError
-from react_core.formats import FORMATS
-from react_core.prompts import DEFAULT_PRESET, Preset, default_preset_for, render_prefix, render_question
+from react_core.base import call_records
+from react_core.base.errors import ReactLabError
+from react_core.base.tool_specs import label as tool_label
+from react_core.base.trace import Exchange, Step
+from react_core.dialects import FORMATS
+from react_core.presets.preset import DEFAULT_PRESET, Preset, default_preset_for, render_prefix, render_question
 from react_core.providers import PROVIDERS, provider_class
-from react_core.tool_specs import label as tool_label
-from react_core.trace import Exchange, Step
 from ui import presets, state
 
 EDITED = " (edited)"  # what the prompt editor appends to the name of a prompt it changed
@@ -79,7 +79,7 @@ def _prompt(trace: dict[str, Any], name: str, fmt: str, tools: list[str]) -> tup
         shipped = DEFAULT_PRESET
     name = name or shipped
     steps = [Step.from_dict(s) for s in trace.get("steps", [])]
-    sent = next((t for t in calls.texts(steps) if t is not None), None)
+    sent = next((t for t in call_records.texts(steps) if t is not None), None)
     context = [Exchange.from_dict(c) for c in trace.get("context", [])]
 
     def sent_by(p: Preset) -> bool:

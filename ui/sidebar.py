@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from react_core.formats import FORMATS
+from react_core.base.tool_specs import label
+from react_core.dialects import FORMATS
 from react_core.providers import provider_class
-from react_core.tool_specs import label
 from ui import identity, presets, state, turns
 from ui.labels import knowledge_label, model_label
 from ui.text import md_literal

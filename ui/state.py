@@ -18,12 +18,12 @@ from typing import Any
 
 import streamlit as st
 
-from react_core.environment import setting_defaults
-from react_core.errors import ReactLabError
+from react_core.base.environment import setting_defaults
+from react_core.base.errors import ReactLabError
 from react_core.history import Store, open_history
 from react_core.history.conversations import turns as conversation_turns
+from react_core.loop.settings import RunSettings, default_provider
 from react_core.providers import provider_class
-from react_core.settings import RunSettings, default_provider
 from ui import identity, turn_labels
 from ui.jobs import registry
 
@@ -34,7 +34,7 @@ _CHAT_ID = re.compile(r"[0-9a-f]{32}")
 
 def initial_settings(env: Mapping[str, str] | None = None, remembered: Mapping[str, Any] | None = None) -> dict:
     """Built-in defaults, then the last settings remembered in the history store, then the settings the environment
-    pins for a deployment or a test (``react_core.environment``)."""
+    pins for a deployment or a test (``react_core.base.environment``)."""
     settings = RunSettings().to_dict()
     if remembered:
         candidate = {**settings, **{k: v for k, v in remembered.items() if k in settings}}

@@ -13,7 +13,7 @@ from typing import Any
 
 import streamlit as st
 
-from react_core.trace import Action
+from react_core.base.trace import Action
 from ui import identity, presets, run_settings, state, turn_labels
 from ui.jobs import registry
 from ui.jobs.turn import TurnJob, TurnRequest, edited_observation_step, provider_signature

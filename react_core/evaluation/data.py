@@ -9,7 +9,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from react_core.errors import ConfigError
+from react_core.base.errors import ConfigError
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ One JSON line per question (id, question, gold, prediction, em, f1, steps, stop_
 ``results`` for the file's header); ids already in the file are skipped, so an interrupted run resumes where it
 stopped. A provider failure stops the evaluation with a message (the failed question is not written, so rerunning
 retries it); Stop (``ctx.cancel``) stops it before the next question and the question under way is not written
-either. Hosted providers run questions concurrently. Each question runs inside ``react_core.cancel.scope``, so Stop
+either. Hosted providers run questions concurrently. Each question runs inside ``react_core.base.cancel.scope``, so Stop
 also reaches a wait inside it (a retry's backoff, a Wikipedia request). UI-free: progress goes to a callback.
 """
 
@@ -16,14 +16,14 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import Any
 
-from react_core import cancel
-from react_core.answers import exact_match, f1_score
-from react_core.errors import ConfigError, ProviderError, ReactLabError
+from react_core.base import cancel
+from react_core.base.answers import exact_match, f1_score
+from react_core.base.errors import ConfigError, ProviderError, ReactLabError
+from react_core.base.trace import Trace
 from react_core.evaluation import results
 from react_core.evaluation.data import Question
 from react_core.evaluation.strategies import STRATEGIES, EvalContext, Outcome, run_strategy
 from react_core.evaluation.summary import Summary, summarize
-from react_core.trace import Trace
 
 ProgressHandler = Callable[[dict[str, Any]], None]
 

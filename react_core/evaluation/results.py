@@ -23,10 +23,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from react_core.errors import ConfigError
+from react_core.base.errors import ConfigError
+from react_core.base.paths import evaluations_dir
 from react_core.evaluation.strategies import STRATEGIES
 from react_core.evaluation.summary import Summary, summarize
-from react_core.paths import evaluations_dir
 
 HEADER = "header"
 VERSION = 1

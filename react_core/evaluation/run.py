@@ -9,7 +9,7 @@ and preset are not used. The engine builds the provider under the person's ``All
 window; the operator's on the CLI) and rate-limits it when it is hosted, writes one results file per strategy into
 the folder (``results``: header + one line per question, resumable by id), lets the hybrids reuse the folder's
 ``react`` and ``cot-sc`` results made the same way, reports progress to a callback and stops when ``cancel`` is set
-(by default the current ``react_core.cancel`` scope's event). UI-free.
+(by default the current ``react_core.base.cancel`` scope's event). UI-free.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from react_core import cancel as cancel_scope
-from react_core.errors import ConfigError
+from react_core.base import cancel as cancel_scope
+from react_core.base.errors import ConfigError
 from react_core.evaluation import results
 from react_core.evaluation.data import Question, load_indices, load_questions
 from react_core.evaluation.harness import evaluate
@@ -41,11 +41,11 @@ from react_core.evaluation.strategies import (
     EvalContext,
 )
 from react_core.evaluation.summary import Summary
-from react_core.prompts import load_preset
+from react_core.loop.settings import RunSettings, build_run_config, provider_for
+from react_core.presets.preset import load_preset
 from react_core.providers import provider_class
 from react_core.providers.allowance import OPERATOR, Allowance
 from react_core.providers.base import Provider
-from react_core.settings import RunSettings, build_run_config, provider_for
 from react_core.tools import DEFAULT_SENTENCES
 
 HOSTED_RPM = 60.0

@@ -21,15 +21,15 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from react_core import calls, cancel
-from react_core.agent import Agent
-from react_core.answers import normalize_answer
-from react_core.errors import ContextOverflowError
-from react_core.model_call import call_record, stream_completion
-from react_core.prompts import Preset, load_preset, render_prefix, render_question
+from react_core.base import call_records, cancel
+from react_core.base.answers import normalize_answer
+from react_core.base.errors import ContextOverflowError
+from react_core.base.trace import Step, Trace
+from react_core.loop.agent import Agent
+from react_core.loop.model_call import call_record, stream_completion
+from react_core.loop.settings import RunSettings, build_run_config
+from react_core.presets.preset import Preset, load_preset, render_prefix, render_question
 from react_core.providers.base import CompletionRequest, Provider
-from react_core.settings import RunSettings, build_run_config
-from react_core.trace import Step, Trace
 
 STRATEGIES = ("standard", "cot", "cot-sc", "act", "react", "cot-sc-react", "react-cot-sc")
 # The prompts (roles) each strategy uses: a preset per role, of the role's mode.
@@ -113,7 +113,7 @@ def _direct_step(
     question: str,
     temperature: float,
     index: int = 1,
-    previous: calls.CallTexts | None = None,
+    previous: call_records.CallTexts | None = None,
 ) -> Step:
     """One Standard (``Answer:``) or CoT (``Thought: … Answer:``) completion as a step, with its model call recorded
     relative to ``previous`` (the sample before it: CoT-SC resends the same prompt, so it is stored once)."""
@@ -171,7 +171,7 @@ def run_cot_sc(question: str, ctx: EvalContext, strategy: str = "cot-sc") -> Out
     preset = ctx.preset("cot")
     trace = _new_trace(question, ctx, strategy, preset, ctx.sc_temperature)
     for i in range(1, ctx.samples + 1):
-        previous = calls.texts(trace.steps)[-1] if trace.steps else None
+        previous = call_records.texts(trace.steps)[-1] if trace.steps else None
         try:
             trace.steps.append(_direct_step(ctx, preset, question, ctx.sc_temperature, index=i, previous=previous))
         except ContextOverflowError as e:

@@ -1,6 +1,6 @@
 """One strategy's results in figures: EM, F1, how the episodes ended (a count per stop reason), steps and seconds.
 
-The stop reasons are the trace's (``react_core.trace.STOP_REASONS``); a results file only ever holds the ones in
+The stop reasons are the trace's (``react_core.base.trace.STOP_REASONS``); a results file only ever holds the ones in
 ``ENDINGS`` (a failed or stopped question is not written), and every table shows all of them, so ``context`` (the
 prompt outgrew the model's context window) is visible even when it is 0. UI-free.
 """
@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from react_core.trace import STOP_REASONS
+from react_core.base.trace import STOP_REASONS
 
 ENDINGS = tuple(r for r in STOP_REASONS if r not in ("error", "cancelled"))
 

@@ -13,12 +13,12 @@ import platform
 from datetime import UTC, datetime
 from pathlib import Path
 
-from react_core.errors import ConfigError
+from react_core.base.errors import ConfigError
+from react_core.base.paths import PROJECT_ROOT
+from react_core.base.tool_specs import label
 from react_core.evaluation.report import markdown_table
 from react_core.evaluation.results import Evaluation
 from react_core.evaluation.run import EvalPlan
-from react_core.paths import PROJECT_ROOT
-from react_core.tool_specs import label
 
 BEGIN = "<!-- eval-table:begin (written by python -m react_core eval-table; edits between the markers are lost) -->"
 END = "<!-- eval-table:end -->"

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from react_core.environment import value
+from react_core.base.environment import value
+from react_core.base.trace_schema import MAX_IMPORT_BYTES, parse_trace_json
 from react_core.history.conversations import ConversationSummary
 from react_core.history.records import RunRecord, SavedPreset, safe_setting
 from react_core.history.sqlite import SQLiteStore
 from react_core.history.status import READ_ONLY, UNAVAILABLE, USABLE, HistoryError, StoreStatus
 from react_core.history.store import Store
-from react_core.trace_schema import MAX_IMPORT_BYTES, parse_trace_json
 
 HistoryStore = SQLiteStore  # the name the app and tools have always used for the SQLite store
 

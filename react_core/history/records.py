@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from react_core.errors import ConfigError
-from react_core.safe_text import scrub, scrub_value
-from react_core.trace import Trace
-from react_core.trace_schema import load_trace_json
+from react_core.base.errors import ConfigError
+from react_core.base.text import scrub, scrub_value
+from react_core.base.trace import Trace
+from react_core.base.trace_schema import load_trace_json
 
 # A remembered setting may never look like a secret, whatever a future settings field is called.
 _SECRET_NAME = re.compile(r"key|token|secret|password|credential", re.IGNORECASE)

@@ -18,11 +18,11 @@ from contextlib import closing, contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
+from react_core.base.paths import history_db
 from react_core.history import status as st
 from react_core.history.migrations import LATEST, upgrade, version
 from react_core.history.status import HistoryError
 from react_core.history.store import Store
-from react_core.paths import history_db
 
 LOCK_WAIT = 15  # seconds a write waits for another program's lock before the person is told
 

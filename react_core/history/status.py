@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from react_core.errors import ConfigError
+from react_core.base.errors import ConfigError
 
 USABLE, READ_ONLY, UNAVAILABLE = "usable", "read_only", "unavailable"
 

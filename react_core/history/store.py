@@ -15,7 +15,9 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from react_core.errors import ConfigError
+from react_core.base.errors import ConfigError
+from react_core.base.trace import Trace
+from react_core.base.trace_schema import load_trace_json, parse_trace_json
 from react_core.history.conversations import ConversationSummary, summary
 from react_core.history.migrations import Tx
 from react_core.history.records import (
@@ -34,8 +36,6 @@ from react_core.history.records import (
     with_trace,
 )
 from react_core.history.status import READ_ONLY, UNAVAILABLE, USABLE, HistoryError, StoreStatus
-from react_core.trace import Trace
-from react_core.trace_schema import load_trace_json, parse_trace_json
 
 MAX_LIST = 10_000
 
@@ -202,7 +202,7 @@ class Store(ABC):
 
     def import_json(self, data: bytes | str) -> Imported:
         """Store a trace exported as JSON (by the app or ``ask --json``) after validating every field
-        (``react_core.trace_schema``); a ConfigError names the first field that is wrong. A run this owner already
+        (``react_core.base.trace_schema``); a ConfigError names the first field that is wrong. A run this owner already
         has (the same trace, field for field) is not stored twice: the answer names the one there."""
         trace = parse_trace_json(data)
         same = self._same_run(trace)
@@ -251,7 +251,7 @@ class Store(ABC):
 
     def save_preset(self, name: str, toml: str) -> SavedPreset:
         """Save (or replace) this owner's preset ``name``. The text is kept as given: checking it is the prompt
-        editor's job (``react_core.prompts``)."""
+        editor's job (``react_core.presets.preset``)."""
         name, toml = check_preset(name, toml)
         saved = SavedPreset(name, toml, now())
         with self._write() as tx:

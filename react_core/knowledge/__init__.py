@@ -13,7 +13,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from react_core.errors import ConfigError
+from react_core.base.errors import ConfigError
 from react_core.knowledge import reach
 from react_core.knowledge.base import KnowledgeSource, Page, SearchOutcome
 

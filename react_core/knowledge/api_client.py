@@ -2,7 +2,7 @@
 
 ``ApiClient.query(params)`` never raises for network trouble: it returns an ``ApiResult`` holding the JSON, or an
 error message, and always the number of HTTP requests it made (retries included) for ``stats.http_requests``. It
-raises only ``react_core.cancel.Cancelled``, when the person stops the run while it waits.
+raises only ``react_core.base.cancel.Cancelled``, when the person stops the run while it waits.
 
 Limits (the constants below are the defaults; each is a constructor option of the same name in lower case):
 - a request gets ``connect_timeout`` to connect and ``read_timeout`` of silence at most between bytes, and the whole
@@ -17,9 +17,9 @@ backoff that honours ``Retry-After`` up to ``max_retry_after``. Not retried: a r
 and refused redirects.
 
 Each request runs on a worker thread while the caller waits in slices of ``POLL_SECONDS``, checking
-``react_core.cancel``: Stop ends the wait at once even while the server is silent, and the backoff between tries is
+``react_core.base.cancel``: Stop ends the wait at once even while the server is silent, and the backoff between tries is
 ``cancel.sleep``. The worker, told to give up, stops at its next chunk (or its read timeout) and closes the
-connection. Text in the answers is scrubbed of lone surrogates (``react_core.safe_text``).
+connection. Text in the answers is scrubbed of lone surrogates (``react_core.base.text``).
 """
 
 from __future__ import annotations
@@ -34,9 +34,9 @@ from typing import Any
 
 import httpx2
 
-from react_core import cancel
-from react_core.retry_after import parse_retry_after
-from react_core.safe_text import scrub, scrub_value
+from react_core.base import cancel
+from react_core.base.retry_after import parse_retry_after
+from react_core.base.text import scrub, scrub_value
 
 CONNECT_TIMEOUT = 5.0  # seconds to open a connection
 READ_TIMEOUT = 10.0  # seconds of silence while waiting for the next bytes

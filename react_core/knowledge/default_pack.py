@@ -1,6 +1,7 @@
 """The default offline pack: where it lives and building it on first need from the shared HotpotQA files.
 
-``react_core.paths.pack_file()`` says where it lives. ``ensure_default_pack()`` returns that path once a usable pack
+``react_core.base.paths.pack_file()`` says where it lives. ``ensure_default_pack()`` returns that path once a usable
+pack
 is there, building it (about a second) from the shared data's ``hotpotqa/dev_distractor_*.json`` when it is missing,
 unreadable, or of an older pack format (``PACK_VERSION``); None when there is nothing to build from. A pack the
 person names (``pack:PATH``) is never rebuilt behind their back: it is refused with the rebuild command instead.
@@ -12,9 +13,9 @@ import sqlite3
 import threading
 from pathlib import Path
 
-from react_core.errors import ConfigError
+from react_core.base.errors import ConfigError
+from react_core.base.paths import pack_file, shared_data_dir
 from react_core.knowledge.pack import PackSource
-from react_core.paths import pack_file, shared_data_dir
 
 _build_lock = threading.Lock()
 

@@ -25,10 +25,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from react_core.errors import ConfigError
+from react_core.base.errors import ConfigError
+from react_core.base.text import scrub_value
 from react_core.knowledge.base import SIMILAR_LIMIT, Page, SearchOutcome
 from react_core.knowledge.titles import invalid_reason, normalize_title, search_text
-from react_core.safe_text import scrub_value
 
 PACK_FORMAT = "react-lab-pack"
 # 2: titles and text HTML-unescaped ("X&amp;Y" was a title in 1), and the questions the pack was built from.

@@ -25,12 +25,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from react_core.errors import ConfigError
+from react_core.base.errors import ConfigError
+from react_core.base.text import scrub
 from react_core.knowledge.base import SIMILAR_LIMIT
 from react_core.knowledge.pack import PACK_FORMAT, PACK_VERSION, PackQuestion, fts_query
 from react_core.knowledge.text import article_sentences, clean_text, collapse
 from react_core.knowledge.titles import invalid_reason, normalize_title, page_url
-from react_core.safe_text import scrub
 
 HOTPOTQA_DESCRIPTION = "HotpotQA 2017 paragraphs"
 HOTPOTQA_CORPUS = "Wikipedia opening paragraphs (2017)"

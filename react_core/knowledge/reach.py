@@ -14,8 +14,8 @@ import threading
 import time
 from urllib.parse import urlsplit
 
-from react_core.environment import value
-from react_core.errors import ConfigError
+from react_core.base.environment import value
+from react_core.base.errors import ConfigError
 
 UNREACHABLE_SECONDS = 60.0
 PROBE_TIMEOUT = 5.0

@@ -24,8 +24,8 @@ from typing import Any
 
 import httpx2
 
-from react_core.environment import value
-from react_core.errors import ConfigError
+from react_core.base.environment import value
+from react_core.base.errors import ConfigError
 from react_core.knowledge import reach
 from react_core.knowledge.api_client import ApiClient
 from react_core.knowledge.base import SIMILAR_LIMIT, Page, SearchOutcome

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from react_core.errors import ConfigError
+from react_core.base.errors import ConfigError
 from react_core.providers import keys
 from react_core.providers.base import Chunk, CompletionRequest, Provider
 from react_core.providers.gemini import GeminiProvider
@@ -45,7 +45,7 @@ def create_provider(name: str, **options: Any) -> Provider:
 def speaks(provider_name: str, format_name: str) -> bool:
     """Whether a provider can run a dialect: the ``tools`` format (native tool calls) needs ``native_tools``. The
     Settings page offers a preset only when its format is spoken, and says why the tools preset is missing."""
-    from react_core.formats import get_format
+    from react_core.dialects import get_format
 
     return provider_class(provider_name).native_tools or not get_format(format_name).native_tools
 

@@ -22,9 +22,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from react_core.errors import ConfigError
-from react_core.tool_specs import ToolSpec
-from react_core.trace import ToolCall, Usage
+from react_core.base.errors import ConfigError
+from react_core.base.tool_specs import ToolSpec
+from react_core.base.trace import ToolCall, Usage
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,8 @@ class Chunk:
     usage: Usage | None = None
     # What the API received: {"api", "endpoint", "body", "omitted": [{"param", "reason"}], "reused_tokens",
     # "conversation"}. The body is the request as sent (never a key), the texts in it verbatim; "conversation" names
-    # the body key holding the message list in the tools format. The loop stores it compactly (react_core.calls).
+    # the body key holding the message list in the tools format. The loop stores it compactly
+    # (react_core.base.call_records).
     sent: dict[str, Any] | None = None
     finish_reason: str | None = None
     restart: bool = False
@@ -127,9 +128,9 @@ class Provider:
 
     @classmethod
     def snippet(cls, call: Mapping[str, Any], style: str) -> str:
-        """One recorded call (``calls.request_of``: ``api``, ``endpoint``, ``model``, ``body`` as the API received it)
-        as a ``curl`` command or a ``python`` script with the provider's official SDK that sends the same body, with
-        the key as a shell or environment variable (``key_vars[0]``), never its value."""
+        """One recorded call (``call_records.request_of``: ``api``, ``endpoint``, ``model``, ``body`` as the API
+        received it) as a ``curl`` command or a ``python`` script with the provider's official SDK that sends the same
+        body, with the key as a shell or environment variable (``key_vars[0]``), never its value."""
         raise ConfigError(f"A {cls.label} call cannot be reproduced outside the app as {style}.")
 
     @classmethod

@@ -27,7 +27,7 @@ from typing import Any
 
 import httpx2
 
-from react_core.errors import ProviderError
+from react_core.base.errors import ProviderError
 from react_core.providers.keys import redact
 
 # No event of a ReAct step comes near this; a server that sends more in one line (or, in a body that is not a stream

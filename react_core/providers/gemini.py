@@ -19,7 +19,10 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from react_core.errors import ConfigError, ProviderError
+from react_core.base.errors import ConfigError, ProviderError
+from react_core.base.retry_after import parse_retry_after
+from react_core.base.tool_specs import ToolSpec
+from react_core.base.trace import ToolCall, Usage
 from react_core.providers.base import Chunk, CompletionRequest, Provider
 from react_core.providers.keys import missing_key, redact, rejected_key, resolve_key
 from react_core.providers.retry import (
@@ -33,9 +36,6 @@ from react_core.providers.retry import (
     stream_with_retries,
     with_retries,
 )
-from react_core.retry_after import parse_retry_after
-from react_core.tool_specs import ToolSpec
-from react_core.trace import ToolCall, Usage
 
 # Gemini 3.8 Flash: the current generally available Flash model (the SDK's own examples use it). Editable.
 DEFAULT_MODEL = "gemini-3.8-flash"

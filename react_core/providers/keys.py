@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from react_core.environment import value
-from react_core.errors import MissingKeyError
-from react_core.paths import secrets_files
+from react_core.base.environment import value
+from react_core.base.errors import MissingKeyError
+from react_core.base.paths import secrets_files
 
 if TYPE_CHECKING:
     from react_core.providers.base import Provider

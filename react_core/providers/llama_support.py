@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from react_core.environment import value
+from react_core.base.environment import value
 
 _PATCH_LOCK = threading.Lock()
 

@@ -25,12 +25,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from react_core import cancel
-from react_core.environment import value
-from react_core.errors import ConfigError, ContextOverflowError
-from react_core.paths import model_cache_dir
+from react_core.base import cancel
+from react_core.base.environment import value
+from react_core.base.errors import ConfigError, ContextOverflowError
+from react_core.base.paths import model_cache_dir
+from react_core.base.trace import Usage
 from react_core.providers.base import Chunk, CompletionRequest, Provider
-from react_core.trace import Usage
 
 N_CTX = 4096
 DEFAULT_LABEL = "gemma-3-270m (on-device)"

@@ -17,7 +17,10 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from react_core.errors import ConfigError, ProviderError
+from react_core.base.errors import ConfigError, ProviderError
+from react_core.base.retry_after import parse_retry_after
+from react_core.base.tool_specs import ToolSpec
+from react_core.base.trace import Usage
 from react_core.providers.base import Chunk, CompletionRequest, Provider
 from react_core.providers.keys import missing_key, redact, rejected_key, resolve_base_url, resolve_key, withheld
 from react_core.providers.openai_reply import ToolCallPieces, content_text, whole_reply_events
@@ -32,9 +35,6 @@ from react_core.providers.retry import (
     stream_with_retries,
     with_retries,
 )
-from react_core.retry_after import parse_retry_after
-from react_core.tool_specs import ToolSpec
-from react_core.trace import Usage
 
 # A current small OpenAI model (GPT-5.4 mini, March 2026): fast and cheap. It is a reasoning model, so stop
 # sequences are enforced by local cutting; set --model to any other model.

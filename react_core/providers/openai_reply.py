@@ -21,8 +21,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from react_core.errors import ProviderError
-from react_core.trace import ToolCall
+from react_core.base.errors import ProviderError
+from react_core.base.trace import ToolCall
 
 
 def content_text(content: Any) -> str:

@@ -10,7 +10,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from react_core.errors import ProviderError
+from react_core.base.errors import ProviderError
 from react_core.providers.base import Chunk, CompletionRequest, Provider
 
 WINDOW_SECONDS = 60.0

@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from react_core import cancel
+from react_core.base import cancel
 from react_core.providers.base import Chunk, CompletionRequest, Provider
 
 

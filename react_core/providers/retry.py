@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from react_core import cancel
-from react_core.errors import ProviderError, ReactLabError
+from react_core.base import cancel
+from react_core.base.errors import ProviderError, ReactLabError
 from react_core.providers.base import Chunk
 
 T = TypeVar("T")

@@ -18,10 +18,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from react_core import cancel
-from react_core.errors import ConfigError, ProviderError
+from react_core.base import cancel
+from react_core.base.errors import ConfigError, ProviderError
+from react_core.base.trace import ToolCall, Usage
 from react_core.providers.base import Chunk, CompletionRequest, Provider, estimate_tokens
-from react_core.trace import ToolCall, Usage
 
 _PIECES = re.compile(r"\S+\s*|\s+")
 

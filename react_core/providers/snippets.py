@@ -13,7 +13,7 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
-from react_core.errors import ConfigError
+from react_core.base.errors import ConfigError
 
 STYLES = ("curl", "python")
 _DELIMITER = "REQUEST_BODY"  # a quoted here-document: no expansion; JSON never has it alone on a line

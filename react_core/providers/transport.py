@@ -32,7 +32,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import httpcore2
 import httpx2
 
-from react_core import cancel
+from react_core.base import cancel
 from react_core.providers.bodies import EventStream, bounded, events_body, is_event_stream
 from react_core.providers.retry import CONNECT_TIMEOUT, READ_TIMEOUT
 

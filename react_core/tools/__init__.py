@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from react_core.base.tool_specs import TOOL_ORDER
 from react_core.knowledge.base import KnowledgeSource
-from react_core.tool_specs import TOOL_ORDER
 from react_core.tools.calculator import CALCULATOR
 from react_core.tools.registry import Tool, ToolRegistry
 

@@ -18,9 +18,9 @@ import re
 
 from simpleeval import SimpleEval
 
-from react_core.errors import ToolError
+from react_core.base.errors import ToolError
+from react_core.base.trace import Observation
 from react_core.tools.registry import Tool
-from react_core.trace import Observation
 
 MAX_EXPRESSION_CHARS = 500
 RESULT_SEPARATOR = " = "

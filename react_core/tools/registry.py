@@ -3,7 +3,7 @@
 A tool function takes the action input (a string) and returns an Observation or plain text. It raises ToolError
 for a failure the model should hear about; any other exception is turned into an error observation too, because a
 tool failing is the model's problem to work around, not a reason to stop the run. The one exception that passes
-through is ``react_core.cancel.Cancelled``: the person stopped the run while a tool was waiting.
+through is ``react_core.base.cancel.Cancelled``: the person stopped the run while a tool was waiting.
 
 Every observation a registered tool gives, whatever it is (a page, an error, a result), is cut here to
 ``MAX_OBSERVATION_CHARS``, so no tool, present or future, can flood the prompt.
@@ -15,10 +15,10 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from react_core.cancel import Cancelled
-from react_core.errors import ToolError
-from react_core.tool_specs import TOOL_ORDER, label
-from react_core.trace import Action, Observation
+from react_core.base.cancel import Cancelled
+from react_core.base.errors import ToolError
+from react_core.base.tool_specs import TOOL_ORDER, label
+from react_core.base.trace import Action, Observation
 
 # Far above 5 sentences of any article (HotpotQA's longest paragraph is 8,237 characters), but a page whose "sentence"
 # is megabytes long, a tool's runaway output or an error quoting a whole response cannot flood the prompt.
@@ -37,7 +37,7 @@ def bounded(text: str, limit: int = MAX_OBSERVATION_CHARS) -> str:
 
 @dataclass(frozen=True)
 class Tool:
-    """A registered tool: its name (``react_core.tool_specs`` holds its vocabulary) and the function behind it."""
+    """A registered tool: its name (``react_core.base.tool_specs`` holds its vocabulary) and the function behind it."""
 
     name: str
     function: Callable[[str], Observation | str]

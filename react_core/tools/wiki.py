@@ -17,11 +17,11 @@ import ast
 import re
 from dataclasses import dataclass
 
+from react_core.base.trace import Observation, ObservationStats, Source
 from react_core.knowledge.base import KnowledgeSource, Page
 from react_core.knowledge.text import collapse
 from react_core.knowledge.titles import MAX_TITLE_BYTES
 from react_core.tools.registry import Tool
-from react_core.trace import Observation, ObservationStats, Source
 
 NO_MORE_RESULTS = "No more results."
 MAX_KEYWORD_CHARS = 200

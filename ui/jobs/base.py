@@ -1,6 +1,7 @@
 """The one job class: work on a background thread, a lock for its picture of progress, Stop, and "done".
 
-The work runs inside ``react_core.cancel.scope`` with the job's cancel event, so Stop reaches a call that is waiting (a
+The work runs inside ``react_core.base.cancel.scope`` with the job's cancel event, so Stop reaches a call that is
+waiting (a
 model stream, a retry's backoff, a Wikipedia request), and under the person's allowance (``ui.identity.allowance``):
 every job is given one, its key rules hold for every provider built in the work, and the job wraps the provider it
 builds with ``allowance.limit`` (the person's call window). A job never touches session state: the page reads
@@ -13,7 +14,7 @@ import logging
 import threading
 from typing import Any, Self
 
-from react_core import cancel
+from react_core.base import cancel
 from react_core.providers.allowance import Allowance
 
 log = logging.getLogger(__name__)

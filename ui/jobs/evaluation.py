@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from react_core.errors import ReactLabError
+from react_core.base.errors import ReactLabError
 from react_core.evaluation.run import EvalPlan, run_evaluation
 from react_core.providers.allowance import Allowance
 from ui.jobs.base import Job

@@ -14,16 +14,16 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from react_core.agent import Agent
-from react_core.errors import ConfigError, ReactLabError
-from react_core.expected import expected_answer_for
-from react_core.formats import get_format
+from react_core.base.errors import ConfigError, ReactLabError
+from react_core.base.trace import Action, Exchange, Observation, Step, Trace
+from react_core.dialects import get_format
 from react_core.history import open_history
-from react_core.prompts import Preset
+from react_core.loop.agent import Agent
+from react_core.loop.settings import RunSettings, build_run_config
+from react_core.presets.preset import Preset
 from react_core.providers.allowance import OPERATOR, Allowance
 from react_core.providers.base import Provider
-from react_core.settings import RunSettings, build_run_config
-from react_core.trace import Action, Exchange, Observation, Step, Trace
+from react_core.report.expected import expected_answer_for
 from ui.jobs.base import Job
 
 log = logging.getLogger(__name__)

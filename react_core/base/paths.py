@@ -1,0 +1,85 @@
+"""Every folder and file location, once: the project, the shared data, the user's data and cache folders and what lives
+in them. Each has an environment override (``react_core.base.environment``); the user folders come from platformdirs
+(imported only when needed).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from react_core.base.environment import is_set, value
+
+APP_NAME = "react-lab"
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+BUILTIN_PRESETS_DIR = PROJECT_ROOT / "prompts"
+PACK_FILE = "hotpotqa-pack.sqlite"
+
+
+def _override(name: str) -> Path | None:
+    text = value(name)
+    return Path(text).expanduser() if text else None
+
+
+def data_dir() -> Path:
+    """The user's data folder (history, saved presets, evaluation results): REACT_DATA_DIR, else the platform's."""
+    override = _override("REACT_DATA_DIR")
+    if override:
+        return override
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir(APP_NAME, appauthor=False))
+
+
+def cache_dir() -> Path:
+    """The user's cache folder (the offline pack, the on-device model): REACT_CACHE_DIR, else the platform's."""
+    override = _override("REACT_CACHE_DIR")
+    if override:
+        return override
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir(APP_NAME, appauthor=False))
+
+
+def shared_data_dir() -> Path:
+    """The shared reference data (HotpotQA, the paper's prompts): REACT_SHARED_DATA, else ../shared/data."""
+    return _override("REACT_SHARED_DATA") or PROJECT_ROOT.parent / "shared" / "data"
+
+
+def history_db() -> Path:
+    return _override("REACT_HISTORY_DB") or data_dir() / "history.sqlite"
+
+
+def presets_dir() -> Path:
+    return _override("REACT_PRESETS_DIR") or data_dir() / "presets"
+
+
+def evaluations_dir(owner: str = "") -> Path:
+    """Evaluation results: one folder for local mode and the CLI (owner ''), and for every other owner (a signed-in
+    person, a public-demo session) a folder of its own named by a digest of the owner id, so no id names another's
+    folder or reaches outside."""
+    if not owner:
+        return data_dir() / "evaluations"
+    digest = hashlib.sha256(owner.encode("utf-8", "surrogatepass")).hexdigest()
+    return data_dir() / "evaluations-by-owner" / digest
+
+
+def pack_file() -> Path:
+    """The default offline pack."""
+    return _override("REACT_PACK") or cache_dir() / PACK_FILE
+
+
+def model_cache_dir() -> Path:
+    return _override("REACT_MODEL_CACHE") or cache_dir() / "models"
+
+
+def secrets_files(env: Mapping[str, str] | None = None) -> list[Path]:
+    """Where keys may be kept, as Streamlit looks for secrets: the working folder's, the project's, then the user's.
+    REACT_SECRETS_PATH replaces the list (empty: no file at all)."""
+    if is_set("REACT_SECRETS_PATH", env):
+        return [Path(p) for p in value("REACT_SECRETS_PATH", env).split(os.pathsep) if p.strip()]
+    paths = [Path.cwd() / ".streamlit" / "secrets.toml", PROJECT_ROOT / ".streamlit" / "secrets.toml"]
+    paths.append(Path.home() / ".streamlit" / "secrets.toml")
+    return list(dict.fromkeys(paths))

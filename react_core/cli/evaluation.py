@@ -1,0 +1,197 @@
+"""``python -m react_core eval | eval-report | eval-table``: the paper's HotpotQA evaluation from the command line.
+
+``eval`` prints ``EM 27.4  F1 36.2  n=500`` (one such line per strategy, labelled, when there are several) and writes
+one results file per strategy; ``eval-report`` prints results files or folders as a Markdown table beside the paper's
+Table 1; ``eval-table`` runs all seven strategies and rewrites the table of docs/evaluation.md. All three go through
+``run.run_evaluation`` with its defaults (the paper's setup), as the Evaluate page does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from react_core.cli.options import add_run_options
+from react_core.evaluation.paper import STRATEGY_LABELS
+from react_core.evaluation.strategies import PAPER_SC_SAMPLES, PAPER_TOOLS, STRATEGIES
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("eval", help="evaluate strategies on HotpotQA (EM/F1 as in the ReAct paper)")
+    p.add_argument("--dataset", required=True, nargs="+", help="HotpotQA JSON file(s) (distractor or simplified)")
+    p.add_argument("--strategy", required=True, nargs="+", choices=STRATEGIES, help="one or more strategies")
+    p.add_argument(
+        "--out", required=True, help="results folder (one STRATEGY.jsonl each), or a .jsonl file for one strategy"
+    )
+    _add_plan_options(p, add_run_options)
+    p.set_defaults(func=_cmd_eval)
+
+    r = sub.add_parser("eval-report", help="a Markdown table of results files beside the paper's Table 1")
+    r.add_argument("results", nargs="+", help="results files or folders written by eval / eval-table / the app")
+    r.set_defaults(func=_cmd_report)
+
+    t = sub.add_parser("eval-table", help="run all seven strategies and rewrite the table in docs/evaluation.md")
+    t.add_argument("--out", required=True, help="results folder (resumable; the offline pack is built here)")
+    t.add_argument("--dataset", nargs="+", help="HotpotQA files (default: the shared dev_distractor_*.json)")
+    t.add_argument(
+        "--doc", help="the Markdown file whose marked table section is rewritten (default: docs/evaluation.md)"
+    )
+    t.add_argument("--no-doc", action="store_true", help="print the section instead of rewriting a file")
+    _add_plan_options(t, add_run_options)
+    t.set_defaults(func=_cmd_table)
+
+
+def _add_plan_options(p: argparse.ArgumentParser, add_run_options: Any) -> None:
+    p.add_argument("--limit", type=int, help="at most this many questions")
+    p.add_argument("--indices", help="JSON list of dataset rows to use (e.g. the paper's 500)")
+    p.add_argument("--concurrency", type=int, default=1, help="questions at once (hosted providers only)")
+    p.add_argument("--rpm", type=float, default=60.0, help="model calls per minute for hosted providers")
+    p.add_argument("--samples", type=int, default=PAPER_SC_SAMPLES, help="CoT-SC samples (the paper: 21)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_run_options(p)
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from react_core.cli.options import UsageError
+    from react_core.evaluation.report import load_groups, markdown_table
+
+    missing = [f for f in args.results if not Path(f).exists()]
+    if missing:
+        raise UsageError(f"no such results file or folder: {missing[0]}")
+    print(markdown_table(load_groups([Path(f) for f in args.results])))
+    return 0
+
+
+def _plan(args: argparse.Namespace, strategies: list[str], out_dir: str, names: dict[str, str]) -> Any:
+    """The plan for these options: the paper's setup, changed only where an option says so."""
+    from react_core.cli.options import UsageError, settings_from_args
+    from react_core.evaluation.run import EvalPlan
+    from react_core.evaluation.strategies import DEFAULT_PRESETS, PAPER_REACT_STEPS
+    from react_core.presets.preset import load_preset
+
+    if args.format:
+        raise UsageError("eval picks a prompt per strategy: give --preset NAME instead of --format")
+    settings = settings_from_args(args)
+    presets = dict(DEFAULT_PRESETS)
+    if args.preset:  # the preset's mode says which role it plays: standard, cot, or an agent prompt (act / react)
+        preset = load_preset(args.preset)
+        role = preset.mode if preset.mode != "react" else ("act" if preset.format == "act" else "react")
+        presets[role] = args.preset
+    return EvalPlan(
+        datasets=list(args.dataset),
+        strategies=strategies,
+        out_dir=out_dir,
+        settings=settings,
+        indices=args.indices,
+        limit=args.limit,
+        max_calls=args.max_calls or PAPER_REACT_STEPS,
+        tools=list(settings.tools) if args.tools is not None else list(PAPER_TOOLS),
+        temperature=args.temperature,
+        samples=args.samples,
+        sentences=args.sentences,
+        presets=presets,
+        names=names,
+        concurrency=args.concurrency,
+        rpm=args.rpm,
+    )
+
+
+def _run(args: argparse.Namespace, plan: Any) -> Any:
+    """Run with a progress bar per strategy on stderr; Ctrl-C stops and says how to resume."""
+    from react_core.evaluation.run import run_evaluation
+
+    bar: Any = None
+
+    def on_progress(event: dict) -> None:
+        nonlocal bar
+        if event["kind"] == "preparing":
+            print(event["message"], file=sys.stderr, flush=True)
+        if args.no_progress:
+            return
+        if event["kind"] == "start":
+            from tqdm import tqdm
+
+            if bar is not None:
+                bar.close()
+            desc = event["strategy"] + (
+                f" ({plan.strategies.index(event['strategy']) + 1}/{len(plan.strategies)})"
+                if len(plan.strategies) > 1
+                else ""
+            )
+            bar = tqdm(total=event["total"], initial=event["done"], file=sys.stderr, unit="q", desc=desc)
+        elif event["kind"] == "result" and bar is not None:
+            bar.update(1)
+
+    try:
+        return run_evaluation(plan, on_progress=on_progress)
+    except KeyboardInterrupt:
+        print(f"Stopped: the results so far are in {plan.out_dir}; run the same command to resume.", file=sys.stderr)
+        raise
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _cmd_eval(args: argparse.Namespace) -> int:
+    from react_core.cli.options import UsageError
+
+    strategies = list(dict.fromkeys(args.strategy))
+    out = Path(args.out)
+    if out.suffix == ".jsonl":
+        if len(strategies) > 1:
+            raise UsageError("--out FILE.jsonl takes one strategy; give a folder for several")
+        plan = _plan(args, strategies, str(out.parent), {strategies[0]: out.stem})
+    else:
+        plan = _plan(args, strategies, str(out), {})
+    result = _run(args, plan)
+    for strategy, summary in result.summaries.items():
+        prefix = f"{STRATEGY_LABELS[strategy]}: " if len(strategies) > 1 else ""
+        print(prefix + summary.line())
+        print(f"{prefix}{summary.ended_line()}", file=sys.stderr)
+    return 0
+
+
+def _cmd_table(args: argparse.Namespace) -> int:
+    from react_core.cli.options import UsageError
+    from react_core.evaluation import table
+    from react_core.evaluation.results import load_evaluation, read_results
+    from react_core.knowledge.default_pack import hotpotqa_sources
+    from react_core.providers import FALLBACK
+
+    args.dataset = args.dataset or [str(p) for p in hotpotqa_sources()]
+    if not args.dataset:
+        raise UsageError("no HotpotQA files in the shared data: give --dataset FILE ... or set REACT_SHARED_DATA")
+    doc = Path(args.doc) if args.doc else table.DOC
+    if not args.no_doc and not doc.is_file():
+        raise UsageError(f"no such document: {doc}")
+    command = _command(args)
+    args.provider = args.provider or FALLBACK.name  # the table is this machine's on-device model unless told
+    if args.knowledge is None:
+        args.knowledge = f"pack:{table.ensure_pack(args.out, args.dataset)}"
+    plan = _plan(args, list(STRATEGIES), args.out, {})
+    resumed = any(read_results(p) for p in Path(args.out).glob("*.jsonl"))
+    started = time.monotonic()
+    result = _run(args, plan)
+    minutes = (time.monotonic() - started) / 60
+    if result.stopped:
+        raise UsageError(f"the run stopped before every question was answered; run it again to resume ({args.out})")
+    new_section = table.section(plan, load_evaluation(args.out), command, minutes, resumed)
+    if args.no_doc:
+        print(new_section)
+    else:
+        table.rewrite(doc, new_section)
+        print(f"Rewrote the table in {doc}.", file=sys.stderr)
+    return 0
+
+
+def _command(args: argparse.Namespace) -> str:
+    """The command that regenerates this table, as a person would type it."""
+    parts = ["python -m react_core eval-table"]
+    parts += [f"--limit {args.limit}"] if args.limit else []
+    parts += [f"--out {args.out}"]
+    parts += [f"--provider {args.provider}"] if args.provider else []
+    parts += [f"--samples {args.samples}"] if args.samples != PAPER_SC_SAMPLES else []
+    return " ".join(parts)

@@ -1,0 +1,94 @@
+"""What every subcommand of the command line shares: the one-line usage errors and the run options.
+
+``ask``, ``eval`` and the knowledge commands take the same run options (provider, model, dialect, knowledge, …) and
+turn them into RunSettings the same way, with the environment's defaults underneath.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from react_core.dialects import FORMATS
+
+EXIT_USAGE = 2
+
+
+class CliParser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, as scripts expect; argparse prints usage + message
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+class UsageError(Exception):
+    """A bad argument found after parsing (an unreadable file, an invalid value)."""
+
+
+def add_run_options(p: argparse.ArgumentParser) -> None:
+    """Options shared by everything that runs the agent (ask, eval)."""
+    from react_core.providers import PROVIDERS
+
+    p.add_argument(
+        "--provider",
+        choices=PROVIDERS,
+        default=None,
+        help="model provider (default: REACT_PROVIDER, else gemini/openai when a key is set, else local)",
+    )
+    p.add_argument("--model", help="model name (provider default when omitted)")
+    p.add_argument("--model-path", help="a GGUF file for the local provider")
+    p.add_argument("--base-url", help="API base URL (OpenAI-compatible servers, or a Gemini endpoint)")
+    p.add_argument("--script", help="JSON array of model outputs for --provider scripted")
+    p.add_argument("--delay", type=float, default=0.0, help="seconds the scripted provider waits per call")
+    p.add_argument("--format", choices=list(FORMATS), help="action format; picks that format's shipped preset")
+    p.add_argument("--preset", help="preset name or .toml path (overrides --format)")
+    p.add_argument("--max-calls", type=int, default=None, help="model calls before stopping (default 8)")
+    p.add_argument("--temperature", type=float, default=0.0)
+    p.add_argument(
+        "--knowledge", default=None, help="'wikipedia' or 'pack:PATH' (default: REACT_KNOWLEDGE, else wikipedia)"
+    )
+    p.add_argument("--wiki-url", help="MediaWiki Action API endpoint (default English Wikipedia)")
+    p.add_argument("--wiki-language", help="Wikipedia language code, e.g. de (default en; ignored with --wiki-url)")
+    p.add_argument("--sentences", type=int, default=5, help="sentences a Search returns (the paper: 5)")
+    p.add_argument("--tools", default=None, help="comma-separated tools to enable (default: search,lookup,calculator)")
+    p.add_argument(
+        "--grammar",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="constrain the on-device model to one well-formed step of the dialect (default: on where possible)",
+    )
+
+
+def settings_from_args(args: argparse.Namespace, **defaults: Any) -> Any:
+    """RunSettings: the environment's, then the run options given on the command line, else ``defaults``."""
+    from react_core.loop.settings import RunSettings
+
+    overrides = {
+        "provider": args.provider,
+        "model": args.model,
+        "model_path": args.model_path,
+        "base_url": args.base_url,
+        "script": args.script,
+        "delay": args.delay or None,
+        "format": args.format,
+        "preset": args.preset,
+        "max_calls": args.max_calls,
+        "temperature": args.temperature,
+        "knowledge": args.knowledge,
+        "wiki_url": args.wiki_url,
+        "wiki_language": args.wiki_language,
+        "sentences": args.sentences,
+        "tools": _tool_list(args.tools),
+        "grammar": args.grammar,
+    }
+    given = {k: v for k, v in overrides.items() if v is not None}
+    return RunSettings.from_env().updated(**{**defaults, **given})
+
+
+def build_config(args: argparse.Namespace) -> Any:
+    """A RunConfig from parsed run options; ConfigError when a setting is wrong."""
+    from react_core.loop.settings import build_run_config
+
+    return build_run_config(settings_from_args(args))
+
+
+def _tool_list(value: str | None) -> list[str] | None:
+    return None if value is None else [t.strip().lower() for t in value.split(",") if t.strip()]

@@ -1,0 +1,267 @@
+"""The ReAct loop: one model call per step, a budget, an explicit stop reason, events for whoever is watching.
+
+Each step sends the fixed prefix (instructions + examples) and the question, the past steps rendered by the format, and
+the next step's prefix. In the ``tools`` format (native tool calling) the past steps go as a conversation instead, the
+tools as declared functions, and a reply with several calls gives several steps, run in order (the first carries the
+model call; the others say they came from the same reply); the budget counts model calls either way. Partial text is
+streamed to ``on_event`` as it arrives, and cut at the format's stop sequences (providers may ignore them). The model's
+mistakes become error observations and the loop goes on; provider and configuration failures end the run with ``error``
+and a message for the person, keeping every step already taken, and so does anything unexpected. A repeat is a loop only
+when it brings nothing new: the same action with the same input (or no readable action at all) answered by the same
+observation three times in a row. Events are plain dicts:
+
+    {"kind": "step_started", "index": k}
+    {"kind": "text", "index": k, "delta": "...", "text": "...so far"}   (text "" again: a retried call starts over)
+    {"kind": "action", "index": k, "action": {"tool": ..., "input": ...}}
+    {"kind": "step", "step": Step.to_dict()}
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from react_core.base import call_records
+from react_core.base import cancel as cancellation
+from react_core.base.cancel import Cancelled
+from react_core.base.errors import ConfigError, ContextOverflowError, ReactLabError
+from react_core.base.trace import Exchange, ModelCall, Observation, Step, Trace, Usage
+from react_core.dialects.base import ActionFormat, ParseResult
+from react_core.loop.model_call import Reply, call_record, stream_completion
+from react_core.presets.preset import Preset, render_prefix, render_question
+from react_core.providers.base import CompletionRequest, Provider
+from react_core.tools.registry import ToolRegistry
+
+log = logging.getLogger(__name__)
+EventHandler = Callable[[dict[str, Any]], None]
+DEFAULT_MAX_CALLS = 8
+LOOP_REPEATS = 3
+
+
+@dataclass
+class RunConfig:
+    provider: Provider
+    preset: Preset
+    tools: ToolRegistry = field(default_factory=ToolRegistry)
+    max_calls: int = DEFAULT_MAX_CALLS
+    temperature: float = 0.0
+    max_tokens: int = 400
+    # Constrain the on-device model's decoding to one well-formed step of the dialect (providers that can).
+    grammar: bool = False
+    # What else the trace records about how it ran (the knowledge source, the evaluation strategy). Never a key:
+    # Trace drops names it does not know.
+    recorded: dict[str, Any] = field(default_factory=dict)
+
+
+def check_supported(provider: Provider, fmt: ActionFormat) -> None:
+    """Refuse a dialect the provider cannot speak: native tool calls need a provider with ``native_tools``."""
+    if fmt.native_tools and not provider.native_tools:
+        raise ConfigError(
+            f"{provider.label} cannot call tools natively, so it cannot run the {fmt.name!r} format: choose a text "
+            "dialect (paper, gemini-xml, langchain-json, pause, function-call), or a Gemini or OpenAI provider."
+        )
+
+
+class Agent:
+    """Runs one question to a stop reason. Holds no state between runs except the config."""
+
+    def __init__(self, config: RunConfig) -> None:
+        self.config = config
+        self.format: ActionFormat = config.preset.action_format
+        self.stops = tuple(dict.fromkeys(self.format.stop + config.provider.extra_stops))
+
+    def run(
+        self,
+        question: str,
+        *,
+        context: Sequence[Exchange] = (),
+        on_event: EventHandler | None = None,
+        cancel: threading.Event | None = None,
+        prior_steps: Sequence[Step] = (),
+        resume_thought: str | None = None,
+    ) -> Trace:
+        """Run to a stop reason. ``prior_steps`` (a fork) are kept and written into the prompt; the run then takes up
+        to ``max_calls`` new steps, the first starting from ``resume_thought`` when given (the model continues that
+        thought). Never raises: whatever ends the run is its stop reason, with the steps taken so far."""
+        trace = self._new_trace(question, context, prior_steps)
+        emit = on_event or (lambda _e: None)
+        try:
+            # Within the scope, whatever waits for this run (a stream, a backoff, a Wikipedia request) hears Stop.
+            with cancellation.scope(cancel) if cancel is not None else contextlib.nullcontext():
+                self._loop(trace, emit, resume_thought)
+        except Cancelled:
+            trace.stop_reason = "cancelled"
+        except ContextOverflowError as e:
+            # The context window is a budget too: the run ends without an answer, and says why.
+            trace.stop_reason, trace.error = "context", str(e)
+        except ReactLabError as e:
+            trace.stop_reason, trace.error = "error", str(e)
+        except Exception as e:  # a bug must not throw away the steps already taken and shown
+            log.exception("the run failed unexpectedly")
+            trace.stop_reason = "error"
+            trace.error = f"Unexpected error ({type(e).__name__}: {e}). The steps so far are kept; please report it."
+        return trace
+
+    def _new_trace(self, question: str, context: Sequence[Exchange], prior_steps: Sequence[Step]) -> Trace:
+        cfg = self.config
+        return Trace(
+            question=question,
+            settings={
+                "provider": cfg.provider.name,
+                "model": cfg.provider.model,
+                "format": self.format.name,
+                "preset": cfg.preset.name,
+                "temperature": cfg.temperature,
+                "max_calls": cfg.max_calls,
+                "tools": cfg.tools.names,
+                **({"grammar": True} if self._constrained() else {}),
+                **cfg.recorded,
+            },
+            context=list(context),
+            steps=[Step.from_dict(s.to_dict()) for s in prior_steps],
+            started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        )
+
+    def _loop(self, trace: Trace, emit: EventHandler, seed: str | None) -> None:
+        cfg = self.config
+        check_supported(cfg.provider, self.format)
+        if seed and self.format.native_tools:
+            raise ConfigError(
+                "A run in the tools format cannot continue an edited thought (the APIs cannot be made to go on from "
+                "a reply's text); fork from an edited observation instead."
+            )
+        system = render_prefix(cfg.preset, cfg.tools.names)
+        question_block = render_question(cfg.preset, trace.question, trace.context)
+        scratchpad = "".join(self.format.render_step(s) for s in trace.steps)
+        previous = call_records.texts(trace.steps)[-1] if trace.steps else None
+        index = len(trace.steps) + 1
+        # The budget counts model calls; a reply with several tool calls gives several steps.
+        for _ in range(cfg.max_calls):
+            cancellation.check()
+            emit({"kind": "step_started", "index": index})
+            started = time.perf_counter()
+            request = self._request(system, question_block, scratchpad, trace.steps, index, seed)
+            reply = self._generate(request, index, emit)
+            head = index
+            for n, parsed in enumerate(self._read(reply, seed)):
+                if n:
+                    emit({"kind": "step_started", "index": index})
+                    started = time.perf_counter()
+                step = self._step(index, reply, parsed, n)
+                if n == 0:
+                    step.call = call_record(request, reply, previous)
+                    previous = call_records.advance(previous, step.call)
+                else:
+                    step.call = ModelCall(same_reply_as=head)
+                seed = None
+                trace.steps.append(step)
+                if step.final_answer is not None:
+                    trace.final_answer, trace.stop_reason = step.final_answer, "finished"
+                elif step.observation is None:  # an action to run
+                    assert step.action is not None
+                    emit({"kind": "action", "index": index, "action": step.action.to_dict()})
+                    cancellation.check()
+                    step.observation = self._act(step)
+                if trace.stop_reason is None and self._looping(trace.steps):
+                    trace.stop_reason = "loop"
+                    step.observation.note = (
+                        f"The same action got the same observation {LOOP_REPEATS} times in a row, so the run stopped."
+                    )
+                step.seconds = round(time.perf_counter() - started, 6)
+                emit({"kind": "step", "step": step.to_dict()})
+                if trace.stop_reason:
+                    return
+                scratchpad += self.format.render_step(step)
+                index += 1
+        trace.stop_reason = "max_calls"
+
+    def _request(
+        self, system: str, question: str, scratchpad: str, steps: list[Step], index: int, seed: str | None
+    ) -> CompletionRequest:
+        cfg = self.config
+        if self.format.native_tools:
+            # The question is the first message; the steps become the conversation after it.
+            return CompletionRequest(
+                system=system,
+                prompt=question,
+                stop=self.stops,
+                temperature=cfg.temperature,
+                max_tokens=cfg.max_tokens,
+                messages=tuple(self.format.messages(steps)),
+                tools=self.format.declarations(cfg.tools.names),
+            )
+        step_prefix = self.format.step_prefix(index)
+        if seed:
+            # A forked step: the model continues the edited thought instead of starting its own.
+            step_prefix += ("" if step_prefix.endswith("\n") else " ") + seed.strip()
+        return CompletionRequest(
+            system=system,
+            prompt=question + scratchpad + step_prefix,
+            stop=self.stops,
+            temperature=cfg.temperature,
+            max_tokens=cfg.max_tokens,
+            grammar=self.format.grammar(cfg.tools.names, index) if self._constrained() else None,
+        )
+
+    def _read(self, reply: Reply, seed: str | None) -> list[ParseResult]:
+        """What the model did: one result for a text dialect, one per call for native tool calls (a reply's calls
+        beyond the run's budget are not run). A reply cut at its length gives an action or an answer only where the
+        dialect saw it closed: else an error observation, never a half-written answer."""
+        cut = reply.cut_at_length
+        if self.format.native_tools:
+            return self.format.read_reply(reply.text, reply.tool_calls, cut_at_length=cut)[: self.config.max_calls]
+        return [self.format.parse(seed.strip() + reply.text if seed else reply.text, cut_at_length=cut)]
+
+    def _constrained(self) -> bool:
+        return self.config.grammar and self.config.provider.constrained
+
+    def _generate(self, request: CompletionRequest, index: int, emit: EventHandler) -> Reply:
+        def on_text(delta: str, text: str) -> None:
+            emit({"kind": "text", "index": index, "delta": delta, "text": text})
+
+        return stream_completion(self.config.provider, request, on_text=on_text)
+
+    def _step(self, index: int, reply: Reply, parsed: ParseResult, n: int) -> Step:
+        """The step the model wrote (the ``n``-th of its reply): its thought and its action or answer, or an error
+        observation when neither could be read. The reply's text and usage go with its first step."""
+        calls_made = reply.tool_calls if self.format.native_tools else []
+        step = Step(
+            index=index,
+            thought=parsed.thought,
+            action=parsed.action,
+            final_answer=parsed.final_answer,
+            raw_output=reply.text if n == 0 else "",
+            usage=reply.usage if n == 0 else Usage(),
+            leaked_observation=parsed.leaked_observation,
+            tool_call=calls_made[n] if n < len(calls_made) else None,
+        )
+        if parsed.error:
+            step.observation = Observation.error(f"{parsed.error} {self.format.reminder(self.config.tools.names)}")
+        return step
+
+    def _act(self, step: Step) -> Observation:
+        assert step.action is not None
+        return self.config.tools.run(step.action)  # an unknown tool gets the list of tools; every text is capped
+
+    @staticmethod
+    def _looping(steps: list[Step]) -> bool:
+        """The last LOOP_REPEATS steps took the same action with the same input (or had no readable action) and got
+        the same observation: repeating it again would bring nothing new. Lookup paging through "(Result k / n)" and
+        a Search repeated after the page changed are progress, not loops."""
+        if len(steps) < LOOP_REPEATS:
+            return False
+
+        def key(s: Step) -> tuple | None:
+            if s.final_answer is not None or s.observation is None:
+                return None
+            action = (s.action.tool, " ".join(s.action.input.lower().split())) if s.action else None
+            return action, " ".join(s.observation.text.split())
+
+        last = [key(s) for s in steps[-LOOP_REPEATS:]]
+        return last[0] is not None and all(k == last[0] for k in last)

@@ -1,0 +1,178 @@
+"""One model call: stream it, report text as it arrives, cut at the stop sequences, within a deadline and a size.
+
+The loop, the evaluation's direct-answer strategies and the tests all call ``stream_completion``. It reads the
+provider's chunks until a stop sequence appears (enforced here whatever the provider did), the reply outgrows its
+token budget (the rest is not read: the reply is cut, as a model stopping at its length would be), the call passes
+its wall-clock deadline (a provider failure: nothing half-read is ever taken for an answer), or the person presses
+Stop (which also cuts a read that is waiting, through ``react_core.base.cancel.guarded_call``). A provider that tries a
+failed stream again says so with a ``restart`` chunk: the text so far is dropped and ``on_text`` hears it start over.
+Native tool calls come back whole in ``Reply.tool_calls``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from react_core.base import call_records, cancel
+from react_core.base.cancel import Cancelled
+from react_core.base.errors import ProviderError, ReactLabError
+from react_core.base.text import scrub
+from react_core.base.trace import ModelCall, ToolCall, Usage
+from react_core.providers.base import CompletionRequest, Provider, cut_at_stop, estimate_tokens
+
+# A model call that has not finished within this many seconds has failed (a stream that keeps sending keep-alive
+# comments, a server that trickles). Generous: a slow on-device step takes a few seconds.
+CALL_DEADLINE = 180.0
+# Characters read per token of the budget before the rest of a reply is left unread (a token is about four).
+CHARS_PER_TOKEN = 8
+# The most of a reply a trace keeps: far more than any step, and small enough that an export always imports back.
+MAX_REPLY_CHARS = 20_000
+# The most native tool calls one reply may bring (each becomes a step; the run's budget still counts model calls).
+MAX_TOOL_CALLS = 32
+# The finish reason of a reply cut because it ran out of tokens: the local budget here, and every provider (OpenAI's
+# word, which llama.cpp uses too; Gemini's MAX_TOKENS is reported as it). Such a reply is read as possibly
+# half-written (``ActionFormat.parse(..., cut_at_length=True)``).
+LENGTH = "length"
+
+
+@dataclass
+class Reply:
+    text: str  # exactly what was read (the parser cuts at the stop sequence); at most MAX_REPLY_CHARS
+    usage: Usage
+    sent: dict[str, Any] | None  # what the provider says it sent (see providers.base.Chunk.sent)
+    finish_reason: str
+    first_token_seconds: float
+    seconds: float
+    cut_at: int | None  # where a stop sequence begins in ``text``
+    cut_by: str
+    tool_calls: list[ToolCall] = field(default_factory=list)  # native function calls, in order
+
+    @property
+    def cut_at_length(self) -> bool:
+        """The model ran out of tokens: what it was writing may be unfinished."""
+        return self.finish_reason == LENGTH
+
+
+def stream_completion(
+    provider: Provider,
+    request: CompletionRequest,
+    *,
+    on_text: Callable[[str, str], None] | None = None,
+    deadline: float | None = CALL_DEADLINE,
+) -> Reply:
+    """Raises Cancelled when the run is stopped, and a ReactLabError for any failure of the provider."""
+    started = time.perf_counter()
+    text, usage, sent, finish, first = "", None, None, "", 0.0
+    tool_calls: list[ToolCall] = []
+    budget = min(MAX_REPLY_CHARS, max(1, request.max_tokens) * CHARS_PER_TOKEN)
+    longest_stop = max((len(s) for s in request.stop), default=0)
+    hit: str | None = None
+    with cancel.guarded_call(deadline) as guard:
+        stream = provider.stream(request)
+        try:
+            for chunk in stream:
+                cancel.check()
+                if guard.expired:
+                    break
+                if chunk.restart:
+                    text, usage, finish, tool_calls = "", None, "", []
+                    if on_text is not None:
+                        on_text("", "")
+                if chunk.sent is not None:
+                    sent = chunk.sent
+                if chunk.tool_calls:
+                    tool_calls = (tool_calls + [_bounded(c) for c in chunk.tool_calls])[:MAX_TOOL_CALLS]
+                if chunk.usage is not None:
+                    usage = chunk.usage
+                if chunk.finish_reason:
+                    finish = chunk.finish_reason
+                if not chunk.text:
+                    continue
+                if not text:
+                    first = time.perf_counter() - started
+                piece = scrub(chunk.text)[: budget - len(text)]
+                before = len(text)
+                text += piece
+                if on_text is not None:
+                    on_text(piece, text)
+                # Only the new text (plus a stop's length of overlap) can hold a stop sequence.
+                _, hit = cut_at_stop(text[max(0, before - longest_stop) :], request.stop)
+                if hit is not None:
+                    finish = "stop"
+                    break
+                if len(text) >= budget:
+                    finish = LENGTH  # the rest is not read: a reply past its budget is cut, never awaited
+                    break
+        except Cancelled:
+            raise
+        except ReactLabError:
+            cancel.check()
+            if guard.expired:  # the provider's error came from the deadline cutting its read
+                raise _too_slow(provider, deadline) from None
+            raise
+        except Exception as e:
+            cancel.check()  # a read that failed because Stop closed it is a stop, not a provider failure
+            if guard.expired:
+                raise _too_slow(provider, deadline) from None
+            # An SDK's own exception: still the provider's failure, reported as such.
+            raise ProviderError(f"{provider.label} provider failed: {type(e).__name__}: {e}") from e
+        finally:
+            close = getattr(stream, "close", None)
+            if close:
+                close()
+    cancel.check()
+    if guard.expired and hit is None and finish != LENGTH:
+        raise _too_slow(provider, deadline)
+    cut_at = text.find(hit) if hit is not None else None
+    if usage is None:
+        usage = Usage(estimate_tokens(request.system + request.prompt), estimate_tokens(text))
+    return Reply(
+        text=text,
+        usage=usage,
+        sent=sent,
+        finish_reason=finish,
+        first_token_seconds=round(first, 6),
+        seconds=round(time.perf_counter() - started, 6),
+        cut_at=cut_at,
+        cut_by=hit or "",
+        tool_calls=tool_calls,
+    )
+
+
+def call_record(request: CompletionRequest, reply: Reply, previous: call_records.CallTexts | None) -> ModelCall:
+    """The step's record of this call, stored relative to the run's previous call (``react_core.base.call_records``)."""
+    sent = reply.sent or {}
+    return call_records.record(
+        previous,
+        request.system,
+        request.prompt,
+        api=sent.get("api", ""),
+        endpoint=sent.get("endpoint", ""),
+        body=sent.get("body") or {"system": request.system, "prompt": request.prompt},
+        conversation=sent.get("conversation", ""),
+        omitted=list(sent.get("omitted", [])),
+        reused_tokens=sent.get("reused_tokens"),
+        stop_local=list(request.stop),
+        finish_reason=reply.finish_reason,
+        cut_at=reply.cut_at,
+        cut_by=reply.cut_by,
+        first_token_seconds=reply.first_token_seconds,
+        seconds=reply.seconds,
+    )
+
+
+def _bounded(call: ToolCall) -> ToolCall:
+    """A call made safe to keep: well-formed text, arguments kept to the reply cap (cut arguments are malformed JSON,
+    which the model hears about)."""
+    arguments = scrub(call.arguments)[:MAX_REPLY_CHARS]
+    return ToolCall(scrub(call.id)[:200], scrub(call.name)[:200], arguments, call.signature)
+
+
+def _too_slow(provider: Provider, deadline: float | None) -> ProviderError:
+    return ProviderError(
+        f"{provider.label} did not finish its reply within {deadline:g} s; nothing it sent was used. "
+        "Try again, or switch provider in the settings."
+    )

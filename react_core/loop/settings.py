@@ -1,0 +1,142 @@
+"""Run settings as one plain value, and how they become a RunConfig (provider, preset, tools, knowledge).
+
+The same settings serve the CLI, the chat page (kept as a plain dict in session state), the evaluation harness and
+the tests. Defaults come from the environment for deployments and tests (``react_core.base.environment`` lists which). A
+key is never a setting: it is passed separately and never stored in a trace, the history or an export.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import Any
+
+from react_core.base.environment import setting_defaults, value
+from react_core.base.errors import ConfigError
+from react_core.loop.agent import DEFAULT_MAX_CALLS, RunConfig, check_supported
+from react_core.presets.preset import DEFAULT_PRESET, Preset, default_preset_for, load_preset, validate_preset
+from react_core.providers import FALLBACK
+from react_core.tools import DEFAULT_SENTENCES, TOOL_ORDER, build_tools
+
+MAX_CALLS_LIMIT = 20
+
+
+def default_provider(env: Mapping[str, str] | None = None) -> str:
+    """REACT_PROVIDER, else a hosted provider with a key configured, else the on-device model."""
+    from react_core.providers import default_provider_name
+
+    return value("REACT_PROVIDER", env) or default_provider_name(env)
+
+
+@dataclass
+class RunSettings:
+    provider: str = field(default_factory=lambda: FALLBACK.name)
+    model: str = ""
+    base_url: str = ""
+    model_path: str = ""
+    script: str = ""
+    delay: float = 0.0
+    format: str = ""
+    preset: str = ""  # empty: the shipped preset of ``format`` (paper when no format is set)
+    max_calls: int = DEFAULT_MAX_CALLS
+    temperature: float = 0.0
+    knowledge: str = "wikipedia"
+    wiki_url: str = ""
+    wiki_language: str = ""
+    sentences: int = DEFAULT_SENTENCES
+    tools: list[str] = field(default_factory=lambda: list(TOOL_ORDER))
+    # Constrain decoding to one well-formed step of the dialect, where the provider can (the on-device model).
+    grammar: bool = True
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> RunSettings:
+        """The defaults, with every setting the environment gives a value to (``react_core.base.environment``)."""
+        return cls(**{**setting_defaults(env), "provider": default_provider(env)})
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> RunSettings:
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in d.items() if k in known})
+
+    def updated(self, **changes: Any) -> RunSettings:
+        return replace(self, **changes)
+
+    def check(self) -> None:
+        if not 1 <= int(self.max_calls) <= MAX_CALLS_LIMIT:
+            raise ConfigError(f"max calls must be between 1 and {MAX_CALLS_LIMIT} (got {self.max_calls}).")
+        if not 0.0 <= float(self.temperature) <= 2.0:
+            raise ConfigError(f"temperature must be between 0 and 2 (got {self.temperature}).")
+        if not 1 <= int(self.sentences) <= 50:
+            raise ConfigError(f"sentences must be between 1 and 50 (got {self.sentences}).")
+        unknown = set(self.tools) - set(TOOL_ORDER)
+        if unknown:
+            raise ConfigError(f"unknown tools {sorted(unknown)}: choose from {', '.join(TOOL_ORDER)}.")
+
+
+def resolve_preset(settings: RunSettings, preset: Preset | None = None) -> Preset:
+    """The preset a run uses: an edited one passed in, else the named one, else the shipped one of the format."""
+    if preset is None:
+        preset = load_preset(settings.preset or default_preset_for(settings.format or DEFAULT_PRESET))
+    if preset.mode != "react":
+        raise ConfigError(
+            f"Preset {preset.name!r} is a direct-answer prompt ({preset.mode}) for the evaluation; an agent run "
+            "needs a ReAct preset (Thought, Action, Observation)."
+        )
+    if settings.format and preset.format != settings.format:
+        raise ConfigError(f"Preset {preset.name!r} is written in format {preset.format!r}, not {settings.format!r}.")
+    problems = validate_preset(preset)
+    if problems:
+        raise ConfigError(f"Preset {preset.name!r} is invalid: {problems[0]}")
+    return preset
+
+
+def provider_for(settings: RunSettings, *, api_key: str | None = None, on_progress: Any = None) -> Any:
+    """The provider these settings name (SDKs and llama.cpp are imported only now)."""
+    from react_core.providers import create_provider
+
+    return create_provider(
+        settings.provider,
+        model=settings.model or None,
+        base_url=settings.base_url or None,
+        model_path=settings.model_path or None,
+        script=settings.script or None,
+        delay=settings.delay,
+        api_key=api_key,
+        on_progress=on_progress,
+    )
+
+
+def build_run_config(
+    settings: RunSettings,
+    *,
+    preset: Preset | None = None,
+    api_key: str | None = None,
+    provider: Any = None,
+    on_progress: Any = None,
+) -> RunConfig:
+    """Everything a run needs. ``provider`` may be passed in to reuse one (the scripted provider across runs);
+    ``on_progress`` hears about slow first-use preparation (assembling the on-device model)."""
+    from react_core.knowledge import create_knowledge
+
+    settings.check()
+    chosen = resolve_preset(settings, preset)
+    if provider is None:
+        provider = provider_for(settings, api_key=api_key, on_progress=on_progress)
+    check_supported(provider, chosen.action_format)  # before anything slow: a dialect the provider cannot speak
+    knowledge = None
+    if set(settings.tools) & {"search", "lookup"}:
+        knowledge = create_knowledge(
+            settings.knowledge, wiki_url=settings.wiki_url or None, language=settings.wiki_language or None
+        )
+    return RunConfig(
+        provider=provider,
+        preset=chosen,
+        tools=build_tools(knowledge, settings.tools, sentences=settings.sentences),
+        max_calls=int(settings.max_calls),
+        temperature=float(settings.temperature),
+        grammar=bool(settings.grammar),
+        recorded={"knowledge": settings.knowledge},
+    )
