@@ -64,15 +64,15 @@ def test_each_person_sees_only_their_own_runs_and_sign_out_hides_them(signed_in_
         ann_run = ann_link.inner_text().rsplit("#", 1)[1]
 
         nav(ann, "History")
-        ann.get_by_text("Ann asks about owls").wait_for()
+        ann.get_by_text("Ann asks about owls").first.wait_for()  # in Runs and in Conversations
         assert ann.get_by_text("Bob asks about bats").count() == 0
         nav(bob, "History")
-        bob.get_by_text("Bob asks about bats").wait_for()
+        bob.get_by_text("Bob asks about bats").first.wait_for()
         assert bob.get_by_text("Ann asks about owls").count() == 0
 
         # Bob crafts a link to Ann's run: his History opens, without it.
         bob.goto(f"{server['url']}/history?run={ann_run}")
-        bob.get_by_text("Bob asks about bats").wait_for()
+        bob.get_by_text("Bob asks about bats").first.wait_for()
         assert bob.get_by_text("Ann asks about owls").count() == 0 and bob.get_by_text("owls").count() == 0
 
         ann.get_by_role("button", name="Sign out").click()
