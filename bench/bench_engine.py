@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.common import median, table, write_section
 from react_core.base.errors import ToolError
 from react_core.base.trace import Observation
-from react_core.dialects import FORMATS
+from react_core.dialects import DIALECTS
 from react_core.loop.agent import Agent, RunConfig
 from react_core.presets.preset import load_preset
 from react_core.providers.scripted import ScriptedProvider
@@ -63,7 +63,7 @@ def parser_rows() -> list[list[object]]:
     }
     rows = []
     for name, text in samples.items():
-        fmt = FORMATS[name]
+        fmt = DIALECTS[name]
         assert fmt.parse(text).action is not None
         n = 2000
         started = time.perf_counter()
@@ -79,7 +79,7 @@ def worst_case_rows() -> list[list[object]]:
     from test_formats_adversarial import ADVERSARIAL  # the tests' own list of hostile replies
 
     rows = []
-    for name, fmt in FORMATS.items():
+    for name, fmt in DIALECTS.items():
         worst, worst_label = 0.0, ""
         for label, text in ADVERSARIAL:
             best = float("inf")
@@ -126,12 +126,12 @@ def main() -> None:
         "1 ms median per step, flat as the run grows.\n\n"
         + table(["steps per run", "median ms / step", "max ms / step"], engine)
         + "\n\nParser time per model reply (2,000 parses each):\n\n"
-        + table(["format", "µs / parse"], parser_rows())
+        + table(["dialect", "µs / parse"], parser_rows())
         + "\n\nParser worst case on hostile replies: every lead (labels, bold labels, an opened call, tag, blob or "
         "fence) followed by a 20,000-character run of one unit (blanks, tabs, asterisks, underscores, brackets, "
         "braces, quotes, backticks, newlines, …), from `tests/test_formats_adversarial.py`; best of 5 per reply. "
         "Target: every reply under 50 ms (a backtracking parser took 2.6–5.5 s on some).\n\n"
-        + table(["format", "hostile replies", "worst ms", "slowest reply"], worst_case_rows())
+        + table(["dialect", "hostile replies", "worst ms", "slowest reply"], worst_case_rows())
         + "\n\nCalculator on hostile input (worst of 50 tries; target under 50 ms each):\n\n"
         + table(["input", "worst ms", "observation"], calculator_rows())
     )

@@ -22,11 +22,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import median, table, write_section
 from react_core.base.paths import shared_data_dir
-from react_core.dialects import FORMATS
+from react_core.dialects import DIALECTS
 from react_core.presets.preset import default_preset_for, load_preset, render_prefix, render_question
 from react_core.providers.local import LocalProvider
 
-DIALECTS = ["paper", "xml", "json", "pause", "function", "mrkl"]
+TEXT_DIALECTS = ["paper", "xml", "json", "pause", "function", "mrkl"]
 TOOLS = ["search", "lookup", "calculator"]
 
 
@@ -58,8 +58,8 @@ def main() -> None:
 
     rows, same_everywhere = [], True
     try:
-        for name in DIALECTS:
-            f = FORMATS[name]
+        for name in TEXT_DIALECTS:
+            f = DIALECTS[name]
             preset = load_preset(default_preset_for(name))
             text = render_prefix(preset, TOOLS) + render_question(preset, question) + f.step_prefix(1)
             grammar = f.grammar(TOOLS, 1)

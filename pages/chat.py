@@ -89,10 +89,10 @@ def live_turn() -> None:
         else:
             label = f"Thinking… step {step} of {snap['max_index']}"
         st.status(label, state="running", expanded=False)
-        trace = {"settings": {**job.request.settings, "format": job.request.format}}
+        trace = {"settings": {**job.request.settings, "dialect": job.request.dialect}}
         render_steps(trace, key="live", steps=snap["steps"])
         if snap["current"]:
-            render_current(snap["current"], job.request.format)
+            render_current(snap["current"], job.request.dialect)
 
 
 state.require_app()

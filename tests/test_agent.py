@@ -9,7 +9,7 @@ import pytest
 
 from react_core.base.errors import ProviderError
 from react_core.base.trace import Action, Exchange, Observation, Source, Step, Trace
-from react_core.dialects import FORMATS
+from react_core.dialects import DIALECTS
 from react_core.loop.agent import Agent, RunConfig
 from react_core.presets.preset import Preset
 from react_core.providers.base import Chunk, Provider
@@ -19,7 +19,7 @@ from react_core.tools.registry import Tool, ToolRegistry
 
 
 def preset(fmt: str = "paper") -> Preset:
-    return Preset(name=f"test-{fmt}", format=fmt, instructions="Answer with tools:\n{tools}", examples="")
+    return Preset(name=f"test-{fmt}", dialect=fmt, instructions="Answer with tools:\n{tools}", examples="")
 
 
 def wiki_stub() -> Tool:
@@ -241,9 +241,9 @@ def test_invented_question_after_finish_is_cut():
     assert trace.final_answer == "Paris" and not trace.steps[0].leaked_observation
 
 
-@pytest.mark.parametrize("fmt", sorted(FORMATS))
+@pytest.mark.parametrize("fmt", sorted(DIALECTS))
 def test_prompt_prefix_is_byte_identical_and_each_prompt_extends_the_last(fmt):
-    f = FORMATS[fmt]
+    f = DIALECTS[fmt]
     outputs = [
         f.render_model_part(Step(index=1, thought="Search first.", action=Action("search", "Alpha")))[
             len(f.step_prefix(1)) :

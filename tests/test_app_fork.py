@@ -50,13 +50,13 @@ def test_a_fork_of_a_paper_run_while_mrkl_is_selected_stays_paper_in_a_new_conve
         "Fork of run #1 from step 2 (thought edited)"
     ]  # its own conversation, not appended below "Something else?"
     trace = chat["turns"][0]["trace"]
-    assert (trace["settings"]["format"], trace["settings"]["preset"]) == ("paper", "paper")
+    assert (trace["settings"]["dialect"], trace["settings"]["preset"]) == ("paper", "paper")
     assert trace["final_answer"] == "forty-two"
     prompt = provider(at).requests[-1].prompt
     assert "Action 1: Calculator[6 * 7]\nObservation 1: 6 * 7 = 42" in prompt  # its steps in its own dialect
     assert prompt.endswith("Thought 2: I should spell the number out")
     record = HistoryStore().get(chat["turns"][0]["history_id"])
-    assert (record.conversation, record.parent_id, record.format) == (chat["id"], 1, "paper")
+    assert (record.conversation, record.parent_id, record.dialect) == (chat["id"], 1, "paper")
     assert at.session_state.settings["preset"] == "mrkl"  # the person's own settings are left as they were
     assert at.query_params["chat"] == chat["id"]  # a reload comes back to the fork's conversation, label and all
     assert [t["label"] for t in reload(at).session_state.chat["turns"]] == [chat["turns"][0]["label"]]
@@ -117,7 +117,7 @@ def test_retry_and_similar_go_on_in_their_runs_dialect_and_retry_may_take_curren
     at.button(key="retry-1").click().run()
     wait_idle(at)
     trace = at.session_state.chat["turns"][0]["trace"]
-    assert trace["settings"]["format"] == "paper" and trace["final_answer"] == "42"
+    assert trace["settings"]["dialect"] == "paper" and trace["final_answer"] == "42"
     assert "Action 1: Calculator[6 * 7]\nObservation 1: 6 * 7 = 42" in provider(at).requests[-1].prompt
 
 
@@ -137,7 +137,7 @@ def test_a_similar_title_re_ask_keeps_its_runs_dialect(monkeypatch, tmp_path):
     similar[0].click().run()
     wait_idle(at)
     trace = at.session_state.chat["turns"][-1]["trace"]
-    assert trace["settings"]["format"] == "paper" and trace["final_answer"] == "American"
+    assert trace["settings"]["dialect"] == "paper" and trace["final_answer"] == "American"
     assert "Action 1: Search[Scott Derrickson]\nObservation 1: Scott Derrickson" in provider(at).requests[-1].prompt
     restored = reload(at).session_state.chat["turns"]
     assert [t["label"] for t in restored] == ["", "Searched 'Scott Derrickson' instead at step 1"]

@@ -24,7 +24,7 @@ def _hostile_trace() -> Trace:
     )
     return Trace(
         question=f"{PIXEL} {SPOOF}",
-        settings={"provider": SPOOF, "model": PIXEL, "preset": SPOOF, "format": "paper", "knowledge": PIXEL},
+        settings={"provider": SPOOF, "model": PIXEL, "preset": SPOOF, "dialect": "paper", "knowledge": PIXEL},
         steps=[step],
         final_answer=SPOOF,
         stop_reason=SPOOF,  # not a known reason: a tampered row

@@ -92,7 +92,7 @@ def test_an_observation_note_and_its_sources_show_in_an_imported_run(monkeypatch
     use_app(monkeypatch, tmp_path, [])
     trace = Trace(
         question="Where?",
-        settings={"format": "paper", "knowledge": "wikipedia"},
+        settings={"dialect": "paper", "knowledge": "wikipedia"},
         steps=[
             Step(
                 1,

@@ -20,7 +20,7 @@ def _run(n_steps: int, *, prior: list[Step] | None = None, resume: str | None = 
     outputs = [f"Thought {i}: look {i}.\nAction {i}: Search[t{i}]" for i in range(1, n_steps)]
     outputs.append(f"Thought {n_steps}: done.\nAction {n_steps}: Finish[x]")
     provider = ScriptedProvider(outputs)
-    preset = Preset(name="t", format="paper", instructions="Use tools:\n{tools}", examples="Question: q\nThought 1: …")
+    preset = Preset(name="t", dialect="paper", instructions="Use tools:\n{tools}", examples="Question: q\nThought 1: …")
     tools = ToolRegistry([Tool("search", lambda q: Observation(f"{q}: {page}"))])
     config = RunConfig(provider=provider, preset=preset, tools=tools, max_calls=n_steps)
     trace = Agent(config).run("What is it?", prior_steps=prior or [], resume_thought=resume)

@@ -49,7 +49,7 @@ def test_ask_json_prints_the_trace(tmp_path):
     trace = json.loads(out.stdout)
     assert trace["stop_reason"] == "finished" and trace["final_answer"] == "42"
     assert trace["steps"][0]["observation"]["text"] == "6*7 = 42"
-    assert trace["settings"]["provider"] == "scripted" and trace["settings"]["format"] == "paper"
+    assert trace["settings"]["provider"] == "scripted" and trace["settings"]["dialect"] == "paper"
 
 
 def test_ask_with_another_format_and_limits(tmp_path):
@@ -77,7 +77,7 @@ def test_ask_with_another_format_and_limits(tmp_path):
     assert out.returncode == 0, out.stderr
     trace = json.loads(out.stdout)
     assert trace["stop_reason"] == "max_calls" and len(trace["steps"]) == 2
-    assert trace["settings"]["format"] == "xml" and trace["settings"]["temperature"] == 0.5
+    assert trace["settings"]["dialect"] == "xml" and trace["settings"]["temperature"] == 0.5
 
 
 def test_ask_transcript_is_readable(tmp_path):

@@ -11,7 +11,7 @@ import pytest
 from provider_helpers import FakeGemini, FakeOpenAI, fast_retry
 
 from react_core.base.trace import Action, Observation
-from react_core.dialects import get_format
+from react_core.dialects import get_dialect
 from react_core.loop.agent import Agent, RunConfig
 from react_core.presets.preset import Preset
 from react_core.providers.base import Chunk
@@ -38,7 +38,7 @@ def run(provider, fmt: str = "paper", max_calls: int = 3, max_tokens: int = 400)
         searched.append(query)
         return Observation(f"{query} is a region.", evidence=True)
 
-    preset = Preset(name=f"t-{fmt}", format=fmt, instructions="Tools:\n{tools}", examples="")
+    preset = Preset(name=f"t-{fmt}", dialect=fmt, instructions="Tools:\n{tools}", examples="")
     tools = ToolRegistry([Tool("search", search)])
     config = RunConfig(provider=provider, preset=preset, tools=tools, max_calls=max_calls, max_tokens=max_tokens)
     return Agent(config).run("What is it?"), searched
@@ -121,10 +121,10 @@ def test_a_native_call_is_taken_from_a_cut_reply_only_with_whole_json_arguments(
 
 
 def test_the_cut_rule_at_the_format_level():
-    xml = get_format("xml")
+    xml = get_dialect("xml")
     assert xml.parse("<finish>Paris</finish>", cut_at_length=True).final_answer == "Paris"
     assert xml.parse("<search>High Pla", cut_at_length=True).action is None
-    paper = get_format("paper")
+    paper = get_dialect("paper")
     assert paper.parse("Action 1: Search[x]", cut_at_length=True).action == Action("search", "x")
     assert "before it wrote a complete action" in paper.parse("Thought 1: I am thinking ab", cut_at_length=True).error
 

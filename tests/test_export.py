@@ -30,7 +30,7 @@ def trace_with(answer: str | None, observations: list[str], fmt: str = "paper", 
         steps.append(Step(len(steps) + 1, thought="done", final_answer=answer))
     return Trace(
         question="Q?",
-        settings={"format": fmt},
+        settings={"dialect": fmt},
         steps=steps,
         final_answer=answer,
         stop_reason="finished" if answer is not None else "max_calls",

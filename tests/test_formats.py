@@ -15,18 +15,18 @@ from pathlib import Path
 import pytest
 
 from react_core.base.trace import Action, Observation, Step
-from react_core.dialects import FORMATS, get_format
+from react_core.dialects import DIALECTS, get_dialect
 from react_core.dialects.base import ParseResult
 from react_core.dialects.lenient import MAX_INPUT_CHARS
 from react_core.dialects.paper import bracket_input
 from react_core.providers.base import cut_at_stop
 
 ROOT = Path(__file__).resolve().parent.parent
-DIALECTS = ("paper", "xml", "json", "pause", "function", "mrkl")
+TEXT_DIALECTS = ("paper", "xml", "json", "pause", "function", "mrkl")
 
 
 def parse(fmt: str, text: str) -> ParseResult:
-    return get_format(fmt).parse(text)
+    return get_dialect(fmt).parse(text)
 
 
 def assert_action(result: ParseResult, tool: str, value: str, thought: str | None = None) -> None:
@@ -101,9 +101,9 @@ def test_each_dialect_reads_its_final_answer(fmt, text, answer):
 # -- leniency: sloppy but harmless ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("fmt", DIALECTS)
+@pytest.mark.parametrize("fmt", TEXT_DIALECTS)
 def test_a_reply_that_restates_the_thought_label_or_starts_mid_thought(fmt):
-    fmt_obj = get_format(fmt)
+    fmt_obj = get_dialect(fmt)
     action = fmt_obj.render_action(Action("search", "High Plains"))
     body = "I need to search High Plains."
     mid = parse(fmt, f" {body}\n{_action_line(fmt, 2, action)}")
@@ -177,9 +177,9 @@ def test_sloppy_but_harmless_text_is_read(fmt, text):
     assert result.thought == "I need it."
 
 
-@pytest.mark.parametrize("fmt", DIALECTS)
+@pytest.mark.parametrize("fmt", TEXT_DIALECTS)
 def test_a_leaked_observation_is_cut_and_flagged(fmt):
-    f = get_format(fmt)
+    f = get_dialect(fmt)
     model_part = f.render_model_part(Step(2, thought="I need it.", action=Action("search", "High Plains")))
     leak = f.render_observation(2, "The High Plains are a subregion of the Great Plains.")
     text = model_part + leak + f.render_model_part(Step(3, thought="Invented.", action=Action("lookup", "x")))
@@ -188,9 +188,9 @@ def test_a_leaked_observation_is_cut_and_flagged(fmt):
     assert result.leaked_observation
 
 
-@pytest.mark.parametrize("fmt", DIALECTS)
+@pytest.mark.parametrize("fmt", TEXT_DIALECTS)
 def test_an_invented_question_after_the_final_answer_is_cut_without_a_leak_flag(fmt):
-    f = get_format(fmt)
+    f = get_dialect(fmt)
     text = f.render_model_part(Step(3, thought="So it is Paris.", final_answer="Paris"))
     text += "\n" + f.question_template.replace("{question}", "What is the capital of Spain?")
     text += f.render_model_part(Step(1, thought="Invented.", action=Action("search", "Spain")))
@@ -199,9 +199,9 @@ def test_an_invented_question_after_the_final_answer_is_cut_without_a_leak_flag(
     assert not result.leaked_observation
 
 
-@pytest.mark.parametrize("fmt", DIALECTS)
+@pytest.mark.parametrize("fmt", TEXT_DIALECTS)
 def test_a_question_restated_before_the_thought_is_not_the_end_of_the_reply(fmt):
-    f = get_format(fmt)
+    f = get_dialect(fmt)
     text = f.question_template.replace("{question}", "Where is it?")
     text += f.render_model_part(Step(1, thought="I need it.", action=Action("search", "High Plains")))
     assert_action(f.parse(text), "search", "High Plains")
@@ -418,28 +418,28 @@ TRICKY_INPUTS = [
 ]
 
 
-@pytest.mark.parametrize("fmt", DIALECTS)
+@pytest.mark.parametrize("fmt", TEXT_DIALECTS)
 @pytest.mark.parametrize("tool", ["search", "lookup", "calculator"])
 @pytest.mark.parametrize("value", TRICKY_INPUTS)
 def test_render_then_parse_gives_the_step_back(fmt, tool, value):
-    f = get_format(fmt)
+    f = get_dialect(fmt)
     step = Step(4, thought='Think about "it" [carefully] {now}.', action=Action(tool, value))
     result = f.parse(f.render_model_part(step))
     assert_action(result, tool, value, thought=step.thought)
 
 
-@pytest.mark.parametrize("fmt", DIALECTS)
+@pytest.mark.parametrize("fmt", TEXT_DIALECTS)
 @pytest.mark.parametrize("answer", ["yes", "1,800 to 7,000 ft", 'The "Saimaa Gesture" [film]', "Zürich 東京"])
 def test_render_then_parse_gives_the_final_answer_back(fmt, answer):
-    f = get_format(fmt)
+    f = get_dialect(fmt)
     step = Step(5, thought="So the answer is clear.", final_answer=answer)
     assert_final(f.parse(f.render_model_part(step)), answer, thought=step.thought)
 
 
-@pytest.mark.parametrize("fmt", DIALECTS)
+@pytest.mark.parametrize("fmt", TEXT_DIALECTS)
 def test_a_rendered_step_cut_at_the_stop_sequence_still_parses(fmt):
     """What a provider returns: the model's text up to the dialect's stop sequence (closing tags, PAUSE, …)."""
-    f = get_format(fmt)
+    f = get_dialect(fmt)
     for step in (
         Step(2, thought="Search it.", action=Action("search", "High Plains")),
         Step(3, thought="Done.", final_answer="1,800 ft"),
@@ -451,27 +451,27 @@ def test_a_rendered_step_cut_at_the_stop_sequence_still_parses(fmt):
         assert not result.leaked_observation
 
 
-@pytest.mark.parametrize("fmt", DIALECTS)
+@pytest.mark.parametrize("fmt", TEXT_DIALECTS)
 def test_the_prompt_ends_where_the_model_continues_its_thought(fmt):
-    f = get_format(fmt)
+    f = get_dialect(fmt)
     rendered = f.render_model_part(Step(3, thought="Go.", action=Action("search", "X")))
     assert rendered.startswith(f.step_prefix(3))
     # The model's continuation after the prefix parses on its own, as the loop parses it.
     assert_action(f.parse(rendered[len(f.step_prefix(3)) :]), "search", "X", thought="Go.")
 
 
-@pytest.mark.parametrize("fmt", DIALECTS)
+@pytest.mark.parametrize("fmt", TEXT_DIALECTS)
 def test_a_failed_step_without_its_raw_text_renders_its_thought_and_its_error(fmt):
-    f = get_format(fmt)
+    f = get_dialect(fmt)
     step = Step(2, thought="Unsure.", observation=Observation.error("No action found."))
     text = f.render_step(step)
     assert "Unsure." in text and "No action found." in text and "(none)" not in text
     assert f.parse(f.render_model_part(step)).error
 
 
-@pytest.mark.parametrize("fmt", DIALECTS)
+@pytest.mark.parametrize("fmt", TEXT_DIALECTS)
 def test_the_reminder_names_only_the_enabled_tools_in_parseable_forms(fmt):
-    f = get_format(fmt)
+    f = get_dialect(fmt)
     reminder = f.reminder(["search", "calculator"])
     assert "lookup" not in reminder.lower()
     if fmt not in ("pause", "mrkl"):  # these list the forms with placeholders or per line, not full actions
@@ -481,8 +481,8 @@ def test_the_reminder_names_only_the_enabled_tools_in_parseable_forms(fmt):
 
 
 def test_every_format_has_the_contract_attributes():
-    assert set(DIALECTS) <= set(FORMATS)
-    for name, f in FORMATS.items():
+    assert set(TEXT_DIALECTS) <= set(DIALECTS)
+    for name, f in DIALECTS.items():
         # A native tool-calling format has no stop sequences: a stop in the text would end the reply before its calls.
         assert f.name == name and f.label and (f.stop or f.native_tools)
         assert f.question_template.count("{question}") == 1
@@ -521,7 +521,7 @@ def test_every_thought_and_action_of_the_paper_prompts_parses(shared_data):
     for name in ("prompts_naive.json", "fever.json"):
         prompts = json.loads((shared_data / "react-prompts" / name).read_text(encoding="utf-8"))
         for key in (k for k in prompts if "think" in k):
-            chunks = example_chunks(get_format("paper"), prompts[key])
+            chunks = example_chunks(get_dialect("paper"), prompts[key])
             assert chunks, key
             for line, chunk in chunks:
                 result = parse("paper", chunk)
@@ -553,7 +553,7 @@ def test_cli_parse_prints_exactly_the_four_keys(fmt, text, tool, value):
     assert data["final_answer"] is None and data["error"] is None and data["thought"]
 
 
-@pytest.mark.parametrize("fmt", DIALECTS)
+@pytest.mark.parametrize("fmt", TEXT_DIALECTS)
 def test_cli_parse_reports_unreadable_text_as_an_error_value(fmt):
     data = _cli_parse(fmt, "I have no idea 🤷")
     assert list(data) == ["thought", "action", "final_answer", "error"]

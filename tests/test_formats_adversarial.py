@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 from test_formats_fuzz import check_result
 
-from react_core.dialects import FORMATS
+from react_core.dialects import DIALECTS
 
 REPLY_CHARS = 20_000
 # Labels and openings the parsers look for, each followed by a long run of one unit.
@@ -99,10 +99,10 @@ TEMPLATES = [
 ]
 
 
-@pytest.mark.parametrize("fmt", sorted(FORMATS))
+@pytest.mark.parametrize("fmt", sorted(DIALECTS))
 @pytest.mark.parametrize("template", TEMPLATES)
 def test_values_python_cannot_read_naively_are_errors_or_inputs_never_exceptions(fmt, template):
-    f = FORMATS[fmt]
+    f = DIALECTS[fmt]
     for value in HOSTILE_VALUES:
         result = f.parse("I will try.\n" + template.format(v=value))
         check_result(result)
@@ -115,32 +115,32 @@ def test_values_python_cannot_read_naively_are_errors_or_inputs_never_exceptions
 def test_the_known_hex_literal_that_raised_is_now_an_action_or_an_error():
     # int -> str past 4,300 digits raised ValueError out of the json dialect's Python-literal fallback.
     text = "Action: {'action': 'Search', 'action_input': " + HUGE_HEX + "}"
-    result = FORMATS["json"].parse(text)
+    result = DIALECTS["json"].parse(text)
     check_result(result)
     assert result.error and result.action is None
 
 
 def test_decoded_lone_surrogates_become_replacement_characters():
-    result = FORMATS["json"].parse('Action: {"action": "Search", "action_input": "a\\ud800b"}')
+    result = DIALECTS["json"].parse('Action: {"action": "Search", "action_input": "a\\ud800b"}')
     assert result.action.input == "a\ufffdb"
-    result = FORMATS["function"].parse("Action: search(query='a\\udfffb')")
+    result = DIALECTS["function"].parse("Action: search(query='a\\udfffb')")
     assert result.action.input == "a\ufffdb"
 
 
 # A quadratic parser spends seconds on each of these (a bold label and spaces took 2.6–5.5 s in five dialects);
 # linear parsing reads all of them for one dialect in about a second on a slow machine.
 @pytest.mark.timeout(15)
-@pytest.mark.parametrize("fmt", sorted(FORMATS))
+@pytest.mark.parametrize("fmt", sorted(DIALECTS))
 def test_long_runs_after_labels_are_read_without_backtracking(fmt):
-    f = FORMATS[fmt]
+    f = DIALECTS[fmt]
     for _label, text in ADVERSARIAL:
         check_result(f.parse(text))
 
 
 @pytest.mark.timeout(15)
-@pytest.mark.parametrize("fmt", sorted(FORMATS))
+@pytest.mark.parametrize("fmt", sorted(DIALECTS))
 def test_the_known_slow_reply_is_read(fmt):
     for label in ("**Thought", "**Action", "__Thought"):
         for blank in (" ", "\t"):
             for _ in range(10):  # ten replies: once cost 30-55 s, now milliseconds
-                check_result(FORMATS[fmt].parse(label + blank * 19_990 + "x"))
+                check_result(DIALECTS[fmt].parse(label + blank * 19_990 + "x"))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from react_core.base.trace import Action, Observation, Step
-from react_core.dialects import FORMATS
+from react_core.dialects import DIALECTS
 from react_core.dialects.base import TITLE_CHARS
 from react_core.loop.agent import Agent, RunConfig
 from react_core.presets.preset import Preset
@@ -14,9 +14,9 @@ from react_core.providers.scripted import ScriptedProvider
 from react_core.tools.calculator import CALCULATOR
 from react_core.tools.registry import Tool, ToolRegistry
 
-ALL = sorted(FORMATS)
+ALL = sorted(DIALECTS)
 # The dialects whose requests are one prompt of text (native tool calls send a conversation: test_tools_mode.py).
-TEXT = [f for f in ALL if not FORMATS[f].native_tools]
+TEXT = [f for f in ALL if not DIALECTS[f].native_tools]
 
 # -- titles ------------------------------------------------------------------------------------------------------
 
@@ -34,7 +34,7 @@ TITLES = {
 
 @pytest.mark.parametrize("fmt", ALL)
 def test_a_title_is_the_action_in_the_dialects_own_words(fmt):
-    f = FORMATS[fmt]
+    f = DIALECTS[fmt]
     assert (f.title(Action("search", "High Plains")), f.title(None, "Paris")) == TITLES[fmt]
     assert f.title(None, None) == "(no action)"
 
@@ -51,7 +51,7 @@ def test_a_title_is_the_action_in_the_dialects_own_words(fmt):
     ],
 )
 def test_a_title_is_one_capped_line_whatever_the_input(fmt, value):
-    f = FORMATS[fmt]
+    f = DIALECTS[fmt]
     for title in (f.title(Action("calculator", value)), f.title(None, value)):
         assert len(title) <= TITLE_CHARS
         assert title == " ".join(title.split()), title  # one line, no blank runs
@@ -72,12 +72,12 @@ REFUSED = [
 
 @pytest.mark.parametrize(("fmt", "action", "word"), REFUSED)
 def test_an_input_the_dialect_cannot_write_is_refused_with_its_reason(fmt, action, word):
-    reason = FORMATS[fmt].unrenderable(action)
+    reason = DIALECTS[fmt].unrenderable(action)
     assert word in reason and "\n" not in reason
 
 
 def test_the_known_bracket_bug_is_refused_where_it_used_to_read_back_empty():
-    f = FORMATS["paper"]
+    f = DIALECTS["paper"]
     assert f.render_action(Action("calculator", "][")) == "Calculator[][]"
     assert f.unrenderable(Action("calculator", "]["))
 
@@ -85,12 +85,12 @@ def test_the_known_bracket_bug_is_refused_where_it_used_to_read_back_empty():
 @pytest.mark.parametrize("fmt", ["json", "function", "mrkl"])
 def test_dialects_with_escapes_write_what_others_refuse(fmt):
     for action, _fmt, _word in ((a, f, w) for f, a, w in REFUSED):
-        assert FORMATS[fmt].unrenderable(action) == ""
+        assert DIALECTS[fmt].unrenderable(action) == ""
 
 
 @pytest.mark.parametrize("fmt", ALL)
 def test_what_no_dialect_can_write_is_refused_everywhere(fmt):
-    f = FORMATS[fmt]
+    f = DIALECTS[fmt]
     assert "surrogate" in f.unrenderable(Action("search", "a\ud800b"))
     assert "one trimmed line" in f.unrenderable(Action("search", "two\nlines"))
     assert "empty" in f.unrenderable(Action("search", "   "))
@@ -114,7 +114,7 @@ BROKEN = {
 
 @pytest.mark.parametrize("fmt", TEXT)
 def test_a_step_without_an_action_is_written_back_with_the_models_own_words_and_its_error(fmt):
-    f = FORMATS[fmt]
+    f = DIALECTS[fmt]
     raw = BROKEN[fmt]
     parsed = f.parse(raw)
     assert parsed.error, parsed
@@ -132,7 +132,7 @@ def test_a_step_without_an_action_is_written_back_with_the_models_own_words_and_
 
 @pytest.mark.parametrize("fmt", ALL)
 def test_the_written_back_text_stops_where_the_model_should_have_stopped(fmt):
-    f = FORMATS[fmt]
+    f = DIALECTS[fmt]
     leak = "\nObservation 2: I made this up.\nThought 3: and went on"
     raw = f.step_prefix(2) + " I am unsure what to do." + leak
     text = f.render_model_part(Step(2, raw_output=raw))
@@ -143,7 +143,7 @@ def test_the_written_back_text_stops_where_the_model_should_have_stopped(fmt):
 
 def test_the_paper_dialect_writes_a_bad_step_as_the_papers_environment_did():
     # webthink: "Thought i: …\nAction i: <what the model wrote>\nObservation i: Invalid action: …"
-    f = FORMATS["paper"]
+    f = DIALECTS["paper"]
     step = Step(
         3,
         raw_output=" Let me check.\nAction 3: Look up[eastern sector]\n",
@@ -156,11 +156,11 @@ def test_the_paper_dialect_writes_a_bad_step_as_the_papers_environment_did():
 
 @pytest.mark.parametrize("fmt", TEXT)
 def test_the_next_prompt_holds_the_models_words_and_the_error_not_a_placeholder(fmt):
-    f = FORMATS[fmt]
+    f = DIALECTS[fmt]
     good = f.render_model_part(Step(2, thought="Done.", final_answer="42"))[len(f.step_prefix(2)) :]
     provider = ScriptedProvider([BROKEN[fmt], good])
     tools = ToolRegistry([Tool("search", lambda q: "x"), CALCULATOR])
-    preset = Preset(name="t", format=fmt, instructions="Tools:\n{tools}", examples="")
+    preset = Preset(name="t", dialect=fmt, instructions="Tools:\n{tools}", examples="")
     trace = Agent(RunConfig(provider=provider, preset=preset, tools=tools, max_calls=3)).run("What is it?")
     assert trace.final_answer == "42"
     second = provider.requests[1].prompt
@@ -172,7 +172,7 @@ def test_the_next_prompt_holds_the_models_words_and_the_error_not_a_placeholder(
 
 @pytest.mark.parametrize("fmt", ["paper", "json", "mrkl", "function"])
 def test_a_forked_step_is_written_back_with_the_thought_the_prompt_held(fmt):
-    f = FORMATS[fmt]
+    f = DIALECTS[fmt]
     # The model continued an edited thought ("The fact says b.") that the prompt ended with; its own text lacks it.
     continued = Step(2, thought="The fact says b. So I look.", raw_output=" So I look.\nAction: Look up b")
     text = f.render_model_part(continued)
@@ -186,7 +186,7 @@ def test_a_forked_step_reaches_the_next_prompt_with_the_edited_thought_and_the_m
     prior = [Step(1, thought="Look up a.", action=Action("search", "a"), observation=Observation("a is b"))]
     provider = ScriptedProvider([" and so\nAction 2: Look up b", " Done.\nAction 3: Finish[b]"])
     tools = ToolRegistry([Tool("search", lambda q: "x")])
-    preset = Preset(name="t", format="paper", instructions="Tools:\n{tools}", examples="")
+    preset = Preset(name="t", dialect="paper", instructions="Tools:\n{tools}", examples="")
     agent = Agent(RunConfig(provider=provider, preset=preset, tools=tools, max_calls=3))
     trace = agent.run("What is it?", prior_steps=prior, resume_thought="The fact says b")
     assert trace.final_answer == "b"

@@ -17,12 +17,12 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from react_core.base.trace import Action, Step
-from react_core.dialects import FORMATS
+from react_core.dialects import DIALECTS
 from react_core.dialects.base import FINISH, TOOL_PARAMS, ParseResult
 from react_core.dialects.lenient import MAX_INPUT_CHARS, clean_input
 
 FUZZ = settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.large_base_example])
-ALL_FORMATS = sorted(FORMATS)
+ALL_FORMATS = sorted(DIALECTS)
 
 TOKENS = [
     "Thought", "Thought 1:", "Thought 2", "Action", "Action 1:", "Action 2", "Action:", "Action Input:",
@@ -68,7 +68,7 @@ def check_result(result: ParseResult) -> None:
 @example(text='Action: {"action": "Search", "action_input": "\\ud800"}')
 @example(text="Action: search(query='\\udfff')")
 def test_any_text_gives_an_action_a_final_answer_or_an_error(fmt, text):
-    check_result(FORMATS[fmt].parse(text))
+    check_result(DIALECTS[fmt].parse(text))
 
 
 @pytest.mark.timeout(120)
@@ -76,7 +76,7 @@ def test_any_text_gives_an_action_a_final_answer_or_an_error(fmt, text):
 @FUZZ
 @given(prefix=dialect_text, suffix=dialect_text)
 def test_text_around_a_real_step_never_breaks_the_parser(fmt, prefix, suffix):
-    f = FORMATS[fmt]
+    f = DIALECTS[fmt]
     step = f.render_model_part(Step(2, thought="Go.", action=Action("search", "High Plains")))
     check_result(f.parse(prefix + step + suffix))
 
@@ -100,7 +100,7 @@ _inputs = (
 @example(tool="search", value='{"query": "x"}', index=4)
 @example(tool="search", value='"quoted', index=5)
 def test_every_input_reads_back_exactly_or_is_refused_with_a_reason(fmt, tool, value, index):
-    f = FORMATS[fmt]
+    f = DIALECTS[fmt]
     action = None if tool == FINISH else Action(tool, value)
     final = value if tool == FINISH else None
     reason = f.unrenderable(action, final)

@@ -1,4 +1,4 @@
-"""GBNF grammars per dialect (``ActionFormat.grammar``): llama.cpp accepts each one, everything a grammar allows
+"""GBNF grammars per dialect (``Dialect.grammar``): llama.cpp accepts each one, everything a grammar allows
 parses with the dialect's own parser into an enabled tool or a final answer, and (marked ``model``) replies sampled
 from the on-device model at temperature 1 under each grammar parse that way too.
 
@@ -15,10 +15,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from react_core.base.trace import Action, Step
-from react_core.dialects import FORMATS
+from react_core.dialects import DIALECTS
 from react_core.dialects.base import ParseResult
 
-ALL = sorted(FORMATS)
+ALL = sorted(DIALECTS)
 TEXT_DIALECTS = ["paper", "xml", "json", "pause", "function", "mrkl", "act"]  # the model writes the action as text
 TOOL_SETS = [["search", "lookup", "calculator"], ["search"], ["calculator", "lookup"], []]
 
@@ -80,7 +80,7 @@ def assert_enabled_action_or_answer(result: ParseResult, tools: list[str]) -> No
 @pytest.mark.parametrize("fmt", ALL)
 @pytest.mark.parametrize("tools", TOOL_SETS)
 def test_llama_cpp_accepts_every_dialects_grammar(fmt, tools):
-    grammar = FORMATS[fmt].grammar(tools, 3)
+    grammar = DIALECTS[fmt].grammar(tools, 3)
     assert llama_cpp_accepts(grammar), grammar
 
 
@@ -91,7 +91,7 @@ def test_the_checker_itself_refuses_a_broken_grammar():
 
 @pytest.mark.parametrize("fmt", ALL)
 def test_a_grammar_names_only_the_enabled_tools_and_the_final_answer(fmt):
-    f = FORMATS[fmt]
+    f = DIALECTS[fmt]
     grammar = f.grammar(["calculator"], 2)
     pattern = re.compile(gbnf_to_regex(grammar), re.DOTALL)
 
@@ -110,7 +110,7 @@ def test_a_grammar_names_only_the_enabled_tools_and_the_final_answer(fmt):
 @settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(data=st.data())
 def test_every_reply_a_grammar_allows_parses_into_an_enabled_tool_or_an_answer(fmt, data):
-    f = FORMATS[fmt]
+    f = DIALECTS[fmt]
     tools = data.draw(st.sampled_from(TOOL_SETS))
     index = data.draw(st.integers(1, 12))
     reply = data.draw(st.from_regex(gbnf_to_regex(f.grammar(tools, index)), fullmatch=True))
@@ -142,7 +142,7 @@ def _question_prompt(fmt: str) -> tuple[list[str], str]:
 def test_replies_sampled_under_the_grammar_parse(fmt, llama):
     from llama_cpp import LlamaGrammar
 
-    f = FORMATS[fmt]
+    f = DIALECTS[fmt]
     tools, prompt = _question_prompt(fmt)
     # One sample of a first step and one of a second: that llama.cpp takes each grammar and what it samples parses.
     # Whether every text a grammar allows parses is proven without the model, above.
@@ -175,7 +175,7 @@ def test_greedy_steps_under_the_grammar_are_llama_cpps_own_only_faster(fmt, llam
 
     from react_core.providers.llama_grammar import GreedyUnderGrammar
 
-    f = FORMATS[fmt]
+    f = DIALECTS[fmt]
     tools, prompt = _question_prompt(fmt)
     text = prompt + f.step_prefix(1)
     installed, used = llama._init_sampler, []
@@ -204,7 +204,7 @@ def test_greedy_steps_under_the_grammar_are_llama_cpps_own_only_faster(fmt, llam
 @pytest.mark.parametrize("fmt", ALL)
 def test_an_input_or_a_thought_cannot_start_with_what_parsing_would_trim(fmt):
     # Found by exploring: the grammars allowed the inputs "\x0c" and "\x00", which parsing reads as empty.
-    f = FORMATS[fmt]
+    f = DIALECTS[fmt]
     pattern = re.compile(gbnf_to_regex(f.grammar(["search"], 1)), re.DOTALL)
     valid = f.render_model_part(Step(1, thought="Go.", action=Action("search", "QQ")))[len(f.step_prefix(1)) :]
     assert pattern.fullmatch(valid)

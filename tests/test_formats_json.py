@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 
 from react_core.base.trace import Action, Step
-from react_core.dialects import get_format
+from react_core.dialects import get_dialect
 
-JSON = get_format("json")
+JSON = get_dialect("json")
 
 
 def action_of(text: str) -> Action | None:

@@ -15,19 +15,19 @@ from pathlib import Path
 import pytest
 
 from react_core.base.trace import Action, Observation, Step
-from react_core.dialects import FORMATS, get_format
+from react_core.dialects import DIALECTS, get_dialect
 from react_core.loop.agent import Agent, RunConfig
 from react_core.presets.preset import Preset
 from react_core.providers.scripted import ScriptedProvider
 from react_core.tools.calculator import CALCULATOR
 from react_core.tools.registry import ToolRegistry
 
-MRKL = get_format("mrkl")
+MRKL = get_dialect("mrkl")
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_mrkl_is_a_registered_dialect_stopped_at_the_observation():
-    assert FORMATS["mrkl"] is MRKL
+    assert DIALECTS["mrkl"] is MRKL
     assert MRKL.stop == ("\nObservation:",)
     assert MRKL.step_prefix(4) == "Thought:"
 
@@ -116,7 +116,7 @@ def test_the_loop_tells_the_model_to_write_one_or_the_other_and_goes_on():
     provider = ScriptedProvider(
         ["Both.\nAction: Search\nAction Input: NBA\nFinal Answer: 1994", "One.\nFinal Answer: 1994"]
     )
-    preset = Preset(name="t", format="mrkl", instructions="Tools:\n{tools}", examples="")
+    preset = Preset(name="t", dialect="mrkl", instructions="Tools:\n{tools}", examples="")
     trace = Agent(RunConfig(provider=provider, preset=preset, tools=ToolRegistry([CALCULATOR]))).run("q")
     first = trace.steps[0]
     assert first.action is None and first.observation.is_error and "one or the other" in first.observation.text

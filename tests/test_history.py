@@ -21,7 +21,7 @@ pytest_plugins = ("pg_helpers",)  # the PostgreSQL server fixtures
 def make_trace(question: str = "Who?", answer: str | None = "Ann", observation: str = "Ann wrote it.") -> Trace:
     return Trace(
         question=question,
-        settings={"provider": "scripted", "model": "script", "format": "paper", "api_key": "sk-never"},
+        settings={"provider": "scripted", "model": "script", "dialect": "paper", "api_key": "sk-never"},
         steps=[
             Step(
                 1,

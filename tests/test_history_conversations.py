@@ -18,7 +18,7 @@ def _trace(question: str, answer: str | None = "yes") -> Trace:
     steps = [Step(1, thought="Done.", final_answer=answer)] if answer is not None else [Step(1, thought="Hm.")]
     return Trace(
         question=question,
-        settings={"provider": "scripted", "format": "paper"},
+        settings={"provider": "scripted", "dialect": "paper"},
         steps=steps,
         final_answer=answer,
         stop_reason="finished" if answer is not None else "error",

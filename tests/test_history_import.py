@@ -55,7 +55,7 @@ def rich_trace() -> Trace:
         settings={
             "provider": "scripted",
             "model": "m",
-            "format": "paper",
+            "dialect": "paper",
             "temperature": 0.0,
             "max_calls": 8,
             "tools": ["search", "lookup"],
@@ -126,7 +126,7 @@ HOSTILE = [
     (with_("surprise", 1), "surprise is not a known field"),
     (with_("steps.0.usage.cached_tokens", 1), "steps[0].usage.cached_tokens is not a known field"),
     (with_("settings.api_key", "sk-123"), "settings.api_key is not a setting a trace records"),
-    (with_("settings.format", ["paper"]), "settings.format must be text or null"),
+    (with_("settings.dialect", ["paper"]), "settings.dialect must be text or null"),
     (with_("settings.tools", [1, 2]), "settings.tools[0] must be text"),
     (with_("stop_reason", "exploded"), "stop_reason must be one of finished, max_calls"),
     (with_("started_at", "yesterday"), "started_at must be an ISO-8601 time"),

@@ -116,21 +116,21 @@ def test_lone_surrogates_from_a_model_never_reach_the_trace():
 
 
 def _preset() -> Preset:
-    return Preset(name="t", format="paper", instructions="Tools:\n{tools}")
+    return Preset(name="t", dialect="paper", instructions="Tools:\n{tools}")
 
 
 def test_whatever_escapes_the_loop_the_steps_taken_are_kept_with_the_error(monkeypatch):
     provider = ScriptedProvider(["Thought 1: a\nAction 1: Search[x]", "Thought 2: b\nAction 2: Search[y]"])
     config = RunConfig(provider=provider, preset=_preset(), tools=ToolRegistry([Tool("search", lambda q: q)]))
     agent = Agent(config)
-    real_parse = agent.format.parse
+    real_parse = agent.dialect.parse
 
     def parse(text, **kwargs):
         if "Search[y]" in text:
             raise ValueError("a parser bug")
         return real_parse(text, **kwargs)
 
-    monkeypatch.setattr(agent.format, "parse", parse)
+    monkeypatch.setattr(agent.dialect, "parse", parse)
     trace = agent.run("q")
     assert trace.stop_reason == "error" and "ValueError: a parser bug" in trace.error
     assert [s.index for s in trace.steps] == [1] and trace.steps[0].observation.text == "x"

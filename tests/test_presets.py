@@ -19,7 +19,7 @@ import pytest
 from react_core.base.errors import ConfigError
 from react_core.base.paths import BUILTIN_PRESETS_DIR as BUILTIN_DIR
 from react_core.base.trace import Action
-from react_core.dialects import FORMATS, get_format
+from react_core.dialects import DIALECTS, get_dialect
 from react_core.presets.preset import (
     dump_preset,
     example_chunks,
@@ -57,11 +57,11 @@ def _shipped_with_inline_examples() -> list[str]:
 def test_every_chat_dialect_has_a_shipped_preset_checked_here():
     # A new dialect must ship a preset with real worked examples, and be listed above so the checks below run on it.
     # (act is the evaluation's baseline; tools declares its functions natively: its preset is test_tools_mode's)
-    assert set(DIALECT_PRESETS.values()) == set(FORMATS) - {"act", "tools"}
+    assert set(DIALECT_PRESETS.values()) == set(DIALECTS) - {"act", "tools"}
     assert set(DIALECT_PRESETS) <= set(list_presets())
     for name, fmt in DIALECT_PRESETS.items():
         preset = load_preset(name)
-        assert preset.builtin and preset.format == fmt and preset.mode == "react"
+        assert preset.builtin and preset.dialect == fmt and preset.mode == "react"
 
 
 @pytest.mark.parametrize("name", SHIPPED)
@@ -75,7 +75,7 @@ def test_every_shipped_preset_loads_and_validates(name, shared_data):
 @pytest.mark.parametrize("name", list(DIALECT_PRESETS))
 def test_examples_parse_with_the_presets_own_format(name):
     preset = load_preset(name)
-    fmt = preset.action_format
+    fmt = get_dialect(preset.dialect)
     chunks = example_chunks(fmt, preset.examples)
     results = [fmt.parse(chunk) for _line, chunk in chunks]
     assert all(r.error is None and not r.leaked_observation and r.thought for r in results)
@@ -103,7 +103,7 @@ def test_each_preset_prompt_fits_the_on_device_budget(name):
     prefix = render_prefix(preset, ALL_TOOLS)
     assert len(prefix) <= MAX_PREFIX_CHARS
     # Every tool is described in the dialect's own syntax, numbered, Finish last.
-    fmt = preset.action_format
+    fmt = get_dialect(preset.dialect)
     block = prefix[prefix.index("(1) ") :]
     assert "(4) " in block and "(5) " not in block
     for tool in [*ALL_TOOLS, "finish"]:
@@ -146,7 +146,7 @@ def test_a_tool_left_out_is_left_out_of_the_prompt():
 @pytest.mark.parametrize("name", list(DIALECT_PRESETS))
 def test_a_broken_example_is_reported_at_the_line_of_its_step(name):
     preset = load_preset(name)
-    fmt = preset.action_format
+    fmt = get_dialect(preset.dialect)
     chunks = example_chunks(fmt, preset.examples)
     line_no, chunk = chunks[2]  # the third step of the first example
     lines = preset.examples.split("\n")
@@ -189,7 +189,7 @@ def test_an_example_action_the_model_should_not_copy_is_refused_at_its_line(writ
 @pytest.mark.parametrize("name", list(DIALECT_PRESETS))
 def test_an_unknown_or_disabled_tool_is_refused_in_every_dialect(name):
     preset = load_preset(name)
-    fmt = preset.action_format
+    fmt = get_dialect(preset.dialect)
     first = fmt.parse(example_chunks(fmt, preset.examples)[0][1]).action
     fly = preset.examples.replace(fmt.render_action(first), fmt.render_action(Action("fly", first.input)), 1)
     problems = validate_preset(replace(preset, examples=fly))
@@ -260,7 +260,7 @@ def test_a_user_preset_never_shadows_a_shipped_one(tmp_path, monkeypatch):
     folder.mkdir()
     monkeypatch.setenv("REACT_PRESETS_DIR", str(folder))
     (folder / "paper.toml").write_text(dump_preset(replace(load_preset("pause"), name="paper")), encoding="utf-8")
-    assert load_preset("paper").builtin and load_preset("paper").format == "paper"
+    assert load_preset("paper").builtin and load_preset("paper").dialect == "paper"
 
 
 @pytest.mark.parametrize("name", SHIPPED)
@@ -269,7 +269,7 @@ def test_dump_then_load_gives_the_preset_back_exactly(name, tmp_path, shared_dat
     path = tmp_path / f"{name}.toml"
     path.write_text(dump_preset(preset), encoding="utf-8")
     again = load_preset_file(path)
-    fields = ("format", "mode", "title", "description", "question", "instructions", "examples", "tools")
+    fields = ("dialect", "mode", "title", "description", "question", "instructions", "examples", "tools")
     assert {f: getattr(again, f) for f in fields} == {f: getattr(preset, f) for f in fields}
 
 
@@ -375,7 +375,7 @@ def _examples(preset) -> list[dict]:
     A model's part is what ``example_chunks`` finds; the observation is the text between it and the next part,
     without its header. The question is the text after the question header, up to the first step.
     """
-    fmt = get_format(preset.format)
+    fmt = get_dialect(preset.dialect)
     lines = preset.examples.split("\n")
     chunks = example_chunks(fmt, preset.examples)
     starts = [line for line, _ in chunks]

@@ -40,7 +40,7 @@ def search_tool() -> Tool:
 
 
 def agent(prov, fmt: str = "paper", max_calls: int = 4) -> Agent:
-    preset = Preset(name="t", format=fmt, instructions="Use the tools:\n{tools}", examples="")
+    preset = Preset(name="t", dialect=fmt, instructions="Use the tools:\n{tools}", examples="")
     return Agent(
         RunConfig(provider=prov, preset=preset, tools=ToolRegistry([search_tool(), CALCULATOR]), max_calls=max_calls)
     )

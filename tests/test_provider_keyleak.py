@@ -71,7 +71,7 @@ def test_cli_rejected_key_is_one_line_without_the_key() -> None:
 def test_agent_runs_and_failures_log_nothing_of_the_key(name: str, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG)  # every logger, SDKs and HTTP clients included, at their chattiest
     fake = FakeOpenAI if name == "openai" else FakeGemini
-    preset = Preset(name="t", format="paper", instructions="Tools:\n{tools}", examples="")
+    preset = Preset(name="t", dialect="paper", instructions="Tools:\n{tools}", examples="")
     with fake(ANSWER) as server:
         base_url = server.root + ("/v1" if name == "openai" else "")
         options = {"model": "gpt-4.1-mini"} if name == "openai" else {}

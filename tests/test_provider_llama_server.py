@@ -75,7 +75,7 @@ def test_only_four_stops_reach_the_server_and_the_rest_still_stop_locally(provid
 def test_a_short_react_run_through_the_server(server: LlamaServer, provider: OpenAIProvider) -> None:
     preset = Preset(
         name="calc",
-        format="paper",
+        dialect="paper",
         instructions="Answer with Thought, Action and Observation steps. Actions:\n{tools}\n",
         examples="Question: What is 2 + 3?\nThought 1: I add them.\nAction 1: Calculator[2 + 3]\n"
         "Observation 1: 2 + 3 = 5\nThought 2: The sum is 5.\nAction 2: Finish[5]\n",

@@ -92,7 +92,7 @@ def test_a_refused_parameter_is_dropped_and_remembered() -> None:
 def test_a_model_that_ignores_stop_is_cut_locally_and_the_stream_closed() -> None:
     leaky = " Think.\nAction 1: Calculator[6*7]\nObservation 1: 41\nThought 2: so 41"
     with FakeOpenAI([leaky, " Done.\nAction 2: Finish[42]"], refuse=["stop"], trailing=" blah", piece_delay=0.002) as s:
-        preset = Preset(name="t", format="paper", instructions="Tools:\n{tools}", examples="")
+        preset = Preset(name="t", dialect="paper", instructions="Tools:\n{tools}", examples="")
         config = RunConfig(provider=provider(s, model="o3"), preset=preset, tools=ToolRegistry([CALCULATOR]))
         trace = Agent(config).run("What is 6*7?")
         assert wait_for(lambda: s.aborted >= 1)
@@ -143,7 +143,7 @@ def test_no_quota_is_not_retried() -> None:
 def test_three_failures_end_a_run_with_error_keeping_earlier_steps() -> None:
     with FakeOpenAI(["Sum.\nAction 1: Calculator[1+1]"]) as server:
         server.fail({}, {"drop": True}, {"status": 500}, {"hang": 1.0})
-        preset = Preset(name="t", format="paper", instructions="Tools:\n{tools}", examples="")
+        preset = Preset(name="t", dialect="paper", instructions="Tools:\n{tools}", examples="")
         p = provider(server, timeout=0.3)
         trace = Agent(RunConfig(provider=p, preset=preset, tools=ToolRegistry([CALCULATOR]))).run("1+1?")
     assert trace.stop_reason == "error" and len(trace.steps) == 1
@@ -196,7 +196,7 @@ def test_a_server_repeating_the_tool_name_in_every_piece_runs_the_tool() -> None
 
 def test_a_server_that_ignores_stream_is_read_whole_once() -> None:
     with FakeOpenAI([" Multiply.\nAction 1: Calculator[6*7]", " Done.\nAction 2: Finish[42]"], ignore_stream=True) as s:
-        preset = Preset(name="t", format="paper", instructions="Tools:\n{tools}", examples="")
+        preset = Preset(name="t", dialect="paper", instructions="Tools:\n{tools}", examples="")
         trace = Agent(RunConfig(provider=provider(s), preset=preset, tools=ToolRegistry([CALCULATOR]))).run("6*7?")
     assert trace.stop_reason == "finished" and trace.final_answer == "42", trace.error
     assert len(s.requests) == 2 and all(r.body["stream"] is True for r in s.requests)  # one request a step

@@ -39,7 +39,7 @@ def hosted(name: str, server, **options):
 
 
 def run(provider, question: str = "What is 6*7+1?"):
-    preset = Preset(name="t", format="paper", instructions="Use the tools:\n{tools}", examples="")
+    preset = Preset(name="t", dialect="paper", instructions="Use the tools:\n{tools}", examples="")
     return Agent(RunConfig(provider=provider, preset=preset, tools=ToolRegistry([CALCULATOR]))).run(question)
 
 

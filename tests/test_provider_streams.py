@@ -40,7 +40,7 @@ def hosted(name: str, server, **options):
 
 
 def agent(provider) -> Agent:
-    preset = Preset(name="t", format="paper", instructions="Use the tools:\n{tools}", examples="")
+    preset = Preset(name="t", dialect="paper", instructions="Use the tools:\n{tools}", examples="")
     return Agent(RunConfig(provider=provider, preset=preset, tools=ToolRegistry([CALCULATOR])))
 
 

@@ -12,7 +12,7 @@ from provider_helpers import GEMINI_SIGNATURE, FakeGemini, FakeOpenAI, fast_retr
 
 from react_core.base import call_records
 from react_core.base.trace import Action, Observation, Trace
-from react_core.dialects import get_format
+from react_core.dialects import get_dialect
 from react_core.history import HistoryStore
 from react_core.loop.agent import Agent, RunConfig
 from react_core.presets.preset import load_preset, validate_preset
@@ -50,8 +50,8 @@ SCRIPT = [
 
 def test_the_preset_is_shipped_valid_and_says_what_it_is_for() -> None:
     preset = load_preset("tools")
-    assert preset.format == "tools" and validate_preset(preset) == [] and "on-device" in preset.description
-    assert get_format("tools").native_tools and not get_format("paper").native_tools
+    assert preset.dialect == "tools" and validate_preset(preset) == [] and "on-device" in preset.description
+    assert get_dialect("tools").native_tools and not get_dialect("paper").native_tools
 
 
 def test_calls_become_steps_parallel_ones_in_order_and_finish_ends_the_run() -> None:
@@ -208,7 +208,7 @@ def test_the_cli_refuses_before_running(capsys) -> None:
 
 
 def test_titles_show_the_call() -> None:
-    fmt = get_format("tools")
+    fmt = get_dialect("tools")
     assert fmt.title(Action("search", "High Plains")) == 'search(query="High Plains")'
     assert fmt.title(None, "1,800 ft") == 'finish(answer="1,800 ft")'
 

@@ -73,7 +73,7 @@ def preset_choices(role: str) -> list[str]:
     formats = {}
     for name in names:
         try:
-            formats[name] = load_preset(name).format
+            formats[name] = load_preset(name).dialect
         except Exception:  # a broken user preset is simply not offered
             continue
     return [n for n, f in formats.items() if (f == "act") == (role == "act")]

@@ -36,7 +36,7 @@ def render_fork(run_id: int, trace: dict[str, Any]) -> None:
     own = run_settings.of_run(trace)
     by_index = {s["index"]: s for s in steps}
     k = st.selectbox(
-        "Step", list(by_index), key=f"fork-step-{run_id}", format_func=lambda i: step_title(by_index[i], own.format)
+        "Step", list(by_index), key=f"fork-step-{run_id}", format_func=lambda i: step_title(by_index[i], own.dialect)
     )
     step = by_index[k]
     fields = ["thought", "observation"] if step.get("observation") else ["thought"]

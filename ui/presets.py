@@ -37,7 +37,7 @@ def runnable(names_: list[str]) -> tuple[list[str], list[str]]:
     ok, not_ok = [], []
     for name in names_:
         try:
-            fits = speaks(provider, load(name).format)
+            fits = speaks(provider, load(name).dialect)
         except ReactLabError:
             fits = True  # shown, and the chooser says what is wrong with it
         (ok if fits else not_ok).append(name)
@@ -87,7 +87,7 @@ def save(preset: Preset, name: str) -> str:
 def current_name() -> str:
     """The named preset in use (the shipped preset of the format when none is named)."""
     s = state.settings()
-    return s.get("preset") or default_preset_for(s.get("format") or DEFAULT_PRESET)
+    return s.get("preset") or default_preset_for(s.get("dialect") or DEFAULT_PRESET)
 
 
 def active() -> Preset:
@@ -100,10 +100,10 @@ def active() -> Preset:
         if preset.mode != "react":
             raise ConfigError(f"The {preset.name} preset is a direct-answer prompt for the evaluation, not a chat.")
         provider = state.settings()["provider"]
-        if not speaks(provider, preset.format):
+        if not speaks(provider, preset.dialect):
             raise ConfigError(f"The {preset.name} preset needs native tool calling, which {provider} cannot do.")
         return preset
     except ReactLabError as e:
         state.flash("warning", f"{e} Using the {DEFAULT_PRESET} preset instead.")
-        st.session_state.settings = {**state.settings(), "preset": DEFAULT_PRESET, "format": ""}
+        st.session_state.settings = {**state.settings(), "preset": DEFAULT_PRESET, "dialect": ""}
         return load_preset(DEFAULT_PRESET)

@@ -13,7 +13,7 @@ from dataclasses import replace
 import streamlit as st
 
 from react_core.base.errors import ReactLabError
-from react_core.dialects import FORMATS
+from react_core.dialects import DIALECTS
 from react_core.presets.preset import Preset, Problem, render_prefix, validate_preset
 from react_core.providers import provider_class
 from react_core.providers.base import estimate_tokens
@@ -65,7 +65,7 @@ def _on_edit() -> None:
 
 
 def _on_choose() -> None:
-    state.change_settings(lambda: {"preset": st.session_state["set-preset"], "format": ""})
+    state.change_settings(lambda: {"preset": st.session_state["set-preset"], "dialect": ""})
     name = state.settings()["preset"]
     st.session_state.prompt = st.session_state.draft = None
     base = presets.load(name)
@@ -86,7 +86,7 @@ def _on_save() -> None:
     except ReactLabError as e:
         state.flash("error", str(e))
         return
-    state.update_settings(preset=name, format="")
+    state.update_settings(preset=name, dialect="")
     st.session_state.prompt = st.session_state.draft = None
     st.session_state["set-preset"] = name
     st.session_state["save-name"] = ""
@@ -98,8 +98,8 @@ def _preset_label(name: str) -> str:
         p = presets.load(name)
     except ReactLabError:
         return name
-    fmt = FORMATS.get(p.format)
-    return f"{name} — {fmt.label if fmt else p.format}" + ("" if p.builtin else " (yours)")
+    fmt = DIALECTS.get(p.dialect)
+    return f"{name} — {fmt.label if fmt else p.dialect}" + ("" if p.builtin else " (yours)")
 
 
 def render_prompt_editor() -> None:

@@ -55,7 +55,7 @@ def render_step(
     expanded: bool = False,
 ) -> None:
     """One step panel: Thought, Action, Observation, sources, and the model call behind it."""
-    fmt, knowledge = trace.settings.get("format", "paper"), str(trace.settings.get("knowledge", ""))
+    fmt, knowledge = trace.settings.get("dialect", "paper"), str(trace.settings.get("knowledge", ""))
     step = trace.steps[position].to_dict()
     obs = step.get("observation")
     is_error = bool(obs and obs.get("is_error"))
@@ -118,7 +118,7 @@ def render_status(trace: dict[str, Any]) -> None:
         st.caption(
             md_literal(
                 f"{s.get('provider', '?')} · {s.get('model') or 'default model'} · preset {s.get('preset', '?')} "
-                f"(dialect {s.get('format', '?')}) · temperature {s.get('temperature', '?')} · "
+                f"(dialect {s.get('dialect', '?')}) · temperature {s.get('temperature', '?')} · "
                 f"max calls {s.get('max_calls', '?')} · knowledge {s.get('knowledge', '?')} · "
                 f"tools {', '.join(s.get('tools', [])) or 'none'}"
             )

@@ -5,7 +5,7 @@ selected today would make a run of two dialects (the earlier steps retitled) or 
 from ``of_run``; the session's settings (``current``) are a deliberate choice the person makes on the form, refused
 when the dialect differs (``dialect_clash``).
 
-A trace records provider, model, dialect (format), preset name, temperature, max model calls, tools, knowledge and
+A trace records provider, model, dialect, preset name, temperature, max model calls, tools, knowledge and
 whether decoding was constrained (grammar). What it does not record comes from the session: the connection (Base URL,
 model file, script: the Base URL only while the provider is the session's own) and the Advanced settings. A trace names
 its prompt only ("paper", or "paper (edited)" for a prompt edited in Settings and not saved); the prompt is recovered
@@ -25,7 +25,7 @@ from react_core.base import call_records
 from react_core.base.errors import ReactLabError
 from react_core.base.tool_specs import label as tool_label
 from react_core.base.trace import Exchange, Step
-from react_core.dialects import FORMATS
+from react_core.dialects import DIALECTS
 from react_core.presets.preset import DEFAULT_PRESET, Preset, default_preset_for, render_prefix, render_question
 from react_core.providers import PROVIDERS, provider_class
 from ui import presets, state
@@ -42,8 +42,8 @@ class Start:
     note: str = ""
 
     @property
-    def format(self) -> str:
-        return self.preset.format
+    def dialect(self) -> str:
+        return self.preset.dialect
 
 
 def current() -> Start:
@@ -65,9 +65,9 @@ def of_run(trace: dict[str, Any]) -> Start:
         if name in recorded:
             s[name] = recorded[name]
     s["grammar"] = bool(recorded.get("grammar", False))  # recorded only when decoding was constrained
-    fmt = recorded.get("format") or "paper"
+    fmt = recorded.get("dialect") or "paper"
     preset, note = _prompt(trace, recorded.get("preset") or "", fmt, list(s["tools"]))
-    s.update(format=preset.format, preset=preset.name)
+    s.update(dialect=preset.dialect, preset=preset.name)
     return Start(s, preset, note)
 
 
@@ -83,7 +83,7 @@ def _prompt(trace: dict[str, Any], name: str, fmt: str, tools: list[str]) -> tup
     context = [Exchange.from_dict(c) for c in trace.get("context", [])]
 
     def sent_by(p: Preset) -> bool:
-        if p.format != fmt:
+        if p.dialect != fmt:
             return False
         if sent is None:  # no recorded call to compare with (the run failed before its first): the name is all
             return True
@@ -96,7 +96,7 @@ def _prompt(trace: dict[str, Any], name: str, fmt: str, tools: list[str]) -> tup
     for p in candidates:
         if sent_by(p):
             return p, ""
-    stand_in = next((p for p in _loaded(name.removesuffix(EDITED), shipped) if p.format == fmt), None)
+    stand_in = next((p for p in _loaded(name.removesuffix(EDITED), shipped) if p.dialect == fmt), None)
     if stand_in is None:
         stand_in = presets.load(DEFAULT_PRESET)
     why = "was edited and not saved" if name.endswith(EDITED) else "is not the one this run used any more"
@@ -118,17 +118,17 @@ def _loaded(*names: str) -> list[Preset]:
 
 def dialect_clash(run: Start, chosen: Start) -> str:
     """Why ``chosen`` cannot go on from ``run``'s steps ('' when it can): they are written in the run's dialect."""
-    if chosen.format == run.format:
+    if chosen.dialect == run.dialect:
         return ""
     return (
-        f"Your current dialect is {_dialect(chosen.format)}; this run's steps are written in {_dialect(run.format)}. "
+        f"Your current dialect is {_dialect(chosen.dialect)}; this run's steps are written in {_dialect(run.dialect)}. "
         "Going on from them in another dialect would retitle them, so it is refused: choose a preset of the run's "
         "dialect in Settings, or keep the run's own settings."
     )
 
 
 def _dialect(fmt: str) -> str:
-    f = FORMATS.get(fmt)
+    f = DIALECTS.get(fmt)
     return f.label if f else fmt
 
 
@@ -146,7 +146,7 @@ def describe(start: Start) -> dict[str, str]:
     rows = {
         "Provider": cls.label,
         "Model": model,
-        "Dialect": _dialect(start.format),
+        "Dialect": _dialect(start.dialect),
         "Preset": start.preset.name,
         "Temperature": f"{float(s.get('temperature', 0)):g}",
         "Max model calls": str(s.get("max_calls")),

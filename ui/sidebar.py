@@ -8,7 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from react_core.base.tool_specs import label
-from react_core.dialects import FORMATS
+from react_core.dialects import DIALECTS
 from react_core.providers import provider_class
 from ui import identity, presets, state, turns
 from ui.labels import knowledge_label, model_label
@@ -18,14 +18,14 @@ from ui.text import md_literal
 def render_sidebar() -> None:
     s = state.settings()
     preset = presets.active()
-    fmt = FORMATS.get(preset.format)
+    fmt = DIALECTS.get(preset.dialect)
     with st.sidebar:
         st.markdown(
             "\n".join(
                 [
                     f"- **Provider:** {md_literal(provider_class(s['provider']).label)}",
                     f"- **Model:** {md_literal(model_label(s))}",
-                    f"- **Dialect:** {md_literal(fmt.label if fmt else preset.format)}",
+                    f"- **Dialect:** {md_literal(fmt.label if fmt else preset.dialect)}",
                     f"- **Preset:** {md_literal(preset.name)}",
                     f"- **Knowledge:** {md_literal(knowledge_label(s))}",
                     f"- **Tools:** {md_literal(', '.join(label(t) for t in s.get('tools', [])) or 'none')}",

@@ -89,7 +89,7 @@ def _request(question: str, start: run_settings.Start | None = None, **kwargs: A
         chat_id=ss.chat["id"],
         turn_id=state.next_turn_id(),
         preset=start.preset.to_dict() if start else ss.prompt,
-        format=start.format if start else presets.active().format,
+        dialect=start.dialect if start else presets.active().dialect,
         api_key=ss.api_key if same_provider else "",
         allowance=identity.allowance(),
         **kwargs,

@@ -3,7 +3,7 @@ what each call added to the one before.
 
 Each step's ``ModelCall`` keeps the request body with the run's long texts as references, the system prompt only when
 it changed, and the prompt as "the first ``prompt_keep`` characters of the previous call's prompt, then
-``prompt_added``". A conversation (the ``tools`` format: the body's message list under the key ``conversation``) is
+``prompt_added``". A conversation (the ``tools`` dialect: the body's message list under the key ``conversation``) is
 kept the same way, as "the first ``messages_keep`` messages of the previous call's list, then ``messages_added``". A
 step from the same reply as an earlier one keeps only ``same_reply_as``. Storage grows linearly with the steps;
 rebuilding walks them in order.

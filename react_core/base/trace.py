@@ -6,6 +6,7 @@ These dataclasses are the single source for the next prompt, the UI, exports, th
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
@@ -24,7 +25,7 @@ STOP_REASONS = {
 SETTINGS_FIELDS = (
     "provider",
     "model",
-    "format",
+    "dialect",
     "preset",
     "temperature",
     "max_calls",
@@ -133,7 +134,7 @@ class Usage:
 
 @dataclass
 class ToolCall:
-    """A function call a model made natively (the ``tools`` format): what it called, with the arguments exactly as it
+    """A function call a model made natively (the ``tools`` dialect): what it called, with the arguments exactly as it
     wrote them (JSON text, possibly malformed), so the conversation can be sent back to it as it was."""
 
     id: str  # the API's id for the call ('' when the API gives none, as Gemini's may not)
@@ -202,7 +203,7 @@ class Step:
     seconds: float = 0.0
     leaked_observation: bool = False
     call: ModelCall | None = None
-    tool_call: ToolCall | None = None  # the native function call behind the action (the ``tools`` format)
+    tool_call: ToolCall | None = None  # the native function call behind the action (the ``tools`` dialect)
 
     @property
     def is_error(self) -> bool:
@@ -255,8 +256,24 @@ class Exchange:
         return cls(question=d["question"], answer=d.get("answer") or "")
 
 
-def clean_settings(settings: dict[str, Any]) -> dict[str, Any]:
+# Names that traces, settings, presets and evaluation results were written with before a rename: "format" became
+# "dialect", the one word for an action format. Every reader of stored data goes through ``current_names``.
+RENAMED = {"format": "dialect"}
+
+
+def current_names(d: Mapping[str, Any]) -> dict[str, Any]:
+    """``d`` with names written before a rename read as today's; a current name wins over its old one."""
+    out = dict(d)
+    for old, new in RENAMED.items():
+        if old in out:
+            value = out.pop(old)
+            out.setdefault(new, value)
+    return out
+
+
+def clean_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
     """Keep only the recorded setting names, so a key can never ride along into a trace."""
+    settings = current_names(settings)
     return {k: settings[k] for k in SETTINGS_FIELDS if k in settings}
 
 

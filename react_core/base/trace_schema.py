@@ -22,7 +22,7 @@ from typing import Any, Union, get_args, get_origin, get_type_hints
 
 from react_core.base.errors import ConfigError
 from react_core.base.text import scrub, scrub_value
-from react_core.base.trace import STOP_REASONS, Trace
+from react_core.base.trace import STOP_REASONS, Trace, current_names
 
 MAX_IMPORT_BYTES = 5_000_000
 MAX_DEPTH = 32  # a real trace nests 6 levels deep
@@ -33,7 +33,7 @@ MAX_NUMBER = 10**12  # a trillion tokens, requests or seconds is beyond any run 
 SETTING_TYPES: dict[str, Any] = {
     "provider": str,
     "model": str,
-    "format": str,
+    "dialect": str,
     "preset": str,
     "temperature": float,
     "max_calls": int,
@@ -211,7 +211,7 @@ def _trace_rules(trace: dict[str, Any], path: str) -> None:
             datetime.fromisoformat(started)
         except ValueError:
             raise InvalidTrace("started_at", "must be an ISO-8601 time such as 2026-01-01T12:00:00+00:00") from None
-    for name, value in trace.get("settings", {}).items():
+    for name, value in current_names(trace.get("settings", {})).items():
         where = _join("settings", name)
         if name not in SETTING_TYPES:
             raise InvalidTrace(where, "is not a setting a trace records")

@@ -21,7 +21,7 @@ from react_core.base.trace import Trace
 from react_core.cli import evaluation as evaluation_cli
 from react_core.cli import knowledge as knowledge_cli
 from react_core.cli.options import EXIT_USAGE, CliParser, UsageError, add_run_options, build_config
-from react_core.dialects import FORMATS, get_format
+from react_core.dialects import DIALECTS, get_dialect
 from react_core.report.exports import summary_line
 
 _UNPRINTABLE = re.compile("[\x80-\x9f\ud800-\udfff]")
@@ -32,7 +32,7 @@ _UNPRINTABLE = re.compile("[\x80-\x9f\ud800-\udfff]")
 
 def _cmd_parse(args: argparse.Namespace) -> int:
     text = sys.stdin.read()
-    print(to_json(get_format(args.format).parse(text).to_dict(), indent=None))
+    print(to_json(get_dialect(args.dialect).parse(text).to_dict(), indent=None))
     return 0
 
 
@@ -47,7 +47,7 @@ def to_json(value: Any, indent: int | None = 2) -> str:
 
 
 def format_transcript(trace: Trace) -> str:
-    fmt = get_format(trace.settings.get("format", "paper"))
+    fmt = get_dialect(trace.settings.get("dialect", "paper"))
     lines = [f"Question: {trace.question}"]
     for s in trace.steps:
         lines.append(f"Thought {s.index}: {s.thought}")
@@ -117,7 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=CliParser)
 
     p = sub.add_parser("parse", help="parse model text from stdin and print JSON")
-    p.add_argument("--format", choices=list(FORMATS), default="paper")
+    p.add_argument("--dialect", "--format", dest="dialect", choices=list(DIALECTS), default="paper")
     p.set_defaults(func=_cmd_parse)
 
     p = sub.add_parser("ask", help="run the agent on one question")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from react_core.dialects import FORMATS
+from react_core.dialects import DIALECTS
 
 EXIT_USAGE = 2
 
@@ -38,8 +38,11 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--base-url", help="API base URL (OpenAI-compatible servers, or a Gemini endpoint)")
     p.add_argument("--script", help="JSON array of model outputs for --provider scripted")
     p.add_argument("--delay", type=float, default=0.0, help="seconds the scripted provider waits per call")
-    p.add_argument("--format", choices=list(FORMATS), help="action format; picks that format's shipped preset")
-    p.add_argument("--preset", help="preset name or .toml path (overrides --format)")
+    # --format: the name the option had before "dialect" became the one word for it.
+    p.add_argument(
+        "--dialect", "--format", dest="dialect", choices=list(DIALECTS), help="action dialect; picks its shipped preset"
+    )
+    p.add_argument("--preset", help="preset name or .toml path (overrides --dialect)")
     p.add_argument("--max-calls", type=int, default=None, help="model calls before stopping (default 8)")
     p.add_argument("--temperature", type=float, default=0.0)
     p.add_argument(
@@ -68,7 +71,7 @@ def settings_from_args(args: argparse.Namespace, **defaults: Any) -> Any:
         "base_url": args.base_url,
         "script": args.script,
         "delay": args.delay or None,
-        "format": args.format,
+        "dialect": args.dialect,
         "preset": args.preset,
         "max_calls": args.max_calls,
         "temperature": args.temperature,

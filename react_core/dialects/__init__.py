@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from react_core.base.errors import ConfigError
 from react_core.dialects.act import ActFormat
-from react_core.dialects.base import ActionFormat, ParseResult
+from react_core.dialects.base import Dialect, ParseResult
 from react_core.dialects.function_call import FunctionFormat
 from react_core.dialects.json_blob import JsonFormat
 from react_core.dialects.mrkl import MrklFormat
@@ -15,7 +15,7 @@ from react_core.dialects.pause import PauseFormat
 from react_core.dialects.tools import ToolsFormat
 from react_core.dialects.xml import XmlFormat
 
-FORMATS: dict[str, ActionFormat] = {
+DIALECTS: dict[str, Dialect] = {
     f.name: f
     for f in (
         PaperFormat(),
@@ -30,11 +30,11 @@ FORMATS: dict[str, ActionFormat] = {
 }
 
 
-def get_format(name: str) -> ActionFormat:
+def get_dialect(name: str) -> Dialect:
     try:
-        return FORMATS[name]
+        return DIALECTS[name]
     except KeyError:
-        raise ConfigError(f"Unknown format {name!r}: choose one of {', '.join(FORMATS)}.") from None
+        raise ConfigError(f"Unknown dialect {name!r}: choose one of {', '.join(DIALECTS)}.") from None
 
 
-__all__ = ["FORMATS", "ActionFormat", "ParseResult", "get_format"]
+__all__ = ["DIALECTS", "Dialect", "ParseResult", "get_dialect"]

@@ -1,6 +1,6 @@
 """What every action format (dialect) shares: the parse result and the contract.
 
-A format owns its action syntax, its parser, its stop sequences, how a past step is written back into the prompt,
+A dialect owns its action syntax, its parser, its stop sequences, how a past step is written back into the prompt,
 how an observation is fed back, a one-line title for a step, whether an action can be written faithfully, and a
 llama.cpp grammar for its replies. The parsers never raise on model text and take linear time: any string gives a
 ParseResult, with ``error`` set when no action or final answer could be read.
@@ -103,7 +103,7 @@ def shorten(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: max(0, limit - 1)].rstrip() + "…"
 
 
-class ActionFormat:
+class Dialect:
     """The contract of a dialect. Subclasses set the class attributes and implement ``read`` and rendering."""
 
     name: str = ""
@@ -301,7 +301,7 @@ class ActionFormat:
         return grammar_for(self, tools, index)
 
 
-class LangChainSteps(ActionFormat):
+class LangChainSteps(Dialect):
     """Steps as LangChain's agents write them, without numbers: ``Thought:``, the action, ``Observation:`` (the
     json and mrkl dialects)."""
 

@@ -12,7 +12,7 @@ import json
 import re
 
 from react_core.base.trace import Action, Step
-from react_core.dialects.base import TOOL_PARAMS, ActionFormat, ParseResult, one_line
+from react_core.dialects.base import TOOL_PARAMS, Dialect, ParseResult, one_line
 from react_core.dialects.lenient import (
     LITERAL_ERRORS,
     MAX_INPUT_CHARS,
@@ -67,7 +67,7 @@ def read_call(source: str) -> tuple[str, str]:
         raise ValueError("arguments must be literals (a quoted string or a number); nothing is evaluated") from None
 
 
-class FunctionFormat(ActionFormat):
+class FunctionFormat(Dialect):
     name = "function"
     label = "Function calls (search(query=…))"
     stop = ("\nObservation",)

@@ -17,7 +17,7 @@ from react_core.base.trace import Action, Step
 
 
 class Dialect(Protocol):
-    """What a grammar needs of a format (``ActionFormat`` has it; named here so base can import this module)."""
+    """What a grammar needs of a format (``Dialect`` has it; named here so base can import this module)."""
 
     name: str
     stop: tuple[str, ...]

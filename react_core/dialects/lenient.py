@@ -74,7 +74,7 @@ def _unbold_line(m: re.Match[str]) -> str:
 def cut_environment(text: str, start: int = 0) -> tuple[str, bool]:
     """Cut where the model began writing an Observation (a leak, flagged) or invented a new Question.
 
-    Only lines after ``start`` count, so a format can protect text it already read. A question the model restated
+    Only lines after ``start`` count, so a dialect can protect text it already read. A question the model restated
     at the very beginning of its reply is protected too: it is before the thought, not after the action.
     """
     first = _QUESTION_LINE.search(text, start)

@@ -5,7 +5,7 @@ Read as LangChain's ``MRKLOutputParser`` and ``ReActSingleInputOutputParser`` re
 ``Action Input:`` up to the end of the reply or a line that starts another step, so it may span lines or sit in a
 code fence (even one opened on the label's line); a last line that is the first letters of ``Observation`` is not
 part of it. An input that is a JSON object (LlamaIndex writes ``{"query": "…"}``) gives the tool's named argument; a
-JSON string literal is decoded. ``Action:`` without ``Action Input:`` is an error that restates the format, and so is
+JSON string literal is decoded. ``Action:`` without ``Action Input:`` is an error that restates the dialect, and so is
 a reply with both an action and a final answer, as LangChain refuses it. The model is stopped on ``\\nObservation:``.
 
 An input or a final answer may span lines, so only a line after it shows that it is complete (another step's label,

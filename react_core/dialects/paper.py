@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from react_core.base.trace import Action, Step
-from react_core.dialects.base import ActionFormat, ParseResult, one_line
+from react_core.dialects.base import Dialect, ParseResult, one_line
 from react_core.dialects.lenient import cut_environment, line_label, normalize, strip_fences, strip_label
 
 _ACTION_LINE = re.compile(line_label("Action") + r":[ \t]*+(.*)$", re.IGNORECASE | re.MULTILINE)
@@ -64,7 +64,7 @@ def bracket_closes(line: str) -> bool:
     return False
 
 
-class PaperFormat(ActionFormat):
+class PaperFormat(Dialect):
     name = "paper"
     label = "ReAct paper (Search[entity])"
     stop = ("\nObservation",)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from react_core.base.trace import Action, Step
-from react_core.dialects.base import ActionFormat, ParseResult, one_line
+from react_core.dialects.base import Dialect, ParseResult, one_line
 from react_core.dialects.lenient import (
     cut_environment,
     line_label,
@@ -26,7 +26,7 @@ _ANSWER = re.compile(r"^[ \t]*+(?:Final[ \t]++)?Answer[ \t]*+:", re.IGNORECASE |
 _DISPLAY = {"search": "wikipedia", "calculator": "calculate"}
 
 
-class PauseFormat(ActionFormat):
+class PauseFormat(Dialect):
     name = "pause"
     label = "Minimal loop (Action: wikipedia: x / PAUSE)"
     stop = ("PAUSE", "\nObservation")

@@ -10,7 +10,7 @@ observation. A reply without any call is read as text in the function-call synta
 behind a server without tool calling may write), else it is an error observation that asks for a call. Calls are shown
 as ``search(query="High Plains")``.
 
-Only providers with ``native_tools`` run it (the on-device base model cannot). The format's text side (``parse``,
+Only providers with ``native_tools`` run it (the on-device base model cannot). The dialect's text side (``parse``,
 ``render_*``) is the function-call dialect's, which the CLI's ``parse`` and step titles use.
 """
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from react_core.base.trace import Action, Step
-from react_core.dialects.base import ActionFormat, ParseResult, one_line
+from react_core.dialects.base import Dialect, ParseResult, one_line
 from react_core.dialects.lenient import cut_environment, line_label, normalize, strip_fences, strip_label
 
 # "Action 2" on its own line, or "Action 2:" with the tag after it on the same line.
@@ -19,7 +19,7 @@ _ACTION_HEADER = re.compile(line_label("Action") + r"(?::|$)", re.IGNORECASE | r
 _OPEN_TAG = re.compile(r"<([A-Za-z_][\w-]*+)[ \t]*+>")
 
 
-class XmlFormat(ActionFormat):
+class XmlFormat(Dialect):
     name = "xml"
     label = "Gemini notebook (<search>entity</search>)"
     stop = ("</search>", "</lookup>", "</finish>", "</calculator>", "\nObservation")

@@ -82,7 +82,7 @@ class EvalPlan:
             tools=list(self.tools),
             temperature=self.temperature,
             sentences=self.sentences,
-            format="",
+            dialect="",
             preset="",
         )
 

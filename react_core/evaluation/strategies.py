@@ -97,7 +97,7 @@ def _new_trace(question: str, ctx: EvalContext, strategy: str, preset: Preset, t
         settings={
             "provider": ctx.provider.name,
             "model": ctx.provider.model,
-            "format": preset.format,
+            "dialect": preset.dialect,
             "preset": preset.name,
             "temperature": temperature,
             "strategy": strategy,
@@ -191,7 +191,7 @@ def run_cot_sc(question: str, ctx: EvalContext, strategy: str = "cot-sc") -> Out
 
 def run_agent_strategy(question: str, ctx: EvalContext, strategy: str, role: str) -> Outcome:
     preset = ctx.preset(role)
-    settings = replace(ctx.settings, format="", preset=preset.name)
+    settings = replace(ctx.settings, dialect="", preset=preset.name)
     config = build_run_config(settings, preset=preset, provider=ctx.provider)
     config.recorded["strategy"] = strategy
     trace = Agent(config).run(question, cancel=ctx.cancel)

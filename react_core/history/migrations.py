@@ -82,6 +82,12 @@ MIGRATIONS = (
             "UPDATE runs SET search_text = lower(search_text)",
         ),
     ),
+    Migration(
+        3,
+        "the run's action format is called its dialect, as everywhere else",
+        sqlite=("ALTER TABLE runs RENAME COLUMN format TO dialect",),
+        postgres=("ALTER TABLE runs RENAME COLUMN format TO dialect",),
+    ),
 )
 LATEST = MIGRATIONS[-1].version
 VERSION_TABLE = (
@@ -95,13 +101,13 @@ def version(tx: Tx) -> int:
     return int(tx.rows("SELECT COALESCE(MAX(version), 0) AS v FROM schema_version")[0]["v"])
 
 
-def upgrade(tx: Tx, dialect: str) -> tuple[int, int]:
+def upgrade(tx: Tx, backend: str) -> tuple[int, int]:
     """Apply every pending migration in ``tx``; returns (version before, version after). The caller holds the lock
     and refuses a version newer than LATEST before calling."""
     tx.run(VERSION_TABLE)
     before = version(tx)
     for m in MIGRATIONS[before:]:
-        for sql in getattr(m, dialect):
+        for sql in getattr(m, backend):
             tx.run(sql)
         tx.run(
             "INSERT INTO schema_version (version, description, applied_at) VALUES (?, ?, ?)",

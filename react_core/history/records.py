@@ -43,7 +43,7 @@ class RunRecord:
     stop_reason: str | None
     provider: str
     model: str
-    format: str
+    dialect: str
     steps: int
     tokens: int
     seconds: float
@@ -70,10 +70,10 @@ class SavedPreset:
 
 
 COLUMNS = (
-    "id, created_at, question, final_answer, stop_reason, provider, model, format, steps, tokens, seconds, "
+    "id, created_at, question, final_answer, stop_reason, provider, model, dialect, steps, tokens, seconds, "
     "origin, conversation, parent_id, fork_step"
 )
-_TEXT = ("created_at", "question", "provider", "model", "format", "origin", "conversation")
+_TEXT = ("created_at", "question", "provider", "model", "dialect", "origin", "conversation")
 _OPTIONAL_TEXT = ("final_answer", "stop_reason")
 _COUNTS = ("steps", "tokens")
 _OPTIONAL_IDS = ("parent_id", "fork_step")
@@ -118,7 +118,7 @@ def run_row(trace: Trace, owner: str, origin: str, conversation: str, parent_id,
         "stop_reason": trace.stop_reason,
         "provider": column_text(str(trace.settings.get("provider", ""))),
         "model": column_text(str(trace.settings.get("model", ""))),
-        "format": column_text(str(trace.settings.get("format", ""))),
+        "dialect": column_text(str(trace.settings.get("dialect", ""))),
         "steps": totals["steps"],
         "tokens": totals["tokens"],
         "seconds": totals["seconds"],

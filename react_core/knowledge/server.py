@@ -54,7 +54,7 @@ class _Handler(BaseHTTPRequestHandler):
     disable_nagle_algorithm = True
     server: _Server
 
-    def log_message(self, format: str, *args: Any) -> None:  # quiet: the CLI prints its own one-line log
+    def log_message(self, dialect: str, *args: Any) -> None:  # quiet: the CLI prints its own one-line log
         if self.server.wiki.verbose:
             super().log_message(format, *args)
 

@@ -1,10 +1,10 @@
 """The ReAct loop: one model call per step, a budget, an explicit stop reason, events for whoever is watching.
 
-Each step sends the fixed prefix (instructions + examples) and the question, the past steps rendered by the format, and
-the next step's prefix. In the ``tools`` format (native tool calling) the past steps go as a conversation instead, the
+Each step sends the fixed prefix (instructions + examples) and the question, the past steps rendered by the dialect, and
+the next step's prefix. In the ``tools`` dialect (native tool calling) the past steps go as a conversation instead, the
 tools as declared functions, and a reply with several calls gives several steps, run in order (the first carries the
 model call; the others say they came from the same reply); the budget counts model calls either way. Partial text is
-streamed to ``on_event`` as it arrives, and cut at the format's stop sequences (providers may ignore them). The model's
+streamed to ``on_event`` as it arrives, and cut at the dialect's stop sequences (providers may ignore them). The model's
 mistakes become error observations and the loop goes on; provider and configuration failures end the run with ``error``
 and a message for the person, keeping every step already taken, and so does anything unexpected. A repeat is a loop only
 when it brings nothing new: the same action with the same input (or no readable action at all) answered by the same
@@ -32,7 +32,8 @@ from react_core.base import cancel as cancellation
 from react_core.base.cancel import Cancelled
 from react_core.base.errors import ConfigError, ContextOverflowError, ReactLabError
 from react_core.base.trace import Exchange, ModelCall, Observation, Step, Trace, Usage
-from react_core.dialects.base import ActionFormat, ParseResult
+from react_core.dialects import get_dialect
+from react_core.dialects.base import Dialect, ParseResult
 from react_core.loop.model_call import Reply, call_record, stream_completion
 from react_core.presets.preset import Preset, render_prefix, render_question
 from react_core.providers.base import CompletionRequest, Provider
@@ -59,11 +60,11 @@ class RunConfig:
     recorded: dict[str, Any] = field(default_factory=dict)
 
 
-def check_supported(provider: Provider, fmt: ActionFormat) -> None:
+def check_supported(provider: Provider, fmt: Dialect) -> None:
     """Refuse a dialect the provider cannot speak: native tool calls need a provider with ``native_tools``."""
     if fmt.native_tools and not provider.native_tools:
         raise ConfigError(
-            f"{provider.label} cannot call tools natively, so it cannot run the {fmt.name!r} format: choose a text "
+            f"{provider.label} cannot call tools natively, so it cannot run the {fmt.name!r} dialect: choose a text "
             "dialect (paper, gemini-xml, langchain-json, pause, function-call), or a Gemini or OpenAI provider."
         )
 
@@ -73,8 +74,8 @@ class Agent:
 
     def __init__(self, config: RunConfig) -> None:
         self.config = config
-        self.format: ActionFormat = config.preset.action_format
-        self.stops = tuple(dict.fromkeys(self.format.stop + config.provider.extra_stops))
+        self.dialect: Dialect = get_dialect(config.preset.dialect)
+        self.stops = tuple(dict.fromkeys(self.dialect.stop + config.provider.extra_stops))
 
     def run(
         self,
@@ -115,7 +116,7 @@ class Agent:
             settings={
                 "provider": cfg.provider.name,
                 "model": cfg.provider.model,
-                "format": self.format.name,
+                "dialect": self.dialect.name,
                 "preset": cfg.preset.name,
                 "temperature": cfg.temperature,
                 "max_calls": cfg.max_calls,
@@ -130,15 +131,15 @@ class Agent:
 
     def _loop(self, trace: Trace, emit: EventHandler, seed: str | None) -> None:
         cfg = self.config
-        check_supported(cfg.provider, self.format)
-        if seed and self.format.native_tools:
+        check_supported(cfg.provider, self.dialect)
+        if seed and self.dialect.native_tools:
             raise ConfigError(
-                "A run in the tools format cannot continue an edited thought (the APIs cannot be made to go on from "
+                "A run in the tools dialect cannot continue an edited thought (the APIs cannot be made to go on from "
                 "a reply's text); fork from an edited observation instead."
             )
         system = render_prefix(cfg.preset, cfg.tools.names)
         question_block = render_question(cfg.preset, trace.question, trace.context)
-        scratchpad = "".join(self.format.render_step(s) for s in trace.steps)
+        scratchpad = "".join(self.dialect.render_step(s) for s in trace.steps)
         previous = call_records.texts(trace.steps)[-1] if trace.steps else None
         index = len(trace.steps) + 1
         # The budget counts model calls; a reply with several tool calls gives several steps.
@@ -177,7 +178,7 @@ class Agent:
                 emit({"kind": "step", "step": step.to_dict()})
                 if trace.stop_reason:
                     return
-                scratchpad += self.format.render_step(step)
+                scratchpad += self.dialect.render_step(step)
                 index += 1
         trace.stop_reason = "max_calls"
 
@@ -185,7 +186,7 @@ class Agent:
         self, system: str, question: str, scratchpad: str, steps: list[Step], index: int, seed: str | None
     ) -> CompletionRequest:
         cfg = self.config
-        if self.format.native_tools:
+        if self.dialect.native_tools:
             # The question is the first message; the steps become the conversation after it.
             return CompletionRequest(
                 system=system,
@@ -193,10 +194,10 @@ class Agent:
                 stop=self.stops,
                 temperature=cfg.temperature,
                 max_tokens=cfg.max_tokens,
-                messages=tuple(self.format.messages(steps)),
-                tools=self.format.declarations(cfg.tools.names),
+                messages=tuple(self.dialect.messages(steps)),
+                tools=self.dialect.declarations(cfg.tools.names),
             )
-        step_prefix = self.format.step_prefix(index)
+        step_prefix = self.dialect.step_prefix(index)
         if seed:
             # A forked step: the model continues the edited thought instead of starting its own.
             step_prefix += ("" if step_prefix.endswith("\n") else " ") + seed.strip()
@@ -206,7 +207,7 @@ class Agent:
             stop=self.stops,
             temperature=cfg.temperature,
             max_tokens=cfg.max_tokens,
-            grammar=self.format.grammar(cfg.tools.names, index) if self._constrained() else None,
+            grammar=self.dialect.grammar(cfg.tools.names, index) if self._constrained() else None,
         )
 
     def _read(self, reply: Reply, seed: str | None) -> list[ParseResult]:
@@ -214,9 +215,9 @@ class Agent:
         beyond the run's budget are not run). A reply cut at its length gives an action or an answer only where the
         dialect saw it closed: else an error observation, never a half-written answer."""
         cut = reply.cut_at_length
-        if self.format.native_tools:
-            return self.format.read_reply(reply.text, reply.tool_calls, cut_at_length=cut)[: self.config.max_calls]
-        return [self.format.parse(seed.strip() + reply.text if seed else reply.text, cut_at_length=cut)]
+        if self.dialect.native_tools:
+            return self.dialect.read_reply(reply.text, reply.tool_calls, cut_at_length=cut)[: self.config.max_calls]
+        return [self.dialect.parse(seed.strip() + reply.text if seed else reply.text, cut_at_length=cut)]
 
     def _constrained(self) -> bool:
         return self.config.grammar and self.config.provider.constrained
@@ -230,7 +231,7 @@ class Agent:
     def _step(self, index: int, reply: Reply, parsed: ParseResult, n: int) -> Step:
         """The step the model wrote (the ``n``-th of its reply): its thought and its action or answer, or an error
         observation when neither could be read. The reply's text and usage go with its first step."""
-        calls_made = reply.tool_calls if self.format.native_tools else []
+        calls_made = reply.tool_calls if self.dialect.native_tools else []
         step = Step(
             index=index,
             thought=parsed.thought,
@@ -242,7 +243,7 @@ class Agent:
             tool_call=calls_made[n] if n < len(calls_made) else None,
         )
         if parsed.error:
-            step.observation = Observation.error(f"{parsed.error} {self.format.reminder(self.config.tools.names)}")
+            step.observation = Observation.error(f"{parsed.error} {self.dialect.reminder(self.config.tools.names)}")
         return step
 
     def _act(self, step: Step) -> Observation:

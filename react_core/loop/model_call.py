@@ -34,7 +34,7 @@ MAX_REPLY_CHARS = 20_000
 MAX_TOOL_CALLS = 32
 # The finish reason of a reply cut because it ran out of tokens: the local budget here, and every provider (OpenAI's
 # word, which llama.cpp uses too; Gemini's MAX_TOKENS is reported as it). Such a reply is read as possibly
-# half-written (``ActionFormat.parse(..., cut_at_length=True)``).
+# half-written (``Dialect.parse(..., cut_at_length=True)``).
 LENGTH = "length"
 
 

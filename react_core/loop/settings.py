@@ -13,6 +13,8 @@ from typing import Any
 
 from react_core.base.environment import setting_defaults, value
 from react_core.base.errors import ConfigError
+from react_core.base.trace import current_names
+from react_core.dialects import get_dialect
 from react_core.loop.agent import DEFAULT_MAX_CALLS, RunConfig, check_supported
 from react_core.presets.preset import DEFAULT_PRESET, Preset, default_preset_for, load_preset, validate_preset
 from react_core.providers import FALLBACK
@@ -36,7 +38,7 @@ class RunSettings:
     model_path: str = ""
     script: str = ""
     delay: float = 0.0
-    format: str = ""
+    dialect: str = ""
     preset: str = ""  # empty: the shipped preset of ``format`` (paper when no format is set)
     max_calls: int = DEFAULT_MAX_CALLS
     temperature: float = 0.0
@@ -59,7 +61,7 @@ class RunSettings:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> RunSettings:
         known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in d.items() if k in known})
+        return cls(**{k: v for k, v in current_names(d).items() if k in known})
 
     def updated(self, **changes: Any) -> RunSettings:
         return replace(self, **changes)
@@ -79,14 +81,14 @@ class RunSettings:
 def resolve_preset(settings: RunSettings, preset: Preset | None = None) -> Preset:
     """The preset a run uses: an edited one passed in, else the named one, else the shipped one of the format."""
     if preset is None:
-        preset = load_preset(settings.preset or default_preset_for(settings.format or DEFAULT_PRESET))
+        preset = load_preset(settings.preset or default_preset_for(settings.dialect or DEFAULT_PRESET))
     if preset.mode != "react":
         raise ConfigError(
             f"Preset {preset.name!r} is a direct-answer prompt ({preset.mode}) for the evaluation; an agent run "
             "needs a ReAct preset (Thought, Action, Observation)."
         )
-    if settings.format and preset.format != settings.format:
-        raise ConfigError(f"Preset {preset.name!r} is written in format {preset.format!r}, not {settings.format!r}.")
+    if settings.dialect and preset.dialect != settings.dialect:
+        raise ConfigError(f"Preset {preset.name!r} is written in dialect {preset.dialect!r}, not {settings.dialect!r}.")
     problems = validate_preset(preset)
     if problems:
         raise ConfigError(f"Preset {preset.name!r} is invalid: {problems[0]}")
@@ -125,7 +127,7 @@ def build_run_config(
     chosen = resolve_preset(settings, preset)
     if provider is None:
         provider = provider_for(settings, api_key=api_key, on_progress=on_progress)
-    check_supported(provider, chosen.action_format)  # before anything slow: a dialect the provider cannot speak
+    check_supported(provider, get_dialect(chosen.dialect))  # before anything slow: a dialect the provider cannot speak
     knowledge = None
     if set(settings.tools) & {"search", "lookup"}:
         knowledge = create_knowledge(

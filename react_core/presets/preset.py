@@ -1,7 +1,7 @@
 """Prompt presets: plain TOML files a person can edit, validated by the same parser that reads the model.
 
 A preset holds ``instructions`` (with a ``{tools}`` placeholder for the enabled tools' descriptions), ``examples``
-(worked trajectories in the preset's format), a ``question`` template (must contain ``{question}``) and a ``[tools]``
+(worked trajectories in the preset's dialect), a ``question`` template (must contain ``{question}``) and a ``[tools]``
 table of per-dialect tool descriptions. Shipped presets live in ``prompts/``; presets a person saves go to a user folder
 and never overwrite a shipped one. Placeholders are replaced literally (no ``str.format``), so examples may contain
 braces.
@@ -21,9 +21,9 @@ from react_core.base import tool_specs
 from react_core.base.errors import ConfigError
 from react_core.base.paths import BUILTIN_PRESETS_DIR, presets_dir, shared_data_dir
 from react_core.base.tool_specs import TOOL_ORDER
-from react_core.base.trace import Action, Exchange, Step
-from react_core.dialects import FORMATS, get_format
-from react_core.dialects.base import ActionFormat, example_action
+from react_core.base.trace import Action, Exchange, Step, current_names
+from react_core.dialects import DIALECTS, get_dialect
+from react_core.dialects.base import Dialect, example_action
 
 DEFAULT_PRESET = "paper"
 MODES = ("react", "standard", "cot")
@@ -33,7 +33,7 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 @dataclass
 class Preset:
     name: str
-    format: str
+    dialect: str
     instructions: str
     examples: str = ""
     question: str = ""
@@ -48,12 +48,12 @@ class Preset:
 
     def __post_init__(self) -> None:
         if not self.question:
-            self.question = FORMATS[self.format].question_template if self.format in FORMATS else ""
+            self.question = DIALECTS[self.dialect].question_template if self.dialect in DIALECTS else ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "name": self.name,
-            "format": self.format,
+            "dialect": self.dialect,
             "title": self.title,
             "description": self.description,
             "instructions": self.instructions,
@@ -69,7 +69,7 @@ class Preset:
     def from_dict(cls, d: dict[str, Any]) -> Preset:
         keys = (
             "name",
-            "format",
+            "dialect",
             "instructions",
             "examples",
             "question",
@@ -80,11 +80,9 @@ class Preset:
             "path",
             "mode",
         )
+        d = current_names(d)
         return cls(**{k: d[k] for k in keys if k in d})
 
-    @property
-    def action_format(self) -> ActionFormat:
-        return get_format(self.format)
 
 
 # -- files ----------------------------------------------------------------------------------------------
@@ -120,9 +118,10 @@ def preset_from_toml(text: str, name: str, *, where: str, builtin: bool = False)
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"Preset {where} is not valid TOML: {e}.") from None
-    fmt = data.get("format")
-    if fmt not in FORMATS:
-        raise ConfigError(f"Preset {where} needs format = one of {', '.join(FORMATS)} (got {fmt!r}).")
+    data = current_names(data)
+    fmt = data.get("dialect")
+    if fmt not in DIALECTS:
+        raise ConfigError(f"Preset {where} needs dialect = one of {', '.join(DIALECTS)} (got {fmt!r}).")
     mode = data.get("mode", "react")
     if mode not in MODES:
         raise ConfigError(f"Preset {where} has mode {mode!r}; use one of {', '.join(MODES)}.")
@@ -131,7 +130,7 @@ def preset_from_toml(text: str, name: str, *, where: str, builtin: bool = False)
         examples = _read_examples_from(data["examples_from"])
     return Preset(
         name=name,
-        format=fmt,
+        dialect=fmt,
         instructions=data.get("instructions", ""),
         examples=examples,
         question=data.get("question", ""),
@@ -164,7 +163,7 @@ def list_presets(mode: str | None = None) -> list[str]:
 
 def _read_key(path: Path, key: str, default: str = "") -> str:
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8")).get(key, default)
+        return current_names(tomllib.loads(path.read_text(encoding="utf-8"))).get(key, default)
     except (OSError, tomllib.TOMLDecodeError):
         return default
 
@@ -180,16 +179,16 @@ def load_preset(name_or_path: str) -> Preset:
     raise ConfigError(f"Unknown preset {name_or_path!r}: choose one of {', '.join(paths)} or give a .toml path.")
 
 
-def default_preset_for(format_name: str) -> str:
+def default_preset_for(dialect_name: str) -> str:
     """The shipped preset written in a format (the one named after the format when there are several)."""
     paths = preset_paths()
-    if format_name in paths and paths[format_name][1]:
-        return format_name
+    if dialect_name in paths and paths[dialect_name][1]:
+        return dialect_name
     for name, (path, builtin) in paths.items():
         # Only the format key is read: a preset that reads its examples from shared data need not be loadable here.
-        if builtin and _read_key(path, "format") == format_name:
+        if builtin and _read_key(path, "dialect") == dialect_name:
             return name
-    raise ConfigError(f"No shipped preset uses format {format_name!r}.")
+    raise ConfigError(f"No shipped preset is written in dialect {dialect_name!r}.")
 
 
 def _toml_string(value: str) -> str:
@@ -201,7 +200,7 @@ def _toml_string(value: str) -> str:
 def dump_preset(preset: Preset) -> str:
     lines = [
         f"title = {_toml_string(preset.title or preset.name)}",
-        f"format = {json.dumps(preset.format)}",
+        f"dialect = {json.dumps(preset.dialect)}",
         f"mode = {json.dumps(preset.mode)}",
         f"description = {_toml_string(preset.description)}",
         f"question = {json.dumps(preset.question, ensure_ascii=False)}",
@@ -243,7 +242,7 @@ def save_user_preset(preset: Preset, name: str) -> Path:
 def tools_block(preset: Preset, tool_names: list[str]) -> str:
     """The enabled tools' descriptions, numbered as in the paper, Finish last. A preset's own wording wins; a tool
     it does not describe gets its call in the preset's dialect and the tool's own description."""
-    fmt = preset.action_format
+    fmt = get_dialect(preset.dialect)
     descriptions = []
     for name in [t for t in TOOL_ORDER if t in tool_names] + [t for t in tool_names if t not in TOOL_ORDER]:
         spec = tool_specs.spec(name)
@@ -295,7 +294,7 @@ class Problem:
         return f"{where}: {self.message}" + (f" — `{self.text[:80]}`" if self.text else "")
 
 
-def example_chunks(fmt: ActionFormat, examples: str) -> list[tuple[int, str]]:
+def example_chunks(fmt: Dialect, examples: str) -> list[tuple[int, str]]:
     """The pieces of the examples a model would write (thought + action), each with its first line number.
 
     A piece starts at a turn header (``Thought``/``Step``) and runs until the next Observation or Question.
@@ -341,7 +340,7 @@ def _squash(text: str) -> str:
     return " ".join(text.split())
 
 
-def _action_problem(fmt: ActionFormat, chunk: str, action: Action | None, answer: str | None, tools: set[str]) -> str:
+def _action_problem(fmt: Dialect, chunk: str, action: Action | None, answer: str | None, tools: set[str]) -> str:
     """Why an example step that parses is still not one to teach: a tool that is not there, or an action not in the
     dialect's own form. A model's looser forms (``Search Pierrepont Noyes``) are read, but the model copies what the
     examples show, so they must be written as the dialect writes an action (and reads it back the same)."""
@@ -368,11 +367,11 @@ def validate_preset(
     every tool there is; the prompt editor passes the enabled ones). A step word for word in ``since``'s examples (the
     preset an edit started from) is not held to ``tools``: a shipped preset stays valid whatever tools are off."""
     problems: list[Problem] = []
-    if preset.format not in FORMATS:
-        return [Problem("format", 0, f"unknown format {preset.format!r}; choose one of {', '.join(FORMATS)}")]
+    if preset.dialect not in DIALECTS:
+        return [Problem("dialect", 0, f"unknown dialect {preset.dialect!r}; choose one of {', '.join(DIALECTS)}")]
     if preset.question.count("{question}") != 1:
         problems.append(Problem("question", 0, "must contain the {question} placeholder exactly once"))
-    fmt = preset.action_format
+    fmt = get_dialect(preset.dialect)
     if not fmt.native_tools and not preset.question.endswith("\n"):
         # Without it the prompt reads "Question: …?Thought 1:", the question and the first step on one line.
         problems.append(Problem("question", 0, "must end with a line break: the model's first step starts after it"))
@@ -383,7 +382,8 @@ def validate_preset(
     if not preset.instructions.strip():
         problems.append(Problem("instructions", 0, "must not be empty"))
     allowed = set(TOOL_ORDER if tools is None else tools)
-    kept = {_squash(c) for _, c in example_chunks(fmt, since.examples)} if since and since.format == fmt.name else set()
+    same = since is not None and since.dialect == fmt.name
+    kept = {_squash(c) for _, c in example_chunks(fmt, since.examples)} if same else set()
     chunks = example_chunks(fmt, preset.examples)
     if preset.examples.strip() and not chunks:
         problems.append(Problem("examples", 0, "no example steps found (each starts with a Thought line)"))

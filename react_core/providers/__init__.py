@@ -42,12 +42,12 @@ def create_provider(name: str, **options: Any) -> Provider:
     return provider_class(name).create(**options)
 
 
-def speaks(provider_name: str, format_name: str) -> bool:
+def speaks(provider_name: str, dialect_name: str) -> bool:
     """Whether a provider can run a dialect: the ``tools`` format (native tool calls) needs ``native_tools``. The
     Settings page offers a preset only when its format is spoken, and says why the tools preset is missing."""
-    from react_core.dialects import get_format
+    from react_core.dialects import get_dialect
 
-    return provider_class(provider_name).native_tools or not get_format(format_name).native_tools
+    return provider_class(provider_name).native_tools or not get_dialect(dialect_name).native_tools
 
 
 def default_provider_name(env: Mapping[str, str] | None = None) -> str:

@@ -5,7 +5,7 @@ past steps, the next step's prefix) separately. Chat providers send them as a sy
 raw-completion providers send ``system + prompt``. Either way the prefix is byte-identical between steps. Capabilities
 are attributes. SDKs are imported lazily by the concrete providers, never here.
 
-Native tool calling (the ``tools`` format, providers with ``native_tools``): ``prompt`` is the first user message,
+Native tool calling (the ``tools`` dialect, providers with ``native_tools``): ``prompt`` is the first user message,
 ``messages`` the conversation after it, and ``tools`` the functions to declare. Messages are plain dicts that each
 provider turns into its API's form:
 
@@ -57,7 +57,7 @@ class Chunk:
     usage: Usage | None = None
     # What the API received: {"api", "endpoint", "body", "omitted": [{"param", "reason"}], "reused_tokens",
     # "conversation"}. The body is the request as sent (never a key), the texts in it verbatim; "conversation" names
-    # the body key holding the message list in the tools format. The loop stores it compactly
+    # the body key holding the message list in the tools dialect. The loop stores it compactly
     # (react_core.base.call_records).
     sent: dict[str, Any] | None = None
     finish_reason: str | None = None
@@ -123,7 +123,7 @@ class Provider:
     # How many stop sequences the API accepts (None: any number). The loop always cuts locally as well.
     max_stop: int | None = None
     supports_stop: bool = True
-    # Stop sequences this model needs beyond the format's (a base model invents new questions after Finish).
+    # Stop sequences this model needs beyond the dialect's (a base model invents new questions after Finish).
     extra_stops: tuple[str, ...] = ()
 
     @classmethod

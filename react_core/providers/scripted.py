@@ -2,7 +2,7 @@
 
 Each item of the script is either a string (the model's text) or an object ``{"text": …, "delay": seconds, "gate": path,
 "error": "…", "usage": {…}, "tool_calls": [{"name": …, "arguments": {…} or "raw JSON text", "id": …}]}``; an item with
-``tool_calls`` is a reply that calls tools natively (the ``tools`` format), its ``text`` the thought. An ``error`` item
+``tool_calls`` is a reply that calls tools natively (the ``tools`` dialect), its ``text`` the thought. An ``error`` item
 raises a ProviderError as a failing service would. A ``gate`` item waits until a file exists at that path before it
 answers, and removes it as it passes: creating the file lets one call through (a test or a demo opens the gate when it
 is ready; Stop interrupts the wait), so "while the model is working" is an event, not a race with a delay. The provider
@@ -47,7 +47,7 @@ class ScriptedProvider(Provider):
     options = ("script", "delay")
     # Outputs are consumed in order, so one call at a time.
     concurrent = False
-    # Items may script native tool calls, so it can drive the tools format in tests and demos.
+    # Items may script native tool calls, so it can drive the tools dialect in tests and demos.
     native_tools = True
 
     def __init__(self, outputs: list[Any], *, delay: float = 0.0, model: str = "script") -> None:

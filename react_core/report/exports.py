@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from react_core.base.trace import STOP_REASONS, Trace
-from react_core.dialects import FORMATS
+from react_core.dialects import DIALECTS
 from react_core.report.expected import check_expected
 from react_core.report.grounding import check_grounding
 
@@ -74,18 +74,18 @@ def action_text(step: dict[str, Any] | Any, fmt_name: str) -> str:
     from react_core.base.trace import Step
 
     step = step if isinstance(step, Step) else Step.from_dict(step)
-    fmt = FORMATS.get(fmt_name) or FORMATS["paper"]
+    fmt = DIALECTS.get(fmt_name) or DIALECTS["paper"]
     if step.action is None and step.final_answer is None:
         return "(no action)"
     return fmt.render_action(step.action, step.final_answer)
 
 
 def action_title(step: dict[str, Any] | Any, fmt_name: str) -> str:
-    """The step's action as one short line in the run's dialect, for a step panel's title (``ActionFormat.title``)."""
+    """The step's action as one short line in the run's dialect, for a step panel's title (``Dialect.title``)."""
     from react_core.base.trace import Step
 
     step = step if isinstance(step, Step) else Step.from_dict(step)
-    return (FORMATS.get(fmt_name) or FORMATS["paper"]).title(step.action, step.final_answer)
+    return (DIALECTS.get(fmt_name) or DIALECTS["paper"]).title(step.action, step.final_answer)
 
 
 def plural(n: int, word: str) -> str:
@@ -108,7 +108,7 @@ def to_json(trace: Trace) -> str:
 
 
 def to_markdown(trace: Trace) -> str:
-    fmt = trace.settings.get("format", "paper")
+    fmt = trace.settings.get("dialect", "paper")
     out = [f"# {md_text(trace.question)}", ""]
     expected = check_expected(trace)
     if trace.final_answer is not None:

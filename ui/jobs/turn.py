@@ -16,7 +16,7 @@ from typing import Any
 
 from react_core.base.errors import ConfigError, ReactLabError
 from react_core.base.trace import Action, Exchange, Observation, Step, Trace
-from react_core.dialects import get_format
+from react_core.dialects import get_dialect
 from react_core.history import open_history
 from react_core.loop.agent import Agent
 from react_core.loop.settings import RunSettings, build_run_config
@@ -42,7 +42,7 @@ class TurnRequest:
     turn_id: int
     context: list[dict[str, Any]] = field(default_factory=list)
     preset: dict[str, Any] | None = None
-    format: str = "paper"  # the preset's dialect, for drawing the live steps
+    dialect: str = "paper"  # the preset's dialect, for drawing the live steps
     api_key: str = ""
     prior_steps: list[dict[str, Any]] = field(default_factory=list)
     resume_thought: str | None = None
@@ -164,7 +164,7 @@ class TurnJob(Job):
         action = Action.from_dict(self.request.replace_action or {})
         # The action goes into the next prompt in the run's dialect: one it cannot write faithfully (a title with
         # "]" in Search[…]) would be read back by the model as another action.
-        why = get_format(config.preset.format).unrenderable(action)
+        why = get_dialect(config.preset.dialect).unrenderable(action)
         if why:
             raise ConfigError(f"This run's dialect cannot write {action.tool}: {action.input!r}. {why}")
         step = prior[-1]
@@ -178,7 +178,7 @@ class TurnJob(Job):
         return Trace(
             question=self.request.question,
             # The dialect the run was written in, so its kept steps are drawn in it.
-            settings={**self.request.settings, "format": self.request.format},
+            settings={**self.request.settings, "dialect": self.request.dialect},
             steps=prior,
             stop_reason="error",
             error=message,
