@@ -70,13 +70,13 @@ def preset_choices(role: str) -> list[str]:
     names = list_presets(ROLE_MODES[role])
     if ROLE_MODES[role] != "react":
         return names
-    formats = {}
+    dialects = {}
     for name in names:
         try:
-            formats[name] = load_preset(name).dialect
+            dialects[name] = load_preset(name).dialect
         except Exception:  # a broken user preset is simply not offered
             continue
-    return [n for n, f in formats.items() if (f == "act") == (role == "act")]
+    return [n for n, d in dialects.items() if (d == "act") == (role == "act")]
 
 
 def root() -> Path:

@@ -85,7 +85,7 @@ def save(preset: Preset, name: str) -> str:
 
 
 def current_name() -> str:
-    """The named preset in use (the shipped preset of the format when none is named)."""
+    """The named preset in use (the shipped preset of the dialect when none is named)."""
     s = state.settings()
     return s.get("preset") or default_preset_for(s.get("dialect") or DEFAULT_PRESET)
 
