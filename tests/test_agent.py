@@ -338,7 +338,7 @@ def test_a_long_observation_is_cut_at_10_000_characters_in_the_trace_and_in_the_
     registry = ToolRegistry([Tool("search", lambda _q: long_page)])
     trace, provider = run(["\nAction 1: Search[x]", "\nAction 2: Finish[y]"], tools=registry)
     text = trace.steps[0].observation.text
-    # README: "never more than 10,000 characters", "a longer text ends with [… cut at 10,000 characters]".
+    # docs/knowledge.md: "at most 10,000 characters", a longer one "ends it with [… cut at 10,000 characters]".
     assert 9_000 < len(text) <= 10_000 and text.endswith(" [… cut at 10,000 characters]")
     second_prompt = provider.requests[1].prompt
     assert text in second_prompt and len(second_prompt) < 10_000 + 2_000

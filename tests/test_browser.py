@@ -2,7 +2,7 @@
 
 The journey: ask, watch the live status, open a step panel, check a source link, change temperature and the
 prompt in Settings, ask again, see both runs in History, export them. Screenshots go to docs/screenshots/ for
-the README. A second test runs two browser sessions at once. Needs /usr/bin/chromium (``apt-get install -y
+the README and docs/. A second test runs two browser sessions at once. Needs /usr/bin/chromium (``apt-get install -y
 chromium``) and the playwright package; installs nothing itself (never ``playwright install``).
 """
 

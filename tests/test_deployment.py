@@ -1,4 +1,4 @@
-"""The deployment topology of the README's "Serving a team or a classroom", in a real browser: two app replicas
+"""The deployment topology of docs/deployment.md ("Serving a team or a classroom"), in a real browser: two app replicas
 (``streamlit run app.py`` processes) share one model server (our ``llama_server`` with the on-device Gemma, reached
 through the ``openai`` provider) and one PostgreSQL history, instead of each loading llama.cpp.
 

@@ -76,7 +76,7 @@ def test_a_silent_stream_ends_at_the_deadline_as_a_provider_failure():
 
 
 def test_the_default_deadline_is_the_documented_180_s_and_the_loop_calls_under_it(monkeypatch):
-    # The figure written out, as the README documents it: the deadline tests above pass their own short deadline,
+    # The figure written out, as docs/providers.md documents it: the deadline tests above pass their own short deadline,
     # so only this catches a default raised to "never".
     assert CALL_DEADLINE == 180.0
     deadlines = []

@@ -1,6 +1,6 @@
 """One observation cap for every tool: whatever a registered tool gives (text, an Observation, an error it raises, a
-crash), and the unknown-tool answer, is cut to the README's 10,000 characters with one marker. The figure is written
-out here on purpose: a test that compared against the constant would pass whatever the constant became."""
+crash), and the unknown-tool answer, is cut to the 10,000 characters docs/knowledge.md promises, with one marker. The
+figure is written out here on purpose: a test that compared against the constant would pass whatever it became."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from react_core.base.errors import ToolError
 from react_core.base.trace import Action, Observation
 from react_core.tools.registry import MAX_OBSERVATION_CHARS, Tool, ToolRegistry, bounded
 
-DOCUMENTED_CAP = 10_000  # README: "never more than 10,000 characters"
+DOCUMENTED_CAP = 10_000  # docs/knowledge.md: "at most 10,000 characters"
 MARKER = " [… cut at 10,000 characters]"
 LONG = "word " * 5_000  # 25,000 characters
 
