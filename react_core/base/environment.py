@@ -2,7 +2,7 @@
 
 Settings read their defaults from here (``RunSettings.from_env``), the app pins the same settings from here, the folders
 in ``react_core.base.paths`` read their overrides from here, and a test checks that the code reads no other ``REACT_*``
-variable and that the README lists every one. The API keys are declared by the providers that read them
+variable and that docs/deployment.md lists every one. The API keys are declared by the providers that read them
 (``Provider.key_vars``).
 """
 
