@@ -33,12 +33,10 @@ def run_once(steps: int) -> float:
     outputs.append(f" {THOUGHT}\nAction {steps}: Finish[1844]")
     tools = ToolRegistry([Tool("search", lambda q: Observation(text=OBSERVATION))])
     config = RunConfig(provider=ScriptedProvider(outputs), preset=load_preset("paper"), tools=tools, max_calls=steps)
-    events = []
     started = time.perf_counter()
-    trace = Agent(config).run(
-        "Which magazine was started first, Arthur's Magazine or First for Women?", on_event=events.append
-    )
+    events = list(Agent(config).stream("Which magazine was started first, Arthur's Magazine or First for Women?"))
     elapsed = time.perf_counter() - started
+    trace = events[-1].trace
     assert trace.stop_reason == "finished" and len(trace.steps) == steps
     return elapsed / steps
 

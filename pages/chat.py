@@ -10,59 +10,60 @@ from functools import partial
 
 import streamlit as st
 
-from react_core.providers import provider_class
+from react_core import Trace, provider_class
 from ui import run_settings, state, turns
 from ui.examples import chat_examples
 from ui.history_view import RUN_PARAM
-from ui.render import render_answer, render_current, render_status, render_steps
+from ui.jobs.turn import Turn
+from ui.render import render_answer, render_status, render_steps, render_writing
 from ui.text import md_literal
 
 LIVE_REFRESH_SECONDS = 0.3
 
 
-def render_turn(turn: dict) -> None:
-    trace = turn["trace"]
+def render_turn(turn: Turn) -> None:
+    trace = turn.trace
     with st.chat_message("user"):
-        st.text(turn["question"])
+        st.text(turn.question)
     with st.chat_message("assistant"):
-        if turn.get("label"):
-            st.caption(md_literal(turn["label"]))
+        if turn.label:
+            st.caption(md_literal(turn.label))
         render_status(trace)
-        render_steps(trace, key=f"t{turn['id']}", on_similar=partial(turns.ask_similar, turn["id"]))
+        render_steps(trace, key=f"t{turn.id}", on_similar=partial(turns.ask_similar, turn.id))
         render_answer(trace)
-        if trace.get("stop_reason") == "error":
+        if trace.stop_reason == "error":
             render_retry(turn)
-        if turn.get("history_id"):
+        if turn.history_id:
             st.page_link(
                 "pages/history.py",
-                label=f"Saved to History as run #{turn['history_id']}",
+                label=f"Saved to History as run #{turn.history_id}",
                 icon=":material/history:",
-                query_params={RUN_PARAM: str(turn["history_id"])},
+                query_params={RUN_PARAM: str(turn.history_id)},
             )
 
 
-def render_retry(turn: dict) -> None:
+def render_retry(turn: Turn) -> None:
     """Retry goes on with the run's own settings; when the session's differ (a model changed since the failure), a
     second button goes on with them, or says why it cannot (another dialect would retitle the steps)."""
-    own, mine = run_settings.of_run(turn["trace"]), run_settings.current()
+    own, mine = run_settings.of_run(turn.trace), run_settings.current()
     changed = run_settings.differences(own, mine)
     left, right = st.columns(2)
     left.button(
         "Retry",
-        key=f"retry-{turn['id']}",
+        key=f"retry-{turn.id}",
         icon=":material/refresh:",
         on_click=turns.retry,
-        args=(turn["id"],),
+        args=(turn.id,),
         help="Go on from where it stopped, with this run's own settings.",
     )
     if changed:
         clash = run_settings.dialect_clash(own, mine)
         right.button(
             "Retry with my current settings",
-            key=f"retry-current-{turn['id']}",
+            key=f"retry-current-{turn.id}",
             icon=":material/tune:",
             on_click=turns.retry,
-            args=(turn["id"], True),
+            args=(turn.id, True),
             disabled=bool(clash),
             help=clash or f"Go on from where it stopped, with your settings: {', '.join(changed)} differ.",
         )
@@ -73,26 +74,28 @@ def live_turn() -> None:
     job = st.session_state.job
     if job is None:
         return
-    snap = job.snapshot()
-    if snap["kind"] == "done":
+    view = job.view()
+    if view.done:
         st.rerun()
+    req, live = job.request, view.live
     with st.chat_message("user"):
-        st.text(snap["question"])
+        st.text(req.question)
     with st.chat_message("assistant"):
-        if job.request.label:
-            st.caption(md_literal(job.request.label))
-        step = snap["current"]["index"] if snap["current"] else len(snap["steps"]) + 1
-        if snap["cancelling"]:
+        if req.label:
+            st.caption(md_literal(req.label))
+        step = live.writing.index if live.writing else len(live.steps) + 1
+        if view.cancelling:
             label = "Stopping…"
-        elif snap["preparing"]:
-            label = provider_class(job.request.settings["provider"]).preparing or "Getting ready…"
+        elif view.preparing:
+            label = provider_class(req.settings["provider"]).preparing or "Getting ready…"
         else:
-            label = f"Thinking… step {step} of {snap['max_index']}"
+            label = f"Thinking… step {step} of {view.max_index}"
         st.status(label, state="running", expanded=False)
-        trace = {"settings": {**job.request.settings, "dialect": job.request.dialect}}
-        render_steps(trace, key="live", steps=snap["steps"])
-        if snap["current"]:
-            render_current(snap["current"], job.request.dialect)
+        # The steps so far, drawn as the finished run's will be: in the run's dialect, with its settings.
+        so_far = Trace(req.question, settings={**req.settings, "dialect": req.dialect}, steps=live.steps)
+        render_steps(so_far, key="live")
+        if live.writing:
+            render_writing(live.writing, req.dialect)
 
 
 state.require_app()
@@ -108,7 +111,7 @@ if not chat["turns"] and job is None:
         st.button(example, key=f"example-{i}", icon=":material/lightbulb:", on_click=turns.ask, args=(example,))
 
 for turn in chat["turns"]:
-    if job is not None and job.request.replaces_turn == turn["id"]:
+    if job is not None and job.request.replaces_turn == turn.id:
         continue  # being retried: the live turn shows its steps
     render_turn(turn)
 

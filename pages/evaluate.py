@@ -11,12 +11,20 @@ from __future__ import annotations
 
 import streamlit as st
 
-from react_core.base.paths import shared_data_dir
-from react_core.base.tool_specs import TOOL_ORDER, label
-from react_core.evaluation.paper import PAPER_MODEL, STRATEGY_LABELS
-from react_core.evaluation.strategies import PAPER_REACT_STEPS, PAPER_SC_SAMPLES, SC_TEMPERATURE, STRATEGIES
-from react_core.loop.settings import MAX_CALLS_LIMIT
-from react_core.providers import provider_class
+from react_core import (
+    MAX_CALLS_LIMIT,
+    PAPER_MODEL,
+    PAPER_REACT_STEPS,
+    PAPER_SC_SAMPLES,
+    SC_TEMPERATURE,
+    STRATEGIES,
+    STRATEGY_LABELS,
+    TOOL_ORDER,
+    Trace,
+    provider_class,
+    shared_data_dir,
+    tool_label,
+)
 from ui import evaluations as ev
 from ui import state
 from ui.jobs.evaluation import EvalJob
@@ -44,7 +52,7 @@ def _how_they_run(chosen: list[str]) -> None:
     cols = st.columns(3)
     if ev.uses_agent(chosen):
         cols[0].number_input("Max model calls (Act, ReAct)", 1, MAX_CALLS_LIMIT, key="eval-max-calls")
-        cols[1].multiselect("Tools (Act, ReAct)", TOOL_ORDER, key="eval-tools", format_func=label)
+        cols[1].multiselect("Tools (Act, ReAct)", TOOL_ORDER, key="eval-tools", format_func=tool_label)
     if ev.samples(chosen):
         cols[2].number_input("CoT-SC samples", 1, 50, key="eval-samples")
     roles = ev.roles(chosen)
@@ -118,7 +126,8 @@ def _results(folder: str) -> None:
         r = rows[choice]
         st.caption(f"EM {r['em']:.0f} · F1 {r['f1']:.2f}")
         # The gold answer shows beside the model's (results written before traces recorded it have it only here).
-        trace = {**r["trace"], "expected_answer": r["trace"].get("expected_answer") or r["gold"]}
+        trace = Trace.from_dict(r["trace"])  # read from the results file
+        trace.expected_answer = trace.expected_answer or r["gold"]
         render_trace(trace, key=f"eval-{r['strategy']}-{r['id']}")
 
 

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from react_core.base.errors import ReactLabError
-from react_core.report.exports import plural
+from react_core import ReactLabError, plural
 from ui import state
 from ui.history_view import (
     RUN_PARAM,

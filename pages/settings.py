@@ -11,9 +11,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from react_core.base.tool_specs import TOOL_ORDER, label
-from react_core.loop.settings import MAX_CALLS_LIMIT
-from react_core.providers import PROVIDERS, provider_class
+from react_core import MAX_CALLS_LIMIT, PROVIDERS, TOOL_ORDER, provider_class, tool_label
 from ui import identity, state
 from ui.bind import bound, seed
 from ui.prompt_editor import render_prompt_editor
@@ -114,7 +112,7 @@ with run_col:
     cols = st.columns(len(TOOL_ORDER))
     for col, tool in zip(cols, TOOL_ORDER, strict=True):
         seed(f"set-tool-{tool}", tool in s.get("tools", []))
-        col.checkbox(label(tool), key=f"set-tool-{tool}", on_change=state.change_settings, args=(_tools,))
+        col.checkbox(tool_label(tool), key=f"set-tool-{tool}", on_change=state.change_settings, args=(_tools,))
     with st.expander("Advanced"):
         bound(st.number_input, "Sentences a Search returns", "sentences", int, min_value=1, max_value=50)
         bound(st.text_input, "MediaWiki API URL", "wiki_url", placeholder="English Wikipedia")

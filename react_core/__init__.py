@@ -1,10 +1,151 @@
-"""ReAct Lab's engine: traces, action formats, the loop, providers, tools, knowledge, evaluation and the CLI.
+"""ReAct Lab's engine, through its front door: everything the app, the command line and a person's own script use.
 
-UI-free: nothing in this package imports Streamlit (a test checks it). Importing the package is cheap; the loop
-and its parts load when used.
+    import react_core
+    trace = react_core.ask("Who directed Sinister?", react_core.RunSettings(provider="gemini"))
+    for event in react_core.stream("What is 17 * 23?"): ...
+
+The package is folders of layers, bottom to top (``tests/test_layers.py`` holds them to it): ``base`` (a run as
+data, its events, errors, paths, text safety), ``dialects`` (how a model writes an action), the parts (``providers``,
+``tools``, ``knowledge``, ``presets``, ``history``, ``report``), ``loop`` (the agent, one model call, settings),
+``evaluation`` and ``cli``. The app (``ui/``, ``pages/``) imports only this module.
+
+UI-free: nothing in this package imports Streamlit (a test checks it). Importing it is cheap: each name below loads
+its module the first time it is used, so SDKs and llama.cpp load only when a run needs them.
 """
 
-from react_core.base.trace import Action, Exchange, Observation, Source, Step, Trace, Usage
+from __future__ import annotations
 
-__all__ = ["Action", "Observation", "Source", "Step", "Trace", "Exchange", "Usage"]
+from importlib import import_module
+from typing import Any
+
 __version__ = "0.1.0"
+
+# name -> the module that defines it (a name ending in ":" is the module itself).
+_EXPORTS: dict[str, str] = {
+    # a run as data, and as it happens
+    **dict.fromkeys(
+        ("Action", "Exchange", "Observation", "Source", "Step", "Trace", "Usage", "STOP_REASONS"), "base.trace"
+    ),
+    **dict.fromkeys(
+        (
+            "Event",
+            "StepStarted",
+            "TextDelta",
+            "ActionParsed",
+            "StepDone",
+            "RunDone",
+            "LiveRun",
+            "Writing",
+            "final_trace",
+        ),
+        "base.events",
+    ),
+    **dict.fromkeys(("ReactLabError", "ConfigError", "ProviderError", "MissingKeyError"), "base.errors"),
+    "call_records": "base.call_records:",
+    "CallTexts": "base.call_records",
+    "cancel": "base.cancel:",
+    **dict.fromkeys(("setting_defaults", "environment_value"), "base.environment"),
+    **dict.fromkeys(("shared_data_dir", "evaluations_dir"), "base.paths"),
+    **dict.fromkeys(("TOOL_ORDER", "tool_label"), "base.tool_specs"),
+    **dict.fromkeys(("md_escape", "safe_url"), "base.text"),
+    # run a question
+    **dict.fromkeys(("ask", "stream"), "loop.run"),
+    **dict.fromkeys(("Agent", "RunConfig"), "loop.agent"),
+    **dict.fromkeys(
+        ("RunSettings", "build_run_config", "default_provider", "MAX_CALLS_LIMIT"),
+        "loop.settings",
+    ),
+    # the registries
+    **dict.fromkeys(("DIALECTS", "get_dialect"), "dialects"),
+    **dict.fromkeys(("PROVIDERS", "CATALOGUE", "provider_class", "speaks"), "providers"),
+    **dict.fromkeys(("Provider", "estimate_tokens"), "providers.base"),
+    **dict.fromkeys(("Allowance", "OPERATOR", "CallWindow"), "providers.allowance"),
+    # prompts
+    **dict.fromkeys(
+        (
+            "Preset",
+            "Problem",
+            "DEFAULT_PRESET",
+            "list_presets",
+            "load_preset",
+            "preset_paths",
+            "preset_from_toml",
+            "default_preset_for",
+            "check_new_preset",
+            "save_user_preset",
+            "render_prefix",
+            "render_question",
+            "validate_preset",
+        ),
+        "presets.preset",
+    ),
+    # knowledge and tools
+    **dict.fromkeys(("standing_pack", "knowledge_reach"), "knowledge"),
+    "similar_titles": "tools.wiki",
+    # history
+    **dict.fromkeys(("open_history", "Store", "RunRecord"), "history"),
+    "Imported": "history.store",
+    "MAX_OWNER_CHARS": "history.records",
+    "conversation_turns": "history.conversations",
+    # reading a run: grounding, the expected answer, exports, how a run is said
+    "check_grounding": "report.grounding",
+    **dict.fromkeys(("check_expected", "expected_answer_for"), "report.expected"),
+    **dict.fromkeys(
+        (
+            "CREDIT",
+            "to_json",
+            "to_markdown",
+            "file_stem",
+            "summary_line",
+            "action_text",
+            "action_title",
+            "plural",
+        ),
+        "report.exports",
+    ),
+    # evaluation
+    **dict.fromkeys(("EvalPlan", "run_evaluation"), "evaluation.run"),
+    "eval_results": "evaluation.results:",
+    **dict.fromkeys(("PAPER_HOTPOTQA_EM", "PAPER_MODEL", "STRATEGY_LABELS"), "evaluation.paper"),
+    **dict.fromkeys(("PAPER_N", "result_label"), "evaluation.report"),
+    "ENDINGS": "evaluation.summary",
+    **dict.fromkeys(
+        (
+            "STRATEGIES",
+            "AGENTS",
+            "SAMPLING",
+            "ROLES",
+            "ROLE_MODES",
+            "DEFAULT_PRESETS",
+            "PAPER_REACT_STEPS",
+            "PAPER_SC_SAMPLES",
+            "PAPER_TOOLS",
+            "SC_TEMPERATURE",
+        ),
+        "evaluation.strategies",
+    ),
+}
+# Names the front door gives a clearer name than their module does.
+_ALIASES = {
+    "environment_value": "value",
+    "knowledge_reach": "reach",
+    "result_label": "label",
+    "tool_label": "label",
+    "conversation_turns": "turns",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    where = _EXPORTS.get(name)
+    if where is None:
+        raise AttributeError(f"module 'react_core' has no attribute {name!r}")
+    module = import_module(f"react_core.{where.rstrip(':')}")
+    value = module if where.endswith(":") else getattr(module, _ALIASES.get(name, name))
+    globals()[name] = value  # the next use is a plain attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+

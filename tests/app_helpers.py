@@ -127,7 +127,7 @@ def button(at: AppTest, key: str):
 
 
 def last_trace(at: AppTest) -> dict[str, Any]:
-    return at.session_state.chat["turns"][-1]["trace"]
+    return at.session_state.chat["turns"][-1].trace.to_dict()
 
 
 def go(at: AppTest, page: str) -> AppTest:

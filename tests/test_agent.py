@@ -8,6 +8,7 @@ import threading
 import pytest
 
 from react_core.base.errors import ProviderError
+from react_core.base.events import ActionParsed, LiveRun, RunDone, StepDone, StepStarted, TextDelta
 from react_core.base.trace import Action, Exchange, Observation, Source, Step, Trace
 from react_core.dialects import DIALECTS
 from react_core.loop.agent import Agent, RunConfig
@@ -38,6 +39,12 @@ def run(outputs, fmt="paper", tools=None, **kwargs):
     config = RunConfig(provider=provider, preset=preset(fmt), tools=registry, max_calls=kwargs.pop("max_calls", 8))
     trace = Agent(config).run("What is it?", **kwargs)
     return trace, provider
+
+
+def streamed(outputs, **kwargs):
+    """Every event of a run of ``outputs`` (the last is RunDone)."""
+    config = RunConfig(provider=ScriptedProvider(outputs), preset=preset(), tools=ToolRegistry([wiki_stub()]))
+    return list(Agent(config).stream("What is it?", **kwargs))
 
 
 def test_finishes_with_the_answer_and_records_every_step():
@@ -198,11 +205,10 @@ def test_stop_interrupts_a_model_call_that_is_waiting(tmp_path):
     provider = ScriptedProvider(["\nAction 1: Search[a]", {"text": "\nAction 2: Search[b]", "gate": str(never_opened)}])
     config = RunConfig(provider=provider, preset=preset(), tools=ToolRegistry([wiki_stub()]))
 
-    def on_event(e):
-        if e["kind"] == "step_started" and e["index"] == 2:
+    for event in Agent(config).stream("q", cancel=cancel):
+        if isinstance(event, StepStarted) and event.index == 2:
             cancel.set()  # the second call is about to wait at a gate that never opens: Stop must end the wait
-
-    trace = Agent(config).run("q", on_event=on_event, cancel=cancel)
+    trace = event.trace
     assert trace.stop_reason == "cancelled"
     assert len(trace.steps) == 1 and len(provider.requests) == 2
 
@@ -215,15 +221,28 @@ def test_cancel_before_start_takes_no_step():
 
 
 def test_streaming_events_carry_the_text_as_it_arrives():
-    events = []
-    trace, _ = run([" I will look this up.\nAction 1: Finish[yes]"], on_event=events.append)
-    kinds = [e["kind"] for e in events]
-    assert kinds[0] == "step_started" and kinds[-1] == "step"
-    texts = [e for e in events if e["kind"] == "text"]
+    events = streamed([" I will look this up.\nAction 1: Finish[yes]"])
+    trace = events[-1].trace
+    assert isinstance(events[0], StepStarted) and isinstance(events[-2], StepDone) and isinstance(events[-1], RunDone)
+    texts = [e for e in events if isinstance(e, TextDelta)]
     assert len(texts) > 3  # word by word
-    assert "".join(e["delta"] for e in texts) == trace.steps[0].raw_output
-    assert texts[-1]["text"] == trace.steps[0].raw_output
-    assert events[-1]["step"] == trace.steps[0].to_dict()
+    assert "".join(e.delta for e in texts) == trace.steps[0].raw_output
+    assert texts[-1].text == trace.steps[0].raw_output
+    assert events[-2].step is trace.steps[0]  # the step itself, not a copy to convert back
+
+
+def test_each_step_is_started_its_action_announced_before_it_runs_and_done_once():
+    events = streamed([" Look.\nAction 1: Search[a]", " So.\nAction 2: Finish[b]"])
+    kinds = [type(e).__name__ for e in events if not isinstance(e, TextDelta)]
+    assert kinds == ["StepStarted", "ActionParsed", "StepDone", "StepStarted", "StepDone", "RunDone"]
+    parsed = next(e for e in events if isinstance(e, ActionParsed))
+    assert (parsed.index, parsed.action) == (1, Action("search", "a"))
+    live = LiveRun()
+    for event in events:
+        live.apply(event)
+        if isinstance(event, ActionParsed):  # what a page draws while the tool runs
+            assert live.writing.action == Action("search", "a") and live.writing.text.endswith("Search[a]")
+    assert live.writing is None and live.trace is events[-1].trace and live.steps == live.trace.steps
 
 
 def test_stop_sequences_are_sent_and_enforced_locally():

@@ -67,12 +67,12 @@ def test_similar_titles_of_a_missed_search_are_buttons_that_search_that_title(mo
     similar[0].click().run()
     wait_idle(at)
     turn = at.session_state.chat["turns"][-1]
-    assert turn["origin"] == "similar"
-    steps = turn["trace"]["steps"]
+    assert turn.origin == "similar"
+    steps = turn.trace.to_dict()["steps"]
     assert steps[0]["action"] == {"tool": "search", "input": "Scott Derrickson"}
     assert steps[0]["observation"]["text"].startswith("Scott Derrickson (born July 16, 1966)")
-    assert turn["trace"]["final_answer"] == "American"
-    assert HistoryStore().get(turn["history_id"]).parent_id == at.session_state.chat["turns"][0]["history_id"]
+    assert turn.trace.final_answer == "American"
+    assert HistoryStore().get(turn.history_id).parent_id == at.session_state.chat["turns"][0].history_id
 
 
 def test_a_follow_up_question_continues_the_conversation_and_past_panels_stay(monkeypatch, tmp_path):
@@ -138,7 +138,7 @@ def test_a_second_question_while_one_runs_is_refused_and_stop_cancels(monkeypatc
     at.chat_input[0].set_value("First question").run()
     job = at.session_state.job
     assert job is not None
-    while job.snapshot()["preparing"]:
+    while job.view().preparing:
         job.wait(0.01)
     at.run()
     assert at.status[0].label == "Thinking… step 1 of 8"
@@ -150,8 +150,8 @@ def test_a_second_question_while_one_runs_is_refused_and_stop_cancels(monkeypatc
     at.button(key="stop").click().run()
     wait_idle(at)
     turns = at.session_state.chat["turns"]
-    assert [t["question"] for t in turns] == ["First question"]
-    assert turns[0]["trace"]["stop_reason"] == "cancelled"
+    assert [t.question for t in turns] == ["First question"]
+    assert turns[0].trace.stop_reason == "cancelled"
     assert at.status[0].label.startswith("Stopped by you")
 
 
@@ -195,7 +195,7 @@ def test_a_lone_surrogate_from_the_model_neither_breaks_the_page_nor_loses_the_r
     use_app(monkeypatch, tmp_path, ["Thought 1: odd \ud800 text\nAction 1: Finish[caf\udce9]"])
     at = ask(new_session(), "Anything odd?")
     turn = at.session_state.chat["turns"][-1]
-    assert turn["trace"]["final_answer"] == "caf\ufffd" and turn["history_id"] is not None
+    assert turn.trace.final_answer == "caf\ufffd" and turn.history_id is not None
     at.run()  # and again: every rerun draws it
     assert not at.exception
-    assert HistoryStore().get(turn["history_id"]).trace.final_answer == "caf\ufffd"
+    assert HistoryStore().get(turn.history_id).trace.final_answer == "caf\ufffd"

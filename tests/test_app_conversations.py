@@ -36,7 +36,7 @@ def test_a_past_conversation_is_listed_reopened_in_chat_and_continued(monkeypatc
     at.button(key=f"chat-open-{first}").click().run()
     assert not at.exception, at.exception
     chat = at.session_state.chat
-    assert chat["id"] == first and [t["question"] for t in chat["turns"]] == ["What is 6 * 7?", "And plus one?"]
+    assert chat["id"] == first and [t.question for t in chat["turns"]] == ["What is 6 * 7?", "And plus one?"]
     assert at.query_params["chat"] == first  # and a reload keeps it
     assert at.header[0].value == "Chat" and len(at.chat_message) == 4  # the Chat page, with its two turns
 

@@ -46,20 +46,20 @@ def test_a_fork_of_a_paper_run_while_mrkl_is_selected_stays_paper_in_a_new_conve
     wait_idle(at)
 
     chat = at.session_state.chat
-    assert chat["id"] != first_chat and [t["label"] for t in chat["turns"]] == [
+    assert chat["id"] != first_chat and [t.label for t in chat["turns"]] == [
         "Fork of run #1 from step 2 (thought edited)"
     ]  # its own conversation, not appended below "Something else?"
-    trace = chat["turns"][0]["trace"]
+    trace = chat["turns"][0].trace.to_dict()
     assert (trace["settings"]["dialect"], trace["settings"]["preset"]) == ("paper", "paper")
     assert trace["final_answer"] == "forty-two"
     prompt = provider(at).requests[-1].prompt
     assert "Action 1: Calculator[6 * 7]\nObservation 1: 6 * 7 = 42" in prompt  # its steps in its own dialect
     assert prompt.endswith("Thought 2: I should spell the number out")
-    record = HistoryStore().get(chat["turns"][0]["history_id"])
+    record = HistoryStore().get(chat["turns"][0].history_id)
     assert (record.conversation, record.parent_id, record.dialect) == (chat["id"], 1, "paper")
     assert at.session_state.settings["preset"] == "mrkl"  # the person's own settings are left as they were
     assert at.query_params["chat"] == chat["id"]  # a reload comes back to the fork's conversation, label and all
-    assert [t["label"] for t in reload(at).session_state.chat["turns"]] == [chat["turns"][0]["label"]]
+    assert [t.label for t in reload(at).session_state.chat["turns"]] == [chat["turns"][0].label]
 
 
 def test_current_settings_on_the_fork_form_are_shown_and_another_dialect_is_refused(monkeypatch, tmp_path):
@@ -78,7 +78,7 @@ def test_current_settings_on_the_fork_form_are_shown_and_another_dialect_is_refu
     assert not at.error and not at.button(key="fork-run").disabled
     at.button(key="fork-run").click().run()
     wait_idle(at)
-    assert at.session_state.chat["turns"][0]["trace"]["settings"]["temperature"] == 0.7  # chosen on the form
+    assert at.session_state.chat["turns"][0].trace.settings["temperature"] == 0.7  # chosen on the form
 
 
 def test_an_edited_prompt_is_reused_while_in_use_and_otherwise_the_form_says_it_is_gone(monkeypatch, tmp_path):
@@ -87,7 +87,7 @@ def test_an_edited_prompt_is_reused_while_in_use_and_otherwise_the_form_says_it_
     instructions = at.text_area(key="edit-instructions")
     instructions.input("Answer briefly.\n" + instructions.value).run()
     at = ask(go(at, "chat"), "What is 6 * 7?")
-    assert at.session_state.chat["turns"][0]["trace"]["settings"]["preset"] == "paper (edited)"
+    assert at.session_state.chat["turns"][0].trace.settings["preset"] == "paper (edited)"
 
     _open_run(at, 1)
     assert not at.warning  # the prompt in use renders exactly what the run sent: it is the run's own
@@ -98,7 +98,7 @@ def test_an_edited_prompt_is_reused_while_in_use_and_otherwise_the_form_says_it_
     assert any("“paper (edited)” was edited and not saved" in unescape(w.value) for w in at.warning)
     at.button(key="fork-run").click().run()
     wait_idle(at)
-    assert at.session_state.chat["turns"][0]["trace"]["settings"]["preset"] == "paper"  # the stand-in, as said
+    assert at.session_state.chat["turns"][0].trace.settings["preset"] == "paper"  # the stand-in, as said
 
 
 def test_retry_and_similar_go_on_in_their_runs_dialect_and_retry_may_take_current_settings(monkeypatch, tmp_path):
@@ -116,7 +116,7 @@ def test_retry_and_similar_go_on_in_their_runs_dialect_and_retry_may_take_curren
     assert at.button(key="retry-current-1").disabled  # the current dialect would retitle its step
     at.button(key="retry-1").click().run()
     wait_idle(at)
-    trace = at.session_state.chat["turns"][0]["trace"]
+    trace = at.session_state.chat["turns"][0].trace.to_dict()
     assert trace["settings"]["dialect"] == "paper" and trace["final_answer"] == "42"
     assert "Action 1: Calculator[6 * 7]\nObservation 1: 6 * 7 = 42" in provider(at).requests[-1].prompt
 
@@ -136,11 +136,11 @@ def test_a_similar_title_re_ask_keeps_its_runs_dialect(monkeypatch, tmp_path):
     similar = [b for b in at.button if unescape(b.label) == "Scott Derrickson"]
     similar[0].click().run()
     wait_idle(at)
-    trace = at.session_state.chat["turns"][-1]["trace"]
+    trace = at.session_state.chat["turns"][-1].trace.to_dict()
     assert trace["settings"]["dialect"] == "paper" and trace["final_answer"] == "American"
     assert "Action 1: Search[Scott Derrickson]\nObservation 1: Scott Derrickson" in provider(at).requests[-1].prompt
     restored = reload(at).session_state.chat["turns"]
-    assert [t["label"] for t in restored] == ["", "Searched 'Scott Derrickson' instead at step 1"]
+    assert [t.label for t in restored] == ["", "Searched 'Scott Derrickson' instead at step 1"]
 
 
 def test_retry_with_current_settings_goes_on_with_them(monkeypatch, tmp_path):
@@ -158,4 +158,4 @@ def test_retry_with_current_settings_goes_on_with_them(monkeypatch, tmp_path):
     go(at, "settings").slider(key="set-max_calls").set_value(5).run()
     go(at, "chat").button(key="retry-current-1").click().run()
     wait_idle(at)
-    assert at.session_state.chat["turns"][0]["trace"]["settings"]["max_calls"] == 5
+    assert at.session_state.chat["turns"][0].trace.settings["max_calls"] == 5

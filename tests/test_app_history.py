@@ -95,12 +95,12 @@ def test_fork_edits_a_thought_and_reruns_from_that_step_in_chat(monkeypatch, tmp
     wait_idle(at)
 
     turn = at.session_state.chat["turns"][-1]
-    assert turn["label"] == "Fork of run #1 from step 2 (thought edited)"
+    assert turn.label == "Fork of run #1 from step 2 (thought edited)"
     prompt = provider(at).requests[-1].prompt
     assert prompt.endswith("Thought 2: I should spell the number out")  # the model continues the edited thought
     assert "Observation 1: 6 * 7 = 42" in prompt  # the steps before it are kept
-    assert turn["trace"]["final_answer"] == "forty-two"
-    fork = HistoryStore().get(turn["history_id"])
+    assert turn.trace.final_answer == "forty-two"
+    fork = HistoryStore().get(turn.history_id)
     assert (fork.parent_id, fork.fork_step, fork.origin) == (1, 2, "fork")
 
 
@@ -113,13 +113,13 @@ def test_fork_with_an_edited_observation_keeps_that_step_and_goes_on(monkeypatch
     at.button(key="fork-run").click().run()
     wait_idle(at)
 
-    steps = at.session_state.chat["turns"][-1]["trace"]["steps"]
+    steps = at.session_state.chat["turns"][-1].trace.to_dict()["steps"]
     assert steps[0]["observation"]["text"] == "6 * 7 = 41"
     assert steps[0]["observation"]["note"] == "Edited by hand in a fork."
     assert "Observation 1: 6 * 7 = 41" in provider(at).requests[-1].prompt
     assert steps[1]["final_answer"] == "41"
     restored = reload(at).session_state.chat["turns"]  # the fork's own conversation, its label made again
-    assert [t["label"] for t in restored] == ["Fork of run #1 from step 1 (observation edited)"]
+    assert [t.label for t in restored] == ["Fork of run #1 from step 1 (observation edited)"]
 
 
 def test_compare_two_runs_side_by_side_step_by_step(monkeypatch, tmp_path):

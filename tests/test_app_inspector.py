@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from app_helpers import NATIONALITY_Q, NATIONALITY_SCRIPT, ask, go, new_session, provider, use_app
 
-from react_core.base.trace import Trace
 from react_core.history import HistoryStore
 
 
@@ -53,8 +52,8 @@ def test_model_text_in_the_inspector_is_never_html(monkeypatch, tmp_path):
 def test_history_shows_the_calls_of_a_saved_run_and_says_when_an_old_one_has_none(monkeypatch, tmp_path):
     use_app(monkeypatch, tmp_path, NATIONALITY_SCRIPT)
     at = ask(new_session(), NATIONALITY_Q)
-    run_id = at.session_state.chat["turns"][-1]["history_id"]
-    old = Trace.from_dict(at.session_state.chat["turns"][-1]["trace"])
+    run_id = at.session_state.chat["turns"][-1].history_id
+    old = at.session_state.chat["turns"][-1].trace
     for step in old.steps:
         step.call = None
     old_id = HistoryStore().save(old, origin="import")
@@ -77,7 +76,7 @@ def test_native_tool_calls_show_the_conversation_each_call_added(monkeypatch, tm
     use_app(monkeypatch, tmp_path, [both, {"tool_calls": [{"name": "finish", "arguments": {"answer": "American"}}]}])
     monkeypatch.setenv("REACT_PRESET", "tools")
     at = ask(new_session(), NATIONALITY_Q)
-    trace = at.session_state.chat["turns"][-1]["trace"]
+    trace = at.session_state.chat["turns"][-1].trace.to_dict()
     assert trace["final_answer"] == "American" and len(trace["steps"]) == 3
     captions = [c.value for c in at.caption]
     assert any("same reply as step 1" in c for c in captions)  # the second call of the first reply

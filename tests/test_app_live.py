@@ -82,7 +82,7 @@ def test_a_step_the_model_got_wrong_shows_its_error_in_its_panel(monkeypatch, tm
     assert any(m.value == ":red[**Observation — error**]" for m in at.markdown)
     assert any(t.startswith("No action found") for t in texts(at))
     assert at.expander[0].proto.expanded  # error panels open by themselves
-    assert at.session_state.chat["turns"][0]["trace"]["final_answer"] == "ok"  # the run went on
+    assert at.session_state.chat["turns"][0].trace.final_answer == "ok"  # the run went on
 
 
 def test_an_observation_note_and_its_sources_show_in_an_imported_run(monkeypatch, tmp_path):

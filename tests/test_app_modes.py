@@ -56,7 +56,7 @@ def test_public_demo_sessions_keep_their_runs_to_themselves(monkeypatch, tmp_pat
         shown = " ".join(m.value for m in at.markdown)
         assert own in shown and other not in shown
     assert open_history().list() == []  # nothing in the local person's history either
-    alice_run = alice.session_state.chat["turns"][0]["history_id"]
+    alice_run = alice.session_state.chat["turns"][0].history_id
     bob.session_state.history_open = alice_run  # a crafted request for another visitor's run
     go(bob, "history")
     assert not [h for h in bob.subheader if "Alice" in h.value]
@@ -70,13 +70,13 @@ def test_public_demo_visitors_bring_their_own_key(monkeypatch, tmp_path):
         monkeypatch.setenv("REACT_PROVIDER", "gemini")
         monkeypatch.setenv("REACT_BASE_URL", server.root)
         at = ask(new_session(), "Without a key?")
-        trace = at.session_state.chat["turns"][-1]["trace"]
+        trace = at.session_state.chat["turns"][-1].trace.to_dict()
         assert trace["stop_reason"] == "error" and "does not lend the server's keys" in trace["error"]
         assert server.requests == []  # the server's key never left the server
         go(at, "settings").text_input(key="set-api-key").input("visitor-key-123").run()
         go(at, "chat")
         at = ask(at, "With my key?")
-        assert at.session_state.chat["turns"][-1]["trace"]["final_answer"] == "ok"
+        assert at.session_state.chat["turns"][-1].trace.final_answer == "ok"
         assert [r.headers.get("x-goog-api-key") for r in server.requests] == ["visitor-key-123"]
 
 
@@ -85,11 +85,11 @@ def test_public_demo_limits_model_calls_a_minute_per_visitor(monkeypatch, tmp_pa
     monkeypatch.setenv("REACT_PUBLIC_DEMO", "1")
     monkeypatch.setenv("REACT_DEMO_CALLS_PER_MINUTE", "2")
     at = ask(new_session(), NATIONALITY_Q)
-    trace = at.session_state.chat["turns"][-1]["trace"]
+    trace = at.session_state.chat["turns"][-1].trace.to_dict()
     assert trace["stop_reason"] == "error" and len(trace["steps"]) == 2
     assert "allows 2 model calls a minute per visitor" in trace["error"]
     other = ask(new_session(), NATIONALITY_Q)  # another visitor has their own allowance
-    assert len(other.session_state.chat["turns"][-1]["trace"]["steps"]) == 2
+    assert len(other.session_state.chat["turns"][-1].trace.to_dict()["steps"]) == 2
 
 
 def test_saved_presets_belong_to_the_person_who_saved_them(monkeypatch, tmp_path):

@@ -17,7 +17,7 @@ from streamlit.testing.v1 import AppTest
 
 
 def _questions(at: AppTest) -> list[str]:
-    return [t["question"] for t in at.session_state.chat["turns"]]
+    return [t.question for t in at.session_state.chat["turns"]]
 
 
 def test_a_reload_during_a_run_finds_the_running_turn_and_its_answer(monkeypatch, tmp_path):
@@ -36,7 +36,7 @@ def test_a_reload_during_a_run_finds_the_running_turn_and_its_answer(monkeypatch
     gate.touch()
     wait_idle(reloaded)
     assert _questions(reloaded) == [NATIONALITY_Q]
-    assert reloaded.session_state.chat["turns"][0]["trace"]["final_answer"] == "American"
+    assert reloaded.session_state.chat["turns"][0].trace.final_answer == "American"
 
 
 def test_a_reload_after_the_run_brings_the_conversation_back_from_history(monkeypatch, tmp_path):
@@ -50,7 +50,7 @@ def test_a_reload_after_the_run_brings_the_conversation_back_from_history(monkey
     assert _questions(reloaded) == [NATIONALITY_Q, "And 2 + 2?"]
     assert expander_labels(reloaded)[:1] == ["Step 1 · Search[Scott Derickson film]"]
     # The restored turns are context for the next question, as they were before the reload.
-    assert reloaded.session_state.chat["turns"][1]["trace"]["context"][0]["answer"] == "American"
+    assert reloaded.session_state.chat["turns"][1].trace.to_dict()["context"][0]["answer"] == "American"
 
 
 def test_a_chat_id_of_someone_else_opens_nothing(monkeypatch, tmp_path):

@@ -40,9 +40,9 @@ def test_two_sessions_running_at_once_keep_their_own_conversation_and_settings(m
 
     for at, question, temperature in ((alice, "Alice asks", 0.3), (bob, "Bob asks", 1.1)):
         turns = at.session_state.chat["turns"]
-        assert [t["question"] for t in turns] == [question]
-        assert turns[0]["trace"]["settings"]["temperature"] == temperature
-        assert turns[0]["trace"]["final_answer"] == "4"
+        assert [t.question for t in turns] == [question]
+        assert turns[0].trace.settings["temperature"] == temperature
+        assert turns[0].trace.final_answer == "4"
         assert [t.value for t in at.chat_message[0].text] == [question]
     assert provider(alice) is not provider(bob)
     assert alice.session_state.chat["id"] != bob.session_state.chat["id"]

@@ -120,14 +120,14 @@ def test_an_edited_question_template_keeps_its_line_break(monkeypatch, tmp_path)
     use_app(monkeypatch, tmp_path, [FINISH])
     at = go(new_session(), "settings")
     at.text_area(key="edit-question").input("Q: {question}\n").run()
-    assert not at.error and at.session_state.prompt["question"] == "Q: {question}\n"
+    assert not at.error and at.session_state.prompt.question == "Q: {question}\n"
     go(at, "chat")
     at = ask(at, "Who wrote it?")
     assert provider(at).requests[-1].text.endswith("Q: Who wrote it?\nThought 1:")  # not "…it?Thought 1:"
     go(at, "settings")
     at.text_area(key="edit-question").input("Q: {question}").run()  # a line break removed on purpose
     assert any("question: must end with a line break" in unescape(e.value) for e in at.error)
-    assert at.session_state.prompt["question"] == "Q: {question}\n"  # the last valid template stays in use
+    assert at.session_state.prompt.question == "Q: {question}\n"  # the last valid template stays in use
 
 
 def test_a_valid_edit_applies_to_the_next_turn_and_reset_restores_the_preset(monkeypatch, tmp_path):

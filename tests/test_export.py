@@ -10,9 +10,10 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
+from react_core.base.text import fenced, md_escape, md_text, safe_url
 from react_core.base.trace import STOP_REASONS, Action, Exchange, Observation, Source, Step, Trace, Usage
 from react_core.base.trace_schema import parse_trace_json
-from react_core.report.exports import fenced, file_stem, md_escape, md_text, safe_url, to_json, to_markdown
+from react_core.report.exports import file_stem, to_json, to_markdown
 
 
 def trace_with(answer: str | None, observations: list[str], fmt: str = "paper", error_last: bool = False) -> Trace:

@@ -156,4 +156,4 @@ def test_traces_from_before_the_evidence_field_ground_on_pages_found():
         if step["observation"]:
             del step["observation"]["evidence"]
             step["observation"]["sources"] = [{"title": "Mars", "url": "https://en.wikipedia.org/wiki/Mars"}]
-    assert check_grounding(data).grounded
+    assert check_grounding(Trace.from_dict(data)).grounded

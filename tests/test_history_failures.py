@@ -66,7 +66,7 @@ def test_the_app_starts_and_chats_with_a_damaged_history_file(monkeypatch, tmp_p
     at = new_session()  # used to crash at start-up with "file is not a database"
     assert any("REACT_HISTORY_DB" in w.value for w in at.warning)
     at = ask(at, "What is 6 * 7?")
-    assert at.session_state.chat["turns"][-1]["trace"]["final_answer"] == "42"
+    assert at.session_state.chat["turns"][-1].trace.final_answer == "42"
     assert any("could not be saved" in w.value and "damaged" in w.value for w in at.warning)
     assert path.read_bytes() == garbage
 

@@ -29,7 +29,7 @@ def test_a_key_from_settings_is_used_and_leaks_nowhere(monkeypatch, tmp_path, ca
         at.text_input(key="set-base_url").input(server.root + "/v1").run()
         assert not at.exception, at.exception
         ask(go(at, "chat"), "What is 6*7?")
-        trace = at.session_state.chat["turns"][-1]["trace"]
+        trace = at.session_state.chat["turns"][-1].trace.to_dict()
         assert trace["stop_reason"] == "finished" and trace["final_answer"] == "42", trace
         # The server saw the key, so it really was used.
         assert any(r.headers.get("authorization") == f"Bearer {MARKER}" for r in server.requests)

@@ -110,6 +110,14 @@ def test_every_import_points_down_or_sideways():
     assert not wrong, "imports against the layers:\n" + "\n".join(sorted(wrong))
 
 
+def test_the_app_enters_the_engine_only_by_its_front_door():
+    # ui/, pages/ and app.py import react_core itself (react_core/__init__.py), never one of its modules.
+    app = {n: ts for n, ts in _graph().items() if n.split(".")[0] in ("ui", "pages", "app")}
+    assert app, "no app modules found"
+    wrong = sorted(f"{n} imports {t}" for n, targets in app.items() for t in targets if t.startswith("react_core."))
+    assert not wrong, "the app reaches past the front door:\n" + "\n".join(wrong)
+
+
 def test_there_are_no_import_cycles():
     graph = {n: {t for t in ts if t != "streamlit"} for n, ts in _graph().items()}
     # Tarjan's strongly connected components: any component with two or more modules is a cycle.

@@ -191,8 +191,8 @@ def test_full_episode_on_the_device_model(preset: str, local: LocalProvider, pac
     settings = RunSettings(provider="local", preset=preset, knowledge=f"pack:{pack}", max_calls=3)
     config = build_run_config(settings, provider=local)
     config.max_tokens = 80  # a step is a thought and an action; the cap keeps the suite quick
-    events: list[dict] = []
-    trace = Agent(config).run(question, on_event=events.append)
+    events = list(Agent(config).stream(question))
+    trace = events[-1].trace
 
     assert trace.stop_reason in STOP_REASONS and trace.stop_reason != "error", trace.error
     assert 1 <= len(trace.steps) <= 3
@@ -210,8 +210,8 @@ def test_full_episode_on_the_device_model(preset: str, local: LocalProvider, pac
     drawn = {src.url for s in trace.steps if s.observation for src in s.observation.sources}
     assert drawn == {src.url for src in trace.sources}
     assert trace.settings["provider"] == "local" and trace.settings["knowledge"] == f"pack:{pack}"
-    assert [e["kind"] for e in events].count("step") == len(trace.steps)
-    assert any(e["kind"] == "text" for e in events)  # streamed as it was generated
+    assert [type(e).__name__ for e in events].count("StepDone") == len(trace.steps)
+    assert any(type(e).__name__ == "TextDelta" for e in events)  # streamed as it was generated
     assert local_module.QUESTION_STOP in config.provider.extra_stops
 
 

@@ -14,6 +14,7 @@ from provider_helpers import FakeGemini, FakeOpenAI, RecordingSleep, fast_retry,
 
 from react_core.base import cancel
 from react_core.base.errors import ProviderError
+from react_core.base.events import TextDelta
 from react_core.loop.agent import Agent, RunConfig
 from react_core.loop.model_call import stream_completion
 from react_core.presets.preset import Preset
@@ -54,13 +55,13 @@ def request(max_tokens: int = 100) -> CompletionRequest:
 
 @pytest.mark.parametrize("name", ["openai", "gemini"])
 def test_a_stream_cut_mid_answer_is_tried_again_and_the_text_starts_over(name: str) -> None:
-    events: list[dict] = []
     with FAKES[name]([ANSWER, ANSWER]) as server:
         server.fail({"cut_after": LEAD[name] + PIECES})  # ends cleanly, after "Finish[the ", without finishing
-        trace = agent(hosted(name, server)).run("Which country?", on_event=events.append)
+        events = list(agent(hosted(name, server)).stream("Which country?"))
+    trace = events[-1].trace
     assert trace.stop_reason == "finished" and trace.final_answer == "the United States"
     assert len(server.requests) == 2
-    shown = [e["text"] for e in events if e["kind"] == "text"]
+    shown = [e.text for e in events if isinstance(e, TextDelta)]
     restart = shown.index("")  # the partial text was withdrawn before the second try streamed
     assert shown[restart - 1].endswith("Finish[the ") and shown[-1] == ANSWER
 

@@ -15,7 +15,7 @@ def test_each_stop_reason_is_said_the_same_way_everywhere(reason):
     trace = Trace(question="q", steps=[Step(index=1, thought="t")], stop_reason=reason)
     label = STOP_REASONS[reason]
     assert summary_line(trace).startswith(f"{label} · 1 step · ")
-    header, state = status_text(trace.to_dict())
+    header, state = status_text(trace)
     assert header == summary_line(trace)
     assert state == ("complete" if reason in ("finished", "cancelled") else "error")
     assert label in to_markdown(trace).replace("\\", "")

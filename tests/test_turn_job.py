@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from app_helpers import offline_pack
 
-from react_core.base.trace import Action, Observation, Step
+from react_core import Action, Observation, Step
 from ui.jobs.turn import TurnJob, TurnRequest
 
 
-def _similar(title: str) -> dict:
+def _similar(title: str):
     missed = Step(1, thought="Look it up.", action=Action("search", "Foo"), observation=Observation("Could not find"))
     settings = {
         "provider": "scripted",
@@ -21,28 +21,27 @@ def _similar(title: str) -> dict:
         settings=settings,
         chat_id="c",
         turn_id=1,
-        prior_steps=[missed.to_dict()],
-        replace_action=Action("search", title).to_dict(),
+        prior_steps=[missed],
+        replace_action=Action("search", title),
         origin="similar",
     )
     job = TurnJob(request)
     job._save = lambda trace: (None, "")  # no history here: only what the run did
     job.work()
-    return job.snapshot()
+    return job.turn.trace.to_dict()
 
 
 @pytest.mark.parametrize("title", ["Foo\nbar", "  "])
 def test_a_similar_title_the_dialect_cannot_write_is_refused_with_the_reason(title):
     # Written as Search[…], the model would read another input (one line "Foo bar", or nothing): the run says so
     # instead of running an action the prompt would misstate. (Which inputs a dialect can write: test_formats_*.)
-    snap = _similar(title)
-    trace = snap["trace"]
+    trace = _similar(title)
     assert trace["stop_reason"] == "error" and "cannot write" in trace["error"]
     assert [s["action"]["input"] for s in trace["steps"]] == ["Foo"]  # the step as it was, nothing run
 
 
 def test_a_similar_title_the_dialect_can_write_is_searched_and_the_run_goes_on():
-    trace = _similar("Ed Wood")["trace"]
+    trace = _similar("Ed Wood")
     first = trace["steps"][0]
     assert first["action"]["input"] == "Ed Wood" and "Edward Davis Wood Jr." in first["observation"]["text"]
     assert trace["stop_reason"] == "finished"

@@ -16,24 +16,29 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from react_core.base.paths import evaluations_dir, shared_data_dir
-from react_core.evaluation import results
-from react_core.evaluation.paper import PAPER_HOTPOTQA_EM, PAPER_MODEL, STRATEGY_LABELS
-from react_core.evaluation.report import PAPER_N, label
-from react_core.evaluation.run import EvalPlan
-from react_core.evaluation.strategies import (
+from react_core import (
     AGENTS,
     DEFAULT_PRESETS,
+    ENDINGS,
+    PAPER_HOTPOTQA_EM,
+    PAPER_MODEL,
+    PAPER_N,
     PAPER_REACT_STEPS,
     PAPER_SC_SAMPLES,
     PAPER_TOOLS,
     ROLE_MODES,
     ROLES,
     SAMPLING,
+    STRATEGY_LABELS,
+    EvalPlan,
+    RunSettings,
+    evaluations_dir,
+    list_presets,
+    load_preset,
+    shared_data_dir,
 )
-from react_core.evaluation.summary import ENDINGS
-from react_core.loop.settings import RunSettings
-from react_core.presets.preset import list_presets, load_preset
+from react_core import eval_results as results
+from react_core import result_label as label
 from ui import identity, state
 from ui.jobs.evaluation import EvalJob
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import streamlit as st
 
-from react_core.knowledge import standing_pack
+from react_core import standing_pack
 
 CALCULATOR_EXAMPLE = "What is 17 * 23 + 4?"
 ONLINE_EXAMPLES = (

@@ -7,10 +7,9 @@ conversation of its own in Chat.
 
 from __future__ import annotations
 
-from typing import Any
-
 import streamlit as st
 
+from react_core import Trace
 from ui import run_settings, turns
 from ui.render import step_title
 from ui.text import md_literal
@@ -24,8 +23,8 @@ def _settings_table(rows: dict[str, str], changed: list[str]) -> str:
     return "\n".join(lines)
 
 
-def render_fork(run_id: int, trace: dict[str, Any]) -> None:
-    steps = trace.get("steps", [])
+def render_fork(run_id: int, trace: Trace) -> None:
+    steps = trace.steps
     if not steps:
         return
     st.subheader("Fork", anchor=False)
@@ -34,14 +33,14 @@ def render_fork(run_id: int, trace: dict[str, Any]) -> None:
         "Chat and is saved as a fork of this run."
     )
     own = run_settings.of_run(trace)
-    by_index = {s["index"]: s for s in steps}
+    by_index = {s.index: s for s in steps}
     k = st.selectbox(
         "Step", list(by_index), key=f"fork-step-{run_id}", format_func=lambda i: step_title(by_index[i], own.dialect)
     )
     step = by_index[k]
-    fields = ["thought", "observation"] if step.get("observation") else ["thought"]
+    fields = ["thought", "observation"] if step.observation is not None else ["thought"]
     field = st.radio("Edit its", fields, key=f"fork-field-{run_id}", horizontal=True, format_func=str.capitalize)
-    original = step["thought"] if field == "thought" else step["observation"]["text"]
+    original = step.thought if field == "thought" or step.observation is None else step.observation.text
     text = st.text_area(f"New {field}", value=original, key=f"fork-text-{run_id}-{k}-{field}", height=150)
 
     mine = st.checkbox(

@@ -7,11 +7,17 @@ from __future__ import annotations
 
 import streamlit as st
 
-from react_core.base import call_records
-from react_core.base.errors import ReactLabError
-from react_core.base.trace import STOP_REASONS
-from react_core.history import RunRecord, Store
-from react_core.report.exports import file_stem, plural, to_json, to_markdown
+from react_core import (
+    STOP_REASONS,
+    ReactLabError,
+    RunRecord,
+    Store,
+    call_records,
+    file_stem,
+    plural,
+    to_json,
+    to_markdown,
+)
 from ui import state
 from ui.fork_form import render_fork
 from ui.render import render_answer, render_status, render_step, render_trace
@@ -66,7 +72,6 @@ def render_list(store: Store) -> None:
 
 
 def render_open(store: Store, record: RunRecord) -> None:
-    trace = record.trace.to_dict() if record.trace else {}
     st.button("Back to the list", key="close-run", icon=":material/arrow_back:", on_click=_open, args=(None,))
     st.subheader(f"Run #{record.id}: {md_literal(_short(record.question, 120))}", anchor=False)
     origin = f"{record.origin}" + (
@@ -89,8 +94,8 @@ def render_open(store: Store, record: RunRecord) -> None:
     )
     with c.popover("Delete…", icon=":material/delete:"):
         st.button(f"Delete run #{record.id} for good", key="delete-run", on_click=_delete, args=(store, record.id))
-    render_trace(trace, key=f"h{record.id}")
-    render_fork(record.id, trace)
+    render_trace(record.trace, key=f"h{record.id}")
+    render_fork(record.id, record.trace)
 
 
 def render_conversations(store: Store) -> None:
@@ -137,14 +142,12 @@ def render_compare(store: Store) -> None:
     if left is None or right is None or left.trace is None or right.trace is None:
         st.warning("One of these runs was deleted.")
         return
-    lt, rt = left.trace.to_dict(), right.trace.to_dict()
-    diff = [
-        k for k in sorted(set(lt["settings"]) | set(rt["settings"])) if lt["settings"].get(k) != rt["settings"].get(k)
-    ]
+    lt, rt = left.trace, right.trace
+    diff = [k for k in sorted(set(lt.settings) | set(rt.settings)) if lt.settings.get(k) != rt.settings.get(k)]
     if diff:
         rows = ["| setting | left | right |", "|---|---|---|"]
         rows += [
-            f"| {k} | {md_literal(str(lt['settings'].get(k)))} | {md_literal(str(rt['settings'].get(k)))} |"
+            f"| {k} | {md_literal(str(lt.settings.get(k)))} | {md_literal(str(rt.settings.get(k)))} |"
             for k in diff
         ]
         st.markdown("\n".join(rows))
@@ -152,7 +155,7 @@ def render_compare(store: Store) -> None:
         st.caption("Both runs used the same settings.")
     for col, trace in zip(st.columns(2), (lt, rt), strict=True):
         with col:
-            st.markdown(f"**{md_literal(_short(trace['question'], 120))}**")
+            st.markdown(f"**{md_literal(_short(trace.question, 120))}**")
             render_status(trace)
             render_answer(trace)
     sides = []

@@ -16,9 +16,8 @@ import json
 
 import streamlit as st
 
-from react_core.base.environment import value
-from react_core.history.records import MAX_OWNER_CHARS
-from react_core.providers.allowance import Allowance
+from react_core import MAX_OWNER_CHARS, Allowance
+from react_core import environment_value as value
 from ui.jobs import registry
 
 LOCAL, SIGNED_IN, DEMO = "local", "signed-in", "demo"

@@ -18,11 +18,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from react_core.base import call_records
-from react_core.base.errors import ReactLabError
-from react_core.base.trace import Step, Trace
-from react_core.providers import CATALOGUE
-from react_core.providers.base import estimate_tokens
+from react_core import CATALOGUE, ReactLabError, Step, Trace, call_records, estimate_tokens
 from ui.text import md_literal
 
 _PRE = "margin:0.25rem 0;padding:0.5rem;white-space:pre-wrap;word-break:break-word;font-size:0.8rem;"

@@ -9,9 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from react_core.base.errors import ConfigError
-from react_core.knowledge import reach
-from react_core.providers import provider_class
+from react_core import ConfigError, provider_class
+from react_core import knowledge_reach as reach
 
 
 def model_label(s: dict[str, Any]) -> str:

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from react_core.base.errors import ConfigError, ReactLabError
-from react_core.presets.preset import (
+from react_core import (
     DEFAULT_PRESET,
+    ConfigError,
     Preset,
+    ReactLabError,
     check_new_preset,
     default_preset_for,
     list_presets,
@@ -20,8 +21,8 @@ from react_core.presets.preset import (
     preset_from_toml,
     preset_paths,
     save_user_preset,
+    speaks,
 )
-from react_core.providers import speaks
 from ui import identity, state
 
 STORE_PREFIX = "history:"  # the ``path`` of a preset read from the person's history
@@ -93,8 +94,8 @@ def current_name() -> str:
 def active() -> Preset:
     """The prompt the next turn uses: the applied edit, else the named preset (the shipped paper one if that is gone
     or cannot run a chat)."""
-    if st.session_state.prompt:
-        return Preset.from_dict(st.session_state.prompt)
+    if st.session_state.prompt is not None:
+        return st.session_state.prompt
     try:
         preset = load(current_name())
         if preset.mode != "react":

@@ -12,11 +12,16 @@ from dataclasses import replace
 
 import streamlit as st
 
-from react_core.base.errors import ReactLabError
-from react_core.dialects import DIALECTS
-from react_core.presets.preset import Preset, Problem, render_prefix, validate_preset
-from react_core.providers import provider_class
-from react_core.providers.base import estimate_tokens
+from react_core import (
+    DIALECTS,
+    Preset,
+    Problem,
+    ReactLabError,
+    estimate_tokens,
+    provider_class,
+    render_prefix,
+    validate_preset,
+)
 from ui import presets, state
 from ui.bind import seed
 from ui.text import md_literal
@@ -61,7 +66,7 @@ def _on_edit() -> None:
         st.session_state.draft = values  # kept, shown with its problems; the last valid prompt stays in use
         return
     st.session_state.draft = None
-    st.session_state.prompt = None if candidate.path else candidate.to_dict()  # unchanged: the named preset
+    st.session_state.prompt = None if candidate.path else candidate  # unchanged: the named preset
 
 
 def _on_choose() -> None:

@@ -21,13 +21,20 @@ from typing import Any
 
 import streamlit as st
 
-from react_core.base import call_records
-from react_core.base.errors import ReactLabError
-from react_core.base.tool_specs import label as tool_label
-from react_core.base.trace import Exchange, Step
-from react_core.dialects import DIALECTS
-from react_core.presets.preset import DEFAULT_PRESET, Preset, default_preset_for, render_prefix, render_question
-from react_core.providers import PROVIDERS, provider_class
+from react_core import (
+    DEFAULT_PRESET,
+    DIALECTS,
+    PROVIDERS,
+    Preset,
+    ReactLabError,
+    Trace,
+    call_records,
+    default_preset_for,
+    provider_class,
+    render_prefix,
+    render_question,
+    tool_label,
+)
 from ui import presets, state
 
 EDITED = " (edited)"  # what the prompt editor appends to the name of a prompt it changed
@@ -51,9 +58,9 @@ def current() -> Start:
     return Start(dict(state.settings()), presets.active())
 
 
-def of_run(trace: dict[str, Any]) -> Start:
+def of_run(trace: Trace) -> Start:
     """The settings and prompt ``trace`` ran with, as far as it recorded them (the rest from the session)."""
-    recorded = trace.get("settings", {})
+    recorded = trace.settings
     s = dict(state.settings())
     provider = recorded.get("provider")
     if provider in PROVIDERS:
@@ -71,27 +78,25 @@ def of_run(trace: dict[str, Any]) -> Start:
     return Start(s, preset, note)
 
 
-def _prompt(trace: dict[str, Any], name: str, fmt: str, tools: list[str]) -> tuple[Preset, str]:
+def _prompt(trace: Trace, name: str, fmt: str, tools: list[str]) -> tuple[Preset, str]:
     """The run's prompt and '' when it is recovered; else the dialect's named preset and why it stands in."""
     try:
         shipped = default_preset_for(fmt)
     except ReactLabError:
         shipped = DEFAULT_PRESET
     name = name or shipped
-    steps = [Step.from_dict(s) for s in trace.get("steps", [])]
-    sent = next((t for t in call_records.texts(steps) if t is not None), None)
-    context = [Exchange.from_dict(c) for c in trace.get("context", [])]
+    sent = next((t for t in call_records.texts(trace.steps) if t is not None), None)
 
     def sent_by(p: Preset) -> bool:
         if p.dialect != fmt:
             return False
         if sent is None:  # no recorded call to compare with (the run failed before its first): the name is all
             return True
-        question = render_question(p, trace.get("question", ""), context)
+        question = render_question(p, trace.question, trace.context)
         return render_prefix(p, tools) == sent.system and sent.prompt.startswith(question)
 
     in_use = st.session_state.get("prompt")
-    candidates = [Preset.from_dict(in_use)] if in_use and in_use.get("name") == name else []
+    candidates = [in_use] if in_use is not None and in_use.name == name else []
     candidates += _loaded(name)
     for p in candidates:
         if sent_by(p):

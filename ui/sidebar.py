@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from react_core.base.tool_specs import label
-from react_core.dialects import DIALECTS
-from react_core.providers import provider_class
+from react_core import DIALECTS, provider_class, tool_label
 from ui import identity, presets, state, turns
 from ui.labels import knowledge_label, model_label
 from ui.text import md_literal
@@ -28,7 +26,7 @@ def render_sidebar() -> None:
                     f"- **Dialect:** {md_literal(fmt.label if fmt else preset.dialect)}",
                     f"- **Preset:** {md_literal(preset.name)}",
                     f"- **Knowledge:** {md_literal(knowledge_label(s))}",
-                    f"- **Tools:** {md_literal(', '.join(label(t) for t in s.get('tools', [])) or 'none')}",
+                    f"- **Tools:** {md_literal(', '.join(tool_label(t) for t in s.get('tools', [])) or 'none')}",
                 ]
             )
         )

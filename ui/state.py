@@ -1,11 +1,12 @@
 """Every piece of session state, created in one function, and the settings helpers the pages share.
 
-Session state holds plain dicts: ``settings`` (RunSettings.to_dict, never a key), ``api_key`` (its own slot, session
-only, never saved), ``prompt`` (the applied edited preset as a dict, or None for the named preset unchanged), ``chat``
-(this browser session's conversation), ``job`` (the turn running in the background, or None), ``provider_slot`` (the
-session's provider, reused across turns so a script can drive a conversation), ``flash`` (messages shown once),
-``settings_lock`` (orders a session's settings changes: ``change_settings``). Widget keys vanish when their page is
-left, so pages copy widget values into these dicts in callbacks.
+Session state holds ``settings`` (RunSettings.to_dict, a plain dict, never a key), ``api_key`` (its own slot, session
+only, never saved), ``prompt`` (the applied edited ``Preset``, or None for the named preset unchanged), ``chat``
+(this browser session's conversation: its id and its ``Turn`` objects, each holding its ``Trace``), ``job`` (the
+turn running in the background, or None), ``provider_slot`` (the session's provider, reused across turns so a script
+can drive a conversation), ``flash`` (messages shown once), ``settings_lock`` (orders a session's settings changes:
+``change_settings``). Widget keys vanish when their page is left, so pages copy widget values into these slots in
+callbacks.
 """
 
 from __future__ import annotations
@@ -18,14 +19,19 @@ from typing import Any
 
 import streamlit as st
 
-from react_core.base.environment import setting_defaults
-from react_core.base.errors import ReactLabError
-from react_core.history import Store, open_history
-from react_core.history.conversations import turns as conversation_turns
-from react_core.loop.settings import RunSettings, default_provider
-from react_core.providers import provider_class
+from react_core import (
+    ReactLabError,
+    RunSettings,
+    Store,
+    conversation_turns,
+    default_provider,
+    open_history,
+    provider_class,
+    setting_defaults,
+)
 from ui import identity, turn_labels
 from ui.jobs import registry
+from ui.jobs.turn import Turn
 
 MAX_QUESTION_CHARS = 10_000
 CHAT_PARAM = "chat"  # the URL query parameter holding this conversation's id
@@ -131,11 +137,8 @@ def load_conversation(chat_id: str | None) -> dict[str, Any] | None:
     for record in conversation_turns(records):
         if record.trace is None or record.damaged:
             continue
-        trace = record.trace.to_dict()
-        turn = {"kind": "turn", "id": next_turn_id(), "question": record.question, "trace": trace}
-        label = turn_labels.of_saved(record.origin, record.parent_id, record.fork_step, trace)
-        turn.update(history_id=record.id, origin=record.origin, label=label)
-        turns.append(turn)
+        label = turn_labels.of_saved(record.origin, record.parent_id, record.fork_step, record.trace)
+        turns.append(Turn(next_turn_id(), record.trace, record.id, record.origin, label))
     if job is not None and not job.done:
         st.session_state.job = job
     elif job is not None:

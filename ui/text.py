@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from react_core.report.exports import md_escape
+from react_core import md_escape
 
 
 def md_literal(text: str) -> str:

@@ -3,8 +3,7 @@ when the turn starts and when a reloaded or reopened conversation brings it back
 
 from __future__ import annotations
 
-from typing import Any
-
+from react_core import Trace
 from ui.jobs.turn import EDITED_NOTE
 
 
@@ -16,14 +15,14 @@ def similar(step_index: int, title: str) -> str:
     return f"Searched {title!r} instead at step {step_index}"
 
 
-def of_saved(origin: str, parent_id: int | None, fork_step: int | None, trace: dict[str, Any]) -> str:
+def of_saved(origin: str, parent_id: int | None, fork_step: int | None, trace: Trace) -> str:
     """The label of a saved run, from what its row and trace record ('' for a plain question or a retry)."""
-    step = next((s for s in trace.get("steps", []) if s.get("index") == fork_step), None)
+    step = next((s for s in trace.steps if s.index == fork_step), None)
     if step is None:
         return ""
     if origin == "fork" and parent_id is not None:
-        edited = (step.get("observation") or {}).get("note") == EDITED_NOTE
+        edited = step.observation is not None and step.observation.note == EDITED_NOTE
         return fork(parent_id, fork_step, "observation" if edited else "thought")
-    if origin == "similar" and step.get("action"):
-        return similar(fork_step, step["action"].get("input", ""))
+    if origin == "similar" and step.action is not None:
+        return similar(fork_step, step.action.input)
     return ""

@@ -13,33 +13,29 @@ from typing import Any
 
 import streamlit as st
 
-from react_core.base.trace import Action
+from react_core import Action, Exchange, Trace
 from ui import identity, presets, run_settings, state, turn_labels
 from ui.jobs import registry
-from ui.jobs.turn import TurnJob, TurnRequest, edited_observation_step, provider_signature
+from ui.jobs.turn import Turn, TurnJob, TurnRequest, edited_observation_step, provider_signature
 
 log = logging.getLogger(__name__)
 QUESTION_KEY = "question"  # the chat input's key: a refused question is put back there
 
 
-def _turns() -> list[dict[str, Any]]:
+def _turns() -> list[Turn]:
     return st.session_state.chat["turns"]
 
 
-def _turn(turn_id: int) -> dict[str, Any] | None:
-    return next((t for t in _turns() if t["id"] == turn_id), None)
+def _turn(turn_id: int) -> Turn | None:
+    return next((t for t in _turns() if t.id == turn_id), None)
 
 
-def context_for_next_turn() -> list[dict[str, Any]]:
+def context_for_next_turn() -> list[Exchange]:
     """Earlier questions with their answers, so a follow-up question can refer to them. A conversation that began
     with a fork goes on from the exchanges its forked run was asked after."""
     turns = _turns()
-    before = list(turns[0]["trace"].get("context", [])) if turns else []
-    return before + [
-        {"question": t["question"], "answer": t["trace"]["final_answer"]}
-        for t in turns
-        if t["trace"].get("final_answer") is not None
-    ]
+    before = list(turns[0].trace.context) if turns else []
+    return before + [Exchange(t.question, t.trace.final_answer) for t in turns if t.trace.final_answer is not None]
 
 
 def _busy() -> bool:
@@ -88,7 +84,7 @@ def _request(question: str, start: run_settings.Start | None = None, **kwargs: A
         settings=settings,
         chat_id=ss.chat["id"],
         turn_id=state.next_turn_id(),
-        preset=start.preset.to_dict() if start else ss.prompt,
+        preset=start.preset if start else ss.prompt,
         dialect=start.dialect if start else presets.active().dialect,
         api_key=ss.api_key if same_provider else "",
         allowance=identity.allowance(),
@@ -135,7 +131,7 @@ def retry(turn_id: int, current: bool = False) -> None:
     turn = _turn(turn_id)
     if turn is None:
         return
-    trace = turn["trace"]
+    trace = turn.trace
     own = run_settings.of_run(trace)
     start = run_settings.current() if current else _noted(own)
     clash = run_settings.dialect_clash(own, start)
@@ -144,12 +140,12 @@ def retry(turn_id: int, current: bool = False) -> None:
         return
     _start(
         _request(
-            trace["question"],
+            trace.question,
             start,
-            context=trace.get("context", []),
-            prior_steps=trace.get("steps", []),
+            context=list(trace.context),
+            prior_steps=list(trace.steps),
             origin="retry",
-            label=turn.get("label", ""),
+            label=turn.label,
             replaces_turn=turn_id,
         )
     )
@@ -160,27 +156,27 @@ def ask_similar(turn_id: int, step_index: int, title: str) -> None:
     turn = _turn(turn_id)
     if turn is None:
         return
-    trace = turn["trace"]
+    trace = turn.trace
     _start(
         _request(
-            trace["question"],
+            trace.question,
             _noted(run_settings.of_run(trace)),
-            context=trace.get("context", []),
-            prior_steps=[s for s in trace["steps"] if s["index"] <= step_index],
-            replace_action=Action("search", title).to_dict(),
+            context=list(trace.context),
+            prior_steps=[s for s in trace.steps if s.index <= step_index],
+            replace_action=Action("search", title),
             origin="similar",
             label=turn_labels.similar(step_index, title),
-            parent_id=turn.get("history_id"),
+            parent_id=turn.history_id,
             fork_step=step_index,
         )
     )
 
 
-def fork(run_id: int, trace: dict[str, Any], step_index: int, field: str, text: str, start: run_settings.Start) -> bool:
+def fork(run_id: int, trace: Trace, step_index: int, field: str, text: str, start: run_settings.Start) -> bool:
     """Re-run a stored run from one step whose Thought or Observation was edited, with ``start`` (the run's own
     settings unless the person chose otherwise on the form), in a conversation of its own."""
-    steps = trace.get("steps", [])
-    step = next((s for s in steps if s["index"] == step_index), None)
+    steps = trace.steps
+    step = next((s for s in steps if s.index == step_index), None)
     if step is None:
         return False
     clash = run_settings.dialect_clash(run_settings.of_run(trace), start)
@@ -192,15 +188,15 @@ def fork(run_id: int, trace: dict[str, Any], step_index: int, field: str, text: 
     # Not appended to whatever chat is open: a fork is another line of the run's own conversation.
     st.session_state.chat = state.new_chat()
     if field == "thought":
-        prior, resume = [s for s in steps if s["index"] < step_index], text
+        prior, resume = [s for s in steps if s.index < step_index], text
     else:
-        prior = [s for s in steps if s["index"] < step_index] + [edited_observation_step(step, text)]
+        prior = [s for s in steps if s.index < step_index] + [edited_observation_step(step, text)]
         resume = None
     return _start(
         _request(
-            trace["question"],
+            trace.question,
             start,
-            context=trace.get("context", []),
+            context=list(trace.context),
             prior_steps=prior,
             resume_thought=resume,
             origin="fork",
@@ -225,23 +221,13 @@ def collect() -> None:
     ss.job = None
     registry.forget(job)
     _keep_provider(job)
-    snap = job.snapshot()
-    req = job.request
-    if req.chat_id != ss.chat["id"]:
+    req, turn = job.request, job.turn
+    if req.chat_id != ss.chat["id"] or turn is None:
         return  # a turn of a chat the person has left: it is in the history, not in this conversation
-    turn = {
-        "kind": "turn",
-        "id": req.turn_id,
-        "question": req.question,
-        "trace": snap["trace"],
-        "history_id": snap["history_id"],
-        "origin": req.origin,
-        "label": req.label,
-    }
-    if snap["save_error"]:
-        state.flash("warning", snap["save_error"])
+    if job.save_error:
+        state.flash("warning", job.save_error)
     turns = ss.chat["turns"]
-    index = next((i for i, t in enumerate(turns) if t["id"] == req.replaces_turn), None)
+    index = next((i for i, t in enumerate(turns) if t.id == req.replaces_turn), None)
     if index is None:
         turns.append(turn)
     else:

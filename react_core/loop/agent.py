@@ -4,16 +4,13 @@ Each step sends the fixed prefix (instructions + examples) and the question, the
 the next step's prefix. In the ``tools`` dialect (native tool calling) the past steps go as a conversation instead, the
 tools as declared functions, and a reply with several calls gives several steps, run in order (the first carries the
 model call; the others say they came from the same reply); the budget counts model calls either way. Partial text is
-streamed to ``on_event`` as it arrives, and cut at the dialect's stop sequences (providers may ignore them). The model's
+streamed as it arrives, and cut at the dialect's stop sequences (providers may ignore them). The model's
 mistakes become error observations and the loop goes on; provider and configuration failures end the run with ``error``
 and a message for the person, keeping every step already taken, and so does anything unexpected. A repeat is a loop only
 when it brings nothing new: the same action with the same input (or no readable action at all) answered by the same
-observation three times in a row. Events are plain dicts:
-
-    {"kind": "step_started", "index": k}
-    {"kind": "text", "index": k, "delta": "...", "text": "...so far"}   (text "" again: a retried call starts over)
-    {"kind": "action", "index": k, "action": {"tool": ..., "input": ...}}
-    {"kind": "step", "step": Step.to_dict()}
+observation three times in a row. ``stream`` yields the run as typed events (``react_core.base.events``: step started,
+text as the model writes it, the action about to run, the step done) and last ``RunDone`` with the Trace; ``run``
+reads that stream and returns the Trace.
 """
 
 from __future__ import annotations
@@ -22,7 +19,7 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -31,16 +28,16 @@ from react_core.base import call_records
 from react_core.base import cancel as cancellation
 from react_core.base.cancel import Cancelled
 from react_core.base.errors import ConfigError, ContextOverflowError, ReactLabError
+from react_core.base.events import ActionParsed, Event, RunDone, StepDone, StepStarted, TextDelta, final_trace
 from react_core.base.trace import Exchange, ModelCall, Observation, Step, Trace, Usage
 from react_core.dialects import get_dialect
 from react_core.dialects.base import Dialect, ParseResult
-from react_core.loop.model_call import Reply, call_record, stream_completion
+from react_core.loop.model_call import Reply, call_record, read_reply
 from react_core.presets.preset import Preset, render_prefix, render_question
 from react_core.providers.base import CompletionRequest, Provider
 from react_core.tools.registry import ToolRegistry
 
 log = logging.getLogger(__name__)
-EventHandler = Callable[[dict[str, Any]], None]
 DEFAULT_MAX_CALLS = 8
 LOOP_REPEATS = 3
 
@@ -82,20 +79,34 @@ class Agent:
         question: str,
         *,
         context: Sequence[Exchange] = (),
-        on_event: EventHandler | None = None,
         cancel: threading.Event | None = None,
         prior_steps: Sequence[Step] = (),
         resume_thought: str | None = None,
     ) -> Trace:
-        """Run to a stop reason. ``prior_steps`` (a fork) are kept and written into the prompt; the run then takes up
-        to ``max_calls`` new steps, the first starting from ``resume_thought`` when given (the model continues that
-        thought). Never raises: whatever ends the run is its stop reason, with the steps taken so far."""
+        """The run's Trace: ``stream`` read to its end."""
+        events = self.stream(
+            question, context=context, cancel=cancel, prior_steps=prior_steps, resume_thought=resume_thought
+        )
+        return final_trace(events)
+
+    def stream(
+        self,
+        question: str,
+        *,
+        context: Sequence[Exchange] = (),
+        cancel: threading.Event | None = None,
+        prior_steps: Sequence[Step] = (),
+        resume_thought: str | None = None,
+    ) -> Iterator[Event]:
+        """The run as events, to a stop reason. ``prior_steps`` (a fork) are kept and written into the prompt; the run
+        then takes up to ``max_calls`` new steps, the first starting from ``resume_thought`` when given (the model
+        continues that thought). Never raises: whatever ends the run is its stop reason, with the steps taken so far,
+        and the last event is ``RunDone``."""
         trace = self._new_trace(question, context, prior_steps)
-        emit = on_event or (lambda _e: None)
         try:
             # Within the scope, whatever waits for this run (a stream, a backoff, a Wikipedia request) hears Stop.
             with cancellation.scope(cancel) if cancel is not None else contextlib.nullcontext():
-                self._loop(trace, emit, resume_thought)
+                yield from self._loop(trace, resume_thought)
         except Cancelled:
             trace.stop_reason = "cancelled"
         except ContextOverflowError as e:
@@ -107,7 +118,7 @@ class Agent:
             log.exception("the run failed unexpectedly")
             trace.stop_reason = "error"
             trace.error = f"Unexpected error ({type(e).__name__}: {e}). The steps so far are kept; please report it."
-        return trace
+        yield RunDone(trace)
 
     def _new_trace(self, question: str, context: Sequence[Exchange], prior_steps: Sequence[Step]) -> Trace:
         cfg = self.config
@@ -129,7 +140,7 @@ class Agent:
             started_at=datetime.now(UTC).isoformat(timespec="seconds"),
         )
 
-    def _loop(self, trace: Trace, emit: EventHandler, seed: str | None) -> None:
+    def _loop(self, trace: Trace, seed: str | None) -> Iterator[Event]:
         cfg = self.config
         check_supported(cfg.provider, self.dialect)
         if seed and self.dialect.native_tools:
@@ -145,14 +156,14 @@ class Agent:
         # The budget counts model calls; a reply with several tool calls gives several steps.
         for _ in range(cfg.max_calls):
             cancellation.check()
-            emit({"kind": "step_started", "index": index})
+            yield StepStarted(index)
             started = time.perf_counter()
             request = self._request(system, question_block, scratchpad, trace.steps, index, seed)
-            reply = self._generate(request, index, emit)
+            reply = yield from self._generate(request, index)
             head = index
             for n, parsed in enumerate(self._read(reply, seed)):
                 if n:
-                    emit({"kind": "step_started", "index": index})
+                    yield StepStarted(index)
                     started = time.perf_counter()
                 step = self._step(index, reply, parsed, n)
                 if n == 0:
@@ -166,7 +177,7 @@ class Agent:
                     trace.final_answer, trace.stop_reason = step.final_answer, "finished"
                 elif step.observation is None:  # an action to run
                     assert step.action is not None
-                    emit({"kind": "action", "index": index, "action": step.action.to_dict()})
+                    yield ActionParsed(index, step.action)
                     cancellation.check()
                     step.observation = self._act(step)
                 if trace.stop_reason is None and self._looping(trace.steps):
@@ -175,7 +186,7 @@ class Agent:
                         f"The same action got the same observation {LOOP_REPEATS} times in a row, so the run stopped."
                     )
                 step.seconds = round(time.perf_counter() - started, 6)
-                emit({"kind": "step", "step": step.to_dict()})
+                yield StepDone(step)
                 if trace.stop_reason:
                     return
                 scratchpad += self.dialect.render_step(step)
@@ -222,11 +233,15 @@ class Agent:
     def _constrained(self) -> bool:
         return self.config.grammar and self.config.provider.constrained
 
-    def _generate(self, request: CompletionRequest, index: int, emit: EventHandler) -> Reply:
-        def on_text(delta: str, text: str) -> None:
-            emit({"kind": "text", "index": index, "delta": delta, "text": text})
-
-        return stream_completion(self.config.provider, request, on_text=on_text)
+    def _generate(self, request: CompletionRequest, index: int) -> Generator[Event, None, Reply]:
+        """The model's reply, its text yielded as it arrives."""
+        pieces = read_reply(self.config.provider, request)
+        while True:
+            try:
+                delta, text = next(pieces)
+            except StopIteration as done:
+                return done.value
+            yield TextDelta(index, delta, text)
 
     def _step(self, index: int, reply: Reply, parsed: ParseResult, n: int) -> Step:
         """The step the model wrote (the ``n``-th of its reply): its thought and its action or answer, or an error

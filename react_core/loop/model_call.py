@@ -1,18 +1,19 @@
 """One model call: stream it, report text as it arrives, cut at the stop sequences, within a deadline and a size.
 
-The loop, the evaluation's direct-answer strategies and the tests all call ``stream_completion``. It reads the
+The loop reads a reply as it arrives with ``read_reply`` (a generator of text pieces that returns the ``Reply``); the
+evaluation's direct-answer strategies and the tests call ``stream_completion``, the same read whole. It reads the
 provider's chunks until a stop sequence appears (enforced here whatever the provider did), the reply outgrows its
 token budget (the rest is not read: the reply is cut, as a model stopping at its length would be), the call passes
 its wall-clock deadline (a provider failure: nothing half-read is ever taken for an answer), or the person presses
 Stop (which also cuts a read that is waiting, through ``react_core.base.cancel.guarded_call``). A provider that tries a
-failed stream again says so with a ``restart`` chunk: the text so far is dropped and ``on_text`` hears it start over.
+failed stream again says so with a ``restart`` chunk: the text so far is dropped and the reader hears it start over.
 Native tool calls come back whole in ``Reply.tool_calls``.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,7 +64,23 @@ def stream_completion(
     on_text: Callable[[str, str], None] | None = None,
     deadline: float | None = CALL_DEADLINE,
 ) -> Reply:
-    """Raises Cancelled when the run is stopped, and a ReactLabError for any failure of the provider."""
+    """The whole reply, ``on_text(delta, text so far)`` hearing it arrive (``read_reply`` without the generator).
+    Raises Cancelled when the run is stopped, and a ReactLabError for any failure of the provider."""
+    pieces = read_reply(provider, request, deadline=deadline)
+    while True:
+        try:
+            delta, text = next(pieces)
+        except StopIteration as done:
+            return done.value
+        if on_text is not None:
+            on_text(delta, text)
+
+
+def read_reply(
+    provider: Provider, request: CompletionRequest, *, deadline: float | None = CALL_DEADLINE
+) -> Generator[tuple[str, str], None, Reply]:
+    """Yields (delta, text so far) as the reply arrives (("", "") when a retried stream starts over) and returns the
+    Reply. Raises Cancelled when the run is stopped, and a ReactLabError for any failure of the provider."""
     started = time.perf_counter()
     text, usage, sent, finish, first = "", None, None, "", 0.0
     tool_calls: list[ToolCall] = []
@@ -79,8 +96,7 @@ def stream_completion(
                     break
                 if chunk.restart:
                     text, usage, finish, tool_calls = "", None, "", []
-                    if on_text is not None:
-                        on_text("", "")
+                    yield "", ""
                 if chunk.sent is not None:
                     sent = chunk.sent
                 if chunk.tool_calls:
@@ -96,8 +112,7 @@ def stream_completion(
                 piece = scrub(chunk.text)[: budget - len(text)]
                 before = len(text)
                 text += piece
-                if on_text is not None:
-                    on_text(piece, text)
+                yield piece, text
                 # Only the new text (plus a stop's length of overlap) can hold a stop sequence.
                 _, hit = cut_at_stop(text[max(0, before - longest_stop) :], request.stop)
                 if hit is not None:

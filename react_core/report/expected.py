@@ -44,10 +44,8 @@ def expected_answer_for(question: str, settings: Mapping[str, Any]) -> str | Non
     return found.answer if found is not None else None
 
 
-def check_expected(trace: Trace | dict[str, Any]) -> AnswerCheck | None:
+def check_expected(trace: Trace) -> AnswerCheck | None:
     """The run's answer against the expected one; None when no answer is expected."""
-    if isinstance(trace, dict):
-        trace = Trace.from_dict(trace)
     expected = trace.expected_answer
     if expected is None:
         return None

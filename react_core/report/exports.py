@@ -12,8 +12,10 @@ import json
 import re
 from typing import Any
 
-from react_core.base.trace import STOP_REASONS, Trace
+from react_core.base.text import fenced, md_link, md_text
+from react_core.base.trace import STOP_REASONS, Step, Trace
 from react_core.dialects import DIALECTS
+from react_core.dialects.base import Dialect
 from react_core.report.expected import check_expected
 from react_core.report.grounding import check_grounding
 
@@ -21,71 +23,20 @@ CREDIT = (
     "Observation text comes from Wikipedia (CC BY-SA 4.0); offline packs hold the opening paragraphs from the "
     "HotpotQA corpus (Yang et al. 2018, CC BY-SA 4.0)."
 )
-# Every ASCII punctuation character may be backslash-escaped in CommonMark; escaping them all is the safe choice for
-# Streamlit, whose Markdown adds its own syntax (colour codes, icons, math) to CommonMark's.
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~:$&])")
-# What a one-line text inside a line of an exported file (after "- **Answer:** ", in a heading, a link's text) needs
-# escaped for CommonMark and GitHub's extensions to read it literally: a backslash that would escape what follows it,
-# code, emphasis and strikethrough marks, link brackets, HTML and autolinks (< and >, so no tag survives even a lax
-# reader), math ($), an entity reference, an underscore that is not inside a word (one inside a word never
-# emphasises), and the #s that would close a heading. Block syntax (#, >, -, 1.) only counts at the start of a line,
-# where run text never stands.
-_MD_INLINE = re.compile(
-    r"\\(?=[!-/:-@\[-`{-~]|$)|[`*\[\]<>~$]|&(?=#?[0-9A-Za-z]+;)|(?<![^\W_])_|_(?![^\W_])|(?:^|(?<=\s))#+$"
-)
-
-
-def md_escape(text: str) -> str:
-    """Text as literal Markdown for Streamlit: every special backslash-escaped, newlines flattened to spaces."""
-    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
-
-
-def md_text(text: str) -> str:
-    """Text as literal CommonMark inline content, newlines flattened to spaces: only what would be read as Markdown
-    or HTML in that position is escaped, so an exported file reads cleanly as plain text too."""
-    return _MD_INLINE.sub(lambda m: "".join("\\" + c for c in m.group()), " ".join(str(text).split()))
-
-
-def fenced(text: str) -> str:
-    """A fenced block that no backtick run inside ``text`` can close early."""
-    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return f"{fence}text\n{text}\n{fence}"
-
-
-def safe_url(url: str) -> str:
-    """An http(s) URL with the characters that would end a Markdown link percent-encoded; anything else empty."""
-    if not re.match(r"^https?://", url or "", re.IGNORECASE):
-        return ""
-    return "".join(c if c.isascii() and c.isprintable() and c not in " ()<>[]\"'`\\" else _pct(c) for c in url)
-
-
-def _pct(c: str) -> str:
-    return "".join(f"%{b:02X}" for b in c.encode("utf-8"))
-
-
-def md_link(title: str, url: str) -> str:
-    href = safe_url(url)
-    return f"[{md_text(title)}]({href})" if href else md_text(title)
-
-
-def action_text(step: dict[str, Any] | Any, fmt_name: str) -> str:
+def action_text(step: Step, dialect: str) -> str:
     """The step's action as the model wrote it in the run's own dialect, e.g. ``Search[Colorado orogeny]``."""
-    from react_core.base.trace import Step
-
-    step = step if isinstance(step, Step) else Step.from_dict(step)
-    fmt = DIALECTS.get(fmt_name) or DIALECTS["paper"]
     if step.action is None and step.final_answer is None:
         return "(no action)"
-    return fmt.render_action(step.action, step.final_answer)
+    return _dialect(dialect).render_action(step.action, step.final_answer)
 
 
-def action_title(step: dict[str, Any] | Any, fmt_name: str) -> str:
+def action_title(step: Step, dialect: str) -> str:
     """The step's action as one short line in the run's dialect, for a step panel's title (``Dialect.title``)."""
-    from react_core.base.trace import Step
+    return _dialect(dialect).title(step.action, step.final_answer)
 
-    step = step if isinstance(step, Step) else Step.from_dict(step)
-    return (DIALECTS.get(fmt_name) or DIALECTS["paper"]).title(step.action, step.final_answer)
+
+def _dialect(name: str) -> Dialect:
+    return DIALECTS.get(name) or DIALECTS["paper"]  # a trace from elsewhere may name a dialect we do not have
 
 
 def plural(n: int, word: str) -> str:

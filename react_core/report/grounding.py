@@ -50,10 +50,8 @@ class Grounding:
         }
 
 
-def check_grounding(trace: Trace | dict[str, Any]) -> Grounding:
+def check_grounding(trace: Trace) -> Grounding:
     """Where (if anywhere) the final answer occurs in the evidence the run's tools returned."""
-    if isinstance(trace, dict):
-        trace = Trace.from_dict(trace)
     answer = normalize_answer(trace.final_answer or "")
     if not answer:
         return Grounding("no_answer", "No answer to check.")

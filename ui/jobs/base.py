@@ -14,8 +14,7 @@ import logging
 import threading
 from typing import Any, Self
 
-from react_core.base import cancel
-from react_core.providers.allowance import Allowance
+from react_core import Allowance, cancel
 
 log = logging.getLogger(__name__)
 

@@ -12,9 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from react_core.base.errors import ReactLabError
-from react_core.evaluation.run import EvalPlan, run_evaluation
-from react_core.providers.allowance import Allowance
+from react_core import Allowance, EvalPlan, ReactLabError, run_evaluation
 from ui.jobs.base import Job
 
 

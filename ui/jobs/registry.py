@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 
-from react_core.providers.quota import CallWindow
+from react_core import CallWindow
 from ui.jobs.turn import TurnJob
 
 MAX_KEPT = 500  # finished turns nobody came back for are forgotten first

@@ -1,10 +1,11 @@
-"""A chat turn on a background thread, so the page stays responsive (streaming, Stop, polite refusals).
+"""A chat turn on a background thread, so the page stays responsive (streaming, Stop, polite refusals), and ``Turn``,
+what the conversation keeps of a turn.
 
 One turn per browser session at a time. The thread builds the run config (which may load an SDK or the on-device
-model: slow, so never on the page's thread), runs the agent, keeps a lock-protected picture of the progress for the
-page to draw, and saves the finished trace to the history store itself, so a closed tab never loses a finished run.
+model: slow, so never on the page's thread), reads the loop's events into a ``LiveRun`` that the page draws
+(``view``), and saves the finished trace to the history store itself, so a closed tab never loses a finished run.
 The provider it used is handed back through ``provider`` for the session to reuse (a script drives a whole
-conversation); the session takes it when it collects the turn.
+conversation); the session takes it, and the finished ``turn``, when it collects the job.
 """
 
 from __future__ import annotations
@@ -14,16 +15,27 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from react_core.base.errors import ConfigError, ReactLabError
-from react_core.base.trace import Action, Exchange, Observation, Step, Trace
-from react_core.dialects import get_dialect
-from react_core.history import open_history
-from react_core.loop.agent import Agent
-from react_core.loop.settings import RunSettings, build_run_config
-from react_core.presets.preset import Preset
-from react_core.providers.allowance import OPERATOR, Allowance
-from react_core.providers.base import Provider
-from react_core.report.expected import expected_answer_for
+from react_core import (
+    OPERATOR,
+    Action,
+    Agent,
+    Allowance,
+    ConfigError,
+    Exchange,
+    LiveRun,
+    Observation,
+    Preset,
+    Provider,
+    ReactLabError,
+    RunDone,
+    RunSettings,
+    Step,
+    Trace,
+    build_run_config,
+    expected_answer_for,
+    get_dialect,
+    open_history,
+)
 from ui.jobs.base import Job
 
 log = logging.getLogger(__name__)
@@ -33,28 +45,54 @@ EDITED_NOTE = "Edited by hand in a fork."  # the note on an Observation rewritte
 
 
 @dataclass
-class TurnRequest:
-    """Everything a turn needs, as plain values captured when it starts (later settings changes do not leak in)."""
+class Turn:
+    """A question of the conversation and its run, as the Chat page keeps and draws it."""
 
-    question: str
-    settings: dict[str, Any]
-    chat_id: str
-    turn_id: int
-    context: list[dict[str, Any]] = field(default_factory=list)
-    preset: dict[str, Any] | None = None
-    dialect: str = "paper"  # the preset's dialect, for drawing the live steps
-    api_key: str = ""
-    prior_steps: list[dict[str, Any]] = field(default_factory=list)
-    resume_thought: str | None = None
-    # Re-ask from a step with another action (a "Similar:" title): run it, then continue.
-    replace_action: dict[str, Any] | None = None
+    id: int
+    trace: Trace
+    history_id: int | None = None
     origin: str = "chat"  # chat | retry | fork | similar
     label: str = ""  # shown above the turn, e.g. "Fork of run #3 from step 2"
+
+    @property
+    def question(self) -> str:
+        return self.trace.question
+
+
+@dataclass
+class TurnRequest:
+    """Everything a turn needs, captured when it starts (later settings changes do not leak in)."""
+
+    question: str
+    settings: dict[str, Any]  # RunSettings.to_dict(), never a key
+    chat_id: str
+    turn_id: int
+    context: list[Exchange] = field(default_factory=list)
+    preset: Preset | None = None  # the prompt edited in Settings, None for the named preset unchanged
+    dialect: str = "paper"  # the prompt's dialect, for drawing the live steps
+    api_key: str = ""
+    prior_steps: list[Step] = field(default_factory=list)
+    resume_thought: str | None = None
+    # Re-ask from a step with another action (a "Similar:" title): run it, then continue.
+    replace_action: Action | None = None
+    origin: str = "chat"
+    label: str = ""
     replaces_turn: int | None = None  # a retry takes the failed turn's place
     parent_id: int | None = None
     fork_step: int | None = None
     # Whose history the run is saved to, whose keys it may use, the person's call window (ui.identity.allowance).
     allowance: Allowance = OPERATOR
+
+
+@dataclass(frozen=True)
+class TurnView:
+    """What the page draws of a running turn."""
+
+    live: LiveRun
+    max_index: int
+    preparing: bool
+    cancelling: bool
+    done: bool
 
 
 def provider_signature(settings: dict[str, Any], api_key: str) -> tuple:
@@ -63,7 +101,7 @@ def provider_signature(settings: dict[str, Any], api_key: str) -> tuple:
 
 
 class TurnJob(Job):
-    """One running turn. ``snapshot()`` is safe to call from any thread at any time."""
+    """One running turn. ``view()`` is safe to call from any thread at any time; ``turn`` is set once it is done."""
 
     name = "turn"
 
@@ -73,49 +111,28 @@ class TurnJob(Job):
         self.request = request
         self.signature = provider_signature(request.settings, request.api_key)
         self.provider: Provider | None = reuse
-        self._steps: list[dict[str, Any]] = [dict(s) for s in request.prior_steps]
-        self._current: dict[str, Any] | None = None
+        self._live = LiveRun(steps=list(request.prior_steps))
         self._preparing = True  # building the provider and knowledge (the on-device model may be loading)
-        self._trace: dict[str, Any] | None = None
-        self._history_id: int | None = None
-        self._save_error: str | None = None
+        self.turn: Turn | None = None
+        self.save_error: str | None = None
 
-    def snapshot(self) -> dict[str, Any]:
+    def view(self) -> TurnView:
         with self._lock:
-            return {
-                "kind": "done" if self.done else "running",
-                "question": self.request.question,
-                "steps": list(self._steps),
-                "current": dict(self._current) if self._current else None,
-                "trace": self._trace,
-                "history_id": self._history_id,
-                "save_error": self._save_error,
-                "max_index": len(self.request.prior_steps) + int(self.request.settings.get("max_calls", 8)),
-                "cancelling": self.cancelling,
-                "preparing": self._preparing,
-            }
+            return TurnView(
+                live=self._live.view(),
+                max_index=len(self.request.prior_steps) + int(self.request.settings.get("max_calls", 8)),
+                preparing=self._preparing,
+                cancelling=self.cancelling,
+                done=self.done,
+            )
 
     # -- worker side ----------------------------------------------------------------------------------
-
-    def _on_event(self, event: dict[str, Any]) -> None:
-        kind = event.get("kind")
-        with self._lock:
-            if kind == "step_started":
-                self._current = {"index": event["index"], "text": "", "action": None}
-            elif kind == "text" and self._current is not None:
-                self._current["text"] = event["text"]
-            elif kind == "action" and self._current is not None:
-                self._current["action"] = event["action"]
-            elif kind == "step":
-                self._steps.append(event["step"])
-                self._current = None
 
     def _config(self):
         req = self.request
         settings = RunSettings.from_dict(req.settings)
-        preset = Preset.from_dict(req.preset) if req.preset else None
         config = self.allowance.build(
-            lambda: build_run_config(settings, preset=preset, api_key=req.api_key or None, provider=self.provider)
+            lambda: build_run_config(settings, preset=req.preset, api_key=req.api_key or None, provider=self.provider)
         )
         self.provider = config.provider  # reused by the session's next turn, unwrapped
         config.provider = self.allowance.limit(config.provider)
@@ -123,8 +140,7 @@ class TurnJob(Job):
 
     def work(self) -> None:
         req = self.request
-        context = [Exchange.from_dict(t) for t in req.context]
-        prior = [Step.from_dict(s) for s in req.prior_steps]
+        prior = list(req.prior_steps)
         try:
             config = self._config()
             prepare = getattr(config.provider, "prepare", None)
@@ -132,49 +148,55 @@ class TurnJob(Job):
                 prepare()  # load the on-device model now, so the page can say so instead of "Thinking…"
             with self._lock:
                 self._preparing = False
-            if req.replace_action:
+            if req.replace_action is not None:
                 prior = self._replace_last(config, prior)
-            trace = Agent(config).run(
+            events = Agent(config).stream(
                 req.question,
-                context=context,
-                on_event=self._on_event,
+                context=req.context,
                 cancel=self._cancel,
                 prior_steps=prior,
                 resume_thought=req.resume_thought,
             )
+            for event in events:
+                if isinstance(event, RunDone):
+                    trace = event.trace
+                    break
+                with self._lock:
+                    self._live.apply(event)
         except ReactLabError as e:
-            trace = self._failed(prior, context, str(e))
+            trace = self._failed(prior, str(e))
         self._finish(trace)
 
     def crashed(self, message: str) -> None:
-        req = self.request
-        prior = [Step.from_dict(s) for s in req.prior_steps]
-        self._finish(self._failed(prior, [Exchange.from_dict(t) for t in req.context], message))
+        self._finish(self._failed(list(self.request.prior_steps), message))
 
     def _finish(self, trace: Trace) -> None:
-        trace.expected_answer = expected_answer_for(self.request.question, self.request.settings)
+        req = self.request
+        trace.expected_answer = expected_answer_for(req.question, req.settings)
         history_id, save_error = self._save(trace)
         with self._lock:
-            self._history_id, self._save_error = history_id, save_error
-            self._trace = trace.to_dict()
-            self._current = None
+            self._live.apply(RunDone(trace))
+            self.turn = Turn(req.turn_id, trace, history_id, req.origin, req.label)
+            self.save_error = save_error
 
     def _replace_last(self, config, prior: list[Step]) -> list[Step]:
-        """Run the replacement action for the last prior step and give that step its result."""
-        action = Action.from_dict(self.request.replace_action or {})
+        """Run the replacement action for the last prior step and give (a copy of) that step its result."""
+        action = self.request.replace_action
+        assert action is not None
         # The action goes into the next prompt in the run's dialect: one it cannot write faithfully (a title with
         # "]" in Search[…]) would be read back by the model as another action.
         why = get_dialect(config.preset.dialect).unrenderable(action)
         if why:
             raise ConfigError(f"This run's dialect cannot write {action.tool}: {action.input!r}. {why}")
-        step = prior[-1]
+        step = Step.from_dict(prior[-1].to_dict())  # the earlier run's step is left as it was
         step.action, step.final_answer = action, None
         step.observation = config.tools.run(action)
+        prior = [*prior[:-1], step]
         with self._lock:
-            self._steps = [s.to_dict() for s in prior]
+            self._live = LiveRun(steps=list(prior))
         return prior
 
-    def _failed(self, prior: list[Step], context: list[Exchange], message: str) -> Trace:
+    def _failed(self, prior: list[Step], message: str) -> Trace:
         return Trace(
             question=self.request.question,
             # The dialect the run was written in, so its kept steps are drawn in it.
@@ -182,7 +204,7 @@ class TurnJob(Job):
             steps=prior,
             stop_reason="error",
             error=message,
-            context=context,
+            context=list(self.request.context),
         )
 
     def _save(self, trace: Trace) -> tuple[int | None, str | None]:
@@ -200,8 +222,8 @@ class TurnJob(Job):
             return None, f"This run could not be saved to history: {e}"
 
 
-def edited_observation_step(step: dict[str, Any], text: str) -> dict[str, Any]:
+def edited_observation_step(step: Step, text: str) -> Step:
     """A copy of a step whose Observation was rewritten by hand (its sources no longer apply)."""
-    edited = Step.from_dict(step)
+    edited = Step.from_dict(step.to_dict())
     edited.observation = Observation(text=text, note=EDITED_NOTE)
-    return edited.to_dict()
+    return edited

@@ -1,0 +1,39 @@
+"""Run one question: the entry point for the command line and a person's own script.
+
+``stream`` builds the run (provider, prompt, tools, knowledge) from plain settings and yields the loop's events, the
+last being ``RunDone``; ``ask`` returns the Trace. The app's chat job and the evaluation build their runs from the
+same ``build_run_config`` and read the same event stream.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+
+from react_core.base.events import Event, final_trace
+from react_core.base.trace import Exchange, Trace
+from react_core.loop.agent import Agent
+from react_core.loop.settings import RunSettings, build_run_config
+from react_core.presets.preset import Preset
+from react_core.providers.base import Provider
+
+
+def stream(
+    question: str,
+    settings: RunSettings | None = None,
+    *,
+    preset: Preset | None = None,
+    api_key: str | None = None,
+    provider: Provider | None = None,
+    context: Sequence[Exchange] = (),
+    cancel: threading.Event | None = None,
+) -> Iterator[Event]:
+    """The run of ``question`` as events. ``settings``: the environment's defaults when None (``RunSettings.from_env``).
+    A configuration that cannot run (a missing key, an unknown preset) raises before the first event."""
+    config = build_run_config(settings or RunSettings.from_env(), preset=preset, api_key=api_key, provider=provider)
+    return Agent(config).stream(question, context=context, cancel=cancel)
+
+
+def ask(question: str, settings: RunSettings | None = None, **options) -> Trace:
+    """The Trace of ``question`` (``stream`` read to its end)."""
+    return final_trace(stream(question, settings, **options))
