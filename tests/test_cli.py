@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import queue
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -160,3 +162,30 @@ def test_ask_json_prints_whatever_the_model_wrote_as_valid_printable_json(tmp_pa
     assert "\x9b" not in out.stdout and "東京" in out.stdout
     trace = json.loads(out.stdout)
     assert trace["steps"][0]["thought"] == "\x9b\ufffd 東京" and trace["final_answer"] == "ok"
+
+
+def test_ask_prints_each_step_as_soon_as_it_is_done(tmp_path):
+    # The second model call waits at a gate: the first step must already be on stdout while it waits (a transcript
+    # printed only at the end would show nothing yet, and the reader below gives up instead of hanging).
+    gate = tmp_path / "gate"
+    path = script(
+        tmp_path,
+        [" Compute.\nAction 1: Calculator[6 * 7]", {"text": " So.\nAction 2: Finish[42]", "gate": str(gate)}],
+    )
+    args = ["ask", "q", "--provider", "scripted", "--script", path, "--tools", "calculator"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "react_core", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT
+    )
+    lines: queue.Queue[str] = queue.Queue()
+    reader = threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True)
+    reader.start()
+    try:
+        first = [lines.get(timeout=30) for _ in range(4)]
+        assert first[0] == "Question: q\n" and first[3] == "Observation 1: 6 * 7 = 42\n", first
+        assert proc.poll() is None  # still waiting for the second call
+        gate.touch()
+        assert proc.wait(timeout=60) == 0
+    finally:
+        proc.kill()
+    reader.join(timeout=30)  # the rest of the output, to the end
+    assert "".join(lines.queue).startswith("Thought 2: So.\nAction 2: Finish[42]\nFinal Answer: 42\n(Answered · 2 steps")

@@ -16,8 +16,9 @@ from typing import Any
 
 from react_core.base import environment
 from react_core.base.errors import ConfigError, ReactLabError
+from react_core.base.events import RunDone, StepDone, final_trace
 from react_core.base.text import visible_controls
-from react_core.base.trace import Trace
+from react_core.base.trace import Step, Trace
 from react_core.cli import evaluation as evaluation_cli
 from react_core.cli import knowledge as knowledge_cli
 from react_core.cli.options import EXIT_USAGE, CliParser, UsageError, add_run_options, build_config
@@ -46,27 +47,42 @@ def to_json(value: Any, indent: int | None = 2) -> str:
     return _UNPRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
-def format_transcript(trace: Trace) -> str:
-    fmt = get_dialect(trace.settings.get("dialect", "paper"))
-    lines = [f"Question: {trace.question}"]
-    for s in trace.steps:
-        lines.append(f"Thought {s.index}: {s.thought}")
-        if s.action or s.final_answer is not None:
-            lines.append(f"Action {s.index}: {fmt.render_action(s.action, s.final_answer)}")
-        if s.observation:
-            tag = " (error)" if s.observation.is_error else ""
-            lines.append(f"Observation {s.index}{tag}: {s.observation.text}")
-            if s.observation.note:
-                lines.append(f"  note: {s.observation.note}")
-            for src in s.observation.sources:
-                lines.append(f"  source: {src.title} <{src.url}>")
+def question_line(question: str) -> str:
+    return visible_controls(f"Question: {question}")
+
+
+def step_lines(step: Step, dialect: str) -> str:
+    """One step of the transcript: its Thought, Action and Observation (with its note and sources)."""
+    fmt = get_dialect(dialect)
+    lines = [f"Thought {step.index}: {step.thought}"]
+    if step.action or step.final_answer is not None:
+        lines.append(f"Action {step.index}: {fmt.render_action(step.action, step.final_answer)}")
+    if step.observation:
+        tag = " (error)" if step.observation.is_error else ""
+        lines.append(f"Observation {step.index}{tag}: {step.observation.text}")
+        if step.observation.note:
+            lines.append(f"  note: {step.observation.note}")
+        for src in step.observation.sources:
+            lines.append(f"  source: {src.title} <{src.url}>")
+    # Text from a model, a wiki or a file may hold terminal escape sequences: shown as text, never obeyed.
+    return visible_controls("\n".join(lines))
+
+
+def ending_lines(trace: Trace) -> str:
+    lines = []
     if trace.final_answer is not None:
         lines.append(f"Final Answer: {trace.final_answer}")
     if trace.error:
         lines.append(f"Error: {trace.error}")
     lines.append(f"({summary_line(trace)}; stop reason: {trace.stop_reason})")
-    # Text from a model, a wiki or a file may hold terminal escape sequences: shown as text, never obeyed.
     return visible_controls("\n".join(lines))
+
+
+def format_transcript(trace: Trace) -> str:
+    """The whole transcript of a finished run (``ask`` prints the same lines as the run goes)."""
+    dialect = trace.settings.get("dialect", "paper")
+    parts = [question_line(trace.question), *(step_lines(s, dialect) for s in trace.steps), ending_lines(trace)]
+    return "\n".join(parts)
 
 
 def _cmd_ask(args: argparse.Namespace) -> int:
@@ -77,8 +93,17 @@ def _cmd_ask(args: argparse.Namespace) -> int:
     config = build_config(args)
     if config.provider.is_demo:  # on stderr, so --json output stays clean
         print(config.provider.demo_notice, file=sys.stderr)
-    trace = Agent(config).run(args.question)
-    print(to_json(trace.to_dict()) if args.json else format_transcript(trace))
+    events = Agent(config).stream(args.question)
+    if args.json:
+        print(to_json(final_trace(events).to_dict()))
+        return 0
+    # Each step is printed as soon as it is done, so a slow model's progress shows as it happens.
+    print(question_line(args.question), flush=True)
+    for event in events:
+        if isinstance(event, StepDone):
+            print(step_lines(event.step, config.preset.dialect), flush=True)
+        elif isinstance(event, RunDone):
+            print(ending_lines(event.trace), flush=True)
     return 0
 
 
