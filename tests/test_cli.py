@@ -188,4 +188,5 @@ def test_ask_prints_each_step_as_soon_as_it_is_done(tmp_path):
     finally:
         proc.kill()
     reader.join(timeout=30)  # the rest of the output, to the end
-    assert "".join(lines.queue).startswith("Thought 2: So.\nAction 2: Finish[42]\nFinal Answer: 42\n(Answered · 2 steps")
+    rest = "".join(lines.queue)
+    assert rest.startswith("Thought 2: So.\nAction 2: Finish[42]\nFinal Answer: 42\n(Answered · 2 steps"), rest
