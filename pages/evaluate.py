@@ -21,6 +21,8 @@ from react_core import (
     STRATEGY_LABELS,
     TOOL_ORDER,
     Trace,
+    knowledge_label,
+    model_label,
     provider_class,
     shared_data_dir,
     tool_label,
@@ -28,7 +30,6 @@ from react_core import (
 from ui import evaluations as ev
 from ui import state
 from ui.jobs.evaluation import EvalJob
-from ui.labels import knowledge_label, model_label
 from ui.render import render_trace
 from ui.text import md_literal
 

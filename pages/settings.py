@@ -11,7 +11,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from react_core import MAX_CALLS_LIMIT, PROVIDERS, TOOL_ORDER, provider_class, tool_label
+from react_core import MAX_CALLS_LIMIT, PROVIDERS, TOOL_ORDER, pack_spec, pack_text, provider_class, tool_label
 from ui import identity, state
 from ui.bind import bound, seed
 from ui.prompt_editor import render_prompt_editor
@@ -24,7 +24,7 @@ def _on_key() -> None:
 def _knowledge() -> dict[str, str]:
     kind = st.session_state["set-knowledge-kind"]
     path = st.session_state.get("set-knowledge-path", "").strip()
-    return {"knowledge": "wikipedia" if kind == "wikipedia" else f"pack:{path}"}
+    return {"knowledge": "wikipedia" if kind == "wikipedia" else pack_spec(path)}
 
 
 def _tools() -> dict[str, list[str]]:
@@ -95,12 +95,12 @@ with run_col:
     st.subheader("Knowledge and tools", anchor=False)
     knowledge = s.get("knowledge", "wikipedia")
     seed("set-knowledge-kind", "wikipedia" if knowledge == "wikipedia" else "pack")
-    seed("set-knowledge-path", knowledge[5:] if knowledge.startswith("pack:") else "")
+    seed("set-knowledge-path", pack_text(knowledge))
     kind = st.radio(
         "Knowledge source",
         ["wikipedia", "pack"],
         key="set-knowledge-kind",
-        format_func=lambda k: "Wikipedia (live)" if k == "wikipedia" else "Offline pack (SQLite file)",
+        format_func=lambda k: "Live Wikipedia" if k == "wikipedia" else "Offline pack (SQLite file)",
         horizontal=True,
         on_change=state.change_settings,
         args=(_knowledge,),

@@ -57,7 +57,7 @@ _EXPORTS: dict[str, str] = {
     ),
     # the registries
     **dict.fromkeys(("DIALECTS", "get_dialect"), "dialects"),
-    **dict.fromkeys(("PROVIDERS", "CATALOGUE", "provider_class", "speaks"), "providers"),
+    **dict.fromkeys(("PROVIDERS", "CATALOGUE", "provider_class", "speaks", "unspoken", "model_label"), "providers"),
     **dict.fromkeys(("Provider", "estimate_tokens"), "providers.base"),
     **dict.fromkeys(("Allowance", "OPERATOR", "CallWindow"), "providers.allowance"),
     # prompts
@@ -79,8 +79,12 @@ _EXPORTS: dict[str, str] = {
         ),
         "presets.preset",
     ),
+    "PresetStore": "presets.store",
     # knowledge and tools
     **dict.fromkeys(("standing_pack", "knowledge_reach"), "knowledge"),
+    **dict.fromkeys(
+        ("knowledge_label", "text_credit", "pack_spec", "pack_text", "pack_path", "is_pack"), "knowledge.spec"
+    ),
     "similar_titles": "tools.wiki",
     # history
     **dict.fromkeys(("open_history", "Store", "RunRecord"), "history"),

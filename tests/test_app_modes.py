@@ -209,3 +209,19 @@ def test_a_signed_in_owner_id_is_never_shared(monkeypatch):
     assert first != second and len(first) <= 200 and first.startswith("oidc-sha256:")
     assert owner_of("https://a#b", "c") != owner_of("https://a", "b#c")  # a '#' cannot move between the two
     assert owner_of("https://a", "b#c") == "oidc:https://a#b#c"
+
+
+def test_a_saved_preset_kept_in_a_persons_history_runs_in_their_chat(monkeypatch, tmp_path):
+    # Signed-in and public-demo presets live in the person's history, not in the presets folder: the chat's run must
+    # find them there (it used to look in the folder only and fail with "Unknown preset").
+    use_app(monkeypatch, tmp_path, ["Thought 1: Known.\nAction 1: Finish[ok]"])
+    monkeypatch.setenv("REACT_PUBLIC_DEMO", "1")
+    at = go(new_session(), "settings")
+    at.text_area(key="edit-question").input("Q: {question}\n").run()
+    at.text_input(key="save-name").input("my-prompt").run()
+    at.button(key="save-preset").click().run()
+    trace = last_trace(ask(go(at, "chat"), "What?"))
+    assert trace["stop_reason"] == "finished", trace["error"]
+    assert trace["settings"]["preset"] == "my-prompt"
+    first_call = at.session_state.chat["turns"][-1].trace.steps[0].call
+    assert first_call.prompt_added.startswith("Q: What?\n")  # the person's own template was sent

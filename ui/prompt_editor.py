@@ -30,7 +30,7 @@ FIELDS = {"instructions": "edit-instructions", "examples": "edit-examples", "que
 
 
 def _named() -> Preset:
-    return presets.load(presets.current_name())
+    return presets.store().load(presets.current_name())
 
 
 def _editor_values() -> dict[str, str]:
@@ -73,7 +73,7 @@ def _on_choose() -> None:
     state.change_settings(lambda: {"preset": st.session_state["set-preset"], "dialect": ""})
     name = state.settings()["preset"]
     st.session_state.prompt = st.session_state.draft = None
-    base = presets.load(name)
+    base = presets.store().load(name)
     _set_editor({f: getattr(base, f) for f in FIELDS})
 
 
@@ -87,7 +87,7 @@ def _on_save() -> None:
     name = st.session_state.get("save-name", "").strip()
     values = {f: st.session_state[key] for f, key in FIELDS.items()}
     try:
-        path = presets.save(_candidate(values), name)
+        path = presets.store().save(_candidate(values), name)
     except ReactLabError as e:
         state.flash("error", str(e))
         return
@@ -100,7 +100,7 @@ def _on_save() -> None:
 
 def _preset_label(name: str) -> str:
     try:
-        p = presets.load(name)
+        p = presets.store().load(name)
     except ReactLabError:
         return name
     fmt = DIALECTS.get(p.dialect)
@@ -109,7 +109,7 @@ def _preset_label(name: str) -> str:
 
 def render_prompt_editor() -> None:
     # The direct-answer presets are the evaluation's, not the chat's; the tools preset needs a provider that can.
-    names, unspoken = presets.runnable(presets.names("react"))
+    names, unspoken = presets.runnable(presets.store().names("react"))
     current = presets.current_name()
     if current not in names:
         names.append(current)

@@ -23,14 +23,15 @@ from react_core import (
     call_records,
     check_expected,
     check_grounding,
+    model_label,
     plural,
     safe_url,
     similar_titles,
     summary_line,
+    text_credit,
     tool_label,
 )
 from ui.inspector import render_call, render_calls_table
-from ui.labels import model_label
 from ui.text import md_literal
 
 SimilarHandler = Callable[[int, str], None]  # (step index, title) -> None
@@ -38,12 +39,6 @@ SimilarHandler = Callable[[int, str], None]  # (step index, title) -> None
 
 def step_title(step: Step, dialect: str) -> str:
     return f"Step {step.index} · {action_title(step, dialect)}"
-
-
-def credit_caption(knowledge: str) -> str:
-    if str(knowledge).startswith("pack:"):
-        return "Text: Wikipedia opening paragraphs (2017) from the HotpotQA corpus — CC BY-SA 4.0."
-    return "Text: Wikipedia, CC BY-SA 4.0."
 
 
 def render_sources(sources: list[Source], label: str = "Sources") -> None:
@@ -82,7 +77,7 @@ def render_step(
                 st.info(md_literal(obs.note), icon=":material/info:")
             render_sources(obs.sources, "Source")
             if obs.sources:
-                st.caption(credit_caption(knowledge))
+                st.caption(text_credit(knowledge))
             searched = step.action is not None and step.action.tool == "search"
             titles = similar_titles(obs.text) if searched else []
             if titles and on_similar is not None:

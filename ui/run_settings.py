@@ -16,7 +16,6 @@ else the named preset of its dialect stands in and ``note`` says so.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import streamlit as st
@@ -30,6 +29,8 @@ from react_core import (
     Trace,
     call_records,
     default_preset_for,
+    knowledge_label,
+    model_label,
     provider_class,
     render_prefix,
     render_question,
@@ -103,7 +104,7 @@ def _prompt(trace: Trace, name: str, fmt: str, tools: list[str]) -> tuple[Preset
             return p, ""
     stand_in = next((p for p in _loaded(name.removesuffix(EDITED), shipped) if p.dialect == fmt), None)
     if stand_in is None:
-        stand_in = presets.load(DEFAULT_PRESET)
+        stand_in = presets.store().load(DEFAULT_PRESET)
     why = "was edited and not saved" if name.endswith(EDITED) else "is not the one this run used any more"
     return stand_in, (
         f"This run's prompt “{name}” {why}, so it cannot be used again: the {stand_in.name} preset stands in. The "
@@ -115,7 +116,7 @@ def _loaded(*names: str) -> list[Preset]:
     out = []
     for name in dict.fromkeys(names):
         try:
-            out.append(presets.load(name))
+            out.append(presets.store().load(name))
         except ReactLabError:
             continue
     return out
@@ -141,21 +142,14 @@ def describe(start: Start) -> dict[str, str]:
     """The settings a person reads on a form, by label."""
     s = start.settings
     cls = provider_class(s["provider"])
-    if "model" in cls.options:
-        model = s.get("model") or cls.default_model or "the provider's default"
-    elif "model_path" in cls.options:
-        model = Path(s["model_path"]).name if s.get("model_path") else "the bundled model"
-    else:
-        model = cls.default_model or "—"
-    knowledge = s.get("knowledge", "")
     rows = {
         "Provider": cls.label,
-        "Model": model,
+        "Model": model_label(s),
         "Dialect": _dialect(start.dialect),
         "Preset": start.preset.name,
         "Temperature": f"{float(s.get('temperature', 0)):g}",
         "Max model calls": str(s.get("max_calls")),
-        "Knowledge": "Wikipedia" if knowledge == "wikipedia" else f"offline pack {Path(knowledge[5:]).name}",
+        "Knowledge": knowledge_label(s),
         "Tools": ", ".join(tool_label(t) for t in s.get("tools", [])) or "none",
     }
     if cls.constrained:

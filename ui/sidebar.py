@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from react_core import DIALECTS, provider_class, tool_label
+from react_core import DIALECTS, knowledge_label, model_label, provider_class, tool_label
 from ui import identity, presets, state, turns
-from ui.labels import knowledge_label, model_label
 from ui.text import md_literal
 
 

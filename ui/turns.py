@@ -77,6 +77,7 @@ def _request(question: str, start: run_settings.Start | None = None, **kwargs: A
     """A turn with the session's settings, or with ``start`` (an earlier run's own)."""
     ss = st.session_state
     settings = dict(start.settings if start else ss.settings)
+    prompt = start.preset if start else presets.active()
     # The key typed in Settings is for the provider chosen there; a run of another provider never gets it.
     same_provider = settings["provider"] == ss.settings["provider"]
     return TurnRequest(
@@ -84,8 +85,9 @@ def _request(question: str, start: run_settings.Start | None = None, **kwargs: A
         settings=settings,
         chat_id=ss.chat["id"],
         turn_id=state.next_turn_id(),
-        preset=start.preset if start else ss.prompt,
-        dialect=start.dialect if start else presets.active().dialect,
+        # The prompt itself, resolved here from wherever it is kept (a person's own preset may be in their history).
+        preset=prompt,
+        dialect=prompt.dialect,
         api_key=ss.api_key if same_provider else "",
         allowance=identity.allowance(),
         **kwargs,

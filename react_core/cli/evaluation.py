@@ -17,6 +17,7 @@ from typing import Any
 from react_core.cli.options import add_run_options
 from react_core.evaluation.paper import STRATEGY_LABELS
 from react_core.evaluation.strategies import PAPER_SC_SAMPLES, PAPER_TOOLS, STRATEGIES
+from react_core.knowledge.spec import pack_spec
 
 
 def register(sub: Any) -> None:
@@ -170,7 +171,7 @@ def _cmd_table(args: argparse.Namespace) -> int:
     command = _command(args)
     args.provider = args.provider or FALLBACK.name  # the table is this machine's on-device model unless told
     if args.knowledge is None:
-        args.knowledge = f"pack:{table.ensure_pack(args.out, args.dataset)}"
+        args.knowledge = pack_spec(table.ensure_pack(args.out, args.dataset))
     plan = _plan(args, list(STRATEGIES), args.out, {})
     resumed = any(read_results(p) for p in Path(args.out).glob("*.jsonl"))
     started = time.monotonic()

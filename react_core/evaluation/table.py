@@ -19,6 +19,7 @@ from react_core.base.tool_specs import label
 from react_core.evaluation.report import markdown_table
 from react_core.evaluation.results import Evaluation
 from react_core.evaluation.run import EvalPlan
+from react_core.knowledge.spec import is_pack, pack_path
 
 BEGIN = "<!-- eval-table:begin (written by python -m react_core eval-table; edits between the markers are lost) -->"
 END = "<!-- eval-table:end -->"
@@ -47,8 +48,9 @@ def describe(plan: EvalPlan, evaluation: Evaluation, command: str, minutes: floa
     """How the table was made, in one paragraph, from the plan and the results files' headers."""
     config = next((r.config for r in evaluation.results if r.config), {})
     knowledge = plan.settings.knowledge
-    if knowledge.startswith("pack:"):
-        knowledge = f"the offline pack `{Path(knowledge[5:]).name}` built from the same files"
+    path = pack_path(knowledge) if is_pack(knowledge) else None
+    if path is not None:
+        knowledge = f"the offline pack `{path.name}` built from the same files"
     tools = ", ".join(label(t) for t in plan.tools) or "no tools"
     day = datetime.now(UTC).strftime("%Y-%m-%d")
     decoded = next((r.config["grammar"] for r in evaluation.results if "grammar" in (r.config or {})), None)

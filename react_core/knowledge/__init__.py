@@ -16,6 +16,7 @@ from typing import Any
 from react_core.base.errors import ConfigError
 from react_core.knowledge import reach
 from react_core.knowledge.base import KnowledgeSource, Page, SearchOutcome
+from react_core.knowledge.spec import pack_path
 
 _packs: dict[tuple[str, int, int], Any] = {}
 _packs_lock = threading.Lock()
@@ -43,29 +44,23 @@ def create_knowledge(spec: str, **options: Any) -> KnowledgeSource:
     (read timeout in seconds), and WikipediaSource's keyword arguments: cache_size, cache_ttl, and the request limits
     (connect_timeout, read_timeout, request_timeout, deadline, max_body_bytes, retries, backoff, max_retry_after,
     max_redirects; defaults in ``api_client``). Options that do not apply are ignored."""
-    spec = (spec or "").strip()
-    if spec == "wikipedia":
-        from react_core.knowledge.wikipedia import WikipediaSource
-
-        return WikipediaSource.create(**{k: v for k, v in options.items() if v is not None or k == "fallback_pack"})
-    if spec.startswith("pack:"):
-        path = spec[len("pack:") :].strip()
-        if not path:
-            raise ConfigError("Knowledge source 'pack:' needs a path, e.g. pack:hotpotqa-pack.sqlite.")
+    path = pack_path(spec)
+    if path is not None:
         return open_pack(path)
-    raise ConfigError(f"Unknown knowledge source {spec!r}: use 'wikipedia' or 'pack:PATH'.")
+    from react_core.knowledge.wikipedia import WikipediaSource
+
+    return WikipediaSource.create(**{k: v for k, v in options.items() if v is not None or k == "fallback_pack"})
 
 
 def standing_pack(spec: str, *, wiki_url: str | None = None, language: str | None = None) -> Any:
     """The offline pack that answers Searches for this knowledge setting: the pack itself for ``pack:PATH``; for
     ``wikipedia``, the default pack when Wikipedia cannot be reached (probed briefly if nothing is known yet); else
     None. Never raises: a setting that cannot be used answers None here and says why when a run starts."""
-    spec = (spec or "").strip()
     try:
-        if spec.startswith("pack:"):
+        if pack_path(spec) is not None:
             return create_knowledge(spec)
-        if spec != "wikipedia" or reach.probe(reach.endpoint_for(wiki_url, language)) is not False:
-            return None
+        if reach.probe(reach.endpoint_for(wiki_url, language)) is not False:
+            return None  # Wikipedia answers, or nothing is known yet
     except ConfigError:
         return None
     from react_core.knowledge.default_pack import ensure_default_pack

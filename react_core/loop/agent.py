@@ -34,6 +34,7 @@ from react_core.dialects import get_dialect
 from react_core.dialects.base import Dialect, ParseResult
 from react_core.loop.model_call import Reply, call_record, read_reply
 from react_core.presets.preset import Preset, render_prefix, render_question
+from react_core.providers import unspoken
 from react_core.providers.base import CompletionRequest, Provider
 from react_core.tools.registry import ToolRegistry
 
@@ -57,13 +58,11 @@ class RunConfig:
     recorded: dict[str, Any] = field(default_factory=dict)
 
 
-def check_supported(provider: Provider, fmt: Dialect) -> None:
-    """Refuse a dialect the provider cannot speak: native tool calls need a provider with ``native_tools``."""
-    if fmt.native_tools and not provider.native_tools:
-        raise ConfigError(
-            f"{provider.label} cannot call tools natively, so it cannot run the {fmt.name!r} dialect: choose a text "
-            "dialect (paper, gemini-xml, langchain-json, pause, function-call), or a Gemini or OpenAI provider."
-        )
+def check_supported(provider: Provider, dialect: Dialect) -> None:
+    """Refuse a dialect the provider cannot speak (``providers.unspoken``)."""
+    why = unspoken(provider, dialect.name)
+    if why:
+        raise ConfigError(why)
 
 
 class Agent:

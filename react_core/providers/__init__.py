@@ -8,6 +8,7 @@ which import their SDKs and llama.cpp only when a provider is built.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from react_core.base.errors import ConfigError
@@ -42,12 +43,33 @@ def create_provider(name: str, **options: Any) -> Provider:
     return provider_class(name).create(**options)
 
 
-def speaks(provider_name: str, dialect_name: str) -> bool:
-    """Whether a provider can run a dialect: the ``tools`` format (native tool calls) needs ``native_tools``. The
-    Settings page offers a preset only when its format is spoken, and says why the tools preset is missing."""
+def unspoken(provider: type[Provider] | Provider, dialect: str) -> str:
+    """Why a provider cannot run a dialect ('' when it can): the ``tools`` dialect (native tool calls) needs a
+    provider with ``native_tools``. The one home of the rule: the loop refuses such a run with this reason, and the
+    Settings page offers a preset only when its dialect is spoken."""
     from react_core.dialects import get_dialect
 
-    return provider_class(provider_name).native_tools or not get_dialect(dialect_name).native_tools
+    if provider.native_tools or not get_dialect(dialect).native_tools:
+        return ""
+    return (
+        f"{provider.label} cannot call tools natively, so it cannot run the {dialect!r} dialect: choose a text "
+        "dialect (paper, gemini-xml, langchain-json, pause, function-call), or a Gemini or OpenAI provider."
+    )
+
+
+def speaks(provider_name: str, dialect: str) -> bool:
+    return not unspoken(provider_class(provider_name), dialect)
+
+
+def model_label(settings: Mapping[str, Any]) -> str:
+    """The model these settings run (or a trace's settings ran), as a person reads it; decided without building the
+    provider. The one home of this label: the sidebar, the Evaluate page, a run's header and the fork form use it."""
+    cls = provider_class(settings["provider"])
+    if "model_path" in cls.options and settings.get("model_path"):
+        return Path(settings["model_path"]).name
+    if "model" in cls.options and settings.get("model"):
+        return str(settings["model"])
+    return cls.default_model or "provider default"
 
 
 def default_provider_name(env: Mapping[str, str] | None = None) -> str:
@@ -67,5 +89,7 @@ __all__ = [
     "create_provider",
     "default_provider_name",
     "provider_class",
+    "model_label",
     "speaks",
+    "unspoken",
 ]

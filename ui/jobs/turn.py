@@ -68,7 +68,7 @@ class TurnRequest:
     chat_id: str
     turn_id: int
     context: list[Exchange] = field(default_factory=list)
-    preset: Preset | None = None  # the prompt edited in Settings, None for the named preset unchanged
+    preset: Preset | None = None  # the prompt to run (None: the settings name it, as a script or a test may do)
     dialect: str = "paper"  # the prompt's dialect, for drawing the live steps
     api_key: str = ""
     prior_steps: list[Step] = field(default_factory=list)

@@ -1,0 +1,72 @@
+"""The knowledge setting as text, read and written in this one place: ``wikipedia`` or ``pack:PATH``.
+
+Settings, traces, evaluation headers and the command line all carry it as that string; everything that needs its
+parts (the pack's file, a label for people, the licence line under a Wikipedia text) asks here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from react_core.base.errors import ConfigError
+
+WIKIPEDIA = "wikipedia"
+_PACK = "pack:"
+
+
+def pack_spec(path: str | Path) -> str:
+    """The setting for an offline pack file."""
+    return f"{_PACK}{path}"
+
+
+def is_pack(spec: str) -> bool:
+    return (spec or "").strip().startswith(_PACK)
+
+
+def pack_text(spec: str) -> str:
+    """The path a ``pack:PATH`` setting names, as written ('' for ``wikipedia`` or a ``pack:`` without one)."""
+    spec = (spec or "").strip()
+    return spec[len(_PACK) :].strip() if spec.startswith(_PACK) else ""
+
+
+def pack_path(spec: str) -> Path | None:
+    """The pack file a ``pack:PATH`` setting names; None for ``wikipedia``. ConfigError for anything else, or for a
+    ``pack:`` without a path."""
+    spec = (spec or "").strip()
+    if spec == WIKIPEDIA:
+        return None
+    if not spec.startswith(_PACK):
+        raise ConfigError(f"Unknown knowledge source {spec!r}: use '{WIKIPEDIA}' or '{_PACK}PATH'.")
+    path = pack_text(spec)
+    if not path:
+        raise ConfigError(f"Knowledge source '{_PACK}' needs a path, e.g. {_PACK}hotpotqa-pack.sqlite.")
+    return Path(path)
+
+
+def knowledge_label(settings: Mapping[str, Any]) -> str:
+    """What a person reads for the knowledge of these settings (``knowledge``, ``wiki_url``, ``wiki_language``). Live
+    Wikipedia is called live only while it can be reached: the probe is brief and remembered, and while it fails the
+    offline pack stands in (and the label says so)."""
+    from react_core.knowledge import reach
+
+    spec = str(settings.get("knowledge") or WIKIPEDIA)
+    if is_pack(spec):
+        try:
+            path = pack_path(spec)
+        except ConfigError:
+            return "offline pack (no file named)"
+        return f"offline pack {path.name}" if path is not None else "offline pack"
+    try:
+        endpoint = reach.endpoint_for(settings.get("wiki_url") or None, settings.get("wiki_language") or None)
+    except ConfigError:
+        return "Wikipedia (live)"  # the run will say what is wrong with the URL
+    return "Wikipedia unreachable: offline pack" if reach.probe(endpoint) is False else "Wikipedia (live)"
+
+
+def text_credit(spec: str) -> str:
+    """The licence line under text a tool took from this source."""
+    if is_pack(spec):
+        return "Text: Wikipedia opening paragraphs (2017) from the HotpotQA corpus — CC BY-SA 4.0."
+    return "Text: Wikipedia, CC BY-SA 4.0."

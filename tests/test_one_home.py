@@ -1,0 +1,50 @@
+"""One home per rule: the places that read the knowledge setting, name a model or a knowledge source, decide whether a
+provider speaks a dialect, and cap an observation are each one function, and a second copy of their wording or
+syntax anywhere in the code fails here."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from react_core import DIALECTS, PROVIDERS, ConfigError, provider_class, speaks, unspoken
+from react_core.dialects import get_dialect
+from react_core.loop.agent import check_supported
+
+ROOT = Path(__file__).resolve().parent.parent
+CODE = [p for d in ("react_core", "ui", "pages") for p in (ROOT / d).rglob("*.py")] + [ROOT / "app.py"]
+
+
+def _homes(pattern: str) -> list[str]:
+    """The code files (docstrings and comments included) whose text matches ``pattern``."""
+    found = re.compile(pattern)
+    return sorted(str(p.relative_to(ROOT)) for p in CODE if found.search(p.read_text(encoding="utf-8")))
+
+
+@pytest.mark.parametrize(
+    ("what", "pattern", "home"),
+    [
+        ("the pack: syntax", r"startswith\(\s*[\"']pack:|[\"']pack:\{|len\([\"']pack:", "react_core/knowledge/spec.py"),
+        ("the knowledge label", r"Wikipedia \(live\)|[\"']offline pack ", "react_core/knowledge/spec.py"),
+        ("the model label", r"[\"']provider default|[\"']the bundled model", "react_core/providers/__init__.py"),
+        ("the dialect rule", r"cannot call tools natively", "react_core/providers/__init__.py"),
+        ("the observation cap", r"cut at \{|_OBSERVATION_CHARS\s*=", "react_core/tools/registry.py"),
+    ],
+)
+def test_each_rule_is_written_once(what, pattern, home):
+    assert set(_homes(pattern)) <= {home}, f"{what} is written outside {home}"
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+@pytest.mark.parametrize("dialect", list(DIALECTS))
+def test_the_settings_page_and_the_loop_apply_the_same_dialect_rule(provider, dialect):
+    cls = provider_class(provider)
+    why = unspoken(cls, dialect)
+    assert speaks(provider, dialect) == (why == "")
+    if why:
+        with pytest.raises(ConfigError, match=re.escape(why)):
+            check_supported(cls, get_dialect(dialect))
+    else:
+        check_supported(cls, get_dialect(dialect))
