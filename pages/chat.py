@@ -98,7 +98,6 @@ def live_turn() -> None:
             render_writing(live.writing, req.dialect)
 
 
-state.require_app()
 st.header("Chat", anchor=False)
 chat = st.session_state.chat
 job = st.session_state.job

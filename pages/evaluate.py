@@ -152,7 +152,6 @@ def _past() -> None:
     )
 
 
-state.require_app()
 st.header("Evaluate", anchor=False)
 state.show_flash()
 st.caption(

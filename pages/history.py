@@ -19,7 +19,6 @@ from ui.history_view import (
 )
 from ui.text import md_literal
 
-state.require_app()
 st.header("History", anchor=False)
 state.show_flash()
 store = state.history_store()

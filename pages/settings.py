@@ -31,7 +31,6 @@ def _tools() -> dict[str, list[str]]:
     return {"tools": [t for t in TOOL_ORDER if st.session_state.get(f"set-tool-{t}")]}
 
 
-state.require_app()
 st.header("Settings", anchor=False)
 state.show_flash()
 s = state.settings()

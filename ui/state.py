@@ -94,14 +94,6 @@ def init_state() -> None:
     ss.setdefault("eval_open", None)  # the results folder the Evaluate page shows (a running or past evaluation)
 
 
-def require_app() -> None:
-    """Pages run inside app.py's navigation, which sets up the session first. A fresh server's very first request
-    for a page URL can reach the page file before app.py has ever run (Streamlit then still reads pages/ as a
-    legacy multipage folder): start from app.py, which routes explicitly from then on."""
-    if "settings" not in st.session_state:
-        st.switch_page("app.py")
-
-
 def new_chat() -> dict[str, Any]:
     chat = {"id": uuid.uuid4().hex, "turns": []}
     st.query_params[CHAT_PARAM] = chat["id"]  # a reload of this page comes back to this conversation
