@@ -23,7 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.common import median, table, write_section
 from react_core.base.paths import shared_data_dir
 from react_core.dialects import DIALECTS
-from react_core.presets.preset import default_preset_for, load_preset, render_prefix, render_question
+from react_core.presets.preset import default_preset_for, load_preset
+from react_core.presets.render import render_prefix, render_question
 from react_core.providers.local import LocalProvider
 
 TEXT_DIALECTS = ["paper", "xml", "json", "pause", "function", "mrkl"]

@@ -516,7 +516,7 @@ def test_every_action_line_of_the_paper_prompts_parses_as_written(shared_data):
 
 
 def test_every_thought_and_action_of_the_paper_prompts_parses(shared_data):
-    from react_core.presets.preset import example_chunks
+    from react_core.presets.check import example_chunks
 
     for name in ("prompts_naive.json", "fever.json"):
         prompts = json.loads((shared_data / "react-prompts" / name).read_text(encoding="utf-8"))

@@ -129,7 +129,8 @@ def llama():
 
 def _question_prompt(fmt: str) -> tuple[list[str], str]:
     """The dialect's preset (the paper's Act prompt for act) with an everyday question: its tools and the prompt."""
-    from react_core.presets.preset import default_preset_for, load_preset, render_prefix, render_question
+    from react_core.presets.preset import default_preset_for, load_preset
+    from react_core.presets.render import render_prefix, render_question
 
     preset = load_preset(default_preset_for(fmt) if fmt != "act" else "hotpotqa-act")
     tools = ["search", "lookup"] if fmt == "act" else ["search", "calculator"]

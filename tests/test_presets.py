@@ -20,16 +20,10 @@ from react_core.base.errors import ConfigError
 from react_core.base.paths import BUILTIN_PRESETS_DIR as BUILTIN_DIR
 from react_core.base.trace import Action
 from react_core.dialects import DIALECTS, get_dialect
-from react_core.presets.preset import (
-    dump_preset,
-    example_chunks,
-    list_presets,
-    load_preset,
-    load_preset_file,
-    render_prefix,
-    save_user_preset,
-    validate_preset,
-)
+from react_core.presets.check import example_chunks, validate_preset
+from react_core.presets.preset import dump_preset, list_presets, load_preset, load_preset_file
+from react_core.presets.render import render_prefix
+from react_core.presets.store import save_user_preset
 from react_core.tools.calculator import calculate
 
 DIALECT_PRESETS = {

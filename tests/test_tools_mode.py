@@ -15,7 +15,8 @@ from react_core.base.trace import Action, Observation, Trace
 from react_core.dialects import get_dialect
 from react_core.history import HistoryStore
 from react_core.loop.agent import Agent, RunConfig
-from react_core.presets.preset import load_preset, validate_preset
+from react_core.presets.check import validate_preset
+from react_core.presets.preset import load_preset
 from react_core.providers import create_provider
 from react_core.providers.local import LocalProvider
 from react_core.providers.scripted import ScriptedProvider

@@ -28,7 +28,8 @@ from react_core.base.trace import Step, Trace
 from react_core.loop.agent import Agent
 from react_core.loop.model_call import call_record, stream_completion
 from react_core.loop.settings import RunSettings, build_run_config
-from react_core.presets.preset import Preset, load_preset, render_prefix, render_question
+from react_core.presets.preset import Preset, load_preset
+from react_core.presets.render import render_prefix, render_question
 from react_core.providers.base import CompletionRequest, Provider
 
 STRATEGIES = ("standard", "cot", "cot-sc", "act", "react", "cot-sc-react", "react-cot-sc")

@@ -33,7 +33,8 @@ from react_core.base.trace import Exchange, ModelCall, Observation, Step, Trace,
 from react_core.dialects import get_dialect
 from react_core.dialects.base import Dialect, ParseResult
 from react_core.loop.model_call import Reply, call_record, read_reply
-from react_core.presets.preset import Preset, render_prefix, render_question
+from react_core.presets.preset import Preset
+from react_core.presets.render import render_prefix, render_question
 from react_core.providers import unspoken
 from react_core.providers.base import CompletionRequest, Provider
 from react_core.tools.registry import ToolRegistry

@@ -16,7 +16,8 @@ from react_core.base.errors import ConfigError
 from react_core.base.trace import current_names
 from react_core.dialects import get_dialect
 from react_core.loop.agent import DEFAULT_MAX_CALLS, RunConfig, check_supported
-from react_core.presets.preset import DEFAULT_PRESET, Preset, default_preset_for, load_preset, validate_preset
+from react_core.presets.check import validate_preset
+from react_core.presets.preset import DEFAULT_PRESET, Preset, default_preset_for, load_preset
 from react_core.providers import FALLBACK
 from react_core.tools import DEFAULT_SENTENCES, TOOL_ORDER, build_tools
 

@@ -9,15 +9,20 @@ first (``check_new_preset``).
 
 from __future__ import annotations
 
+from dataclasses import replace
+from pathlib import Path
+
 from react_core.base.errors import ConfigError, ReactLabError
+from react_core.base.paths import BUILTIN_PRESETS_DIR, presets_dir
+from react_core.presets.check import validate_preset
 from react_core.presets.preset import (
+    NAME,
     Preset,
-    check_new_preset,
+    dump_preset,
     list_presets,
     load_preset,
     preset_from_toml,
     preset_paths,
-    save_user_preset,
 )
 
 IN_HISTORY = "history:"  # the ``path`` of a preset read from a person's history
@@ -73,3 +78,26 @@ class PresetStore:
             self._history().save_preset(name, check_new_preset(preset, name))
             return "your presets in your history"
         return str(save_user_preset(preset, name))
+
+
+def check_new_preset(preset: Preset, name: str) -> str:
+    """The TOML text to save ``preset`` under ``name``; ConfigError when the name or the prompt is not acceptable.
+    Shipped presets are never overwritten."""
+    if not NAME.match(name):
+        raise ConfigError("A preset name uses letters, digits, '-', '_' or '.', up to 64 characters.")
+    if name in {p.stem for p in BUILTIN_PRESETS_DIR.glob("*.toml")}:
+        raise ConfigError(f"{name!r} is a shipped preset; choose another name.")
+    problems = validate_preset(preset)
+    if problems:
+        raise ConfigError(f"The preset has problems and was not saved: {problems[0]}")
+    return dump_preset(replace(preset, name=name, builtin=False))
+
+
+def save_user_preset(preset: Preset, name: str) -> Path:
+    """Save under a new name in the user presets folder; shipped presets are never overwritten."""
+    text = check_new_preset(preset, name)
+    folder = presets_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
