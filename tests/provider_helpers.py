@@ -16,7 +16,7 @@ outputs, one per request:
     {"drop": True}           close the connection without answering
     {"stall_after": 2, "hang": 2.0}   stream 2 pieces, then go silent (a timeout mid-answer)
     {"cut_after": 2}         stream 2 pieces, then end the stream cleanly without saying the reply is complete
-    {"blocked": "SAFETY", "where": "prompt"|"answer"}   (Gemini) a refusal with no text
+    {"blocked": "SAFETY", "where": "prompt"|"answer"}   a refusal with no text (OpenAI: the content filter)
   and hostile servers, each ending by itself (bounded) or when the client hangs up or the server closes:
     {"silent": True}         accept the request and say nothing (not even headers)
   (``server.holding`` is set once a silent or hostile reply has begun)
@@ -34,7 +34,8 @@ OpenAI-compatible servers differ in how they stream (``FakeOpenAI`` options): ``
 once and splits its arguments (OpenAI, vLLM, llama.cpp), ``"repeat_name"`` repeats the id and name in every piece
 (MiniMax through NVIDIA NIM), ``"whole_twice"`` sends the whole call twice, ``"name_split"`` splits the name too;
 ``ignore_stream=True`` answers a streamed request with one whole ``chat.completion`` JSON body; ``content_parts=True``
-sends ``content`` as a list of typed parts, a thinking part first (Mistral's API).
+sends ``content`` as a list of typed parts, a thinking part first (Mistral's API). ``cached=N`` (either server) reports
+N prompt tokens reused from the server's cache.
 
 Imports from the project only the retry policy (for ``fast_retry``); never a UI.
 """
@@ -120,9 +121,11 @@ class FakeModelServer:
         piece_delay: float = 0.0,
         trailing: str = "",
         comments: bool = False,
+        cached: int = 0,
     ) -> None:
         self.outputs: deque[str | dict[str, Any]] = deque(outputs)
         self.comments = comments
+        self.cached = cached  # prompt tokens the server says it reused from its cache (reported in the usage)
         # Set while a {"silent": True} fault holds a request; released (and every hostile loop ended) on exit.
         self.holding = threading.Event()
         self.closing = threading.Event()
@@ -411,6 +414,8 @@ class FakeGemini(FakeModelServer):
             "candidatesTokenCount": max(1, len(text) // 4),
             "totalTokenCount": prompt_chars // 4 + max(1, len(text) // 4),
         }
+        if self.cached:
+            usage["cachedContentTokenCount"] = self.cached
         if m.group(3) == "generateContent" or self.whole == "object":
             self._json(h, 200, {"candidates": [_gemini_candidate(text, "STOP")], "usageMetadata": usage})
             return
@@ -502,12 +507,19 @@ class FakeOpenAI(FakeModelServer):
                 message = f"Unsupported parameter: '{param}' is not supported with this model."
                 self._json(h, 400, self._error_body(400, message, param=param))
                 return
+        if fault and fault.get("blocked"):  # a refusal: the content filter, no text at all
+            head = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0, "model": body["model"]}
+            choice = {"index": 0, "delta": {}, "finish_reason": "content_filter"}
+            self._sse(h, [{**head, "choices": [choice]}, "[DONE]"], None)
+            return
         if self._apply_fault(h, fault):
             return
         stop = body.get("stop") or []
         text, calls = self._next_output([stop] if isinstance(stop, str) else list(stop))
         usage = {"prompt_tokens": len(json.dumps(body["messages"])) // 4, "completion_tokens": max(1, len(text) // 4)}
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+        if self.cached:
+            usage["prompt_tokens_details"] = {"cached_tokens": self.cached}
         base = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0, "model": body["model"]}
         finish = "tool_calls" if calls else "stop"
         if not body.get("stream") or self.ignore_stream:

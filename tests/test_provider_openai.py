@@ -132,6 +132,22 @@ def test_rate_limits_and_server_errors_are_retried_honouring_retry_after() -> No
     assert len(server.requests) == 3 and sleep.waits[0] == 3.0 and len(sleep.waits) == 2
 
 
+def test_a_wait_asked_in_milliseconds_is_honoured() -> None:
+    sleep = RecordingSleep()
+    with FakeOpenAI(["ok"]) as server:
+        server.fail({"status": 429, "headers": {"retry-after-ms": "2500", "Retry-After": "9"}})
+        assert text_of(provider(server, retry=fast_retry(sleep))) == "ok"
+    assert sleep.waits == [2.5]
+
+
+def test_a_content_filter_refusal_is_reported_not_retried() -> None:
+    with FakeOpenAI(["never"]) as server:
+        server.fail({"blocked": "content_filter"})
+        with pytest.raises(ProviderError, match=r"^The OpenAI-compatible server at \S+ refused to answer \(content"):
+            text_of(provider(server))
+    assert len(server.requests) == 1
+
+
 def test_no_quota_is_not_retried() -> None:
     with FakeOpenAI() as server:
         server.fail({"status": 429, "message": "You exceeded your current quota", "code": "insufficient_quota"})

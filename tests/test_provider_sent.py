@@ -140,3 +140,11 @@ def test_a_key_in_the_url_is_never_recorded() -> None:
 
     url = httpx2.URL(f"https://example.invalid/v1beta/models/m:streamGenerateContent?alt=sse&key={KEY}")
     assert _public_url(url) == "https://example.invalid/v1beta/models/m:streamGenerateContent?alt=sse"
+
+
+@pytest.mark.parametrize("name", ["openai", "gemini"])
+def test_prompt_tokens_the_server_reused_from_its_cache_are_recorded(name: str) -> None:
+    with FAKES[name](RUN, cached=1024) as server:
+        trace = run(hosted(name, server))
+    assert trace.stop_reason == "finished"
+    assert [s.call.reused_tokens for s in trace.steps] == [1024] * 3

@@ -5,10 +5,9 @@ A streamed ``generate_content`` with the fixed prefix as the system instruction 
 up to five stop sequences (the loop cuts locally at all of them), the temperature, and usage from ``usage_metadata``
 (thinking tokens count as completion tokens: they are billed as output). Gemini 3 models think at the ``low`` level and
 2.5 Flash models not at all, because a ReAct step is short and latency adds up over a run. ``base_url`` points the SDK
-elsewhere (``HttpOptions(base_url=…)``), which is how the tests reach a local server. Timeouts, bounded bodies and
-closing of an abandoned stream come from ``transport.StreamingClient``, which also hands a reply that is not a stream
-to the SDK as the events it stands for (``_whole_reply``); retries come from ``retry.with_retries``. The SDK is
-imported lazily.
+elsewhere (``HttpOptions(base_url=…)``), which is how the tests reach a local server. A reply that is not a stream is
+handed to the SDK as the events it stands for (``_whole_events``). Keys, timeouts, retries, failures, closing an
+abandoned stream and the call record are ``hosted.HostedProvider``'s. The SDK is imported lazily.
 """
 
 from __future__ import annotations
@@ -20,27 +19,13 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from react_core.base.errors import ConfigError, ProviderError
-from react_core.base.retry_after import parse_retry_after
 from react_core.base.tool_specs import ToolSpec
 from react_core.base.trace import ToolCall, Usage
-from react_core.providers.base import Chunk, CompletionRequest, Provider
-from react_core.providers.keys import missing_key, redact, rejected_key, resolve_key
-from react_core.providers.retry import (
-    CONNECT_TIMEOUT,
-    READ_TIMEOUT,
-    RETRY_STATUSES,
-    Failure,
-    RetryPolicy,
-    Truncated,
-    split_timeout,
-    stream_with_retries,
-    with_retries,
-)
+from react_core.providers.base import CompletionRequest
+from react_core.providers.hosted import Fault, HostedProvider, Reading, one_line
 
 # Gemini 3.8 Flash: the current generally available Flash model (the SDK's own examples use it). Editable.
 DEFAULT_MODEL = "gemini-3.8-flash"
-# Where the SDK sends requests when no base URL is set.
-DEFAULT_ROOT = "https://generativelanguage.googleapis.com"
 # Thinking tokens count against max_output_tokens; leave room for them on top of the visible step.
 THINKING_ALLOWANCE = 2048
 
@@ -55,77 +40,47 @@ def thinking_config(model: str) -> dict[str, Any] | None:
     return None
 
 
-class GeminiProvider(Provider):
+class GeminiProvider(HostedProvider):
     name = "gemini"
     label = "Gemini"
     choice = "Google Gemini"
     default_model = DEFAULT_MODEL
-    options = ("model", "base_url")
-    key_vars = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
-    hosted = True
-    native_tools = True
     max_stop = 5
+    key_vars = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
 
-    def __init__(
-        self,
-        *,
-        api_key: str,
-        model: str = DEFAULT_MODEL,
-        base_url: str | None = None,
-        read_timeout: float = READ_TIMEOUT,
-        connect_timeout: float = CONNECT_TIMEOUT,
-        retry: RetryPolicy | None = None,
-    ) -> None:
+    sdk_module = "google.genai"
+    sdk_package = "google-genai"
+    sdk_label = "Google's SDK"
+    host = "generativelanguage.googleapis.com"
+    api = "gemini.streamGenerateContent"
+    api_label = "Gemini"
+    stop_param = "stopSequences"
+    conversation = "contents"
+    adjustable = ("thinkingConfig",)
+    key_header = ("x-goog-api-key", "")
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self._thinking = thinking_config(self.model)
+
+    def _sdk_client(self) -> Any:
         from google import genai
         from google.genai import types
 
-        from react_core.providers.transport import StreamingClient
+        options = types.HttpOptions(base_url=self.base_url or None, httpx_client=self._http)
+        return genai.Client(api_key=self._key, vertexai=False, http_options=options)
 
-        self.model = model
-        self.base_url = base_url
-        self.read_timeout = read_timeout
-        self._key = api_key
-        self.retry = retry or RetryPolicy()
-        self._thinking = thinking_config(model)
-        self._no_thinking = False  # the model refused a thinking setting
-        self._http = StreamingClient(
-            read=read_timeout, connect=connect_timeout, whole=lambda body, kind: _whole_reply(body, kind, api_key)
-        )
-        options = types.HttpOptions(base_url=base_url or None, httpx_client=self._http)
-        self._client = genai.Client(api_key=api_key, vertexai=False, http_options=options)
+    @property
+    def thinking(self) -> dict[str, Any] | None:
+        """The thinking setting sent, unless the model refused one."""
+        return None if "thinkingConfig" in self._refused else self._thinking
 
-    @classmethod
-    def snippet(cls, call: Mapping[str, Any], style: str) -> str:
-        return gemini_snippet(call, style, cls.key_vars[0])
+    # -- the request ---------------------------------------------------------------------------------
 
-    @classmethod
-    def create(
-        cls,
-        *,
-        model: str | None = None,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        timeout: float | tuple[float, float] | None = None,
-        retry: RetryPolicy | None = None,
-        **_ignored: Any,
-    ) -> GeminiProvider:
-        """Key: ``api_key`` > GEMINI_API_KEY > GOOGLE_API_KEY > .streamlit/secrets.toml (never the operator's for
-        a person's own base URL: ``keys.resolve_key``)."""
-        key = resolve_key(cls, api_key, base_url=base_url)
-        if key is None:
-            raise missing_key(cls, base_url)
-        try:
-            from google import genai  # noqa: F401
-        except ImportError:
-            raise ConfigError("The google-genai package is not installed: pip install -r requirements.txt.") from None
-        read, connect = split_timeout(timeout)
-        return cls(
-            api_key=key,
-            model=model or DEFAULT_MODEL,
-            base_url=base_url,
-            read_timeout=read,
-            connect_timeout=connect,
-            retry=retry,
+    def _send(self, request: CompletionRequest) -> Iterator[Any]:
+        contents = _contents(request) if request.tools or request.messages else request.prompt
+        return self._client.models.generate_content_stream(
+            model=self.model, contents=contents, config=self._config(request)
         )
 
     def _config(self, request: CompletionRequest) -> Any:
@@ -133,7 +88,7 @@ class GeminiProvider(Provider):
 
         config: dict[str, Any] = {
             "temperature": request.temperature,
-            "max_output_tokens": request.max_tokens + (THINKING_ALLOWANCE if self._thinking else 0),
+            "max_output_tokens": request.max_tokens + (THINKING_ALLOWANCE if self.thinking else 0),
             "candidate_count": 1,
         }
         if request.system.strip():
@@ -141,157 +96,76 @@ class GeminiProvider(Provider):
         stops = self.stops_for_api(request.stop)
         if stops:
             config["stop_sequences"] = stops
-        if self._thinking:
-            config["thinking_config"] = self._thinking
+        if self.thinking:
+            config["thinking_config"] = self.thinking
         if request.tools:
             config["tools"] = [types.Tool(function_declarations=[_declaration(spec) for spec in request.tools])]
             # The SDK would run Python functions itself; these are declarations the loop runs.
             config["automatic_function_calling"] = types.AutomaticFunctionCallingConfig(disable=True)
         return types.GenerateContentConfig(**config)
 
-    def _omitted(self, request: CompletionRequest) -> list[dict[str, str]]:
-        omitted = []
-        if self._no_thinking:
-            reason = f"{self.model} refused a thinking setting (HTTP 400), so it is no longer sent"
-            omitted.append({"param": "thinkingConfig", "reason": reason})
-        sent_stops = self.stops_for_api(request.stop)
-        if len(request.stop) > len(sent_stops):
-            rest = ", ".join(json.dumps(s) for s in request.stop[len(sent_stops) :])
-            reason = f"Gemini takes at most {self.max_stop} stop sequences; the loop cuts at {rest} locally"
-            omitted.append({"param": "stopSequences", "reason": reason})
-        return omitted
+    def _refusal(self, fault: Fault) -> str | None:
+        # This model has no thinking setting; ask it plainly from now on.
+        return "thinkingConfig" if self.thinking and "think" in fault.detail.lower() else None
 
-    def _open(self, request: CompletionRequest) -> tuple[Iterator[Any], Any, Any, dict[str, Any]]:
-        """Start the stream and read its first chunk (that is when the request is sent), retrying failures; with the
-        response to close and what was sent."""
-        contents = _contents(request) if request.tools or request.messages else request.prompt
+    def _refused_reason(self, param: str) -> str:
+        return f"{self.model} refused a thinking setting (HTTP 400), so it is no longer sent"
 
-        def attempt() -> tuple[Iterator[Any], Any, Any]:
-            stream = self._client.models.generate_content_stream(
-                model=self.model, contents=contents, config=self._config(request)
-            )
-            try:
-                first = next(stream, None)
-            except BaseException:
-                _close(stream, self._http.take_stream())
-                raise
-            return stream, first, self._http.take_stream()
+    # -- the reply -----------------------------------------------------------------------------------
 
-        try:
-            stream, first, response = with_retries(attempt, self._classify_or_none, self.retry, service="Gemini")
-        except _NoThinking:
-            # This model has no thinking setting; ask it plainly from now on.
-            self._thinking, self._no_thinking = None, True
-            stream, first, response = with_retries(attempt, self._classify, self.retry, service="Gemini")
-        endpoint, body = self._http.take_request() or ("", None)
-        sent = {"api": "gemini.streamGenerateContent", "endpoint": endpoint, "body": body}
-        sent["omitted"] = self._omitted(request)
-        if request.tools:
-            sent["conversation"] = "contents"
-        return stream, first, response, sent
+    def _read(self, events: Iterator[Any], reading: Reading) -> Iterator[str]:
+        """Chunks until one carries a finish reason (or the prompt was blocked)."""
+        for chunk in events:
+            text = _text(chunk)
+            if text:
+                yield text
+            reading.calls += _calls(chunk)
+            reading.refused = _blocked(chunk) or reading.refused
+            reading.finish = _finish(chunk) or reading.finish
+            meta = getattr(chunk, "usage_metadata", None)
+            if meta is not None and (meta.prompt_token_count or meta.candidates_token_count):
+                reading.usage = Usage(
+                    meta.prompt_token_count or 0,
+                    (meta.candidates_token_count or 0) + (meta.thoughts_token_count or 0),
+                )
+                reading.cached = meta.cached_content_token_count
 
-    def stream(self, request: CompletionRequest) -> Iterator[Chunk]:
-        return stream_with_retries(
-            lambda tries: self._attempt(request, tries), self._classify, self.retry, service="Gemini"
-        )
-
-    def _attempt(self, request: CompletionRequest, tries: int) -> Iterator[Chunk]:
-        """One try: the request, then its chunks until one carries a finish reason (or the prompt was blocked); a
-        stream that just stops is Truncated, never a whole reply."""
-        stream, chunk, response, sent = self._open(request)
-        yield Chunk(sent=sent, restart=tries > 1)
-        usage: Usage | None = None
-        wrote, blocked, finish, cached = False, "", "", None
-        calls: list[ToolCall] = []
-        try:
-            while chunk is not None:
-                text = _text(chunk)
-                if text:
-                    wrote = True
-                    yield Chunk(text=text)
-                calls += _calls(chunk, len(calls))
-                blocked = _blocked(chunk) or blocked
-                finish = _finish(chunk) or finish
-                meta = getattr(chunk, "usage_metadata", None)
-                if meta is not None and (meta.prompt_token_count or meta.candidates_token_count):
-                    usage = Usage(
-                        meta.prompt_token_count or 0,
-                        (meta.candidates_token_count or 0) + (meta.thoughts_token_count or 0),
-                    )
-                    cached = meta.cached_content_token_count
-                chunk = next(stream, None)
-        finally:
-            # The SDK leaves an abandoned stream open; closing the response is what stops the generation.
-            _close(stream, response)
-        if blocked and not wrote and not calls:
-            # Not the model's mistake to correct: every further step would be refused the same way.
-            raise ProviderError(f"Gemini refused to answer ({blocked}). Rephrase the question or switch provider.")
-        if not finish:
-            raise Truncated
-        if calls:
-            yield Chunk(tool_calls=calls)
-        yield Chunk(usage=usage, finish_reason=finish.lower())
-        if cached is not None:
-            yield Chunk(sent={**sent, "reused_tokens": cached})
+    def _whole_events(self, data: Any) -> list[Any]:
+        """Without ``alt=sse`` (a proxy that drops it) Gemini answers ``streamGenerateContent`` with a JSON array of
+        the chunks it would have streamed, and a server that does not stream at all with one ``generateContent``
+        object: each chunk is an event."""
+        chunks = [data] if isinstance(data, dict) else data
+        if isinstance(chunks, list) and chunks and all(isinstance(c, dict) for c in chunks):
+            return chunks
+        raise ProviderError("Gemini did not stream its reply and sent no answer; nothing it sent was used.")
 
     # -- failures ------------------------------------------------------------------------------------
 
-    def _classify_or_none(self, error: Exception) -> Failure | None:
+    def _fault(self, error: Exception) -> Fault | None:
         from google.genai import errors
 
-        if (
-            self._thinking
-            and isinstance(error, errors.ClientError)
-            and error.code == 400
-            and "think" in _detail(error).lower()
-        ):
-            raise _NoThinking
-        return self._classify(error)
-
-    def _classify(self, error: Exception) -> Failure:
-        import httpx2
-        from google.genai import errors
-
-        if isinstance(error, httpx2.TimeoutException):
-            return Failure(f"no answer within the {self.read_timeout:g} s timeout", retryable=True)
-        if isinstance(error, httpx2.TransportError):
-            return Failure(f"cannot connect to {self.base_url or 'generativelanguage.googleapis.com'}", retryable=True)
         if isinstance(error, errors.APIError):
-            code = int(error.code or 0)
-            detail = redact(_detail(error), [self._key])
-            # An invalid key is a 400 ("API key not valid"), a missing permission a 401/403.
-            if code in (401, 403) or (code == 400 and "api key" in detail.lower()):
-                return Failure(detail, error=rejected_key(type(self), f"HTTP {code}: {detail}"))
-            if code == 404:
-                missing = ConfigError(f"Gemini has no model {self.model!r} (HTTP 404: {detail}); check --model.")
-                return Failure(detail, error=missing)
-            headers = getattr(getattr(error, "response", None), "headers", None) or {}
-            after = parse_retry_after(headers.get("retry-after")) if hasattr(headers, "get") else None
-            if after is None:
-                after = _retry_delay(getattr(error, "details", None))
-            return Failure(f"HTTP {code}: {detail}", retryable=code in RETRY_STATUSES, retry_after=after)
-        return Failure(redact(f"{type(error).__name__}: {error}", [self._key]))
+            headers = getattr(getattr(error, "response", None), "headers", None)
+            detail = one_line(getattr(error, "message", None) or str(error))
+            delay = _retry_delay(getattr(error, "details", None))
+            return Fault("http", detail, int(error.code or 0), headers, retry_after=delay)
+        return None
 
-    def close(self) -> None:
-        self._http.close()
+    def _rejects_key(self, status: int, detail: str) -> bool:
+        # An invalid key is a 400 ("API key not valid"), a missing permission a 401/403.
+        return super()._rejects_key(status, detail) or (status == 400 and "api key" in detail.lower())
 
+    @classmethod
+    def _python(cls, call: Mapping[str, Any], doc: str, key_var: str) -> str:
+        from react_core.providers import snippets
 
-class _NoThinking(Exception):
-    pass
-
-
-def _whole_reply(body: bytes, kind: str, key: str) -> list[Any] | None:
-    """The events a reply that is not a stream stands for (``transport.StreamingClient``'s ``whole``). Without
-    ``alt=sse`` (a proxy that drops it) Gemini answers ``streamGenerateContent`` with a JSON array of the chunks it
-    would have streamed, and a server that does not stream at all with one ``generateContent`` object: each chunk is
-    an event. None for events under another content type; anything else is one clear line."""
-    from react_core.providers.bodies import whole_json  # with the HTTP client, which pages never load
-
-    data = whole_json(body, kind, "Gemini", [key])
-    chunks = [data] if isinstance(data, dict) else data
-    if data is None or (isinstance(chunks, list) and chunks and all(isinstance(c, dict) for c in chunks)):
-        return chunks
-    raise ProviderError("Gemini did not stream its reply and sent no answer; nothing it sent was used.")
+        m = _GEMINI_ENDPOINT.match(call["endpoint"])
+        if m is None:
+            raise ConfigError(f"The recorded endpoint {call['endpoint']!r} is not a Gemini model URL.")
+        root = m.group("root")
+        options = "" if root == f"https://{cls.host}" else f", http_options=types.HttpOptions(base_url={root!r})"
+        body = snippets.literal(call["body"])
+        return _GEMINI_PYTHON.format(doc=doc, key_var=key_var, options=options, body=body, model=m.group("model"))
 
 
 def _text(chunk: Any) -> str:
@@ -302,7 +176,7 @@ def _text(chunk: Any) -> str:
     return "".join(p.text for p in candidates[0].content.parts or [] if p.text and not p.thought)
 
 
-def _calls(chunk: Any, before: int) -> list[ToolCall]:
+def _calls(chunk: Any) -> list[ToolCall]:
     """The function calls in a streamed chunk (Gemini sends each whole), with their thought signatures."""
     candidates = getattr(chunk, "candidates", None) or []
     if not candidates or candidates[0].content is None:
@@ -327,7 +201,7 @@ def _finish(chunk: Any) -> str:
         if candidate.finish_reason:
             reason = str(getattr(candidate.finish_reason, "value", candidate.finish_reason))
             # Out of tokens, in the loop's vocabulary (model_call.LENGTH): the reply may be half-written.
-            return "length" if reason == "MAX_TOKENS" else reason
+            return "length" if reason == "MAX_TOKENS" else reason.lower()
     return ""
 
 
@@ -409,19 +283,6 @@ def _retry_delay(details: Any) -> float | None:
     return None
 
 
-def _detail(error: Any) -> str:
-    text = getattr(error, "message", None) or str(error)
-    return " ".join(str(text).split())[:300]
-
-
-def _close(stream: Any, response: Any) -> None:
-    close = getattr(stream, "close", None)
-    if close:
-        close()
-    if response is not None:
-        response.close()
-
-
 _GEMINI_PYTHON = '''"""{doc}"""
 import json
 import os
@@ -452,23 +313,3 @@ print()
 '''
 
 _GEMINI_ENDPOINT = re.compile(r"^(?P<root>.*?)/(?P<version>v1\w*)/models/(?P<model>[^:/]+):")
-
-
-def gemini_snippet(call: Mapping[str, Any], style: str, key_var: str) -> str:
-    from react_core.providers import snippets
-
-    snippets.check_style(style, "Gemini")
-    endpoint, body = call["endpoint"], call["body"]
-    step = f"Step {call.get('step', '?')}'s model call"
-    if style == "curl":
-        comment = f"{step}, sent again. The key comes from ${key_var}."
-        return snippets.curl(endpoint, body, {"x-goog-api-key": f"${key_var}"}, comment=comment)
-    m = _GEMINI_ENDPOINT.match(endpoint)
-    if m is None:
-        raise ConfigError(f"The recorded endpoint {endpoint!r} is not a Gemini model URL.")
-    root = m.group("root")
-    options = "" if root == DEFAULT_ROOT else f", http_options=types.HttpOptions(base_url={root!r})"
-    doc = f"{step}, sent again with Google's SDK (pip install google-genai). The key comes from {key_var}."
-    return _GEMINI_PYTHON.format(
-        doc=doc, key_var=key_var, options=options, body=snippets.literal(body), model=m.group("model")
-    )

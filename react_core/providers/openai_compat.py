@@ -6,35 +6,21 @@ loop cuts locally at all of them. Reasoning models (o-series, gpt-5 and later) t
 ``temperature``: they are not sent, and a model that rejects a parameter with a 400 is asked again without it, so any
 model works through local cutting. Streams ask for usage; servers that report none get an estimate from the loop.
 Replies are read as compatible servers really send them (``openai_reply``: content as typed parts, tool calls repeated
-in every piece, a server that answers with one JSON body instead of a stream). The SDK's own retries are off:
-``retry.with_retries`` does them (3 tries, jittered backoff, Retry-After). The SDK is imported lazily.
+in every piece, a server that answers with one JSON body instead of a stream). Keys, retries (the SDK's own are off),
+failures and the call record are ``hosted.HostedProvider``'s. The SDK is imported lazily.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from react_core.base.errors import ConfigError, ProviderError
-from react_core.base.retry_after import parse_retry_after
 from react_core.base.tool_specs import ToolSpec
 from react_core.base.trace import Usage
-from react_core.providers.base import Chunk, CompletionRequest, Provider
-from react_core.providers.keys import missing_key, redact, rejected_key, resolve_base_url, resolve_key, withheld
-from react_core.providers.openai_reply import ToolCallPieces, content_text, whole_reply_events
-from react_core.providers.retry import (
-    CONNECT_TIMEOUT,
-    READ_TIMEOUT,
-    RETRY_STATUSES,
-    Failure,
-    RetryPolicy,
-    Truncated,
-    split_timeout,
-    stream_with_retries,
-    with_retries,
-)
+from react_core.providers.base import CompletionRequest
+from react_core.providers.hosted import CUT_LOCALLY, Fault, HostedProvider, Reading, one_line
+from react_core.providers.openai_reply import ToolCallPieces, completion_events, content_text
 
 # A current small OpenAI model (GPT-5.4 mini, March 2026): fast and cheap. It is a reasoning model, so stop
 # sequences are enforced by local cutting; set --model to any other model.
@@ -46,8 +32,6 @@ _REASONING = re.compile(r"^(o\d|gpt-[5-9])", re.IGNORECASE)
 REASONING_ALLOWANCE = 4096
 # A reply's tool-call arguments beyond this are not read (a server streaming arguments without end).
 MAX_ARGUMENT_CHARS = 20_000
-# Parameters a model or server may refuse; on a 400 naming one, the request is sent again without it.
-_ADJUSTABLE = ("stop", "temperature", "reasoning_effort", "stream_options", "max_completion_tokens", "max_tokens")
 
 
 def is_reasoning_model(model: str) -> bool:
@@ -56,90 +40,50 @@ def is_reasoning_model(model: str) -> bool:
     return bool(_REASONING.match(short)) and "-chat" not in short
 
 
-class OpenAIProvider(Provider):
+class OpenAIProvider(HostedProvider):
     name = "openai"
     label = "OpenAI"
     choice = "OpenAI or a compatible server (Ollama, vLLM, LM Studio, llama.cpp)"
     default_model = DEFAULT_MODEL
-    options = ("model", "base_url")
+    max_stop = 4
     key_vars = ("OPENAI_API_KEY",)
     base_url_vars = ("OPENAI_BASE_URL",)
-    hosted = True
-    max_stop = 4
 
-    native_tools = True
+    sdk_module = sdk_package = "openai"
+    sdk_label = "OpenAI's SDK"
+    host = "api.openai.com"
+    api = "openai.chat.completions"
+    api_label = "Chat Completions"
+    conversation = "messages"
+    # Parameters a model or server may refuse; on a 400 naming one, the request is sent again without it.
+    adjustable = ("stop", "temperature", "reasoning_effort", "stream_options", "max_completion_tokens", "max_tokens")
+    placeholder_key = NO_KEY
+    end_marker = b"[DONE]"
+    refusal_advice = "Rephrase the question."
 
-    def __init__(
-        self,
-        *,
-        model: str = DEFAULT_MODEL,
-        api_key: str | None = None,
-        base_url: str | None = None,
-        read_timeout: float = READ_TIMEOUT,
-        connect_timeout: float = CONNECT_TIMEOUT,
-        retry: RetryPolicy | None = None,
-    ) -> None:
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.reasoning = is_reasoning_model(self.model)
+        self.supports_stop = not self.reasoning
+
+    def _sdk_client(self) -> Any:
         import openai
 
-        from react_core.providers.transport import StreamingClient
+        key = self._key or NO_KEY
+        return openai.OpenAI(api_key=key, base_url=self.base_url or None, http_client=self._http, max_retries=0)
 
-        self.model = model
-        self.base_url = base_url
-        self.read_timeout = read_timeout
-        self._key = api_key
-        self.retry = retry or RetryPolicy()
-        self.reasoning = is_reasoning_model(model)
-        self.supports_stop = not self.reasoning
-        # Parameters this model turned out to refuse (learned from 400s, kept for the provider's lifetime).
-        self._refused: set[str] = set()
-        # Our client: it records the body as sent and lets Stop cut a waiting read (transport.StreamingClient).
-        self._http = StreamingClient(
-            read=read_timeout,
-            connect=connect_timeout,
-            whole=lambda body, kind: whole_reply_events(body, kind, self._service, self._key),
-        )
-        self._client = openai.OpenAI(
-            api_key=api_key or NO_KEY, base_url=base_url or None, http_client=self._http, max_retries=0
-        )
+    @property
+    def _service(self) -> str:
+        return f"The OpenAI-compatible server at {self.base_url}" if self.base_url else "OpenAI"
 
-    @classmethod
-    def snippet(cls, call: Mapping[str, Any], style: str) -> str:
-        return openai_snippet(call, style, cls.key_vars[0])
-
-    @classmethod
-    def create(
-        cls,
-        *,
-        model: str | None = None,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        timeout: float | tuple[float, float] | None = None,
-        retry: RetryPolicy | None = None,
-        **_ignored: Any,
-    ) -> OpenAIProvider:
-        """Key: ``api_key`` > OPENAI_API_KEY > .streamlit/secrets.toml; optional when a base URL is set. The
-        operator's key goes to a person's own base URL never (``keys.resolve_key``): they are asked for theirs."""
-        key = resolve_key(cls, api_key, base_url=base_url)
-        if key is None and withheld(cls, base_url):
-            raise missing_key(cls, base_url)
-        base_url = resolve_base_url(cls, base_url)
-        if key is None and not base_url:
-            raise missing_key(cls)
-        read, connect = split_timeout(timeout)
-        try:
-            import openai  # noqa: F401
-        except ImportError:
-            raise ConfigError("The openai package is not installed: pip install -r requirements.txt.") from None
-        return cls(
-            model=model or DEFAULT_MODEL,
-            api_key=key,
-            base_url=base_url,
-            read_timeout=read,
-            connect_timeout=connect,
-            retry=retry,
-        )
+    def close(self) -> None:
+        self._client.close()
+        super().close()
 
     # -- the request ---------------------------------------------------------------------------------
+
+    def _send(self, request: CompletionRequest) -> Iterator[Any]:
+        return self._client.chat.completions.create(**self._params(request))
 
     def _params(self, request: CompletionRequest) -> dict[str, Any]:
         messages: list[dict[str, Any]] = []
@@ -171,170 +115,78 @@ class OpenAIProvider(Provider):
             params.pop(name, None)
         return params
 
-    def _omitted(self, request: CompletionRequest) -> list[dict[str, str]]:
-        """The parameters left out of this request on purpose, or dropped after the server refused them."""
+    def _left_out(self, request: CompletionRequest) -> list[dict[str, str]]:
         omitted = []
         if self.reasoning:
             for param in ("stop", "temperature"):
                 if param == "temperature" or request.stop:
                     reason = f"{self.model} is a reasoning model, which takes no {param}"
                     if param == "stop":
-                        reason += "; the loop cuts the reply at the stop sequences locally"
+                        reason += f"; {CUT_LOCALLY}"
                     omitted.append({"param": param, "reason": reason})
-        for param in sorted(self._refused):
-            reason = "the server refused it (HTTP 400), so it is no longer sent"
-            if param == "stop":
-                reason += "; the loop cuts the reply at the stop sequences locally"
-            omitted.append({"param": param, "reason": reason})
-        sent_stops = self.stops_for_api(request.stop)
-        if self.supports_stop and len(request.stop) > len(sent_stops):
-            rest = ", ".join(json.dumps(s) for s in request.stop[len(sent_stops) :])
-            reason = f"Chat Completions takes at most {self.max_stop} stop sequences; the loop cuts at {rest} locally"
-            omitted.append({"param": "stop", "reason": reason})
         return omitted
 
-    def _refusal(self, error: Exception) -> str | None:
-        """The parameter a 400 says this model does not take, if it is one we can do without."""
-        import openai
-
-        if not isinstance(error, openai.BadRequestError):
-            return None
-        param = getattr(error, "param", None)
-        text = f"{param or ''} {_detail(error)}".lower()
+    def _refusal(self, fault: Fault) -> str | None:
+        text = f"{fault.param or ''} {fault.detail}".lower()
         if not any(w in text for w in ("unsupported", "not supported", "unrecognized", "unknown", "extra")):
             return None
-        for name in _ADJUSTABLE:
-            if param == name or f"'{name}'" in text or f'"{name}"' in text or f"`{name}`" in text:
+        for name in self.adjustable:
+            if fault.param == name or f"'{name}'" in text or f'"{name}"' in text or f"`{name}`" in text:
                 return name
         return None
 
-    def _open(self, request: CompletionRequest) -> tuple[Any, Any, dict[str, Any]]:
-        """Send the request (retrying busy or broken moments) and read the first event; with what was sent."""
+    # -- the reply -----------------------------------------------------------------------------------
 
-        def attempt() -> tuple[Any, Any]:
-            stream = self._client.chat.completions.create(**self._params(request))
-            try:
-                return stream, next(stream, None)
-            except BaseException:
-                stream.close()
-                raise
-
-        for _ in range(len(_ADJUSTABLE) + 1):
-            try:
-                stream, first = with_retries(attempt, self._classify_or_none, self.retry, service=self._service)
-            except _Refused as r:
-                self._refused.add(r.param)
-                if r.param == "stop":
-                    self.supports_stop = False
-                continue
-            endpoint, body = self._http.take_request() or ("", None)
-            sent = {"api": "openai.chat.completions", "endpoint": endpoint, "body": body}
-            sent["omitted"] = self._omitted(request)
-            if request.tools:
-                sent["conversation"] = "messages"
-            return stream, first, sent
-        raise ProviderError(f"{self._service} refused every variant of the request; check --model {self.model}.")
-
-    def stream(self, request: CompletionRequest) -> Iterator[Chunk]:
-        return stream_with_retries(
-            lambda tries: self._attempt(request, tries), self._classify, self.retry, service=self._service
-        )
-
-    def _attempt(self, request: CompletionRequest, tries: int) -> Iterator[Chunk]:
-        """One try: the request, then its events until the server says the reply is complete (a finish reason or
-        ``[DONE]``); a stream that just stops is Truncated, never a whole reply."""
-        from react_core.providers.transport import last_event
-
-        stream, event, sent = self._open(request)
-        yield Chunk(sent=sent, restart=tries > 1)
+    def _read(self, events: Iterator[Any], reading: Reading) -> Iterator[str]:
         calls = ToolCallPieces()
-        wrote, finish, cached = False, "", None
-        try:
-            while event is not None:
-                for choice in event.choices or ():
-                    delta = choice.delta
-                    text = content_text(getattr(delta, "content", None)) if delta else ""
-                    if text:
-                        wrote = True
-                        yield Chunk(text=text)
-                    for piece in (getattr(delta, "tool_calls", None) or ()) if delta else ():
-                        calls.add(piece)
-                    finish = choice.finish_reason or finish
-                usage = getattr(event, "usage", None)
-                if usage is not None:
-                    yield Chunk(usage=Usage(usage.prompt_tokens or 0, usage.completion_tokens or 0))
-                    details = getattr(usage, "prompt_tokens_details", None)
-                    cached = getattr(details, "cached_tokens", None) if details else None
-                if calls.argument_chars > MAX_ARGUMENT_CHARS:
-                    finish = "length"  # arguments without end: what came is kept (cut, so malformed) and no more
-                    break
-                event = next(stream, None)
-        finally:
-            # Closing the response is what stops the server generating when the loop stops reading early.
-            stream.close()
-        if not finish and last_event(stream.response) != b"[DONE]":
-            raise Truncated
-        if calls:
-            yield Chunk(tool_calls=calls.calls())
-        yield Chunk(finish_reason=finish or "stop")
-        if cached is not None:
-            yield Chunk(sent={**sent, "reused_tokens": cached})
-        if finish == "content_filter" and not wrote and not calls:
-            raise ProviderError(f"{self._service} refused to answer (content filter). Rephrase the question.")
+        for event in events:
+            for choice in event.choices or ():
+                delta = choice.delta
+                text = content_text(getattr(delta, "content", None)) if delta else ""
+                if text:
+                    yield text
+                for piece in (getattr(delta, "tool_calls", None) or ()) if delta else ():
+                    calls.add(piece)
+                reading.finish = choice.finish_reason or reading.finish
+            usage = getattr(event, "usage", None)
+            if usage is not None:
+                reading.usage = Usage(usage.prompt_tokens or 0, usage.completion_tokens or 0)
+                details = getattr(usage, "prompt_tokens_details", None)
+                reading.cached = getattr(details, "cached_tokens", None) if details else None
+            if calls.argument_chars > MAX_ARGUMENT_CHARS:
+                reading.finish = "length"  # arguments without end: what came is kept (cut, so malformed) and no more
+                break
+        reading.calls = calls.calls()
+        if reading.finish == "content_filter":
+            reading.refused = "content filter"
+
+    def _whole_events(self, data: Any) -> list[Any]:
+        return completion_events(data, self._service)
+
+    @classmethod
+    def _python(cls, call: Mapping[str, Any], doc: str, key_var: str) -> str:
+        from react_core.providers import snippets
+
+        root = snippets.base_url(call["endpoint"], r"/chat/completions$")
+        official = root.startswith(f"https://{cls.host}")
+        key = f"os.environ[{key_var!r}]" if official else f"os.environ.get({key_var!r}, {NO_KEY!r})"
+        return _OPENAI_PYTHON.format(doc=doc, key=key, base_url=root, request=snippets.literal(call["body"]))
 
     # -- failures ------------------------------------------------------------------------------------
 
-    @property
-    def _service(self) -> str:
-        return f"The OpenAI-compatible server at {self.base_url}" if self.base_url else "OpenAI"
-
-    def _classify_or_none(self, error: Exception) -> Failure | None:
-        param = self._refusal(error)
-        if param and param not in self._refused:
-            raise _Refused(param)
-        return self._classify(error)
-
-    def _classify(self, error: Exception) -> Failure:
+    def _fault(self, error: Exception) -> Fault | None:
         import openai
 
-        detail = redact(_detail(error), [self._key])
-        if isinstance(error, openai.APITimeoutError):
-            return Failure(f"no answer within the {self.read_timeout:g} s timeout", retryable=True)
-        if isinstance(error, openai.APIConnectionError):
-            where = self.base_url or "api.openai.com"
-            return Failure(f"cannot connect to {where}", retryable=True)
-        if isinstance(error, openai.AuthenticationError | openai.PermissionDeniedError):
-            return Failure(detail, error=rejected_key(type(self), f"HTTP {error.status_code}: {detail}"))
-        if isinstance(error, openai.NotFoundError):
-            return Failure(
-                detail,
-                error=ConfigError(f"{self._service} has no model {self.model!r} (HTTP 404: {detail}); check --model."),
-            )
+        if isinstance(error, openai.APIConnectionError):  # the SDK's wrapping of our HTTP client's errors
+            return Fault("timeout" if isinstance(error, openai.APITimeoutError) else "unreachable")
         if isinstance(error, openai.APIStatusError):
             status = error.status_code
-            if status == 429 and getattr(error, "code", None) == "insufficient_quota":
-                return Failure(f"the account has no quota left (HTTP 429: {detail}); check billing")
-            headers = error.response.headers
-            after = None
-            if headers.get("retry-after-ms"):
-                ms = parse_retry_after(headers.get("retry-after-ms"))
-                after = ms / 1000 if ms is not None else None
-            if after is None:
-                after = parse_retry_after(headers.get("retry-after"))
-            return Failure(f"HTTP {status}: {detail}", retryable=status in RETRY_STATUSES, retry_after=after)
+            no_quota = status == 429 and getattr(error, "code", None) == "insufficient_quota"
+            param = getattr(error, "param", None)
+            return Fault("http", _detail(error), status, error.response.headers, param=param, no_quota=no_quota)
         if isinstance(error, openai.APIError):
-            return Failure(detail)
-        return Failure(redact(f"{type(error).__name__}: {error}", [self._key]))
-
-    def close(self) -> None:
-        self._client.close()
-        self._http.close()
-
-
-class _Refused(Exception):
-    def __init__(self, param: str) -> None:
-        super().__init__(param)
-        self.param = param
+            return Fault("other", _detail(error))
+        return None
 
 
 def _declaration(spec: ToolSpec) -> dict[str, Any]:
@@ -372,7 +224,7 @@ def _detail(error: Exception) -> str:
         text = body["message"]
     else:
         text = getattr(error, "message", None) or str(error)
-    return " ".join(str(text).split())[:300]
+    return one_line(text)
 
 
 _OPENAI_PYTHON = '''"""{doc}"""
@@ -390,19 +242,3 @@ for chunk in client.chat.completions.create(**request):
             print(call.function.name or "", call.function.arguments or "", end="", flush=True)
 print()
 '''
-
-
-def openai_snippet(call: Mapping[str, Any], style: str, key_var: str) -> str:
-    from react_core.providers import snippets
-
-    snippets.check_style(style, "OpenAI")
-    endpoint, body = call["endpoint"], call["body"]
-    step = f"Step {call.get('step', '?')}'s model call"
-    if style == "curl":
-        comment = f"{step}, sent again. The key comes from ${key_var}."
-        return snippets.curl(endpoint, body, {"Authorization": f"Bearer ${key_var}"}, comment=comment)
-    root = snippets.base_url(endpoint, r"/chat/completions$")
-    official = root.startswith("https://api.openai.com")
-    key = f"os.environ[{key_var!r}]" if official else f"os.environ.get({key_var!r}, {NO_KEY!r})"
-    doc = f"{step}, sent again with OpenAI's SDK (pip install openai). The key comes from {key_var}."
-    return _OPENAI_PYTHON.format(doc=doc, key=key, base_url=root, request=snippets.literal(body))

@@ -68,16 +68,11 @@ class ToolCallPieces:
         return [ToolCall(id=s["id"], name=s["name"], arguments=s["arguments"]) for _, s in sorted(self._slots.items())]
 
 
-def whole_reply_events(body: bytes, kind: str, service: str, key: str | None) -> list[Any] | None:
-    """The events a reply that is not a stream stands for (``transport.StreamingClient``'s ``whole``): a
-    ``chat.completion`` body becomes the one chunk a stream would have carried (each choice's message as its delta,
-    its tool calls indexed, its finish reason, ``stop`` when it names none: the body is complete) and ``[DONE]``.
-    None for events under another content type; anything else is one clear line (``bodies.whole_json``)."""
-    from react_core.providers.bodies import whole_json  # with the HTTP client, which pages never load
-
-    data = whole_json(body, kind, service, [key])
-    if data is None:
-        return None
+def completion_events(data: Any, service: str) -> list[Any]:
+    """The events a reply that is not a stream stands for (``HostedProvider._whole_events``): a ``chat.completion``
+    body (its JSON) becomes the one chunk a stream would have carried (each choice's message as its delta, its tool
+    calls indexed, its finish reason, ``stop`` when it names none: the body is complete) and ``[DONE]``. Anything else
+    is one clear line."""
     if not (isinstance(data, dict) and isinstance(data.get("choices"), list)):
         raise ProviderError(
             f"{service} did not stream its reply and sent no chat completion; nothing it sent was used."
