@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -270,3 +272,44 @@ def test_slow_when_live_generation_falls_under_half_the_normal_rate(tmp_path: Pa
     assert "the machine is busy" in status.describe() and "normally 40" in status.describe()
     assert round(again.normal["generating"]) == 40  # a slow spell never lowers the normal rate
     assert set(json.loads((tmp_path / "speed.json").read_text())) == {"gemma abc"}
+
+
+# -- warm-up -------------------------------------------------------------------------------------------------
+
+
+def test_a_warm_up_runs_once_per_prefix_and_reports_its_progress(tmp_path: Path) -> None:
+    from react_core.providers import llama_warmup
+
+    llama, prompts = cache(tmp_path)
+    shared = SimpleNamespace(llama=llama, lock=threading.Lock(), prompts=prompts, activity=Activity("m", tmp_path))
+    prompts.positions.listeners.append(shared.activity.on_eval)
+    loaded = threading.Event()
+
+    class Provider:
+        model_path = tmp_path / "model.gguf"
+
+        def prepare(self):
+            assert loaded.wait(30)
+            return shared
+
+    provider = Provider()
+    first = llama_warmup.start(provider, "P" * 300)
+    assert llama_warmup.start(provider, "P" * 300) is first  # asked again while it runs: the same warm-up
+    assert first.state == "loading" and not first.finished
+    loaded.set()
+    assert first.wait(30) and first.state == "warm" and first.source == "evaluated" and first.progress == 1.0
+    assert first.tokens == aligned(300) and not shared.lock.locked()
+    assert not shared.activity.needs_normal()  # the first warm-up measured this machine's generation
+    again = llama_warmup.start(provider, "P" * 300)
+    assert again is not first and again.wait(30) and again.source == "context"
+
+
+def test_a_warm_up_that_cannot_load_the_model_says_why(tmp_path: Path) -> None:
+    from react_core.providers.local import LocalProvider
+
+    broken = tmp_path / "broken.gguf"
+    broken.write_bytes(b"not a model")
+    provider = LocalProvider(broken, on_progress=None)
+    assert provider.status().state == "not loaded"
+    warm = provider.warm("Instructions and examples")
+    assert warm.wait(60) and warm.state == "failed" and "cannot load" in warm.error

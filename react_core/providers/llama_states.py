@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 # Positions per block: a prompt's blocks are evaluated as batches of exactly this many tokens (the last one shorter).
-# 64 is as fast as llama.cpp's 512 on this model; smaller blocks switch to slower kernels with other rounding.
+# With 64, Gemma 3 270M reads a prompt within 10 % of llama.cpp's default (512) on 2 cores; 32 is 30 % slower.
 BLOCK = 64
 MEMORY_BYTES = 256 * 2**20  # about twenty prefixes of the paper's size (12 MB each)
 DISK_BYTES = 1024 * 2**20

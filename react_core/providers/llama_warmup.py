@@ -17,8 +17,6 @@ from typing import Any
 
 from react_core.providers.llama_activity import WINDOW
 
-STATES = ("loading", "waiting", "warming", "warm", "failed")
-
 
 @dataclass
 class WarmUp:
@@ -59,16 +57,15 @@ def start(provider: Any, prefix: str) -> WarmUp:
     key = hashlib.sha256(prefix.encode("utf-8")).hexdigest()
     slot = (str(provider.model_path or ""), key)
     with _RUNNING_LOCK:
-        running = _RUNNING.get(slot)
-        if running is not None and not running.finished:
-            return running
+        if slot in _RUNNING:
+            return _RUNNING[slot]
         handle = _RUNNING[slot] = WarmUp(key)
-    thread = threading.Thread(target=_run, args=(provider, prefix, handle), name="react-lab-warm-up", daemon=True)
+    thread = threading.Thread(target=_run, args=(provider, prefix, handle, slot), name="react-lab-warm-up", daemon=True)
     thread.start()
     return handle
 
 
-def _run(provider: Any, prefix: str, handle: WarmUp) -> None:
+def _run(provider: Any, prefix: str, handle: WarmUp, slot: tuple[str, str]) -> None:
     from react_core.errors import ReactLabError
     from react_core.providers.local import held
 
@@ -91,7 +88,10 @@ def _run(provider: Any, prefix: str, handle: WarmUp) -> None:
         handle.state, handle.error = "failed", str(e) or type(e).__name__
     finally:
         handle.seconds = time.perf_counter() - started
-        handle._done.set()
+        with _RUNNING_LOCK:
+            if _RUNNING.get(slot) is handle:
+                del _RUNNING[slot]
+            handle._done.set()
 
 
 def _measure_generation(shared: Any, tokens: list[int]) -> None:
