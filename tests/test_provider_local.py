@@ -82,6 +82,51 @@ def test_stop_reaches_a_call_queued_behind_another_sessions_call(tmp_path: Path)
         assert outcome == ["cancelled"], "Stop waited for the other session's call to end"
 
 
+def test_the_python_snippet_makes_the_providers_exact_call(monkeypatch) -> None:
+    # The snippet run against a stand-in llama_cpp: the model as the provider loads it (n_ctx, n_batch: the prompt
+    # read in the same blocks), the prompt tokenized as the provider tokenizes it (BOS, special tokens as text), and
+    # every other argument as recorded.
+    import sys
+    import types
+
+    from react_core.providers.llama_states import BLOCK
+
+    made: dict = {}
+
+    class Llama:
+        def __init__(self, **options) -> None:
+            made["model"] = options
+
+        def tokenize(self, text: bytes, add_bos: bool = True, special: bool = True) -> list:
+            made["tokenized"] = (text.decode("utf-8"), add_bos, special)
+            return [2, 7, 7]
+
+        def create_completion(self, prompt, **arguments):
+            made["prompt"], made["arguments"] = prompt, arguments
+            yield {"choices": [{"text": "done"}]}
+
+    class LlamaGrammar:
+        @staticmethod
+        def from_string(text: str, verbose: bool = True) -> tuple:
+            return ("grammar", text)
+
+    monkeypatch.setitem(sys.modules, "llama_cpp", types.SimpleNamespace(Llama=Llama, LlamaGrammar=LlamaGrammar))
+    body = {
+        "prompt": "Question: what is <start_of_turn>?\nThought 1:",
+        "max_tokens": 40,
+        "temperature": 0.0,
+        "stop": ["\nObservation", "\nQuestion:"],
+        "stream": True,
+        "grammar": 'root ::= "x"',
+    }
+    snippet = LocalProvider.snippet({"step": 2, "model": "", "body": body}, "python")
+    exec(compile(snippet, "snippet", "exec"), {"__name__": "__main__"})
+    assert made["model"]["n_ctx"] == local_module.N_CTX and made["model"]["n_batch"] == BLOCK
+    assert made["tokenized"] == (body["prompt"], True, False) and made["prompt"] == [2, 7, 7]
+    expected = {k: v for k, v in body.items() if k != "prompt"} | {"grammar": ("grammar", body["grammar"])}
+    assert made["arguments"] == expected
+
+
 # -- with the model ---------------------------------------------------------------------------------------
 
 PROMPT = (
@@ -116,18 +161,22 @@ def test_streams_pieces_stops_and_counts_tokens(local: LocalProvider) -> None:
 
 
 @pytest.mark.model
-def test_later_steps_reuse_the_cached_prefix(local: LocalProvider) -> None:
+def test_later_steps_reuse_the_first_prompts_whole_blocks(local: LocalProvider) -> None:
     import llama_cpp
 
-    first = stream_completion(local, req()).text
-    follow = req(PROMPT + first + "\nObservation 1: Italy is a country. Its capital is Rome.\nThought 2:")
+    from react_core.providers.llama_states import aligned
+
+    first = stream_completion(local, req())
+    follow = req(PROMPT + first.text + "\nObservation 1: Italy is a country. Its capital is Rome.\nThought 2:")
     ctx = local.llama.ctx
     llama_cpp.llama_perf_context_reset(ctx)
-    stream_completion(local, follow)
-    evaluated = llama_cpp.llama_perf_context(ctx).n_p_eval
+    reply = stream_completion(local, follow)
+    perf = llama_cpp.llama_perf_context(ctx)
     total = len(local.llama.tokenize(follow.text.encode(), add_bos=True, special=False))
-    # Only the new tail (the observation and the next step's prefix) is evaluated, not the whole prompt.
-    assert 0 < evaluated < total * 0.2
+    # The first prompt's whole blocks come from the cache; its last, partial block, the tokens generated one at a
+    # time and the new tail are evaluated (so that a cold run of this prompt gives the same logits).
+    assert reply.sent["reused_tokens"] == aligned(first.usage.prompt_tokens) > 0
+    assert perf.n_p_eval == total - reply.sent["reused_tokens"]
 
 
 @pytest.mark.model
@@ -173,7 +222,7 @@ SHIPPED = ["paper", "gemini-xml", "langchain-json", "pause", "function-call", "m
 
 @pytest.fixture(scope="module")
 def pack(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Path:
-    from react_core.cli.main import main
+    from react_core.cli.main.main import main
 
     out = tmp_path_factory.mktemp("pack") / "hotpotqa.sqlite"
     files = [str(p) for p in sorted((shared_data / "hotpotqa").glob("dev_distractor_*.json"))]
@@ -222,15 +271,17 @@ def test_full_episode_on_the_device_model(preset: str, local: LocalProvider, pac
 def test_each_call_records_what_llama_cpp_was_given_and_the_cache_it_reused(local: LocalProvider, monkeypatch) -> None:
     from react_core.base import call_records
     from react_core.loop.agent import Agent, RunConfig
-    from react_core.presets.preset import load_preset
+    from react_core.presets.preset import load_preset, render_prefix
     from react_core.tools.calculator import CALCULATOR
     from react_core.tools.registry import ToolRegistry
 
     given: list[str] = []
     real = local.llama.tokenize
+    prefix = render_prefix(load_preset("paper"), [CALCULATOR.name])
 
     def tokenize(text: bytes, add_bos: bool = True, special: bool = False):
-        if add_bos:  # the prompt (the completion is counted without BOS)
+        # The prompt (the completion is counted without BOS; the prefix alone is tokenized to find its blocks).
+        if add_bos and text != prefix.encode("utf-8"):
             given.append(text.decode("utf-8"))
         return real(text, add_bos=add_bos, special=special)
 
@@ -254,10 +305,7 @@ def one_call_trace(local: LocalProvider, request: CompletionRequest):
     from react_core.base import call_records
     from react_core.base.trace import Step, Trace
 
-    # Evaluated from scratch, as in the snippet's fresh process: a reused cache prefix can change the last digits
-    # of the logits (Gemma's sliding-window cache), and with them a greedy choice.
-    with local.prepare().lock:
-        local.llama.reset()
+    # Whatever the model has cached: it reuses only what the snippet's fresh process computes the same way.
     reply = stream_completion(local, request)
     sent = {k: reply.sent[k] for k in ("api", "endpoint", "body")}
     step = Step(1, call=call_records.record(None, request.system, request.prompt, **sent))

@@ -75,6 +75,11 @@ def model_cache_dir() -> Path:
     return _override("REACT_MODEL_CACHE") or cache_dir() / "models"
 
 
+def llama_states_dir() -> Path:
+    """The on-device model's saved prompt-prefix states (``providers.llama_states``); deleting it clears them."""
+    return model_cache_dir() / "states"
+
+
 def secrets_files(env: Mapping[str, str] | None = None) -> list[Path]:
     """Where keys may be kept, as Streamlit looks for secrets: the working folder's, the project's, then the user's.
     REACT_SECRETS_PATH replaces the list (empty: no file at all)."""

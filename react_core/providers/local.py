@@ -5,15 +5,19 @@ By default it is Gemma 3 270M (base, Q4_K_M; Gemma Terms of Use) from the PyPI p
 folder). It is a small demo model that is often wrong: ``DEMO_NOTICE`` says so and how to add a hosted key, for
 every place that shows it. ``model_path`` (``--model-path``, ``REACT_MODEL_PATH``) runs any other GGUF file.
 
-A base model has no chat template, so the prompt is raw text: ``request.text`` (system + prompt). The prefix stays byte-
-identical from step to step, so llama.cpp reuses its KV cache and steps after the first start in tens of milliseconds.
-One model instance per file per process, shared by every browser session behind a lock; a stream holds the lock while it
-generates and releases it when it ends or is closed.
+A base model has no chat template, so the prompt is raw text: ``request.text`` (system + prompt). A call reuses what
+llama.cpp already computed only where a fresh run would compute exactly the same (``llama_states``: blocks of 64
+positions), so its reply at temperature 0 is the "Copy as Python" snippet's, step 2 as step 1. The fixed prefix
+(``request.system``) is evaluated once and its state kept in memory and on disk (``llama_reuse``); ``warm`` does that in
+the background before a question, and ``status`` says what the model is doing and whether it runs slower than it
+normally does here (``llama_activity``). One model instance per file per process, shared by every browser session
+behind a lock; a stream holds the lock while it generates and releases it when it ends or is closed.
 """
 
 from __future__ import annotations
 
 import atexit
+import hashlib
 import os
 import shlex
 import sys
@@ -28,9 +32,12 @@ from typing import Any
 from react_core.base import cancel
 from react_core.base.environment import value
 from react_core.base.errors import ConfigError, ContextOverflowError
-from react_core.base.paths import model_cache_dir
+from react_core.base.paths import llama_states_dir, model_cache_dir
 from react_core.base.trace import Usage
 from react_core.providers.base import Chunk, CompletionRequest, Provider
+from react_core.providers.llama_activity import Activity, Status
+from react_core.providers.llama_states import BLOCK
+from react_core.providers.llama_warmup import WarmUp
 
 N_CTX = 4096
 DEFAULT_LABEL = "gemma-3-270m (on-device)"
@@ -78,16 +85,20 @@ def default_model_path(on_progress: Progress | None = _stderr) -> Path:
 
 @dataclass
 class SharedModel:
-    """One loaded model and the lock every stream on it holds while generating."""
+    """One loaded model, the lock every stream on it holds while generating, what its calls reuse (``prompts``) and
+    what it is doing (``activity``)."""
 
     path: Path
     llama: Any
     lock: threading.Lock = field(default_factory=threading.Lock)
     load_seconds: float = 0.0
+    prompts: Any = None  # llama_reuse.PromptCache
+    activity: Activity | None = None
 
 
 _MODELS: dict[Path, SharedModel] = {}
 _MODELS_LOCK = threading.Lock()
+_LOADING: set[Path] = set()
 
 
 def shared_model(path: Path, *, n_ctx: int = N_CTX, on_progress: Progress | None = _stderr) -> SharedModel:
@@ -105,11 +116,13 @@ def shared_model(path: Path, *, n_ctx: int = N_CTX, on_progress: Progress | None
         if on_progress:
             on_progress(f"Loading {path.name} with llama.cpp…")
         started = time.perf_counter()
+        _LOADING.add(path)
         try:
             with safe_model_defaults():
                 llama = Llama(
                     model_path=str(path),
                     n_ctx=n_ctx,
+                    n_batch=BLOCK,  # prompts in aligned blocks: see llama_states
                     n_threads=model_threads(),
                     logits_all=False,  # True would keep logits for every token: gigabytes for nothing here
                     verbose=False,
@@ -118,13 +131,40 @@ def shared_model(path: Path, *, n_ctx: int = N_CTX, on_progress: Progress | None
             raise ConfigError(
                 f"llama.cpp cannot load {path} ({e}). Give a GGUF model file it supports with --model-path."
             ) from None
+        finally:
+            _LOADING.discard(path)
         from react_core.providers import llama_grammar
 
         llama_grammar.install(llama)  # a constrained step as fast as a free one (see llama_grammar)
+        shared = SharedModel(path, llama, load_seconds=time.perf_counter() - started)
+        _track(shared)
         if not _MODELS:
             atexit.register(_release_models)
-        _MODELS[path] = SharedModel(path, llama, load_seconds=time.perf_counter() - started)
-        return _MODELS[path]
+        _MODELS[path] = shared
+        return shared
+
+
+def _track(shared: SharedModel) -> None:
+    from react_core.providers.llama_reuse import PromptCache
+    from react_core.providers.llama_states import Positions, StateStore, model_identity
+
+    identity = model_identity(shared.path)
+    positions = Positions(shared.llama).install()
+    machine = hashlib.sha256(f"{identity} {model_threads()} threads".encode()).hexdigest()[:16]
+    shared.activity = Activity(f"{shared.path.name} {machine}", llama_states_dir())
+    positions.listeners.append(shared.activity.on_eval)
+    shared.prompts = PromptCache(shared.llama, positions, StateStore(identity, llama_states_dir()))
+
+
+def clear_states() -> None:
+    """Forget every saved prefix state: the loaded models' in memory, and the folder's files."""
+    from react_core.providers.llama_states import StateStore
+
+    with _MODELS_LOCK:
+        for shared in _MODELS.values():
+            if shared.prompts is not None:
+                shared.prompts.store.clear()
+    StateStore("", llama_states_dir()).clear()
 
 
 def _release_models() -> None:
@@ -135,17 +175,6 @@ def _release_models() -> None:
             if shared.lock.acquire(timeout=2):
                 shared.llama.close()
         _MODELS.clear()
-
-
-def reused_prefix(llama: Any, tokens: list[int]) -> int:
-    """How many prompt tokens llama.cpp will take from its KV cache: the common prefix with what it holds, less the
-    last token, which it always evaluates again (as ``Llama.generate`` does)."""
-    held = llama.input_ids[: llama.n_tokens]
-    n = min(len(held), len(tokens) - 1)
-    same = 0
-    while same < n and held[same] == tokens[same]:
-        same += 1
-    return same
 
 
 def _grammar(grammar: str | None) -> dict[str, Any]:
@@ -183,18 +212,20 @@ import os
 from llama_cpp import Llama, LlamaGrammar
 
 # The model file (MODEL_PATH overrides it); ReAct Lab assembles its bundled Gemma 3 270M there on first use.
-llm = Llama(model_path=os.environ.get("MODEL_PATH", {path!r}), n_ctx={n_ctx}, verbose=False)
+# n_batch: the prompt is read in blocks of {n_batch} tokens, as ReAct Lab reads it, so the reply is the same.
+llm = Llama(model_path=os.environ.get("MODEL_PATH", {path!r}), n_ctx={n_ctx}, n_batch={n_batch}, verbose=False)
 arguments = {arguments}
+prompt = llm.tokenize(arguments.pop("prompt").encode("utf-8"), add_bos=True, special=False)
 if arguments.get("grammar"):
     arguments["grammar"] = LlamaGrammar.from_string(arguments["grammar"], verbose=False)
-for piece in llm.create_completion(**arguments):
+for piece in llm.create_completion(prompt, **arguments):
     print(piece["choices"][0]["text"], end="", flush=True)
 print()
 '''
 
 
 @contextmanager
-def _held(lock: threading.Lock) -> Iterator[None]:
+def held(lock: threading.Lock) -> Iterator[None]:
     """The model's lock, waited for in short slices: Stop reaches a call queued behind other sessions' calls at once,
     instead of after all of them."""
     while not lock.acquire(timeout=0.05):
@@ -247,7 +278,7 @@ class LocalProvider(Provider):
             comment = (
                 f"{step}, sent to llama.cpp's OpenAI-compatible server, started first with:\n"
                 f"  python -m react_core.providers.llama_server --model {shlex.quote(path)} --port 8000 "
-                f"--n_ctx {N_CTX}\n"
+                f"--n_ctx {N_CTX} --n_batch {BLOCK}\n"
                 "(LLAMA_SERVER overrides its address.)"
             )
             url = '"${LLAMA_SERVER:-http://127.0.0.1:8000}/v1/completions"'
@@ -256,6 +287,7 @@ class LocalProvider(Provider):
             doc=f"{step}, run again with llama-cpp-python (pip install llama-cpp-python).",
             path=path,
             n_ctx=N_CTX,
+            n_batch=BLOCK,
             arguments=snippets.literal(body),
         )
 
@@ -286,11 +318,28 @@ class LocalProvider(Provider):
     def llama(self) -> Any:
         return self.prepare().llama
 
+    def warm(self, prefix: str) -> WarmUp:
+        """Get ``prefix`` (a request's ``system`` text: a preset's instructions and examples) ready in the background:
+        load the model if needed, then load its saved state or evaluate and save it. Returns at once; a question asked
+        meanwhile waits for it rather than evaluating the prefix again (see ``llama_warmup``)."""
+        from react_core.providers import llama_warmup
+
+        return llama_warmup.start(self, prefix)
+
+    def status(self) -> Status:
+        """What the model is doing ("not loaded", "loading", "idle", "warming", "reading", "generating"), at how many
+        tokens per second against its normal rate on this machine, and whether that is slow (the machine is busy)."""
+        path = (self.model_path or Path(default_model_file())).expanduser().resolve()
+        shared = self._shared or _MODELS.get(path)
+        if shared is None or shared.activity is None:
+            return Status("loading" if path in _LOADING else "not loaded")
+        return shared.activity.status()
+
     def stream(self, request: CompletionRequest) -> Iterator[Chunk]:
         shared = self.prepare()
         llama = shared.llama
         text_out: list[str] = []
-        with _held(shared.lock):
+        with held(shared.lock), shared.activity.doing("reading"):
             # Tokenized here, not by create_completion, to check the context and count the prompt once.
             tokens = llama.tokenize(request.text.encode("utf-8"), add_bos=True, special=False)
             room = self.n_ctx - len(tokens)
@@ -309,14 +358,11 @@ class LocalProvider(Provider):
             }
             if request.grammar:
                 arguments["grammar"] = request.grammar
-            sent = {
-                "api": "llama.cpp",
-                "endpoint": "",
-                "body": arguments,
-                "omitted": [],
-                "reused_tokens": reused_prefix(llama, tokens),
-            }
+            # Reuse only what a fresh run would compute the same way, and the prefix's saved state (llama_reuse).
+            plan = shared.prompts.plan(tokens, request.system)
+            sent = {"api": "llama.cpp", "endpoint": "", "body": arguments, "omitted": [], "reused_tokens": plan.reuse}
             yield Chunk(sent=sent)
+            shared.prompts.start(plan, tokens, request.system)
             # The tokens of exactly that prompt (the record shows the text); the grammar as llama.cpp's object.
             options = {k: v for k, v in arguments.items() if k != "prompt"} | _grammar(request.grammar)
             pieces = llama.create_completion(tokens, **options)
