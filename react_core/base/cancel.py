@@ -136,3 +136,15 @@ def _quietly(callback: Callable[[], object]) -> None:
         callback()
     except Exception:  # aborting is best effort: the reader notices the closed stream or the flag either way
         pass
+
+
+@contextmanager
+def held(lock: threading.Lock) -> Iterator[None]:
+    """``lock``, waited for in short slices: Stop reaches a call queued behind others (the on-device model's callers
+    take turns) at once, instead of after all of them."""
+    while not lock.acquire(timeout=0.05):
+        check()
+    try:
+        yield
+    finally:
+        lock.release()

@@ -66,14 +66,14 @@ def start(provider: Any, prefix: str) -> WarmUp:
 
 
 def _run(provider: Any, prefix: str, handle: WarmUp, slot: tuple[str, str]) -> None:
+    from react_core.base import cancel
     from react_core.base.errors import ReactLabError
-    from react_core.providers.local import held
 
     started = time.perf_counter()
     try:
         shared = provider.prepare()
         handle.state = "waiting"
-        with held(shared.lock), shared.activity.doing("warming"):
+        with cancel.held(shared.lock), shared.activity.doing("warming"):
             handle.state = "warming"
 
             def progress(done: int, total: int) -> None:

@@ -24,7 +24,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -224,18 +223,6 @@ print()
 '''
 
 
-@contextmanager
-def held(lock: threading.Lock) -> Iterator[None]:
-    """The model's lock, waited for in short slices: Stop reaches a call queued behind other sessions' calls at once,
-    instead of after all of them."""
-    while not lock.acquire(timeout=0.05):
-        cancel.check()
-    try:
-        yield
-    finally:
-        lock.release()
-
-
 class LocalProvider(Provider):
     name = "local"
     label = "On-device (llama.cpp)"
@@ -339,7 +326,7 @@ class LocalProvider(Provider):
         shared = self.prepare()
         llama = shared.llama
         text_out: list[str] = []
-        with held(shared.lock), shared.activity.doing("reading"):
+        with cancel.held(shared.lock), shared.activity.doing("reading"):
             # Tokenized here, not by create_completion, to check the context and count the prompt once.
             tokens = llama.tokenize(request.text.encode("utf-8"), add_bos=True, special=False)
             room = self.n_ctx - len(tokens)
