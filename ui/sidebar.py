@@ -8,7 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from react_core import DIALECTS, knowledge_label, model_label, provider_class, tool_label
-from ui import identity, presets, state, turns
+from ui import identity, presets, state, turns, warmup
 from ui.text import md_literal
 
 
@@ -32,6 +32,7 @@ def render_sidebar() -> None:
         notice = state.demo_notice()
         if notice:
             st.warning(notice, icon=":material/smart_toy:")
+        warmup.render_warm_status()
         if st.button(
             "New chat", key="new-chat", icon=":material/add_comment:", on_click=turns.new_chat, width="stretch"
         ):

@@ -117,6 +117,9 @@ class Provider:
     # A small on-device demo model: the UI and the CLI say it is often wrong, in ``demo_notice``.
     is_demo: bool = False
     demo_notice: str = ""
+    # It can get a prompt prefix ready before a question comes (``warm``) and say how fast it is going (``status``):
+    # the on-device model, whose first step would otherwise read the whole preset.
+    warms: bool = False
 
     # -- the API's limits --------------------------------------------------------------------------------
     model: str = ""
@@ -146,6 +149,16 @@ class Provider:
         if not self.supports_stop:
             return []
         return list(stops if self.max_stop is None else stops[: self.max_stop])
+
+    def warm(self, prefix: str) -> Any:
+        """Start getting ``prefix`` (a request's ``system`` text) ready in the background and return a handle with
+        ``state``, ``progress``, ``finished`` and ``wait()``; None when the provider has nothing to prepare."""
+        return None
+
+    def status(self) -> Any:
+        """What the model is doing and how fast against its normal speed here (``.slow``, ``.state``, ``.describe()``);
+        None when the provider cannot tell."""
+        return None
 
     def close(self) -> None:
         """Release connections or memory; the default has nothing to release."""

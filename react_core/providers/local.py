@@ -233,6 +233,7 @@ class LocalProvider(Provider):
     concurrent = False
     shared = True
     preparing = "Loading the on-device model…"
+    warms = True
     # llama.cpp can hold decoding to a grammar: each step one thought and one well-formed action of the dialect.
     constrained = True
     is_demo = True

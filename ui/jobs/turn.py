@@ -93,6 +93,7 @@ class TurnView:
     preparing: bool
     cancelling: bool
     done: bool
+    model: Any = None  # what the model is doing and how fast (``Provider.status``); None when it cannot tell
 
 
 def provider_signature(settings: dict[str, Any], api_key: str) -> tuple:
@@ -124,6 +125,7 @@ class TurnJob(Job):
                 preparing=self._preparing,
                 cancelling=self.cancelling,
                 done=self.done,
+                model=self.provider.status() if self.provider is not None else None,
             )
 
     # -- worker side ----------------------------------------------------------------------------------
