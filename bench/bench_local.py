@@ -100,7 +100,7 @@ def questions(n: int) -> list[str]:
 
 
 def build_pack(folder: Path) -> Path:
-    from react_core.cli.main.main import main as cli
+    from react_core.cli.main import main as cli
 
     out = folder / "pack.sqlite"
     files = [str(p) for p in sorted((shared_data_dir() / "hotpotqa").glob("dev_distractor_*.json"))]

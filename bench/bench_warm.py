@@ -75,7 +75,7 @@ def _run(provider, preset: str, question: str, pack: str, max_calls: int) -> lis
 
 def _prefix(provider, preset: str, pack: str) -> str:
     from react_core.loop.settings import RunSettings, build_run_config
-    from react_core.presets.preset import render_prefix
+    from react_core.presets.render import render_prefix
 
     config = build_run_config(RunSettings(provider="local", preset=preset, knowledge=f"pack:{pack}"), provider=provider)
     return render_prefix(config.preset, config.tools.names)
