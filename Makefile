@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 # llama-cpp-python compiles from source where no wheel exists (once; pip's cache keeps the wheel).
 export CMAKE_BUILD_PARALLEL_LEVEL ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: run test lint bench install install-dev chromium postgresql curl clean
+.PHONY: run test test-quick lint bench install install-dev chromium postgresql curl clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -51,6 +51,11 @@ lint: install-dev
 test: install-dev chromium postgresql curl
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
+
+# The inner loop: everything but the on-device model and the real browser (no Chromium or model needed).
+test-quick: install-dev postgresql curl
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest -q -m "not model and not browser"
 
 bench: install-dev
 	@set -e; for b in bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b; done
