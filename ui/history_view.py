@@ -15,6 +15,7 @@ from react_core import (
     call_records,
     file_stem,
     plural,
+    to_html,
     to_json,
     to_markdown,
 )
@@ -85,13 +86,15 @@ def render_open(store: Store, record: RunRecord) -> None:
             st.button(f"Delete run #{record.id} for good", key="delete-run", on_click=_delete, args=(store, record.id))
         return
     stem = file_stem(record.trace, record.id)
-    a, b, c = st.columns(3)
+    a, b, h, c = st.columns(4)
     a.download_button(
         "Export JSON", to_json(record.trace), f"{stem}.json", "application/json", key="export-json", on_click="ignore"
     )
     b.download_button(
         "Export Markdown", to_markdown(record.trace), f"{stem}.md", "text/markdown", key="export-md", on_click="ignore"
     )
+    page = to_html(record.trace, record.id)
+    h.download_button("Export HTML", page, f"{stem}.html", "text/html", key="export-html", on_click="ignore")
     with c.popover("Delete…", icon=":material/delete:"):
         st.button(f"Delete run #{record.id} for good", key="delete-run", on_click=_delete, args=(store, record.id))
     render_trace(record.trace, key=f"h{record.id}")
@@ -147,8 +150,7 @@ def render_compare(store: Store) -> None:
     if diff:
         rows = ["| setting | left | right |", "|---|---|---|"]
         rows += [
-            f"| {k} | {md_literal(str(lt.settings.get(k)))} | {md_literal(str(rt.settings.get(k)))} |"
-            for k in diff
+            f"| {k} | {md_literal(str(lt.settings.get(k)))} | {md_literal(str(rt.settings.get(k)))} |" for k in diff
         ]
         st.markdown("\n".join(rows))
     else:
