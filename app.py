@@ -32,6 +32,7 @@ pages = [
     st.Page("pages/settings.py", title="Settings", icon=":material/tune:"),
     st.Page("pages/history.py", title="History", icon=":material/history:"),
     st.Page("pages/evaluate.py", title="Evaluate", icon=":material/analytics:"),
+    st.Page("pages/present.py", title="Present", icon=":material/slideshow:"),
 ]
 page = st.navigation(pages)
 render_sidebar()

@@ -97,6 +97,8 @@ def render_open(store: Store, record: RunRecord) -> None:
     h.download_button("Export HTML", page, f"{stem}.html", "text/html", key="export-html", on_click="ignore")
     with c.popover("Delete…", icon=":material/delete:"):
         st.button(f"Delete run #{record.id} for good", key="delete-run", on_click=_delete, args=(store, record.id))
+    if st.button("Present", key="present-run", icon=":material/slideshow:", help="Play it back step by step"):
+        st.switch_page("pages/present.py", query_params={"run": str(record.id), "step": "0"})
     render_trace(record.trace, key=f"h{record.id}")
     render_fork(record.id, record.trace)
 
