@@ -22,8 +22,8 @@ from ui.text import md_literal
 
 RUN_PARAM, STEP_PARAM = "run", "step"
 PACES = (0, 3, 5, 8, 12, 20)  # seconds a slide stays up when playing (0: no automatic pace)
-# Keyboard: arrows move, Space reveals in quiz mode, P plays and pauses (C and R are Streamlit's own).
-KEYS = {"next": "Right", "previous": "Left", "reveal": "Space", "play": "P"}
+# Keyboard: arrows move, S shows (reveals) in quiz mode, P plays and pauses (C and R are Streamlit's own).
+KEYS = {"next": "Right", "previous": "Left", "reveal": "S", "play": "P"}
 
 # A fixed stylesheet, the only HTML this page writes: large type for the slide (run text never goes through it).
 STYLE = """<style>
@@ -103,7 +103,7 @@ def timer_rerun() -> bool:
 
 def render_controls(trace: Trace) -> None:
     s, total = current(), slide_count(trace)
-    back, forward, show, play, pace, quiz = st.columns([1, 1, 1, 1, 1.4, 1.2], vertical_alignment="center")
+    back, forward, show, play, pace, quiz = st.columns([1.3, 1.1, 1.1, 1.1, 1.5, 1], vertical_alignment="center")
     back.button(
         "Previous",
         key="present-previous",
@@ -134,8 +134,8 @@ def render_controls(trace: Trace) -> None:
     playing = s["playing"] and bool(st.session_state.get("present-pace"))
     label, icon = ("Pause", ":material/pause:") if playing else ("Play", ":material/play_arrow:")
     play.button(label, key="present-play", icon=icon, shortcut=KEYS["play"], on_click=_toggle_play)
-    quiz.toggle("Quiz", key="present-quiz", help="Hide each Thought and Action until you press Reveal (Space).")
-    st.caption("Keys: ← previous · → next · Space reveals (quiz) · P plays and pauses")
+    quiz.toggle("Quiz", key="present-quiz", help="Hide each Thought and Action until you press Reveal (S).")
+    st.caption("Keys: ← previous · → next · S reveals (quiz) · P plays and pauses")
 
 
 def _toggle_play() -> None:
@@ -181,7 +181,11 @@ def _step(trace: Trace, position: int) -> None:
     step, dialect = trace.steps[position], trace.settings.get("dialect", "paper")
     st.header(f"Step {step.index} of {len(trace.steps)}", anchor=False)
     if hidden(trace):
-        st.info("What will it think and do next? Press Reveal (Space) to show the Thought and the Action.")
+        before = trace.steps[position - 1].observation if position > 0 else None
+        if before is not None:  # what the model had just read when it wrote this step
+            st.markdown(f"**Observation {trace.steps[position - 1].index}** (what it has just read)")
+            st.text(before.text)
+        st.info("What will it think and do next? Press Reveal (S) to show the Thought and the Action.")
         return
     st.markdown("**Thought**")
     st.text(step.thought or "(no thought)")
