@@ -19,9 +19,10 @@ from react_core import (
     to_json,
     to_markdown,
 )
-from ui import state
+from ui import identity, state
 from ui.fork_form import render_fork
 from ui.render import render_answer, render_status, render_step, render_trace
+from ui.share_view import render_share_controls
 from ui.text import md_literal
 
 LIST_LIMIT = 50
@@ -97,8 +98,12 @@ def render_open(store: Store, record: RunRecord) -> None:
     h.download_button("Export HTML", page, f"{stem}.html", "text/html", key="export-html", on_click="ignore")
     with c.popover("Delete…", icon=":material/delete:"):
         st.button(f"Delete run #{record.id} for good", key="delete-run", on_click=_delete, args=(store, record.id))
-    if st.button("Present", key="present-run", icon=":material/slideshow:", help="Play it back step by step"):
+    present, share = st.columns(2)
+    if present.button("Present", key="present-run", icon=":material/slideshow:", help="Play it back step by step"):
         st.switch_page("pages/present.py", query_params={"run": str(record.id), "step": "0"})
+    if identity.mode() == identity.SIGNED_IN:  # a link for people without an account is for deployments with them
+        with share:
+            render_share_controls(store, record.id)
     render_trace(record.trace, key=f"h{record.id}")
     render_fork(record.id, record.trace)
 

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 TOKEN_BYTES = 32
 # What a token looks like (token_urlsafe's alphabet, its length for TOKEN_BYTES); anything else is refused unread.
 TOKEN_SHAPE = re.compile(r"[A-Za-z0-9_-]{43}")
-SHARE_PARAM = "share"  # ?share=TOKEN opens the shared run, read-only, without signing in
 
 
 @dataclass(frozen=True)
