@@ -51,8 +51,13 @@ def render_share_controls(store: Store, run_id: int) -> None:
         error = st.session_state.pop("share_error", None)
         if error:
             st.error(md_literal(error))
-        st.button("Make a read-only link", key="share-create", icon=":material/add_link:", on_click=_create,
-                  args=(store, run_id))  # fmt: skip
+        st.button(
+            "Make a read-only link",
+            key="share-create",
+            icon=":material/add_link:",
+            on_click=_create,
+            args=(store, run_id),
+        )
         try:
             links = store.shares(run_id)
         except ReactLabError as e:
@@ -62,8 +67,13 @@ def render_share_controls(store: Store, run_id: int) -> None:
             st.code(share_link(share.token), language=None, wrap_lines=True)
             made, revoke = st.columns([0.6, 0.4], vertical_alignment="center")
             made.caption(md_literal(f"Made {share.created_at.replace('T', ' ')[:16]}"))
-            revoke.button("Revoke", key=f"share-revoke-{share.token[:12]}", icon=":material/link_off:",
-                          on_click=_revoke, args=(store, share.token))  # fmt: skip
+            revoke.button(
+                "Revoke",
+                key=f"share-revoke-{share.token[:12]}",
+                icon=":material/link_off:",
+                on_click=_revoke,
+                args=(store, share.token),
+            )
 
 
 def render_shared() -> None:
@@ -84,6 +94,7 @@ def render_shared() -> None:
     st.subheader(md_literal(trace.question), anchor=False)
     st.caption(md_literal(f"Read-only, shared by the person who ran it · saved {record.created_at.replace('T', ' ')}"))
     page = to_html(trace)
-    st.download_button("Export HTML", page, f"{file_stem(trace)}.html", "text/html", key="shared-html",
-                       on_click="ignore")  # fmt: skip
+    st.download_button(
+        "Export HTML", page, f"{file_stem(trace)}.html", "text/html", key="shared-html", on_click="ignore"
+    )
     render_trace(trace, key="shared")
