@@ -204,3 +204,40 @@ def test_the_command_line_writes_the_file_and_refuses_a_bad_trace(tmp_path):
     )
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "export-html: error:" in done.stderr
     assert not (tmp_path / "x.html").exists()
+
+
+ALLOWED = {
+    "html": {"lang"},
+    "head": set(),
+    "meta": {"charset", "http-equiv", "content", "name"},
+    "title": set(),
+    "style": set(),
+    "body": set(),
+    "header": set(),
+    "main": set(),
+    "section": {"class", "id"},
+    "h1": set(),
+    "h2": set(),
+    "h3": set(),
+    "p": {"class"},
+    "pre": {"class"},
+    "del": set(),
+    "details": set(),
+    "summary": set(),
+    "ul": set(),
+    "li": set(),
+    "a": {"href", "rel"},
+}
+
+
+def test_hostile_model_replies_and_prompts_stay_text_in_the_model_call_sections():
+    bad = "</pre></details><script>alert(1)</script><a href=javascript:x>"
+    trace = scripted_run([f"Thought 1: {bad}\nAction 1: Search[{bad}]", f"Thought 2: ok\nAction 2: Finish[{bad}]"])
+    trace.question = bad
+    page = to_html(trace)
+    shape = Shape(page)
+    for tag, names in shape.elements:
+        assert tag in ALLOWED and set(names) <= ALLOWED[tag], (tag, names)
+    text = "".join(shape.data)
+    assert text.count(bad) >= 6  # question, thought, action, observation, raw reply, prompt, answer…
+    assert all(v.startswith("https://") for _t, n, v in shape.attrs if n == "href")
