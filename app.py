@@ -14,10 +14,15 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:  # AppTest and other runners do not always put the app folder on the path
     sys.path.insert(0, str(HERE))
 
-from ui import identity, state, turns, warmup  # noqa: E402
+from ui import identity, share_view, state, turns, warmup  # noqa: E402
 from ui.sidebar import render_sidebar, render_sign_in  # noqa: E402
 
 st.set_page_config(page_title="ReAct Lab", page_icon=":material/psychology:", layout="wide")
+if st.query_params.get(share_view.SHARE_PARAM):
+    # A read-only share link: that one run, for whoever holds the token, before (and without) the sign-in gate.
+    shared = st.Page(share_view.render_shared, title="Shared run", icon=":material/share:")
+    st.navigation([shared], position="hidden").run()
+    st.stop()
 if identity.mode() == identity.SIGNED_IN and not identity.signed_in():
     # Nothing else is drawn, routed to or read from history before the person is known.
     st.navigation([st.Page(render_sign_in, title="Sign in", icon=":material/login:")], position="hidden").run()
@@ -32,6 +37,7 @@ pages = [
     st.Page("pages/settings.py", title="Settings", icon=":material/tune:"),
     st.Page("pages/history.py", title="History", icon=":material/history:"),
     st.Page("pages/evaluate.py", title="Evaluate", icon=":material/analytics:"),
+    st.Page("pages/present.py", title="Present", icon=":material/slideshow:"),
 ]
 page = st.navigation(pages)
 render_sidebar()

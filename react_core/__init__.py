@@ -86,10 +86,12 @@ _EXPORTS: dict[str, str] = {
     # history
     **dict.fromkeys(("open_history", "Store", "RunRecord"), "history"),
     "Imported": "history.store",
+    "Share": "history.shares",
     "MAX_OWNER_CHARS": "history.records",
     "conversation_turns": "history.conversations",
     # reading a run: grounding, the expected answer, exports, how a run is said
     "check_grounding": "report.grounding",
+    "to_html": "report.html",
     **dict.fromkeys(("check_expected", "expected_answer_for"), "report.expected"),
     **dict.fromkeys(
         (
@@ -149,4 +151,3 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *__all__})
-

@@ -50,7 +50,7 @@ def test_open_a_run_to_read_its_panels_export_and_delete_it(monkeypatch, tmp_pat
     at.button(key="open-1").click().run()
     assert expander_labels(at)[:2] == ["Step 1 · Calculator[6 * 7]", "Step 2 · Finish[42]"]
     assert at.status[0].label.startswith("Answered · 2 steps")
-    assert [d.label for d in at.get("download_button")] == ["Export JSON", "Export Markdown"]
+    assert [d.label for d in at.get("download_button")] == ["Export JSON", "Export Markdown", "Export HTML"]
 
     at.button(key="delete-run").click().run()
     assert any("Deleted run #1" in s.value for s in at.success)

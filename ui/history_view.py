@@ -15,12 +15,14 @@ from react_core import (
     call_records,
     file_stem,
     plural,
+    to_html,
     to_json,
     to_markdown,
 )
-from ui import state
+from ui import identity, state
 from ui.fork_form import render_fork
 from ui.render import render_answer, render_status, render_step, render_trace
+from ui.share_view import render_share_controls
 from ui.text import md_literal
 
 LIST_LIMIT = 50
@@ -85,15 +87,23 @@ def render_open(store: Store, record: RunRecord) -> None:
             st.button(f"Delete run #{record.id} for good", key="delete-run", on_click=_delete, args=(store, record.id))
         return
     stem = file_stem(record.trace, record.id)
-    a, b, c = st.columns(3)
+    a, b, h, c = st.columns(4)
     a.download_button(
         "Export JSON", to_json(record.trace), f"{stem}.json", "application/json", key="export-json", on_click="ignore"
     )
     b.download_button(
         "Export Markdown", to_markdown(record.trace), f"{stem}.md", "text/markdown", key="export-md", on_click="ignore"
     )
+    page = to_html(record.trace, record.id)
+    h.download_button("Export HTML", page, f"{stem}.html", "text/html", key="export-html", on_click="ignore")
     with c.popover("Delete…", icon=":material/delete:"):
         st.button(f"Delete run #{record.id} for good", key="delete-run", on_click=_delete, args=(store, record.id))
+    present, share = st.columns(2)
+    if present.button("Present", key="present-run", icon=":material/slideshow:", help="Play it back step by step"):
+        st.switch_page("pages/present.py", query_params={"run": str(record.id), "step": "0"})
+    if identity.mode() == identity.SIGNED_IN:  # a link for people without an account is for deployments with them
+        with share:
+            render_share_controls(store, record.id)
     render_trace(record.trace, key=f"h{record.id}")
     render_fork(record.id, record.trace)
 
@@ -147,8 +157,7 @@ def render_compare(store: Store) -> None:
     if diff:
         rows = ["| setting | left | right |", "|---|---|---|"]
         rows += [
-            f"| {k} | {md_literal(str(lt.settings.get(k)))} | {md_literal(str(rt.settings.get(k)))} |"
-            for k in diff
+            f"| {k} | {md_literal(str(lt.settings.get(k)))} | {md_literal(str(rt.settings.get(k)))} |" for k in diff
         ]
         st.markdown("\n".join(rows))
     else:

@@ -76,6 +76,7 @@ def safe_url(url: str) -> str:
     """An http(s) URL with the characters that would end a Markdown link percent-encoded; anything else empty."""
     if not re.match(r"^https?://", url or "", re.IGNORECASE):
         return ""
+    url = scrub(url)  # a lone surrogate cannot be percent-encoded (it has no UTF-8 form)
     return "".join(c if c.isascii() and c.isprintable() and c not in " ()<>[]\"'`\\" else _pct(c) for c in url)
 
 

@@ -1,4 +1,4 @@
-"""The command line: ``python -m react_core parse | ask | pack | wiki-server | eval``.
+"""The command line: ``python -m react_core parse | ask | request | export-html | pack | wiki-server | eval``.
 
 A stable interface: other work and checks rely on it. Bad arguments and unreadable files exit 2 with a one-line
 reason; a run that ends (any stop reason) exits 0. The knowledge and evaluation commands live beside what they run,
@@ -129,6 +129,31 @@ def _cmd_request(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- export-html --------------------------------------------------------------------------------------
+
+
+def _cmd_export_html(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from react_core.history import parse_trace_json
+    from react_core.report.html import to_html
+
+    try:
+        trace = parse_trace_json(Path(args.trace).read_bytes())
+    except OSError as e:
+        raise UsageError(f"cannot read {args.trace}: {e.strerror or e}") from None
+    page = to_html(trace)
+    if args.output in (None, "-"):
+        sys.stdout.write(page)
+        return 0
+    try:
+        Path(args.output).write_text(page, encoding="utf-8")
+    except OSError as e:
+        raise UsageError(f"cannot write {args.output}: {e.strerror or e}") from None
+    print(f"wrote {args.output}", file=sys.stderr)
+    return 0
+
+
 # -- entry point ----------------------------------------------------------------------------------------
 
 
@@ -156,6 +181,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--step", type=int, required=True, help="the step's number")
     p.add_argument("--as", dest="style", choices=("json", "curl", "python"), default="json")
     p.set_defaults(func=_cmd_request)
+
+    p = sub.add_parser("export-html", help="write a trace as one self-contained HTML file (opens offline)")
+    p.add_argument("trace", help="a trace JSON file (an export, or the output of ask --json)")
+    p.add_argument("-o", "--output", help="the HTML file to write (default: standard output)")
+    p.set_defaults(func=_cmd_export_html)
 
     for commands in (knowledge_cli, evaluation_cli):
         commands.register(sub)

@@ -88,6 +88,20 @@ MIGRATIONS = (
         sqlite=("ALTER TABLE runs RENAME COLUMN format TO dialect",),
         postgres=("ALTER TABLE runs RENAME COLUMN format TO dialect",),
     ),
+    Migration(
+        6,
+        "read-only share links: an unguessable token per shared run, kept by the run's owner",
+        sqlite=(
+            "CREATE TABLE shares (token TEXT PRIMARY KEY, owner TEXT NOT NULL, run_id INTEGER NOT NULL, "
+            "created_at TEXT NOT NULL)",
+            "CREATE INDEX shares_owner ON shares (owner, run_id)",
+        ),
+        postgres=(
+            "CREATE TABLE shares (token TEXT PRIMARY KEY, owner TEXT NOT NULL, run_id BIGINT NOT NULL, "
+            "created_at TEXT NOT NULL)",
+            "CREATE INDEX shares_owner ON shares (owner, run_id)",
+        ),
+    ),
 )
 LATEST = MIGRATIONS[-1].version
 VERSION_TABLE = (
@@ -106,7 +120,8 @@ def upgrade(tx: Tx, backend: str) -> tuple[int, int]:
     and refuses a version newer than LATEST before calling."""
     tx.run(VERSION_TABLE)
     before = version(tx)
-    for m in MIGRATIONS[before:]:
+    # By version, not position: migrations from parallel work may be numbered before they are all merged.
+    for m in (m for m in MIGRATIONS if m.version > before):
         for sql in getattr(m, backend):
             tx.run(sql)
         tx.run(

@@ -28,6 +28,8 @@ _WRITE_PRIVILEGES = (
     ("presets", "INSERT"),
     ("presets", "UPDATE"),
     ("presets", "DELETE"),
+    ("shares", "INSERT"),
+    ("shares", "DELETE"),
 )
 _HAPPENED = {
     st.UNREACHABLE: "cannot be reached",

@@ -1,0 +1,91 @@
+"""Read-only share links in the history store, on SQLite and PostgreSQL: the owner creates, lists and revokes links to
+their own runs; anyone's store resolves a live link to that one run; a revoked link, a deleted run, another owner's
+run and anything that is not a token resolve to nothing."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from react_core.base.errors import ConfigError
+from react_core.base.trace import Trace
+from react_core.history import open_history
+from react_core.history.migrations import LATEST, MIGRATIONS
+from react_core.history.shares import well_formed
+
+pytest_plugins = ("pg_helpers",)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def open_store(request, tmp_path):
+    if request.param == "sqlite":
+        path = tmp_path / "h.sqlite"
+        return lambda owner="": open_history(owner, url="", path=path)
+    url = request.getfixturevalue("postgres_url")
+    return lambda owner="": open_history(owner, url=url)
+
+
+def _run(store, question: str) -> int:
+    return store.save(Trace(question=question, final_answer="x", stop_reason="finished"))
+
+
+def test_a_link_shows_that_run_only_to_anyone_until_it_is_revoked(open_store):
+    ann, bob, stranger = open_store("oidc:ann"), open_store("oidc:bob"), open_store()
+    first, second = _run(ann, "Ann's first"), _run(ann, "Ann's second")
+    share = ann.create_share(first)
+    assert well_formed(share.token) and share.run_id == first
+    for anyone in (ann, bob, stranger):
+        shown = anyone.resolve_share(share.token)
+        assert shown is not None and shown.id == first and shown.trace.question == "Ann's first"
+    other = ann.create_share(second)
+    assert other.token != share.token
+    assert {s.token for s in ann.shares()} == {share.token, other.token}
+    assert [s.token for s in ann.shares(first)] == [share.token]
+    assert bob.shares() == [] and bob.revoke_share(share.token) is False  # only the owner revokes
+    assert ann.resolve_share(share.token) is not None
+
+    assert ann.revoke_share(share.token) is True
+    assert bob.resolve_share(share.token) is None and ann.resolve_share(share.token) is None
+    assert ann.revoke_share(share.token) is False
+    assert [s.token for s in ann.shares()] == [other.token]
+    assert stranger.resolve_share(other.token).id == second
+
+
+def test_a_deleted_runs_link_is_refused(open_store):
+    ann = open_store("oidc:ann")
+    run = _run(ann, "Soon gone")
+    share = ann.create_share(run)
+    assert ann.delete(run)
+    assert open_store().resolve_share(share.token) is None
+    assert ann.shares() == []
+
+
+def test_only_your_own_runs_can_be_shared(open_store):
+    ann, bob = open_store("oidc:ann"), open_store("oidc:bob")
+    run = _run(ann, "Ann's")
+    for who, run_id in ((bob, run), (ann, 999_999), (ann, -1)):
+        with pytest.raises(ConfigError, match="not in your history"):
+            who.create_share(run_id)
+    assert ann.shares() == [] and bob.shares() == []
+
+
+@pytest.mark.parametrize("token", ["", "x", "' OR 1=1 --", "A" * 42, "A" * 44, "A" * 42 + "=", None, 7])
+def test_what_is_not_a_token_resolves_to_nothing(open_store, token):
+    ann = open_store("oidc:ann")
+    ann.create_share(_run(ann, "Ann's"))
+    assert ann.resolve_share(token) is None and ann.revoke_share(token) is False
+
+
+def test_the_shares_migration_upgrades_an_existing_history(tmp_path):
+    path = tmp_path / "h.sqlite"
+    ann = open_history("oidc:ann", url="", path=path)
+    run = _run(ann, "Before")
+    with sqlite3.connect(path) as conn:  # as a history from before the migration: no shares table, older version
+        conn.execute("DROP TABLE shares")
+        conn.execute("DELETE FROM schema_version WHERE version = ?", (MIGRATIONS[-1].version,))
+    again = open_history("oidc:ann", url="", path=path)
+    share = again.create_share(run)
+    assert again.resolve_share(share.token).trace.question == "Before"
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0] == LATEST
