@@ -1,4 +1,4 @@
-"""The command line: ``python -m react_core parse | ask | pack | wiki-server | eval``.
+"""The command line: ``python -m react_core parse | ask | request | export-otel | pack | wiki-server | eval``.
 
 A stable interface: other work and checks rely on it. Bad arguments and unreadable files exit 2 with a one-line
 reason; a run that ends (any stop reason) exits 0. The knowledge and evaluation commands live beside what they run,
@@ -95,7 +95,9 @@ def _cmd_ask(args: argparse.Namespace) -> int:
         print(config.provider.demo_notice, file=sys.stderr)
     events = Agent(config).stream(args.question)
     if args.json:
-        print(to_json(final_trace(events).to_dict()))
+        trace = final_trace(events)
+        print(to_json(trace.to_dict()))
+        _send(trace)
         return 0
     # Each step is printed as soon as it is done, so a slow model's progress shows as it happens.
     print(question_line(args.question), flush=True)
@@ -104,7 +106,21 @@ def _cmd_ask(args: argparse.Namespace) -> int:
             print(step_lines(event.step, config.preset.dialect), flush=True)
         elif isinstance(event, RunDone):
             print(ending_lines(event.trace), flush=True)
+            _send(event.trace)
     return 0
+
+
+def _send(trace: Trace) -> None:
+    """The finished run to the OTLP endpoint, when one is configured (``telemetry.live``); waits a few seconds at most
+    before the process exits, and a failure is one line on stderr."""
+    from react_core.telemetry import live
+
+    if not live.endpoint():
+        return
+    live.export_finished_run(trace)
+    live.flush(timeout_seconds=5.0)
+    if live.problem():
+        print(live.problem(), file=sys.stderr)
 
 
 # -- request ------------------------------------------------------------------------------------------
@@ -126,6 +142,30 @@ def _cmd_request(args: argparse.Namespace) -> int:
         print(to_json(call))
     else:
         print(provider_class(trace.settings.get("provider", "")).snippet(call, args.style))
+    return 0
+
+
+# -- export-otel ----------------------------------------------------------------------------------------
+
+
+def _cmd_export_otel(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from react_core.telemetry.otlp_import import read_trace_file
+    from react_core.telemetry.otlp_json import to_otlp_json
+
+    try:
+        trace = read_trace_file(Path(args.trace).read_bytes()).trace
+    except OSError as e:
+        raise UsageError(f"cannot read {args.trace}: {e.strerror or e}") from None
+    text = to_otlp_json(trace, include_content=args.include_content)
+    if args.output in (None, "-"):
+        print(text)
+        return 0
+    try:
+        Path(args.output).write_text(text + "\n", encoding="utf-8")
+    except OSError as e:
+        raise UsageError(f"cannot write {args.output}: {e.strerror or e}") from None
     return 0
 
 
@@ -156,6 +196,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--step", type=int, required=True, help="the step's number")
     p.add_argument("--as", dest="style", choices=("json", "curl", "python"), default="json")
     p.set_defaults(func=_cmd_request)
+
+    p = sub.add_parser("export-otel", help="write a trace as OpenTelemetry spans in OTLP/JSON (Phoenix, Jaeger, …)")
+    p.add_argument("trace", help="a trace JSON file (an export, or the output of ask --json)")
+    p.add_argument(
+        "--include-content",
+        action="store_true",
+        help="include the messages: question, prompts, replies, tool arguments and results (off by default)",
+    )
+    p.add_argument("-o", "--output", help="the file to write (default: standard output)")
+    p.set_defaults(func=_cmd_export_otel)
 
     for commands in (knowledge_cli, evaluation_cli):
         commands.register(sub)

@@ -33,6 +33,7 @@ from react_core import (
     Trace,
     build_run_config,
     expected_answer_for,
+    export_run_live,
     get_dialect,
     open_history,
 )
@@ -176,6 +177,7 @@ class TurnJob(Job):
         req = self.request
         trace.expected_answer = expected_answer_for(req.question, req.settings)
         history_id, save_error = self._save(trace)
+        export_run_live(trace)  # to the operator's OpenTelemetry endpoint, if any: queued, never waited for
         with self._lock:
             self._live.apply(RunDone(trace))
             self.turn = Turn(req.turn_id, trace, history_id, req.origin, req.label)
