@@ -140,6 +140,14 @@ def _plain(text: str | None, keys: tuple[str, ...]) -> str | None:
     return value if isinstance(value, str) else text
 
 
+def _seconds(span: Span) -> float:
+    """A step's time: what our own export recorded for the whole step, else the model call's span."""
+    recorded = span.attributes.get("reactlab.step.seconds")
+    if isinstance(recorded, int | float) and not isinstance(recorded, bool):
+        return recorded
+    return span.seconds
+
+
 def _foreign(root: Span, inside: list[Span], unmapped: list[str]) -> dict[str, Any]:
     question = _plain(root.text("input.value"), ("task", "question", "input", "query")) or _message_text(
         root, "gen_ai.input.messages", ("user",)
@@ -167,7 +175,7 @@ def _foreign(root: Span, inside: list[Span], unmapped: list[str]) -> dict[str, A
                         "prompt_tokens": span.count("gen_ai.usage.input_tokens", "llm.token_count.prompt"),
                         "completion_tokens": span.count("gen_ai.usage.output_tokens", "llm.token_count.completion"),
                     },
-                    "seconds": span.attributes.get("reactlab.step.seconds", span.seconds),
+                    "seconds": _seconds(span),
                 }
             )
         elif kind == "tool":
@@ -186,7 +194,7 @@ def _foreign(root: Span, inside: list[Span], unmapped: list[str]) -> dict[str, A
             result = span.text("gen_ai.tool.call.result", "output.value")
             step["action"] = {"tool": name or "tool", "input": argument}
             step["observation"] = {
-                "text": result if result is not None else span.message,
+                "text": result if result is not None else span.message or "(the tool's span holds no result)",
                 "is_error": span.error or bool(span.attributes.get("reactlab.observation.error")),
                 "evidence": bool(span.attributes.get("reactlab.observation.evidence")),
             }
@@ -198,7 +206,8 @@ def _foreign(root: Span, inside: list[Span], unmapped: list[str]) -> dict[str, A
         unmapped.append(f"{sum(other.values()):,} spans that are neither a model call nor a tool ({named}{more})")
     llm_calls = sum(1 for s in inside if s.kind == "llm")
     if llm_calls:
-        unmapped.append(f"the prompts of {llm_calls:,} model calls (a step keeps the model's reply)")
+        calls = "1 model call" if llm_calls == 1 else f"{llm_calls:,} model calls"
+        unmapped.append(f"the prompts of {calls} (a step keeps the model's reply)")
     if question is None:
         unmapped.append("the question (the run's span has no input)")
     d: dict[str, Any] = {
@@ -208,6 +217,8 @@ def _foreign(root: Span, inside: list[Span], unmapped: list[str]) -> dict[str, A
         "final_answer": answer,
         "started_at": _iso(root.start),
     }
+    for step in steps:
+        step["seconds"] = round(step["seconds"], 6)
     if root.error:
         d["stop_reason"], d["error"] = "error", root.message or "The run failed."
     elif answer is not None:

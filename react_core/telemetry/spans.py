@@ -283,7 +283,8 @@ def _call_attributes(trace: Trace, step: Step, prompt: CallTexts | None, content
     if step.action is not None:
         parts.append({"type": "tool_call", "name": step.action.tool, "arguments": {"input": step.action.input}})
     parts.append(_text(step.raw_output))
-    out["gen_ai.output.messages"] = _json([_message("assistant", parts, call.finish_reason if call else "")])
+    finish = call.finish_reason if call and call.finish_reason else None
+    out["gen_ai.output.messages"] = _json([_message("assistant", parts, finish)])
     out["output.value"] = step.raw_output
     out["output.mime_type"] = "text/plain"
     out["llm.output_messages.0.message.role"] = "assistant"

@@ -1,0 +1,95 @@
+"""Runs to export in the OpenTelemetry tests: a scripted run (real model-call records, a tool, an answer) and a run
+whose tool fails; and other tools' OTLP/JSON files, written as their instrumentations write them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import react_core
+from react_core.base.trace import Trace
+
+
+def scripted_run(tmp_path: Path, outputs: list[str] | None = None, question: str = "What is 6 * 7?") -> Trace:
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps(outputs or [" Compute.\nAction 1: Calculator[6 * 7]", " So.\nAction 2: Finish[42]"]))
+    settings = react_core.RunSettings(provider="scripted", script=str(script), tools=["calculator"])
+    trace = react_core.ask(question, settings)
+    trace.started_at = "2026-03-01T09:30:00.250000+00:00"  # a fixed start, so times can be checked exactly
+    return trace
+
+
+def failing_tool_run(tmp_path: Path) -> Trace:
+    return scripted_run(tmp_path, [" Try.\nAction 1: Calculator[1 / 0]", " Give up.\nAction 2: Finish[none]"])
+
+
+def attr(key: str, value) -> dict:
+    if isinstance(value, bool):
+        return {"key": key, "value": {"boolValue": value}}
+    if isinstance(value, int):
+        return {"key": key, "value": {"intValue": str(value)}}
+    return {"key": key, "value": {"stringValue": value}}
+
+
+def span(span_id: str, name: str, start: int, end: int, parent: str = "", status: int = 0, **attributes) -> dict:
+    out = {
+        "traceId": "5b8efff798038103d269b633813fc60c",
+        "spanId": span_id,
+        "name": name,
+        "kind": 1,
+        "startTimeUnixNano": str(1_770_000_000_000_000_000 + start * 1_000_000),
+        "endTimeUnixNano": str(1_770_000_000_000_000_000 + end * 1_000_000),
+        "attributes": [attr(k.replace("__", "."), v) for k, v in attributes.items()],
+        "status": {"code": status},
+    }
+    if parent:
+        out["parentSpanId"] = parent
+    return out
+
+
+def otlp(*spans: dict) -> str:
+    scope = {"scope": {"name": "openinference.instrumentation.smolagents"}, "spans": list(spans)}
+    resource = {"resource": {"attributes": [attr("service.name", "smolagents-demo")]}, "scopeSpans": [scope]}
+    return json.dumps({"resourceSpans": [resource]})
+
+
+def smolagents_run() -> str:
+    """A smolagents ToolCallingAgent run as its OpenInference instrumentation exports it: an AGENT span whose input is
+    the task, CHAIN spans per step, LLM spans with messages and token counts, TOOL spans, and the final_answer tool."""
+    root = "a000000000000001"
+    return otlp(
+        span(root, "ToolCallingAgent.run", 0, 900, openinference__span__kind="AGENT",
+             input__value=json.dumps({"task": "What is the capital of France?", "stream": False}),
+             output__value="Paris"),
+        span("a000000000000002", "Step 1", 10, 500, root, openinference__span__kind="CHAIN"),
+        span("a000000000000003", "OpenAIServerModel.generate", 20, 300, "a000000000000002",
+             openinference__span__kind="LLM", llm__model_name="gpt-4o-mini",
+             llm__output_messages__0__message__role="assistant",
+             llm__output_messages__0__message__content="I will search for the capital.",
+             llm__token_count__prompt=812, llm__token_count__completion=31),
+        span("a000000000000004", "SearchTool", 310, 480, "a000000000000002", openinference__span__kind="TOOL",
+             tool__name="web_search", input__value=json.dumps({"query": "capital of France"}),
+             output__value="Paris is the capital of France."),
+        span("a000000000000005", "Step 2", 510, 890, root, openinference__span__kind="CHAIN"),
+        span("a000000000000006", "OpenAIServerModel.generate", 520, 800, "a000000000000005",
+             openinference__span__kind="LLM", llm__model_name="gpt-4o-mini",
+             llm__output_messages__0__message__content="The answer is Paris.",
+             llm__token_count__prompt=900, llm__token_count__completion=12),
+        span("a000000000000007", "FinalAnswerTool", 810, 880, "a000000000000005", openinference__span__kind="TOOL",
+             tool__name="final_answer", input__value=json.dumps({"answer": "Paris"}), output__value="Paris"),
+    )  # fmt: skip
+
+
+def genai_run() -> str:
+    """An agent run following the GenAI conventions only (no OpenInference), with a failing tool."""
+    root = "b000000000000001"
+    messages = json.dumps([{"role": "user", "parts": [{"type": "text", "content": "Weather in Lyon?"}]}])
+    reply = json.dumps([{"role": "assistant", "parts": [{"type": "text", "content": "Let me check."}]}])
+    return otlp(
+        span(root, "invoke_agent weather", 0, 400, gen_ai__operation__name="invoke_agent",
+             gen_ai__input__messages=messages, gen_ai__request__model="gemini-2.5-flash", status=2),
+        span("b000000000000002", "chat gemini-2.5-flash", 5, 100, root, gen_ai__operation__name="chat",
+             gen_ai__output__messages=reply, gen_ai__usage__input_tokens=50, gen_ai__usage__output_tokens=5),
+        span("b000000000000003", "execute_tool get_weather", 110, 300, root, gen_ai__operation__name="execute_tool",
+             gen_ai__tool__name="get_weather", gen_ai__tool__call__arguments=json.dumps({"city": "Lyon"}), status=2),
+    )  # fmt: skip
