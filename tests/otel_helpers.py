@@ -93,3 +93,52 @@ def genai_run() -> str:
         span("b000000000000003", "execute_tool get_weather", 110, 300, root, gen_ai__operation__name="execute_tool",
              gen_ai__tool__name="get_weather", gen_ai__tool__call__arguments=json.dumps({"city": "Lyon"}), status=2),
     )  # fmt: skip
+
+
+class Receiver:
+    """A tiny OTLP/HTTP receiver on 127.0.0.1: records each request's spans, answers with ``status``, and holds its
+    answer until ``release`` is set (a hung endpoint) when ``hold`` is on."""
+
+    def __init__(self, status: int = 200, hold: bool = False) -> None:
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+        self.status, self.requests, self.paths = status, [], []
+        self.arrived, self.release = threading.Event(), threading.Event()
+        if not hold:
+            self.release.set()
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                request = ExportTraceServiceRequest.FromString(body)
+                outer.requests.append([s for r in request.resource_spans for ss in r.scope_spans for s in ss.spans])
+                outer.paths.append(self.path)
+                outer.arrived.set()
+                outer.release.wait(60)
+                self.send_response(outer.status)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    @property
+    def names(self) -> list[str]:
+        return [s.name for batch in self.requests for s in batch]
+
+    def close(self) -> None:
+        self.release.set()
+        self.server.shutdown()
+        self.server.server_close()

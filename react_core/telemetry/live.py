@@ -70,7 +70,10 @@ class LiveExport:
                 return self.inner.force_flush(timeout_millis)
 
         self._processor = BatchSpanProcessor(
-            Watched(), max_queue_size=max_queue, schedule_delay_millis=SEND_EVERY_MS, max_export_batch_size=512
+            Watched(),
+            max_queue_size=max_queue,
+            schedule_delay_millis=SEND_EVERY_MS,
+            max_export_batch_size=min(512, max_queue),
         )
 
     def _note(self, why: str) -> None:
