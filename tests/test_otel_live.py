@@ -133,3 +133,33 @@ def test_ask_sends_its_run_to_the_configured_endpoint(receiver, tmp_path):
     assert out.returncode == 0, out.stderr
     assert "Final Answer: 42" in out.stdout and out.stderr == ""
     assert r.names[0] == "invoke_agent ReAct Lab" and len(r.names) == 4
+
+
+def test_a_finished_chat_turn_is_sent_by_the_turn_job(receiver, fresh_live, monkeypatch):
+    from ui.jobs.turn import TurnJob, TurnRequest
+
+    r = receiver()
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", r.base + "/custom/traces")
+    script = [" Compute.\nAction 1: Calculator[6 * 7]", " So.\nAction 2: Finish[42]"]
+    settings = {"provider": "scripted", "script": script, "tools": ["calculator"]}
+    job = TurnJob(TurnRequest(question="What is 6 * 7?", settings=settings, chat_id="c", turn_id=1))
+    job._save = lambda trace: (None, "")  # no history here: only what the finished turn sends
+    job.work()
+    assert job.turn.trace.final_answer == "42"
+    live.flush(30)
+    assert r.paths == ["/custom/traces"] and r.names[0] == "invoke_agent ReAct Lab"
+
+
+def test_the_sidebar_says_when_the_last_export_failed_and_nothing_more(monkeypatch, tmp_path):
+    from app_helpers import new_session, use_app
+
+    import ui.sidebar
+
+    use_app(monkeypatch, tmp_path, [" So.\nAction 1: Finish[42]"])
+    at = new_session()
+    notice = "The last run could not be sent to the OpenTelemetry endpoint."
+    assert not any(notice in c.value for c in at.caption)
+    monkeypatch.setattr(ui.sidebar, "live_export_problem", lambda: "sent to http://10.0.0.7:4318 failed: refused")
+    at.run()
+    shown = [c.value for c in at.sidebar.caption]
+    assert any(notice in c for c in shown) and not any("10.0.0.7" in c for c in shown)
