@@ -117,3 +117,26 @@ def test_a_step_without_an_action_is_marked_as_a_parse_error(tmp_path):
     call = run_spans(trace)[1]
     assert call.attributes["reactlab.parse_error"] is True
     assert "execute_tool" not in " ".join(by_name(run_spans(trace)))
+
+
+def test_each_provider_names_its_calls_and_its_limits_in_its_own_request_shape():
+    from react_core.base.trace import ModelCall, Step, Trace, Usage
+
+    body = {"generationConfig": {"temperature": 0.7, "stopSequences": ["\nObservation"], "maxOutputTokens": 256}}
+    call = ModelCall(api="gemini.streamGenerateContent", body=body, finish_reason="STOP", stop_local=["\nQuestion"])
+    trace = Trace(
+        "q", settings={"provider": "gemini", "model": "gemini-x"}, steps=[Step(1, usage=Usage(5, 2), call=call)]
+    )
+    _, span = run_spans(trace)
+    assert span.name == "generate_content gemini-x"
+    assert span.attributes["gen_ai.provider.name"] == "gcp.gemini"
+    assert span.attributes["gen_ai.request.temperature"] == 0.7
+    assert span.attributes["gen_ai.request.stop_sequences"] == ("\nObservation", "\nQuestion")
+    assert span.attributes["gen_ai.request.max_tokens"] == 256
+    assert span.attributes["gen_ai.response.finish_reasons"] == ("STOP",)
+    # A native tool-calling conversation is a chat, whoever serves it.
+    call.conversation = "contents"
+    assert run_spans(trace)[1].name == "chat gemini-x"
+    # A provider this version does not know keeps its own name and the model it recorded.
+    trace.settings = {"provider": "someone-else", "model": "m1"}
+    assert run_spans(trace)[1].attributes["gen_ai.provider.name"] == "someone-else"
