@@ -54,29 +54,41 @@ def otlp(*spans: dict) -> str:
 
 
 def smolagents_run() -> str:
-    """A smolagents ToolCallingAgent run as its OpenInference instrumentation exports it: an AGENT span whose input is
-    the task, CHAIN spans per step, LLM spans with messages and token counts, TOOL spans, and the final_answer tool."""
+    """A smolagents ToolCallingAgent run as its OpenInference instrumentation writes it (openinference-instrumentation-
+    smolagents' wrappers): an AGENT span with the bound run arguments as input, CHAIN spans per step, LLM spans with
+    output message contents and token counts (the older ``message.content`` form on the second), TOOL spans whose
+    input is the bound tool call (``args`` / ``kwargs``) and whose ``tool.parameters`` is the tool's schema, and the
+    ``final_answer`` tool."""
     root = "a000000000000001"
+    task = "What is the capital of France?"
+    run_args = {"task": task, "stream": False, "reset": True, "images": None, "additional_args": None}
+    search_call = {"args": [], "sanitize_inputs_outputs": True, "kwargs": {"query": "capital of France"}}
+    contents = "llm__output_messages__0__message__contents__0__message_content__"
     return otlp(
-        span(root, "ToolCallingAgent.run", 0, 900, openinference__span__kind="AGENT",
-             input__value=json.dumps({"task": "What is the capital of France?", "stream": False}),
-             output__value="Paris"),
-        span("a000000000000002", "Step 1", 10, 500, root, openinference__span__kind="CHAIN"),
+        span(root, "ToolCallingAgent.run", 0, 900, openinference__span__kind="AGENT", smolagents__task=task,
+             input__value=json.dumps(run_args), output__value="Paris", llm__token_count__prompt=1712),
+        span("a000000000000002", "Step 1", 10, 500, root, openinference__span__kind="CHAIN",
+             input__value=json.dumps({"memory_step": "ActionStep(...)"})),
         span("a000000000000003", "OpenAIServerModel.generate", 20, 300, "a000000000000002",
              openinference__span__kind="LLM", llm__model_name="gpt-4o-mini",
              llm__output_messages__0__message__role="assistant",
-             llm__output_messages__0__message__content="I will search for the capital.",
-             llm__token_count__prompt=812, llm__token_count__completion=31),
-        span("a000000000000004", "SearchTool", 310, 480, "a000000000000002", openinference__span__kind="TOOL",
-             tool__name="web_search", input__value=json.dumps({"query": "capital of France"}),
-             output__value="Paris is the capital of France."),
+             **{f"{contents}type": "text", f"{contents}text": "I will search for the capital."},
+             llm__output_messages__0__message__tool_calls__0__tool_call__function__name="web_search",
+             output__value=json.dumps({"role": "assistant", "content": "I will search for the capital."}),
+             output__mime_type="application/json", llm__token_count__prompt=812, llm__token_count__completion=31),
+        span("a000000000000004", "DuckDuckGoSearchTool", 310, 480, "a000000000000002",
+             openinference__span__kind="TOOL", tool__name="web_search",
+             tool__parameters=json.dumps({"query": {"type": "string", "description": "The search query"}}),
+             input__value=json.dumps(search_call), output__value="Paris is the capital of France."),
         span("a000000000000005", "Step 2", 510, 890, root, openinference__span__kind="CHAIN"),
         span("a000000000000006", "OpenAIServerModel.generate", 520, 800, "a000000000000005",
              openinference__span__kind="LLM", llm__model_name="gpt-4o-mini",
              llm__output_messages__0__message__content="The answer is Paris.",
              llm__token_count__prompt=900, llm__token_count__completion=12),
         span("a000000000000007", "FinalAnswerTool", 810, 880, "a000000000000005", openinference__span__kind="TOOL",
-             tool__name="final_answer", input__value=json.dumps({"answer": "Paris"}), output__value="Paris"),
+             tool__name="final_answer",
+             input__value=json.dumps({"args": [], "sanitize_inputs_outputs": True, "kwargs": {"answer": "Paris"}}),
+             output__value="Paris"),
     )  # fmt: skip
 
 

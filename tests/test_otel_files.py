@@ -247,3 +247,23 @@ def test_the_command_line_writes_the_otlp_json_of_a_trace_file(tmp_path):
         [sys.executable, "-m", "react_core", "export-otel", str(bad)], capture_output=True, text=True, cwd=ROOT
     )
     assert refused.returncode == 2 and "question must be text" in refused.stderr
+
+
+@pytest.mark.parametrize(
+    ("arguments", "expected"),
+    [
+        ({"args": ["Paris"], "sanitize_inputs_outputs": True, "kwargs": {}}, "Paris"),  # smolagents, positional
+        ({"args": [], "kwargs": {"city": "Lyon", "days": 3}}, '{"city": "Lyon", "days": 3}'),  # several: as JSON
+        ({"expression": "6 * 7"}, "6 * 7"),  # GenAI's arguments object
+    ],
+)
+def test_a_tools_arguments_become_the_actions_input(arguments, expected):
+    root = "d000000000000001"
+    data = otlp(
+        span(root, "invoke_agent x", 0, 10, gen_ai__operation__name="invoke_agent"),
+        span("d000000000000002", "execute_tool t", 1, 2, root, gen_ai__operation__name="execute_tool",
+             gen_ai__tool__name="t", gen_ai__tool__call__arguments=json.dumps(arguments),
+             gen_ai__tool__call__result="ok"),
+    )  # fmt: skip
+    (step,) = read_trace_file(data).trace.steps
+    assert step.action.input == expected and step.observation.text == "ok" and step.thought == ""

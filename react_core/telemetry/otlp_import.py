@@ -26,6 +26,7 @@ from react_core.telemetry.otlp_spans import InvalidOtlp, Span, descendants, pars
 
 NO_QUESTION = "(the question was not exported)"
 FINAL_ANSWER_TOOLS = ("final_answer",)  # smolagents' FinalAnswerTool
+MAX_CONTENTS = 50  # text parts of one output message read back
 
 
 @dataclass(frozen=True)
@@ -123,21 +124,48 @@ def _message_text(span: Span, key: str, roles: tuple[str, ...]) -> str | None:
 
 
 def _plain(text: str | None, keys: tuple[str, ...]) -> str | None:
-    """A value that may be a JSON object of named arguments (``{"task": …}``): its one text, else the text itself."""
+    """A value that may be JSON arguments (``{"task": …}``, or smolagents' bound call ``{"args": […], "kwargs": {…}}``):
+    its one text when it has one, else the arguments as JSON, else the text itself."""
     if text is None:
         return None
     try:
         value = json.loads(text)
     except ValueError:
         return text
-    if isinstance(value, dict):
-        for key in keys:
-            if isinstance(value.get(key), str):
-                return value[key]
-        strings = [v for v in value.values() if isinstance(v, str)]
-        if len(strings) == 1 and len(value) == 1:
-            return strings[0]
-    return value if isinstance(value, str) else text
+    if isinstance(value, dict) and isinstance(value.get("kwargs"), dict):
+        args = value["args"] if isinstance(value.get("args"), list) else []
+        value = value["kwargs"] if value["kwargs"] or not args else args[0] if len(args) == 1 else args
+    if isinstance(value, str):
+        return value
+    if not isinstance(value, dict):
+        return text
+    for key in keys:
+        if isinstance(value.get(key), str):
+            return value[key]
+    if len(value) == 1 and isinstance(next(iter(value.values())), str):
+        return next(iter(value.values()))
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _reply(span: Span) -> str:
+    """What the model answered: OpenInference's output message (its content, or its text contents), the GenAI
+    output messages, or the span's output value (smolagents writes the ChatMessage there as JSON)."""
+    text = span.text("llm.output_messages.0.message.content")
+    if text is not None:
+        return text
+    prefix = "llm.output_messages.0.message.contents"
+    parts = [span.text(f"{prefix}.{i}.message_content.text") for i in range(MAX_CONTENTS)]
+    if any(p is not None for p in parts):
+        return "\n".join(p for p in parts if p is not None)
+    text = _message_text(span, "gen_ai.output.messages", ("assistant",))
+    if text is not None:
+        return text
+    output = span.text("output.value") or ""
+    try:
+        value = json.loads(output)
+    except ValueError:
+        return output
+    return value["content"] if isinstance(value, dict) and isinstance(value.get("content"), str) else output
 
 
 def _seconds(span: Span) -> float:
@@ -149,9 +177,8 @@ def _seconds(span: Span) -> float:
 
 
 def _foreign(root: Span, inside: list[Span], unmapped: list[str]) -> dict[str, Any]:
-    question = _plain(root.text("input.value"), ("task", "question", "input", "query")) or _message_text(
-        root, "gen_ai.input.messages", ("user",)
-    )
+    question = root.text("smolagents.task") or _plain(root.text("input.value"), ("task", "question", "input", "query"))
+    question = question or _message_text(root, "gen_ai.input.messages", ("user",))
     answer = _plain(root.text("output.value"), ("answer", "output", "final_answer")) or _message_text(
         root, "gen_ai.output.messages", ("assistant",)
     )
@@ -162,10 +189,7 @@ def _foreign(root: Span, inside: list[Span], unmapped: list[str]) -> dict[str, A
         kind = span.kind
         if kind == "llm":
             model = model or span.text("gen_ai.request.model", "gen_ai.response.model", "llm.model_name")
-            reply = span.text("llm.output_messages.0.message.content") or _message_text(
-                span, "gen_ai.output.messages", ("assistant",)
-            )
-            reply = reply if reply is not None else span.text("output.value") or ""
+            reply = _reply(span)
             steps.append(
                 {
                     "index": len(steps) + 1,
@@ -180,7 +204,7 @@ def _foreign(root: Span, inside: list[Span], unmapped: list[str]) -> dict[str, A
             )
         elif kind == "tool":
             name = span.text("gen_ai.tool.name", "tool.name") or span.name.removeprefix("execute_tool ").strip()
-            arguments = span.text("gen_ai.tool.call.arguments", "input.value", "tool.parameters")
+            arguments = span.text("gen_ai.tool.call.arguments", "input.value")  # (tool.parameters is the schema)
             argument = _plain(arguments, ("answer", "input", "query", "expression")) or ""
             if not steps or steps[-1].get("action") or steps[-1].get("final_answer") is not None:
                 steps.append({"index": len(steps) + 1, "seconds": 0.0})
