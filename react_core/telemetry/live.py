@@ -114,8 +114,8 @@ def _current() -> LiveExport | None:
         if not url:
             return None
         if _live is None or _live.url != url or _live.include_content != content:
-            if _live is not None:
-                _live.shutdown()
+            if _live is not None:  # sends what it holds on a thread of its own: a run never waits for that
+                threading.Thread(target=_live.shutdown, name="otel-shutdown", daemon=True).start()
             _live = LiveExport(url, include_content=content)
         return _live
 
