@@ -110,6 +110,20 @@ def test_import_an_opentelemetry_file_and_name_what_it_could_not_keep(monkeypatc
     assert expander_labels(at)[:2] == ["Step 1 · Calculator[]", "Step 2 · (no action)"]
 
 
+def test_another_tools_run_is_imported_and_drawn_as_steps(monkeypatch, tmp_path):
+    from otel_helpers import smolagents_run
+
+    use_app(monkeypatch, tmp_path, CALC)
+    at = go(new_session(), "history")
+    at.file_uploader(key="import-file").upload("smolagents.json", smolagents_run().encode()).run()
+    at.button(key="import-run").click().run()
+    said = " ".join(unescape(s.value) for s in at.success)
+    assert "Imported as run #1" in said and "Step 1, Step 2" in said and not at.exception
+    labels = expander_labels(at)
+    assert labels[:2] == ["Step 1 · Web_search[capital of France]", "Step 2 · Finish[Paris]"], labels
+    assert at.status[0].label.startswith("Answered · 2 steps")
+
+
 def test_fork_edits_a_thought_and_reruns_from_that_step_in_chat(monkeypatch, tmp_path):
     use_app(monkeypatch, tmp_path, [*CALC, "Thought 2: so the answer is forty-two.\nAction 2: Finish[forty-two]"])
     at = go(ask(new_session(), "What is 6 * 7?"), "history")

@@ -241,7 +241,7 @@ def _call_attributes(trace: Trace, step: Step, prompt: CallTexts | None, content
     out["llm.invocation_parameters"] = _json(limits)
     if _model(trace):
         out["llm.model_name"] = _model(trace)
-    if out["gen_ai.provider.name"]:
+    if out.get("gen_ai.provider.name"):
         out["llm.provider"] = out["gen_ai.provider.name"]
     if trace.settings.get("dialect"):
         out["reactlab.dialect"] = str(trace.settings["dialect"])
