@@ -15,9 +15,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from otel_helpers import attr, genai_run, otlp, scripted_run, smolagents_run, span
+from test_export import _steps, _texts
 from test_history_import import rich_trace
 
 from react_core.base.errors import ConfigError
+from react_core.base.trace import STOP_REASONS, Exchange, Trace
 from react_core.history import open_history
 from react_core.report.exports import to_json
 from react_core.telemetry.otlp_import import NO_QUESTION, read_trace_file
@@ -269,3 +271,26 @@ def test_a_tools_arguments_become_the_actions_input(arguments, expected):
     )  # fmt: skip
     (step,) = read_trace_file(data).trace.steps
     assert step.action.input == expected and step.observation.text == "ok" and step.thought == ""
+
+
+@given(
+    question=_texts,
+    steps=_steps,
+    answer=st.none() | _texts,
+    stop=st.sampled_from([None, *STOP_REASONS]),
+    context=st.lists(st.builds(Exchange, _texts, _texts), max_size=2),
+)
+def test_every_run_exported_with_content_imports_back_exactly(question, steps, answer, stop, context):
+    for i, step in enumerate(steps, start=1):
+        step.index = i
+    trace = Trace(
+        question=question,
+        settings={"provider": "scripted", "temperature": 0.5, "tools": ["search"]},
+        steps=steps,
+        final_answer=answer,
+        stop_reason=stop,
+        error="it broke" if stop == "error" else None,
+        context=context,
+        started_at="2026-01-01T00:00:00+00:00",
+    )
+    assert read_trace_file(to_otlp_json(trace, include_content=True)).trace.to_dict() == trace.to_dict()
