@@ -140,3 +140,18 @@ def test_each_provider_names_its_calls_and_its_limits_in_its_own_request_shape()
     # A provider this version does not know keeps its own name and the model it recorded.
     trace.settings = {"provider": "someone-else", "model": "m1"}
     assert run_spans(trace)[1].attributes["gen_ai.provider.name"] == "someone-else"
+
+
+def test_the_grounding_and_the_expected_answer_are_evaluation_events_of_the_run(tmp_path):
+    trace = scripted_run(tmp_path)
+    trace.expected_answer = "42"
+    root = run_spans(trace)[0]
+    events = {e.attributes["gen_ai.evaluation.name"]: dict(e.attributes) for e in root.events}
+    assert {e.name for e in root.events} == {"gen_ai.evaluation.result"}
+    assert events["reactlab.grounding"]["gen_ai.evaluation.score.label"] == "grounded"
+    assert events["reactlab.expected_answer"]["gen_ai.evaluation.score.label"] == "match"
+    assert events["reactlab.expected_answer"]["gen_ai.evaluation.score.value"] == 1.0
+    assert not any("gen_ai.evaluation.explanation" in e for e in events.values())  # it quotes the answer: content
+    with_content = run_spans(trace, include_content=True)[0]
+    assert all("gen_ai.evaluation.explanation" in e.attributes for e in with_content.events)
+    assert all(e.timestamp == root.end_time for e in root.events)

@@ -2,7 +2,8 @@
 
 The spans follow the GenAI semantic conventions (``gen-ai-agent-spans.md``, ``gen-ai-spans.md``): one
 ``invoke_agent ReAct Lab`` span for the run, a ``chat`` / ``text_completion`` / ``generate_content`` span per model
-call and an ``execute_tool {tool}`` span per action, both children of the run's span. The same spans carry
+call and an ``execute_tool {tool}`` span per action, both children of the run's span; the grounding badge and the
+expected answer's verdict are ``gen_ai.evaluation.result`` events of the run's span. The same spans carry
 OpenInference's attributes (``openinference.span.kind`` AGENT / LLM / TOOL, ``llm.*``, ``tool.name``,
 ``input.value`` / ``output.value``) so Phoenix draws the run as an agent with its steps; the two sets do not collide.
 What is ReAct Lab's own is namespaced ``reactlab.*``.
@@ -86,10 +87,35 @@ def run_spans(trace: Trace, *, include_content: bool = False) -> list[ReadableSp
                 tool.set_attribute("error.type", "tool_error")
             tool.end(end_time=tool_end)
         cursor = step_end
+    for name, attributes in _evaluations(trace, include_content):
+        root.add_event("gen_ai.evaluation.result", {"gen_ai.evaluation.name": name, **attributes}, max(end, cursor))
     root.end(end_time=max(end, cursor))
     provider.shutdown()
     # The SDK hands spans over as they end (children first); the run's span leads, then the steps in order.
     return sorted(finished, key=_order)
+
+
+def _evaluations(trace: Trace, content: bool) -> list[tuple[str, dict[str, Any]]]:
+    """What ReAct Lab says about the answer, as the conventions' evaluation results: whether its words occur in the
+    evidence (the grounding badge) and, when the question has a known answer, how it compares (EM / F1). The
+    explanations quote the answer and the evidence, so they are content."""
+    from react_core.report.expected import check_expected
+    from react_core.report.grounding import check_grounding
+
+    out: list[tuple[str, dict[str, Any]]] = []
+    if trace.final_answer is not None:
+        grounding = check_grounding(trace)
+        result: dict[str, Any] = {"gen_ai.evaluation.score.label": grounding.kind}
+        if content:
+            result["gen_ai.evaluation.explanation"] = grounding.message
+        out.append(("reactlab.grounding", result))
+    expected = check_expected(trace)
+    if expected is not None:
+        result = {"gen_ai.evaluation.score.label": expected.kind, "gen_ai.evaluation.score.value": expected.f1}
+        if content:
+            result["gen_ai.evaluation.explanation"] = expected.message
+        out.append(("reactlab.expected_answer", result))
+    return out
 
 
 def _order(span: ReadableSpan) -> tuple[bool, int, bool]:
