@@ -163,3 +163,18 @@ def test_the_sidebar_says_when_the_last_export_failed_and_nothing_more(monkeypat
     at.run()
     shown = [c.value for c in at.sidebar.caption]
     assert any(notice in c for c in shown) and not any("10.0.0.7" in c for c in shown)
+
+
+def test_ask_says_in_one_line_when_its_run_could_not_be_sent(receiver, tmp_path):
+    r = receiver(status=400)
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([" So.\nAction 1: Finish[42]"]))
+    env = {**os.environ, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": r.base + "/v1/traces"}
+    out = subprocess.run(
+        [sys.executable, "-m", "react_core", "ask", "What is 6 * 7?", "--provider", "scripted",
+         "--script", str(script), "--json"],
+        capture_output=True, text=True, cwd=ROOT, timeout=120, env=env,
+    )  # fmt: skip
+    assert out.returncode == 0 and json.loads(out.stdout)["final_answer"] == "42"  # the run is not affected
+    (line,) = out.stderr.strip().splitlines()
+    assert line.startswith(f"The last run could not be sent to {r.base}/v1/traces")

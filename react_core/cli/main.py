@@ -113,13 +113,18 @@ def _cmd_ask(args: argparse.Namespace) -> int:
 def _send(trace: Trace) -> None:
     """The finished run to the OTLP endpoint, when one is configured (``telemetry.live``); waits a few seconds at most
     before the process exits, and a failure is one line on stderr."""
+    import logging
+
     from react_core.telemetry import live
 
     if not live.endpoint():
         return
+    for name in ("opentelemetry", live.__name__):  # the one line below says it; their log lines would repeat it
+        logging.getLogger(name).setLevel(logging.CRITICAL)
     live.export_finished_run(trace)
-    live.flush(timeout_seconds=5.0)
-    if live.problem():
+    if not live.flush(timeout_seconds=5.0):
+        print(f"The run was not sent to {live.endpoint()} within 5 seconds.", file=sys.stderr)
+    elif live.problem():
         print(live.problem(), file=sys.stderr)
 
 

@@ -59,7 +59,7 @@ class LiveExport:
                 except Exception as e:  # the exporter should not raise; if it does, it is this thread's problem
                     result, why = SpanExportResult.FAILURE, str(e)
                 else:
-                    why = "" if result is SpanExportResult.SUCCESS else "it did not accept the spans"
+                    why = "" if result is SpanExportResult.SUCCESS else "it could not be reached or did not accept them"
                 outer._note(why)
                 return result
 
@@ -143,8 +143,8 @@ def problem() -> str:
     return _setup_problem or (_live.problem if _live is not None else "")
 
 
-def flush(timeout_seconds: float = 5.0) -> None:
-    """Wait (at most ``timeout_seconds``) for queued runs to be sent: a process about to exit calls it."""
+def flush(timeout_seconds: float = 5.0) -> bool:
+    """Wait (at most ``timeout_seconds``) for queued runs to be sent: a process about to exit calls it. False when
+    they were not all sent in that time."""
     live = _live
-    if live is not None:
-        live.flush(timeout_seconds)
+    return live.flush(timeout_seconds) if live is not None else True
