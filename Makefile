@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 # llama-cpp-python compiles from source where no wheel exists (once; pip's cache keeps the wheel).
 export CMAKE_BUILD_PARALLEL_LEVEL ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: run test test-quick lint bench install install-dev chromium postgresql curl clean
+.PHONY: run test test-quick lint bench install install-dev chromium postgresql curl phoenix clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -45,20 +45,31 @@ curl:
 	  echo "Installing Debian's curl for the snippet tests…"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq curl >/dev/null; }
 
+# The OpenTelemetry tests send runs to a real Arize Phoenix server, kept in a virtualenv of its own: its dependencies
+# (google-genai<3) clash with the app's.
+PHOENIX_VENV := .venv-phoenix
+
+$(PHOENIX_VENV)/.installed: requirements-phoenix.txt
+	$(PYTHON) -m venv $(PHOENIX_VENV)
+	$(PHOENIX_VENV)/bin/python -m pip install -r requirements-phoenix.txt
+	touch $@
+
+phoenix: $(PHOENIX_VENV)/.installed
+
 lint: install-dev
 	$(BIN)/ruff check .
 
-test: install-dev chromium postgresql curl
+test: install-dev chromium postgresql curl phoenix
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
 
-# The inner loop: everything but the on-device model and the real browser (no Chromium or model needed).
+# The inner loop: everything but the on-device model, the real browser and Phoenix (none of them needed).
 test-quick: install-dev postgresql curl
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -q -m "not model and not browser"
+	$(BIN)/python -m pytest -q -m "not model and not browser and not server"
 
 bench: install-dev
 	@set -e; for b in bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b; done
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(PHOENIX_VENV) .pytest_cache .ruff_cache .hypothesis

@@ -106,6 +106,9 @@ _EXPORTS: dict[str, str] = {
         ),
         "report.exports",
     ),
+    # runs as OpenTelemetry traces
+    "to_otlp_json": "telemetry.otlp_json",
+    **dict.fromkeys(("export_run_live", "live_export_problem"), "telemetry.live"),
     # evaluation
     **dict.fromkeys(("EvalPlan", "run_evaluation"), "evaluation.run"),
     "eval_results": "evaluation.results:",
@@ -135,6 +138,8 @@ _ALIASES = {
     "result_label": "label",
     "tool_label": "label",
     "conversation_turns": "turns",
+    "export_run_live": "export_finished_run",
+    "live_export_problem": "problem",
 }
 __all__ = sorted(_EXPORTS)
 

@@ -19,6 +19,7 @@ from app_helpers import (
 
 from react_core.history import HistoryStore
 from react_core.report.exports import to_json
+from react_core.telemetry.otlp_json import to_otlp_json
 
 CALC = [
     "Thought 1: Multiply first.\nAction 1: Calculator[6 * 7]",
@@ -50,7 +51,13 @@ def test_open_a_run_to_read_its_panels_export_and_delete_it(monkeypatch, tmp_pat
     at.button(key="open-1").click().run()
     assert expander_labels(at)[:2] == ["Step 1 · Calculator[6 * 7]", "Step 2 · Finish[42]"]
     assert at.status[0].label.startswith("Answered · 2 steps")
-    assert [d.label for d in at.get("download_button")] == ["Export JSON", "Export Markdown", "Export HTML"]
+    assert [d.label for d in at.get("download_button")] == [
+        "Export JSON",
+        "Export Markdown",
+        "Export HTML",
+        "Export OpenTelemetry (OTLP/JSON)",
+    ]
+    assert at.checkbox(key="otel-content").value is False  # messages only when the person includes them
 
     at.button(key="delete-run").click().run()
     assert any("Deleted run #1" in s.value for s in at.success)
@@ -83,6 +90,39 @@ def test_import_a_json_trace_and_refuse_a_file_that_is_not_one(monkeypatch, tmp_
     at.button(key="import-run").click().run()
     assert any("Not a ReAct Lab trace" in unescape(e.value) for e in at.error)
     assert HistoryStore().count() == 3
+
+
+def test_import_an_opentelemetry_file_and_name_what_it_could_not_keep(monkeypatch, tmp_path):
+    at = _two_runs(monkeypatch, tmp_path)
+    trace = HistoryStore().get(1).trace
+    go(at, "history")
+    # This app's export with messages: the run already there.
+    at.file_uploader(key="import-file").upload(
+        "run.otlp.json", to_otlp_json(trace, include_content=True).encode()
+    ).run()
+    at.button(key="import-run").click().run()
+    assert any("already in History as run #1" in i.value for i in at.info)
+    # Without messages: the run's shape, and the page says what the file did not hold.
+    at.button(key="close-run").click().run()
+    at.file_uploader(key="import-file").upload("run.otlp.json", to_otlp_json(trace).encode()).run()
+    at.button(key="import-run").click().run()
+    said = " ".join(unescape(s.value) for s in at.success)
+    assert "Imported as run #3" in said and "Not kept from the file: the question, thoughts" in said
+    assert expander_labels(at)[:2] == ["Step 1 · Calculator[]", "Step 2 · (no action)"]
+
+
+def test_another_tools_run_is_imported_and_drawn_as_steps(monkeypatch, tmp_path):
+    from otel_helpers import smolagents_run
+
+    use_app(monkeypatch, tmp_path, CALC)
+    at = go(new_session(), "history")
+    at.file_uploader(key="import-file").upload("smolagents.json", smolagents_run().encode()).run()
+    at.button(key="import-run").click().run()
+    said = " ".join(unescape(s.value) for s in at.success)
+    assert "Imported as run #1" in said and "Step 1, Step 2" in said and not at.exception
+    labels = expander_labels(at)
+    assert labels[:2] == ["Step 1 · Web_search[capital of France]", "Step 2 · Finish[Paris]"], labels
+    assert at.status[0].label.startswith("Answered · 2 steps")
 
 
 def test_fork_edits_a_thought_and_reruns_from_that_step_in_chat(monkeypatch, tmp_path):

@@ -14,7 +14,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("data and vocabulary", ("react_core.base",)),
     ("dialects", ("react_core.dialects",)),
     (
-        "the parts: providers, tools, knowledge, presets, history, report",
+        "the parts: providers, tools, knowledge, presets, history, report, telemetry",
         (
             "react_core.providers",
             "react_core.tools",
@@ -22,6 +22,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "react_core.presets",
             "react_core.history",
             "react_core.report",
+            "react_core.telemetry",
         ),
     ),
     ("the loop", ("react_core.loop",)),

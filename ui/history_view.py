@@ -18,6 +18,7 @@ from react_core import (
     to_html,
     to_json,
     to_markdown,
+    to_otlp_json,
 )
 from ui import identity, state
 from ui.fork_form import render_fork
@@ -87,7 +88,7 @@ def render_open(store: Store, record: RunRecord) -> None:
             st.button(f"Delete run #{record.id} for good", key="delete-run", on_click=_delete, args=(store, record.id))
         return
     stem = file_stem(record.trace, record.id)
-    a, b, h, c = st.columns(4)
+    a, b, h, o, d = st.columns(5)
     a.download_button(
         "Export JSON", to_json(record.trace), f"{stem}.json", "application/json", key="export-json", on_click="ignore"
     )
@@ -96,7 +97,9 @@ def render_open(store: Store, record: RunRecord) -> None:
     )
     page = to_html(record.trace, record.id)
     h.download_button("Export HTML", page, f"{stem}.html", "text/html", key="export-html", on_click="ignore")
-    with c.popover("Delete…", icon=":material/delete:"):
+    with o.popover("Export OpenTelemetry", icon=":material/share:"):
+        _otel_export(record, stem)
+    with d.popover("Delete…", icon=":material/delete:"):
         st.button(f"Delete run #{record.id} for good", key="delete-run", on_click=_delete, args=(store, record.id))
     present, share = st.columns(2)
     if present.button("Present", key="present-run", icon=":material/slideshow:", help="Play it back step by step"):
@@ -106,6 +109,30 @@ def render_open(store: Store, record: RunRecord) -> None:
             render_share_controls(store, record.id)
     render_trace(record.trace, key=f"h{record.id}")
     render_fork(record.id, record.trace)
+
+
+def _otel_export(record: RunRecord, stem: str) -> None:
+    """The run as OpenTelemetry spans in OTLP/JSON, for Phoenix, Jaeger, Langfuse or a collector to read."""
+    st.caption(
+        "The run as OpenTelemetry spans (OTLP/JSON): one agent span, a span per model call and per action. "
+        "Messages are left out unless you include them."
+    )
+    content = st.checkbox(
+        "Include messages (question, prompts, replies, tool results)", key="otel-content", value=False
+    )
+    try:
+        data = to_otlp_json(record.trace, include_content=content)
+    except ReactLabError as e:
+        st.error(md_literal(str(e)))
+        return
+    st.download_button(
+        "Export OpenTelemetry (OTLP/JSON)",
+        data,
+        f"{stem}.otlp.json",
+        "application/json",
+        key="export-otel",
+        on_click="ignore",
+    )
 
 
 def render_conversations(store: Store) -> None:
@@ -182,8 +209,12 @@ def render_compare(store: Store) -> None:
 
 
 def render_import(store: Store) -> None:
-    st.caption("Import a trace exported as JSON from this app (or printed by `python -m react_core ask --json`).")
-    upload = st.file_uploader("JSON trace", type=["json"], key="import-file")
+    st.caption(
+        "Import a trace exported as JSON from this app (or printed by `python -m react_core ask --json`), or an "
+        "OpenTelemetry OTLP/JSON file: this app's own export, or an agent run from another tool that follows the "
+        "GenAI conventions or OpenInference (smolagents, for one), shown as far as its spans allow."
+    )
+    upload = st.file_uploader("JSON trace or OTLP/JSON file", type=["json"], key="import-file")
     if st.button("Import", key="import-run", icon=":material/upload:", disabled=upload is None):
         try:
             imported = store.import_json(upload.getvalue())

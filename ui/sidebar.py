@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from react_core import DIALECTS, knowledge_label, model_label, provider_class, tool_label
+from react_core import DIALECTS, knowledge_label, live_export_problem, model_label, provider_class, tool_label
 from ui import identity, presets, state, turns, warmup
 from ui.text import md_literal
 
@@ -33,6 +33,10 @@ def render_sidebar() -> None:
         if notice:
             st.warning(notice, icon=":material/smart_toy:")
         warmup.render_warm_status()
+        if live_export_problem():
+            # The details (the endpoint, the error) are the operator's, in the server's log; a visitor learns only
+            # that the export is failing, and that their run is not affected by it.
+            st.caption(":material/cloud_off: The last run could not be sent to the OpenTelemetry endpoint.")
         if st.button(
             "New chat", key="new-chat", icon=":material/add_comment:", on_click=turns.new_chat, width="stretch"
         ):

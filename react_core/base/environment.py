@@ -48,6 +48,12 @@ VARIABLES = (
     ),
     Variable("REACT_LLAMA_EXTRA_BUFFERS", "1 or 0: llama.cpp's extra buffer types on or off (default: off with AMX)"),
     Variable("REACT_LLAMA_THREADS", "CPU threads the on-device model computes with (default: every core)"),
+    # OpenTelemetry's own names (its specification's), read here to decide whether finished runs are sent at all;
+    # the SDK's exporter reads them, and its other OTEL_EXPORTER_OTLP_* variables, itself.
+    Variable("OTEL_EXPORTER_OTLP_ENDPOINT", "send each finished run as OpenTelemetry spans to this OTLP/HTTP base URL"),
+    Variable("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "the same, as the full traces URL (wins over the base URL)"),
+    Variable("OTEL_EXPORTER_OTLP_HEADERS", "headers sent with each export, e.g. Authorization=Basic … for Langfuse"),
+    Variable("REACT_OTEL_CONTENT", "1: exported spans include the messages (question, prompts, replies, tool results)"),
 )
 BY_NAME = {v.name: v for v in VARIABLES}
 # Setting field -> variable, for the settings that an environment variable can give a default to.

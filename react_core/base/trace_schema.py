@@ -55,20 +55,31 @@ class InvalidTrace(ConfigError):
 
 def parse_trace_json(data: bytes | str) -> Trace:
     """A Trace from exported JSON (the app's Export JSON, ``ask --json``); InvalidTrace says what is wrong."""
+    return Trace.from_dict(validate_trace(read_import(data)))
+
+
+def read_import(data: bytes | str) -> Any:
+    """The JSON value of a file a person imports (a trace, or an OTLP/JSON file of spans), refused when it is larger
+    than ``MAX_IMPORT_BYTES``, not JSON, or nested deeper than ``MAX_DEPTH``: the limits every import shares."""
     if len(data) > MAX_IMPORT_BYTES:
         raise ConfigError(f"The file is larger than {MAX_IMPORT_BYTES // 1_000_000} MB; a trace is far smaller.")
-    return load_trace_json(data)
+    value = _json_value(data)
+    _check_depth(value)
+    return value
 
 
 def load_trace_json(data: bytes | str) -> Trace:
     """A Trace from JSON text of any size (a stored row); InvalidTrace when it does not validate."""
+    return Trace.from_dict(validate_trace(_json_value(data)))
+
+
+def _json_value(data: bytes | str) -> Any:
     try:
-        value = json.loads(data)
+        return json.loads(data)
     except RecursionError:
         raise InvalidTrace("", f"the JSON is nested deeper than {MAX_DEPTH} levels") from None
     except ValueError as e:  # UnicodeDecodeError is one
         raise ConfigError(f"Not valid JSON: {scrub(str(e))}.") from None
-    return Trace.from_dict(validate_trace(value))
 
 
 def validate_trace(value: Any) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""The command line: ``python -m react_core parse | ask | request | export-html | pack | wiki-server | eval``.
+"""The command line: ``python -m react_core parse | ask | request | export-html | export-otel | pack | wiki-server |
+eval``.
 
 A stable interface: other work and checks rely on it. Bad arguments and unreadable files exit 2 with a one-line
 reason; a run that ends (any stop reason) exits 0. The knowledge and evaluation commands live beside what they run,
@@ -95,7 +96,9 @@ def _cmd_ask(args: argparse.Namespace) -> int:
         print(config.provider.demo_notice, file=sys.stderr)
     events = Agent(config).stream(args.question)
     if args.json:
-        print(to_json(final_trace(events).to_dict()))
+        trace = final_trace(events)
+        print(to_json(trace.to_dict()))
+        _send(trace)
         return 0
     # Each step is printed as soon as it is done, so a slow model's progress shows as it happens.
     print(question_line(args.question), flush=True)
@@ -104,7 +107,26 @@ def _cmd_ask(args: argparse.Namespace) -> int:
             print(step_lines(event.step, config.preset.dialect), flush=True)
         elif isinstance(event, RunDone):
             print(ending_lines(event.trace), flush=True)
+            _send(event.trace)
     return 0
+
+
+def _send(trace: Trace) -> None:
+    """The finished run to the OTLP endpoint, when one is configured (``telemetry.live``); waits a few seconds at most
+    before the process exits, and a failure is one line on stderr."""
+    import logging
+
+    from react_core.telemetry import live
+
+    if not live.endpoint():
+        return
+    for name in ("opentelemetry", live.__name__):  # the one line below says it; their log lines would repeat it
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+    live.export_finished_run(trace)
+    if not live.flush(timeout_seconds=5.0):
+        print(f"The run was not sent to {live.endpoint()} within 5 seconds.", file=sys.stderr)
+    elif live.problem():
+        print(live.problem(), file=sys.stderr)
 
 
 # -- request ------------------------------------------------------------------------------------------
@@ -129,28 +151,46 @@ def _cmd_request(args: argparse.Namespace) -> int:
     return 0
 
 
-# -- export-html --------------------------------------------------------------------------------------
+# -- export-html, export-otel ----------------------------------------------------------------------------
+
+
+def _write_output(output: str | None, text: str) -> None:
+    """``text`` to the file ``output``, or to standard output when none (or ``-``) is given."""
+    from pathlib import Path
+
+    if output in (None, "-"):
+        sys.stdout.write(text)
+        return
+    try:
+        Path(output).write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise UsageError(f"cannot write {output}: {e.strerror or e}") from None
+    print(f"wrote {output}", file=sys.stderr)
+
+
+def _read_trace(path: str):
+    """A trace file: our JSON export (or ``ask --json``), or OTLP/JSON, checked as History's import checks it."""
+    from pathlib import Path
+
+    from react_core.telemetry.otlp_import import read_trace_file
+
+    try:
+        return read_trace_file(Path(path).read_bytes()).trace
+    except OSError as e:
+        raise UsageError(f"cannot read {path}: {e.strerror or e}") from None
 
 
 def _cmd_export_html(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from react_core.history import parse_trace_json
     from react_core.report.html import to_html
 
-    try:
-        trace = parse_trace_json(Path(args.trace).read_bytes())
-    except OSError as e:
-        raise UsageError(f"cannot read {args.trace}: {e.strerror or e}") from None
-    page = to_html(trace)
-    if args.output in (None, "-"):
-        sys.stdout.write(page)
-        return 0
-    try:
-        Path(args.output).write_text(page, encoding="utf-8")
-    except OSError as e:
-        raise UsageError(f"cannot write {args.output}: {e.strerror or e}") from None
-    print(f"wrote {args.output}", file=sys.stderr)
+    _write_output(args.output, to_html(_read_trace(args.trace)))
+    return 0
+
+
+def _cmd_export_otel(args: argparse.Namespace) -> int:
+    from react_core.telemetry.otlp_json import to_otlp_json
+
+    _write_output(args.output, to_otlp_json(_read_trace(args.trace), include_content=args.include_content) + "\n")
     return 0
 
 
@@ -186,6 +226,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("trace", help="a trace JSON file (an export, or the output of ask --json)")
     p.add_argument("-o", "--output", help="the HTML file to write (default: standard output)")
     p.set_defaults(func=_cmd_export_html)
+
+    p = sub.add_parser("export-otel", help="write a trace as OpenTelemetry spans in OTLP/JSON (Phoenix, Jaeger, …)")
+    p.add_argument("trace", help="a trace JSON file (an export, or the output of ask --json)")
+    p.add_argument(
+        "--include-content",
+        action="store_true",
+        help="include the messages: question, prompts, replies, tool arguments and results (off by default)",
+    )
+    p.add_argument("-o", "--output", help="the file to write (default: standard output)")
+    p.set_defaults(func=_cmd_export_otel)
 
     for commands in (knowledge_cli, evaluation_cli):
         commands.register(sub)

@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 from react_core.base.errors import ConfigError
 from react_core.base.trace import Trace
-from react_core.base.trace_schema import load_trace_json, parse_trace_json
+from react_core.base.trace_schema import load_trace_json
 from react_core.history.conversations import ConversationSummary, summary
 from react_core.history.migrations import Tx
 from react_core.history.records import (
@@ -45,12 +45,18 @@ MAX_LIST = 10_000
 class Imported:
     run_id: int
     existing: bool  # the same run was already in this owner's history, so nothing was added
+    # What an OpenTelemetry file held that the run could not keep (``telemetry.otlp_import``), one phrase each.
+    unmapped: tuple[str, ...] = ()
 
     @property
     def message(self) -> str:
         if self.existing:
-            return f"This run is already in History as run #{self.run_id}; it is opened below."
-        return f"Imported as run #{self.run_id}."
+            said = f"This run is already in History as run #{self.run_id}; it is opened below."
+        else:
+            said = f"Imported as run #{self.run_id}."
+        if self.unmapped:
+            said += " Not kept from the file: " + "; ".join(self.unmapped) + "."
+        return said
 
 
 class Store(ABC):
@@ -203,14 +209,17 @@ class Store(ABC):
             return int(tx.rows("SELECT COUNT(*) AS n FROM runs WHERE owner = ?", (self.owner,))[0]["n"])
 
     def import_json(self, data: bytes | str) -> Imported:
-        """Store a trace exported as JSON (by the app or ``ask --json``) after validating every field
-        (``react_core.base.trace_schema``); a ConfigError names the first field that is wrong. A run this owner already
-        has (the same trace, field for field) is not stored twice: the answer names the one there."""
-        trace = parse_trace_json(data)
-        same = self._same_run(trace)
+        """Store a trace exported as JSON (by the app or ``ask --json``), or an OTLP/JSON file of spans (ReAct Lab's
+        OpenTelemetry export, or another tool's agent run: ``react_core.telemetry.otlp_import``), after validating
+        every field (``react_core.base.trace_schema``); a ConfigError names the first field that is wrong. A run this
+        owner already has (the same trace, field for field) is not stored twice: the answer names the one there."""
+        from react_core.telemetry.otlp_import import read_trace_file
+
+        found = read_trace_file(data)
+        same = self._same_run(found.trace)
         if same is not None:
-            return Imported(same, existing=True)
-        return Imported(self.save(trace, origin="import"), existing=False)
+            return Imported(same, existing=True, unmapped=found.unmapped)
+        return Imported(self.save(found.trace, origin="import"), existing=False, unmapped=found.unmapped)
 
     def _same_run(self, trace: Trace) -> int | None:
         """The id of this owner's first stored run whose trace equals ``trace`` (read back as ``get`` reads it)."""

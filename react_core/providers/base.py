@@ -120,6 +120,10 @@ class Provider:
     # It can get a prompt prefix ready before a question comes (``warm``) and say how fast it is going (``status``):
     # the on-device model, whose first step would otherwise read the whole preset.
     warms: bool = False
+    # How OpenTelemetry's GenAI conventions name it (``gen_ai.provider.name``; a well-known value where there is one)
+    # and the operation its calls are (``chat``, ``text_completion``, ``generate_content``), for exported traces.
+    genai_name: str = ""
+    genai_operation: str = "chat"
 
     # -- the API's limits --------------------------------------------------------------------------------
     model: str = ""

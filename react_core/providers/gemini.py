@@ -42,6 +42,8 @@ def thinking_config(model: str) -> dict[str, Any] | None:
 
 class GeminiProvider(HostedProvider):
     name = "gemini"
+    genai_name = "gcp.gemini"
+    genai_operation = "generate_content"
     label = "Gemini"
     choice = "Google Gemini"
     default_model = DEFAULT_MODEL

@@ -225,6 +225,8 @@ print()
 
 class LocalProvider(Provider):
     name = "local"
+    genai_name = "llama.cpp"
+    genai_operation = "text_completion"
     label = "On-device (llama.cpp)"
     choice = "On-device demo model (Gemma 3 270M)"
     default_model = DEFAULT_LABEL

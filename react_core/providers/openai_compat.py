@@ -42,6 +42,8 @@ def is_reasoning_model(model: str) -> bool:
 
 class OpenAIProvider(HostedProvider):
     name = "openai"
+    genai_name = "openai"
+    genai_operation = "chat"
     label = "OpenAI"
     choice = "OpenAI or a compatible server (Ollama, vLLM, LM Studio, llama.cpp)"
     default_model = DEFAULT_MODEL

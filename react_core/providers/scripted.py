@@ -41,6 +41,8 @@ def load_script(path: str | Path) -> list[Any]:
 
 class ScriptedProvider(Provider):
     name = "scripted"
+    genai_name = "reactlab.scripted"
+    genai_operation = "text_completion"
     label = "Scripted"
     choice = "Scripted (replays a JSON file of model outputs)"
     default_model = "script"

@@ -33,6 +33,7 @@ from react_core import (
     Trace,
     build_run_config,
     expected_answer_for,
+    export_run_live,
     get_dialect,
     open_history,
 )
@@ -176,6 +177,8 @@ class TurnJob(Job):
         req = self.request
         trace.expected_answer = expected_answer_for(req.question, req.settings)
         history_id, save_error = self._save(trace)
+        if self._worth_keeping(trace):
+            export_run_live(trace)  # to the operator's OpenTelemetry endpoint, if any: queued, never waited for
         with self._lock:
             self._live.apply(RunDone(trace))
             self.turn = Turn(req.turn_id, trace, history_id, req.origin, req.label)
@@ -209,10 +212,13 @@ class TurnJob(Job):
             context=list(self.request.context),
         )
 
+    def _worth_keeping(self, trace: Trace) -> bool:
+        # A failure before any new step (a missing key, an unreachable provider) is not a run worth keeping.
+        return not (trace.stop_reason == "error" and len(trace.steps) <= len(self.request.prior_steps))
+
     def _save(self, trace: Trace) -> tuple[int | None, str | None]:
         req = self.request
-        # A failure before any new step (a missing key, an unreachable provider) is not a run worth keeping.
-        if trace.stop_reason == "error" and len(trace.steps) <= len(req.prior_steps):
+        if not self._worth_keeping(trace):
             return None, None
         try:
             store = open_history(self.allowance.owner)

@@ -1,0 +1,150 @@
+"""Live export: each finished run sent as OpenTelemetry spans over OTLP/HTTP, when the operator names an endpoint.
+
+``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`` (the full URL) or ``OTEL_EXPORTER_OTLP_ENDPOINT`` (a base URL; ``/v1/traces`` is
+added) turn it on, as the OpenTelemetry specification names them; the SDK's exporter reads them and its other
+``OTEL_EXPORTER_OTLP_*`` variables (headers such as a Langfuse key, timeout, compression) itself. Message content is
+sent only with ``REACT_OTEL_CONTENT=1``.
+
+A run is never slowed or broken by its export: ``export_finished_run`` hands the spans to the SDK's
+BatchSpanProcessor (a bounded queue that drops rather than waits when full) and returns; a background thread sends
+them, and a failing or slow endpoint costs only that thread's time. ``problem()`` says what went wrong last, for the
+sidebar; it is cleared by the next export that succeeds.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from datetime import UTC, datetime
+from typing import Any
+
+from react_core.base import environment
+from react_core.base.trace import Trace
+from react_core.telemetry.spans import run_spans
+
+log = logging.getLogger(__name__)
+MAX_QUEUED_SPANS = 2048  # about a hundred runs; beyond that spans are dropped, never waited for
+SEND_EVERY_MS = 1000
+
+
+def endpoint(env: Any = None) -> str:
+    """Where finished runs are sent ('' when live export is off)."""
+    traces = environment.value("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", env)
+    if traces:
+        return traces
+    base = environment.value("OTEL_EXPORTER_OTLP_ENDPOINT", env)
+    return base.rstrip("/") + "/v1/traces" if base else ""
+
+
+class LiveExport:
+    """One OTLP/HTTP exporter behind one bounded queue and its background thread."""
+
+    def __init__(self, url: str, *, include_content: bool = False, max_queue: int = MAX_QUEUED_SPANS) -> None:
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+        from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
+
+        self.url, self.include_content = url, include_content
+        self._problem = ""
+        outer = self
+
+        class Watched(SpanExporter):
+            """The SDK's exporter, with each batch's outcome kept for ``problem``."""
+
+            def __init__(self) -> None:
+                self.inner = OTLPSpanExporter(endpoint=url)
+
+            def export(self, spans):
+                try:
+                    result = self.inner.export(spans)
+                except Exception as e:  # the exporter should not raise; if it does, it is this thread's problem
+                    result, why = SpanExportResult.FAILURE, str(e)
+                else:
+                    why = "" if result is SpanExportResult.SUCCESS else "it could not be reached or did not accept them"
+                outer._note(why)
+                return result
+
+            def shutdown(self) -> None:
+                self.inner.shutdown()
+
+            def force_flush(self, timeout_millis: int = 30_000) -> bool:
+                return self.inner.force_flush(timeout_millis)
+
+        self._processor = BatchSpanProcessor(
+            Watched(),
+            max_queue_size=max_queue,
+            schedule_delay_millis=SEND_EVERY_MS,
+            max_export_batch_size=min(512, max_queue),
+        )
+
+    def _note(self, why: str) -> None:
+        if why:
+            when = datetime.now(UTC).strftime("%H:%M UTC")
+            self._problem = f"The last run could not be sent to {self.url} ({when}): {why}"
+            log.warning("OpenTelemetry export to %s failed: %s", self.url, why)
+        else:
+            self._problem = ""
+
+    @property
+    def problem(self) -> str:
+        return self._problem
+
+    def send(self, trace: Trace) -> None:
+        """Queue the run's spans; returns at once."""
+        for span in run_spans(trace, include_content=self.include_content):
+            self._processor.on_end(span)
+
+    def flush(self, timeout_seconds: float = 5.0) -> bool:
+        """Send what is queued now, waiting at most ``timeout_seconds`` (the command line, before it exits)."""
+        return self._processor.force_flush(int(timeout_seconds * 1000))
+
+    def shutdown(self) -> None:
+        self._processor.shutdown()
+
+
+_lock = threading.Lock()
+_live: LiveExport | None = None
+
+
+def _current() -> LiveExport | None:
+    """The process's exporter for the configured endpoint, made on first use (and again if the endpoint changes)."""
+    global _live
+    url = endpoint()
+    content = environment.value("REACT_OTEL_CONTENT") == "1"
+    with _lock:
+        if not url:
+            return None
+        if _live is None or _live.url != url or _live.include_content != content:
+            if _live is not None:  # sends what it holds on a thread of its own: a run never waits for that
+                threading.Thread(target=_live.shutdown, name="otel-shutdown", daemon=True).start()
+            _live = LiveExport(url, include_content=content)
+        return _live
+
+
+_setup_problem = ""
+
+
+def export_finished_run(trace: Trace) -> None:
+    """Send a finished run to the configured OTLP endpoint, if one is; never raises, never waits for the network."""
+    global _setup_problem
+    try:
+        live = _current()
+        if live is not None:
+            live.send(trace)
+        _setup_problem = ""
+    except Exception as e:  # a missing package or a malformed endpoint must not break the run that just finished
+        log.warning("OpenTelemetry export is not working: %s", e)
+        _setup_problem = f"Runs cannot be sent to the OpenTelemetry endpoint: {e}"
+
+
+def problem() -> str:
+    """What went wrong with the last live export ('' when it worked or is off)."""
+    if not endpoint():
+        return ""
+    return _setup_problem or (_live.problem if _live is not None else "")
+
+
+def flush(timeout_seconds: float = 5.0) -> bool:
+    """Wait (at most ``timeout_seconds``) for queued runs to be sent: a process about to exit calls it. False when
+    they were not all sent in that time."""
+    live = _live
+    return live.flush(timeout_seconds) if live is not None else True

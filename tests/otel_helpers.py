@@ -1,0 +1,156 @@
+"""Runs to export in the OpenTelemetry tests: a scripted run (real model-call records, a tool, an answer) and a run
+whose tool fails; and other tools' OTLP/JSON files, written as their instrumentations write them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import react_core
+from react_core.base.trace import Trace
+
+
+def scripted_run(tmp_path: Path, outputs: list[str] | None = None, question: str = "What is 6 * 7?") -> Trace:
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps(outputs or [" Compute.\nAction 1: Calculator[6 * 7]", " So.\nAction 2: Finish[42]"]))
+    settings = react_core.RunSettings(provider="scripted", script=str(script), tools=["calculator"])
+    trace = react_core.ask(question, settings)
+    trace.started_at = "2026-03-01T09:30:00.250000+00:00"  # a fixed start, so times can be checked exactly
+    return trace
+
+
+def failing_tool_run(tmp_path: Path) -> Trace:
+    return scripted_run(tmp_path, [" Try.\nAction 1: Calculator[1 / 0]", " Give up.\nAction 2: Finish[none]"])
+
+
+def attr(key: str, value) -> dict:
+    if isinstance(value, bool):
+        return {"key": key, "value": {"boolValue": value}}
+    if isinstance(value, int):
+        return {"key": key, "value": {"intValue": str(value)}}
+    return {"key": key, "value": {"stringValue": value}}
+
+
+def span(span_id: str, name: str, start: int, end: int, parent: str = "", status: int = 0, **attributes) -> dict:
+    out = {
+        "traceId": "5b8efff798038103d269b633813fc60c",
+        "spanId": span_id,
+        "name": name,
+        "kind": 1,
+        "startTimeUnixNano": str(1_770_000_000_000_000_000 + start * 1_000_000),
+        "endTimeUnixNano": str(1_770_000_000_000_000_000 + end * 1_000_000),
+        "attributes": [attr(k.replace("__", "."), v) for k, v in attributes.items()],
+        "status": {"code": status},
+    }
+    if parent:
+        out["parentSpanId"] = parent
+    return out
+
+
+def otlp(*spans: dict) -> str:
+    scope = {"scope": {"name": "openinference.instrumentation.smolagents"}, "spans": list(spans)}
+    resource = {"resource": {"attributes": [attr("service.name", "smolagents-demo")]}, "scopeSpans": [scope]}
+    return json.dumps({"resourceSpans": [resource]})
+
+
+def smolagents_run() -> str:
+    """A smolagents ToolCallingAgent run as its OpenInference instrumentation writes it (openinference-instrumentation-
+    smolagents' wrappers): an AGENT span with the bound run arguments as input, CHAIN spans per step, LLM spans with
+    output message contents and token counts (the older ``message.content`` form on the second), TOOL spans whose
+    input is the bound tool call (``args`` / ``kwargs``) and whose ``tool.parameters`` is the tool's schema, and the
+    ``final_answer`` tool."""
+    root = "a000000000000001"
+    task = "What is the capital of France?"
+    run_args = {"task": task, "stream": False, "reset": True, "images": None, "additional_args": None}
+    search_call = {"args": [], "sanitize_inputs_outputs": True, "kwargs": {"query": "capital of France"}}
+    contents = "llm__output_messages__0__message__contents__0__message_content__"
+    return otlp(
+        span(root, "ToolCallingAgent.run", 0, 900, openinference__span__kind="AGENT", smolagents__task=task,
+             input__value=json.dumps(run_args), output__value="Paris", llm__token_count__prompt=1712),
+        span("a000000000000002", "Step 1", 10, 500, root, openinference__span__kind="CHAIN",
+             input__value=json.dumps({"memory_step": "ActionStep(...)"})),
+        span("a000000000000003", "OpenAIServerModel.generate", 20, 300, "a000000000000002",
+             openinference__span__kind="LLM", llm__model_name="gpt-4o-mini",
+             llm__output_messages__0__message__role="assistant",
+             **{f"{contents}type": "text", f"{contents}text": "I will search for the capital."},
+             llm__output_messages__0__message__tool_calls__0__tool_call__function__name="web_search",
+             output__value=json.dumps({"role": "assistant", "content": "I will search for the capital."}),
+             output__mime_type="application/json", llm__token_count__prompt=812, llm__token_count__completion=31),
+        span("a000000000000004", "DuckDuckGoSearchTool", 310, 480, "a000000000000002",
+             openinference__span__kind="TOOL", tool__name="web_search",
+             tool__parameters=json.dumps({"query": {"type": "string", "description": "The search query"}}),
+             input__value=json.dumps(search_call), output__value="Paris is the capital of France."),
+        span("a000000000000005", "Step 2", 510, 890, root, openinference__span__kind="CHAIN"),
+        span("a000000000000006", "OpenAIServerModel.generate", 520, 800, "a000000000000005",
+             openinference__span__kind="LLM", llm__model_name="gpt-4o-mini",
+             llm__output_messages__0__message__content="The answer is Paris.",
+             llm__token_count__prompt=900, llm__token_count__completion=12),
+        span("a000000000000007", "FinalAnswerTool", 810, 880, "a000000000000005", openinference__span__kind="TOOL",
+             tool__name="final_answer",
+             input__value=json.dumps({"args": [], "sanitize_inputs_outputs": True, "kwargs": {"answer": "Paris"}}),
+             output__value="Paris"),
+    )  # fmt: skip
+
+
+def genai_run() -> str:
+    """An agent run following the GenAI conventions only (no OpenInference), with a failing tool."""
+    root = "b000000000000001"
+    messages = json.dumps([{"role": "user", "parts": [{"type": "text", "content": "Weather in Lyon?"}]}])
+    reply = json.dumps([{"role": "assistant", "parts": [{"type": "text", "content": "Let me check."}]}])
+    return otlp(
+        span(root, "invoke_agent weather", 0, 400, gen_ai__operation__name="invoke_agent",
+             gen_ai__input__messages=messages, gen_ai__request__model="gemini-2.5-flash", status=2),
+        span("b000000000000002", "chat gemini-2.5-flash", 5, 100, root, gen_ai__operation__name="chat",
+             gen_ai__output__messages=reply, gen_ai__usage__input_tokens=50, gen_ai__usage__output_tokens=5),
+        span("b000000000000003", "execute_tool get_weather", 110, 300, root, gen_ai__operation__name="execute_tool",
+             gen_ai__tool__name="get_weather", gen_ai__tool__call__arguments=json.dumps({"city": "Lyon"}), status=2),
+    )  # fmt: skip
+
+
+class Receiver:
+    """A tiny OTLP/HTTP receiver on 127.0.0.1: records each request's spans, answers with ``status``, and holds its
+    answer until ``release`` is set (a hung endpoint) when ``hold`` is on."""
+
+    def __init__(self, status: int = 200, hold: bool = False) -> None:
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+        self.status, self.requests, self.paths = status, [], []
+        self.arrived, self.release = threading.Event(), threading.Event()
+        if not hold:
+            self.release.set()
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                request = ExportTraceServiceRequest.FromString(body)
+                outer.requests.append([s for r in request.resource_spans for ss in r.scope_spans for s in ss.spans])
+                outer.paths.append(self.path)
+                outer.arrived.set()
+                outer.release.wait(60)
+                self.send_response(outer.status)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    @property
+    def names(self) -> list[str]:
+        return [s.name for batch in self.requests for s in batch]
+
+    def close(self) -> None:
+        self.release.set()
+        self.server.shutdown()
+        self.server.server_close()

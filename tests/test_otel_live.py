@@ -1,0 +1,180 @@
+"""Live export (react_core.telemetry.live): finished runs sent over OTLP/HTTP from a bounded queue on a background
+thread, against a small receiver on 127.0.0.1 (the real one, Phoenix, is in test_otel_phoenix.py): what is sent,
+that a hung endpoint never holds up the run, that a refusing endpoint is reported and a good export clears it, and
+that the command line's ``ask`` sends its run when the OpenTelemetry variables say where."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from otel_helpers import Receiver, scripted_run
+
+from react_core.telemetry import live
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def receiver():
+    made: list[Receiver] = []
+
+    def make(**options) -> Receiver:
+        made.append(Receiver(**options))
+        return made[-1]
+
+    yield make
+    for r in made:
+        r.close()
+
+
+@pytest.fixture
+def fresh_live(monkeypatch):
+    """The process's live exporter, made anew for the test and shut down after it."""
+    for name in ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "REACT_OTEL_CONTENT"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(live, "_live", None)
+    monkeypatch.setattr(live, "_setup_problem", "")
+    yield
+    if live._live is not None:
+        live._live.shutdown()
+
+
+def test_the_endpoint_comes_from_the_opentelemetry_variables():
+    assert live.endpoint({}) == ""
+    assert live.endpoint({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318/"}) == "http://127.0.0.1:4318/v1/traces"
+    both = {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://a:4318", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://b/t"}
+    assert live.endpoint(both) == "http://b/t"
+
+
+def test_a_finished_run_is_sent_as_its_spans(receiver, tmp_path):
+    r = receiver()
+    exporter = live.LiveExport(r.base + "/v1/traces")
+    try:
+        exporter.send(scripted_run(tmp_path))
+        assert exporter.flush(30)
+    finally:
+        exporter.shutdown()
+    assert r.paths == ["/v1/traces"]
+    assert r.names == ["invoke_agent ReAct Lab", "text_completion script", "execute_tool calculator",
+                       "text_completion script"]  # fmt: skip
+    assert exporter.problem == ""
+    keys = {a.key for s in r.requests[0] for a in s.attributes}
+    assert "gen_ai.operation.name" in keys and "input.value" not in keys  # content only when asked for
+
+
+def test_a_hung_endpoint_never_holds_up_a_run(receiver, tmp_path):
+    r = receiver(hold=True)
+    exporter = live.LiveExport(r.base + "/v1/traces", max_queue=8)
+    try:
+        trace = scripted_run(tmp_path)
+        exporter.send(trace)
+        assert r.arrived.wait(30)  # the background thread is now stuck in the endpoint
+        for _ in range(20):  # more runs than the queue holds: each returns at once, the overflow is dropped
+            exporter.send(trace)
+        assert not r.release.is_set()  # every send above returned while the endpoint had not answered
+    finally:
+        r.release.set()
+        exporter.shutdown()
+    assert len(r.requests) >= 1
+
+
+def test_a_refusing_endpoint_is_reported_and_a_good_export_clears_the_report(receiver, tmp_path):
+    r = receiver(status=400)
+    exporter = live.LiveExport(r.base + "/v1/traces")
+    try:
+        exporter.send(scripted_run(tmp_path))
+        exporter.flush(30)
+        assert exporter.problem.startswith(f"The last run could not be sent to {r.base}/v1/traces")
+        r.status = 200
+        exporter.send(scripted_run(tmp_path))
+        exporter.flush(30)
+        assert exporter.problem == ""
+    finally:
+        exporter.shutdown()
+
+
+def test_the_front_door_sends_only_when_an_endpoint_is_set(receiver, fresh_live, monkeypatch, tmp_path):
+    import react_core
+
+    react_core.export_run_live(scripted_run(tmp_path))  # no endpoint: nothing is made, nothing is said
+    assert live._live is None and react_core.live_export_problem() == ""
+    r = receiver(status=400)
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", r.base)
+    monkeypatch.setenv("REACT_OTEL_CONTENT", "1")
+    react_core.export_run_live(scripted_run(tmp_path))
+    live.flush(30)
+    assert r.paths == ["/v1/traces"]
+    assert any(a.key == "input.value" for s in r.requests[0] for a in s.attributes)
+    assert react_core.live_export_problem()
+
+
+def test_an_unusable_endpoint_is_reported_and_never_raises(fresh_live, monkeypatch, tmp_path):
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://127.0.0.1:1/v1/traces")
+    monkeypatch.setattr(live, "run_spans", lambda *a, **k: 1 / 0)  # anything going wrong while the spans are made
+    live.export_finished_run(scripted_run(tmp_path))
+    assert live.problem().startswith("Runs cannot be sent to the OpenTelemetry endpoint")
+
+
+def test_ask_sends_its_run_to_the_configured_endpoint(receiver, tmp_path):
+    r = receiver()
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([" Compute.\nAction 1: Calculator[6 * 7]", " So.\nAction 2: Finish[42]"]))
+    env = {**os.environ, "OTEL_EXPORTER_OTLP_ENDPOINT": r.base}
+    out = subprocess.run(
+        [sys.executable, "-m", "react_core", "ask", "What is 6 * 7?", "--provider", "scripted",
+         "--script", str(script), "--tools", "calculator"],
+        capture_output=True, text=True, cwd=ROOT, timeout=120, env=env,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert "Final Answer: 42" in out.stdout and out.stderr == ""
+    assert r.names[0] == "invoke_agent ReAct Lab" and len(r.names) == 4
+
+
+def test_a_finished_chat_turn_is_sent_by_the_turn_job(receiver, fresh_live, monkeypatch):
+    from ui.jobs.turn import TurnJob, TurnRequest
+
+    r = receiver()
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", r.base + "/custom/traces")
+    script = [" Compute.\nAction 1: Calculator[6 * 7]", " So.\nAction 2: Finish[42]"]
+    settings = {"provider": "scripted", "script": script, "tools": ["calculator"]}
+    job = TurnJob(TurnRequest(question="What is 6 * 7?", settings=settings, chat_id="c", turn_id=1))
+    job._save = lambda trace: (None, "")  # no history here: only what the finished turn sends
+    job.work()
+    assert job.turn.trace.final_answer == "42"
+    live.flush(30)
+    assert r.paths == ["/custom/traces"] and r.names[0] == "invoke_agent ReAct Lab"
+
+
+def test_the_sidebar_says_when_the_last_export_failed_and_nothing_more(monkeypatch, tmp_path):
+    from app_helpers import new_session, use_app
+
+    import ui.sidebar
+
+    use_app(monkeypatch, tmp_path, [" So.\nAction 1: Finish[42]"])
+    at = new_session()
+    notice = "The last run could not be sent to the OpenTelemetry endpoint."
+    assert not any(notice in c.value for c in at.caption)
+    monkeypatch.setattr(ui.sidebar, "live_export_problem", lambda: "sent to http://10.0.0.7:4318 failed: refused")
+    at.run()
+    shown = [c.value for c in at.sidebar.caption]
+    assert any(notice in c for c in shown) and not any("10.0.0.7" in c for c in shown)
+
+
+def test_ask_says_in_one_line_when_its_run_could_not_be_sent(receiver, tmp_path):
+    r = receiver(status=400)
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([" So.\nAction 1: Finish[42]"]))
+    env = {**os.environ, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": r.base + "/v1/traces"}
+    out = subprocess.run(
+        [sys.executable, "-m", "react_core", "ask", "What is 6 * 7?", "--provider", "scripted",
+         "--script", str(script), "--json"],
+        capture_output=True, text=True, cwd=ROOT, timeout=120, env=env,
+    )  # fmt: skip
+    assert out.returncode == 0 and json.loads(out.stdout)["final_answer"] == "42"  # the run is not affected
+    (line,) = out.stderr.strip().splitlines()
+    assert line.startswith(f"The last run could not be sent to {r.base}/v1/traces")

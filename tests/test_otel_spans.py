@@ -1,0 +1,157 @@
+"""A run as OpenTelemetry spans (react_core.telemetry.spans): the GenAI conventions' names and attributes, the
+OpenInference attributes Phoenix draws an agent from, parent links, times nested inside their parents, and message
+content only when it is asked for."""
+
+from __future__ import annotations
+
+import json
+
+from otel_helpers import failing_tool_run, scripted_run
+
+from react_core.telemetry.spans import run_spans
+
+
+def by_name(spans):
+    return [s.name for s in spans]
+
+
+def test_a_run_is_an_agent_span_with_a_model_call_span_per_step_and_a_tool_span_per_action(tmp_path):
+    trace = scripted_run(tmp_path)
+    spans = run_spans(trace)
+    assert by_name(spans) == [
+        "invoke_agent ReAct Lab",
+        "text_completion script",
+        "execute_tool calculator",
+        "text_completion script",
+    ]
+    root, *children = spans
+    assert root.parent is None
+    assert {c.parent.span_id for c in children} == {root.context.span_id}
+    assert {s.context.trace_id for s in spans} == {root.context.trace_id}
+    assert [s.kind.name for s in spans] == ["INTERNAL", "CLIENT", "INTERNAL", "CLIENT"]
+
+
+def test_the_spans_carry_the_genai_and_openinference_attributes(tmp_path):
+    trace = scripted_run(tmp_path)
+    root, call, tool, answer = run_spans(trace)
+    assert root.attributes["gen_ai.operation.name"] == "invoke_agent"
+    assert root.attributes["gen_ai.agent.name"] == "ReAct Lab"
+    assert root.attributes["gen_ai.agent.version"] == "paper"  # the preset
+    assert root.attributes["openinference.span.kind"] == "AGENT"
+    assert root.attributes["reactlab.stop_reason"] == "finished"
+    assert json.loads(root.attributes["reactlab.settings"]) == trace.settings
+
+    first = trace.steps[0]
+    assert call.attributes["gen_ai.operation.name"] == "text_completion"
+    assert call.attributes["gen_ai.provider.name"] == "reactlab.scripted"
+    assert call.attributes["gen_ai.request.model"] == "script"
+    assert call.attributes["gen_ai.request.temperature"] == 0.0
+    assert call.attributes["gen_ai.request.stop_sequences"] == tuple(first.call.body["stop"])
+    assert call.attributes["gen_ai.request.max_tokens"] == first.call.body["max_tokens"]
+    assert call.attributes["gen_ai.response.finish_reasons"] == (first.call.finish_reason,)
+    assert call.attributes["gen_ai.usage.input_tokens"] == first.usage.prompt_tokens
+    assert call.attributes["gen_ai.usage.output_tokens"] == first.usage.completion_tokens
+    assert call.attributes["openinference.span.kind"] == "LLM"
+    assert call.attributes["llm.model_name"] == "script"
+    assert call.attributes["llm.token_count.total"] == first.usage.prompt_tokens + first.usage.completion_tokens
+    assert call.attributes["reactlab.step.index"] == 1 and call.attributes["reactlab.dialect"] == "paper"
+
+    assert tool.attributes["gen_ai.operation.name"] == "execute_tool"
+    assert tool.attributes["gen_ai.tool.name"] == tool.attributes["tool.name"] == "calculator"
+    assert tool.attributes["openinference.span.kind"] == "TOOL"
+    assert tool.attributes["reactlab.step.index"] == 1
+    assert answer.attributes["reactlab.finish"] is True and answer.attributes["reactlab.step.index"] == 2
+
+
+def test_content_is_left_out_unless_it_is_asked_for(tmp_path):
+    trace = scripted_run(tmp_path, question="What is 6 * 7? (secret-question)")
+    content_keys = ("input.value", "output.value", "gen_ai.input.messages", "gen_ai.output.messages",
+                    "gen_ai.tool.call.arguments", "gen_ai.tool.call.result", "gen_ai.system_instructions",
+                    "reactlab.step", "reactlab.question")  # fmt: skip
+    without = run_spans(trace)
+    for s in without:
+        assert not set(s.attributes) & set(content_keys), s.name
+        assert not any(k.startswith(("llm.input_messages", "llm.output_messages")) for k in s.attributes)
+        assert "secret-question" not in json.dumps(dict(s.attributes), default=list)
+    root, call, tool, _ = run_spans(trace, include_content=True)
+    assert root.attributes["input.value"] == trace.question and root.attributes["output.value"] == "42"
+    assert call.attributes["output.value"] == trace.steps[0].raw_output
+    assert call.attributes["llm.output_messages.0.message.content"] == trace.steps[0].raw_output
+    assert "6 * 7" in call.attributes["llm.input_messages.0.message.content"]  # the prompt, rebuilt
+    parts = json.loads(call.attributes["gen_ai.output.messages"])[0]["parts"]
+    assert [p["type"] for p in parts] == ["reasoning", "tool_call", "text"]
+    assert json.loads(call.attributes["gen_ai.system_instructions"])[0]["content"] == trace.steps[0].call.system
+    assert json.loads(tool.attributes["gen_ai.tool.call.arguments"]) == {"input": "6 * 7"}
+    assert tool.attributes["gen_ai.tool.call.result"] == "6 * 7 = 42"
+
+
+def test_times_follow_the_trace_and_every_child_lies_inside_its_parent(tmp_path):
+    trace = scripted_run(tmp_path)
+    root, call, tool, answer = run_spans(trace)
+    start = 1_772_357_400_250_000_000  # 2026-03-01T09:30:00.25Z
+    assert root.start_time == call.start_time == start
+    first, second = trace.steps
+    assert call.end_time == start + round(first.call.seconds * 1e9)
+    assert tool.start_time == call.end_time
+    assert tool.end_time <= start + round(first.seconds * 1e9)
+    assert answer.start_time == start + round(first.seconds * 1e9)
+    assert root.end_time == answer.start_time + round(second.seconds * 1e9)
+    for child in (call, tool, answer):
+        assert root.start_time <= child.start_time <= child.end_time <= root.end_time
+
+
+def test_a_failed_tool_and_a_failed_run_are_error_spans(tmp_path):
+    root, _call, tool, _ = run_spans(failing_tool_run(tmp_path), include_content=True)
+    assert tool.status.status_code.name == "ERROR" and tool.attributes["error.type"] == "tool_error"
+    assert tool.status.description == "Division by zero."
+    assert root.status.status_code.name == "UNSET"
+    trace = failing_tool_run(tmp_path)
+    trace.stop_reason, trace.error = "error", "The provider failed: 503"
+    quiet = run_spans(trace)[0]
+    assert quiet.status.status_code.name == "ERROR" and quiet.status.description is None  # the message is content
+    assert run_spans(trace, include_content=True)[0].status.description == "The provider failed: 503"
+
+
+def test_a_step_without_an_action_is_marked_as_a_parse_error(tmp_path):
+    trace = scripted_run(tmp_path, [" I am not sure what to do.", " So.\nAction 2: Finish[42]"])
+    call = run_spans(trace)[1]
+    assert call.attributes["reactlab.parse_error"] is True
+    assert "execute_tool" not in " ".join(by_name(run_spans(trace)))
+
+
+def test_each_provider_names_its_calls_and_its_limits_in_its_own_request_shape():
+    from react_core.base.trace import ModelCall, Step, Trace, Usage
+
+    body = {"generationConfig": {"temperature": 0.7, "stopSequences": ["\nObservation"], "maxOutputTokens": 256}}
+    call = ModelCall(api="gemini.streamGenerateContent", body=body, finish_reason="STOP", stop_local=["\nQuestion"])
+    trace = Trace(
+        "q", settings={"provider": "gemini", "model": "gemini-x"}, steps=[Step(1, usage=Usage(5, 2), call=call)]
+    )
+    _, span = run_spans(trace)
+    assert span.name == "generate_content gemini-x"
+    assert span.attributes["gen_ai.provider.name"] == "gcp.gemini"
+    assert span.attributes["gen_ai.request.temperature"] == 0.7
+    assert span.attributes["gen_ai.request.stop_sequences"] == ("\nObservation", "\nQuestion")
+    assert span.attributes["gen_ai.request.max_tokens"] == 256
+    assert span.attributes["gen_ai.response.finish_reasons"] == ("STOP",)
+    # A native tool-calling conversation is a chat, whoever serves it.
+    call.conversation = "contents"
+    assert run_spans(trace)[1].name == "chat gemini-x"
+    # A provider this version does not know keeps its own name and the model it recorded.
+    trace.settings = {"provider": "someone-else", "model": "m1"}
+    assert run_spans(trace)[1].attributes["gen_ai.provider.name"] == "someone-else"
+
+
+def test_the_grounding_and_the_expected_answer_are_evaluation_events_of_the_run(tmp_path):
+    trace = scripted_run(tmp_path)
+    trace.expected_answer = "42"
+    root = run_spans(trace)[0]
+    events = {e.attributes["gen_ai.evaluation.name"]: dict(e.attributes) for e in root.events}
+    assert {e.name for e in root.events} == {"gen_ai.evaluation.result"}
+    assert events["reactlab.grounding"]["gen_ai.evaluation.score.label"] == "grounded"
+    assert events["reactlab.expected_answer"]["gen_ai.evaluation.score.label"] == "match"
+    assert events["reactlab.expected_answer"]["gen_ai.evaluation.score.value"] == 1.0
+    assert not any("gen_ai.evaluation.explanation" in e for e in events.values())  # it quotes the answer: content
+    with_content = run_spans(trace, include_content=True)[0]
+    assert all("gen_ai.evaluation.explanation" in e.attributes for e in with_content.events)
+    assert all(e.timestamp == root.end_time for e in root.events)
