@@ -222,7 +222,7 @@ SHIPPED = ["paper", "gemini-xml", "langchain-json", "pause", "function-call", "m
 
 @pytest.fixture(scope="module")
 def pack(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Path:
-    from react_core.cli.main.main import main
+    from react_core.cli.main import main
 
     out = tmp_path_factory.mktemp("pack") / "hotpotqa.sqlite"
     files = [str(p) for p in sorted((shared_data / "hotpotqa").glob("dev_distractor_*.json"))]
@@ -271,7 +271,8 @@ def test_full_episode_on_the_device_model(preset: str, local: LocalProvider, pac
 def test_each_call_records_what_llama_cpp_was_given_and_the_cache_it_reused(local: LocalProvider, monkeypatch) -> None:
     from react_core.base import call_records
     from react_core.loop.agent import Agent, RunConfig
-    from react_core.presets.preset import load_preset, render_prefix
+    from react_core.presets.preset import load_preset
+    from react_core.presets.render import render_prefix
     from react_core.tools.calculator import CALCULATOR
     from react_core.tools.registry import ToolRegistry
 

@@ -111,7 +111,8 @@ class PromptEnds:
 
 
 def paper_prefix() -> str:
-    from react_core.presets.preset import load_preset, render_prefix
+    from react_core.presets.preset import load_preset
+    from react_core.presets.render import render_prefix
 
     return render_prefix(load_preset("paper"), ["search", "lookup"])
 

@@ -36,6 +36,7 @@ from react_core.base.trace import Usage
 from react_core.providers.base import Chunk, CompletionRequest, Provider
 from react_core.providers.llama_activity import Activity, Status
 from react_core.providers.llama_states import BLOCK
+from react_core.providers.llama_support import extra_buffers_wanted
 from react_core.providers.llama_warmup import WarmUp
 
 N_CTX = 4096
@@ -209,7 +210,7 @@ _LOCAL_PYTHON = '''"""{doc}"""
 import os
 
 from llama_cpp import Llama, LlamaGrammar
-
+{load_as_the_app}
 # The model file (MODEL_PATH overrides it); ReAct Lab assembles its bundled Gemma 3 270M there on first use.
 # n_batch: the prompt is read in blocks of {n_batch} tokens, as ReAct Lab reads it, so the reply is the same.
 llm = Llama(model_path=os.environ.get("MODEL_PATH", {path!r}), n_ctx={n_ctx}, n_batch={n_batch}, verbose=False)
@@ -221,6 +222,24 @@ for piece in llm.create_completion(prompt, **arguments):
     print(piece["choices"][0]["text"], end="", flush=True)
 print()
 '''
+
+
+# On a CPU that reports AMX the app loads the model without llama.cpp's extra buffer types (llama_support says why):
+# the snippet then loads it the same way, so it neither crashes there nor computes with other kernels than the app.
+_WITHOUT_EXTRA_BUFFERS = """import llama_cpp.llama_cpp as lib
+
+# As ReAct Lab loaded it on this CPU: without llama.cpp's extra buffer types (its AMX kernels crash on some VMs).
+_defaults = lib.llama_model_default_params
+
+
+def _without_extra_buffers():
+    params = _defaults()
+    params.use_extra_bufts = False
+    return params
+
+
+lib.llama_model_default_params = _without_extra_buffers
+"""
 
 
 class LocalProvider(Provider):
@@ -279,6 +298,7 @@ class LocalProvider(Provider):
             n_ctx=N_CTX,
             n_batch=BLOCK,
             arguments=snippets.literal(body),
+            load_as_the_app="" if extra_buffers_wanted() else _WITHOUT_EXTRA_BUFFERS,
         )
 
     @classmethod
