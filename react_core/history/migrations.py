@@ -88,6 +88,12 @@ MIGRATIONS = (
         sqlite=("ALTER TABLE runs RENAME COLUMN format TO dialect",),
         postgres=("ALTER TABLE runs RENAME COLUMN format TO dialect",),
     ),
+    Migration(
+        4,
+        "a revision for every run, so a paused run is resumed once (a compare-and-set on it)",
+        sqlite=("ALTER TABLE runs ADD COLUMN revision INTEGER NOT NULL DEFAULT 0",),
+        postgres=("ALTER TABLE runs ADD COLUMN revision INTEGER NOT NULL DEFAULT 0",),
+    ),
 )
 LATEST = MIGRATIONS[-1].version
 VERSION_TABLE = (
