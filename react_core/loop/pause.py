@@ -294,13 +294,15 @@ def resume_saved(
     run_id: int,
     decision: Decision,
     *,
+    revision: int | None = None,
     base: RunSettings | None = None,
     cancel: threading.Event | None = None,
     **options: Any,
 ) -> Resumed:
     """Resume the paused run ``run_id`` of ``store`` with ``decision``, its row updated with the result. Before the
     first event: the run is read, its config built (``config_for``), the decision checked, and the row claimed
-    (``Store.claim``: a ``Conflict`` when another resume got there first)."""
+    (``Store.claim``: a ``Conflict`` when another resume got there first). ``revision``: the run's revision as the
+    person saw it when deciding (a page passes the one it drew), else the stored one."""
     rec = store.get(run_id)
     if rec is None or rec.trace is None:
         raise ConfigError(f"There is no run #{run_id} in your history.")
@@ -309,7 +311,7 @@ def resume_saved(
     pending_step(rec.trace)
     agent = Agent(config_for(rec.trace, base, **options))
     events = resume(agent, rec.trace, decision, cancel=cancel)
-    revision = store.claim(run_id, rec.revision)
+    revision = store.claim(run_id, rec.revision if revision is None else revision)
     resumed = Resumed(iter(()), run_id)
     resumed.events = _saved(store, rec, revision, events, resumed)
     return resumed
