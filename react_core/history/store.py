@@ -52,6 +52,14 @@ class Imported:
         return f"Imported as run #{self.run_id}."
 
 
+def resumed_elsewhere(run_id: int) -> Conflict:
+    """What the second of two resumes of one paused run is told."""
+    return Conflict(
+        f"Run #{run_id} was resumed somewhere else (another tab or window) a moment ago, so this decision was not "
+        "taken. Open it again from History to see where it is now."
+    )
+
+
 class Store(ABC):
     """Runs, remembered settings and saved presets of one owner. Cheap to create; opens (and migrates) on first use."""
 
@@ -135,10 +143,7 @@ class Store(ABC):
                 (n, self.owner, int(revision)),
             )
         if not changed:
-            raise Conflict(
-                f"Run #{run_id} was resumed somewhere else (another tab or window) a moment ago, so this decision was "
-                "not taken. Open it again from History to see where it is now."
-            )
+            raise resumed_elsewhere(run_id)
         return int(revision) + 1
 
     def update(self, run_id: int, trace: Trace, revision: int) -> bool:

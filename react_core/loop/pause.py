@@ -33,6 +33,7 @@ from react_core.base import call_records
 from react_core.base.errors import ConfigError, ReactLabError
 from react_core.base.events import Event, Paused, RunDone, StepStarted
 from react_core.base.trace import Alternative, Intervention, Observation, Step, Trace
+from react_core.history.store import resumed_elsewhere
 from react_core.loop.agent import Agent
 from react_core.loop.model_call import call_record
 from react_core.loop.settings import RunSettings, build_run_config
@@ -286,6 +287,7 @@ class Resumed:
 
     events: Iterator[Event]
     run_id: int
+    revision: int = 0  # the row's revision once updated: what the next resume of it must name
     save_error: str = ""
 
 
@@ -294,6 +296,7 @@ def resume_saved(
     run_id: int,
     decision: Decision,
     *,
+    agent: Agent | None = None,
     revision: int | None = None,
     base: RunSettings | None = None,
     cancel: threading.Event | None = None,
@@ -302,14 +305,17 @@ def resume_saved(
     """Resume the paused run ``run_id`` of ``store`` with ``decision``, its row updated with the result. Before the
     first event: the run is read, its config built (``config_for``), the decision checked, and the row claimed
     (``Store.claim``: a ``Conflict`` when another resume got there first). ``revision``: the run's revision as the
-    person saw it when deciding (a page passes the one it drew), else the stored one."""
+    person saw it when deciding (a page passes the one it drew), else the stored one. ``agent``: one already built for
+    the run (the app builds it under the person's allowance), else ``config_for`` builds it."""
     rec = store.get(run_id)
     if rec is None or rec.trace is None:
         raise ConfigError(f"There is no run #{run_id} in your history.")
     if rec.damaged:
         raise ConfigError(f"Run #{run_id} is damaged and cannot be resumed: {rec.damaged}")
+    if revision is not None and rec.revision != revision:
+        raise resumed_elsewhere(run_id)  # it changed since the person saw it
     pending_step(rec.trace)
-    agent = Agent(config_for(rec.trace, base, **options))
+    agent = agent or Agent(config_for(rec.trace, base, **options))
     events = resume(agent, rec.trace, decision, cancel=cancel)
     revision = store.claim(run_id, rec.revision if revision is None else revision)
     resumed = Resumed(iter(()), run_id)
@@ -321,7 +327,9 @@ def _saved(store: Any, rec: Any, revision: int, events: Iterator[Event], resumed
     for event in events:
         if isinstance(event, RunDone):  # saved before it is passed on: a reader may stop at RunDone
             try:
-                if not store.update(rec.id, event.trace, revision):
+                if store.update(rec.id, event.trace, revision):
+                    resumed.revision = revision + 1
+                else:
                     # Taken on elsewhere while this one ran: kept beside it rather than over it.
                     resumed.run_id = store.save(
                         event.trace, origin="resume", conversation=rec.conversation, parent_id=rec.id
