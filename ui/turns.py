@@ -1,4 +1,5 @@
-"""The conversation's verbs: ask, stop, retry, re-ask with a similar title, fork, new chat, collect a finished turn.
+"""The conversation's verbs: ask, stop, retry, re-ask with a similar title, fork, decide at a paused step (step mode),
+new chat, collect a finished turn.
 
 Each verb checks its input, captures its settings as plain values into a TurnRequest and starts a background TurnJob.
 A question uses the session's settings; a retry, a re-ask and a fork go on from an earlier run's steps, so they start
@@ -13,7 +14,7 @@ from typing import Any
 
 import streamlit as st
 
-from react_core import Action, Exchange, Trace
+from react_core import Action, Decision, Exchange, Trace
 from ui import identity, presets, run_settings, state, turn_labels
 from ui.jobs import registry
 from ui.jobs.turn import Turn, TurnJob, TurnRequest, edited_observation_step, provider_signature
@@ -209,6 +210,32 @@ def fork(run_id: int, trace: Trace, step_index: int, field: str, text: str, star
     )
 
 
+def decide(turn_id: int, decision: Decision) -> None:
+    """Step mode: take the person's decision at the paused step of a turn, in a new job that resumes the run with its
+    own settings and prompt; the session's breakpoints apply from here (step mode turned off runs it to the end)."""
+    turn = _turn(turn_id)
+    if turn is None or turn.trace.stop_reason != "paused":
+        return
+    trace = turn.trace
+    start = _noted(run_settings.of_run(trace))
+    start.settings["pause_before"] = list(state.settings().get("pause_before", []))
+    _start(
+        _request(
+            trace.question,
+            start,
+            context=list(trace.context),
+            prior_steps=list(trace.steps[:-1]),
+            origin=turn.origin,
+            label=turn.label,
+            replaces_turn=turn_id,
+            decision=decision,  # by "person": a signed-in person's id is not written into a run they may export
+            paused=trace,
+            history_id=turn.history_id,
+            revision=turn.revision,
+        )
+    )
+
+
 def new_chat() -> None:
     stop()
     st.session_state.chat = state.new_chat()
@@ -228,6 +255,8 @@ def collect() -> None:
         return  # a turn of a chat the person has left: it is in the history, not in this conversation
     if job.save_error:
         state.flash("warning", job.save_error)
+    if job.refused:
+        state.flash("error", job.refused)
     turns = ss.chat["turns"]
     index = next((i for i, t in enumerate(turns) if t.id == req.replaces_turn), None)
     if index is None:
