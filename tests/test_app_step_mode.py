@@ -62,7 +62,7 @@ def test_pause_edit_run_regenerate_pick_the_second_and_finish(monkeypatch, tmp_p
     at = click(at, f"{key}-edit-go")
     assert any("The edited action was not taken: action line 1:" in unescape(e.value) for e in at.error)
     turn = paused_turn(at)
-    key = f"t{turn.id}-s1"
+    assert at.text_input(key=f"{key}-edit-text").value == "Search Scott Derrickson"  # what was typed is kept
     at.text_input(key=f"{key}-edit-text").set_value("Search[Scott Derrickson]")
     at = click(at, f"{key}-edit-go")
 
@@ -118,3 +118,25 @@ def test_a_paused_run_is_resumed_from_history_in_a_new_session(monkeypatch, tmp_
     assert other.button(key=f"t{turn.id}-s1-stop") is not None
     other = click(other, f"t{turn.id}-s1-stop")
     assert HistoryStore().get(run_id).stop_reason == "cancelled"
+
+
+def test_a_decision_on_a_pause_another_tab_already_took_is_refused_and_says_so(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, SCRIPT)
+    first = new_session()
+    first.toggle(key="chat-step-mode").set_value(True).run()
+    first.chat_input[0].set_value(NATIONALITY_Q).run()
+    wait_idle(first)
+    run_id = HistoryStore().list()[0].id
+    second = go(new_session(), "history")
+    second.button(key=f"resume-{run_id}").click().run()
+    late = second.session_state.chat["turns"][-1]
+
+    turn = paused_turn(first)
+    first = click(first, f"t{turn.id}-s1-stop")  # the first tab decides
+    assert HistoryStore().get(run_id).stop_reason == "cancelled"
+
+    second = click(second, f"t{late.id}-s1-run")  # the second tab, still showing the pause, comes second
+    assert any("was resumed somewhere else" in unescape(e.value) for e in second.error)
+    assert paused_turn(second).history_id == run_id  # its page is as it was; nothing ran
+    rec = HistoryStore().get(run_id)
+    assert rec.stop_reason == "cancelled" and [n.kind for n in rec.trace.steps[0].interventions] == ["stop"]

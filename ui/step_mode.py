@@ -98,8 +98,8 @@ def render_pause(trace: Trace, position: int, *, key: str, on_decide: DecisionHa
     stop.button("Stop", key=f"{key}-stop", icon=":material/stop:", on_click=on_decide, args=(Decision("stop"),))
     edit, observe, regenerate = st.tabs(["Edit action", "Write observation", "Regenerate"])
     with edit, st.form(f"{key}-edit", border=False):
-        said = action_text(step, dialect) if step.action or step.final_answer is not None else ""
-        st.text_input("Action", value=said, key=f"{key}-edit-text", help="Checked by the dialect's own parser.")
+        _draft(f"{key}-edit-text", action_text(step, dialect) if step.action or step.final_answer is not None else "")
+        st.text_input("Action", key=f"{key}-edit-text", help="Checked by the dialect's own parser.")
         st.form_submit_button(
             "Run the edited action", key=f"{key}-edit-go", on_click=_typed, args=(on_decide, "edit", f"{key}-edit-text")
         )
@@ -108,6 +108,7 @@ def render_pause(trace: Trace, position: int, *, key: str, on_decide: DecisionHa
             st.caption("A Finish step has no observation: edit its action to a tool call instead.")
         else:
             with st.form(f"{key}-observe", border=False):
+                _draft(f"{key}-observe-text", "")
                 st.text_area("Observation", key=f"{key}-observe-text", help="Marked in the trace as written by you.")
                 st.form_submit_button(
                     "Use this observation",
@@ -125,7 +126,16 @@ def render_pause(trace: Trace, position: int, *, key: str, on_decide: DecisionHa
 
 
 def _typed(on_decide: DecisionHandler, kind: str, text_key: str) -> None:
-    on_decide(Decision(kind, text=st.session_state.get(text_key, "")))
+    text = st.session_state.get(text_key, "")
+    # Kept beyond the form: while the decision runs the panel is not drawn (Streamlit then forgets its widgets), and a
+    # refused edit comes back with the text as typed.
+    st.session_state.setdefault("step_drafts", {})[text_key] = text
+    on_decide(Decision(kind, text=text))
+
+
+def _draft(text_key: str, default: str) -> None:
+    if text_key not in st.session_state:
+        st.session_state[text_key] = st.session_state.get("step_drafts", {}).get(text_key, default)
 
 
 def _regenerate(on_decide: DecisionHandler, key: str) -> None:

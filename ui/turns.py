@@ -10,6 +10,7 @@ finished job into the conversation (a retry takes the failed turn's place).
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import Any
 
 import streamlit as st
@@ -219,21 +220,21 @@ def decide(turn_id: int, decision: Decision) -> None:
     trace = turn.trace
     start = _noted(run_settings.of_run(trace))
     start.settings["pause_before"] = list(state.settings().get("pause_before", []))
-    _start(
-        _request(
-            trace.question,
-            start,
-            context=list(trace.context),
-            prior_steps=list(trace.steps[:-1]),
-            origin=turn.origin,
-            label=turn.label,
-            replaces_turn=turn_id,
-            decision=decision,  # by "person": a signed-in person's id is not written into a run they may export
-            paused=trace,
-            history_id=turn.history_id,
-            revision=turn.revision,
-        )
+    request = _request(
+        trace.question,
+        start,
+        context=list(trace.context),
+        prior_steps=list(trace.steps[:-1]),
+        origin=turn.origin,
+        label=turn.label,
+        replaces_turn=turn_id,
+        decision=decision,  # by "person": a signed-in person's id is not written into a run they may export
+        paused=trace,
+        history_id=turn.history_id,
+        revision=turn.revision,
     )
+    # The same turn id, so the panel's forms keep their keys (and what was typed) when it comes back.
+    _start(replace(request, turn_id=turn_id))
 
 
 def new_chat() -> None:

@@ -185,6 +185,7 @@ def _resumed(agent: Agent, trace: Trace, step: Step, decision: Decision, checked
     if decision.kind == "stop":
         trace.stop_reason = "cancelled"
         return
+    yield StepStarted(step.index)  # a watcher shows the step again while its action runs
     yield from agent.settle(trace, step, started)
     if trace.stop_reason:
         return
