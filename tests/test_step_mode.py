@@ -135,6 +135,10 @@ def test_regenerate_draws_k_alternatives_from_the_same_prompt_and_pick_the_secon
     # The picked call rebuilds like any step's: its prompt is the one the step was written from.
     assert call_records.texts(trace.steps)[0].prompt == requests[0].prompt
     assert trace.stop_reason == "finished"
+    # Every reply drawn is counted in the run's tokens: the one kept, the two not taken and the one replaced.
+    drawn_tokens = sum(a.usage.prompt_tokens + a.usage.completion_tokens for a in [*alternatives, note.replaced])
+    kept = trace.steps[1].usage.prompt_tokens + trace.steps[1].usage.completion_tokens
+    assert trace.totals["tokens"] == drawn_tokens + kept
     markdown = to_markdown(trace)
     assert "Alternative 2 (picked) at temperature 0.9: `Calculator[2+2]`" in markdown
     assert "Alternative 1 at temperature 0.9: `Calculator[1+1]`" in markdown
@@ -322,3 +326,18 @@ def test_a_paused_run_whose_provider_cannot_be_built_says_so_and_loses_nothing(r
         resume_saved(store, run_id, Decision("run"), preset=preset())
     rec = reopen().get(run_id)
     assert rec.stop_reason == "paused" and rec.revision == 0 and rec.trace.to_dict() == paused.to_dict()
+
+
+def test_a_run_that_goes_on_from_a_paused_runs_steps_does_not_wait_at_them():
+    paused = agent([COMPUTE]).run("q")
+    fork = agent([FINISH], pause_before=()).run("q", prior_steps=paused.steps)
+    assert fork.steps[0].pending == "" and fork.stop_reason == "finished"
+    assert load_trace_json(json.dumps(fork.to_dict())).to_dict() == fork.to_dict()  # it reads back whole
+
+
+def test_an_evaluation_never_pauses_even_when_the_chat_is_in_step_mode():
+    from react_core.evaluation.run import EvalPlan
+    from react_core.loop.settings import RunSettings
+
+    plan = EvalPlan(["d.json"], ["react"], "out", RunSettings(provider="scripted", pause_before=["tool", "finish"]))
+    assert plan.run_settings().pause_before == []

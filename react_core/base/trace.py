@@ -336,6 +336,11 @@ class Trace:
         usage = Usage()
         for s in self.steps:
             usage = usage + s.usage
+            # Step mode: alternatives drawn and replies set aside were spent too (a picked one is the step's own).
+            notes = s.interventions
+            aside = [a for n in notes for i, a in enumerate(n.alternatives, 1) if i != n.picked]
+            for alt in [*s.offered, *aside, *(n.replaced for n in notes if n.replaced)]:
+                usage = usage + alt.usage
         return {
             "steps": len(self.steps),
             "prompt_tokens": usage.prompt_tokens,

@@ -61,6 +61,13 @@ class RunConfig:
     recorded: dict[str, Any] = field(default_factory=dict)
 
 
+def settled(step: Step) -> Step:
+    """A copy of an earlier run's step to go on from (a fork, a retry): no longer waiting at a pause."""
+    copy = Step.from_dict(step.to_dict())
+    copy.pending, copy.offered = "", []
+    return copy
+
+
 def check_pausable(pause_before: Sequence[str], dialect: Dialect) -> None:
     """Refuse a breakpoint that is not one, and step mode in the tools dialect (one reply may hold several calls)."""
     unknown = set(pause_before) - set(BREAKPOINTS)
@@ -156,7 +163,7 @@ class Agent:
                 **cfg.recorded,
             },
             context=list(context),
-            steps=[Step.from_dict(s.to_dict()) for s in prior_steps],
+            steps=[settled(s) for s in prior_steps],
             started_at=datetime.now(UTC).isoformat(timespec="seconds"),
         )
 
