@@ -73,6 +73,7 @@ _EXPORTS: dict[str, str] = {
             "resume_saved",
             "Resumed",
             "config_for",
+            "cannot_go_on",
             "settings_of",
             "pending_step",
             "tool_call_text",

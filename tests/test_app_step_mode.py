@@ -140,3 +140,27 @@ def test_a_decision_on_a_pause_another_tab_already_took_is_refused_and_says_so(m
     assert paused_turn(second).history_id == run_id  # its page is as it was; nothing ran
     rec = HistoryStore().get(run_id)
     assert rec.stop_reason == "cancelled" and [n.kind for n in rec.trace.steps[0].interventions] == ["stop"]
+
+
+def test_a_paused_run_whose_provider_is_not_configured_says_so_and_stays_paused(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, SCRIPT)
+    at = new_session()
+    at.toggle(key="chat-step-mode").set_value(True).run()
+    at.chat_input[0].set_value(NATIONALITY_Q).run()
+    wait_idle(at)
+    store = HistoryStore()
+    rec = store.get(store.list()[0].id)
+    moved = rec.trace
+    moved.settings["provider"], moved.settings["model"] = "openai", "gpt-4o-mini"  # no OpenAI key on this machine
+    run_id = store.save(moved, conversation="")
+
+    other = go(new_session(), "history")
+    other.button(key=f"resume-{run_id}").click().run()
+    turn = paused_turn(other)
+    other = click(other, f"t{turn.id}-s1-run")
+    message = " ".join(unescape(e.value) for e in other.error)
+    assert "This paused run cannot go on here with its own settings (provider 'openai'" in message
+    assert "Nothing is lost: it stays paused" in message
+    assert paused_turn(other).history_id == run_id
+    again = HistoryStore().get(run_id)
+    assert again.stop_reason == "paused" and again.revision == 0 and again.trace.to_dict() == moved.to_dict()

@@ -15,7 +15,7 @@ from typing import Any
 
 import streamlit as st
 
-from react_core import Action, Decision, Exchange, Trace
+from react_core import PROVIDERS, Action, Decision, Exchange, Trace, cannot_go_on
 from ui import identity, presets, run_settings, state, turn_labels
 from ui.jobs import registry
 from ui.jobs.turn import Turn, TurnJob, TurnRequest, edited_observation_step, provider_signature
@@ -218,6 +218,9 @@ def decide(turn_id: int, decision: Decision) -> None:
     if turn is None or turn.trace.stop_reason != "paused":
         return
     trace = turn.trace
+    if trace.settings.get("provider") not in PROVIDERS:  # of_run would put the session's model in its place
+        state.flash("error", str(cannot_go_on(trace, "that provider is not one this app has.")))
+        return
     start = _noted(run_settings.of_run(trace))
     start.settings["pause_before"] = list(state.settings().get("pause_before", []))
     request = _request(

@@ -274,11 +274,16 @@ def config_for(trace: Trace, base: RunSettings | None = None, **options: Any):
     try:
         return build_run_config(settings, **options)
     except ReactLabError as e:
-        raise ConfigError(
-            f"This paused run cannot go on here with its own settings (provider {settings.provider!r}, model "
-            f"{settings.model or 'default'!r}): {e} Nothing is lost: it stays paused in History, ready to resume "
-            "once that is fixed."
-        ) from None
+        raise cannot_go_on(trace, e) from None
+
+
+def cannot_go_on(trace: Trace, why: Exception | str) -> ConfigError:
+    """The one message for a paused run whose own settings cannot be built here."""
+    provider, model = trace.settings.get("provider", "?"), trace.settings.get("model") or "default"
+    return ConfigError(
+        f"This paused run cannot go on here with its own settings (provider {provider!r}, model {model!r}): {why} "
+        "Nothing is lost: it stays paused in History, ready to resume once that is fixed."
+    )
 
 
 @dataclass

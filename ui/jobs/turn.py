@@ -33,6 +33,7 @@ from react_core import (
     Step,
     Trace,
     build_run_config,
+    cannot_go_on,
     expected_answer_for,
     get_dialect,
     open_history,
@@ -197,6 +198,10 @@ class TurnJob(Job):
         assert req.decision is not None and req.paused is not None
         try:
             config = self._config()
+        except ReactLabError as e:
+            self._kept(str(cannot_go_on(req.paused, e)))
+            return
+        try:
             with self._lock:
                 self._preparing = False
             agent = Agent(config)
