@@ -92,6 +92,10 @@ def test_pause_edit_run_regenerate_pick_the_second_and_finish(monkeypatch, tmp_p
     trace = at.session_state.chat["turns"][-1].trace
     assert trace.stop_reason == "finished" and trace.final_answer == "American"
     assert [s.value for s in at.subheader] == ["American"]
+    # The decisions show under their steps, each alternative with its own Model call section.
+    labels = [unescape(p.proto.popover.label) for p in at.get("popover")]
+    assert "Alternative 2 (picked) at temperature 0.7: Search[Ed Wood]" in labels
+    assert "Alternative 1 (not taken) at temperature 0.7: Search[Edward]" in labels
     records = HistoryStore().list()
     assert len(records) == 1 and records[0].stop_reason == "finished"  # resuming updated the one run
     saved = HistoryStore().get(records[0].id).trace

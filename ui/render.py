@@ -95,7 +95,7 @@ def render_step(
                     cols[i % len(cols)].button(
                         md_literal(title), key=f"{key}-similar-{i}", on_click=on_similar, args=(step.index, title)
                     )
-        render_decisions(step, dialect)
+        render_decisions(trace, position, key=key)
         if step.leaked_observation:
             st.caption("The model started writing its own Observation; that part was cut off and ignored.")
         http = obs.stats.http_requests if obs is not None else 0

@@ -176,9 +176,11 @@ def _render_alternative_call(trace: Trace, position: int, alt: Alternative, *, k
 # -- what was decided ---------------------------------------------------------------------------------------------
 
 
-def render_decisions(step: Step, dialect: str) -> None:
-    """Every decision a person took on the step, with the alternatives not taken."""
-    for note in step.interventions:
+def render_decisions(trace: Trace, position: int, *, key: str) -> None:
+    """Every decision a person took on the step, with the alternatives drawn, each with its Model call."""
+    step = trace.steps[position]
+    dialect = trace.settings.get("dialect", "paper")
+    for i, note in enumerate(step.interventions):
         where = BREAKPOINTS.get(note.at, note.at)
         line = f"Decided by {note.by} ({where}): {note.kind}"
         if note.before != note.after:
@@ -186,7 +188,9 @@ def render_decisions(step: Step, dialect: str) -> None:
         st.caption(md_literal(line), help=None)
         for n, alt in enumerate(note.alternatives, 1):
             mark = " (picked)" if n == note.picked else " (not taken)"
-            st.caption(md_literal(f"Alternative {n}{mark} at temperature {alt.temperature:g}: {_said(alt, dialect)}"))
+            said = f"Alternative {n}{mark} at temperature {alt.temperature:g}: {_said(alt, dialect)}"
+            with st.popover(md_literal(said), width="stretch"):
+                _render_alternative_call(trace, position, alt, key=f"{key}-d{i}-{n}")
 
 
 def _short(text: str, limit: int = 120) -> str:
