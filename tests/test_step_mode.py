@@ -341,3 +341,16 @@ def test_an_evaluation_never_pauses_even_when_the_chat_is_in_step_mode():
 
     plan = EvalPlan(["d.json"], ["react"], "out", RunSettings(provider="scripted", pause_before=["tool", "finish"]))
     assert plan.run_settings().pause_before == []
+
+
+def test_another_owners_paused_run_cannot_be_claimed_or_updated(tmp_path):
+    path = tmp_path / "h.sqlite"
+    mine = open_history(url="", path=path, owner="ada")
+    run_id = mine.save(agent([COMPUTE]).run("q"))
+    theirs = open_history(url="", path=path, owner="bob")
+    with pytest.raises(Conflict):
+        theirs.claim(run_id, 0)
+    assert not theirs.update(run_id, Trace("q", stop_reason="finished"), 0)
+    with pytest.raises(ConfigError, match="no run"):
+        resume_saved(theirs, run_id, Decision("run"), preset=preset())
+    assert mine.get(run_id).stop_reason == "paused" and mine.get(run_id).revision == 0
