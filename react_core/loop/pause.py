@@ -98,7 +98,7 @@ def pending_step(trace: Trace) -> Step:
 
 
 def tool_call_text(step: Step) -> str:
-    """The exact call a paused step would make, e.g. ``search("Colorado orogeny")``; '' when it makes none."""
+    """The exact call a paused step would make, e.g. ``search('Colorado orogeny')``; '' when it makes none."""
     if step.action is None:
         return ""
     return f"{step.action.tool}({step.action.input!r})"
