@@ -16,6 +16,7 @@ from ui.examples import chat_examples
 from ui.history_view import RUN_PARAM
 from ui.jobs.turn import Turn
 from ui.render import render_answer, render_status, render_steps, render_writing
+from ui.step_mode import render_switch
 from ui.text import md_literal
 
 LIVE_REFRESH_SECONDS = 0.3
@@ -29,7 +30,12 @@ def render_turn(turn: Turn) -> None:
         if turn.label:
             st.caption(md_literal(turn.label))
         render_status(trace)
-        render_steps(trace, key=f"t{turn.id}", on_similar=partial(turns.ask_similar, turn.id))
+        render_steps(
+            trace,
+            key=f"t{turn.id}",
+            on_similar=partial(turns.ask_similar, turn.id),
+            on_decide=partial(turns.decide, turn.id),
+        )
         render_answer(trace)
         if trace.stop_reason == "error":
             render_retry(turn)
@@ -103,6 +109,7 @@ def live_turn() -> None:
 
 
 st.header("Chat", anchor=False)
+render_switch()
 chat = st.session_state.chat
 job = st.session_state.job
 if not chat["turns"] and job is None:

@@ -1,4 +1,5 @@
-"""The Settings page: provider, model, key, base URL, temperature, max calls, knowledge, tools, and the prompt.
+"""The Settings page: provider, model, key, base URL, temperature, max calls, step mode, knowledge, tools, and the
+prompt.
 
 Every change applies to the next turn and is remembered (without the key) in the history store. The API key lives
 in its own session-state slot for this browser session only. Rendering only: binding in ui.bind, the prompt
@@ -11,7 +12,16 @@ from pathlib import Path
 
 import streamlit as st
 
-from react_core import MAX_CALLS_LIMIT, PROVIDERS, TOOL_ORDER, pack_spec, pack_text, provider_class, tool_label
+from react_core import (
+    BREAKPOINTS,
+    MAX_CALLS_LIMIT,
+    PROVIDERS,
+    TOOL_ORDER,
+    pack_spec,
+    pack_text,
+    provider_class,
+    tool_label,
+)
 from ui import identity, state
 from ui.bind import bound, seed
 from ui.prompt_editor import render_prompt_editor
@@ -90,6 +100,16 @@ with run_col:
         min_value=1,
         max_value=MAX_CALLS_LIMIT,
         step=1,
+    )
+    bound(
+        st.multiselect,
+        "Step mode: pause",
+        "pause_before",
+        lambda chosen: [b for b in BREAKPOINTS if b in chosen],
+        options=list(BREAKPOINTS),
+        format_func=lambda b: BREAKPOINTS[b],
+        placeholder="off: runs go to the end",
+        help="Stop the agent at these points for your decision (the Chat page's Step mode switch).",
     )
     st.subheader("Knowledge and tools", anchor=False)
     knowledge = s.get("knowledge", "wikipedia")

@@ -24,7 +24,20 @@ __version__ = "0.1.0"
 _EXPORTS: dict[str, str] = {
     # a run as data, and as it happens
     **dict.fromkeys(
-        ("Action", "Exchange", "Observation", "Source", "Step", "Trace", "Usage", "STOP_REASONS"), "base.trace"
+        (
+            "Action",
+            "Exchange",
+            "Observation",
+            "Source",
+            "Step",
+            "Trace",
+            "Usage",
+            "STOP_REASONS",
+            "BREAKPOINTS",
+            "Alternative",
+            "Intervention",
+        ),
+        "base.trace",
     ),
     **dict.fromkeys(
         (
@@ -34,13 +47,14 @@ _EXPORTS: dict[str, str] = {
             "ActionParsed",
             "StepDone",
             "RunDone",
+            "Paused",
             "LiveRun",
             "Writing",
             "final_trace",
         ),
         "base.events",
     ),
-    **dict.fromkeys(("ReactLabError", "ConfigError", "ProviderError", "MissingKeyError"), "base.errors"),
+    **dict.fromkeys(("ReactLabError", "ConfigError", "ProviderError", "MissingKeyError", "Conflict"), "base.errors"),
     "call_records": "base.call_records:",
     "CallTexts": "base.call_records",
     "cancel": "base.cancel:",
@@ -51,6 +65,24 @@ _EXPORTS: dict[str, str] = {
     # run a question
     **dict.fromkeys(("ask", "stream", "warm_up"), "loop.run"),
     **dict.fromkeys(("Agent", "RunConfig"), "loop.agent"),
+    **dict.fromkeys(
+        (
+            "Decision",
+            "parse_decision",
+            "resume",
+            "resume_saved",
+            "Resumed",
+            "config_for",
+            "cannot_go_on",
+            "settings_of",
+            "pending_step",
+            "tool_call_text",
+            "DEFAULT_ALTERNATIVES",
+            "MAX_ALTERNATIVES",
+            "DEFAULT_TEMPERATURE",
+        ),
+        "loop.pause",
+    ),
     **dict.fromkeys(
         ("RunSettings", "build_run_config", "default_provider", "MAX_CALLS_LIMIT"),
         "loop.settings",

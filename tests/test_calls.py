@@ -63,8 +63,9 @@ def test_the_rebuild_survives_export_import_and_the_history_store(where, tmp_pat
     else:
         store = HistoryStore(tmp_path / "h.sqlite")
         again = store.get(store.save(trace)).trace
-    assert [(t.system, t.prompt) for t in call_records.texts(again.steps)] == [(r.system, r.prompt) for r in
-    provider.requests]
+    assert [(t.system, t.prompt) for t in call_records.texts(again.steps)] == [
+        (r.system, r.prompt) for r in provider.requests
+    ]
 
 
 def test_a_fork_continues_the_chain_from_its_parent_steps():

@@ -190,3 +190,45 @@ def test_ask_prints_each_step_as_soon_as_it_is_done(tmp_path):
     reader.join(timeout=30)  # the rest of the output, to the end
     rest = "".join(lines.queue)
     assert rest.startswith("Thought 2: So.\nAction 2: Finish[42]\nFinal Answer: 42\n(Answered · 2 steps"), rest
+
+
+def test_ask_in_step_mode_reads_each_decision_as_a_line_on_stdin(tmp_path):
+    path = script(
+        tmp_path,
+        [
+            " Compute it.\nAction 1: Calculator[6*7]",
+            " A.\nAction 1: Calculator[1+1]",
+            " B.\nAction 1: Calculator[2+2]",
+            " Done.\nAction 2: Finish[4]",
+        ],
+    )
+    decisions = "edit Calculator 6*7\nregenerate 2 0.7\npick 2\nedit Finish[four]\n"
+    args = ("ask", "q?", "--provider", "scripted", "--script", path, "--tools", "calculator")
+    out = cli(*args, "--pause-before", "tool,error,finish", stdin=decisions)
+    assert out.returncode == 0, out.stderr
+    text = out.stdout
+    assert "Paused before every tool call (step 1): waiting for you." in text
+    assert "Tool call that would run: calculator('6*7')" in text
+    assert "The edited action was not taken: action line 1:" in text  # refused, and asked again
+    assert "Alternative 2 (temperature 0.7): Calculator[2+2]" in text
+    assert "Observation 1: 2+2 = 4" in text and "Paused before Finish (step 2)" in text
+    assert text.rstrip().endswith("stop reason: finished)") and "Final Answer: four" in text
+
+
+def test_ask_in_step_mode_stops_at_the_end_of_its_input_and_json_stays_clean(tmp_path):
+    path = script(tmp_path, [" Compute it.\nAction 1: Calculator[6*7]"])
+    args = ("ask", "q?", "--provider", "scripted", "--script", path, "--tools", "calculator", "--json")
+    out = cli(*args, "--pause-before", "tool", stdin="observe It is 42.\n")
+    assert out.returncode == 0, out.stderr
+    assert out.returncode == 0 and "Paused before every tool call" in out.stderr
+    trace = json.loads(out.stdout)
+    assert trace["stop_reason"] == "error"  # the script ran out after the written observation
+    assert trace["steps"][0]["observation"]["written_by"] == "person"
+    out = cli(*args, "--pause-before", "tool", stdin="")
+    assert json.loads(out.stdout)["stop_reason"] == "cancelled" and "(end of input: stop)" in out.stderr
+
+
+def test_ask_refuses_a_breakpoint_that_is_not_one(tmp_path):
+    path = script(tmp_path, ["x"])
+    out = cli("ask", "q?", "--provider", "scripted", "--script", path, "--pause-before", "tool,never")
+    assert out.returncode == 2 and "--pause-before takes a comma-separated list of tool, error, finish" in out.stderr

@@ -17,7 +17,7 @@ def test_each_stop_reason_is_said_the_same_way_everywhere(reason):
     assert summary_line(trace).startswith(f"{label} · 1 step · ")
     header, state = status_text(trace)
     assert header == summary_line(trace)
-    assert state == ("complete" if reason in ("finished", "cancelled") else "error")
+    assert state == ("complete" if reason in ("finished", "cancelled", "paused") else "error")
     assert label in to_markdown(trace).replace("\\", "")
     assert label in format_transcript(trace)
 

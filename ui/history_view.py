@@ -1,4 +1,5 @@
-"""The History page's parts: the run list with search, one open run (panels, export, delete, fork), the conversations
+"""The History page's parts: the run list with search, one open run (panels, export, delete, fork; a paused run's
+Resume opens it in Chat), the conversations
 (reopened in Chat), Compare and Import. Everything is read from the history store on each render, so every browser
 session sees the same history. Depends on streamlit, the engine's history/export modules, ui.render and ui.fork_form.
 """
@@ -20,8 +21,9 @@ from react_core import (
     to_markdown,
     to_otlp_json,
 )
-from ui import identity, state
+from ui import identity, state, turn_labels
 from ui.fork_form import render_fork
+from ui.jobs.turn import Turn
 from ui.render import render_answer, render_status, render_step, render_trace
 from ui.share_view import render_share_controls
 from ui.text import md_literal
@@ -42,6 +44,23 @@ def _delete(store: Store, run_id: int) -> None:
         return
     st.session_state.history_open = None
     state.flash("success", f"Deleted run #{run_id}.")
+
+
+def _resume(record: RunRecord) -> None:
+    """Open a paused run in Chat, where its step waits for the person's decision: in its own conversation, or on
+    its own when it has none. Then switch to Chat (a button's return value: a page cannot switch in a callback)."""
+    if record.conversation:
+        if state.open_conversation(record.conversation):
+            st.switch_page("pages/chat.py")
+        return
+    if state.running():
+        state.flash("warning", "A question is still being answered in Chat: wait for its answer, or press Stop there.")
+        return
+    chat = state.new_chat()
+    label = turn_labels.of_saved(record.origin, record.parent_id, record.fork_step, record.trace)
+    chat["turns"].append(Turn(state.next_turn_id(), record.trace, record.id, record.origin, label, record.revision))
+    st.session_state.chat = chat
+    st.switch_page("pages/chat.py")
 
 
 def _short(text: str | None, limit: int = 90) -> str:
@@ -70,6 +89,10 @@ def render_list(store: Store) -> None:
         fork = " · fork" if r.parent_id else ""
         meta.caption(md_literal(f"{ended} · {plural(r.steps, 'step')} · {plural(r.tokens, 'token')}{fork}"))
         action.button("Open", key=f"open-{r.id}", on_click=_open, args=(r.id,))
+        if r.stop_reason == "paused" and action.button("Resume", key=f"resume-{r.id}", icon=":material/play_arrow:"):
+            full = store.get(r.id)
+            if full is not None and not full.damaged:
+                _resume(full)
     if len(records) > LIST_LIMIT:
         st.caption(f"Showing the newest {LIST_LIMIT}; search to narrow down.")
 
@@ -87,6 +110,10 @@ def render_open(store: Store, record: RunRecord) -> None:
         with st.popover("Delete…", icon=":material/delete:"):
             st.button(f"Delete run #{record.id} for good", key="delete-run", on_click=_delete, args=(store, record.id))
         return
+    if record.stop_reason == "paused" and st.button(
+        "Resume in Chat", key="resume-run", icon=":material/play_arrow:", help="Its paused step waits for you there."
+    ):
+        _resume(record)
     stem = file_stem(record.trace, record.id)
     a, b, h, o, d = st.columns(5)
     a.download_button(

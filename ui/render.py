@@ -14,6 +14,7 @@ import streamlit as st
 from react_core import (
     CREDIT,
     CallTexts,
+    Decision,
     Source,
     Step,
     Trace,
@@ -32,9 +33,11 @@ from react_core import (
     tool_label,
 )
 from ui.inspector import render_call, render_calls_table
+from ui.step_mode import render_decisions, render_pause
 from ui.text import md_literal
 
 SimilarHandler = Callable[[int, str], None]  # (step index, title) -> None
+DecisionHandler = Callable[[Decision], None]  # step mode: the person's decision at the paused step
 
 
 def step_title(step: Step, dialect: str) -> str:
@@ -58,18 +61,23 @@ def render_step(
     *,
     key: str,
     on_similar: SimilarHandler | None = None,
+    on_decide: DecisionHandler | None = None,
     expanded: bool = False,
 ) -> None:
-    """One step panel: Thought, Action, Observation, sources, and the model call behind it."""
+    """One step panel: Thought, Action, Observation, sources, and the model call behind it; at a pause (step mode)
+    what it would do and the person's choices (``on_decide``), and on any step the decisions taken on it."""
     dialect, knowledge = trace.settings.get("dialect", "paper"), str(trace.settings.get("knowledge", ""))
     step = trace.steps[position]
     obs = step.observation
-    icon = ":material/error:" if step.is_error else None
-    with st.expander(md_literal(step_title(step, dialect)), expanded=expanded or step.is_error, icon=icon):
+    icon = ":material/pause_circle:" if step.pending else ":material/error:" if step.is_error else None
+    open_ = expanded or step.is_error or bool(step.pending)
+    with st.expander(md_literal(step_title(step, dialect)), expanded=open_, icon=icon):
         st.markdown("**Thought**")
         st.text(step.thought or "(no thought)")
         st.markdown("**Action**")
         st.code(action_text(step, dialect), language=None, wrap_lines=True)
+        if step.pending:
+            render_pause(trace, position, key=key, on_decide=on_decide)
         if obs is not None:
             st.markdown(":red[**Observation — error**]" if obs.is_error else "**Observation**")
             st.text(obs.text)
@@ -87,6 +95,7 @@ def render_step(
                     cols[i % len(cols)].button(
                         md_literal(title), key=f"{key}-similar-{i}", on_click=on_similar, args=(step.index, title)
                     )
+        render_decisions(trace, position, key=key)
         if step.leaked_observation:
             st.caption("The model started writing its own Observation; that part was cut off and ignored.")
         http = obs.stats.http_requests if obs is not None else 0
@@ -107,7 +116,7 @@ def render_writing(writing: Writing, dialect: str) -> None:
 
 def status_text(trace: Trace) -> tuple[str, str]:
     """The header of a finished turn and its state for st.status."""
-    state = "complete" if trace.stop_reason in ("finished", "cancelled") else "error"
+    state = "complete" if trace.stop_reason in ("finished", "cancelled", "paused") else "error"
     return summary_line(trace), state
 
 
@@ -173,10 +182,16 @@ def render_answer(trace: Trace) -> None:
         _badge(expected.message, *EXPECTED_BADGES[expected.kind])
 
 
-def render_steps(trace: Trace, *, key: str, on_similar: SimilarHandler | None = None) -> None:
+def render_steps(
+    trace: Trace,
+    *,
+    key: str,
+    on_similar: SimilarHandler | None = None,
+    on_decide: DecisionHandler | None = None,
+) -> None:
     """The step panels of a run (or of the steps a running turn has finished so far)."""
     for position, (step, rebuilt) in enumerate(zip(trace.steps, call_records.texts(trace.steps), strict=True)):
-        render_step(trace, position, rebuilt, key=f"{key}-s{step.index}", on_similar=on_similar)
+        render_step(trace, position, rebuilt, key=f"{key}-s{step.index}", on_similar=on_similar, on_decide=on_decide)
 
 
 def render_trace(trace: Trace, *, key: str, on_similar: SimilarHandler | None = None) -> None:

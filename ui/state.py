@@ -132,7 +132,7 @@ def load_conversation(chat_id: str | None) -> dict[str, Any] | None:
         if record.trace is None or record.damaged:
             continue
         label = turn_labels.of_saved(record.origin, record.parent_id, record.fork_step, record.trace)
-        turns.append(Turn(next_turn_id(), record.trace, record.id, record.origin, label))
+        turns.append(Turn(next_turn_id(), record.trace, record.id, record.origin, label, record.revision))
     if job is not None and not job.done:
         st.session_state.job = job
     elif job is not None:

@@ -1,4 +1,5 @@
-"""The conversation's verbs: ask, stop, retry, re-ask with a similar title, fork, new chat, collect a finished turn.
+"""The conversation's verbs: ask, stop, retry, re-ask with a similar title, fork, decide at a paused step (step mode),
+new chat, collect a finished turn.
 
 Each verb checks its input, captures its settings as plain values into a TurnRequest and starts a background TurnJob.
 A question uses the session's settings; a retry, a re-ask and a fork go on from an earlier run's steps, so they start
@@ -9,11 +10,12 @@ finished job into the conversation (a retry takes the failed turn's place).
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import Any
 
 import streamlit as st
 
-from react_core import Action, Exchange, Trace
+from react_core import PROVIDERS, Action, Decision, Exchange, Trace, cannot_go_on
 from ui import identity, presets, run_settings, state, turn_labels
 from ui.jobs import registry
 from ui.jobs.turn import Turn, TurnJob, TurnRequest, edited_observation_step, provider_signature
@@ -209,6 +211,35 @@ def fork(run_id: int, trace: Trace, step_index: int, field: str, text: str, star
     )
 
 
+def decide(turn_id: int, decision: Decision) -> None:
+    """Step mode: take the person's decision at the paused step of a turn, in a new job that resumes the run with its
+    own settings and prompt; the session's breakpoints apply from here (step mode turned off runs it to the end)."""
+    turn = _turn(turn_id)
+    if turn is None or turn.trace.stop_reason != "paused":
+        return
+    trace = turn.trace
+    if trace.settings.get("provider") not in PROVIDERS:  # of_run would put the session's model in its place
+        state.flash("error", str(cannot_go_on(trace, "that provider is not one this app has.")))
+        return
+    start = _noted(run_settings.of_run(trace))
+    start.settings["pause_before"] = list(state.settings().get("pause_before", []))
+    request = _request(
+        trace.question,
+        start,
+        context=list(trace.context),
+        prior_steps=list(trace.steps[:-1]),
+        origin=turn.origin,
+        label=turn.label,
+        replaces_turn=turn_id,
+        decision=decision,  # by "person": a signed-in person's id is not written into a run they may export
+        paused=trace,
+        history_id=turn.history_id,
+        revision=turn.revision,
+    )
+    # The same turn id, so the panel's forms keep their keys (and what was typed) when it comes back.
+    _start(replace(request, turn_id=turn_id))
+
+
 def new_chat() -> None:
     stop()
     st.session_state.chat = state.new_chat()
@@ -228,6 +259,8 @@ def collect() -> None:
         return  # a turn of a chat the person has left: it is in the history, not in this conversation
     if job.save_error:
         state.flash("warning", job.save_error)
+    if job.refused:
+        state.flash("error", job.refused)
     turns = ss.chat["turns"]
     index = next((i for i, t in enumerate(turns) if t.id == req.replaces_turn), None)
     if index is None:

@@ -20,6 +20,10 @@ class MissingKeyError(ConfigError):
     """A provider needs a key that is not configured."""
 
 
+class Conflict(ReactLabError):
+    """Two people (or tabs) acted on the same stored thing at once; this one came second and nothing was changed."""
+
+
 class ProviderError(ReactLabError):
     """A model provider failed (network, authentication, rate limit after retries, a bad response)."""
 

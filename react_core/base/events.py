@@ -2,7 +2,8 @@
 
 ``Agent.stream`` yields, for each step: ``StepStarted``, ``TextDelta`` as the model writes (its ``text`` goes back to
 "" when a provider retries a broken stream: the step starts over), ``ActionParsed`` when the step's action is about to
-run, and ``StepDone`` with the finished ``Step``; the last event is always ``RunDone`` with the ``Trace``. The chat's
+run, and ``StepDone`` with the finished ``Step`` (or, in step mode, ``Paused`` with the step that waits for a
+person); the last event is always ``RunDone`` with the ``Trace``. The chat's
 live panel, the command line, the evaluation and the history store all read this one stream; nothing converts it to
 dicts and back.
 """
@@ -39,11 +40,19 @@ class StepDone:
 
 
 @dataclass(frozen=True)
+class Paused:
+    """Step mode: the run stops before ``step`` goes on (its ``pending`` names the breakpoint) and waits for a person's
+    decision (``react_core.loop.pause``); ``RunDone`` follows with the paused Trace, this step last."""
+
+    step: Step
+
+
+@dataclass(frozen=True)
 class RunDone:
     trace: Trace
 
 
-Event = StepStarted | TextDelta | ActionParsed | StepDone | RunDone
+Event = StepStarted | TextDelta | ActionParsed | StepDone | Paused | RunDone
 
 
 def final_trace(events: Iterable[Event]) -> Trace:
@@ -80,7 +89,7 @@ class LiveRun:
             self.writing = replace(self.writing, text=event.text)
         elif isinstance(event, ActionParsed) and self.writing is not None:
             self.writing = replace(self.writing, action=event.action)
-        elif isinstance(event, StepDone):
+        elif isinstance(event, StepDone | Paused):
             self.steps.append(event.step)
             self.writing = None
         elif isinstance(event, RunDone):

@@ -10,6 +10,9 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+from react_core.base.calls import ModelCall as ModelCall
+from react_core.base.calls import ToolCall as ToolCall
+
 # Why a run ended, and how to say it to a person.
 STOP_REASONS = {
     "finished": "Answered",
@@ -18,6 +21,14 @@ STOP_REASONS = {
     "loop": "No answer: it repeated an action that brought nothing new",
     "cancelled": "Stopped by you",
     "error": "Failed",
+    "paused": "Paused: waiting for you",
+}
+
+# Step mode's breakpoints, in the order a step meets them, and how to say each to a person.
+BREAKPOINTS = {
+    "tool": "before every tool call",
+    "error": "on an unreadable step",
+    "finish": "before Finish",
 }
 
 # The settings a trace records. A key or any other secret is never one of them: Trace.from_dict and the
@@ -33,6 +44,7 @@ SETTINGS_FIELDS = (
     "tools",
     "strategy",
     "grammar",
+    "pause_before",
 )
 
 
@@ -88,6 +100,8 @@ class Observation:
     # The text is evidence a tool returned (a page's sentences, a Lookup result, a Calculator result), not a miss,
     # a "no more results" or an error: only evidence can ground an answer.
     evidence: bool = False
+    # Who wrote the text when no tool did (step mode's "write the observation"): '' for a tool's observation.
+    written_by: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -97,6 +111,7 @@ class Observation:
             "stats": self.stats.to_dict(),
             "note": self.note,
             "evidence": self.evidence,
+            "written_by": self.written_by,
         }
 
     @classmethod
@@ -109,6 +124,7 @@ class Observation:
             note=d.get("note", ""),
             # Traces written before the field existed: a page found by Search or Lookup is the evidence they hold.
             evidence=d.get("evidence", bool(d.get("sources")) and not d.get("is_error", False)),
+            written_by=d.get("written_by", ""),
         )
 
     @classmethod
@@ -133,62 +149,72 @@ class Usage:
 
 
 @dataclass
-class ToolCall:
-    """A function call a model made natively (the ``tools`` dialect): what it called, with the arguments exactly as it
-    wrote them (JSON text, possibly malformed), so the conversation can be sent back to it as it was."""
+class Alternative:
+    """One reply drawn again for a paused step (step mode's Regenerate): what the model wrote, what it was read as
+    (``error``: why it could not be read), at which temperature, and its own model call."""
 
-    id: str  # the API's id for the call ('' when the API gives none, as Gemini's may not)
-    name: str
-    arguments: str
-    # Opaque data the API wants back with the call (Gemini's thought signature, base64); '' when none.
-    signature: str = ""
+    raw_output: str
+    thought: str = ""
+    action: Action | None = None
+    final_answer: str | None = None
+    error: str = ""
+    temperature: float = 0.0
+    usage: Usage = field(default_factory=Usage)
+    call: ModelCall | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        d = asdict(self)
+        d["call"] = self.call.to_dict() if self.call else None
+        return d
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> ToolCall:
-        return cls(d.get("id", ""), d["name"], d.get("arguments", ""), d.get("signature", ""))
+    def from_dict(cls, d: dict[str, Any]) -> Alternative:
+        return cls(
+            raw_output=d["raw_output"],
+            thought=d.get("thought", ""),
+            action=Action.from_dict(d["action"]) if d.get("action") else None,
+            final_answer=d.get("final_answer"),
+            error=d.get("error", ""),
+            temperature=d.get("temperature", 0.0),
+            usage=Usage.from_dict(d.get("usage", {})),
+            call=ModelCall.from_dict(d["call"]) if d.get("call") else None,
+        )
 
 
 @dataclass
-class ModelCall:
-    """The model call behind a step, kept so that the request can be rebuilt byte for byte without storing the whole
-    prompt again for every step (which would grow as the square of the steps).
+class Intervention:
+    """A person's decision at a paused step (step mode): ``kind`` run | edit | observe | regenerate | pick | stop,
+    ``at`` which breakpoint (tool | error | finish), ``by`` whom, what the step said ``before`` and ``after`` (an action
+    or an observation as text); a pick keeps every alternative drawn, the number ``picked`` (1 = the first) and the
+    step's own reply it replaced; a regeneration passed over keeps its alternatives with none picked."""
 
-    ``body`` is the request as the provider's API received it, with the run's long texts replaced by references
-    (``{"$ref": "system"}``, ``{"$ref": "prompt"}``, ``{"$ref": "system+prompt"}``). The texts themselves are stored
-    once: ``system`` only when it differs from the previous call's, and the prompt as what it keeps of the previous
-    call's prompt (``prompt_keep`` characters) plus what it adds. ``react_core.base.call_records`` rebuilds them.
-    """
-
-    api: str = ""  # e.g. "openai.chat.completions", "gemini.streamGenerateContent", "llama.cpp"
-    endpoint: str = ""  # where it was sent (never a key); "" for an in-process model
-    body: dict[str, Any] = field(default_factory=dict)
-    system: str | None = None  # None: the same as the previous call's
-    prompt_keep: int = 0
-    prompt_added: str = ""
-    # Parameters left out on purpose or dropped after the server refused them: [{"param": …, "reason": …}].
-    omitted: list[dict[str, str]] = field(default_factory=list)
-    stop_local: list[str] = field(default_factory=list)  # the stop sequences the loop enforced by cutting
-    finish_reason: str = ""
-    cut_at: int | None = None  # where in the raw output a stop sequence cut the reply
-    cut_by: str = ""  # which one
-    first_token_seconds: float = 0.0
-    seconds: float = 0.0
-    reused_tokens: int | None = None  # prompt tokens the model reused from its cache, when it says
-    conversation: str = ""  # the body key holding the message list ('' for a single prompt)
-    messages_keep: int = 0
-    messages_added: list[Any] = field(default_factory=list)
-    same_reply_as: int | None = None
+    kind: str
+    at: str
+    by: str = "person"
+    before: str = ""
+    after: str = ""
+    alternatives: list[Alternative] = field(default_factory=list)
+    picked: int | None = None
+    replaced: Alternative | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        d = asdict(self)
+        d["alternatives"] = [a.to_dict() for a in self.alternatives]
+        d["replaced"] = self.replaced.to_dict() if self.replaced else None
+        return d
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> ModelCall:
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in d.items() if k in known})
+    def from_dict(cls, d: dict[str, Any]) -> Intervention:
+        return cls(
+            kind=d["kind"],
+            at=d.get("at", ""),
+            by=d.get("by", "person"),
+            before=d.get("before", ""),
+            after=d.get("after", ""),
+            alternatives=[Alternative.from_dict(a) for a in d.get("alternatives", [])],
+            picked=d.get("picked"),
+            replaced=Alternative.from_dict(d["replaced"]) if d.get("replaced") else None,
+        )
 
 
 @dataclass
@@ -204,6 +230,11 @@ class Step:
     leaked_observation: bool = False
     call: ModelCall | None = None
     tool_call: ToolCall | None = None  # the native function call behind the action (the ``tools`` dialect)
+    # Step mode: the breakpoint this step waits at (tool | error | finish; '' once decided), the alternatives drawn
+    # for it and not yet picked, and every decision a person took on it.
+    pending: str = ""
+    offered: list[Alternative] = field(default_factory=list)
+    interventions: list[Intervention] = field(default_factory=list)
 
     @property
     def is_error(self) -> bool:
@@ -222,6 +253,9 @@ class Step:
             "leaked_observation": self.leaked_observation,
             "call": self.call.to_dict() if self.call else None,
             "tool_call": self.tool_call.to_dict() if self.tool_call else None,
+            "pending": self.pending,
+            "offered": [a.to_dict() for a in self.offered],
+            "interventions": [i.to_dict() for i in self.interventions],
         }
 
     @classmethod
@@ -238,6 +272,9 @@ class Step:
             leaked_observation=d.get("leaked_observation", False),
             call=ModelCall.from_dict(d["call"]) if d.get("call") else None,
             tool_call=ToolCall.from_dict(d["tool_call"]) if d.get("tool_call") else None,
+            pending=d.get("pending", ""),
+            offered=[Alternative.from_dict(a) for a in d.get("offered", [])],
+            interventions=[Intervention.from_dict(i) for i in d.get("interventions", [])],
         )
 
 
@@ -299,6 +336,11 @@ class Trace:
         usage = Usage()
         for s in self.steps:
             usage = usage + s.usage
+            # Step mode: alternatives drawn and replies set aside were spent too (a picked one is the step's own).
+            notes = s.interventions
+            aside = [a for n in notes for i, a in enumerate(n.alternatives, 1) if i != n.picked]
+            for alt in [*s.offered, *aside, *(n.replaced for n in notes if n.replaced)]:
+                usage = usage + alt.usage
         return {
             "steps": len(self.steps),
             "prompt_tokens": usage.prompt_tokens,

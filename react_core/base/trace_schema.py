@@ -22,7 +22,7 @@ from typing import Any, Union, get_args, get_origin, get_type_hints
 
 from react_core.base.errors import ConfigError
 from react_core.base.text import scrub, scrub_value
-from react_core.base.trace import STOP_REASONS, Trace, current_names
+from react_core.base.trace import BREAKPOINTS, STOP_REASONS, Step, Trace, current_names
 
 MAX_IMPORT_BYTES = 5_000_000
 MAX_DEPTH = 32  # a real trace nests 6 levels deep
@@ -41,6 +41,7 @@ SETTING_TYPES: dict[str, Any] = {
     "tools": list[str],
     "strategy": str,
     "grammar": bool,
+    "pause_before": list[str],
 }
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,40}")
 
@@ -227,6 +228,10 @@ def _trace_rules(trace: dict[str, Any], path: str) -> None:
         if name not in SETTING_TYPES:
             raise InvalidTrace(where, "is not a setting a trace records")
         _value(value, SETTING_TYPES[name] | None, where)
+    steps = trace.get("steps", [])
+    waiting = [i for i, step in enumerate(steps) if step.get("pending")]
+    if waiting and (waiting != [len(steps) - 1] or trace.get("stop_reason") != "paused"):
+        raise InvalidTrace(f"steps[{waiting[0]}].pending", "is allowed only on the last step of a paused run")
     previous = 0
     for i, step in enumerate(trace.get("steps", [])):
         if step["index"] <= previous:
@@ -235,4 +240,13 @@ def _trace_rules(trace: dict[str, Any], path: str) -> None:
         previous = step["index"]
 
 
-_RULES = {Trace: _trace_rules}
+def _step_rules(step: dict[str, Any], path: str) -> None:
+    if step.get("pending", "") not in ("", *BREAKPOINTS):
+        raise InvalidTrace(_join(path, "pending"), f"must be one of {', '.join(BREAKPOINTS)} or empty")
+    for i, note in enumerate(step.get("interventions", [])):
+        picked, drawn = note.get("picked"), len(note.get("alternatives", []))
+        if picked is not None and not 1 <= picked <= drawn:
+            raise InvalidTrace(f"{path}.interventions[{i}].picked", f"must be between 1 and {drawn}")
+
+
+_RULES = {Trace: _trace_rules, Step: _step_rules}

@@ -94,7 +94,10 @@ def _cmd_ask(args: argparse.Namespace) -> int:
     config = build_config(args)
     if config.provider.is_demo:  # on stderr, so --json output stays clean
         print(config.provider.demo_notice, file=sys.stderr)
-    events = Agent(config).stream(args.question)
+    agent = Agent(config)
+    events = agent.stream(args.question)
+    if config.pause_before:
+        return _ask_in_steps(args, agent, events)
     if args.json:
         trace = final_trace(events)
         print(to_json(trace.to_dict()))
@@ -127,6 +130,18 @@ def _send(trace: Trace) -> None:
         print(f"The run was not sent to {live.endpoint()} within 5 seconds.", file=sys.stderr)
     elif live.problem():
         print(live.problem(), file=sys.stderr)
+
+
+def _ask_in_steps(args: argparse.Namespace, agent, events) -> int:
+    """Step mode: each pause is printed and a decision read from standard input (``cli.step_mode``)."""
+    from react_core.cli import step_mode
+
+    out = sys.stderr if args.json else sys.stdout  # --json keeps standard output for the trace
+    print(question_line(args.question), file=out, flush=True)
+    trace = step_mode.drive(agent, events, read_line=sys.stdin.readline, out=out, step_lines=step_lines)
+    print(to_json(trace.to_dict()) if args.json else ending_lines(trace), flush=True)
+    _send(trace)
+    return 0
 
 
 # -- request ------------------------------------------------------------------------------------------
@@ -214,6 +229,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("question")
     add_run_options(p)
     p.add_argument("--json", action="store_true", help="print the Trace as JSON")
+    p.add_argument(
+        "--pause-before",
+        metavar="BREAKPOINTS",
+        help="step mode: pause at tool, error, finish (comma-separated) and read each decision as a line on stdin",
+    )
     p.set_defaults(func=_cmd_ask)
 
     p = sub.add_parser("request", help="print the model call behind one step of a trace (JSON, cURL or Python)")

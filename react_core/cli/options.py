@@ -81,6 +81,7 @@ def settings_from_args(args: argparse.Namespace, **defaults: Any) -> Any:
         "sentences": args.sentences,
         "tools": _tool_list(args.tools),
         "grammar": args.grammar,
+        "pause_before": _breakpoints(getattr(args, "pause_before", None)),
     }
     given = {k: v for k, v in overrides.items() if v is not None}
     return RunSettings.from_env().updated(**{**defaults, **given})
@@ -91,6 +92,12 @@ def build_config(args: argparse.Namespace) -> Any:
     from react_core.loop.settings import build_run_config
 
     return build_run_config(settings_from_args(args))
+
+
+def _breakpoints(value: str | None) -> list[str] | None:
+    from react_core.cli.step_mode import breakpoints
+
+    return None if value is None else breakpoints(value)
 
 
 def _tool_list(value: str | None) -> list[str] | None:

@@ -84,6 +84,7 @@ class EvalPlan:
             sentences=self.sentences,
             dialect="",
             preset="",
+            pause_before=[],  # step mode is the chat's: nobody is there to decide during an evaluation
         )
 
     def path(self, strategy: str) -> Path:

@@ -14,7 +14,7 @@ from typing import Any
 
 from react_core.base.trace import STOP_REASONS
 
-ENDINGS = tuple(r for r in STOP_REASONS if r not in ("error", "cancelled"))
+ENDINGS = tuple(r for r in STOP_REASONS if r not in ("error", "cancelled", "paused"))  # an evaluation never pauses
 
 
 @dataclass

@@ -89,7 +89,13 @@ MIGRATIONS = (
         postgres=("ALTER TABLE runs RENAME COLUMN format TO dialect",),
     ),
     Migration(
-        6,
+        4,
+        "a revision for every run, so a paused run is resumed once (a compare-and-set on it)",
+        sqlite=("ALTER TABLE runs ADD COLUMN revision INTEGER NOT NULL DEFAULT 0",),
+        postgres=("ALTER TABLE runs ADD COLUMN revision INTEGER NOT NULL DEFAULT 0",),
+    ),
+    Migration(
+        5,
         "read-only share links: an unguessable token per shared run, kept by the run's owner",
         sqlite=(
             "CREATE TABLE shares (token TEXT PRIMARY KEY, owner TEXT NOT NULL, run_id INTEGER NOT NULL, "

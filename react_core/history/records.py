@@ -53,6 +53,7 @@ class RunRecord:
     fork_step: int | None
     trace: Trace | None = None
     damaged: str = ""
+    revision: int = 0  # moves on each time the row changes after it was saved (a paused run resumed)
 
     def to_dict(self) -> dict[str, Any]:
         d = {k: v for k, v in self.__dict__.items() if k != "trace"}
@@ -71,11 +72,11 @@ class SavedPreset:
 
 COLUMNS = (
     "id, created_at, question, final_answer, stop_reason, provider, model, dialect, steps, tokens, seconds, "
-    "origin, conversation, parent_id, fork_step"
+    "origin, conversation, parent_id, fork_step, revision"
 )
 _TEXT = ("created_at", "question", "provider", "model", "dialect", "origin", "conversation")
 _OPTIONAL_TEXT = ("final_answer", "stop_reason")
-_COUNTS = ("steps", "tokens")
+_COUNTS = ("steps", "tokens", "revision")
 _OPTIONAL_IDS = ("parent_id", "fork_step")
 
 

@@ -15,7 +15,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from react_core.base.errors import ConfigError
+from react_core.base.errors import ConfigError, Conflict
 from react_core.base.trace import Trace
 from react_core.base.trace_schema import load_trace_json
 from react_core.history.conversations import ConversationSummary, summary
@@ -57,6 +57,14 @@ class Imported:
         if self.unmapped:
             said += " Not kept from the file: " + "; ".join(self.unmapped) + "."
         return said
+
+
+def resumed_elsewhere(run_id: int) -> Conflict:
+    """What the second of two resumes of one paused run is told."""
+    return Conflict(
+        f"Run #{run_id} was resumed somewhere else (another tab or window) a moment ago, so this decision was not "
+        "taken. Open it again from History to see where it is now."
+    )
 
 
 class Store(ABC):
@@ -129,6 +137,39 @@ class Store(ABC):
                 f"INSERT INTO runs ({names}) VALUES ({', '.join('?' for _ in row)}) RETURNING id", tuple(row.values())
             )
         return int(got[0]["id"])
+
+    def claim(self, run_id: int, revision: int) -> int:
+        """Take this owner's paused run to resume it: a compare-and-set that moves its revision on by one only while
+        it is still paused at ``revision``; returns the new revision. Of two resumes of the same pause (two tabs, two
+        replicas) one wins; the other gets a Conflict and nothing changes."""
+        n = row_id(run_id)
+        with self._write() as tx:
+            changed = n is not None and tx.run(
+                "UPDATE runs SET revision = revision + 1 WHERE id = ? AND owner = ? AND stop_reason = 'paused' "
+                "AND revision = ?",
+                (n, self.owner, int(revision)),
+            )
+        if not changed:
+            raise resumed_elsewhere(run_id)
+        return int(revision) + 1
+
+    def update(self, run_id: int, trace: Trace, revision: int) -> bool:
+        """Write the resumed ``trace`` over this owner's run while its row is still at ``revision`` (the one its
+        ``claim`` returned); False when another resume changed it meanwhile (nothing is written)."""
+        n = row_id(run_id)
+        if n is None:
+            return False
+        row = run_row(trace, self.owner, "", "", None, None)
+        names = ("final_answer", "stop_reason", "steps", "tokens", "seconds", "search_text", "trace_json")
+        sets = ", ".join(f"{name} = ?" for name in names)
+        with self._write() as tx:
+            return (
+                tx.run(
+                    f"UPDATE runs SET {sets}, revision = revision + 1 WHERE id = ? AND owner = ? AND revision = ?",
+                    (*(row[name] for name in names), n, self.owner, int(revision)),
+                )
+                > 0
+            )
 
     def list(self, query: str = "", *, limit: int = 200) -> list[RunRecord]:
         """Newest first; every word of ``query`` must occur (any case) in the question, answer, thoughts, actions

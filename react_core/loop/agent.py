@@ -28,8 +28,8 @@ from react_core.base import call_records
 from react_core.base import cancel as cancellation
 from react_core.base.cancel import Cancelled
 from react_core.base.errors import ConfigError, ContextOverflowError, ReactLabError
-from react_core.base.events import ActionParsed, Event, RunDone, StepDone, StepStarted, TextDelta, final_trace
-from react_core.base.trace import Exchange, ModelCall, Observation, Step, Trace, Usage
+from react_core.base.events import ActionParsed, Event, Paused, RunDone, StepDone, StepStarted, TextDelta, final_trace
+from react_core.base.trace import BREAKPOINTS, Exchange, ModelCall, Observation, Step, Trace, Usage
 from react_core.dialects import get_dialect
 from react_core.dialects.base import Dialect, ParseResult
 from react_core.loop.model_call import Reply, call_record, read_reply
@@ -54,9 +54,30 @@ class RunConfig:
     max_tokens: int = 400
     # Constrain the on-device model's decoding to one well-formed step of the dialect (providers that can).
     grammar: bool = False
+    # Step mode: the breakpoints (``trace.BREAKPOINTS``) where the run pauses for a person (``react_core.loop.pause``).
+    pause_before: tuple[str, ...] = ()
     # What else the trace records about how it ran (the knowledge source, the evaluation strategy). Never a key:
     # Trace drops names it does not know.
     recorded: dict[str, Any] = field(default_factory=dict)
+
+
+def settled(step: Step) -> Step:
+    """A copy of an earlier run's step to go on from (a fork, a retry): no longer waiting at a pause."""
+    copy = Step.from_dict(step.to_dict())
+    copy.pending, copy.offered = "", []
+    return copy
+
+
+def check_pausable(pause_before: Sequence[str], dialect: Dialect) -> None:
+    """Refuse a breakpoint that is not one, and step mode in the tools dialect (one reply may hold several calls)."""
+    unknown = set(pause_before) - set(BREAKPOINTS)
+    if unknown:
+        raise ConfigError(f"Unknown breakpoints {sorted(unknown)}: choose from {', '.join(BREAKPOINTS)}.")
+    if pause_before and dialect.native_tools:
+        raise ConfigError(
+            "Step mode pauses the text dialects; the tools dialect's replies may hold several calls at once. Choose "
+            "another dialect, or turn step mode off."
+        )
 
 
 def check_supported(provider: Provider, dialect: Dialect) -> None:
@@ -103,10 +124,15 @@ class Agent:
         continues that thought). Never raises: whatever ends the run is its stop reason, with the steps taken so far,
         and the last event is ``RunDone``."""
         trace = self._new_trace(question, context, prior_steps)
+        yield from self.drive(trace, self.loop(trace, resume_thought), cancel)
+
+    def drive(self, trace: Trace, events: Iterator[Event], cancel: threading.Event | None) -> Iterator[Event]:
+        """``events`` (the loop, or a resumed run) passed on until they end, then ``RunDone``: whatever ends them is
+        the trace's stop reason."""
         try:
             # Within the scope, whatever waits for this run (a stream, a backoff, a Wikipedia request) hears Stop.
             with cancellation.scope(cancel) if cancel is not None else contextlib.nullcontext():
-                yield from self._loop(trace, resume_thought)
+                yield from events
         except Cancelled:
             trace.stop_reason = "cancelled"
         except ContextOverflowError as e:
@@ -133,16 +159,19 @@ class Agent:
                 "max_calls": cfg.max_calls,
                 "tools": cfg.tools.names,
                 **({"grammar": True} if self._constrained() else {}),
+                **({"pause_before": list(cfg.pause_before)} if cfg.pause_before else {}),
                 **cfg.recorded,
             },
             context=list(context),
-            steps=[Step.from_dict(s.to_dict()) for s in prior_steps],
+            steps=[settled(s) for s in prior_steps],
             started_at=datetime.now(UTC).isoformat(timespec="seconds"),
         )
 
-    def _loop(self, trace: Trace, seed: str | None) -> Iterator[Event]:
+    def loop(self, trace: Trace, seed: str | None, calls: int | None = None) -> Iterator[Event]:
+        """The steps after ``trace``'s own, up to ``calls`` model calls (the run's budget when None)."""
         cfg = self.config
         check_supported(cfg.provider, self.dialect)
+        check_pausable(cfg.pause_before, self.dialect)
         if seed and self.dialect.native_tools:
             raise ConfigError(
                 "A run in the tools dialect cannot continue an edited thought (the APIs cannot be made to go on from "
@@ -154,12 +183,12 @@ class Agent:
         previous = call_records.texts(trace.steps)[-1] if trace.steps else None
         index = len(trace.steps) + 1
         # The budget counts model calls; a reply with several tool calls gives several steps.
-        for _ in range(cfg.max_calls):
+        for _ in range(cfg.max_calls if calls is None else calls):
             cancellation.check()
             yield StepStarted(index)
             started = time.perf_counter()
             request = self._request(system, question_block, scratchpad, trace.steps, index, seed)
-            reply = yield from self._generate(request, index)
+            reply = yield from self.generate(request, index)
             head = index
             for n, parsed in enumerate(self._read(reply, seed)):
                 if n:
@@ -173,25 +202,55 @@ class Agent:
                     step.call = ModelCall(same_reply_as=head)
                 seed = None
                 trace.steps.append(step)
-                if step.final_answer is not None:
-                    trace.final_answer, trace.stop_reason = step.final_answer, "finished"
-                elif step.observation is None:  # an action to run
-                    assert step.action is not None
-                    yield ActionParsed(index, step.action)
-                    cancellation.check()
-                    step.observation = self._act(step)
-                if trace.stop_reason is None and self._looping(trace.steps):
-                    trace.stop_reason = "loop"
-                    step.observation.note = (
-                        f"The same action got the same observation {LOOP_REPEATS} times in a row, so the run stopped."
-                    )
-                step.seconds = round(time.perf_counter() - started, 6)
-                yield StepDone(step)
+                step.pending = self.breakpoint_at(step)
+                if step.pending:
+                    trace.stop_reason, step.seconds = "paused", round(time.perf_counter() - started, 6)
+                    yield Paused(step)
+                    return
+                yield from self.settle(trace, step, started)
                 if trace.stop_reason:
                     return
                 scratchpad += self.dialect.render_step(step)
                 index += 1
         trace.stop_reason = "max_calls"
+
+    def settle(self, trace: Trace, step: Step, started: float) -> Iterator[Event]:
+        """The step carried through: its answer ends the run, its action runs (an unreadable step already has its
+        error observation), a loop ends the run; then ``StepDone``."""
+        if step.final_answer is not None:
+            trace.final_answer, trace.stop_reason = step.final_answer, "finished"
+        elif step.observation is None:  # an action to run
+            assert step.action is not None
+            yield ActionParsed(step.index, step.action)
+            cancellation.check()
+            step.observation = self._act(step)
+        if trace.stop_reason is None and self._looping(trace.steps):
+            trace.stop_reason = "loop"
+            step.observation.note = (
+                f"The same action got the same observation {LOOP_REPEATS} times in a row, so the run stopped."
+            )
+        step.seconds = round(step.seconds + time.perf_counter() - started, 6)
+        yield StepDone(step)
+
+    def breakpoint_at(self, step: Step) -> str:
+        """The breakpoint ``step`` meets in step mode ('' when the run goes on)."""
+        if step.final_answer is not None:
+            hit = "finish"
+        elif step.is_error:
+            hit = "error"
+        else:
+            hit = "tool" if step.action is not None else ""
+        return hit if hit in self.config.pause_before else ""
+
+    def request_at(self, trace: Trace, index: int) -> CompletionRequest:
+        """The request that writes step ``index`` after the steps before it (a paused step drawn again)."""
+        cfg = self.config
+        before = [s for s in trace.steps if s.index < index]
+        scratchpad = "".join(self.dialect.render_step(s) for s in before)
+        system = render_prefix(cfg.preset, cfg.tools.names)
+        return self._request(
+            system, render_question(cfg.preset, trace.question, trace.context), scratchpad, before, index, None
+        )
 
     def _request(
         self, system: str, question: str, scratchpad: str, steps: list[Step], index: int, seed: str | None
@@ -233,7 +292,7 @@ class Agent:
     def _constrained(self) -> bool:
         return self.config.grammar and self.config.provider.constrained
 
-    def _generate(self, request: CompletionRequest, index: int) -> Generator[Event, None, Reply]:
+    def generate(self, request: CompletionRequest, index: int) -> Generator[Event, None, Reply]:
         """The model's reply, its text yielded as it arrives."""
         pieces = read_reply(self.config.provider, request)
         while True:

@@ -13,7 +13,7 @@ from typing import Any
 
 from react_core.base.environment import setting_defaults, value
 from react_core.base.errors import ConfigError
-from react_core.base.trace import current_names
+from react_core.base.trace import BREAKPOINTS, current_names
 from react_core.dialects import get_dialect
 from react_core.loop.agent import DEFAULT_MAX_CALLS, RunConfig, check_supported
 from react_core.presets.check import validate_preset
@@ -50,6 +50,8 @@ class RunSettings:
     tools: list[str] = field(default_factory=lambda: list(TOOL_ORDER))
     # Constrain decoding to one well-formed step of the dialect, where the provider can (the on-device model).
     grammar: bool = True
+    # Step mode: pause before a tool call, on an unreadable step, before Finish (``trace.BREAKPOINTS``); [] is off.
+    pause_before: list[str] = field(default_factory=list)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> RunSettings:
@@ -74,6 +76,9 @@ class RunSettings:
             raise ConfigError(f"temperature must be between 0 and 2 (got {self.temperature}).")
         if not 1 <= int(self.sentences) <= 50:
             raise ConfigError(f"sentences must be between 1 and 50 (got {self.sentences}).")
+        stray = set(self.pause_before) - set(BREAKPOINTS)
+        if stray:
+            raise ConfigError(f"unknown breakpoints {sorted(stray)}: choose from {', '.join(BREAKPOINTS)}.")
         unknown = set(self.tools) - set(TOOL_ORDER)
         if unknown:
             raise ConfigError(f"unknown tools {sorted(unknown)}: choose from {', '.join(TOOL_ORDER)}.")
@@ -141,5 +146,6 @@ def build_run_config(
         max_calls=int(settings.max_calls),
         temperature=float(settings.temperature),
         grammar=bool(settings.grammar),
+        pause_before=tuple(b for b in BREAKPOINTS if b in settings.pause_before),
         recorded={"knowledge": settings.knowledge},
     )

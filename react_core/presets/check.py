@@ -12,7 +12,7 @@ from react_core.base import tool_specs
 from react_core.base.tool_specs import TOOL_ORDER
 from react_core.base.trace import Action, Step
 from react_core.dialects import DIALECTS, get_dialect
-from react_core.dialects.base import Dialect
+from react_core.dialects.base import Dialect, ParseResult
 from react_core.presets.preset import Preset
 
 
@@ -132,3 +132,16 @@ def validate_preset(
             offset, text = _action_line(chunk, None if result.error else result.thought)
             problems.append(Problem("examples", line + offset, why, text))
     return problems
+
+
+def check_action(fmt: Dialect, text: str, tools: Iterable[str]) -> tuple[ParseResult, Problem | None]:
+    """An action a person typed (step mode's Edit action), read by the dialect's own parser and held to the rules of
+    an example step: an enabled tool or Finish, written as the dialect writes it. The problem reads as the prompt
+    editor's do."""
+    result = fmt.parse(text)
+    why = result.error
+    if not why and result.action is None and result.final_answer is None:
+        why = "no action found"
+    if not why:
+        why = _action_problem(fmt, text, result.action, result.final_answer, set(tools))
+    return result, (Problem("action", 1, why, text.strip()) if why else None)

@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from react_core.base.text import fenced, md_link, md_text
-from react_core.base.trace import STOP_REASONS, Step, Trace
+from react_core.base.trace import BREAKPOINTS, STOP_REASONS, Alternative, Step, Trace
 from react_core.dialects import DIALECTS
 from react_core.dialects.base import Dialect
 from react_core.report.expected import check_expected
@@ -23,6 +23,8 @@ CREDIT = (
     "Observation text comes from Wikipedia (CC BY-SA 4.0); offline packs hold the opening paragraphs from the "
     "HotpotQA corpus (Yang et al. 2018, CC BY-SA 4.0)."
 )
+
+
 def action_text(step: Step, dialect: str) -> str:
     """The step's action as the model wrote it in the run's own dialect, e.g. ``Search[Colorado orogeny]``."""
     if step.action is None and step.final_answer is None:
@@ -91,6 +93,7 @@ def to_markdown(trace: Trace) -> str:
                 out += [f"_Note: {md_text(step.observation.note)}_", ""]
             for src in step.observation.sources:
                 out.append(f"- Source: {md_link(src.title, src.url)}")
+        out += _decisions(step, fmt)
         tokens = step.usage.prompt_tokens + step.usage.completion_tokens
         out.append(f"_{tokens:,} tokens · {step.seconds:.2f} s_")
     if trace.sources:
@@ -98,6 +101,40 @@ def to_markdown(trace: Trace) -> str:
         out += [f"- {md_link(s.title, s.url)}" for s in trace.sources]
         out += ["", f"_{CREDIT}_"]
     return "\n".join(out).rstrip() + "\n"
+
+
+def _decisions(step: Step, fmt: str) -> list[str]:
+    """Step mode: where the step waits, what a person decided on it, and every alternative drawn for it."""
+    out: list[str] = []
+    if step.pending:
+        out += [f"_Paused {md_text(BREAKPOINTS.get(step.pending, step.pending))}: waiting for a decision._", ""]
+    for note in step.interventions:
+        what = f"- **{md_text(note.by)}** decided **{md_text(note.kind)}** at the {md_text(note.at)} breakpoint"
+        out.append(what + (f": {_code(note.before)} → {_code(note.after)}" if note.before != note.after else ""))
+        out += [f"  - {line}" for line in _alternatives(note.alternatives, fmt, note.picked)]
+    if step.offered:
+        out.append("- Alternatives drawn, none picked yet:")
+        out += [f"  - {line}" for line in _alternatives(step.offered, fmt, None)]
+    return [*out, ""] if out and out[-1] else out
+
+
+def _alternatives(alternatives: list[Alternative], fmt: str, picked: int | None) -> list[str]:
+    lines = []
+    for n, alt in enumerate(alternatives, 1):
+        said = (
+            md_text(alt.error)
+            if alt.error
+            else _code(action_text(Step(0, action=alt.action, final_answer=alt.final_answer), fmt))
+        )
+        mark = " (picked)" if n == picked else ""
+        lines.append(f"Alternative {n}{mark} at temperature {alt.temperature:g}: {said}")
+    return lines
+
+
+def _code(text: str, limit: int = 300) -> str:
+    """``text`` as one inline code span on one line (a line break could start a Markdown block), shortened."""
+    flat = " ".join(text.replace("`", "'").split())
+    return f"`{flat[:limit]}{'…' if len(flat) > limit else ''}`" if flat else "(nothing)"
 
 
 def _inline(value: Any) -> str:

@@ -21,6 +21,7 @@ from react_core import (
     Agent,
     Allowance,
     ConfigError,
+    Decision,
     Exchange,
     LiveRun,
     Observation,
@@ -32,10 +33,13 @@ from react_core import (
     Step,
     Trace,
     build_run_config,
+    cannot_go_on,
     expected_answer_for,
     export_run_live,
     get_dialect,
     open_history,
+    resume,
+    resume_saved,
 )
 from ui.jobs.base import Job
 
@@ -54,6 +58,7 @@ class Turn:
     history_id: int | None = None
     origin: str = "chat"  # chat | retry | fork | similar
     label: str = ""  # shown above the turn, e.g. "Fork of run #3 from step 2"
+    revision: int = 0  # the saved row's revision as drawn: a decision on a paused run names it (step mode)
 
     @property
     def question(self) -> str:
@@ -83,6 +88,11 @@ class TurnRequest:
     fork_step: int | None = None
     # Whose history the run is saved to, whose keys it may use, the person's call window (ui.identity.allowance).
     allowance: Allowance = OPERATOR
+    # Step mode: a decision on the paused run ``paused`` (saved as ``history_id`` at ``revision``, when it was saved).
+    decision: Decision | None = None
+    paused: Trace | None = None
+    history_id: int | None = None
+    revision: int = 0
 
 
 @dataclass(frozen=True)
@@ -117,6 +127,7 @@ class TurnJob(Job):
         self._preparing = True  # building the provider and knowledge (the on-device model may be loading)
         self.turn: Turn | None = None
         self.save_error: str | None = None
+        self.refused: str | None = None  # why a step-mode decision was not taken
 
     def view(self) -> TurnView:
         with self._lock:
@@ -142,6 +153,9 @@ class TurnJob(Job):
         return config
 
     def work(self) -> None:
+        if self.request.decision is not None:
+            self._decide()
+            return
         req = self.request
         prior = list(req.prior_steps)
         try:
@@ -171,7 +185,61 @@ class TurnJob(Job):
         self._finish(trace)
 
     def crashed(self, message: str) -> None:
+        if self.request.decision is not None:
+            self._kept(message)
+            return
         self._finish(self._failed(list(self.request.prior_steps), message))
+
+    def _decide(self) -> None:
+        """Step mode: the paused run taken on with the person's decision. Its saved row is claimed and updated
+        (``resume_saved``); one that could not be saved is resumed in memory and saved when it ends. A decision that
+        cannot be taken (an edit that does not parse, a run resumed in another tab, a provider gone) leaves the
+        paused run as it was, and says why."""
+        req = self.request
+        assert req.decision is not None and req.paused is not None
+        try:
+            config = self._config()
+        except ReactLabError as e:
+            self._kept(str(cannot_go_on(req.paused, e)))
+            return
+        try:
+            with self._lock:
+                self._preparing = False
+            agent = Agent(config)
+            resumed = None
+            if req.history_id is None:
+                events = resume(agent, req.paused, req.decision, cancel=self._cancel)
+            else:
+                store = open_history(self.allowance.owner)
+                resumed = resume_saved(
+                    store, req.history_id, req.decision, agent=agent, revision=req.revision, cancel=self._cancel
+                )
+                events = resumed.events
+        except ReactLabError as e:
+            self._kept(str(e))
+            return
+        for event in events:
+            if isinstance(event, RunDone):
+                trace = event.trace
+                break
+            with self._lock:
+                self._live.apply(event)
+        if resumed is None:
+            self._finish(trace)
+            return
+        with self._lock:
+            self._live.apply(RunDone(trace))
+            self.turn = Turn(req.turn_id, trace, resumed.run_id, req.origin, req.label, resumed.revision)
+            self.save_error = resumed.save_error or None
+
+    def _kept(self, message: str) -> None:
+        """The decision was not taken: the paused run stays as it was, and the person is told why."""
+        req = self.request
+        assert req.paused is not None
+        with self._lock:
+            self._live.apply(RunDone(req.paused))
+            self.turn = Turn(req.turn_id, req.paused, req.history_id, req.origin, req.label, req.revision)
+            self.refused = message
 
     def _finish(self, trace: Trace) -> None:
         req = self.request

@@ -1,0 +1,67 @@
+"""What a run keeps of its model calls: ``ToolCall`` (a native function call) and ``ModelCall`` (the request behind a
+step, stored so it can be rebuilt byte for byte). ``react_core.base.trace`` holds them in its Steps and names them too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+
+@dataclass
+class ToolCall:
+    """A function call a model made natively (the ``tools`` dialect): what it called, with the arguments exactly as it
+    wrote them (JSON text, possibly malformed), so the conversation can be sent back to it as it was."""
+
+    id: str  # the API's id for the call ('' when the API gives none, as Gemini's may not)
+    name: str
+    arguments: str
+    # Opaque data the API wants back with the call (Gemini's thought signature, base64); '' when none.
+    signature: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ToolCall:
+        return cls(d.get("id", ""), d["name"], d.get("arguments", ""), d.get("signature", ""))
+
+
+@dataclass
+class ModelCall:
+    """The model call behind a step, kept so that the request can be rebuilt byte for byte without storing the whole
+    prompt again for every step (which would grow as the square of the steps).
+
+    ``body`` is the request as the provider's API received it, with the run's long texts replaced by references
+    (``{"$ref": "system"}``, ``{"$ref": "prompt"}``, ``{"$ref": "system+prompt"}``). The texts themselves are stored
+    once: ``system`` only when it differs from the previous call's, and the prompt as what it keeps of the previous
+    call's prompt (``prompt_keep`` characters) plus what it adds. ``react_core.base.call_records`` rebuilds them.
+    """
+
+    api: str = ""  # e.g. "openai.chat.completions", "gemini.streamGenerateContent", "llama.cpp"
+    endpoint: str = ""  # where it was sent (never a key); "" for an in-process model
+    body: dict[str, Any] = field(default_factory=dict)
+    system: str | None = None  # None: the same as the previous call's
+    prompt_keep: int = 0
+    prompt_added: str = ""
+    # Parameters left out on purpose or dropped after the server refused them: [{"param": …, "reason": …}].
+    omitted: list[dict[str, str]] = field(default_factory=list)
+    stop_local: list[str] = field(default_factory=list)  # the stop sequences the loop enforced by cutting
+    finish_reason: str = ""
+    cut_at: int | None = None  # where in the raw output a stop sequence cut the reply
+    cut_by: str = ""  # which one
+    first_token_seconds: float = 0.0
+    seconds: float = 0.0
+    reused_tokens: int | None = None  # prompt tokens the model reused from its cache, when it says
+    conversation: str = ""  # the body key holding the message list ('' for a single prompt)
+    messages_keep: int = 0
+    messages_added: list[Any] = field(default_factory=list)
+    same_reply_as: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ModelCall:
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in d.items() if k in known})

@@ -1,0 +1,98 @@
+"""``ask --pause-before tool,error,finish``: step mode on the command line, one decision a line on standard input.
+
+At each pause the step is printed as the model wrote it (its raw reply, Thought, Action and the exact tool call that
+would run), then a line is read: ``run``, ``edit ACTION``, ``observe TEXT``, ``regenerate [K] [TEMPERATURE]``,
+``pick N``, ``stop``. A line that cannot be taken (an edited action that does not parse, a pick without
+alternatives) is answered with the reason and another line is read; the end of the input stops the run. So a script or
+a test can drive a run with a pipe.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import TextIO
+
+from react_core.base.errors import ConfigError
+from react_core.base.events import Event, Paused, RunDone, StepDone
+from react_core.base.text import visible_controls
+from react_core.base.trace import BREAKPOINTS, Alternative, Step, Trace
+from react_core.loop.agent import Agent
+from react_core.loop.pause import parse_decision, resume, tool_call_text
+
+CHOICES = "run | edit ACTION | observe TEXT | regenerate [K] [TEMPERATURE] | pick N | stop"
+
+
+def breakpoints(value: str) -> list[str]:
+    """``tool,error,finish`` as a list; a ConfigError names a breakpoint that is not one."""
+    chosen = [b.strip().lower() for b in value.split(",") if b.strip()]
+    unknown = [b for b in chosen if b not in BREAKPOINTS]
+    if unknown or not chosen:
+        raise ConfigError(f"--pause-before takes a comma-separated list of {', '.join(BREAKPOINTS)}")
+    return chosen
+
+
+def pause_lines(step: Step, dialect: str) -> str:
+    from react_core.dialects import get_dialect
+
+    fmt = get_dialect(dialect)
+    lines = [
+        f"Paused {BREAKPOINTS[step.pending]} (step {step.index}): waiting for you.",
+        f"  Raw reply: {step.raw_output!r}",
+    ]
+    lines.append(f"  Thought {step.index}: {step.thought}")
+    if step.action or step.final_answer is not None:
+        lines.append(f"  Action {step.index}: {fmt.render_action(step.action, step.final_answer)}")
+    if step.is_error and step.observation:
+        lines.append(f"  Unreadable: {step.observation.text}")
+    call = tool_call_text(step)
+    if call:
+        lines.append(f"  Tool call that would run: {call}")
+    for n, alt in enumerate(step.offered, 1):
+        lines.append(f"  Alternative {n} (temperature {alt.temperature:g}): {_alternative(alt, fmt)}")
+    lines.append(f"Decide: {CHOICES}")
+    return visible_controls("\n".join(lines))
+
+
+def _alternative(alt: Alternative, fmt) -> str:
+    if alt.error:
+        return f"unreadable ({alt.error})"
+    return fmt.render_action(alt.action, alt.final_answer)
+
+
+def drive(
+    agent: Agent,
+    events: Iterator[Event],
+    *,
+    read_line: Callable[[], str],
+    out: TextIO,
+    step_lines: Callable[[Step, str], str],
+) -> Trace:
+    """Read the run's events to its end, printing each step and each pause and reading a decision at each pause."""
+    dialect = agent.dialect.name
+    while True:
+        trace: Trace | None = None
+        for event in events:
+            if isinstance(event, StepDone):
+                print(step_lines(event.step, dialect), file=out, flush=True)
+            elif isinstance(event, Paused):
+                print(pause_lines(event.step, dialect), file=out, flush=True)
+            elif isinstance(event, RunDone):
+                trace = event.trace
+        assert trace is not None
+        if trace.stop_reason != "paused":
+            return trace
+        events = _decided(agent, trace, read_line, out)
+
+
+def _decided(agent: Agent, trace: Trace, read_line: Callable[[], str], out: TextIO) -> Iterator[Event]:
+    while True:
+        line = read_line()
+        if not line:
+            print("(end of input: stop)", file=out, flush=True)
+            line = "stop"
+        if not line.strip():
+            continue
+        try:
+            return resume(agent, trace, parse_decision(line))
+        except ConfigError as e:
+            print(visible_controls(str(e)), file=out, flush=True)

@@ -1,0 +1,345 @@
+"""Step mode: a run paused at a breakpoint, and the person's decision that takes it on.
+
+A run with ``pause_before`` (``trace.BREAKPOINTS``: before every tool call, on an unreadable step, before Finish)
+stops where a step meets one: ``Agent.stream`` yields ``Paused`` and ends with stop reason ``paused``, the Trace's
+last step pending (its raw reply, Thought, Action; nothing run yet). Like the OpenAI Agents SDK's ``RunState``, the
+paused Trace is the whole state: saved to History, it can be resumed by another process after a restart.
+``resume(agent, trace, decision)`` applies one ``Decision`` to the pending step and goes on, as events:
+
+- **run** the step as it is (its tool call, its error observation, its Finish);
+- **edit** its action: the text is read by the dialect's own parser and held to the prompt editor's rules
+  (``presets.check.check_action``), refused with the same message when it does not pass; then it runs;
+- **observe**: the person writes the observation instead of the tool (capped like every observation, marked
+  ``written_by``);
+- **regenerate** k alternatives at a temperature: each a full model call from the same prompt, with its own
+  ``ModelCall``; the run stays paused with them ``offered``, and **pick** n (1 = the first) goes on with one;
+- **stop**: the run ends as stopped by the person.
+
+Each decision is recorded on the step (``Intervention``: who, what it was, what it became, the alternatives not
+taken). A resumed run's budget is what its trace has not spent: every model call of the trace counts, alternatives
+not. ``resume_saved`` does it for a run in History: the run's row is claimed first (a compare-and-set on its
+revision, so of two resumes at once one wins and the other is told), and the row is updated with the result.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from typing import Any
+
+from react_core.base import call_records
+from react_core.base.errors import ConfigError, ReactLabError
+from react_core.base.events import Event, Paused, RunDone, StepStarted
+from react_core.base.trace import Alternative, Intervention, Observation, Step, Trace
+from react_core.history.store import resumed_elsewhere
+from react_core.loop.agent import Agent
+from react_core.loop.model_call import call_record
+from react_core.loop.settings import RunSettings, build_run_config
+from react_core.presets.check import check_action
+from react_core.tools.registry import MAX_OBSERVATION_CHARS, bounded
+
+DECISIONS = ("run", "edit", "observe", "regenerate", "pick", "stop")
+DEFAULT_ALTERNATIVES = 3
+MAX_ALTERNATIVES = 5
+DEFAULT_TEMPERATURE = 0.7
+WRITTEN_NOTE = "Written by a person in step mode, instead of running the tool."
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What a person decided at a paused step; ``by`` says who (the signed-in person, else "person")."""
+
+    kind: str
+    text: str = ""  # edit: the new action as the dialect writes it; observe: the observation
+    k: int = DEFAULT_ALTERNATIVES  # regenerate: how many alternatives
+    temperature: float = DEFAULT_TEMPERATURE  # regenerate: drawn at this temperature
+    number: int = 0  # pick: which alternative (1 = the first)
+    by: str = "person"
+
+    def __post_init__(self) -> None:
+        if self.kind not in DECISIONS:
+            raise ConfigError(f"Unknown decision {self.kind!r}: choose one of {', '.join(DECISIONS)}.")
+
+
+def parse_decision(line: str, by: str = "person") -> Decision:
+    """A decision typed as one line: ``run``, ``edit Search[Foo]``, ``observe some text``, ``regenerate [k]
+    [temperature]``, ``pick 2``, ``stop``. A ConfigError says what is wrong."""
+    word, _, rest = line.strip().partition(" ")
+    word, rest = word.lower(), rest.strip()
+    if word == "regenerate":
+        parts = rest.split()
+        try:
+            k = int(parts[0]) if parts else DEFAULT_ALTERNATIVES
+            temperature = float(parts[1]) if len(parts) > 1 else DEFAULT_TEMPERATURE
+        except ValueError:
+            raise ConfigError("Write regenerate K TEMPERATURE, e.g. regenerate 3 0.7.") from None
+        return Decision("regenerate", k=k, temperature=temperature, by=by)
+    if word == "pick":
+        if not rest.isdigit():
+            raise ConfigError("Write pick N with the alternative's number, e.g. pick 2.")
+        return Decision("pick", number=int(rest), by=by)
+    if word in ("edit", "observe") and not rest:
+        raise ConfigError(
+            f"Write {word} followed by the text, e.g. "
+            + ("edit Search[Foo]." if word == "edit" else "observe Foo is a city.")
+        )
+    return Decision(word, text=rest, by=by)
+
+
+def pending_step(trace: Trace) -> Step:
+    """The step a paused run waits at; a ConfigError when the run is not paused."""
+    if trace.stop_reason != "paused" or not trace.steps or not trace.steps[-1].pending:
+        raise ConfigError(
+            f"This run is not paused (its stop reason is {trace.stop_reason!r}): there is nothing to resume."
+        )
+    return trace.steps[-1]
+
+
+def tool_call_text(step: Step) -> str:
+    """The exact call a paused step would make, e.g. ``search('Colorado orogeny')``; '' when it makes none."""
+    if step.action is None:
+        return ""
+    return f"{step.action.tool}({step.action.input!r})"
+
+
+def calls_spent(trace: Trace) -> int:
+    return sum(1 for s in trace.steps if s.call is not None and s.call.same_reply_as is None)
+
+
+def resume(agent: Agent, trace: Trace, decision: Decision, *, cancel: threading.Event | None = None) -> Iterator[Event]:
+    """The paused ``trace`` taken on with ``decision``, as events ending with ``RunDone`` (a new Trace: the paused one
+    is left as it was). The decision is checked before anything happens: a ConfigError says why it cannot be taken."""
+    pending = pending_step(trace)
+    if agent.dialect.name != trace.settings.get("dialect", agent.dialect.name):
+        raise ConfigError(
+            f"This run is written in the {trace.settings.get('dialect')} dialect, not {agent.dialect.name}."
+        )
+    check = _check(agent, pending, decision)
+    trace = Trace.from_dict(trace.to_dict())
+    if agent.config.pause_before:
+        trace.settings["pause_before"] = list(agent.config.pause_before)
+    else:
+        trace.settings.pop("pause_before", None)
+    return agent.drive(trace, _resumed(agent, trace, trace.steps[-1], decision, check), cancel)
+
+
+def _check(agent: Agent, step: Step, decision: Decision) -> Any:
+    """What the decision needs, checked now: the edited action read by the dialect, the alternative picked."""
+    if decision.kind == "edit":
+        result, problem = check_action(agent.dialect, decision.text, agent.config.tools.names)
+        if problem is not None:
+            raise ConfigError(f"The edited action was not taken: {problem}")
+        return result
+    if decision.kind == "observe":
+        if step.pending == "finish":
+            raise ConfigError("A Finish step has no observation: edit its action to a tool call, or run it.")
+        if not decision.text.strip():
+            raise ConfigError("Write the observation the step should get.")
+    if decision.kind == "pick":
+        if not step.offered:
+            raise ConfigError("There are no alternatives to pick from: regenerate the step first.")
+        if not 1 <= decision.number <= len(step.offered):
+            raise ConfigError(f"Pick an alternative from 1 to {len(step.offered)}.")
+    if decision.kind == "regenerate":
+        if not 1 <= decision.k <= MAX_ALTERNATIVES:
+            raise ConfigError(f"Regenerate from 1 to {MAX_ALTERNATIVES} alternatives at a time.")
+        if not 0.0 <= decision.temperature <= 2.0:
+            raise ConfigError(f"The temperature must be between 0 and 2 (got {decision.temperature}).")
+    return None
+
+
+def _resumed(agent: Agent, trace: Trace, step: Step, decision: Decision, checked: Any) -> Iterator[Event]:
+    started = time.perf_counter()
+    trace.stop_reason = None
+    if decision.kind == "regenerate":
+        _not_taken(step, decision.by)
+        step.offered = yield from _draw(agent, trace, step, decision)
+        trace.stop_reason = "paused"
+        yield Paused(step)
+        return
+    if decision.kind != "pick":
+        _not_taken(step, decision.by)
+    before = _said(agent, step)
+    note = Intervention(decision.kind, step.pending, decision.by, before=before)
+    if decision.kind == "edit":
+        _take(step, checked.thought or step.thought, checked.action, checked.final_answer)
+    elif decision.kind == "observe":
+        text = decision.text.strip()
+        step.observation = Observation(bounded(text), note=WRITTEN_NOTE + _cut(text), written_by=decision.by)
+    elif decision.kind == "pick":
+        note.alternatives, note.picked, note.replaced = (
+            step.offered,
+            decision.number,
+            _as_alternative(agent, trace, step),
+        )
+        chosen = step.offered[decision.number - 1]
+        _take(step, chosen.thought, chosen.action, chosen.final_answer)
+        step.raw_output, step.usage, step.call, step.offered = chosen.raw_output, chosen.usage, chosen.call, []
+        if chosen.error:
+            step.observation = Observation.error(f"{chosen.error} {agent.dialect.reminder(agent.config.tools.names)}")
+    note.after = step.observation.text if decision.kind == "observe" and step.observation else _said(agent, step)
+    step.interventions.append(note)
+    step.pending = ""
+    if decision.kind == "stop":
+        trace.stop_reason = "cancelled"
+        return
+    yield StepStarted(step.index)  # a watcher shows the step again while its action runs
+    yield from agent.settle(trace, step, started)
+    if trace.stop_reason:
+        return
+    left = agent.config.max_calls - calls_spent(trace)
+    if left <= 0:
+        trace.stop_reason = "max_calls"
+        return
+    yield from agent.loop(trace, None, calls=left)
+
+
+def _take(step: Step, thought: str, action: Any, final_answer: str | None) -> None:
+    step.thought, step.action, step.final_answer = thought, action, final_answer
+    step.observation, step.tool_call = None, None
+
+
+def _said(agent: Agent, step: Step) -> str:
+    """The step's action as the dialect writes it (its raw reply when it had none)."""
+    if step.action is None and step.final_answer is None:
+        return step.raw_output
+    return agent.dialect.render_action(step.action, step.final_answer)
+
+
+def _cut(text: str) -> str:
+    if len(text) <= MAX_OBSERVATION_CHARS:
+        return ""
+    return f" It was {len(text):,} characters long and is cut like every observation."
+
+
+def _not_taken(step: Step, by: str) -> None:
+    """Alternatives offered and passed over by another decision are kept on the step, none picked."""
+    if step.offered:
+        step.interventions.append(Intervention("regenerate", step.pending, by, alternatives=step.offered))
+        step.offered = []
+
+
+def _as_alternative(agent: Agent, trace: Trace, step: Step) -> Alternative:
+    error = step.observation.text if step.is_error and step.observation else ""
+    temperature = float(trace.settings.get("temperature", agent.config.temperature))
+    return Alternative(
+        step.raw_output, step.thought, step.action, step.final_answer, error, temperature, step.usage, step.call
+    )
+
+
+def _draw(agent: Agent, trace: Trace, step: Step, decision: Decision) -> Iterator[Event]:
+    """``decision.k`` replies drawn for ``step`` from the prompt that wrote it, each with its own model call."""
+    request = replace(agent.request_at(trace, step.index), temperature=float(decision.temperature))
+    earlier = [s for s in trace.steps if s.index < step.index]
+    previous = call_records.texts(earlier)[-1] if earlier else None
+    drawn = []
+    for _ in range(decision.k):
+        yield StepStarted(step.index)
+        reply = yield from agent.generate(request, step.index)
+        parsed = agent.dialect.parse(reply.text, cut_at_length=reply.cut_at_length)
+        drawn.append(
+            Alternative(
+                raw_output=reply.text,
+                thought=parsed.thought,
+                action=parsed.action,
+                final_answer=parsed.final_answer,
+                error=parsed.error or "",
+                temperature=float(decision.temperature),
+                usage=reply.usage,
+                call=call_record(request, reply, previous),
+            )
+        )
+    return drawn
+
+
+# -- runs in History ---------------------------------------------------------------------------------------------
+
+
+def settings_of(trace: Trace, base: RunSettings | None = None) -> RunSettings:
+    """The settings a paused run goes on with: what its trace recorded, on top of ``base`` (the environment's
+    defaults: the connection, the model file, the script are never recorded)."""
+    recorded = trace.settings
+    names = ("provider", "model", "dialect", "preset", "temperature", "max_calls", "knowledge", "tools", "pause_before")
+    chosen = {k: recorded[k] for k in names if k in recorded}
+    return (base or RunSettings.from_env()).updated(**chosen, grammar=bool(recorded.get("grammar", False)))
+
+
+def config_for(trace: Trace, base: RunSettings | None = None, **options: Any):
+    """The RunConfig a paused run goes on with (``build_run_config``'s options: preset, api_key, provider). When
+    its settings cannot be built here (a provider no longer configured, a prompt not found) one ConfigError says
+    so, and that the run is kept as it was."""
+    settings = settings_of(trace, base)
+    try:
+        return build_run_config(settings, **options)
+    except ReactLabError as e:
+        raise cannot_go_on(trace, e) from None
+
+
+def cannot_go_on(trace: Trace, why: Exception | str) -> ConfigError:
+    """The one message for a paused run whose own settings cannot be built here."""
+    provider, model = trace.settings.get("provider", "?"), trace.settings.get("model") or "default"
+    return ConfigError(
+        f"This paused run cannot go on here with its own settings (provider {provider!r}, model {model!r}): {why} "
+        "Nothing is lost: it stays paused in History, ready to resume once that is fixed."
+    )
+
+
+@dataclass
+class Resumed:
+    """A saved run being resumed: its ``events`` (read them to the end), and once they have ended ``run_id`` (the
+    row updated, or a new row when the run had been taken on elsewhere meanwhile) or ``save_error``."""
+
+    events: Iterator[Event]
+    run_id: int
+    revision: int = 0  # the row's revision once updated: what the next resume of it must name
+    save_error: str = ""
+
+
+def resume_saved(
+    store: Any,
+    run_id: int,
+    decision: Decision,
+    *,
+    agent: Agent | None = None,
+    revision: int | None = None,
+    base: RunSettings | None = None,
+    cancel: threading.Event | None = None,
+    **options: Any,
+) -> Resumed:
+    """Resume the paused run ``run_id`` of ``store`` with ``decision``, its row updated with the result. Before the
+    first event: the run is read, its config built (``config_for``), the decision checked, and the row claimed
+    (``Store.claim``: a ``Conflict`` when another resume got there first). ``revision``: the run's revision as the
+    person saw it when deciding (a page passes the one it drew), else the stored one. ``agent``: one already built for
+    the run (the app builds it under the person's allowance), else ``config_for`` builds it."""
+    rec = store.get(run_id)
+    if rec is None or rec.trace is None:
+        raise ConfigError(f"There is no run #{run_id} in your history.")
+    if rec.damaged:
+        raise ConfigError(f"Run #{run_id} is damaged and cannot be resumed: {rec.damaged}")
+    if revision is not None and rec.revision != revision:
+        raise resumed_elsewhere(run_id)  # it changed since the person saw it
+    pending_step(rec.trace)
+    agent = agent or Agent(config_for(rec.trace, base, **options))
+    events = resume(agent, rec.trace, decision, cancel=cancel)
+    revision = store.claim(run_id, rec.revision if revision is None else revision)
+    resumed = Resumed(iter(()), run_id)
+    resumed.events = _saved(store, rec, revision, events, resumed)
+    return resumed
+
+
+def _saved(store: Any, rec: Any, revision: int, events: Iterator[Event], resumed: Resumed) -> Iterator[Event]:
+    for event in events:
+        if isinstance(event, RunDone):  # saved before it is passed on: a reader may stop at RunDone
+            try:
+                if store.update(rec.id, event.trace, revision):
+                    resumed.revision = revision + 1
+                else:
+                    # Taken on elsewhere while this one ran: kept beside it rather than over it.
+                    resumed.run_id = store.save(
+                        event.trace, origin="resume", conversation=rec.conversation, parent_id=rec.id
+                    )
+            except ReactLabError as e:
+                resumed.save_error = f"This run could not be saved to history: {e}"
+        yield event
