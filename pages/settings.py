@@ -12,9 +12,10 @@ from pathlib import Path
 import streamlit as st
 
 from react_core import MAX_CALLS_LIMIT, PROVIDERS, TOOL_ORDER, pack_spec, pack_text, provider_class, tool_label
-from ui import identity, state
+from ui import identity, presets, state
 from ui.bind import bound, seed
 from ui.prompt_editor import render_prompt_editor
+from ui.versions import render_versions
 
 
 def _on_key() -> None:
@@ -120,3 +121,4 @@ with run_col:
 
 st.subheader("Prompt", anchor=False)
 render_prompt_editor()
+render_versions(presets.current_line())

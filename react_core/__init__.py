@@ -75,8 +75,12 @@ _EXPORTS: dict[str, str] = {
     ),
     **dict.fromkeys(("render_prefix", "render_question"), "presets.render"),
     **dict.fromkeys(("Problem", "validate_preset"), "presets.check"),
-    **dict.fromkeys(("check_new_preset", "save_user_preset"), "presets.store"),
-    "PresetStore": "presets.store",
+    **dict.fromkeys(("check_new_preset", "PresetStore"), "presets.store"),
+    **dict.fromkeys(("VersionRef", "parse_ref", "export_version", "import_version"), "presets.versions"),
+    **dict.fromkeys(
+        ("VersionDiff", "ExampleChange", "FieldDiff", "diff_versions", "ADDED", "REMOVED", "CHANGED"), "presets.diff"
+    ),
+    "example_from_run": "presets.from_run",
     # knowledge and tools
     **dict.fromkeys(("standing_pack", "knowledge_reach"), "knowledge"),
     **dict.fromkeys(
@@ -149,4 +153,3 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *__all__})
-

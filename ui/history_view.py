@@ -147,8 +147,7 @@ def render_compare(store: Store) -> None:
     if diff:
         rows = ["| setting | left | right |", "|---|---|---|"]
         rows += [
-            f"| {k} | {md_literal(str(lt.settings.get(k)))} | {md_literal(str(rt.settings.get(k)))} |"
-            for k in diff
+            f"| {k} | {md_literal(str(lt.settings.get(k)))} | {md_literal(str(rt.settings.get(k)))} |" for k in diff
         ]
         st.markdown("\n".join(rows))
     else:

@@ -1,9 +1,10 @@
 """The live prompt editor: preset/dialect chooser, instructions and few-shot examples as separate fields, the
-question template, validation by the run's own parser, a token count, Reset to preset and Save as new preset.
+question template, validation by the run's own parser, a token count, Reset to preset, Save as new version (of the
+preset in use) and Save as new preset (a new line of versions); the version chooser is ui.versions'.
 
 A valid edit is applied at once (``session_state.prompt``); an invalid one is kept as a draft with its problems listed,
-and runs keep using the last valid prompt. Shipped presets are never overwritten: saving writes a new file to the user
-presets folder.
+and runs keep using the last valid prompt. Nothing saved is ever overwritten: a save adds a version
+(``react_core.PresetStore``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from react_core import (
 from ui import presets, state
 from ui.bind import seed
 from ui.text import md_literal
+from ui.versions import render_version_chooser
 
 FIELDS = {"instructions": "edit-instructions", "examples": "edit-examples", "question": "edit-question"}
 
@@ -45,7 +47,12 @@ def _candidate(values: dict[str, str]) -> Preset:
     base = _named()
     if all(values[f] == getattr(base, f) for f in FIELDS):
         return base
-    return replace(base, **values, name=f"{base.name} (edited)", builtin=False, path="")
+    # Where examples taken from runs came from, kept while their example is still there.
+    applied = st.session_state.prompt
+    known = {**base.example_sources, **(applied.example_sources if applied is not None else {})}
+    sources = {q: run for q, run in known.items() if q in values["examples"]}
+    name = f"{base.name} (edited)"
+    return replace(base, **values, name=name, builtin=False, path="", version=0, example_sources=sources)
 
 
 def _set_editor(values: dict[str, str]) -> None:
@@ -70,10 +77,15 @@ def _on_edit() -> None:
 
 
 def _on_choose() -> None:
-    state.change_settings(lambda: {"preset": st.session_state["set-preset"], "dialect": ""})
-    name = state.settings()["preset"]
+    choose(st.session_state["set-preset"])
+
+
+def choose(ref: str) -> None:
+    """Use version ``ref`` (a line's name for its newest) from the next turn, discarding unsaved edits."""
+    state.change_settings(lambda: {"preset": ref, "dialect": ""})
     st.session_state.prompt = st.session_state.draft = None
-    base = presets.store().load(name)
+    st.session_state.pop("set-version", None)  # the version chooser shows the new choice
+    base = presets.store().load(ref)
     _set_editor({f: getattr(base, f) for f in FIELDS})
 
 
@@ -83,19 +95,38 @@ def _on_reset() -> None:
     _set_editor({f: getattr(base, f) for f in FIELDS})
 
 
+def _saved(ref: str, message: str) -> None:
+    line = ref.partition("@")[0]
+    state.update_settings(preset=line, dialect="")
+    st.session_state.prompt = st.session_state.draft = None
+    st.session_state["set-preset"] = line
+    st.session_state.pop("set-version", None)
+    state.flash("success", message)
+
+
 def _on_save() -> None:
+    """Save as a new preset: a new line whose version 1 is this prompt."""
     name = st.session_state.get("save-name", "").strip()
     values = {f: st.session_state[key] for f, key in FIELDS.items()}
     try:
-        path = presets.store().save(_candidate(values), name)
+        ref = presets.store().save_new(_candidate(values), name)
     except ReactLabError as e:
         state.flash("error", str(e))
         return
-    state.update_settings(preset=name, dialect="")
-    st.session_state.prompt = st.session_state.draft = None
-    st.session_state["set-preset"] = name
     st.session_state["save-name"] = ""
-    state.flash("success", f"Saved as preset {name!r} ({path}); it is now in use.")
+    _saved(ref, f"Saved as preset {name!r}, version {ref}; it is now in use.")
+
+
+def _on_save_version() -> None:
+    """Save as a new version of the line in use; the versions already saved never change."""
+    values = {f: st.session_state[key] for f, key in FIELDS.items()}
+    line = presets.current_line()
+    try:
+        ref = presets.store().save_version(_candidate(values), line)
+    except ReactLabError as e:
+        state.flash("error", str(e))
+        return
+    _saved(ref, f"Saved as {ref}; it is now in use.")
 
 
 def _preset_label(name: str) -> str:
@@ -110,7 +141,7 @@ def _preset_label(name: str) -> str:
 def render_prompt_editor() -> None:
     # The direct-answer presets are the evaluation's, not the chat's; the tools preset needs a provider that can.
     names, unspoken = presets.runnable(presets.store().names("react"))
-    current = presets.current_name()
+    current = presets.current_line()
     if current not in names:
         names.append(current)
     seed("set-preset", current)
@@ -123,6 +154,7 @@ def render_prompt_editor() -> None:
         on_change=_on_choose,
         help="Choosing a preset discards unsaved prompt edits.",
     )
+    render_version_chooser(current, choose)
     if unspoken:
         label = provider_class(state.settings()["provider"]).label
         st.caption(
@@ -165,10 +197,18 @@ def render_prompt_editor() -> None:
     elif st.session_state.prompt:
         st.success("Your edited prompt is in use.", icon=":material/check:")
     else:
-        st.success(md_literal(f"The {named.name} preset is in use, unchanged."), icon=":material/check:")
+        st.success(md_literal(f"{named.ref or named.name} is in use, unchanged."), icon=":material/check:")
     st.caption(f"≈ {tokens:,} tokens of instructions and examples, sent with every step.")
     left, right = st.columns(2)
     left.button("Reset to preset", key="reset-prompt", icon=":material/restart_alt:", on_click=_on_reset)
+    left.button(
+        f"Save as new version of {current}",
+        key="save-version",
+        icon=":material/history:",
+        on_click=_on_save_version,
+        disabled=bool(problems) or candidate is named,
+        help="Adds the next version of this preset; the versions already saved never change.",
+    )
     with right:
         seed("save-name", "")
         st.text_input("New preset name", key="save-name", placeholder="my-preset")

@@ -27,6 +27,7 @@ SETTINGS_FIELDS = (
     "model",
     "dialect",
     "preset",
+    "prompt_version",
     "temperature",
     "max_calls",
     "knowledge",

@@ -35,6 +35,7 @@ SETTING_TYPES: dict[str, Any] = {
     "model": str,
     "dialect": str,
     "preset": str,
+    "prompt_version": str,  # the prompt version used ("name@3"); older traces have none
     "temperature": float,
     "max_calls": int,
     "knowledge": str,

@@ -31,6 +31,17 @@ class Migration:
     postgres: tuple[str, ...]
 
 
+_VERSIONS = (
+    "CREATE TABLE prompt_versions (owner TEXT NOT NULL, name TEXT NOT NULL, number INTEGER NOT NULL, "
+    "toml TEXT NOT NULL, saved_at TEXT NOT NULL, note TEXT NOT NULL DEFAULT '', PRIMARY KEY (owner, name, number))",
+    "CREATE TABLE prompt_labels (owner TEXT NOT NULL, name TEXT NOT NULL, label TEXT NOT NULL, "
+    "number INTEGER NOT NULL, moved_at TEXT NOT NULL, PRIMARY KEY (owner, name, label))",
+    "INSERT INTO prompt_versions (owner, name, number, toml, saved_at, note) "
+    "SELECT owner, name, 1, toml, saved_at, 'saved as a preset before versions' FROM presets",
+    "DROP TABLE presets",
+    "ALTER TABLE runs ADD COLUMN prompt_version TEXT NOT NULL DEFAULT ''",
+    "CREATE INDEX runs_version ON runs (owner, prompt_version, id)",
+)
 MIGRATIONS = (
     Migration(
         1,
@@ -87,6 +98,13 @@ MIGRATIONS = (
         "the run's action format is called its dialect, as everywhere else",
         sqlite=("ALTER TABLE runs RENAME COLUMN format TO dialect",),
         postgres=("ALTER TABLE runs RENAME COLUMN format TO dialect",),
+    ),
+    Migration(
+        4,
+        "prompt versions and labels; every saved preset becomes version 1 of its line; runs record their version",
+        # The same statements in both databases.
+        sqlite=_VERSIONS,
+        postgres=_VERSIONS,
     ),
 )
 LATEST = MIGRATIONS[-1].version

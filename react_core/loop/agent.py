@@ -129,6 +129,7 @@ class Agent:
                 "model": cfg.provider.model,
                 "dialect": self.dialect.name,
                 "preset": cfg.preset.name,
+                **({"prompt_version": cfg.preset.ref} if cfg.preset.ref else {}),
                 "temperature": cfg.temperature,
                 "max_calls": cfg.max_calls,
                 "tools": cfg.tools.names,

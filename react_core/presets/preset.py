@@ -41,6 +41,16 @@ class Preset:
     # "react": an agent prompt (Thought/Action/Observation). "standard" and "cot": direct-answer prompts used by the
     # evaluation strategies of the paper (Answer: … / Thought: … Answer: …); they are not offered for chat.
     mode: str = "react"
+    # The version of its line this prompt is (``react_core.presets.versions``): 1 for a shipped preset, the saved
+    # number for a person's own; 0 for a prompt that is no saved version (an unsaved edit, a file given by path).
+    version: int = 0
+    # Where examples taken from runs came from: an example's question line -> the run id ("Use as example").
+    example_sources: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def ref(self) -> str:
+        """The version's address (``name@3``), or '' when this prompt is no saved version."""
+        return f"{self.name}@{self.version}" if self.version else ""
 
     def __post_init__(self) -> None:
         if not self.question:
@@ -59,6 +69,8 @@ class Preset:
             "builtin": self.builtin,
             "path": self.path,
             "mode": self.mode,
+            "version": self.version,
+            "example_sources": dict(self.example_sources),
         }
 
     @classmethod
@@ -75,10 +87,11 @@ class Preset:
             "builtin",
             "path",
             "mode",
+            "version",
+            "example_sources",
         )
         d = current_names(d)
         return cls(**{k: d[k] for k in keys if k in d})
-
 
 
 # -- files ----------------------------------------------------------------------------------------------
@@ -122,6 +135,9 @@ def preset_from_toml(text: str, name: str, *, where: str, builtin: bool = False)
     if mode not in MODES:
         raise ConfigError(f"Preset {where} has mode {mode!r}; use one of {', '.join(MODES)}.")
     examples = data.get("examples", "")
+    sources = data.get("example_sources", {})
+    if not isinstance(sources, dict) or not all(type(v) is int and v > 0 for v in sources.values()):
+        raise ConfigError(f"Preset {where} has example_sources that are not question = run id.")
     if data.get("examples_from"):
         examples = _read_examples_from(data["examples_from"])
     return Preset(
@@ -136,6 +152,8 @@ def preset_from_toml(text: str, name: str, *, where: str, builtin: bool = False)
         builtin=builtin,
         path=where,
         mode=mode,
+        version=1 if builtin else 0,
+        example_sources={str(k): int(v) for k, v in sources.items()},
     )
 
 
@@ -193,6 +211,10 @@ def _toml_string(value: str) -> str:
     return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
 
 
+def _key(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
+
+
 def dump_preset(preset: Preset) -> str:
     lines = [
         f"title = {_toml_string(preset.title or preset.name)}",
@@ -206,4 +228,8 @@ def dump_preset(preset: Preset) -> str:
         "[tools]",
     ]
     lines += [f"{k} = {json.dumps(v, ensure_ascii=False)}" for k, v in preset.tools.items()]
+    if preset.example_sources:
+        lines += ["", "# Examples taken from runs: an example's question line = the run's id in History."]
+        lines += ["[example_sources]"]
+        lines += [f"{_key(k)} = {int(v)}" for k, v in preset.example_sources.items()]
     return "\n".join(lines) + "\n"
