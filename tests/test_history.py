@@ -1,6 +1,6 @@
 """The history store on both backends (SQLite and a real PostgreSQL server): exact round trips, search, delete,
-import, remembered settings without secrets, prompt versions and labels, each owner's history theirs alone, and writers on many
-threads at once."""
+import, remembered settings without secrets, prompt versions and labels, each owner's history theirs alone, and
+writers on many threads at once."""
 
 from __future__ import annotations
 

@@ -18,7 +18,9 @@ from react_core import (
     Preset,
     Problem,
     ReactLabError,
+    Trace,
     estimate_tokens,
+    example_from_run,
     provider_class,
     render_prefix,
     validate_preset,
@@ -87,6 +89,22 @@ def choose(ref: str) -> None:
     st.session_state.pop("set-version", None)  # the version chooser shows the new choice
     base = presets.store().load(ref)
     _set_editor({f: getattr(base, f) for f in FIELDS})
+
+
+def use_as_example(trace: Trace, run_id: int) -> None:
+    """Append a run to the examples of the prompt in use, written in its dialect and checked by its parser; the edit
+    is applied (unsaved) and the editor shows it. Says so, or why not, on the next page drawn."""
+    try:
+        edited = example_from_run(trace, presets.active(), run_id)
+    except ReactLabError as e:
+        state.flash("error", str(e))
+        return
+    st.session_state.prompt, st.session_state.draft = edited, None
+    _set_editor({f: getattr(edited, f) for f in FIELDS})
+    state.flash(
+        "success",
+        f"Run #{run_id} is now the last example of your prompt (unsaved): save it as a version in Settings.",
+    )
 
 
 def _on_reset() -> None:
