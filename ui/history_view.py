@@ -1,6 +1,7 @@
 """The History page's parts: the run list with search and a prompt-version filter, one open run (panels, export,
 delete, fork, use as example), the conversations (reopened in Chat), Compare and Import. Everything is read from the
-history store on each render, so every browser session sees the same history. Depends on streamlit, the engine's history/export modules, ui.render and ui.fork_form.
+history store on each render, so every browser session sees the same history.
+Depends on streamlit, the engine's history/export modules, ui.render, ui.fork_form and ui.prompt_editor.
 """
 
 from __future__ import annotations
