@@ -224,7 +224,7 @@ def render_prompt_editor() -> None:
         key="save-version",
         icon=":material/history:",
         on_click=_on_save_version,
-        disabled=bool(problems) or candidate is named,
+        disabled=bool(problems) or bool(candidate.path),  # unchanged: the version in use itself
         help="Adds the next version of this preset; the versions already saved never change.",
     )
     with right:

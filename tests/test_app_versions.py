@@ -1,0 +1,113 @@
+"""Prompt versions in the app (AppTest): Settings saves an edit as a new version, picks one by label or number and
+diffs two with whole examples; History filters runs by the version they used and turns a run into an example of the
+prompt in use, with the run's id kept beside it."""
+
+from __future__ import annotations
+
+from app_helpers import ask, go, last_trace, new_session, unescape, use_app
+
+from react_core import PresetStore
+from react_core.history import HistoryStore
+from react_core.presets.preset import load_preset
+
+FINISH = "Thought 1: Easy.\nAction 1: Finish[done]"
+CALC = [
+    "Thought 1: I should compute it.\nAction 1: Calculator[6 * 7]",
+    "Thought 2: It is 42.\nAction 2: Finish[42]",
+]
+
+
+def _save_version(at, instructions: str):
+    at.text_area(key="edit-instructions").input(instructions).run()
+    at.button(key="save-version").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_save_a_new_version_pick_one_by_label_and_diff_two(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [FINISH, FINISH, FINISH])
+    at = go(new_session(), "settings")
+    assert at.button(key="save-version").disabled  # nothing changed: nothing to save
+    _save_version(at, "Be careful.\n{tools}\n")
+    assert any("Saved as paper@2" in unescape(s.value) for s in at.success)
+    assert at.session_state.settings["preset"] == "paper" and at.session_state.prompt is None
+    go(at, "chat")
+    ask(at, "First")
+    assert last_trace(at)["settings"]["prompt_version"] == "paper@2"
+
+    go(at, "settings")
+    at.text_input(key="label-name").input("lesson-step-1").run()
+    at.selectbox(key="label-version").set_value(1).run()
+    at.button(key="move-label").click().run()
+    assert PresetStore().labels("paper") == {"lesson-step-1": 1}
+    at.selectbox(key="set-version").set_value("lesson-step-1").run()
+    assert at.session_state.settings["preset"] == "paper@lesson-step-1"
+    assert at.text_area(key="edit-instructions").value == load_preset("paper").instructions
+    go(at, "chat")
+    ask(at, "Second")
+    assert last_trace(at)["settings"]["prompt_version"] == "paper@1"
+
+    go(at, "settings")
+    at.selectbox(key="set-version").set_value("2").run()
+    assert at.session_state.settings["preset"] == "paper@2"
+    at.selectbox(key="diff-left").set_value("paper@1").run()
+    at.selectbox(key="diff-right").set_value("paper@2").run()
+    diff = [c.value for c in at.code]
+    assert any("+Be careful." in c and "-Solve a question answering task" in c for c in diff)
+    assert any("Field instructions" in unescape(m.value) for m in at.markdown)
+
+
+def test_use_a_run_as_an_example_then_save_it_as_a_version(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, CALC)
+    at = ask(new_session(), "What is 6 * 7?")
+    run_id = HistoryStore().list()[0].id
+    go(at, "history")
+    at.button(key=f"open-{run_id}").click().run()
+    at.button(key="use-as-example").click().run()
+    assert not at.exception, at.exception
+    assert any(f"Run #{run_id} is now the last example" in unescape(s.value) for s in at.success)
+    prompt = at.session_state.prompt
+    assert prompt.example_sources == {"What is 6 * 7?": run_id}
+    assert prompt.examples.endswith(
+        "Question: What is 6 * 7?\nThought 1: I should compute it.\nAction 1: Calculator[6 * 7]\n"
+        "Observation 1: 6 * 7 = 42\nThought 2: It is 42.\nAction 2: Finish[42]\n"
+    )
+
+    go(at, "settings")
+    assert at.text_area(key="edit-examples").value == prompt.examples
+    assert not at.error, [e.value for e in at.error]
+    at.button(key="save-version").click().run()
+    saved = PresetStore().load("paper")
+    assert saved.ref == "paper@2" and saved.example_sources == {"What is 6 * 7?": run_id}
+    at.selectbox(key="diff-left").set_value("paper@1").run()
+    at.selectbox(key="diff-right").set_value("paper@2").run()
+    assert any("Example added: Question: What is 6 * 7?" in unescape(m.value) for m in at.markdown)
+    assert any(c.value.startswith("Question: What is 6 * 7?") for c in at.code)  # the whole example
+
+
+def test_a_run_without_an_answer_is_refused_as_an_example(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, ["Thought 1: Hmm.\nAction 1: Calculator[6 * 7]"])
+    at = new_session()
+    at.session_state.settings = {**at.session_state.settings, "max_calls": 1}
+    at = ask(at, "What is 6 * 7?")
+    go(at, "history")
+    at.button(key=f"open-{HistoryStore().list()[0].id}").click().run()
+    at.button(key="use-as-example").click().run()
+    assert any("Only a run that ended with an answer" in unescape(e.value) for e in at.error)
+    assert at.session_state.prompt is None
+
+
+def test_history_filters_runs_by_the_prompt_version_they_used(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [FINISH, FINISH])
+    at = ask(new_session(), "On the shipped prompt")
+    go(at, "settings")
+    _save_version(at, "Be careful.\n{tools}\n")
+    go(at, "chat")
+    ask(at, "On version 2")
+    go(at, "history")
+    first, second = [r.id for r in HistoryStore().list()][::-1]
+    assert set(at.selectbox(key="history-version").options) >= {"paper@1 (1 run)", "paper@2 (1 run)"}
+    at.selectbox(key="history-version").set_value("paper@2").run()
+    assert [b.key for b in at.button if b.key and b.key.startswith("open-")] == [f"open-{second}"]
+    at.selectbox(key="history-version").set_value("paper@1").run()
+    assert [b.key for b in at.button if b.key and b.key.startswith("open-")] == [f"open-{first}"]
