@@ -46,7 +46,17 @@ def test_a_history_with_a_format_column_keeps_each_runs_dialect(tmp_path):
     HistoryStore(path).save(Trace(question="today", settings={"dialect": "xml"}))
     with sqlite3.connect(path) as conn:  # the history as the version before the rename left it
         conn.execute("ALTER TABLE runs RENAME COLUMN dialect TO format")
-        conn.execute("DELETE FROM schema_version WHERE version = 3")
+        # ... and before prompt versions (migration 4) came after it.
+        for sql in (
+            "DROP INDEX runs_version",
+            "ALTER TABLE runs DROP COLUMN prompt_version",
+            "DROP TABLE prompt_versions",
+            "DROP TABLE prompt_labels",
+            "CREATE TABLE presets (owner TEXT NOT NULL, name TEXT NOT NULL, toml TEXT NOT NULL, "
+            "saved_at TEXT NOT NULL, PRIMARY KEY (owner, name))",
+        ):
+            conn.execute(sql)
+        conn.execute("DELETE FROM schema_version WHERE version >= 3")
         conn.execute(
             "INSERT INTO runs (created_at, question, provider, model, format, trace_json) "
             "VALUES ('2026-01-01T00:00:00+00:00', 'before', 'scripted', 'm', 'mrkl', ?)",
