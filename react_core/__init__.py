@@ -76,7 +76,9 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("render_prefix", "render_question"), "presets.render"),
     **dict.fromkeys(("Problem", "validate_preset"), "presets.check"),
     **dict.fromkeys(("check_new_preset", "PresetStore"), "presets.store"),
-    **dict.fromkeys(("VersionRef", "parse_ref", "export_version", "import_version"), "presets.versions"),
+    **dict.fromkeys(
+        ("VersionRef", "parse_ref", "address", "version_choice", "export_version", "import_version"), "presets.versions"
+    ),
     **dict.fromkeys(
         ("VersionDiff", "ExampleChange", "FieldDiff", "diff_versions", "ADDED", "REMOVED", "CHANGED"), "presets.diff"
     ),
@@ -137,6 +139,7 @@ _ALIASES = {
     "result_label": "label",
     "tool_label": "label",
     "conversation_turns": "turns",
+    "version_choice": "choice",
 }
 __all__ = sorted(_EXPORTS)
 

@@ -49,7 +49,7 @@ def current_line() -> str:
     try:
         return parse_ref(current_name()).name
     except ConfigError:  # a remembered setting that is no address: ``active`` falls back and says so
-        return current_name().partition("@")[0]
+        return DEFAULT_PRESET
 
 
 def active() -> Preset:

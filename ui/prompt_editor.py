@@ -21,6 +21,7 @@ from react_core import (
     Trace,
     estimate_tokens,
     example_from_run,
+    parse_ref,
     provider_class,
     render_prefix,
     validate_preset,
@@ -114,7 +115,7 @@ def _on_reset() -> None:
 
 
 def _saved(ref: str, message: str) -> None:
-    line = ref.partition("@")[0]
+    line = parse_ref(ref).name
     state.update_settings(preset=line, dialect="")
     st.session_state.prompt = st.session_state.draft = None
     st.session_state["set-preset"] = line

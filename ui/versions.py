@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from react_core import ADDED, CHANGED, REMOVED, ReactLabError, VersionDiff
+from react_core import ADDED, CHANGED, REMOVED, ReactLabError, VersionDiff, address, version_choice
 from ui import presets, state
 from ui.bind import seed
 from ui.text import md_literal
@@ -18,8 +18,11 @@ NEWEST = ""  # the chooser's value for "the newest version of the line"
 
 
 def _suffix() -> str:
-    """What the settings name after ``@`` (a number or a label), '' for the newest."""
-    return presets.current_name().partition("@")[2]
+    """The version the settings name (a number or a label), '' for the newest."""
+    try:
+        return version_choice(presets.current_name())
+    except ReactLabError:
+        return NEWEST
 
 
 def render_version_chooser(line: str, choose: Callable[[str], None]) -> None:
@@ -41,9 +44,7 @@ def render_version_chooser(line: str, choose: Callable[[str], None]) -> None:
         list(shown),
         key="set-version",
         format_func=lambda v: shown.get(v, v),
-        on_change=lambda: choose(
-            line + (f"@{st.session_state['set-version']}" if st.session_state["set-version"] else "")
-        ),
+        on_change=lambda: choose(address(line, st.session_state["set-version"])),
         help="A label follows the version it points at when it is moved. Choosing discards unsaved prompt edits.",
     )
 

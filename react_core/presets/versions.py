@@ -72,6 +72,17 @@ def parse_ref(text: str) -> VersionRef:
     return VersionRef(name, label=check_label(tail))
 
 
+def address(name: str, choice: str | int = "") -> str:
+    """The address of line ``name``'s version ``choice`` (a number or a label; '' for the newest), checked."""
+    return str(parse_ref(f"{name}@{choice}")) if choice != "" else check_name(name)
+
+
+def choice(ref: str) -> str:
+    """What an address names after its line: the number as text, the label, or '' (the newest)."""
+    r = parse_ref(ref)
+    return str(r.number) if r.number is not None else r.label
+
+
 # -- one version as one file ------------------------------------------------------------------------------------
 
 
