@@ -4,7 +4,7 @@ prompt in use, with the run's id kept beside it."""
 
 from __future__ import annotations
 
-from app_helpers import ask, go, last_trace, new_session, unescape, use_app
+from app_helpers import ask, go, last_trace, new_session, provider, unescape, use_app
 
 from react_core import PresetStore
 from react_core.history import HistoryStore
@@ -111,3 +111,18 @@ def test_history_filters_runs_by_the_prompt_version_they_used(monkeypatch, tmp_p
     assert [b.key for b in at.button if b.key and b.key.startswith("open-")] == [f"open-{second}"]
     at.selectbox(key="history-version").set_value("paper@1").run()
     assert [b.key for b in at.button if b.key and b.key.startswith("open-")] == [f"open-{first}"]
+
+
+def test_dynamic_examples_send_the_most_similar_and_the_model_call_names_them(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, ["Thought 1: He was born in 1865.\nAction 1: Finish[1865]"])
+    at = go(new_session(), "settings")
+    at.number_input(key="edit-dynamic").set_value(1).run()
+    assert at.session_state.prompt.dynamic_examples == 1
+    at.button(key="save-version").click().run()
+    assert PresetStore().load("paper").dynamic_examples == 1
+    go(at, "chat")
+    ask(at, "When was King George V born?")
+    chosen = last_trace(at)["settings"]["examples_chosen"]
+    assert chosen == ["Question: In which year was the King who made the 1925 Birthday Honours born?"]
+    assert "Pierrepont Noyes" not in provider(at).requests[-1].system
+    assert any("Dynamic examples: the 1 most like this question" in unescape(c.value) for c in at.caption)

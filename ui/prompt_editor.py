@@ -31,7 +31,12 @@ from ui.bind import seed
 from ui.text import md_literal
 from ui.versions import render_version_chooser
 
-FIELDS = {"instructions": "edit-instructions", "examples": "edit-examples", "question": "edit-question"}
+FIELDS = {
+    "instructions": "edit-instructions",
+    "examples": "edit-examples",
+    "question": "edit-question",
+    "dynamic_examples": "edit-dynamic",
+}
 
 
 def _named() -> Preset:
@@ -196,6 +201,16 @@ def render_prompt_editor() -> None:
         help="{tools} is replaced by the descriptions of the enabled tools.",
     )
     st.text_area("Few-shot examples", key=FIELDS["examples"], height=320, on_change=_on_edit)
+    st.number_input(
+        "Dynamic examples: the k most like each question (0: all of them, always)",
+        key=FIELDS["dynamic_examples"],
+        min_value=0,
+        max_value=20,
+        step=1,
+        on_change=_on_edit,
+        help="For each question, the k examples whose questions are most like it (BM25) replace the fixed set; the "
+        "run records which were chosen, and its Model call shows them.",
+    )
     # A text area, not a text input: an input drops line breaks, and the template ends with the one that puts the
     # model's first step on a line of its own (the xml dialect's template holds two more).
     st.text_area(

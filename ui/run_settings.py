@@ -97,7 +97,7 @@ def _prompt(trace: Trace, name: str, fmt: str, tools: list[str]) -> tuple[Preset
         if sent is None:  # no recorded call to compare with (the run failed before its first): the name is all
             return True
         question = render_question(p, trace.question, trace.context)
-        return render_prefix(p, tools) == sent.system and sent.prompt.startswith(question)
+        return render_prefix(p, tools, trace.question) == sent.system and sent.prompt.startswith(question)
 
     in_use = st.session_state.get("prompt")
     candidates = [in_use] if in_use is not None and in_use.name == name else []

@@ -28,6 +28,7 @@ SETTINGS_FIELDS = (
     "dialect",
     "preset",
     "prompt_version",
+    "examples_chosen",
     "temperature",
     "max_calls",
     "knowledge",

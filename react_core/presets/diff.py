@@ -16,7 +16,7 @@ from react_core.presets.preset import Preset
 
 ADDED, REMOVED, CHANGED = "added", "removed", "changed"
 # The fields compared as text, in the order a person reads a preset.
-TEXT_FIELDS = ("dialect", "mode", "title", "description", "instructions", "question", "tools")
+TEXT_FIELDS = ("dialect", "mode", "title", "description", "instructions", "question", "tools", "dynamic_examples")
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,7 @@ def split_examples(examples: str, dialect: Dialect | None = None) -> list[str]:
     return [text for text in ("\n".join(p).strip("\n") for p in pieces) if text.strip()]
 
 
-def _key(example: str) -> str:
+def example_key(example: str) -> str:
     """The example's question line; where the question stands on the line after its header (the xml dialect's
     ``Question`` line), both."""
     lines = [line.strip() for line in example.split("\n") if line.strip()]
@@ -90,11 +90,11 @@ def diff_examples(old: str, new: str, dialect: Dialect | None = None) -> tuple[l
     before, after = split_examples(old, dialect), split_examples(new, dialect)
     waiting: dict[str, list[int]] = {}
     for i, ex in enumerate(before):
-        waiting.setdefault(_key(ex), []).append(i)
+        waiting.setdefault(example_key(ex), []).append(i)
     paired: dict[int, int] = {}  # new index -> old index
     for j, ex in enumerate(after):
-        if waiting.get(_key(ex)):
-            paired[j] = waiting[_key(ex)].pop(0)
+        if waiting.get(example_key(ex)):
+            paired[j] = waiting[example_key(ex)].pop(0)
     used = set(paired.values())
     changes: list[ExampleChange] = []
     same = 0
@@ -104,15 +104,15 @@ def diff_examples(old: str, new: str, dialect: Dialect | None = None) -> tuple[l
         # Removed examples that stood before this one's old place are said first, so the order reads naturally.
         while removed and i is not None and removed[0] < i:
             k = removed.pop(0)
-            changes.append(ExampleChange(REMOVED, _key(before[k]), old=before[k]))
+            changes.append(ExampleChange(REMOVED, example_key(before[k]), old=before[k]))
         if i is None:
-            changes.append(ExampleChange(ADDED, _key(ex), new=ex))
+            changes.append(ExampleChange(ADDED, example_key(ex), new=ex))
         elif before[i] == ex:
             same += 1
         else:
             lines = _unified(before[i] + "\n", ex + "\n", "before", "after")
-            changes.append(ExampleChange(CHANGED, _key(ex), old=before[i], new=ex, lines=lines))
-    changes += [ExampleChange(REMOVED, _key(before[k]), old=before[k]) for k in removed]
+            changes.append(ExampleChange(CHANGED, example_key(ex), old=before[i], new=ex, lines=lines))
+    changes += [ExampleChange(REMOVED, example_key(before[k]), old=before[k]) for k in removed]
     return changes, same
 
 

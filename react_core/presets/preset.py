@@ -46,6 +46,9 @@ class Preset:
     version: int = 0
     # Where examples taken from runs came from: an example's question line -> the run id ("Use as example").
     example_sources: dict[str, int] = field(default_factory=dict)
+    # Dynamic examples (``react_core.presets.dynamic``): for each question, the k examples most like it replace the
+    # fixed set; 0 = every example, always.
+    dynamic_examples: int = 0
 
     @property
     def ref(self) -> str:
@@ -71,6 +74,7 @@ class Preset:
             "mode": self.mode,
             "version": self.version,
             "example_sources": dict(self.example_sources),
+            "dynamic_examples": self.dynamic_examples,
         }
 
     @classmethod
@@ -89,6 +93,7 @@ class Preset:
             "mode",
             "version",
             "example_sources",
+            "dynamic_examples",
         )
         d = current_names(d)
         return cls(**{k: d[k] for k in keys if k in d})
@@ -138,6 +143,9 @@ def preset_from_toml(text: str, name: str, *, where: str, builtin: bool = False)
     sources = data.get("example_sources", {})
     if not isinstance(sources, dict) or not all(type(v) is int and v > 0 for v in sources.values()):
         raise ConfigError(f"Preset {where} has example_sources that are not question = run id.")
+    dynamic = data.get("dynamic_examples", 0)
+    if type(dynamic) is not int or not 0 <= dynamic <= 20:
+        raise ConfigError(f"Preset {where} has dynamic_examples = {dynamic!r}; use a whole number from 0 to 20.")
     if data.get("examples_from"):
         examples = _read_examples_from(data["examples_from"])
     return Preset(
@@ -154,6 +162,7 @@ def preset_from_toml(text: str, name: str, *, where: str, builtin: bool = False)
         mode=mode,
         version=1 if builtin else 0,
         example_sources={str(k): int(v) for k, v in sources.items()},
+        dynamic_examples=dynamic,
     )
 
 
@@ -224,6 +233,7 @@ def dump_preset(preset: Preset) -> str:
         f"question = {json.dumps(preset.question, ensure_ascii=False)}",
         f"instructions = {_toml_string(preset.instructions)}",
         f"examples = {_toml_string(preset.examples)}",
+        *([f"dynamic_examples = {int(preset.dynamic_examples)}"] if preset.dynamic_examples else []),
         "",
         "[tools]",
     ]
