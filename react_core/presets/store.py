@@ -67,7 +67,9 @@ class PresetStore:
                 continue
             try:
                 check_name(path.stem)
-                store.save_version(path.stem, path.read_text(encoding="utf-8"), note="adopted from the presets folder")
+                text = path.read_text(encoding="utf-8")
+                preset_from_toml(text, path.stem, where=str(path))  # only a file that reads becomes a version
+                store.save_version(path.stem, text, note="adopted from the presets folder")
             except (ConfigError, OSError, UnicodeDecodeError):
                 continue  # a file that cannot be a line stays a file; the rest are adopted
         _adopted.add(key)
@@ -76,7 +78,8 @@ class PresetStore:
 
     def names(self, mode: str | None = "react") -> list[str]:
         """Every line of this mode (every mode with None) this person may choose: shipped first, then their own."""
-        shipped = [n for n in list_presets(mode=mode) if preset_paths()[n][1]]
+        paths = preset_paths()
+        shipped = [n for n in list_presets(mode=mode) if paths[n][1]]
         try:
             lines = self._history().version_lines()
         except ReactLabError:
