@@ -267,6 +267,26 @@ def test_many_threads_save_at_once_without_losing_a_run(open_store):
     assert {r.question for r in store.list(limit=100)} == {f"q{n}-{i}" for n in range(6) for i in range(10)}
 
 
+def test_many_writers_adding_to_one_line_at_once_each_get_their_own_number(open_store):
+    start, errors, numbers = threading.Barrier(6), [], []
+
+    def writer(n: int) -> None:
+        try:
+            start.wait()  # released together, as replicas saving at the same moment
+            for i in range(3):
+                numbers.append(open_store().save_version("shared", f"x = {n * 10 + i}\n").number)
+        except BaseException as e:  # collected and re-raised on the test's thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert sorted(numbers) == list(range(1, 19)) and len(open_store().versions("shared")) == 18
+
+
 def test_the_default_path_follows_react_history_db(monkeypatch, tmp_path):
     monkeypatch.setenv("REACT_HISTORY_DB", str(tmp_path / "x" / "h.sqlite"))
     monkeypatch.delenv("REACT_HISTORY_URL", raising=False)

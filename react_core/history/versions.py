@@ -12,16 +12,17 @@ from contextlib import AbstractContextManager
 
 from react_core.history.migrations import Tx
 from react_core.history.records import SavedVersion, check_version, column_text, now
-from react_core.history.status import HistoryError
+from react_core.history.status import FAILED, HistoryError
 
 _FIELDS = "name, number, toml, saved_at, note"
-SAVE_TRIES = 3  # two writers adding to one line at once: the loser takes the next number
+SAVE_TRIES = 100  # writers adding to one line at once: each that loses a number takes the next
 
 
 class VersionStore:
     """Mixed into ``Store``: ``owner``, ``_read`` and ``_write`` come from there."""
 
     owner: str
+    where: str
     _read: Callable[[], AbstractContextManager[Tx]]
     _write: Callable[[], AbstractContextManager[Tx]]
 
@@ -29,23 +30,25 @@ class VersionStore:
         """Add a version to line ``name`` (numbered after its newest, from ``first``: 2 for a shipped preset's line,
         whose version 1 is the shipped file); returns it."""
         name, toml = check_version(name, toml)
-        for attempt in range(SAVE_TRIES):
-            try:
-                with self._write() as tx:
-                    newest = tx.rows(
-                        "SELECT COALESCE(MAX(number), 0) AS n FROM prompt_versions WHERE owner = ? AND name = ?",
-                        (self.owner, name),
-                    )[0]["n"]
-                    saved = SavedVersion(name, max(int(newest) + 1, first), toml, now(), column_text(note)[:200])
-                    tx.run(
-                        f"INSERT INTO prompt_versions (owner, {_FIELDS}) VALUES (?, ?, ?, ?, ?, ?)",
-                        (self.owner, saved.name, saved.number, saved.toml, saved.saved_at, saved.note),
-                    )
-                return saved
-            except HistoryError:
-                if attempt == SAVE_TRIES - 1:
-                    raise
-        raise AssertionError("unreachable")  # pragma: no cover
+        with self._write() as tx:
+            for _ in range(SAVE_TRIES):
+                newest = tx.rows(
+                    "SELECT COALESCE(MAX(number), 0) AS n FROM prompt_versions WHERE owner = ? AND name = ?",
+                    (self.owner, name),
+                )[0]["n"]
+                saved = SavedVersion(name, max(int(newest) + 1, first), toml, now(), column_text(note)[:200])
+                # Another writer may have taken that number since (PostgreSQL lets two transactions read the same
+                # newest): then nothing is inserted, and the next statement sees theirs and takes the next one.
+                added = tx.rows(
+                    f"INSERT INTO prompt_versions (owner, {_FIELDS}) VALUES (?, ?, ?, ?, ?, ?) "
+                    "ON CONFLICT (owner, name, number) DO NOTHING RETURNING number",
+                    (self.owner, saved.name, saved.number, saved.toml, saved.saved_at, saved.note),
+                )
+                if added:
+                    return saved
+        raise HistoryError(
+            FAILED, self.where, f"Version {saved.ref} could not be numbered: too many saves at once.", "Try again."
+        )
 
     def version_lines(self) -> dict[str, int]:
         """This owner's lines, by name, each with its newest number."""
