@@ -4,7 +4,7 @@ prompt in use, with the run's id kept beside it."""
 
 from __future__ import annotations
 
-from app_helpers import ask, go, last_trace, new_session, provider, unescape, use_app
+from app_helpers import ask, go, last_trace, new_session, provider, unescape, use_app, wait_idle
 
 from react_core import PresetStore
 from react_core.history import HistoryStore
@@ -126,3 +126,21 @@ def test_dynamic_examples_send_the_most_similar_and_the_model_call_names_them(mo
     assert chosen == ["Question: In which year was the King who made the 1925 Birthday Honours born?"]
     assert "Pierrepont Noyes" not in provider(at).requests[-1].system
     assert any("Dynamic examples: the 1 most like this question" in unescape(c.value) for c in at.caption)
+
+
+def test_a_fork_goes_on_from_the_exact_version_its_run_used(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [*CALC, "Thought 2: Spelled out.\nAction 2: Finish[forty-two]"])
+    at = go(new_session(), "settings")
+    _save_version(at, "Version two.\n{tools}\n")
+    go(at, "chat")
+    ask(at, "What is 6 * 7?")
+    go(at, "settings")
+    _save_version(at, "Version three.\n{tools}\n")  # newer than the run's: the fork must not take it
+    at.query_params["run"] = str(HistoryStore().list()[0].id)
+    go(at, "history")
+    at.selectbox(key="fork-step-1").set_value(2).run()
+    at.text_area(key="fork-text-1-2-thought").input("I should spell it out").run()
+    at.button(key="fork-run").click().run()
+    wait_idle(at)
+    assert last_trace(at)["settings"]["prompt_version"] == "paper@2"
+    assert provider(at).requests[-1].system.startswith("Version two.")
