@@ -144,3 +144,24 @@ def test_a_fork_goes_on_from_the_exact_version_its_run_used(monkeypatch, tmp_pat
     wait_idle(at)
     assert last_trace(at)["settings"]["prompt_version"] == "paper@2"
     assert provider(at).requests[-1].system.startswith("Version two.")
+
+
+def test_a_version_keeps_the_tools_and_grammar_and_picking_it_brings_them_back(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [FINISH])
+    at = go(new_session(), "settings")
+    at.checkbox(key="set-tool-lookup").uncheck().run()
+    assert not at.button(key="save-version").disabled  # the prompt is the same, the setup is not: worth a version
+    at.button(key="save-version").click().run()
+    saved = PresetStore().load("paper@2")
+    assert (saved.run_tools, saved.grammar) == (["search", "calculator"], True)
+    at.checkbox(key="set-tool-lookup").check().run()
+    at.selectbox(key="set-version").set_value("1").run()  # the shipped version says nothing: the settings stay
+    assert at.session_state.settings["tools"] == ["search", "lookup", "calculator"]
+    at.selectbox(key="set-version").set_value("2").run()
+    assert at.session_state.settings["tools"] == ["search", "calculator"]
+    assert at.checkbox(key="set-tool-lookup").value is False
+    at.selectbox(key="diff-left").set_value("paper@1").run()
+    at.selectbox(key="diff-right").set_value("paper@2").run()
+    assert any("+tools enabled = search, calculator" in c.value for c in at.code)
+    go(at, "chat")
+    assert ask(at, "Anything?").session_state.chat["turns"][-1].trace.settings["tools"] == ["search", "calculator"]

@@ -274,3 +274,23 @@ def test_a_run_without_an_answer_or_with_an_unreadable_step_is_no_example():
     with pytest.raises(ConfigError, match="Run #5 written as an example does not check"):
         flying = Step(1, thought="Fly there.", action=Action("fly", "Paris"), observation=Observation("?"))
         example_from_run(replace(RUN, steps=[flying, RUN.steps[1]]), load_preset("paper"), 5)
+
+
+def test_a_version_keeps_its_agent_setup_in_a_run_table():
+    setup = replace(load_preset("paper"), run_tools=["search", "calculator"], grammar=False)
+    again = preset_from_toml(dump_preset(setup), "x", where="x")
+    assert (again.run_tools, again.grammar) == (["search", "calculator"], False)
+    shipped = preset_from_toml(dump_preset(load_preset("paper")), "x", where="x")
+    assert (shipped.run_tools, shipped.grammar) == (None, None) and "[run]" not in dump_preset(load_preset("paper"))
+    diff = diff_versions(load_preset("paper"), setup)
+    assert [f.field for f in diff.fields] == ["run"] and "+grammar = off" in diff.fields[0].lines
+    base = dump_preset(load_preset("paper"))
+    for bad, reason in (
+        ("[run]\ntools = ['fly']\n", "not among"),
+        ("[run]\ntools = 'search'\n", "not among"),
+        ("[run]\ngrammar = 'yes'\n", "true or false"),
+        ("run = 3\n", "not a \\[run\\] table"),
+    ):
+        text = bad + base if bad.startswith("run =") else base + "\n" + bad
+        with pytest.raises(ConfigError, match=reason):
+            preset_from_toml(text, "x", where="x")

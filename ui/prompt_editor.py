@@ -15,6 +15,7 @@ import streamlit as st
 
 from react_core import (
     DIALECTS,
+    TOOL_ORDER,
     Preset,
     Problem,
     ReactLabError,
@@ -95,6 +96,27 @@ def choose(ref: str) -> None:
     st.session_state.pop("set-version", None)  # the version chooser shows the new choice
     base = presets.store().load(ref)
     _set_editor({f: getattr(base, f) for f in FIELDS})
+    # A version that keeps its agent setup brings it along: its tools and grammar become the settings.
+    setup = {"tools": base.run_tools, "grammar": base.grammar}
+    changes = {k: v for k, v in setup.items() if v is not None}
+    if changes:
+        state.update_settings(**changes)
+        for key in [f"set-tool-{t}" for t in TOOL_ORDER] + ["set-grammar"]:
+            st.session_state.pop(key, None)  # the widgets show the new settings
+
+
+def _with_setup(preset: Preset) -> Preset:
+    """``preset`` with the agent setup in use (tools, grammar), as a saved version keeps it."""
+    s = state.settings()
+    return replace(preset, run_tools=[t for t in TOOL_ORDER if t in s.get("tools", [])], grammar=bool(s.get("grammar")))
+
+
+def _same_setup(base: Preset) -> bool:
+    """Whether the settings run ``base`` as it says (a version that does not say: as the defaults do)."""
+    s = state.settings()
+    tools = base.run_tools if base.run_tools is not None else list(TOOL_ORDER)
+    grammar = base.grammar if base.grammar is not None else True
+    return [t for t in TOOL_ORDER if t in s.get("tools", [])] == tools and bool(s.get("grammar")) == grammar
 
 
 def use_as_example(trace: Trace, run_id: int) -> None:
@@ -133,7 +155,7 @@ def _on_save() -> None:
     name = st.session_state.get("save-name", "").strip()
     values = {f: st.session_state[key] for f, key in FIELDS.items()}
     try:
-        ref = presets.store().save_new(_candidate(values), name)
+        ref = presets.store().save_new(_with_setup(_candidate(values)), name)
     except ReactLabError as e:
         state.flash("error", str(e))
         return
@@ -146,7 +168,7 @@ def _on_save_version() -> None:
     values = {f: st.session_state[key] for f, key in FIELDS.items()}
     line = presets.current_line()
     try:
-        ref = presets.store().save_version(_candidate(values), line)
+        ref = presets.store().save_version(_with_setup(_candidate(values)), line)
     except ReactLabError as e:
         state.flash("error", str(e))
         return
@@ -240,7 +262,8 @@ def render_prompt_editor() -> None:
         key="save-version",
         icon=":material/history:",
         on_click=_on_save_version,
-        disabled=bool(problems) or bool(candidate.path),  # unchanged: the version in use itself
+        # Unchanged, and run as it says: the version in use itself.
+        disabled=bool(problems) or (bool(candidate.path) and _same_setup(candidate)),
         help="Adds the next version of this preset; the versions already saved never change.",
     )
     with right:

@@ -16,7 +16,17 @@ from react_core.presets.preset import Preset
 
 ADDED, REMOVED, CHANGED = "added", "removed", "changed"
 # The fields compared as text, in the order a person reads a preset.
-TEXT_FIELDS = ("dialect", "mode", "title", "description", "instructions", "question", "tools", "dynamic_examples")
+TEXT_FIELDS = (
+    "dialect",
+    "mode",
+    "title",
+    "description",
+    "instructions",
+    "question",
+    "tools",
+    "dynamic_examples",
+    "run",
+)
 
 
 @dataclass(frozen=True)
@@ -72,6 +82,10 @@ def example_key(example: str) -> str:
 def _text(preset: Preset, name: str) -> str:
     if name == "tools":
         return "".join(f"{k} = {v}\n" for k, v in sorted(preset.tools.items()))
+    if name == "run":  # the agent setup the version keeps, if it keeps one
+        tools = "" if preset.run_tools is None else f"tools enabled = {', '.join(preset.run_tools) or 'none'}\n"
+        grammar = "" if preset.grammar is None else f"grammar = {'on' if preset.grammar else 'off'}\n"
+        return tools + grammar
     return str(getattr(preset, name))
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from react_core.base.errors import ConfigError
 from react_core.base.paths import BUILTIN_PRESETS_DIR, presets_dir, shared_data_dir
+from react_core.base.tool_specs import TOOL_ORDER
 from react_core.base.trace import current_names
 from react_core.dialects import DIALECTS
 
@@ -49,6 +50,11 @@ class Preset:
     # Dynamic examples (``react_core.presets.dynamic``): for each question, the k examples most like it replace the
     # fixed set; 0 = every example, always.
     dynamic_examples: int = 0
+    # The rest of the agent setup a version keeps (the ``[run]`` table): the tools enabled and whether decoding is
+    # constrained by the dialect's grammar. None: the version does not say (a shipped preset), the settings decide.
+    # The stop sequences are the dialect's.
+    run_tools: list[str] | None = None
+    grammar: bool | None = None
 
     @property
     def ref(self) -> str:
@@ -75,6 +81,8 @@ class Preset:
             "version": self.version,
             "example_sources": dict(self.example_sources),
             "dynamic_examples": self.dynamic_examples,
+            "run_tools": None if self.run_tools is None else list(self.run_tools),
+            "grammar": self.grammar,
         }
 
     @classmethod
@@ -94,6 +102,8 @@ class Preset:
             "version",
             "example_sources",
             "dynamic_examples",
+            "run_tools",
+            "grammar",
         )
         d = current_names(d)
         return cls(**{k: d[k] for k in keys if k in d})
@@ -146,6 +156,7 @@ def preset_from_toml(text: str, name: str, *, where: str, builtin: bool = False)
     dynamic = data.get("dynamic_examples", 0)
     if type(dynamic) is not int or not 0 <= dynamic <= 20:
         raise ConfigError(f"Preset {where} has dynamic_examples = {dynamic!r}; use a whole number from 0 to 20.")
+    run_tools, grammar = _run_table(data.get("run", {}), where)
     if data.get("examples_from"):
         examples = _read_examples_from(data["examples_from"])
     return Preset(
@@ -163,7 +174,21 @@ def preset_from_toml(text: str, name: str, *, where: str, builtin: bool = False)
         version=1 if builtin else 0,
         example_sources={str(k): int(v) for k, v in sources.items()},
         dynamic_examples=dynamic,
+        run_tools=run_tools,
+        grammar=grammar,
     )
+
+
+def _run_table(run: Any, where: str) -> tuple[list[str] | None, bool | None]:
+    """The ``[run]`` table's tools and grammar (None where it does not say)."""
+    if not isinstance(run, dict):
+        raise ConfigError(f"Preset {where} has a run key that is not a [run] table.")
+    tools, grammar = run.get("tools"), run.get("grammar")
+    if tools is not None and not (isinstance(tools, list) and all(t in TOOL_ORDER for t in tools)):
+        raise ConfigError(f"Preset {where} has [run] tools that are not among {', '.join(TOOL_ORDER)}.")
+    if grammar is not None and not isinstance(grammar, bool):
+        raise ConfigError(f"Preset {where} has [run] grammar = {grammar!r}; use true or false.")
+    return (None if tools is None else list(tools)), grammar
 
 
 def preset_paths() -> dict[str, tuple[Path, bool]]:
@@ -235,6 +260,15 @@ def dump_preset(preset: Preset) -> str:
         f"examples = {_toml_string(preset.examples)}",
         *([f"dynamic_examples = {int(preset.dynamic_examples)}"] if preset.dynamic_examples else []),
         "",
+    ]
+    if preset.run_tools is not None or preset.grammar is not None:
+        lines += ["# The agent setup this version runs with (picked in Settings, these become the settings).", "[run]"]
+        if preset.run_tools is not None:
+            lines.append(f"tools = {json.dumps(list(preset.run_tools))}")
+        if preset.grammar is not None:
+            lines.append(f"grammar = {'true' if preset.grammar else 'false'}")
+        lines.append("")
+    lines += [
         "[tools]",
     ]
     lines += [f"{k} = {json.dumps(v, ensure_ascii=False)}" for k, v in preset.tools.items()]
