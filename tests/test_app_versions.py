@@ -4,9 +4,13 @@ prompt in use, with the run's id kept beside it."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+from pathlib import Path
+
 from app_helpers import ask, go, last_trace, new_session, provider, unescape, use_app, wait_idle
 
 from react_core import PresetStore
+from react_core.evaluation.results import read_file
 from react_core.history import HistoryStore
 from react_core.presets.preset import load_preset
 
@@ -165,3 +169,18 @@ def test_a_version_keeps_the_tools_and_grammar_and_picking_it_brings_them_back(m
     assert any("+tools enabled = search, calculator" in c.value for c in at.code)
     go(at, "chat")
     assert ask(at, "Anything?").session_state.chat["turns"][-1].trace.settings["tools"] == ["search", "calculator"]
+
+
+def test_a_saved_version_can_be_evaluated(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [" I know.\nAction 1: Finish[yes]"])
+    hotpot = load_preset("hotpotqa-react")
+    PresetStore().save_version(replace(hotpot, instructions=hotpot.instructions + "\nBe brief.\n"), "hotpotqa-react")
+    at = go(new_session(), "evaluate")
+    at.selectbox(key="eval-dataset").set_value("dev_distractor_first100.json")
+    at.number_input(key="eval-limit").set_value(1)
+    at.multiselect(key="eval-strategies").set_value(["react"]).run()
+    assert at.selectbox(key="eval-preset-react").value == "hotpotqa-react"  # its newest version: hotpotqa-react@2
+    at.button(key="eval-run").click().run()
+    assert at.session_state.eval_job.wait(30)
+    out = Path(at.session_state.eval_job.snapshot()["out_dir"])
+    assert read_file(out / "react.jsonl")[1][0]["trace"]["settings"]["prompt_version"] == "hotpotqa-react@2"
