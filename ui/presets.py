@@ -1,5 +1,5 @@
-"""The presets a person can choose and save (``react_core.PresetStore``: the shipped ones, then their own), the one
-named in the settings, and the prompt the next turn uses.
+"""The presets a person can choose and save (``react_core.PresetStore``: the shipped ones, then their own lines of
+versions), the version named in the settings, and the prompt the next turn uses.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from ui import identity, state
 
 
 def store() -> PresetStore:
-    """This person's presets: in the presets folder in local mode, in their own history otherwise."""
+    """This person's presets: the shipped ones, then their own lines of versions in their history store."""
     return PresetStore(identity.owner())
 
 

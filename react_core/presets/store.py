@@ -41,6 +41,7 @@ def shipped_names() -> set[str]:
 class PresetStore:
     def __init__(self, owner: str = "") -> None:
         self.owner = owner
+        self._store = None  # the history store, opened once per PresetStore
 
     @property
     def in_history(self) -> bool:
@@ -50,10 +51,12 @@ class PresetStore:
     def _history(self):
         from react_core.history import open_history
 
-        store = open_history(self.owner)
-        if not self.in_history:
-            self._adopt_files(store)
-        return store
+        if self._store is None:
+            store = open_history(self.owner)
+            if not self.in_history:
+                self._adopt_files(store)
+            self._store = store
+        return self._store
 
     def _adopt_files(self, store) -> None:
         """The local presets folder's files (saved before versions) as version 1 of their lines, once."""
@@ -108,7 +111,7 @@ class PresetStore:
             number = self._number(history, r, shipped)
             saved = None if shipped and number == 1 else history.get_version(r.name, number)
         except HistoryError:
-            if r.label or r.number not in (None, 1) or not (shipped or not self.in_history):
+            if r.label or r.number not in (None, 1) or (self.in_history and not shipped):
                 raise
             return load_preset(r.name)  # history unavailable: a shipped preset (or a local file) still reads
         if shipped and number == 1:
