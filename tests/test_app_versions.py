@@ -54,6 +54,7 @@ def test_save_a_new_version_pick_one_by_label_and_diff_two(monkeypatch, tmp_path
     go(at, "settings")
     at.selectbox(key="set-version").set_value("2").run()
     assert at.session_state.settings["preset"] == "paper@2"
+    assert {"paper@1", "paper@2", "mrkl@1"} <= set(at.selectbox(key="diff-left").options)  # any two versions
     at.selectbox(key="diff-left").set_value("paper@1").run()
     at.selectbox(key="diff-right").set_value("paper@2").run()
     diff = [c.value for c in at.code]
@@ -79,6 +80,7 @@ def test_use_a_run_as_an_example_then_save_it_as_a_version(monkeypatch, tmp_path
 
     go(at, "settings")
     assert at.text_area(key="edit-examples").value == prompt.examples
+    assert any(f"run #{run_id}: What is 6 * 7?" in unescape(c.value) for c in at.caption)
     assert not at.error, [e.value for e in at.error]
     at.button(key="save-version").click().run()
     saved = PresetStore().load("paper")

@@ -255,6 +255,9 @@ def render_prompt_editor() -> None:
     else:
         st.success(md_literal(f"{named.ref or named.name} is in use, unchanged."), icon=":material/check:")
     st.caption(f"≈ {tokens:,} tokens of instructions and examples, sent with every step.")
+    if candidate.example_sources:
+        taken = "; ".join(f"run #{run}: {q}" for q, run in candidate.example_sources.items())
+        st.caption(md_literal(f"Examples taken from runs (kept with the version): {taken}"))
     left, right = st.columns(2)
     left.button("Reset to preset", key="reset-prompt", icon=":material/restart_alt:", on_click=_on_reset)
     left.button(

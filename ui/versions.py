@@ -95,10 +95,13 @@ def render_versions(line: str) -> None:
         button_col.button("Set label", key="move-label", on_click=_move_label, args=(line,))
 
         st.markdown("**Diff two versions**")
-        refs = [f"{line}@{n}" for n in numbers]
+        # This line's versions first, then every other line's: any two versions can be compared.
+        refs = [address(line, n) for n in numbers]
+        refs += [address(other, n) for other in store.names(None) if other != line for n, _, _ in store.versions(other)]
+        here = len(numbers)
         left_col, right_col = st.columns(2)
-        left = left_col.selectbox("From", refs, index=max(0, len(refs) - 2), key="diff-left")
-        right = right_col.selectbox("To", refs, index=len(refs) - 1, key="diff-right")
+        left = left_col.selectbox("From", refs, index=max(0, here - 2), key="diff-left")
+        right = right_col.selectbox("To", refs, index=here - 1, key="diff-right")
         try:
             render_diff(store.diff(left, right))
         except ReactLabError as e:
