@@ -22,9 +22,10 @@ from react_core import (
     provider_class,
     tool_label,
 )
-from ui import identity, state
+from ui import identity, presets, state
 from ui.bind import bound, seed
 from ui.prompt_editor import render_prompt_editor
+from ui.versions import render_versions
 
 
 def _on_key() -> None:
@@ -140,3 +141,4 @@ with run_col:
 
 st.subheader("Prompt", anchor=False)
 render_prompt_editor()
+render_versions(presets.current_line())

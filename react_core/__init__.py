@@ -107,8 +107,14 @@ _EXPORTS: dict[str, str] = {
     ),
     **dict.fromkeys(("render_prefix", "render_question"), "presets.render"),
     **dict.fromkeys(("Problem", "validate_preset"), "presets.check"),
-    **dict.fromkeys(("check_new_preset", "save_user_preset"), "presets.store"),
-    "PresetStore": "presets.store",
+    **dict.fromkeys(("check_new_preset", "PresetStore"), "presets.store"),
+    **dict.fromkeys(
+        ("VersionRef", "parse_ref", "address", "version_choice", "export_version", "import_version"), "presets.versions"
+    ),
+    **dict.fromkeys(
+        ("VersionDiff", "ExampleChange", "FieldDiff", "diff_versions", "ADDED", "REMOVED", "CHANGED"), "presets.diff"
+    ),
+    "example_from_run": "presets.from_run",
     # knowledge and tools
     **dict.fromkeys(("standing_pack", "knowledge_reach"), "knowledge"),
     **dict.fromkeys(
@@ -172,6 +178,7 @@ _ALIASES = {
     "conversation_turns": "turns",
     "export_run_live": "export_finished_run",
     "live_export_problem": "problem",
+    "version_choice": "choice",
 }
 __all__ = sorted(_EXPORTS)
 

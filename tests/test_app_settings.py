@@ -16,6 +16,7 @@ from app_helpers import (
     use_app,
 )
 
+from react_core import PresetStore
 from react_core.base.paths import BUILTIN_PRESETS_DIR as BUILTIN_DIR
 from react_core.history import HistoryStore
 from react_core.presets.preset import list_presets, load_preset
@@ -150,7 +151,7 @@ def test_a_valid_edit_applies_to_the_next_turn_and_reset_restores_the_preset(mon
     assert at.session_state.prompt is None
 
 
-def test_save_as_new_preset_writes_the_user_folder_and_never_a_shipped_preset(monkeypatch, tmp_path):
+def test_save_as_new_preset_starts_a_line_of_versions_and_never_touches_a_shipped_preset(monkeypatch, tmp_path):
     use_app(monkeypatch, tmp_path, [])
     shipped = {p.name: p.read_bytes() for p in BUILTIN_DIR.glob("*.toml")}
     at = go(new_session(), "settings")
@@ -162,9 +163,9 @@ def test_save_as_new_preset_writes_the_user_folder_and_never_a_shipped_preset(mo
 
     at.text_input(key="save-name").input("careful").run()
     at.button(key="save-preset").click().run()
-    assert (tmp_path / "presets" / "careful.toml").is_file()
     assert at.session_state.settings["preset"] == "careful" and at.session_state.prompt is None
-    assert "careful" in list_presets() and load_preset("careful").instructions == "Be careful.\n{tools}\n"
+    saved = PresetStore().load("careful")  # version 1 of a new line, in the history store
+    assert saved.ref == "careful@1" and saved.instructions == "Be careful.\n{tools}\n"
     assert {p.name: p.read_bytes() for p in BUILTIN_DIR.glob("*.toml")} == shipped
     assert at.selectbox(key="set-preset").value == "careful"
 

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from schema_helpers import sqlite_history_at
+
 from react_core.base.trace import Trace
 from react_core.history import HistoryStore, parse_trace_json
 from react_core.loop.settings import RunSettings
@@ -43,15 +45,17 @@ def test_settings_and_presets_saved_with_format_still_load(tmp_path, monkeypatch
 
 def test_a_history_with_a_format_column_keeps_each_runs_dialect(tmp_path):
     path = tmp_path / "h.sqlite"
-    HistoryStore(path).save(Trace(question="today", settings={"dialect": "xml"}))
-    with sqlite3.connect(path) as conn:  # the history as the version before the rename left it
-        conn.execute("ALTER TABLE runs RENAME COLUMN dialect TO format")
-        conn.execute("DELETE FROM schema_version WHERE version = 3")
-        conn.execute(
-            "INSERT INTO runs (created_at, question, provider, model, format, trace_json) "
-            "VALUES ('2026-01-01T00:00:00+00:00', 'before', 'scripted', 'm', 'mrkl', ?)",
-            (json.dumps(OLD_TRACE | {"question": "before"}),),
-        )
+    sqlite_history_at(path, 2)  # the history as the version before the rename left it
+    with sqlite3.connect(path) as conn:
+        for question, column, trace in (
+            ("today", "xml", {"question": "today", "settings": {"dialect": "xml"}}),
+            ("before", "mrkl", OLD_TRACE | {"question": "before"}),
+        ):
+            conn.execute(
+                "INSERT INTO runs (created_at, question, provider, model, format, trace_json) "
+                "VALUES ('2026-01-01T00:00:00+00:00', ?, 'scripted', 'm', ?, ?)",
+                (question, column, json.dumps(trace)),
+            )
     store = HistoryStore(path)
     assert {r.question: r.dialect for r in store.list()} == {"today": "xml", "before": "mrkl"}
     before = next(r for r in store.list() if r.question == "before")

@@ -1,6 +1,6 @@
 """The history store on both backends (SQLite and a real PostgreSQL server): exact round trips, search, delete,
-import, remembered settings without secrets, saved presets, each owner's history theirs alone, and writers on many
-threads at once."""
+import, remembered settings without secrets, prompt versions and labels, each owner's history theirs alone, and
+writers on many threads at once."""
 
 from __future__ import annotations
 
@@ -158,20 +158,38 @@ def test_remembered_settings_never_hold_anything_that_looks_like_a_secret(open_s
         assert b"sk-" not in (tmp_path / "h.sqlite").read_bytes()
 
 
-def test_saved_presets_save_list_get_replace_and_delete(open_store):
+def test_prompt_versions_are_numbered_never_replaced_and_labels_move(open_store):
     store = open_store()
-    assert store.presets() == [] and store.get_preset("mine") is None
-    first = store.save_preset("mine", 'name = "mine"\nformat = "paper"\n')
-    store.save_preset("another", "x = 1\n")
-    assert [p.name for p in store.presets()] == ["another", "mine"]
-    assert store.get_preset("mine") == first and first.saved_at
-    store.save_preset("mine", "x = 2\n")  # the same name replaces
-    assert store.get_preset("mine").toml == "x = 2\n" and len(store.presets()) == 2
-    assert store.delete_preset("mine") is True and store.delete_preset("mine") is False
-    assert [p.name for p in store.presets()] == ["another"]
+    assert store.version_lines() == {} and store.get_version("mine", 1) is None
+    first = store.save_version("mine", 'dialect = "paper"\n')
+    second = store.save_version("mine", "x = 2\n", note="edited")
+    store.save_version("another", "x = 1\n")
+    assert (first.ref, second.ref) == ("mine@1", "mine@2") and first.saved_at
+    assert store.version_lines() == {"another": 1, "mine": 2}
+    assert store.get_version("mine", 1) == first  # saving again added a version; the first is unchanged
+    assert [v.toml for v in store.versions("mine")] == ['dialect = "paper"\n', "x = 2\n"]
+    assert store.save_version("paper", "x = 1\n", first=2).number == 2  # a shipped line: 1 is the shipped file
+    store.move_label("mine", "best", 1)
+    store.move_label("mine", "best", 2)
+    store.move_label("mine", "lesson-1", 1)
+    assert store.labels("mine") == {"best": 2, "lesson-1": 1} and store.labels("another") == {}
+    assert store.remove_label("mine", "best") is True and store.remove_label("mine", "best") is False
     for name, toml in (("", "x = 1"), ("n" * 201, "x = 1"), ("big", "x" * 1_000_001)):
-        with pytest.raises(ConfigError, match="saved preset"):
-            store.save_preset(name, toml)
+        with pytest.raises(ConfigError, match="prompt version"):
+            store.save_version(name, toml)
+
+
+def test_runs_are_found_by_the_prompt_version_they_used(open_store):
+    store = open_store()
+    old = store.save(make_trace("Before versions"))  # an older run records no version
+    with_version = make_trace("With a version")
+    with_version.settings["prompt_version"] = "mine@2"
+    used = store.save(with_version)
+    assert [r.id for r in store.list(version="mine@2")] == [used] and store.get(used).prompt_version == "mine@2"
+    assert [r.id for r in store.list(version="")] == [old] and store.list(version="mine@1") == []
+    assert [r.id for r in store.list()] == [used, old]
+    assert store.run_versions() == {"mine@2": 1}
+    assert open_store("someone-else").run_versions() == {}
 
 
 def test_each_owner_sees_only_their_own_history(open_store):
@@ -180,22 +198,22 @@ def test_each_owner_sees_only_their_own_history(open_store):
     b = bob.save(make_trace("Bob's question about Paris"))
     ann.remember_settings({"temperature": 0.1})
     bob.remember_settings({"temperature": 0.9})
-    ann.save_preset("shared-name", "owner = 'ann'")
-    bob.save_preset("shared-name", "owner = 'bob'")
+    ann.save_version("shared-name", "owner = 'ann'")
+    bob.save_version("shared-name", "owner = 'bob'")
+    ann.move_label("shared-name", "best", 1)
 
     assert [r.id for r in ann.list()] == [a] and [r.id for r in bob.list()] == [b]
     assert [r.id for r in ann.list("paris")] == [a] and ann.count() == 1 and bob.count() == 1
     assert ann.last_settings() == {"temperature": 0.1} and bob.last_settings() == {"temperature": 0.9}
-    assert ann.get_preset("shared-name").toml == "owner = 'ann'"
-    assert [p.toml for p in bob.presets()] == ["owner = 'bob'"]
+    assert ann.get_version("shared-name", 1).toml == "owner = 'ann'"
+    assert [p.toml for p in bob.versions("shared-name")] == ["owner = 'bob'"] and bob.labels("shared-name") == {}
     # The local single-user app's default owner is yet another history.
     assert open_store().count() == 0 and open_store().last_settings() is None
 
     # A crafted request for the other owner's run id finds nothing and deletes nothing.
     assert ann.get(b) is None and ann.delete(b) is False
     assert bob.get(a) is None and bob.delete(a) is False
-    assert ann.delete_preset("missing") is False
-    assert bob.delete_preset("shared-name") is True and ann.get_preset("shared-name") is not None
+    assert bob.remove_label("shared-name", "best") is False and ann.labels("shared-name") == {"best": 1}
     assert ann.get(a) is not None and bob.get(b) is not None
     ann.import_json(json.dumps(make_trace("imported").to_dict()))
     assert bob.list("imported") == []
@@ -247,6 +265,26 @@ def test_many_threads_save_at_once_without_losing_a_run(open_store):
     assert not errors
     assert store.count() == 60
     assert {r.question for r in store.list(limit=100)} == {f"q{n}-{i}" for n in range(6) for i in range(10)}
+
+
+def test_many_writers_adding_to_one_line_at_once_each_get_their_own_number(open_store):
+    start, errors, numbers = threading.Barrier(6), [], []
+
+    def writer(n: int) -> None:
+        try:
+            start.wait()  # released together, as replicas saving at the same moment
+            for i in range(3):
+                numbers.append(open_store().save_version("shared", f"x = {n * 10 + i}\n").number)
+        except BaseException as e:  # collected and re-raised on the test's thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert sorted(numbers) == list(range(1, 19)) and len(open_store().versions("shared")) == 18
 
 
 def test_the_default_path_follows_react_history_db(monkeypatch, tmp_path):

@@ -34,7 +34,7 @@ def _every_operation_fails(store, kind: str) -> None:
         lambda: store.get(1),
         lambda: store.save(a_run()),
         store.last_settings,
-        store.presets,
+        store.version_lines,
     ):
         with pytest.raises(HistoryError) as caught:
             call()

@@ -13,7 +13,7 @@ import pytest
 from react_core.base.trace import Step, Trace
 from react_core.history import UNAVAILABLE, HistoryStore, open_history
 from react_core.history import status as kinds
-from react_core.history.migrations import LATEST, MIGRATIONS
+from react_core.history.migrations import LATEST, MIGRATIONS, VERSION_TABLE
 
 pytest_plugins = ("pg_helpers",)  # the PostgreSQL server fixtures
 
@@ -92,8 +92,8 @@ def test_a_history_made_by_the_first_version_opens_with_its_runs_intact(tmp_path
 
 def test_migrations_are_numbered_in_order_and_applied_once(tmp_path):
     numbers = [m.version for m in MIGRATIONS]
-    # In order, each once (numbers from parallel work may leave gaps until it is all merged).
-    assert numbers == sorted(set(numbers)) and numbers[-1] == LATEST
+    # 1..N with no gap: a history at version k then has every migration up to k, and none is ever skipped.
+    assert numbers == list(range(1, len(MIGRATIONS) + 1)) and numbers[-1] == LATEST
     path = tmp_path / "h.sqlite"
     HistoryStore(path).save(Trace(question="q"))
     HistoryStore(path).count()
@@ -161,3 +161,50 @@ def test_postgresql_from_a_newer_version_is_left_alone(postgres_url):
     with pytest.raises(kinds.HistoryError) as caught:
         open_history(url=postgres_url).list()
     assert caught.value.kind == kinds.NEWER
+
+
+SAVED_PRESETS = [("", "mine", "title = 'local'\n"), ("ann@example.org", "mine", "title = 'ann'\n")]
+
+
+def _at_schema_3(run_sql: Callable[[str], None], placeholder: str) -> None:
+    """A history as schema 3 left it: two owners' saved presets (one table row each)."""
+    run_sql(VERSION_TABLE)
+    for m in MIGRATIONS[:3]:
+        for sql in m.postgres if placeholder == "%s" else m.sqlite:
+            run_sql(sql)
+        run_sql(f"INSERT INTO schema_version VALUES ({m.version}, 'old', '2026-01-01')")
+    for owner, name, toml in SAVED_PRESETS:
+        run_sql(
+            "INSERT INTO presets (owner, name, toml, saved_at) VALUES "
+            f"('{owner}', '{name}', '{toml.replace(chr(39), chr(39) * 2)}', '2026-01-02T00:00:00+00:00')"
+        )
+
+
+def _check_presets_became_versions(opener: Callable[[str], object]) -> None:
+    for owner, name, toml in SAVED_PRESETS:
+        store = opener(owner)
+        saved = store.versions(name)
+        assert [(v.ref, v.toml, v.saved_at) for v in saved] == [(f"{name}@1", toml, "2026-01-02T00:00:00+00:00")]
+        assert store.save_version(name, "title = 'next'\n").ref == f"{name}@2"
+    local = opener("")
+    local.save(Trace(question="after the upgrade"))  # runs have a prompt version column now: none for this one
+    assert [r.prompt_version for r in local.list()] == [""]
+
+
+def test_saved_presets_become_version_1_of_their_lines(tmp_path):
+    path = tmp_path / "h.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.create_function("react_casefold", 1, str.casefold)
+        _at_schema_3(conn.execute, "?")
+    _check_presets_became_versions(lambda owner: open_history(owner, url="", path=path))
+    with sqlite3.connect(path) as conn:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert "presets" not in tables and versions(path) == list(range(1, LATEST + 1))
+
+
+def test_saved_presets_become_version_1_of_their_lines_on_postgresql(postgres_url):
+    import psycopg
+
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        _at_schema_3(conn.execute, "%s")
+    _check_presets_became_versions(lambda owner: open_history(owner, url=postgres_url))

@@ -4,9 +4,11 @@ run and anything that is not a token resolve to nothing."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
 import pytest
+from schema_helpers import sqlite_history_at
 
 from react_core.base.errors import ConfigError
 from react_core.base.trace import Trace
@@ -79,13 +81,15 @@ def test_what_is_not_a_token_resolves_to_nothing(open_store, token):
 
 def test_the_shares_migration_upgrades_an_existing_history(tmp_path):
     path = tmp_path / "h.sqlite"
-    ann = open_history("oidc:ann", url="", path=path)
-    run = _run(ann, "Before")
-    with sqlite3.connect(path) as conn:  # as a history from before the migration: no shares table, older version
-        conn.execute("DROP TABLE shares")
-        conn.execute("DELETE FROM schema_version WHERE version = ?", (MIGRATIONS[-1].version,))
+    shares = next(m.version for m in MIGRATIONS if "share" in m.description)
+    sqlite_history_at(path, shares - 1)  # a history as the migrations before the shares one left it, with a run
+    with sqlite3.connect(path) as conn:
+        conn.execute(
+            "INSERT INTO runs (created_at, question, owner, trace_json) VALUES ('2026-01-02', 'Before', 'oidc:ann', ?)",
+            (json.dumps(Trace(question="Before").to_dict()),),
+        )
     again = open_history("oidc:ann", url="", path=path)
-    share = again.create_share(run)
+    share = again.create_share(again.list()[0].id)
     assert again.resolve_share(share.token).trace.question == "Before"
     with sqlite3.connect(path) as conn:
         assert conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0] == LATEST

@@ -23,7 +23,7 @@ from react_core.dialects import DIALECTS, get_dialect
 from react_core.presets.check import example_chunks, validate_preset
 from react_core.presets.preset import dump_preset, list_presets, load_preset, load_preset_file
 from react_core.presets.render import render_prefix
-from react_core.presets.store import save_user_preset
+from react_core.presets.store import PresetStore
 from react_core.tools.calculator import calculate
 
 DIALECT_PRESETS = {
@@ -227,26 +227,24 @@ def test_an_observation_inside_the_models_part_is_a_problem():
 # -- saving and dumping --------------------------------------------------------------------------------------
 
 
-def test_save_as_a_new_preset_goes_to_the_user_folder(tmp_path, monkeypatch):
-    monkeypatch.setenv("REACT_PRESETS_DIR", str(tmp_path / "presets"))
+def test_save_as_a_new_preset_starts_a_line_in_the_history_store(tmp_path, monkeypatch):
     edited = replace(load_preset("pause"), instructions=load_preset("pause").instructions + "\nBe brief.\n")
-    path = save_user_preset(edited, "my-pause")
-    assert path == tmp_path / "presets" / "my-pause.toml"
-    again = load_preset("my-pause")
-    assert not again.builtin and again.instructions.endswith("Be brief.\n")
-    assert "my-pause" in list_presets() and validate_preset(again) == []
+    store = PresetStore()
+    assert store.save_new(edited, "my-pause") == "my-pause@1"
+    again = store.load("my-pause")
+    assert not again.builtin and again.instructions.endswith("Be brief.\n") and again.ref == "my-pause@1"
+    assert "my-pause" in store.names() and validate_preset(again) == []
 
 
 @pytest.mark.parametrize("name", SHIPPED)
 def test_saving_never_overwrites_a_shipped_preset(name, tmp_path, monkeypatch):
-    monkeypatch.setenv("REACT_PRESETS_DIR", str(tmp_path / "presets"))
     shipped = BUILTIN_DIR / f"{name}.toml"
     before = shipped.read_bytes()
     preset = load_preset_file(shipped, builtin=True)
     with pytest.raises(ConfigError, match="shipped preset"):
-        save_user_preset(replace(preset, instructions="changed {tools}"), name)
+        PresetStore().save_new(replace(preset, instructions="changed {tools}"), name)
     assert shipped.read_bytes() == before
-    assert not (tmp_path / "presets" / f"{name}.toml").exists()
+    assert PresetStore().load(name).ref == f"{name}@1"
 
 
 def test_a_user_preset_never_shadows_a_shipped_one(tmp_path, monkeypatch):

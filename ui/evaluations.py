@@ -31,10 +31,9 @@ from react_core import (
     SAMPLING,
     STRATEGY_LABELS,
     EvalPlan,
+    PresetStore,
     RunSettings,
     evaluations_dir,
-    list_presets,
-    load_preset,
     shared_data_dir,
 )
 from react_core import eval_results as results
@@ -69,16 +68,22 @@ def samples(strategies: list[str]) -> bool:
     return any(s in SAMPLING for s in strategies)
 
 
-@st.cache_data(ttl=30, show_spinner=False)
 def preset_choices(role: str) -> list[str]:
-    """Presets that can play a role: of its mode, and for Act and ReAct, with or without thoughts accordingly."""
-    names = list_presets(ROLE_MODES[role])
+    """Presets that can play a role (this person's own included, the newest version of each): of its mode, and for
+    Act and ReAct, with or without thoughts accordingly."""
+    return _preset_choices(role, identity.owner())
+
+
+@st.cache_data(ttl=30, show_spinner=False)
+def _preset_choices(role: str, owner: str) -> list[str]:
+    store = PresetStore(owner)
+    names = store.names(ROLE_MODES[role])
     if ROLE_MODES[role] != "react":
         return names
     dialects = {}
     for name in names:
         try:
-            dialects[name] = load_preset(name).dialect
+            dialects[name] = store.load(name).dialect
         except Exception:  # a broken user preset is simply not offered
             continue
     return [n for n, d in dialects.items() if (d == "act") == (role == "act")]
@@ -126,6 +131,7 @@ def start() -> None:
         tools=list(ss.get("eval-tools", PAPER_TOOLS)),
         samples=int(ss.get("eval-samples", PAPER_SC_SAMPLES)),
         presets={r: ss.get(f"eval-preset-{r}", DEFAULT_PRESETS[r]) for r in DEFAULT_PRESETS},
+        owner=identity.owner(),
     )
     ss.eval_job = EvalJob(plan, identity.allowance(), api_key=ss.api_key).start()
     ss.eval_open = plan.out_dir

@@ -1,7 +1,6 @@
-"""The History page's parts: the run list with search, one open run (panels, export, delete, fork; a paused run's
-Resume opens it in Chat), the conversations
-(reopened in Chat), Compare and Import. Everything is read from the history store on each render, so every browser
-session sees the same history. Depends on streamlit, the engine's history/export modules, ui.render and ui.fork_form.
+"""The History page's parts: the run list with search and a prompt-version filter, one open run (panels, export,
+delete, fork, use as example; a paused run's Resume opens it in Chat), the conversations (reopened in Chat), Compare
+and Import. Everything is read from the history store on each render, so every browser session sees the same history.
 """
 
 from __future__ import annotations
@@ -24,6 +23,7 @@ from react_core import (
 from ui import identity, state, turn_labels
 from ui.fork_form import render_fork
 from ui.jobs.turn import Turn
+from ui.prompt_editor import use_as_example
 from ui.render import render_answer, render_status, render_step, render_trace
 from ui.share_view import render_share_controls
 from ui.text import md_literal
@@ -73,9 +73,28 @@ def _record_line(r: RunRecord) -> str:
     return f"#{r.id} · {_short(r.question, 70)} {answer}"
 
 
+ANY_VERSION = None  # the version filter's "every run"
+
+
 def render_list(store: Store) -> None:
-    query = st.text_input("Search runs", key="history-query", placeholder="words in questions, thoughts, answers…")
-    records = store.list(query, limit=LIST_LIMIT + 1)
+    search_col, version_col = st.columns([0.7, 0.3])
+    query = search_col.text_input(
+        "Search runs", key="history-query", placeholder="words in questions, thoughts, answers…"
+    )
+    used = store.run_versions()
+    choices = {
+        ANY_VERSION: "every prompt",
+        **{v: f"{v} ({plural(n, 'run')})" for v, n in used.items()},
+        "": "no saved version",
+    }
+    version = version_col.selectbox(
+        "Prompt version",
+        list(choices),
+        key="history-version",
+        format_func=choices.get,
+        help="The prompt version each run used (name@number); runs of unsaved edits and older runs have none.",
+    )
+    records = store.list(query, limit=LIST_LIMIT + 1, version=version)
     if not records:
         st.info("No runs match." if query else "No runs yet: ask something in Chat.")
         return
@@ -134,6 +153,16 @@ def render_open(store: Store, record: RunRecord) -> None:
     if identity.mode() == identity.SIGNED_IN:  # a link for people without an account is for deployments with them
         with share:
             render_share_controls(store, record.id)
+    if record.prompt_version:
+        st.caption(md_literal(f"Prompt version {record.prompt_version}"))
+    st.button(
+        "Use as example",
+        key="use-as-example",
+        icon=":material/library_add:",
+        on_click=use_as_example,
+        args=(record.trace, record.id),
+        help="Append this run to your prompt's examples, written in its dialect and checked by its parser.",
+    )
     render_trace(record.trace, key=f"h{record.id}")
     render_fork(record.id, record.trace)
 

@@ -160,6 +160,11 @@ def figures(step: Step) -> str:
     return " · ".join(parts)
 
 
+def previous_call(trace: Trace, position: int) -> int | None:
+    """The index of the last step before ``position`` that records its model call."""
+    return next((s.index for s in reversed(trace.steps[:position]) if s.call is not None), None)
+
+
 def render_call(trace: Trace, position: int, rebuilt: call_records.CallTexts | None, *, key: str) -> None:
     """The Model call section of the step at ``position`` in ``trace.steps``."""
     step = trace.steps[position]
@@ -176,12 +181,17 @@ def render_call(trace: Trace, position: int, rebuilt: call_records.CallTexts | N
         st.caption("The call of this step cannot be rebuilt: the step before it does not record its call.")
         return
     st.caption(md_literal(figures(step)))
+    chosen = trace.settings.get("examples_chosen")
+    if chosen and previous_call(trace, position) is None:  # said once, at the run's first call
+        st.caption(
+            md_literal(f"Dynamic examples: the {len(chosen)} most like this question were sent: " + "; ".join(chosen))
+        )
     try:
         call_dict = call_records.request_of(trace, step.index)
     except ReactLabError as e:
         st.caption(md_literal(str(e)))
         return
-    previous = next((s.index for s in reversed(trace.steps[:position]) if s.call is not None), None)
+    previous = previous_call(trace, position)
     size = len(json.dumps(call_dict["body"], ensure_ascii=False))
     request = _request(call_dict, step.call.body, rebuilt)
     st.html(

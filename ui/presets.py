@@ -1,17 +1,26 @@
-"""The presets a person can choose and save (``react_core.PresetStore``: the shipped ones, then their own), the one
-named in the settings, and the prompt the next turn uses.
+"""The presets a person can choose and save (``react_core.PresetStore``: the shipped ones, then their own lines of
+versions), the version named in the settings, and the prompt the next turn uses.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from react_core import DEFAULT_PRESET, ConfigError, Preset, PresetStore, ReactLabError, default_preset_for, speaks
+from react_core import (
+    DEFAULT_PRESET,
+    ConfigError,
+    Preset,
+    PresetStore,
+    ReactLabError,
+    default_preset_for,
+    parse_ref,
+    speaks,
+)
 from ui import identity, state
 
 
 def store() -> PresetStore:
-    """This person's presets: in the presets folder in local mode, in their own history otherwise."""
+    """This person's presets: the shipped ones, then their own lines of versions in their history store."""
     return PresetStore(identity.owner())
 
 
@@ -29,9 +38,18 @@ def runnable(names_: list[str]) -> tuple[list[str], list[str]]:
 
 
 def current_name() -> str:
-    """The named preset in use (the shipped preset of the dialect when none is named)."""
+    """The prompt version in use, as the settings name it: ``name`` (its newest version), ``name@3`` or
+    ``name@label`` (the shipped preset of the dialect when none is named)."""
     s = state.settings()
     return s.get("preset") or default_preset_for(s.get("dialect") or DEFAULT_PRESET)
+
+
+def current_line() -> str:
+    """The name of the line of versions in use."""
+    try:
+        return parse_ref(current_name()).name
+    except ConfigError:  # a remembered setting that is no address: ``active`` falls back and says so
+        return DEFAULT_PRESET
 
 
 def active() -> Preset:

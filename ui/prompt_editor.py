@@ -1,9 +1,10 @@
 """The live prompt editor: preset/dialect chooser, instructions and few-shot examples as separate fields, the
-question template, validation by the run's own parser, a token count, Reset to preset and Save as new preset.
+question template, validation by the run's own parser, a token count, Reset to preset, Save as new version (of the
+preset in use) and Save as new preset (a new line of versions); the version chooser is ui.versions'.
 
 A valid edit is applied at once (``session_state.prompt``); an invalid one is kept as a draft with its problems listed,
-and runs keep using the last valid prompt. Shipped presets are never overwritten: saving writes a new file to the user
-presets folder.
+and runs keep using the last valid prompt. Nothing saved is ever overwritten: a save adds a version
+(``react_core.PresetStore``).
 """
 
 from __future__ import annotations
@@ -14,10 +15,14 @@ import streamlit as st
 
 from react_core import (
     DIALECTS,
+    TOOL_ORDER,
     Preset,
     Problem,
     ReactLabError,
+    Trace,
     estimate_tokens,
+    example_from_run,
+    parse_ref,
     provider_class,
     render_prefix,
     validate_preset,
@@ -25,8 +30,14 @@ from react_core import (
 from ui import presets, state
 from ui.bind import seed
 from ui.text import md_literal
+from ui.versions import render_version_chooser
 
-FIELDS = {"instructions": "edit-instructions", "examples": "edit-examples", "question": "edit-question"}
+FIELDS = {
+    "instructions": "edit-instructions",
+    "examples": "edit-examples",
+    "question": "edit-question",
+    "dynamic_examples": "edit-dynamic",
+}
 
 
 def _named() -> Preset:
@@ -45,7 +56,12 @@ def _candidate(values: dict[str, str]) -> Preset:
     base = _named()
     if all(values[f] == getattr(base, f) for f in FIELDS):
         return base
-    return replace(base, **values, name=f"{base.name} (edited)", builtin=False, path="")
+    # Where examples taken from runs came from, kept while their example is still there.
+    applied = st.session_state.prompt
+    known = {**base.example_sources, **(applied.example_sources if applied is not None else {})}
+    sources = {q: run for q, run in known.items() if q in values["examples"]}
+    name = f"{base.name} (edited)"
+    return replace(base, **values, name=name, builtin=False, path="", version=0, example_sources=sources)
 
 
 def _set_editor(values: dict[str, str]) -> None:
@@ -70,11 +86,53 @@ def _on_edit() -> None:
 
 
 def _on_choose() -> None:
-    state.change_settings(lambda: {"preset": st.session_state["set-preset"], "dialect": ""})
-    name = state.settings()["preset"]
+    choose(st.session_state["set-preset"])
+
+
+def choose(ref: str) -> None:
+    """Use version ``ref`` (a line's name for its newest) from the next turn, discarding unsaved edits."""
+    state.change_settings(lambda: {"preset": ref, "dialect": ""})
     st.session_state.prompt = st.session_state.draft = None
-    base = presets.store().load(name)
+    st.session_state.pop("set-version", None)  # the version chooser shows the new choice
+    base = presets.store().load(ref)
     _set_editor({f: getattr(base, f) for f in FIELDS})
+    # A version that keeps its agent setup brings it along: its tools and grammar become the settings.
+    setup = {"tools": base.run_tools, "grammar": base.grammar}
+    changes = {k: v for k, v in setup.items() if v is not None}
+    if changes:
+        state.update_settings(**changes)
+        for key in [f"set-tool-{t}" for t in TOOL_ORDER] + ["set-grammar"]:
+            st.session_state.pop(key, None)  # the widgets show the new settings
+
+
+def _with_setup(preset: Preset) -> Preset:
+    """``preset`` with the agent setup in use (tools, grammar), as a saved version keeps it."""
+    s = state.settings()
+    return replace(preset, run_tools=[t for t in TOOL_ORDER if t in s.get("tools", [])], grammar=bool(s.get("grammar")))
+
+
+def _same_setup(base: Preset) -> bool:
+    """Whether the settings run ``base`` as it says (a version that does not say: as the defaults do)."""
+    s = state.settings()
+    tools = base.run_tools if base.run_tools is not None else list(TOOL_ORDER)
+    grammar = base.grammar if base.grammar is not None else True
+    return [t for t in TOOL_ORDER if t in s.get("tools", [])] == tools and bool(s.get("grammar")) == grammar
+
+
+def use_as_example(trace: Trace, run_id: int) -> None:
+    """Append a run to the examples of the prompt in use, written in its dialect and checked by its parser; the edit
+    is applied (unsaved) and the editor shows it. Says so, or why not, on the next page drawn."""
+    try:
+        edited = example_from_run(trace, presets.active(), run_id)
+    except ReactLabError as e:
+        state.flash("error", str(e))
+        return
+    st.session_state.prompt, st.session_state.draft = edited, None
+    _set_editor({f: getattr(edited, f) for f in FIELDS})
+    state.flash(
+        "success",
+        f"Run #{run_id} is now the last example of your prompt (unsaved): save it as a version in Settings.",
+    )
 
 
 def _on_reset() -> None:
@@ -83,19 +141,38 @@ def _on_reset() -> None:
     _set_editor({f: getattr(base, f) for f in FIELDS})
 
 
+def _saved(ref: str, message: str) -> None:
+    line = parse_ref(ref).name
+    state.update_settings(preset=line, dialect="")
+    st.session_state.prompt = st.session_state.draft = None
+    st.session_state["set-preset"] = line
+    st.session_state.pop("set-version", None)
+    state.flash("success", message)
+
+
 def _on_save() -> None:
+    """Save as a new preset: a new line whose version 1 is this prompt."""
     name = st.session_state.get("save-name", "").strip()
     values = {f: st.session_state[key] for f, key in FIELDS.items()}
     try:
-        path = presets.store().save(_candidate(values), name)
+        ref = presets.store().save_new(_with_setup(_candidate(values)), name)
     except ReactLabError as e:
         state.flash("error", str(e))
         return
-    state.update_settings(preset=name, dialect="")
-    st.session_state.prompt = st.session_state.draft = None
-    st.session_state["set-preset"] = name
     st.session_state["save-name"] = ""
-    state.flash("success", f"Saved as preset {name!r} ({path}); it is now in use.")
+    _saved(ref, f"Saved as preset {name!r}, version {ref}; it is now in use.")
+
+
+def _on_save_version() -> None:
+    """Save as a new version of the line in use; the versions already saved never change."""
+    values = {f: st.session_state[key] for f, key in FIELDS.items()}
+    line = presets.current_line()
+    try:
+        ref = presets.store().save_version(_with_setup(_candidate(values)), line)
+    except ReactLabError as e:
+        state.flash("error", str(e))
+        return
+    _saved(ref, f"Saved as {ref}; it is now in use.")
 
 
 def _preset_label(name: str) -> str:
@@ -110,7 +187,7 @@ def _preset_label(name: str) -> str:
 def render_prompt_editor() -> None:
     # The direct-answer presets are the evaluation's, not the chat's; the tools preset needs a provider that can.
     names, unspoken = presets.runnable(presets.store().names("react"))
-    current = presets.current_name()
+    current = presets.current_line()
     if current not in names:
         names.append(current)
     seed("set-preset", current)
@@ -123,6 +200,7 @@ def render_prompt_editor() -> None:
         on_change=_on_choose,
         help="Choosing a preset discards unsaved prompt edits.",
     )
+    render_version_chooser(current, choose)
     if unspoken:
         label = provider_class(state.settings()["provider"]).label
         st.caption(
@@ -145,6 +223,16 @@ def render_prompt_editor() -> None:
         help="{tools} is replaced by the descriptions of the enabled tools.",
     )
     st.text_area("Few-shot examples", key=FIELDS["examples"], height=320, on_change=_on_edit)
+    st.number_input(
+        "Dynamic examples: the k most like each question (0: all of them, always)",
+        key=FIELDS["dynamic_examples"],
+        min_value=0,
+        max_value=20,
+        step=1,
+        on_change=_on_edit,
+        help="For each question, the k examples whose questions are most like it (BM25) replace the fixed set; the "
+        "run records which were chosen, and its Model call shows them.",
+    )
     # A text area, not a text input: an input drops line breaks, and the template ends with the one that puts the
     # model's first step on a line of its own (the xml dialect's template holds two more).
     st.text_area(
@@ -165,10 +253,22 @@ def render_prompt_editor() -> None:
     elif st.session_state.prompt:
         st.success("Your edited prompt is in use.", icon=":material/check:")
     else:
-        st.success(md_literal(f"The {named.name} preset is in use, unchanged."), icon=":material/check:")
+        st.success(md_literal(f"{named.ref or named.name} is in use, unchanged."), icon=":material/check:")
     st.caption(f"≈ {tokens:,} tokens of instructions and examples, sent with every step.")
+    if candidate.example_sources:
+        taken = "; ".join(f"run #{run}: {q}" for q, run in candidate.example_sources.items())
+        st.caption(md_literal(f"Examples taken from runs (kept with the version): {taken}"))
     left, right = st.columns(2)
     left.button("Reset to preset", key="reset-prompt", icon=":material/restart_alt:", on_click=_on_reset)
+    left.button(
+        f"Save as new version of {current}",
+        key="save-version",
+        icon=":material/history:",
+        on_click=_on_save_version,
+        # Unchanged, and run as it says: the version in use itself.
+        disabled=bool(problems) or (bool(candidate.path) and _same_setup(candidate)),
+        help="Adds the next version of this preset; the versions already saved never change.",
+    )
     with right:
         seed("save-name", "")
         st.text_input("New preset name", key="save-name", placeholder="my-preset")

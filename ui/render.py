@@ -126,7 +126,8 @@ def settings_line(settings: dict) -> str:
     tools = ", ".join(tool_label(t) for t in s.get("tools", [])) or "none"
     model = model_label(s) if s.get("provider") else "?"
     return (
-        f"{s.get('provider', '?')} · {model} · preset {s.get('preset', '?')} (dialect {s.get('dialect', '?')}) · "
+        f"{s.get('provider', '?')} · {model} · preset {s.get('prompt_version') or s.get('preset', '?')} "
+        f"(dialect {s.get('dialect', '?')}) · "
         f"temperature {s.get('temperature', '?')} · max calls {s.get('max_calls', '?')} · "
         f"knowledge {s.get('knowledge', '?')} · tools {tools}"
     )

@@ -5,10 +5,11 @@ selected today would make a run of two dialects (the earlier steps retitled) or 
 from ``of_run``; the session's settings (``current``) are a deliberate choice the person makes on the form, refused
 when the dialect differs (``dialect_clash``).
 
-A trace records provider, model, dialect, preset name, temperature, max model calls, tools, knowledge and
-whether decoding was constrained (grammar). What it does not record comes from the session: the connection (Base URL,
-model file, script: the Base URL only while the provider is the session's own) and the Advanced settings. A trace names
-its prompt only ("paper", or "paper (edited)" for a prompt edited in Settings and not saved); the prompt is recovered
+A trace records provider, model, dialect, preset name (and its version, ``name@3``), temperature, max model calls,
+tools, knowledge and whether decoding was constrained (grammar). What it does not record comes from the session: the
+connection (Base URL, model file, script: the Base URL only while the provider is the session's own) and the Advanced
+settings. A trace names its prompt ("paper", or "paper (edited)" for a prompt edited in Settings and not saved, and
+the version, which never changes, when it used a saved one); the prompt is recovered
 when a candidate of that name renders exactly the instructions, examples and question the run's recorded calls sent,
 else the named preset of its dialect stands in and ``note`` says so.
 """
@@ -74,8 +75,10 @@ def of_run(trace: Trace) -> Start:
             s[name] = recorded[name]
     s["grammar"] = bool(recorded.get("grammar", False))  # recorded only when decoding was constrained
     fmt = recorded.get("dialect") or "paper"
-    preset, note = _prompt(trace, recorded.get("preset") or "", fmt, list(s["tools"]))
-    s.update(dialect=preset.dialect, preset=preset.name)
+    # The exact version when the run recorded one (versions never change), else the preset's name.
+    named = recorded.get("prompt_version") or recorded.get("preset") or ""
+    preset, note = _prompt(trace, named, fmt, list(s["tools"]))
+    s.update(dialect=preset.dialect, preset=preset.ref or preset.name)
     return Start(s, preset, note)
 
 
@@ -94,7 +97,7 @@ def _prompt(trace: Trace, name: str, fmt: str, tools: list[str]) -> tuple[Preset
         if sent is None:  # no recorded call to compare with (the run failed before its first): the name is all
             return True
         question = render_question(p, trace.question, trace.context)
-        return render_prefix(p, tools) == sent.system and sent.prompt.startswith(question)
+        return render_prefix(p, tools, trace.question) == sent.system and sent.prompt.startswith(question)
 
     in_use = st.session_state.get("prompt")
     candidates = [in_use] if in_use is not None and in_use.name == name else []

@@ -38,6 +38,8 @@ SETTINGS_FIELDS = (
     "model",
     "dialect",
     "preset",
+    "prompt_version",
+    "examples_chosen",
     "temperature",
     "max_calls",
     "knowledge",

@@ -35,6 +35,8 @@ SETTING_TYPES: dict[str, Any] = {
     "model": str,
     "dialect": str,
     "preset": str,
+    "prompt_version": str,  # the prompt version used ("name@3"); older traces have none
+    "examples_chosen": list[str],  # the question lines of the dynamic examples chosen for this question
     "temperature": float,
     "max_calls": int,
     "knowledge": str,

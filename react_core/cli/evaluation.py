@@ -71,14 +71,14 @@ def _plan(args: argparse.Namespace, strategies: list[str], out_dir: str, names: 
     from react_core.cli.options import UsageError, settings_from_args
     from react_core.evaluation.run import EvalPlan
     from react_core.evaluation.strategies import DEFAULT_PRESETS, PAPER_REACT_STEPS
-    from react_core.presets.preset import load_preset
+    from react_core.presets.store import PresetStore
 
     if args.dialect:
         raise UsageError("eval picks a prompt per strategy: give --preset NAME instead of --dialect")
     settings = settings_from_args(args)
     presets = dict(DEFAULT_PRESETS)
     if args.preset:  # the preset's mode says which role it plays: standard, cot, or an agent prompt (act / react)
-        preset = load_preset(args.preset)
+        preset = PresetStore().load(args.preset)
         role = preset.mode if preset.mode != "react" else ("act" if preset.dialect == "act" else "react")
         presets[role] = args.preset
     return EvalPlan(

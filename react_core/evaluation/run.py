@@ -42,7 +42,7 @@ from react_core.evaluation.strategies import (
 )
 from react_core.evaluation.summary import Summary
 from react_core.loop.settings import RunSettings, build_run_config, provider_for
-from react_core.presets.preset import load_preset
+from react_core.presets.store import PresetStore
 from react_core.providers import provider_class
 from react_core.providers.allowance import OPERATOR, Allowance
 from react_core.providers.base import Provider
@@ -74,6 +74,7 @@ class EvalPlan:
     concurrency: int = 1  # questions at once, for providers that can serve calls concurrently
     rpm: float = HOSTED_RPM  # model calls a minute, for hosted providers
     reuse: bool = True  # hybrids reuse the folder's react / cot-sc results made the same way
+    owner: str = ""  # whose prompts a preset name means (``react_core.presets.store``): shipped ones, then theirs
 
     def run_settings(self) -> RunSettings:
         """The settings every agent step runs with: the model and knowledge chosen, the plan's budget and tools."""
@@ -113,7 +114,7 @@ def check_plan(plan: EvalPlan) -> None:
         raise ConfigError("Indices select rows of one dataset file; give a single dataset.")
     plan.run_settings().check()
     for role in sorted({r for s in plan.strategies for r in ROLES[s]}):
-        preset = load_preset(plan.presets.get(role) or DEFAULT_PRESETS[role])
+        preset = PresetStore(plan.owner).load(plan.presets.get(role) or DEFAULT_PRESETS[role])
         if preset.mode != ROLE_MODES[role]:
             raise ConfigError(
                 f"Preset {preset.name!r} is a {preset.mode} prompt; the {role} role needs a {ROLE_MODES[role]} one."
@@ -205,7 +206,9 @@ def _run(
     settings = plan.run_settings()
     if any(s in AGENTS for s in plan.strategies):
         build_run_config(
-            settings, preset=load_preset(plan.presets.get("react") or DEFAULT_PRESETS["react"]), provider=provider
+            settings,
+            preset=PresetStore(plan.owner).load(plan.presets.get("react") or DEFAULT_PRESETS["react"]),
+            provider=provider,
         )  # fails now on a missing pack, not after the first questions
     presets = {role: plan.presets.get(role) or name for role, name in DEFAULT_PRESETS.items()}
     ctx = EvalContext(
@@ -215,6 +218,7 @@ def _run(
         sc_temperature=plan.sc_temperature,
         presets=presets,
         cancel=cancel,
+        owner=plan.owner,
     )
     question_record = {
         "datasets": [Path(d).name for d in plan.datasets],

@@ -28,8 +28,9 @@ from react_core.base.trace import Step, Trace
 from react_core.loop.agent import Agent
 from react_core.loop.model_call import call_record, stream_completion
 from react_core.loop.settings import RunSettings, build_run_config
-from react_core.presets.preset import Preset, load_preset
+from react_core.presets.preset import Preset
 from react_core.presets.render import render_prefix, render_question
+from react_core.presets.store import PresetStore
 from react_core.providers.base import CompletionRequest, Provider
 
 STRATEGIES = ("standard", "cot", "cot-sc", "act", "react", "cot-sc-react", "react-cot-sc")
@@ -77,12 +78,13 @@ class EvalContext:
     sc_temperature: float = SC_TEMPERATURE
     presets: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_PRESETS))
     cancel: threading.Event | None = None
+    owner: str = ""  # whose prompts a preset name means
     _loaded: dict[str, Preset] = field(default_factory=dict)
 
     def preset(self, role: str) -> Preset:
         name = self.presets[role]
         if name not in self._loaded:
-            self._loaded[name] = load_preset(name)
+            self._loaded[name] = PresetStore(self.owner).load(name)
         return self._loaded[name]
 
 

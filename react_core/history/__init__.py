@@ -1,4 +1,4 @@
-"""The history store: every finished run (with its full Trace and settings), remembered settings and saved presets.
+"""The history store: every finished run (with its full Trace and settings), remembered settings and prompt versions.
 
 ``open_history(owner=…)`` is the one way the app gets a store: PostgreSQL when ``REACT_HISTORY_URL`` is set (for
 deployments with several replicas), else the embedded SQLite file (``REACT_HISTORY_DB`` or the user data folder).
@@ -14,7 +14,7 @@ from pathlib import Path
 from react_core.base.environment import value
 from react_core.base.trace_schema import MAX_IMPORT_BYTES, parse_trace_json
 from react_core.history.conversations import ConversationSummary
-from react_core.history.records import RunRecord, SavedPreset, safe_setting
+from react_core.history.records import RunRecord, SavedVersion, safe_setting
 from react_core.history.sqlite import SQLiteStore
 from react_core.history.status import READ_ONLY, UNAVAILABLE, USABLE, HistoryError, StoreStatus
 from react_core.history.store import Store
@@ -31,7 +31,7 @@ __all__ = [
     "HistoryStore",
     "RunRecord",
     "SQLiteStore",
-    "SavedPreset",
+    "SavedVersion",
     "Store",
     "StoreStatus",
     "open_history",

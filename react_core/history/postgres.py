@@ -25,9 +25,10 @@ _WRITE_PRIVILEGES = (
     ("runs", "DELETE"),
     ("remembered", "INSERT"),
     ("remembered", "UPDATE"),
-    ("presets", "INSERT"),
-    ("presets", "UPDATE"),
-    ("presets", "DELETE"),
+    ("prompt_versions", "INSERT"),
+    ("prompt_labels", "INSERT"),
+    ("prompt_labels", "UPDATE"),
+    ("prompt_labels", "DELETE"),
     ("shares", "INSERT"),
     ("shares", "DELETE"),
 )

@@ -1,4 +1,4 @@
-"""What the store hands back (a run's row, a saved preset) and how a trace becomes a row and a row a record.
+"""What the store hands back (a run's row, a prompt version) and how a trace becomes a row and a row a record.
 
 Rows are read defensively: a row written by an older version, or edited by hand, that no longer validates is shown
 as damaged with the reason instead of breaking the list or the run view.
@@ -51,6 +51,7 @@ class RunRecord:
     conversation: str
     parent_id: int | None
     fork_step: int | None
+    prompt_version: str = ""  # the prompt version the run used ("name@3"); '' for an unsaved edit or an older run
     trace: Trace | None = None
     damaged: str = ""
     revision: int = 0  # moves on each time the row changes after it was saved (a paused run resumed)
@@ -62,19 +63,26 @@ class RunRecord:
 
 
 @dataclass(frozen=True)
-class SavedPreset:
-    """A prompt preset saved by one person: its name, its TOML text and when it was saved (ISO-8601, UTC)."""
+class SavedVersion:
+    """One version of a person's prompt: its line's name, its number (1, 2, … never reused or changed), its TOML
+    text, when it was saved (ISO-8601, UTC) and a note (where it came from)."""
 
     name: str
+    number: int
     toml: str
     saved_at: str
+    note: str = ""
+
+    @property
+    def ref(self) -> str:
+        return f"{self.name}@{self.number}"
 
 
 COLUMNS = (
     "id, created_at, question, final_answer, stop_reason, provider, model, dialect, steps, tokens, seconds, "
-    "origin, conversation, parent_id, fork_step, revision"
+    "origin, conversation, parent_id, fork_step, revision, prompt_version"
 )
-_TEXT = ("created_at", "question", "provider", "model", "dialect", "origin", "conversation")
+_TEXT = ("created_at", "question", "provider", "model", "dialect", "origin", "conversation", "prompt_version")
 _OPTIONAL_TEXT = ("final_answer", "stop_reason")
 _COUNTS = ("steps", "tokens", "revision")
 _OPTIONAL_IDS = ("parent_id", "fork_step")
@@ -120,6 +128,7 @@ def run_row(trace: Trace, owner: str, origin: str, conversation: str, parent_id,
         "provider": column_text(str(trace.settings.get("provider", ""))),
         "model": column_text(str(trace.settings.get("model", ""))),
         "dialect": column_text(str(trace.settings.get("dialect", ""))),
+        "prompt_version": column_text(str(trace.settings.get("prompt_version", ""))),
         "steps": totals["steps"],
         "tokens": totals["tokens"],
         "seconds": totals["seconds"],
@@ -186,10 +195,10 @@ def check_owner(owner: str) -> str:
     return owner
 
 
-def check_preset(name: str, toml: str) -> tuple[str, str]:
+def check_version(name: str, toml: str) -> tuple[str, str]:
     name = column_text(name.strip()) if isinstance(name, str) else ""
     if not name or len(name) > MAX_PRESET_NAME_CHARS:
-        raise ConfigError(f"A saved preset needs a name of 1 to {MAX_PRESET_NAME_CHARS} characters.")
+        raise ConfigError(f"A prompt version needs a name of 1 to {MAX_PRESET_NAME_CHARS} characters.")
     if not isinstance(toml, str) or len(toml.encode("utf-8", "replace")) > MAX_PRESET_BYTES:
-        raise ConfigError(f"A saved preset is TOML text of at most {MAX_PRESET_BYTES // 1_000_000} MB.")
+        raise ConfigError(f"A prompt version is TOML text of at most {MAX_PRESET_BYTES // 1_000_000} MB.")
     return name, column_text(toml)

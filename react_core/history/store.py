@@ -1,5 +1,5 @@
 """The history store's interface and everything both databases share: runs, search, import, remembered settings and
-saved presets, each bound to one owner.
+prompt versions, each bound to one owner.
 
 A store belongs to one ``owner`` (the signed-in person; '' for the local single-user app) and every statement filters
 by it, so a run id of another owner is simply not found. A backend supplies the connection (``_transaction``), how
@@ -23,9 +23,7 @@ from react_core.history.migrations import Tx
 from react_core.history.records import (
     COLUMNS,
     RunRecord,
-    SavedPreset,
     check_owner,
-    check_preset,
     column_text,
     like_patterns,
     now,
@@ -37,6 +35,7 @@ from react_core.history.records import (
 )
 from react_core.history.shares import Share, new_token, well_formed
 from react_core.history.status import READ_ONLY, UNAVAILABLE, USABLE, HistoryError, StoreStatus
+from react_core.history.versions import VersionStore
 
 MAX_LIST = 10_000
 
@@ -67,8 +66,9 @@ def resumed_elsewhere(run_id: int) -> Conflict:
     )
 
 
-class Store(ABC):
-    """Runs, remembered settings and saved presets of one owner. Cheap to create; opens (and migrates) on first use."""
+class Store(VersionStore, ABC):
+    """Runs, remembered settings and prompt versions (``VersionStore``) of one owner. Cheap to create; opens (and
+    migrates) on first use."""
 
     # The environment variable that points the app at another store, named in every error message.
     variable: ClassVar[str]
@@ -171,17 +171,31 @@ class Store(ABC):
                 > 0
             )
 
-    def list(self, query: str = "", *, limit: int = 200) -> list[RunRecord]:
+    def list(self, query: str = "", *, limit: int = 200, version: str | None = None) -> list[RunRecord]:
         """Newest first; every word of ``query`` must occur (any case) in the question, answer, thoughts, actions
-        or observations. ``%`` and ``_`` in the query are plain characters."""
+        or observations. ``%`` and ``_`` in the query are plain characters. ``version``: only the runs that used
+        that prompt version (``name@3``; '' for the runs that used none: an unsaved edit, an older run)."""
         patterns = like_patterns(query)
         where = "".join(" AND search_text LIKE ? ESCAPE '\\'" for _ in patterns)
+        params: tuple = (self.owner, *patterns)
+        if version is not None:
+            where, params = where + " AND prompt_version = ?", (*params, column_text(str(version)))
         with self._read() as tx:
             rows = tx.rows(
                 f"SELECT {COLUMNS} FROM runs WHERE owner = ?{where} ORDER BY id DESC LIMIT ?",
-                (self.owner, *patterns, max(0, min(int(limit), MAX_LIST))),
+                (*params, max(0, min(int(limit), MAX_LIST))),
             )
         return [record(r) for r in rows]
+
+    def run_versions(self) -> dict[str, int]:
+        """The prompt versions this owner's runs used, each with its number of runs (most runs first)."""
+        with self._read() as tx:
+            rows = tx.rows(
+                "SELECT prompt_version, COUNT(*) AS n FROM runs WHERE owner = ? AND prompt_version <> '' "
+                "GROUP BY prompt_version ORDER BY n DESC, prompt_version",
+                (self.owner,),
+            )
+        return {r["prompt_version"]: int(r["n"]) for r in rows}
 
     def get(self, run_id: int) -> RunRecord | None:
         """The run with its trace, or None when this owner has no such run."""
@@ -351,34 +365,3 @@ class Store(ABC):
         except (ValueError, TypeError, RecursionError):
             return None
         return {k: v for k, v in value.items() if safe_setting(k)} if isinstance(value, dict) else None
-
-    # -- saved presets ----------------------------------------------------------------------------------------
-
-    def save_preset(self, name: str, toml: str) -> SavedPreset:
-        """Save (or replace) this owner's preset ``name``. The text is kept as given: checking it is the prompt
-        editor's job (``react_core.presets.preset``)."""
-        name, toml = check_preset(name, toml)
-        saved = SavedPreset(name, toml, now())
-        with self._write() as tx:
-            tx.run(
-                "INSERT INTO presets (owner, name, toml, saved_at) VALUES (?, ?, ?, ?) "
-                "ON CONFLICT (owner, name) DO UPDATE SET toml = excluded.toml, saved_at = excluded.saved_at",
-                (self.owner, saved.name, saved.toml, saved.saved_at),
-            )
-        return saved
-
-    def presets(self) -> list[SavedPreset]:
-        """This owner's saved presets, by name."""
-        with self._read() as tx:
-            rows = tx.rows("SELECT name, toml, saved_at FROM presets WHERE owner = ? ORDER BY name", (self.owner,))
-        return [SavedPreset(**r) for r in rows]
-
-    def get_preset(self, name: str) -> SavedPreset | None:
-        key = (self.owner, column_text(str(name)))
-        with self._read() as tx:
-            rows = tx.rows("SELECT name, toml, saved_at FROM presets WHERE owner = ? AND name = ?", key)
-        return SavedPreset(**rows[0]) if rows else None
-
-    def delete_preset(self, name: str) -> bool:
-        with self._write() as tx:
-            return tx.run("DELETE FROM presets WHERE owner = ? AND name = ?", (self.owner, column_text(str(name)))) > 0

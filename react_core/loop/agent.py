@@ -33,6 +33,7 @@ from react_core.base.trace import BREAKPOINTS, Exchange, ModelCall, Observation,
 from react_core.dialects import get_dialect
 from react_core.dialects.base import Dialect, ParseResult
 from react_core.loop.model_call import Reply, call_record, read_reply
+from react_core.presets.dynamic import chosen_examples
 from react_core.presets.preset import Preset
 from react_core.presets.render import render_prefix, render_question
 from react_core.providers import unspoken
@@ -148,6 +149,7 @@ class Agent:
 
     def _new_trace(self, question: str, context: Sequence[Exchange], prior_steps: Sequence[Step]) -> Trace:
         cfg = self.config
+        chosen = chosen_examples(cfg.preset, question)[1]  # dynamic examples: which ones this question gets
         return Trace(
             question=question,
             settings={
@@ -155,6 +157,8 @@ class Agent:
                 "model": cfg.provider.model,
                 "dialect": self.dialect.name,
                 "preset": cfg.preset.name,
+                **({"prompt_version": cfg.preset.ref} if cfg.preset.ref else {}),
+                **({"examples_chosen": chosen} if chosen else {}),
                 "temperature": cfg.temperature,
                 "max_calls": cfg.max_calls,
                 "tools": cfg.tools.names,
@@ -177,7 +181,7 @@ class Agent:
                 "A run in the tools dialect cannot continue an edited thought (the APIs cannot be made to go on from "
                 "a reply's text); fork from an edited observation instead."
             )
-        system = render_prefix(cfg.preset, cfg.tools.names)
+        system = render_prefix(cfg.preset, cfg.tools.names, trace.question)
         question_block = render_question(cfg.preset, trace.question, trace.context)
         scratchpad = "".join(self.dialect.render_step(s) for s in trace.steps)
         previous = call_records.texts(trace.steps)[-1] if trace.steps else None

@@ -17,7 +17,8 @@ from react_core.base.trace import BREAKPOINTS, current_names
 from react_core.dialects import get_dialect
 from react_core.loop.agent import DEFAULT_MAX_CALLS, RunConfig, check_supported
 from react_core.presets.check import validate_preset
-from react_core.presets.preset import DEFAULT_PRESET, Preset, default_preset_for, load_preset
+from react_core.presets.preset import DEFAULT_PRESET, Preset, default_preset_for
+from react_core.presets.store import PresetStore
 from react_core.providers import FALLBACK
 from react_core.tools import DEFAULT_SENTENCES, TOOL_ORDER, build_tools
 
@@ -87,7 +88,8 @@ class RunSettings:
 def resolve_preset(settings: RunSettings, preset: Preset | None = None) -> Preset:
     """The preset a run uses: an edited one passed in, else the named one, else the shipped one of the format."""
     if preset is None:
-        preset = load_preset(settings.preset or default_preset_for(settings.dialect or DEFAULT_PRESET))
+        # A name, or a version of it (``name@3``, ``name@label``), from wherever the person's prompts are kept.
+        preset = PresetStore().load(settings.preset or default_preset_for(settings.dialect or DEFAULT_PRESET))
     if preset.mode != "react":
         raise ConfigError(
             f"Preset {preset.name!r} is a direct-answer prompt ({preset.mode}) for the evaluation; an agent run "

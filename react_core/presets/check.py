@@ -115,6 +115,8 @@ def validate_preset(
         return problems
     if not preset.instructions.strip():
         problems.append(Problem("instructions", 0, "must not be empty"))
+    if not 0 <= preset.dynamic_examples <= 20:
+        problems.append(Problem("dynamic_examples", 0, "must be a whole number from 0 (off) to 20"))
     allowed = set(TOOL_ORDER if tools is None else tools)
     same = since is not None and since.dialect == fmt.name
     kept = {_squash(c) for _, c in example_chunks(fmt, since.examples)} if same else set()

@@ -18,6 +18,7 @@ from typing import Any
 
 from react_core.base.errors import ConfigError
 from react_core.base.paths import BUILTIN_PRESETS_DIR, presets_dir, shared_data_dir
+from react_core.base.tool_specs import TOOL_ORDER
 from react_core.base.trace import current_names
 from react_core.dialects import DIALECTS
 
@@ -41,6 +42,24 @@ class Preset:
     # "react": an agent prompt (Thought/Action/Observation). "standard" and "cot": direct-answer prompts used by the
     # evaluation strategies of the paper (Answer: … / Thought: … Answer: …); they are not offered for chat.
     mode: str = "react"
+    # The version of its line this prompt is (``react_core.presets.versions``): 1 for a shipped preset, the saved
+    # number for a person's own; 0 for a prompt that is no saved version (an unsaved edit, a file given by path).
+    version: int = 0
+    # Where examples taken from runs came from: an example's question line -> the run id ("Use as example").
+    example_sources: dict[str, int] = field(default_factory=dict)
+    # Dynamic examples (``react_core.presets.dynamic``): for each question, the k examples most like it replace the
+    # fixed set; 0 = every example, always.
+    dynamic_examples: int = 0
+    # The rest of the agent setup a version keeps (the ``[run]`` table): the tools enabled and whether decoding is
+    # constrained by the dialect's grammar. None: the version does not say (a shipped preset), the settings decide.
+    # The stop sequences are the dialect's.
+    run_tools: list[str] | None = None
+    grammar: bool | None = None
+
+    @property
+    def ref(self) -> str:
+        """The version's address (``name@3``), or '' when this prompt is no saved version."""
+        return f"{self.name}@{self.version}" if self.version else ""
 
     def __post_init__(self) -> None:
         if not self.question:
@@ -59,6 +78,11 @@ class Preset:
             "builtin": self.builtin,
             "path": self.path,
             "mode": self.mode,
+            "version": self.version,
+            "example_sources": dict(self.example_sources),
+            "dynamic_examples": self.dynamic_examples,
+            "run_tools": None if self.run_tools is None else list(self.run_tools),
+            "grammar": self.grammar,
         }
 
     @classmethod
@@ -75,6 +99,11 @@ class Preset:
             "builtin",
             "path",
             "mode",
+            "version",
+            "example_sources",
+            "dynamic_examples",
+            "run_tools",
+            "grammar",
         )
         d = current_names(d)
         return cls(**{k: d[k] for k in keys if k in d})
@@ -121,6 +150,13 @@ def preset_from_toml(text: str, name: str, *, where: str, builtin: bool = False)
     if mode not in MODES:
         raise ConfigError(f"Preset {where} has mode {mode!r}; use one of {', '.join(MODES)}.")
     examples = data.get("examples", "")
+    sources = data.get("example_sources", {})
+    if not isinstance(sources, dict) or not all(type(v) is int and v > 0 for v in sources.values()):
+        raise ConfigError(f"Preset {where} has example_sources that are not question = run id.")
+    dynamic = data.get("dynamic_examples", 0)
+    if type(dynamic) is not int or not 0 <= dynamic <= 20:
+        raise ConfigError(f"Preset {where} has dynamic_examples = {dynamic!r}; use a whole number from 0 to 20.")
+    run_tools, grammar = _run_table(data.get("run", {}), where)
     if data.get("examples_from"):
         examples = _read_examples_from(data["examples_from"])
     return Preset(
@@ -135,7 +171,24 @@ def preset_from_toml(text: str, name: str, *, where: str, builtin: bool = False)
         builtin=builtin,
         path=where,
         mode=mode,
+        version=1 if builtin else 0,
+        example_sources={str(k): int(v) for k, v in sources.items()},
+        dynamic_examples=dynamic,
+        run_tools=run_tools,
+        grammar=grammar,
     )
+
+
+def _run_table(run: Any, where: str) -> tuple[list[str] | None, bool | None]:
+    """The ``[run]`` table's tools and grammar (None where it does not say)."""
+    if not isinstance(run, dict):
+        raise ConfigError(f"Preset {where} has a run key that is not a [run] table.")
+    tools, grammar = run.get("tools"), run.get("grammar")
+    if tools is not None and not (isinstance(tools, list) and all(t in TOOL_ORDER for t in tools)):
+        raise ConfigError(f"Preset {where} has [run] tools that are not among {', '.join(TOOL_ORDER)}.")
+    if grammar is not None and not isinstance(grammar, bool):
+        raise ConfigError(f"Preset {where} has [run] grammar = {grammar!r}; use true or false.")
+    return (None if tools is None else list(tools)), grammar
 
 
 def preset_paths() -> dict[str, tuple[Path, bool]]:
@@ -192,6 +245,10 @@ def _toml_string(value: str) -> str:
     return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
 
 
+def _key(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
+
+
 def dump_preset(preset: Preset) -> str:
     lines = [
         f"title = {_toml_string(preset.title or preset.name)}",
@@ -201,8 +258,22 @@ def dump_preset(preset: Preset) -> str:
         f"question = {json.dumps(preset.question, ensure_ascii=False)}",
         f"instructions = {_toml_string(preset.instructions)}",
         f"examples = {_toml_string(preset.examples)}",
+        *([f"dynamic_examples = {int(preset.dynamic_examples)}"] if preset.dynamic_examples else []),
         "",
+    ]
+    if preset.run_tools is not None or preset.grammar is not None:
+        lines += ["# The agent setup this version runs with (picked in Settings, these become the settings).", "[run]"]
+        if preset.run_tools is not None:
+            lines.append(f"tools = {json.dumps(list(preset.run_tools))}")
+        if preset.grammar is not None:
+            lines.append(f"grammar = {'true' if preset.grammar else 'false'}")
+        lines.append("")
+    lines += [
         "[tools]",
     ]
     lines += [f"{k} = {json.dumps(v, ensure_ascii=False)}" for k, v in preset.tools.items()]
+    if preset.example_sources:
+        lines += ["", "# Examples taken from runs: an example's question line = the run's id in History."]
+        lines += ["[example_sources]"]
+        lines += [f"{_key(k)} = {int(v)}" for k, v in preset.example_sources.items()]
     return "\n".join(lines) + "\n"

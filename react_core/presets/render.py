@@ -9,6 +9,7 @@ from react_core.base.tool_specs import TOOL_ORDER
 from react_core.base.trace import Exchange
 from react_core.dialects import get_dialect
 from react_core.dialects.base import example_action
+from react_core.presets.dynamic import chosen_examples
 from react_core.presets.preset import Preset
 
 
@@ -28,12 +29,14 @@ def tools_block(preset: Preset, tool_names: list[str]) -> str:
     return "\n".join(f"({i}) {d}" for i, d in enumerate(descriptions, 1))
 
 
-def render_prefix(preset: Preset, tool_names: list[str]) -> str:
-    """Instructions and examples: the part of the prompt that never changes during a run."""
+def render_prefix(preset: Preset, tool_names: list[str], question: str | None = None) -> str:
+    """Instructions and examples: the part of the prompt that never changes during a run. With ``question``, a
+    version with dynamic examples shows the ones chosen for it (``react_core.presets.dynamic``); without, all."""
     text = preset.instructions.replace("{tools}", tools_block(preset, tool_names)).rstrip("\n")
     text = text + "\n" if text else ""
-    if preset.examples.strip():
-        text += preset.examples.strip("\n") + "\n"
+    examples = preset.examples if question is None else chosen_examples(preset, question)[0]
+    if examples.strip():
+        text += examples.strip("\n") + "\n"
     return text
 
 

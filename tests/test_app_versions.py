@@ -1,0 +1,188 @@
+"""Prompt versions in the app (AppTest): Settings saves an edit as a new version, picks one by label or number and
+diffs two with whole examples; History filters runs by the version they used and turns a run into an example of the
+prompt in use, with the run's id kept beside it."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from app_helpers import ask, go, last_trace, new_session, provider, unescape, use_app, wait_idle
+
+from react_core import PresetStore
+from react_core.evaluation.results import read_file
+from react_core.history import HistoryStore
+from react_core.presets.preset import load_preset
+
+FINISH = "Thought 1: Easy.\nAction 1: Finish[done]"
+CALC = [
+    "Thought 1: I should compute it.\nAction 1: Calculator[6 * 7]",
+    "Thought 2: It is 42.\nAction 2: Finish[42]",
+]
+
+
+def _save_version(at, instructions: str):
+    at.text_area(key="edit-instructions").input(instructions).run()
+    at.button(key="save-version").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_save_a_new_version_pick_one_by_label_and_diff_two(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [FINISH, FINISH, FINISH])
+    at = go(new_session(), "settings")
+    assert at.button(key="save-version").disabled  # nothing changed: nothing to save
+    _save_version(at, "Be careful.\n{tools}\n")
+    assert any("Saved as paper@2" in unescape(s.value) for s in at.success)
+    assert at.session_state.settings["preset"] == "paper" and at.session_state.prompt is None
+    go(at, "chat")
+    ask(at, "First")
+    assert last_trace(at)["settings"]["prompt_version"] == "paper@2"
+
+    go(at, "settings")
+    at.text_input(key="label-name").input("lesson-step-1").run()
+    at.selectbox(key="label-version").set_value(1).run()
+    at.button(key="move-label").click().run()
+    assert PresetStore().labels("paper") == {"lesson-step-1": 1}
+    at.selectbox(key="set-version").set_value("lesson-step-1").run()
+    assert at.session_state.settings["preset"] == "paper@lesson-step-1"
+    assert at.text_area(key="edit-instructions").value == load_preset("paper").instructions
+    go(at, "chat")
+    ask(at, "Second")
+    assert last_trace(at)["settings"]["prompt_version"] == "paper@1"
+
+    go(at, "settings")
+    at.selectbox(key="set-version").set_value("2").run()
+    assert at.session_state.settings["preset"] == "paper@2"
+    assert {"paper@1", "paper@2", "mrkl@1"} <= set(at.selectbox(key="diff-left").options)  # any two versions
+    at.selectbox(key="diff-left").set_value("paper@1").run()
+    at.selectbox(key="diff-right").set_value("paper@2").run()
+    diff = [c.value for c in at.code]
+    assert any("+Be careful." in c and "-Solve a question answering task" in c for c in diff)
+    assert any("Field instructions" in unescape(m.value) for m in at.markdown)
+
+
+def test_use_a_run_as_an_example_then_save_it_as_a_version(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, CALC)
+    at = ask(new_session(), "What is 6 * 7?")
+    run_id = HistoryStore().list()[0].id
+    go(at, "history")
+    at.button(key=f"open-{run_id}").click().run()
+    at.button(key="use-as-example").click().run()
+    assert not at.exception, at.exception
+    assert any(f"Run #{run_id} is now the last example" in unescape(s.value) for s in at.success)
+    prompt = at.session_state.prompt
+    assert prompt.example_sources == {"What is 6 * 7?": run_id}
+    assert prompt.examples.endswith(
+        "Question: What is 6 * 7?\nThought 1: I should compute it.\nAction 1: Calculator[6 * 7]\n"
+        "Observation 1: 6 * 7 = 42\nThought 2: It is 42.\nAction 2: Finish[42]\n"
+    )
+
+    go(at, "settings")
+    assert at.text_area(key="edit-examples").value == prompt.examples
+    assert any(f"run #{run_id}: What is 6 * 7?" in unescape(c.value) for c in at.caption)
+    assert not at.error, [e.value for e in at.error]
+    at.button(key="save-version").click().run()
+    saved = PresetStore().load("paper")
+    assert saved.ref == "paper@2" and saved.example_sources == {"What is 6 * 7?": run_id}
+    at.selectbox(key="diff-left").set_value("paper@1").run()
+    at.selectbox(key="diff-right").set_value("paper@2").run()
+    assert any("Example added: Question: What is 6 * 7?" in unescape(m.value) for m in at.markdown)
+    assert any(c.value.startswith("Question: What is 6 * 7?") for c in at.code)  # the whole example
+
+
+def test_a_run_without_an_answer_is_refused_as_an_example(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, ["Thought 1: Hmm.\nAction 1: Calculator[6 * 7]"])
+    at = new_session()
+    at.session_state.settings = {**at.session_state.settings, "max_calls": 1}
+    at = ask(at, "What is 6 * 7?")
+    go(at, "history")
+    at.button(key=f"open-{HistoryStore().list()[0].id}").click().run()
+    at.button(key="use-as-example").click().run()
+    assert any("Only a run that ended with an answer" in unescape(e.value) for e in at.error)
+    assert at.session_state.prompt is None
+
+
+def test_history_filters_runs_by_the_prompt_version_they_used(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [FINISH, FINISH])
+    at = ask(new_session(), "On the shipped prompt")
+    go(at, "settings")
+    _save_version(at, "Be careful.\n{tools}\n")
+    go(at, "chat")
+    ask(at, "On version 2")
+    go(at, "history")
+    first, second = [r.id for r in HistoryStore().list()][::-1]
+    assert set(at.selectbox(key="history-version").options) >= {"paper@1 (1 run)", "paper@2 (1 run)"}
+    at.selectbox(key="history-version").set_value("paper@2").run()
+    assert [b.key for b in at.button if b.key and b.key.startswith("open-")] == [f"open-{second}"]
+    at.selectbox(key="history-version").set_value("paper@1").run()
+    assert [b.key for b in at.button if b.key and b.key.startswith("open-")] == [f"open-{first}"]
+
+
+def test_dynamic_examples_send_the_most_similar_and_the_model_call_names_them(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, ["Thought 1: He was born in 1865.\nAction 1: Finish[1865]"])
+    at = go(new_session(), "settings")
+    at.number_input(key="edit-dynamic").set_value(1).run()
+    assert at.session_state.prompt.dynamic_examples == 1
+    at.button(key="save-version").click().run()
+    assert PresetStore().load("paper").dynamic_examples == 1
+    go(at, "chat")
+    ask(at, "When was King George V born?")
+    chosen = last_trace(at)["settings"]["examples_chosen"]
+    assert chosen == ["Question: In which year was the King who made the 1925 Birthday Honours born?"]
+    assert "Pierrepont Noyes" not in provider(at).requests[-1].system
+    assert any("Dynamic examples: the 1 most like this question" in unescape(c.value) for c in at.caption)
+
+
+def test_a_fork_goes_on_from_the_exact_version_its_run_used(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [*CALC, "Thought 2: Spelled out.\nAction 2: Finish[forty-two]"])
+    at = go(new_session(), "settings")
+    _save_version(at, "Version two.\n{tools}\n")
+    go(at, "chat")
+    ask(at, "What is 6 * 7?")
+    go(at, "settings")
+    _save_version(at, "Version three.\n{tools}\n")  # newer than the run's: the fork must not take it
+    at.query_params["run"] = str(HistoryStore().list()[0].id)
+    go(at, "history")
+    at.selectbox(key="fork-step-1").set_value(2).run()
+    at.text_area(key="fork-text-1-2-thought").input("I should spell it out").run()
+    at.button(key="fork-run").click().run()
+    wait_idle(at)
+    assert last_trace(at)["settings"]["prompt_version"] == "paper@2"
+    assert provider(at).requests[-1].system.startswith("Version two.")
+
+
+def test_a_version_keeps_the_tools_and_grammar_and_picking_it_brings_them_back(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [FINISH])
+    at = go(new_session(), "settings")
+    at.checkbox(key="set-tool-lookup").uncheck().run()
+    assert not at.button(key="save-version").disabled  # the prompt is the same, the setup is not: worth a version
+    at.button(key="save-version").click().run()
+    saved = PresetStore().load("paper@2")
+    assert (saved.run_tools, saved.grammar) == (["search", "calculator"], True)
+    at.checkbox(key="set-tool-lookup").check().run()
+    at.selectbox(key="set-version").set_value("1").run()  # the shipped version says nothing: the settings stay
+    assert at.session_state.settings["tools"] == ["search", "lookup", "calculator"]
+    at.selectbox(key="set-version").set_value("2").run()
+    assert at.session_state.settings["tools"] == ["search", "calculator"]
+    assert at.checkbox(key="set-tool-lookup").value is False
+    at.selectbox(key="diff-left").set_value("paper@1").run()
+    at.selectbox(key="diff-right").set_value("paper@2").run()
+    assert any("+tools enabled = search, calculator" in c.value for c in at.code)
+    go(at, "chat")
+    assert ask(at, "Anything?").session_state.chat["turns"][-1].trace.settings["tools"] == ["search", "calculator"]
+
+
+def test_a_saved_version_can_be_evaluated(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [" I know.\nAction 1: Finish[yes]"])
+    hotpot = load_preset("hotpotqa-react")
+    PresetStore().save_version(replace(hotpot, instructions=hotpot.instructions + "\nBe brief.\n"), "hotpotqa-react")
+    at = go(new_session(), "evaluate")
+    at.selectbox(key="eval-dataset").set_value("dev_distractor_first100.json")
+    at.number_input(key="eval-limit").set_value(1)
+    at.multiselect(key="eval-strategies").set_value(["react"]).run()
+    assert at.selectbox(key="eval-preset-react").value == "hotpotqa-react"  # its newest version: hotpotqa-react@2
+    at.button(key="eval-run").click().run()
+    assert at.session_state.eval_job.wait(30)
+    out = Path(at.session_state.eval_job.snapshot()["out_dir"])
+    assert read_file(out / "react.jsonl")[1][0]["trace"]["settings"]["prompt_version"] == "hotpotqa-react@2"
