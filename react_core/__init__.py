@@ -104,6 +104,23 @@ _EXPORTS: dict[str, str] = {
         ),
         "report.exports",
     ),
+    # the arena: one question, 2-4 variants side by side
+    **dict.fromkeys(
+        (
+            "Arena",
+            "Variant",
+            "ColumnEvent",
+            "ColumnResult",
+            "ARENA_STRATEGIES",
+            "MIN_COLUMNS",
+            "MAX_COLUMNS",
+            "figure_one",
+            "line_up",
+            "first_difference",
+        ),
+        "evaluation.arena",
+    ),
+    "ArenaSummary": "history.arenas",
     # evaluation
     **dict.fromkeys(("EvalPlan", "run_evaluation"), "evaluation.run"),
     "eval_results": "evaluation.results:",
@@ -149,4 +166,3 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *__all__})
-

@@ -33,6 +33,8 @@ SETTINGS_FIELDS = (
     "tools",
     "strategy",
     "grammar",
+    "arena",  # the arena a run was one column of (``react_core.evaluation.arena``), and which column
+    "arena_column",
 )
 
 

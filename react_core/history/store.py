@@ -18,6 +18,8 @@ from typing import Any, ClassVar
 from react_core.base.errors import ConfigError
 from react_core.base.trace import Trace
 from react_core.base.trace_schema import load_trace_json, parse_trace_json
+from react_core.history.arenas import ORIGIN as ARENA_ORIGIN
+from react_core.history.arenas import ArenaSummary, group
 from react_core.history.conversations import ConversationSummary, summary
 from react_core.history.migrations import Tx
 from react_core.history.records import (
@@ -188,6 +190,25 @@ class Store(ABC):
                 by_id[rec.conversation].append(rec)
         found = (summary(c, records) for c, records in by_id.items())
         return [s for s in found if s is not None]
+
+    def arenas(self, *, limit: int = 50) -> list[ArenaSummary]:
+        """This owner's arenas, the newest first, each with its runs (and their traces) in column order. An arena's
+        id lives in its runs' settings, so the newest arena runs are read and grouped (at most four columns each)."""
+        rows_wanted = max(0, min(int(limit), MAX_LIST)) * 4
+        with self._read() as tx:
+            rows = tx.rows(
+                f"SELECT {COLUMNS}, trace_json FROM runs WHERE owner = ? AND origin = ? ORDER BY id DESC LIMIT ?",
+                (self.owner, ARENA_ORIGIN, rows_wanted),
+            )
+        found = []
+        for row in rows:
+            data = dict(row)
+            found.append(with_trace(record(data), data.pop("trace_json")))
+        return group(found)[: max(0, int(limit))]
+
+    def arena(self, arena_id: str, *, limit: int = 50) -> ArenaSummary | None:
+        """One arena of this owner by its id, or None when it has no runs here."""
+        return next((a for a in self.arenas(limit=limit) if a.id == arena_id), None)
 
     def delete(self, run_id: int) -> bool:
         n = row_id(run_id)
