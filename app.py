@@ -32,6 +32,7 @@ pages = [
     st.Page("pages/settings.py", title="Settings", icon=":material/tune:"),
     st.Page("pages/history.py", title="History", icon=":material/history:"),
     st.Page("pages/evaluate.py", title="Evaluate", icon=":material/analytics:"),
+    st.Page("pages/arena.py", title="Arena", icon=":material/view_week:"),
 ]
 page = st.navigation(pages)
 render_sidebar()

@@ -53,7 +53,13 @@ def test_every_page_file_is_a_page_of_the_app(monkeypatch, tmp_path):
         at.switch_page(f"pages/{page.name}").run()
         assert not at.exception, (page.name, at.exception)
         headers[page.stem] = [h.value for h in at.header]
-    assert headers == {"chat": ["Chat"], "evaluate": ["Evaluate"], "history": ["History"], "settings": ["Settings"]}
+    assert headers == {
+        "arena": ["Arena"],
+        "chat": ["Chat"],
+        "evaluate": ["Evaluate"],
+        "history": ["History"],
+        "settings": ["Settings"],
+    }
 
 
 def test_the_server_does_not_force_a_garbage_collection_after_each_script_run(tmp_path):

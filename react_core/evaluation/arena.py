@@ -48,12 +48,14 @@ ORIGIN = "arena"  # the origin each column is saved with (``react_core.history.a
 class Variant:
     """One column: a strategy, the settings of its run (provider, model, temperature, dialect, preset, tools, …) and
     optionally a prompt to run instead of the named preset (a saved or edited one). ``provider``: a provider object to
-    use instead of building one from the settings (a test's scripted provider)."""
+    use instead of building one from the settings (a test's scripted provider). ``api_key``: the person's key for
+    this column's provider (a key typed for one provider never goes to another)."""
 
     strategy: str = "react"
     settings: RunSettings = field(default_factory=RunSettings)
     preset: Preset | None = None
     provider: Provider | None = None
+    api_key: str = field(default="", repr=False)  # for this column's provider only; never recorded
 
     def preset_name(self) -> str:
         """The prompt this column runs: the given one, else the settings' preset, else the strategy's paper prompt."""
@@ -91,6 +93,19 @@ class ColumnResult:
     history_id: int | None = None
     save_error: str | None = None
 
+    @classmethod
+    def of(cls, trace: Trace, column: int, seconds: float | None = None, history_id: int | None = None) -> ColumnResult:
+        """A finished run as a column: the grounding check, and EM and F1 against its expected answer when it has one
+        (a saved run opened again takes its time from its steps)."""
+        took = trace.totals["seconds"] if seconds is None else seconds
+        result = cls(column, trace, round(took, 6), history_id=history_id)
+        if trace.final_answer is not None:
+            result.grounding = check_grounding(trace)
+        gold = trace.expected_answer
+        if gold is not None:
+            result.em, result.f1 = exact_match(trace.final_answer, gold), f1_score(trace.final_answer, gold)
+        return result
+
     @property
     def steps(self) -> int:
         return len(self.trace.steps)
@@ -121,7 +136,6 @@ class Arena:
         gold: str | None = None,
         arena_id: str | None = None,
         allowance: Allowance = OPERATOR,
-        api_key: str | None = None,
         store: Any = None,
     ) -> None:
         check_variants(variants)
@@ -131,7 +145,6 @@ class Arena:
         self.id = arena_id or uuid.uuid4().hex[:16]
         self.allowance = allowance
         self.store = store
-        self._api_key = api_key
         self.cancels = [threading.Event() for _ in self.variants]
         self.results: list[ColumnResult | None] = [None] * len(self.variants)
 
@@ -191,7 +204,7 @@ class Arena:
     def _provider(self, variant: Variant) -> Provider:
         if variant.provider is not None:
             return self.allowance.limit(variant.provider)
-        return self.allowance.limit(provider_for(variant.settings, api_key=self._api_key))
+        return self.allowance.limit(provider_for(variant.settings, api_key=variant.api_key or None))
 
     def _events(self, n: int) -> Iterator[Event]:
         variant = self.variants[n]
@@ -246,11 +259,7 @@ class Arena:
     def _finish(self, n: int, trace: Trace, seconds: float) -> ColumnResult:
         trace.settings.update(arena=self.id, arena_column=n + 1)
         trace.expected_answer = self.gold
-        result = ColumnResult(n, trace, round(seconds, 6))
-        if trace.final_answer is not None:
-            result.grounding = check_grounding(trace)
-        if self.gold is not None:
-            result.em, result.f1 = exact_match(trace.final_answer, self.gold), f1_score(trace.final_answer, self.gold)
+        result = ColumnResult.of(trace, n, seconds)
         if self.store is not None and not (trace.stop_reason == "error" and not trace.steps):
             try:
                 result.history_id = self.store.save(trace, origin=ORIGIN)
