@@ -67,7 +67,7 @@ def render_list(store: Store) -> None:
         answer = md_literal(_short(r.final_answer, 60)) if r.final_answer is not None else "—"
         text.caption(f"{answer} · {md_literal(r.provider)} · {md_literal(r.created_at.replace('T', ' ')[:16])}")
         ended = STOP_REASONS.get(r.stop_reason or "", "Unfinished")
-        fork = " · fork" if r.parent_id else ""
+        fork = " · fork" if r.parent_id else " · arena" if r.origin == "arena" else ""
         meta.caption(md_literal(f"{ended} · {plural(r.steps, 'step')} · {plural(r.tokens, 'token')}{fork}"))
         action.button("Open", key=f"open-{r.id}", on_click=_open, args=(r.id,))
     if len(records) > LIST_LIMIT:
