@@ -48,7 +48,9 @@ def test_every_column_runs_to_its_end_and_its_events_are_tagged_with_it(tmp_path
     for n in range(4):
         assert isinstance(seen[n][-1], RunDone) and sum(isinstance(e, RunDone) for e in seen[n]) == 1
         assert [e.step.index for e in seen[n] if isinstance(e, StepDone)] == [s.index for s in seen[n][-1].trace.steps]
-    assert any(isinstance(e, TextDelta) for e in seen[3])  # an agent column streams like the chat
+    # Every column streams like the chat, the direct answers too: the text so far, then the finished step.
+    assert all(any(isinstance(e, TextDelta) for e in seen[n]) for n in range(4))
+    assert [e.text for e in seen[1] if isinstance(e, TextDelta)][-1] == FIGURE_ONE_SCRIPTS[1][0]
     results = arena.results
     assert [r.trace.settings["strategy"] for r in results] == ["standard", "cot", "act", "react"]
     assert [r.trace.final_answer for r in results] == ["42", "42", "42", "41"]

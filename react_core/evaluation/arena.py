@@ -27,7 +27,7 @@ from react_core.base import cancel as cancellation
 from react_core.base.answers import exact_match, f1_score, normalize_answer
 from react_core.base.cancel import Cancelled
 from react_core.base.errors import ConfigError, ReactLabError
-from react_core.base.events import Event, RunDone, StepDone, StepStarted
+from react_core.base.events import Event, RunDone, StepDone, StepStarted, TextDelta
 from react_core.base.trace import Step, Trace
 from react_core.evaluation.strategies import DEFAULT_PRESETS, ROLE_MODES, EvalContext, run_direct
 from react_core.loop.agent import Agent
@@ -183,7 +183,7 @@ class Arena:
         trace: Trace | None = None
         try:
             with self.allowance.keys(), cancellation.scope(self.cancels[n]):
-                for event in self._events(n):
+                for event in self._events(n, emit):
                     if isinstance(event, RunDone):
                         trace = event.trace
                         break
@@ -206,7 +206,7 @@ class Arena:
             return self.allowance.limit(variant.provider)
         return self.allowance.limit(provider_for(variant.settings, api_key=variant.api_key or None))
 
-    def _events(self, n: int) -> Iterator[Event]:
+    def _events(self, n: int, emit: Callable[[ColumnEvent], None]) -> Iterator[Event]:
         variant = self.variants[n]
         preset = variant.preset or load_preset(variant.preset_name())
         wanted = ROLE_MODES[variant.strategy]
@@ -218,7 +218,7 @@ class Arena:
         provider = self._provider(variant)
         try:
             if variant.strategy in DIRECT:
-                yield from self._direct(n, variant, preset, provider)
+                yield from self._direct(n, variant, preset, provider, emit)
                 return
             settings = replace(variant.settings, dialect="", preset=preset.name)
             config = build_run_config(settings, preset=preset, provider=provider)
@@ -228,13 +228,17 @@ class Arena:
             if variant.provider is None and not provider.shared:
                 provider.close()  # built for this column alone
 
-    def _direct(self, n: int, variant: Variant, preset: Preset, provider: Provider) -> Iterator[Event]:
-        """Standard or CoT as the evaluation runs it: one completion, one step with the answer."""
+    def _direct(
+        self, n: int, variant: Variant, preset: Preset, provider: Provider, emit: Callable[[ColumnEvent], None]
+    ) -> Iterator[Event]:
+        """Standard or CoT as the evaluation runs it: one completion, one step with the answer; its text is emitted
+        as it arrives, as an agent column's is."""
         ctx = EvalContext(
             settings=variant.settings,
             provider=provider,
             presets={variant.strategy: preset.name},
             cancel=self.cancels[n],
+            on_text=lambda delta, text: emit(ColumnEvent(n, TextDelta(1, delta, text))),
         )
         ctx._loaded[preset.name] = preset  # the given prompt, not a file of the same name
         yield StepStarted(1)
