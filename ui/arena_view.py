@@ -89,7 +89,7 @@ def render_columns(
         for i, col in enumerate(st.columns(n)):
             with col:
                 if row[i] is not None:
-                    render_step(traces[i], k, rebuilt[i][k], key=f"{key}-{i}-s{k + 1}")
+                    render_step(traces[i], k, rebuilt[i][k], key=f"{key}-{i}-s{k + 1}", open_errors=False)
                 elif not running[i]:
                     st.caption(f"Step {k + 1}: —")
     if any(w is not None for w in writing):

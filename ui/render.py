@@ -59,13 +59,16 @@ def render_step(
     key: str,
     on_similar: SimilarHandler | None = None,
     expanded: bool = False,
+    open_errors: bool = True,
 ) -> None:
-    """One step panel: Thought, Action, Observation, sources, and the model call behind it."""
+    """One step panel: Thought, Action, Observation, sources, and the model call behind it. A step that failed opens
+    by itself unless ``open_errors`` is False (side by side, an open panel would push its row far down)."""
     dialect, knowledge = trace.settings.get("dialect", "paper"), str(trace.settings.get("knowledge", ""))
     step = trace.steps[position]
     obs = step.observation
     icon = ":material/error:" if step.is_error else None
-    with st.expander(md_literal(step_title(step, dialect)), expanded=expanded or step.is_error, icon=icon):
+    opened = expanded or (open_errors and step.is_error)
+    with st.expander(md_literal(step_title(step, dialect)), expanded=opened, icon=icon):
         st.markdown("**Thought**")
         st.text(step.thought or "(no thought)")
         st.markdown("**Action**")
