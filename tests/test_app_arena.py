@@ -100,6 +100,7 @@ def test_an_arena_reopens_from_history_as_columns(monkeypatch, tmp_path):
     arena_id = at.session_state.arena_job.arena.id
     at.button(key="arena-clear").click().run()
     go(at, "history")
+    assert sum("· arena" in unescape(c.value) for c in at.caption) == 2  # each column is also an ordinary run
     at.button(key=f"arena-open-{arena_id}").click().run()
     assert not at.exception, at.exception
     assert at.session_state.arena_open == arena_id
