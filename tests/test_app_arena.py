@@ -136,3 +136,17 @@ def test_compare_draws_two_to_four_picked_runs_in_the_arenas_view(monkeypatch, t
         "Step 2 · Finish[42]",
     ]
     assert any("First difference: step 1" in m for m in markdown_texts(at))
+
+
+def test_the_key_typed_in_settings_goes_only_to_columns_of_that_provider(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, CALC)
+    at = go(new_session(), "arena")
+    at.session_state.api_key = "sk-typed-for-scripted"
+    at.selectbox(key="arena-provider-1").set_value("openai").run()
+    wait_arena(start(at))
+    job = at.session_state.arena_job
+    assert [c.api_key for c in job.columns] == ["sk-typed-for-scripted", ""]
+    failed = job.arena.results[1].trace
+    assert failed.stop_reason == "error" and "sk-typed" not in (failed.error or "")
+    assert job.arena.results[0].trace.final_answer == "42"
+    assert len(HistoryStore().arenas()[0].runs) == 1  # a column that failed before its first step is not kept
