@@ -17,12 +17,13 @@ from react_core.base.trace import Action, Step, Trace
 from react_core.base.trace_schema import parse_trace_json
 from react_core.evaluation.arena import Arena, Variant, figure_one, first_difference, line_up
 from react_core.evaluation.strategies import run_strategy
-from react_core.history import HistoryStore
+from react_core.history import HistoryStore, open_history
 from react_core.loop.settings import RunSettings
 from react_core.providers.base import Chunk, CompletionRequest
 from react_core.providers.scripted import ScriptedProvider
 from react_core.report.exports import to_json
 
+pytest_plugins = ("pg_helpers",)  # the PostgreSQL server fixtures
 SETTINGS = RunSettings(provider="scripted", tools=["calculator"], max_calls=3)
 Q = "What is 6 * 7?"
 FIGURE_ONE_SCRIPTS = [
@@ -129,13 +130,34 @@ def test_each_column_is_saved_as_a_run_tagged_with_one_arena_id(tmp_path):
     assert [r.trace.settings["arena_column"] for r in found[0].runs] == [1, 2, 3, 4]
     assert {r.origin for r in found[0].runs} == {"arena"}
     assert store.arena(arena.id).runs == found[0].runs and store.arena("nope") is None
+    assert store.arena("%") is None and store.arenas(limit=0) == []
+    newer = figure_one_arena(store=store)
+    newer.run()
+    assert [a.id for a in store.arenas()] == [newer.id, arena.id]
+    assert [a.id for a in store.arenas(limit=1)] == [newer.id]
+    assert store.arena(arena.id).runs == found[0].runs  # found however many arenas came after it
     # A column is an ordinary run: exported and imported like any other, and listed with the others.
     column = store.get(results[3].history_id).trace
     assert parse_trace_json(to_json(column)).settings["arena"] == arena.id
-    assert store.count() == 5
+    assert store.count() == 9
     old = json.loads(to_json(column))  # a trace from before the arena reads as it always did
     del old["settings"]["arena"], old["settings"]["arena_column"]
     assert "arena" not in parse_trace_json(json.dumps(old)).settings
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_arenas_are_found_on_either_database_and_only_by_their_owner(backend, request, tmp_path):
+    def store(owner: str):
+        if backend == "sqlite":
+            return open_history(owner, url="", path=tmp_path / "h.sqlite")
+        return open_history(owner, url=request.getfixturevalue("postgres_url"))
+
+    mine = figure_one_arena(gold="42", store=store("ada"))
+    mine.run()
+    found = store("ada").arenas()
+    assert [a.id for a in found] == [mine.id] and len(found[0].runs) == 4
+    assert store("ada").arena(mine.id).question == Q
+    assert store("bob").arenas() == [] and store("bob").arena(mine.id) is None
 
 
 def test_a_column_that_cannot_run_says_why_and_the_others_go_on():
