@@ -34,6 +34,7 @@ warmup.keep_warm()  # the prompt the next turn would use, got ready on the on-de
 
 pages = [
     st.Page("pages/chat.py", title="Chat", icon=":material/chat:", default=True),
+    st.Page("pages/arena.py", title="Arena", icon=":material/view_week:"),
     st.Page("pages/settings.py", title="Settings", icon=":material/tune:"),
     st.Page("pages/history.py", title="History", icon=":material/history:"),
     st.Page("pages/evaluate.py", title="Evaluate", icon=":material/analytics:"),

@@ -1,5 +1,6 @@
 """The History page: every saved run with text search; open one to read its panels, export it, delete it or fork
-it; past conversations, reopened in Chat to read and continue; compare two runs step by step; import a JSON trace.
+it; past conversations, reopened in Chat to read and continue; arenas, reopened on the Arena page; compare 2 to 4
+runs side by side (the arena's view); import a JSON trace.
 Rendering only: the parts live in ui.history_view.
 """
 
@@ -11,6 +12,7 @@ from react_core import ReactLabError, plural
 from ui import state
 from ui.history_view import (
     RUN_PARAM,
+    render_arenas,
     render_compare,
     render_conversations,
     render_import,
@@ -39,7 +41,9 @@ if asked:  # a link to one run (from the chat): open it once, then the page is t
     del st.query_params[RUN_PARAM]
     st.session_state.history_open = int(asked) if asked.isdigit() else None
 
-runs_tab, chats_tab, compare_tab, import_tab = st.tabs(["Runs", "Conversations", "Compare", "Import"])
+runs_tab, chats_tab, arenas_tab, compare_tab, import_tab = st.tabs(
+    ["Runs", "Conversations", "Arenas", "Compare", "Import"]
+)
 with runs_tab:
     open_id = st.session_state.history_open
     record = store.get(open_id) if open_id is not None else None
@@ -50,6 +54,8 @@ with runs_tab:
         render_list(store)
 with chats_tab:
     render_conversations(store)
+with arenas_tab:
+    render_arenas(store)
 with compare_tab:
     render_compare(store)
 with import_tab:

@@ -147,6 +147,23 @@ _EXPORTS: dict[str, str] = {
     # runs as OpenTelemetry traces
     "to_otlp_json": "telemetry.otlp_json",
     **dict.fromkeys(("export_run_live", "live_export_problem"), "telemetry.live"),
+    # the arena: one question, 2-4 variants side by side
+    **dict.fromkeys(
+        (
+            "Arena",
+            "Variant",
+            "ColumnEvent",
+            "ColumnResult",
+            "ARENA_STRATEGIES",
+            "MIN_COLUMNS",
+            "MAX_COLUMNS",
+            "figure_one",
+            "line_up",
+            "first_difference",
+        ),
+        "evaluation.arena",
+    ),
+    "ArenaSummary": "history.arenas",
     # evaluation
     **dict.fromkeys(("EvalPlan", "run_evaluation"), "evaluation.run"),
     "eval_results": "evaluation.results:",

@@ -1,5 +1,5 @@
 """The History page in AppTest: saved runs listed and searchable, opened with their panels, exported, deleted,
-imported from JSON, forked from an edited step, and compared side by side."""
+imported from JSON, forked from an edited step, and compared side by side (the arena's view)."""
 
 from __future__ import annotations
 
@@ -164,7 +164,7 @@ def test_fork_with_an_edited_observation_keeps_that_step_and_goes_on(monkeypatch
 
 def test_compare_two_runs_side_by_side_step_by_step(monkeypatch, tmp_path):
     at = go(_two_runs(monkeypatch, tmp_path), "history")
-    assert at.selectbox(key="cmp-left").value == 1 and at.selectbox(key="cmp-right").value == 2
+    assert at.multiselect(key="cmp-runs").value == [1, 2]  # the two newest, the older on the left
     labels = expander_labels(at)
     assert labels == [
         "Step 1 · Calculator[6 * 7]",
@@ -172,4 +172,4 @@ def test_compare_two_runs_side_by_side_step_by_step(monkeypatch, tmp_path):
         "Step 2 · Finish[42]",
         "Step 2 · Finish[81]",
     ]
-    assert any("Both runs used the same settings" in c.value for c in at.caption)
+    assert any("These runs used the same settings" in c.value for c in at.caption)

@@ -54,6 +54,7 @@ def test_every_page_file_is_a_page_of_the_app(monkeypatch, tmp_path):
         assert not at.exception, (page.name, at.exception)
         headers[page.stem] = [h.value for h in at.header]
     assert headers == {
+        "arena": ["Arena"],
         "chat": ["Chat"],
         "evaluate": ["Evaluate"],
         "history": ["History"],

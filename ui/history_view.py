@@ -1,6 +1,7 @@
 """The History page's parts: the run list with search and a prompt-version filter, one open run (panels, export,
-delete, fork, use as example; a paused run's Resume opens it in Chat), the conversations (reopened in Chat), Compare
-and Import. Everything is read from the history store on each render, so every browser session sees the same history.
+delete, fork, use as example; a paused run's Resume opens it in Chat), the conversations (reopened in Chat), the arenas
+(reopened on the Arena page), Compare (the arena's view of 2 to 4 runs) and Import. Everything is read from the history
+store on each render, so every browser session sees the same history.
 """
 
 from __future__ import annotations
@@ -8,11 +9,13 @@ from __future__ import annotations
 import streamlit as st
 
 from react_core import (
+    MAX_COLUMNS,
+    MIN_COLUMNS,
     STOP_REASONS,
+    ColumnResult,
     ReactLabError,
     RunRecord,
     Store,
-    call_records,
     file_stem,
     plural,
     to_html,
@@ -21,10 +24,11 @@ from react_core import (
     to_otlp_json,
 )
 from ui import identity, state, turn_labels
+from ui.arena_view import render_columns
 from ui.fork_form import render_fork
 from ui.jobs.turn import Turn
 from ui.prompt_editor import use_as_example
-from ui.render import render_answer, render_status, render_step, render_trace
+from ui.render import render_trace
 from ui.share_view import render_share_controls
 from ui.text import md_literal
 
@@ -105,7 +109,7 @@ def render_list(store: Store) -> None:
         answer = md_literal(_short(r.final_answer, 60)) if r.final_answer is not None else "—"
         text.caption(f"{answer} · {md_literal(r.provider)} · {md_literal(r.created_at.replace('T', ' ')[:16])}")
         ended = STOP_REASONS.get(r.stop_reason or "", "Unfinished")
-        fork = " · fork" if r.parent_id else ""
+        fork = " · fork" if r.parent_id else " · arena" if r.origin == "arena" else ""
         meta.caption(md_literal(f"{ended} · {plural(r.steps, 'step')} · {plural(r.tokens, 'token')}{fork}"))
         action.button("Open", key=f"open-{r.id}", on_click=_open, args=(r.id,))
         if r.stop_reason == "paused" and action.button("Resume", key=f"resume-{r.id}", icon=":material/play_arrow:"):
@@ -221,47 +225,60 @@ def render_conversations(store: Store) -> None:
             st.rerun()
 
 
+def render_arenas(store: Store) -> None:
+    """Arenas, the newest first, one entry each; Open shows its columns again on the Arena page."""
+    try:
+        found = store.arenas(limit=LIST_LIMIT)
+    except ReactLabError as e:
+        st.error(md_literal(str(e)))
+        return
+    if not found:
+        st.info("No arenas yet: run one on the Arena page.")
+        return
+    for a in found:
+        text, meta, action = st.columns([0.67, 0.2, 0.13], vertical_alignment="center")
+        text.markdown(md_literal(_short(a.question)))
+        answers = " | ".join(_short(r.final_answer, 30) if r.final_answer is not None else "—" for r in a.runs)
+        text.caption(md_literal(f"{answers} · {a.saved_at.replace('T', ' ')[:16]}"))
+        meta.caption(md_literal(f"{plural(len(a.runs), 'column')} · runs {', '.join(f'#{r.id}' for r in a.runs)}"))
+        if action.button("Open", key=f"arena-open-{a.id}", icon=":material/view_week:"):
+            st.session_state.arena_open = a.id
+            st.switch_page("pages/arena.py")
+
+
 def render_compare(store: Store) -> None:
+    """The arena's side-by-side view of 2 to 4 runs picked from History."""
     records = store.list(limit=200)
-    if len(records) < 2:
+    if len(records) < MIN_COLUMNS:
         st.info("Compare needs two runs in the history.")
         return
     labels = {r.id: _record_line(r) for r in records}
-    ids = list(labels)
-    pick_l, pick_r = st.columns(2)
-    left_id = pick_l.selectbox("Left run", ids, index=1, key="cmp-left", format_func=labels.get)
-    right_id = pick_r.selectbox("Right run", ids, index=0, key="cmp-right", format_func=labels.get)
-    left, right = store.get(left_id), store.get(right_id)
-    if left is None or right is None or left.trace is None or right.trace is None:
+    picked = st.multiselect(
+        f"Runs to compare ({MIN_COLUMNS} to {MAX_COLUMNS})",
+        list(labels),
+        default=sorted(list(labels)[:MIN_COLUMNS]),
+        max_selections=MAX_COLUMNS,
+        key="cmp-runs",
+        format_func=labels.get,
+    )
+    if len(picked) < MIN_COLUMNS:
+        st.info(f"Pick {MIN_COLUMNS} to {MAX_COLUMNS} runs.")
+        return
+    found = [store.get(run_id) for run_id in picked]
+    if any(r is None or r.trace is None for r in found):
         st.warning("One of these runs was deleted.")
         return
-    lt, rt = left.trace, right.trace
-    diff = [k for k in sorted(set(lt.settings) | set(rt.settings)) if lt.settings.get(k) != rt.settings.get(k)]
+    traces = [r.trace for r in found]
+    keys = sorted({k for t in traces for k in t.settings} - {"arena", "arena_column"})
+    diff = [k for k in keys if len({repr(t.settings.get(k)) for t in traces}) > 1]
     if diff:
-        rows = ["| setting | left | right |", "|---|---|---|"]
-        rows += [
-            f"| {k} | {md_literal(str(lt.settings.get(k)))} | {md_literal(str(rt.settings.get(k)))} |" for k in diff
-        ]
+        rows = ["| setting | " + " | ".join(f"#{r.id}" for r in found) + " |", "|---" * (len(found) + 1) + "|"]
+        rows += [f"| {k} | " + " | ".join(md_literal(str(t.settings.get(k))) for t in traces) + " |" for k in diff]
         st.markdown("\n".join(rows))
     else:
-        st.caption("Both runs used the same settings.")
-    for col, trace in zip(st.columns(2), (lt, rt), strict=True):
-        with col:
-            st.markdown(f"**{md_literal(_short(trace.question, 120))}**")
-            render_status(trace)
-            render_answer(trace)
-    sides = []
-    for trace in (left.trace, right.trace):
-        positions = {s.index: i for i, s in enumerate(trace.steps)}
-        sides.append((trace, positions, call_records.texts(trace.steps)))
-    for index in sorted(set(sides[0][1]) | set(sides[1][1])):
-        for col, (trace, positions, rebuilt), side in zip(st.columns(2), sides, "lr", strict=True):
-            with col:
-                if index in positions:
-                    i = positions[index]
-                    render_step(trace, i, rebuilt[i], key=f"cmp-{side}-{index}")
-                else:
-                    st.caption(f"Step {index}: —")
+        st.caption("These runs used the same settings.")
+    results = [ColumnResult.of(t, i, history_id=r.id) for i, (t, r) in enumerate(zip(traces, found, strict=True))]
+    render_columns(traces, key="cmp", results=results)
 
 
 def render_import(store: Store) -> None:

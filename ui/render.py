@@ -63,14 +63,16 @@ def render_step(
     on_similar: SimilarHandler | None = None,
     on_decide: DecisionHandler | None = None,
     expanded: bool = False,
+    open_errors: bool = True,
 ) -> None:
     """One step panel: Thought, Action, Observation, sources, and the model call behind it; at a pause (step mode)
-    what it would do and the person's choices (``on_decide``), and on any step the decisions taken on it."""
+    what it would do and the person's choices (``on_decide``), and on any step the decisions taken on it. A step that
+    failed opens by itself unless ``open_errors`` is False (side by side, an open panel would push its row far down)."""
     dialect, knowledge = trace.settings.get("dialect", "paper"), str(trace.settings.get("knowledge", ""))
     step = trace.steps[position]
     obs = step.observation
     icon = ":material/pause_circle:" if step.pending else ":material/error:" if step.is_error else None
-    open_ = expanded or step.is_error or bool(step.pending)
+    open_ = expanded or (open_errors and step.is_error) or bool(step.pending)
     with st.expander(md_literal(step_title(step, dialect)), expanded=open_, icon=icon):
         st.markdown("**Thought**")
         st.text(step.thought or "(no thought)")

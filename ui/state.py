@@ -94,6 +94,9 @@ def init_state() -> None:
     ss.setdefault("warm_key", None)
     ss.setdefault("eval_job", None)  # the Evaluate page's background evaluation (ui.jobs.evaluation.EvalJob)
     ss.setdefault("eval_open", None)  # the results folder the Evaluate page shows (a running or past evaluation)
+    ss.setdefault("arena_job", None)  # the Arena page's running or last arena (ui.jobs.arena.ArenaJob)
+    ss.setdefault("arena_open", None)  # the id of a saved arena the Arena page shows (reopened from History)
+    ss.setdefault("arena_form", {})  # the Arena page's question and columns, kept while another page is shown
 
 
 def new_chat() -> dict[str, Any]:

@@ -47,6 +47,8 @@ SETTINGS_FIELDS = (
     "strategy",
     "grammar",
     "pause_before",
+    "arena",  # the arena a run was one column of (``react_core.evaluation.arena``), and which column
+    "arena_column",
 )
 
 

@@ -29,7 +29,7 @@ MAX_DEPTH = 32  # a real trace nests 6 levels deep
 MAX_ITEMS = 10_000  # per list: steps, sources, context turns, tools
 MAX_NUMBER = 10**12  # a trillion tokens, requests or seconds is beyond any run (and far inside a 64-bit column)
 # The type of each setting a trace records (``trace.SETTINGS_FIELDS``), as ``RunSettings`` declares it; a test keeps
-# the two in step. ``strategy`` is the evaluation's.
+# the two in step. ``strategy`` is the evaluation's; ``arena`` and ``arena_column`` the arena's.
 SETTING_TYPES: dict[str, Any] = {
     "provider": str,
     "model": str,
@@ -44,6 +44,8 @@ SETTING_TYPES: dict[str, Any] = {
     "strategy": str,
     "grammar": bool,
     "pause_before": list[str],
+    "arena": str,
+    "arena_column": int,
 }
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,40}")
 

@@ -16,7 +16,7 @@ import re
 import threading
 import time
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -79,6 +79,8 @@ class EvalContext:
     presets: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_PRESETS))
     cancel: threading.Event | None = None
     owner: str = ""  # whose prompts a preset name means
+    # Hears a direct answer's text as it arrives (delta, text so far): the arena streams its Standard and CoT columns.
+    on_text: Callable[[str, str], None] | None = None
     _loaded: dict[str, Preset] = field(default_factory=dict)
 
     def preset(self, role: str) -> Preset:
@@ -131,7 +133,7 @@ def _direct_step(
     )
     started = time.perf_counter()
     with cancel.scope(ctx.cancel):
-        reply = stream_completion(ctx.provider, request)
+        reply = stream_completion(ctx.provider, request, on_text=ctx.on_text)
     raw, usage = reply.text, reply.usage
     text = raw
     for s in request.stop:

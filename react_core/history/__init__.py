@@ -13,6 +13,7 @@ from pathlib import Path
 
 from react_core.base.environment import value
 from react_core.base.trace_schema import MAX_IMPORT_BYTES, parse_trace_json
+from react_core.history.arenas import ArenaSummary
 from react_core.history.conversations import ConversationSummary
 from react_core.history.records import RunRecord, SavedVersion, safe_setting
 from react_core.history.sqlite import SQLiteStore
@@ -22,6 +23,7 @@ from react_core.history.store import Store
 HistoryStore = SQLiteStore  # the name the app and tools have always used for the SQLite store
 
 __all__ = [
+    "ArenaSummary",
     "ConversationSummary",
     "MAX_IMPORT_BYTES",
     "READ_ONLY",

@@ -18,6 +18,8 @@ from typing import Any, ClassVar
 from react_core.base.errors import ConfigError, Conflict
 from react_core.base.trace import Trace
 from react_core.base.trace_schema import load_trace_json
+from react_core.history.arenas import ORIGIN as ARENA_ORIGIN
+from react_core.history.arenas import ArenaSummary, group
 from react_core.history.conversations import ConversationSummary, summary
 from react_core.history.migrations import Tx
 from react_core.history.records import (
@@ -250,6 +252,37 @@ class Store(VersionStore, ABC):
                 by_id[rec.conversation].append(rec)
         found = (summary(c, records) for c, records in by_id.items())
         return [s for s in found if s is not None]
+
+    def arenas(self, *, limit: int = 50) -> list[ArenaSummary]:
+        """This owner's arenas, the newest first, each with its runs (and their traces) in column order. An arena's
+        id lives in its runs' settings, so the newest arena runs are read and grouped (at most four columns each)."""
+        rows_wanted = max(0, min(int(limit), MAX_LIST)) * 4
+        return group(self._arena_runs("", rows_wanted))[: max(0, int(limit))]
+
+    def arena(self, arena_id: str) -> ArenaSummary | None:
+        """One arena of this owner by its id (however old), or None when it has no runs here."""
+        if not isinstance(arena_id, str) or not arena_id.isalnum():
+            return None  # the engine's ids are hex: anything else is no arena's
+        found = [a for a in group(self._arena_runs(arena_id, MAX_LIST)) if a.id == arena_id]
+        return found[0] if found else None
+
+    def _arena_runs(self, arena_id: str, limit: int) -> list:
+        """Runs saved as arena columns, newest first, with their traces; only those whose stored settings name
+        ``arena_id`` when one is given (the stored JSON holds ``"arena": "<id>"``; ``group`` checks the value)."""
+        where, params = "", ()
+        if arena_id:
+            where, params = " AND trace_json LIKE ?", (f'%"arena": "{arena_id}"%',)
+        with self._read() as tx:
+            rows = tx.rows(
+                f"SELECT {COLUMNS}, trace_json FROM runs WHERE owner = ? AND origin = ?{where} "
+                "ORDER BY id DESC LIMIT ?",
+                (self.owner, ARENA_ORIGIN, *params, limit),
+            )
+        found = []
+        for row in rows:
+            data = dict(row)
+            found.append(with_trace(record(data), data.pop("trace_json")))
+        return found
 
     def delete(self, run_id: int) -> bool:
         n = row_id(run_id)

@@ -1,0 +1,122 @@
+"""The Arena page: one question, 2 to 4 columns (strategy, prompt, provider, model, temperature), one Run; the columns
+stream side by side like the chat, each with its own Stop, their steps lined up row by row with the first difference
+marked, and each column's answer, badges, scores, steps, tokens and time below it. An arena saved earlier reopens here
+from History. Rendering only: the verbs live in ui.arena, the drawing in ui.arena_view.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from react_core import MAX_COLUMNS, MIN_COLUMNS, ColumnResult, ReactLabError, Trace
+from ui import arena, state
+from ui.arena_view import render_columns
+from ui.text import md_literal
+
+LIVE_REFRESH_SECONDS = 0.3
+
+
+def live_arena() -> None:
+    """The running arena, redrawn on a timer; a full rerun once every column has ended."""
+    job = st.session_state.arena_job
+    if job is None:
+        return
+    view = job.view()
+    if view.done:
+        st.rerun()
+    draw(job, view)
+
+
+def draw(job, view) -> None:
+    traces = []
+    for spec, live in zip(job.columns, view.live, strict=True):
+        traces.append(
+            live.trace or Trace(job.question, settings={**spec.settings, "strategy": spec.strategy}, steps=live.steps)
+        )
+    render_columns(
+        traces,
+        key="arena",
+        results=view.results,
+        writing=[live.writing for live in view.live],
+        on_stop=arena.stop,
+        stopping=view.stopping,
+    )
+    if job.crash:
+        st.error(md_literal(job.crash), icon=":material/error:")
+
+
+def reopened(arena_id: str) -> None:
+    try:
+        found = state.history_store().arena(arena_id)
+    except ReactLabError as e:
+        st.error(md_literal(str(e)))
+        return
+    if found is None:
+        st.warning("This arena is no longer in your history.")
+        return
+    st.subheader(md_literal(found.question), anchor=False)
+    st.caption(
+        md_literal(
+            f"Arena saved {found.saved_at.replace('T', ' ')} · runs " + ", ".join(f"#{r.id}" for r in found.runs)
+        )
+    )
+    traces = [r.trace for r in found.runs]
+    results = [ColumnResult.of(t, i, history_id=r.id) for i, (t, r) in enumerate(zip(traces, found.runs, strict=True))]
+    render_columns(traces, key=f"arena-{arena_id}", results=results)
+
+
+st.header("Arena", anchor=False)
+arena.init()
+state.show_flash()
+ss = st.session_state
+job = ss.arena_job
+running = job is not None and not job.done
+
+if ss.arena_open and not running:
+    st.button("Back to the arena", key="arena-close", icon=":material/arrow_back:", on_click=arena.close)
+    reopened(ss.arena_open)
+    st.stop()
+
+st.caption(
+    "One question, 2 to 4 variants side by side: a strategy (the paper's Standard, CoT, Act, ReAct), a prompt, a "
+    "provider and model, a temperature. Each column is saved to History as a run of this arena."
+)
+st.text_area("Question", key=arena.QUESTION_KEY, height=80)
+st.text_input("Gold answer (optional)", key=arena.GOLD_KEY, help="Scores each column: EM and F1.")
+with st.expander("Columns", expanded=not running and job is None):
+    a, b, c = st.columns(3)
+    a.button(
+        "Figure 1",
+        key="arena-figure-one",
+        icon=":material/view_week:",
+        on_click=arena.figure_one,
+        disabled=running,
+        help="Standard, CoT, Act and ReAct with the paper's prompts, on the first column's model.",
+    )
+    b.button(
+        "Add a column",
+        key="arena-add",
+        icon=":material/add:",
+        on_click=arena.add_column,
+        disabled=running or ss[arena.COUNT_KEY] >= MAX_COLUMNS,
+    )
+    c.button(
+        "Remove the last column",
+        key="arena-remove",
+        icon=":material/remove:",
+        on_click=arena.remove_column,
+        disabled=running or ss[arena.COUNT_KEY] <= MIN_COLUMNS,
+    )
+    for i, col in enumerate(st.columns(ss[arena.COUNT_KEY])):
+        with col:
+            st.markdown(f"**Column {i + 1}**")
+            arena.render_editor(i)
+arena.remember()
+st.button("Run", key="arena-run", type="primary", icon=":material/play_arrow:", on_click=arena.run, disabled=running)
+
+if running:
+    st.fragment(live_arena, run_every=LIVE_REFRESH_SECONDS)()
+elif job is not None:
+    st.subheader(md_literal(job.question), anchor=False)
+    draw(job, job.view())
+    st.button("Clear", key="arena-clear", icon=":material/close:", on_click=arena.close)

@@ -1,0 +1,305 @@
+"""The arena: one question, 2 to 4 variants (a strategy, a prompt, a provider and model, a temperature) side by side.
+
+Each column runs on its own thread with its own Stop, and yields the loop's events tagged with its column
+(``ColumnEvent``), so a page can draw every column as the chat draws a turn. Hosted providers overlap; the on-device
+model serves the columns in turn through its own lock (its calls wait there, under the column's Stop) while the
+others stream. Standard and CoT answer in one call through the evaluation's own strategy code, Act and ReAct run the
+agent as the evaluation does, so a column's trace is the one Evaluate would produce for that question. When a column
+ends, its trace is tagged with the arena's id and its column (settings ``arena``, ``arena_column``), saved to the
+history as an ordinary run (origin ``arena``) when a store is given, and scored: the grounding check, exact match and
+F1 against the gold answer when one was given. ``line_up`` and ``first_difference`` line the columns' steps up row by
+row and find the first row where their actions differ. UI-free.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from typing import Any
+
+from react_core.base import cancel as cancellation
+from react_core.base.answers import exact_match, f1_score, normalize_answer
+from react_core.base.cancel import Cancelled
+from react_core.base.errors import ConfigError, ReactLabError
+from react_core.base.events import Event, RunDone, StepDone, StepStarted, TextDelta
+from react_core.base.trace import Step, Trace
+from react_core.evaluation.strategies import DEFAULT_PRESETS, ROLE_MODES, EvalContext, run_direct
+from react_core.loop.agent import Agent
+from react_core.loop.settings import RunSettings, build_run_config, provider_for
+from react_core.presets.preset import Preset, load_preset
+from react_core.providers.allowance import OPERATOR, Allowance
+from react_core.providers.base import Provider
+from react_core.report.grounding import Grounding, check_grounding
+
+log = logging.getLogger(__name__)
+ARENA_STRATEGIES = ("standard", "cot", "act", "react")  # the paper's Figure 1, in its order
+DIRECT = ("standard", "cot")  # answer in one call, no tools
+MIN_COLUMNS, MAX_COLUMNS = 2, 4
+ORIGIN = "arena"  # the origin each column is saved with (``react_core.history.arenas``)
+
+
+@dataclass
+class Variant:
+    """One column: a strategy, the settings of its run (provider, model, temperature, dialect, preset, tools, …) and
+    optionally a prompt to run instead of the named preset (a saved or edited one). ``provider``: a provider object to
+    use instead of building one from the settings (a test's scripted provider). ``api_key``: the person's key for
+    this column's provider (a key typed for one provider never goes to another)."""
+
+    strategy: str = "react"
+    settings: RunSettings = field(default_factory=RunSettings)
+    preset: Preset | None = None
+    provider: Provider | None = None
+    api_key: str = field(default="", repr=False)  # for this column's provider only; never recorded
+
+    def preset_name(self) -> str:
+        """The prompt this column runs: the given one, else the settings' preset, else the strategy's paper prompt."""
+        if self.preset is not None:
+            return self.preset.name
+        return self.settings.preset or DEFAULT_PRESETS[self.strategy]
+
+
+def figure_one(settings: RunSettings) -> list[Variant]:
+    """The paper's Figure 1 on one model: Standard, CoT, Act and ReAct with the paper's HotpotQA prompts."""
+    return [
+        Variant(strategy, replace(settings, dialect="", preset=DEFAULT_PRESETS[strategy]))
+        for strategy in ARENA_STRATEGIES
+    ]
+
+
+@dataclass(frozen=True)
+class ColumnEvent:
+    """An event of one column's run (``column`` counts from 0)."""
+
+    column: int
+    event: Event
+
+
+@dataclass
+class ColumnResult:
+    """How one column ended: its trace, scores and whether it was saved."""
+
+    column: int
+    trace: Trace
+    seconds: float  # the column's wall time
+    grounding: Grounding | None = None
+    em: float | None = None  # exact match and F1 against the gold answer, when one was given
+    f1: float | None = None
+    history_id: int | None = None
+    save_error: str | None = None
+
+    @classmethod
+    def of(cls, trace: Trace, column: int, seconds: float | None = None, history_id: int | None = None) -> ColumnResult:
+        """A finished run as a column: the grounding check, and EM and F1 against its expected answer when it has one
+        (a saved run opened again takes its time from its steps)."""
+        took = trace.totals["seconds"] if seconds is None else seconds
+        result = cls(column, trace, round(took, 6), history_id=history_id)
+        if trace.final_answer is not None:
+            result.grounding = check_grounding(trace)
+        gold = trace.expected_answer
+        if gold is not None:
+            result.em, result.f1 = exact_match(trace.final_answer, gold), f1_score(trace.final_answer, gold)
+        return result
+
+    @property
+    def steps(self) -> int:
+        return len(self.trace.steps)
+
+    @property
+    def tokens(self) -> int:
+        return int(self.trace.totals["tokens"])
+
+
+def check_variants(variants: Sequence[Variant]) -> None:
+    if not MIN_COLUMNS <= len(variants) <= MAX_COLUMNS:
+        raise ConfigError(f"An arena has {MIN_COLUMNS} to {MAX_COLUMNS} columns (got {len(variants)}).")
+    for v in variants:
+        if v.strategy not in ARENA_STRATEGIES:
+            raise ConfigError(f"Unknown arena strategy {v.strategy!r}: choose one of {', '.join(ARENA_STRATEGIES)}.")
+
+
+class Arena:
+    """One question run in every column at once. ``stream()`` starts the columns and yields their events as they
+    come, each column's ending with ``RunDone``; ``stop(column)`` stops one, ``stop_all()`` every one; ``results``
+    holds each column's ``ColumnResult`` once it has ended."""
+
+    def __init__(
+        self,
+        question: str,
+        variants: Sequence[Variant],
+        *,
+        gold: str | None = None,
+        arena_id: str | None = None,
+        allowance: Allowance = OPERATOR,
+        store: Any = None,
+    ) -> None:
+        check_variants(variants)
+        self.question = question
+        self.variants = list(variants)
+        self.gold = gold.strip() if gold and gold.strip() else None
+        self.id = arena_id or uuid.uuid4().hex[:16]
+        self.allowance = allowance
+        self.store = store
+        self.cancels = [threading.Event() for _ in self.variants]
+        self.results: list[ColumnResult | None] = [None] * len(self.variants)
+
+    def stop(self, column: int) -> None:
+        self.cancels[column].set()
+
+    def stop_all(self) -> None:
+        for c in self.cancels:
+            c.set()
+
+    def stream(self) -> Iterator[ColumnEvent]:
+        """Every column's events as they come (the order within a column is kept), until every column has ended."""
+        events: queue.SimpleQueue[ColumnEvent] = queue.SimpleQueue()
+        threads = [
+            threading.Thread(target=self._column, args=(n, events.put), name=f"react-arena-{n}", daemon=True)
+            for n in range(len(self.variants))
+        ]
+        for t in threads:
+            t.start()
+        running = len(threads)
+        while running:
+            item = events.get()
+            if isinstance(item.event, RunDone):
+                running -= 1
+            yield item
+
+    def run(self) -> list[ColumnResult]:
+        for _ in self.stream():
+            pass
+        return [r for r in self.results if r is not None]
+
+    # -- one column, on its own thread ---------------------------------------------------------------------------
+
+    def _column(self, n: int, emit: Callable[[ColumnEvent], None]) -> None:
+        started = time.perf_counter()
+        trace: Trace | None = None
+        try:
+            with self.allowance.keys(), cancellation.scope(self.cancels[n]):
+                for event in self._events(n, emit):
+                    if isinstance(event, RunDone):
+                        trace = event.trace
+                        break
+                    emit(ColumnEvent(n, event))
+        except Cancelled:
+            trace = self._ended(n, "cancelled")
+        except ReactLabError as e:
+            trace = self._ended(n, "error", str(e))
+        except Exception as e:  # a bug in one column must not leave the others' page waiting
+            log.exception("an arena column failed")
+            trace = self._ended(n, "error", f"Unexpected error ({type(e).__name__}: {e}). Please report it.")
+        if trace is None:
+            trace = self._ended(n, "error", "The column ended without a result.")
+        result = self._finish(n, trace, time.perf_counter() - started)
+        self.results[n] = result
+        emit(ColumnEvent(n, RunDone(result.trace)))
+
+    def _provider(self, variant: Variant) -> Provider:
+        if variant.provider is not None:
+            return self.allowance.limit(variant.provider)
+        return self.allowance.limit(provider_for(variant.settings, api_key=variant.api_key or None))
+
+    def _events(self, n: int, emit: Callable[[ColumnEvent], None]) -> Iterator[Event]:
+        variant = self.variants[n]
+        preset = variant.preset or load_preset(variant.preset_name())
+        wanted = ROLE_MODES[variant.strategy]
+        if preset.mode != wanted:
+            raise ConfigError(
+                f"Preset {preset.name!r} is a {preset.mode} prompt; "
+                f"the {variant.strategy} strategy needs a {wanted} one."
+            )
+        provider = self._provider(variant)
+        try:
+            if variant.strategy in DIRECT:
+                yield from self._direct(n, variant, preset, provider, emit)
+                return
+            settings = replace(variant.settings, dialect="", preset=preset.name)
+            config = build_run_config(settings, preset=preset, provider=provider)
+            config.recorded["strategy"] = variant.strategy
+            yield from Agent(config).stream(self.question, cancel=self.cancels[n])
+        finally:
+            if variant.provider is None and not provider.shared:
+                provider.close()  # built for this column alone
+
+    def _direct(
+        self, n: int, variant: Variant, preset: Preset, provider: Provider, emit: Callable[[ColumnEvent], None]
+    ) -> Iterator[Event]:
+        """Standard or CoT as the evaluation runs it: one completion, one step with the answer; its text is emitted
+        as it arrives, as an agent column's is."""
+        ctx = EvalContext(
+            settings=variant.settings,
+            provider=provider,
+            presets={variant.strategy: preset.name},
+            cancel=self.cancels[n],
+            on_text=lambda delta, text: emit(ColumnEvent(n, TextDelta(1, delta, text))),
+        )
+        ctx._loaded[preset.name] = preset  # the given prompt, not a file of the same name
+        yield StepStarted(1)
+        trace = run_direct(self.question, ctx, variant.strategy).trace
+        for step in trace.steps:
+            yield StepDone(step)
+        yield RunDone(trace)
+
+    def _ended(self, n: int, reason: str, error: str | None = None) -> Trace:
+        """A column that ended before its run could say so itself (stopped or failed while it was being set up)."""
+        v = self.variants[n]
+        settings = {
+            "provider": v.settings.provider,
+            "model": v.settings.model,
+            "preset": v.preset_name(),
+            "temperature": v.settings.temperature,
+            "strategy": v.strategy,
+        }
+        started = datetime.now(UTC).isoformat(timespec="seconds")
+        return Trace(self.question, settings=settings, stop_reason=reason, error=error, started_at=started)
+
+    def _finish(self, n: int, trace: Trace, seconds: float) -> ColumnResult:
+        trace.settings.update(arena=self.id, arena_column=n + 1)
+        trace.expected_answer = self.gold
+        result = ColumnResult.of(trace, n, seconds)
+        if self.store is not None and not (trace.stop_reason == "error" and not trace.steps):
+            try:
+                result.history_id = self.store.save(trace, origin=ORIGIN)
+            except Exception as e:  # the column is still shown; only the saving failed, and the person is told
+                log.exception("saving an arena column failed")
+                result.save_error = f"This column could not be saved to history: {e}"
+        return result
+
+
+# -- steps lined up ----------------------------------------------------------------------------------------------
+
+
+def line_up(columns: Sequence[Sequence[Step]]) -> list[list[Step | None]]:
+    """The columns' steps as rows: row k holds each column's k-th step, or None where a column has fewer."""
+    rows = max((len(c) for c in columns), default=0)
+    return [[c[k] if k < len(c) else None for c in columns] for k in range(rows)]
+
+
+def _move(step: Step | None) -> tuple:
+    """What a step did, for comparing columns: its action (tool and input, case and spacing aside), its answer, or
+    nothing readable."""
+    if step is None:
+        return ("none",)
+    if step.final_answer is not None:
+        return ("finish", normalize_answer(step.final_answer))
+    if step.action is not None:
+        return ("action", step.action.tool, " ".join(step.action.input.lower().split()))
+    return ("unreadable",)
+
+
+def first_difference(columns: Sequence[Sequence[Step]]) -> int | None:
+    """The first row (0-based) where the columns' actions differ (a column that has no step there differs too); None
+    when every row agrees or there is only one column."""
+    if len(columns) < 2:
+        return None
+    for k, row in enumerate(line_up(columns)):
+        if len({_move(s) for s in row}) > 1:
+            return k
+    return None

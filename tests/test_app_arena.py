@@ -1,0 +1,152 @@
+"""The Arena page in AppTest: Figure 1 fills four columns, a run with the scripted model streams every column to its
+footer and saves one arena, Stop ends one column while another finishes, an arena reopens from History, and
+History's Compare draws 2 to 4 picked runs in the arena's view."""
+
+from __future__ import annotations
+
+from app_helpers import ask, expander_labels, go, new_session, unescape, use_app
+
+from react_core.history import HistoryStore
+
+CALC = [
+    "Thought 1: Multiply first.\nAction 1: Calculator[6 * 7]",
+    "Thought 2: It is 42.\nAction 2: Finish[42]",
+]
+
+
+def wait_arena(at, timeout: float = 30.0):
+    """Rerun until the arena's job is done and drawn (the live fragment does the same on a timer)."""
+    job = at.session_state.arena_job
+    assert job is not None and job.wait(timeout), "the arena did not finish"
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def start(at, question: str = "What is 6 * 7?", gold: str = ""):
+    at.text_area(key="arena-question").input(question)
+    at.text_input(key="arena-gold").input(gold)
+    at.button(key="arena-run").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def markdown_texts(at) -> list[str]:
+    return [unescape(m.value) for m in at.markdown]
+
+
+def test_figure_one_fills_four_columns_with_the_papers_methods(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, CALC)
+    at = go(new_session(), "arena")
+    assert [at.selectbox(key=f"arena-strategy-{i}").value for i in range(2)] == ["react", "react"]
+    at.button(key="arena-figure-one").click().run()
+    assert at.session_state["arena-n"] == 4
+    assert [at.selectbox(key=f"arena-strategy-{i}").value for i in range(4)] == ["standard", "cot", "act", "react"]
+    assert [at.selectbox(key=f"arena-preset-{i}").value for i in range(4)] == [
+        "hotpotqa-standard",
+        "hotpotqa-cot",
+        "hotpotqa-act",
+        "hotpotqa-react",
+    ]
+    assert {at.selectbox(key=f"arena-provider-{i}").value for i in range(4)} == {"scripted"}
+
+
+def test_a_run_streams_every_column_to_its_footer_and_saves_one_arena(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, CALC)
+    at = go(new_session(), "arena")
+    at.selectbox(key="arena-strategy-0").set_value("standard").run()
+    assert at.selectbox(key="arena-preset-0").value == "hotpotqa-standard"  # the strategy's prompt comes with it
+    wait_arena(start(at, gold="42"))
+
+    results = at.session_state.arena_job.arena.results
+    assert [r.trace.settings["strategy"] for r in results] == ["standard", "react"]
+    assert results[1].trace.final_answer == "42" and results[1].em == 1.0
+    # Standard answered with the script's first line: its only step differs from ReAct's Calculator at step 1.
+    assert any("First difference: step 1" in m for m in markdown_texts(at))
+    assert expander_labels(at) == [
+        "Columns",
+        "Step 1 · Finish[Thought 1: Multiply first.]",
+        "Step 1 · Calculator[6 * 7]",
+        "Step 2 · Finish[42]",
+    ]
+    captions = [unescape(c.value) for c in at.caption]
+    assert any("EM 1 · F1 1.00 · 2 steps" in c for c in captions)
+    assert any("EM 0 · F1 0.00 · 1 step" in c for c in captions)
+    found = HistoryStore().arenas()
+    assert len(found) == 1 and [r.id for r in found[0].runs] == [r.history_id for r in results]
+
+
+def test_stop_ends_one_column_while_the_other_finishes(monkeypatch, tmp_path):
+    gate = tmp_path / "gate"
+    use_app(monkeypatch, tmp_path, [{"gate": str(gate), "text": "Thought 1: Done.\nAction 1: Finish[42]"}])
+    at = start(go(new_session(), "arena"))
+    job = at.session_state.arena_job
+    assert not job.done
+    at.button(key="arena-stop-0").click().run()
+    for _ in range(600):  # the stopped column ends while its model still waits
+        if job.arena.results[0] is not None:
+            break
+        job.wait(0.05)
+    assert job.arena.results[0] is not None, "the stopped column did not end"
+    gate.touch()  # the other column's model answers
+    wait_arena(at)
+    assert [r.trace.stop_reason for r in job.arena.results] == ["cancelled", "finished"]
+    assert job.arena.results[1].trace.final_answer == "42"
+
+
+def test_an_arena_reopens_from_history_as_columns(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, CALC)
+    at = wait_arena(start(go(new_session(), "arena")))
+    arena_id = at.session_state.arena_job.arena.id
+    at.button(key="arena-clear").click().run()
+    go(at, "history")
+    assert sum("· arena" in unescape(c.value) for c in at.caption) == 2  # each column is also an ordinary run
+    at.button(key=f"arena-open-{arena_id}").click().run()
+    assert not at.exception, at.exception
+    assert at.session_state.arena_open == arena_id
+    assert [unescape(s.value) for s in at.subheader][0] == "What is 6 * 7?"
+    assert expander_labels(at) == [
+        "Step 1 · Calculator[6 * 7]",
+        "Step 1 · Calculator[6 * 7]",
+        "Step 2 · Finish[42]",
+        "Step 2 · Finish[42]",
+    ]
+    assert any("Every column took the same actions" in unescape(c.value) for c in at.caption)
+    go(at, "arena")  # (AppTest draws its own page again on the next run, where a browser stays on the Arena)
+    at.button(key="arena-close").click().run()
+    assert at.session_state.arena_open is None and at.text_area(key="arena-question").value == "What is 6 * 7?"
+
+
+def test_compare_draws_two_to_four_picked_runs_in_the_arenas_view(monkeypatch, tmp_path):
+    use_app(
+        monkeypatch,
+        tmp_path,
+        [*CALC, "Thought 1: Square it.\nAction 1: Calculator[9 ** 2]", "Thought 2: Done.\nAction 2: Finish[81]", *CALC],
+    )
+    at = ask(ask(ask(new_session(), "What is 6 * 7?"), "What is 9 squared?"), "What is 6 * 7 again?")
+    go(at, "history")
+    assert at.multiselect(key="cmp-runs").value == [2, 3]
+    at.multiselect(key="cmp-runs").set_value([1, 2, 3]).run()
+    assert expander_labels(at) == [
+        "Step 1 · Calculator[6 * 7]",
+        "Step 1 · Calculator[9 ** 2]",
+        "Step 1 · Calculator[6 * 7]",
+        "Step 2 · Finish[42]",
+        "Step 2 · Finish[81]",
+        "Step 2 · Finish[42]",
+    ]
+    assert any("First difference: step 1" in m for m in markdown_texts(at))
+
+
+def test_the_key_typed_in_settings_goes_only_to_columns_of_that_provider(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, CALC)
+    at = go(new_session(), "arena")
+    at.session_state.api_key = "sk-typed-for-scripted"
+    at.selectbox(key="arena-provider-1").set_value("openai").run()
+    wait_arena(start(at))
+    job = at.session_state.arena_job
+    assert [c.api_key for c in job.columns] == ["sk-typed-for-scripted", ""]
+    failed = job.arena.results[1].trace
+    assert failed.stop_reason == "error" and "sk-typed" not in (failed.error or "")
+    assert job.arena.results[0].trace.final_answer == "42"
+    assert len(HistoryStore().arenas()[0].runs) == 1  # a column that failed before its first step is not kept

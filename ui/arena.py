@@ -1,0 +1,175 @@
+"""The Arena page's verbs and column editors: the columns (2 to 4) kept in their widgets' session-state keys, Figure 1
+(the paper's four methods on the chosen model), Run (an ``ArenaJob``), Stop per column, and an arena reopened from
+History.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from react_core import (
+    ARENA_STRATEGIES,
+    DEFAULT_PRESETS,
+    MAX_COLUMNS,
+    MIN_COLUMNS,
+    PROVIDERS,
+    ROLE_MODES,
+    STRATEGY_LABELS,
+    ReactLabError,
+    provider_class,
+)
+from ui import identity, presets, state
+from ui.jobs.arena import ArenaJob, ColumnSpec
+
+QUESTION_KEY = "arena-question"
+GOLD_KEY = "arena-gold"
+COUNT_KEY = "arena-n"
+FIELDS = ("strategy", "preset", "provider", "model", "temperature")
+
+
+def key(field: str, i: int) -> str:
+    return f"arena-{field}-{i}"
+
+
+def _widget_keys() -> list[str]:
+    return [QUESTION_KEY, GOLD_KEY, *(key(f, i) for i in range(MAX_COLUMNS) for f in FIELDS)]
+
+
+def init() -> None:
+    """The editors' values: as the person left them (Streamlit forgets a widget's value once a page without it has
+    run, so they are kept in ``arena_form`` as well), else the person's settings, ReAct with their prompt."""
+    ss = st.session_state
+    ss.setdefault(COUNT_KEY, MIN_COLUMNS)
+    for k in _widget_keys():
+        if k not in ss and k in ss.arena_form:
+            ss[k] = ss.arena_form[k]
+    for i in range(MAX_COLUMNS):
+        _column_defaults(i)
+
+
+def remember() -> None:
+    """Keep the editors' values for the next visit of the page (after every widget of the page was drawn)."""
+    ss = st.session_state
+    ss.arena_form = {k: ss[k] for k in _widget_keys() if k in ss}
+
+
+def _column_defaults(i: int) -> None:
+    ss, s = st.session_state, state.settings()
+    current = presets.current_name()
+    ss.setdefault(key("strategy", i), "react")
+    ss.setdefault(key("preset", i), current if current in preset_names("react") else DEFAULT_PRESETS["react"])
+    ss.setdefault(key("provider", i), s["provider"])
+    ss.setdefault(key("model", i), s.get("model", ""))
+    ss.setdefault(key("temperature", i), float(s.get("temperature", 0.0)))
+
+
+def preset_names(strategy: str) -> list[str]:
+    """The prompts a strategy can run: this person's presets of its mode (shipped, then their own)."""
+    return presets.store().names(mode=ROLE_MODES[strategy])
+
+
+def strategy_changed(i: int) -> None:
+    """A new strategy takes the paper's prompt for it unless the prompt chosen already fits."""
+    strategy = st.session_state[key("strategy", i)]
+    if st.session_state[key("preset", i)] not in preset_names(strategy):
+        st.session_state[key("preset", i)] = DEFAULT_PRESETS[strategy]
+
+
+def add_column() -> None:
+    st.session_state[COUNT_KEY] = min(MAX_COLUMNS, st.session_state[COUNT_KEY] + 1)
+
+
+def remove_column() -> None:
+    st.session_state[COUNT_KEY] = max(MIN_COLUMNS, st.session_state[COUNT_KEY] - 1)
+
+
+def figure_one() -> None:
+    """The paper's Figure 1: Standard, CoT, Act and ReAct, each with the paper's prompt, on the first column's model,
+    greedy as the paper decoded."""
+    ss = st.session_state
+    provider, model = ss[key("provider", 0)], ss[key("model", 0)]
+    ss[COUNT_KEY] = len(ARENA_STRATEGIES)
+    for i, strategy in enumerate(ARENA_STRATEGIES):
+        ss[key("strategy", i)], ss[key("preset", i)] = strategy, DEFAULT_PRESETS[strategy]
+        ss[key("provider", i)], ss[key("model", i)], ss[key("temperature", i)] = provider, model, 0.0
+
+
+def columns() -> list[dict[str, Any]]:
+    ss = st.session_state
+    return [{f: ss[key(f, i)] for f in FIELDS} for i in range(ss[COUNT_KEY])]
+
+
+def render_editor(i: int) -> None:
+    """One column's variant: strategy, prompt, provider, model, temperature."""
+    st.selectbox(
+        "Strategy",
+        ARENA_STRATEGIES,
+        key=key("strategy", i),
+        format_func=STRATEGY_LABELS.get,
+        on_change=strategy_changed,
+        args=(i,),
+    )
+    names = preset_names(st.session_state[key("strategy", i)])
+    if st.session_state[key("preset", i)] not in names:
+        st.session_state[key("preset", i)] = names[0] if names else ""
+    st.selectbox("Prompt", names, key=key("preset", i), help="A shipped preset or one you saved.")
+    st.selectbox("Provider", PROVIDERS, key=key("provider", i), format_func=lambda p: provider_class(p).label)
+    st.text_input(
+        "Model", key=key("model", i), placeholder=provider_class(st.session_state[key("provider", i)]).default_model
+    )
+    st.number_input("Temperature", min_value=0.0, max_value=2.0, step=0.1, key=key("temperature", i))
+
+
+def run() -> None:
+    """Start every column (callback of Run)."""
+    ss = st.session_state
+    question = str(ss.get(QUESTION_KEY, "")).strip()
+    if not question:
+        state.flash("warning", "Type a question for the arena first.")
+        return
+    if len(question) > state.MAX_QUESTION_CHARS:
+        state.flash("warning", f"A question is at most {state.MAX_QUESTION_CHARS:,} characters.")
+        return
+    if ss.arena_job is not None and not ss.arena_job.done:
+        return
+    base = state.settings()
+    specs = []
+    try:
+        for c in columns():
+            settings = {
+                **base,
+                "provider": c["provider"],
+                "model": c["model"].strip(),
+                "temperature": float(c["temperature"]),
+                "preset": c["preset"],
+                "dialect": "",
+            }
+            own_key = ss.api_key if c["provider"] == base["provider"] else ""
+            specs.append(ColumnSpec(c["strategy"], settings, presets.store().load(c["preset"]), api_key=own_key))
+        job = ArenaJob(question, specs, identity.allowance(), gold=str(ss.get(GOLD_KEY, "")).strip())
+    except ReactLabError as e:
+        state.flash("error", str(e))
+        return
+    ss.arena_open = None
+    ss.arena_job = job.start()
+
+
+def stop(column: int) -> None:
+    job = st.session_state.arena_job
+    if job is not None:
+        job.stop(column)
+
+
+def close() -> None:
+    """Back to the editors from a reopened or finished arena."""
+    ss = st.session_state
+    if ss.arena_job is not None and ss.arena_job.done:
+        ss.arena_job = None
+    ss.arena_open = None
+
+
+def reopen(arena_id: str) -> None:
+    """Show a saved arena on the Arena page (from History)."""
+    st.session_state.arena_open = arena_id

@@ -1,0 +1,110 @@
+"""The one side-by-side view: 2 to 4 runs as columns, their steps lined up row by row, the first row where their
+actions differ marked, and a footer per column (answer, grounding and expected-answer badges, EM and F1 when a gold
+answer is known, steps, tokens, time). The Arena page draws a running or reopened arena with it, History's Compare
+draws the runs a person picked with it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import streamlit as st
+
+from react_core import (
+    STRATEGY_LABELS,
+    ColumnResult,
+    Trace,
+    Writing,
+    call_records,
+    first_difference,
+    line_up,
+    model_label,
+    plural,
+)
+from ui.render import render_answer, render_status, render_step, render_writing
+from ui.text import md_literal
+
+DIFFERENCE_MARK = "First difference"  # the words that mark the row where the columns' actions part
+
+
+def column_label(settings: dict) -> str:
+    """A column's variant in a few words: strategy, model, prompt, temperature."""
+    strategy = STRATEGY_LABELS.get(str(settings.get("strategy", "")), "Chat")
+    model = model_label(settings) if settings.get("provider") else "?"
+    return f"{strategy} · {model} · {settings.get('preset', '?')} · temperature {settings.get('temperature', '?')}"
+
+
+def render_footer(result: ColumnResult) -> None:
+    trace = result.trace
+    render_answer(trace)
+    scores = f"EM {result.em:.0f} · F1 {result.f1:.2f} · " if result.em is not None and result.f1 is not None else ""
+    took = f"{result.seconds:.1f} s"
+    st.caption(md_literal(f"{scores}{plural(result.steps, 'step')} · {plural(result.tokens, 'token')} · {took}"))
+    if result.history_id is not None:
+        st.caption(f"Saved to History as run #{result.history_id}")
+    if result.save_error:
+        st.warning(md_literal(result.save_error), icon=":material/warning:")
+
+
+def render_columns(
+    traces: Sequence[Trace],
+    *,
+    key: str,
+    results: Sequence[ColumnResult | None] = (),
+    writing: Sequence[Writing | None] = (),
+    on_stop: Callable[[int], None] | None = None,
+    stopping: Sequence[bool] = (),
+) -> None:
+    """Runs side by side. While an arena runs, ``results`` is None for a column still going, ``writing`` its step being
+    written and ``on_stop`` its Stop; the first difference is then sought only in the rows every column has reached."""
+    n = len(traces)
+    results = list(results) or [None] * n
+    writing = list(writing) or [None] * n
+    stopping = list(stopping) or [False] * n
+    running = [r is None for r in results]
+    for i, col in enumerate(st.columns(n)):
+        with col:
+            st.markdown(f"**{i + 1}. {md_literal(column_label(traces[i].settings))}**")
+            if running[i]:
+                if on_stop is not None:
+                    st.button(
+                        "Stopping…" if stopping[i] else "Stop",
+                        key=f"{key}-stop-{i}",
+                        icon=":material/stop_circle:",
+                        on_click=on_stop,
+                        args=(i,),
+                        disabled=stopping[i],
+                    )
+            else:
+                render_status(traces[i])
+    steps = [t.steps for t in traces]
+    if any(running):
+        reached = min(len(s) for s in steps)
+        steps = [s[:reached] for s in steps]
+    differ = first_difference(steps)
+    rebuilt = [call_records.texts(t.steps) for t in traces]
+    for k, row in enumerate(line_up([t.steps for t in traces])):
+        if k == differ:
+            st.markdown(f":orange[**▼ {DIFFERENCE_MARK}: step {k + 1}**, where the columns' actions part]")
+        for i, col in enumerate(st.columns(n)):
+            with col:
+                if row[i] is not None:
+                    render_step(traces[i], k, rebuilt[i][k], key=f"{key}-{i}-s{k + 1}", open_errors=False)
+                elif not running[i]:
+                    st.caption(f"Step {k + 1}: —")
+    if any(w is not None for w in writing):
+        for i, col in enumerate(st.columns(n)):
+            w = writing[i]
+            if w is not None:
+                with col:
+                    render_writing(w, str(traces[i].settings.get("dialect", "paper")))
+    if differ is None and not any(running) and n > 1 and any(steps):
+        st.caption("Every column took the same actions.")
+    for i, col in enumerate(st.columns(n)):
+        with col:
+            if results[i] is not None:
+                render_footer(results[i])
+            elif stopping[i]:
+                st.caption("Stopping…")
+            else:
+                st.caption("Running…")
