@@ -20,6 +20,7 @@ from react_core.base.trace import Trace
 from react_core.base.trace_schema import load_trace_json, parse_trace_json
 from react_core.history.conversations import ConversationSummary, summary
 from react_core.history.migrations import Tx
+from react_core.history.question_sets import QuestionSets
 from react_core.history.records import (
     COLUMNS,
     RunRecord,
@@ -52,8 +53,9 @@ class Imported:
         return f"Imported as run #{self.run_id}."
 
 
-class Store(ABC):
-    """Runs, remembered settings and saved presets of one owner. Cheap to create; opens (and migrates) on first use."""
+class Store(QuestionSets, ABC):
+    """Runs, remembered settings, saved presets and question sets of one owner. Cheap to create; opens (and
+    migrates) on first use."""
 
     # The environment variable that points the app at another store, named in every error message.
     variable: ClassVar[str]
