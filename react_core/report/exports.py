@@ -23,8 +23,6 @@ CREDIT = (
     "Observation text comes from Wikipedia (CC BY-SA 4.0); offline packs hold the opening paragraphs from the "
     "HotpotQA corpus (Yang et al. 2018, CC BY-SA 4.0)."
 )
-
-
 def action_text(step: Step, dialect: str) -> str:
     """The step's action as the model wrote it in the run's own dialect, e.g. ``Search[Colorado orogeny]``."""
     if step.action is None and step.final_answer is None:
