@@ -13,7 +13,8 @@ run the agent on train questions, keep what the metric accepts, try candidate se
    score and the starting preset's in a comment and in its description.
 
 Every phase is an evaluation with a results file in the work folder (``teacher.jsonl``, ``dev-start.jsonl``,
-``dev-candidate-N.jsonl``), so a bootstrap stopped anywhere resumes where it stopped. UI-free.
+``dev-candidate-N.jsonl``; the split in ``questions/``), so a bootstrap stopped anywhere resumes where it
+stopped. UI-free.
 """
 
 from __future__ import annotations
@@ -165,8 +166,9 @@ def bootstrap(
     train, dev, held_out = split(plan)
     folder = plan.folder
     _check_folder(folder, plan, train, dev)
-    (folder / "train.jsonl").write_text(dump_jsonl(train), encoding="utf-8")
-    (folder / "dev.jsonl").write_text(dump_jsonl(dev), encoding="utf-8")
+    (folder / "questions").mkdir(exist_ok=True)  # beside the results files, never read as one
+    (folder / "questions" / "train.jsonl").write_text(dump_jsonl(train), encoding="utf-8")
+    (folder / "questions" / "dev.jsonl").write_text(dump_jsonl(dev), encoding="utf-8")
     teacher_settings = plan.teacher or plan.settings
     own: list[Provider] = []
 
@@ -183,7 +185,7 @@ def bootstrap(
         def phase(name: str, dataset: str, preset_ref: str, settings: RunSettings, provider: Provider) -> Any:
             notify({"kind": "phase", "phase": name})
             evaluation = EvalPlan(
-                datasets=[str(folder / dataset)],
+                datasets=[str(folder / "questions" / dataset)],
                 strategies=["react"],
                 out_dir=str(folder),
                 settings=settings,

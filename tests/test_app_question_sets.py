@@ -1,0 +1,87 @@
+"""The Evaluate page with a person's own questions: a bad file is refused with its line and reason, a good one is kept
+(for its owner only) and evaluated with repeated runs, intervals and trajectory checks, and a second evaluation is
+compared with the first as a baseline (which questions newly pass and fail, both traces side by side)."""
+
+from __future__ import annotations
+
+import json
+
+from app_helpers import go, new_session, unescape, use_app
+
+from react_core.history import open_history
+
+GOOD = b"id,question,answer\na,What is 6 * 7?,42\nb,What is 2 + 2?,4\n"
+RIGHT = [
+    "Thought 1: Compute.\nAction 1: Calculator[6 * 7]",
+    "Thought 2: Done.\nAction 2: Finish[42]",
+    "Thought 1: Compute.\nAction 1: Calculator[2 + 2]",
+    "Thought 2: Done.\nAction 2: Finish[4]",
+]
+
+
+def upload(at, name: str, data: bytes, set_name: str = ""):
+    at.file_uploader(key="qset-file").upload(name, data, "text/plain").run()
+    at.text_input(key="qset-name").set_value(set_name)
+    at.button(key="qset-keep").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def messages(at, kind: str) -> list[str]:
+    return [unescape(m.value) for m in getattr(at, kind)]
+
+
+def evaluate(at, repetitions: int = 1):
+    at.selectbox(key="eval-dataset").set_value("Your set: arith")
+    at.multiselect(key="eval-strategies").set_value(["react"]).run()
+    at.multiselect(key="eval-tools").set_value(["calculator"])
+    at.selectbox(key="eval-preset-react").set_value("paper")
+    at.number_input(key="eval-repetitions").set_value(repetitions).run()
+    if repetitions > 1:  # repeated runs need a temperature above 0: the page asks for one (0.7 unless changed)
+        assert at.number_input(key="eval-temperature").value == 0.7
+    at.button(key="eval-run").click().run()
+    assert not at.exception, at.exception
+    assert at.session_state.eval_job.wait(30), "the evaluation did not finish"
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def table(at, column: str):
+    return next(d.value for d in at.dataframe if column in d.value.columns)
+
+
+def test_a_bad_file_is_refused_with_its_line_and_reason(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path)
+    at = upload(go(new_session(), "evaluate"), "mine.csv", b"question,answer\nWho?,Ann\n,Bob\n")
+    assert any("Refused: mine.csv, line 3: question is missing or empty" in m for m in messages(at, "error"))
+    assert open_history("").question_sets() == []
+    assert "Your set: mine" not in at.selectbox(key="eval-dataset").options
+
+
+def test_a_kept_set_is_evaluated_with_intervals_checks_and_a_baseline(monkeypatch, tmp_path):
+    wrong = ["Thought 1: Guess.\nAction 1: Finish[41]", "Thought 1: Guess.\nAction 1: Finish[4]"]
+    script = use_app(monkeypatch, tmp_path, RIGHT)
+    at = upload(go(new_session(), "evaluate"), "numbers.csv", GOOD, "arith")
+    assert any("Kept 2 questions as 'arith'" in m for m in messages(at, "success"))
+    assert [s.name for s in open_history("").question_sets()] == ["arith"]
+    assert [s.name for s in open_history("someone@example.org").question_sets()] == []
+    first = evaluate(at)
+    scores = table(first, "grounded")
+    assert list(scores["EM"]) == ["100.0 [100.0, 100.0]"] and list(scores["grounded %"]) == [100.0]
+    script.write_text(json.dumps(wrong * 2))  # each evaluation reads the script from its start
+    at = evaluate(at, repetitions=2)
+    scores = table(at, "grounded")
+    assert list(scores["runs"]) == [4] and list(scores["questions"]) == [2] and list(scores["EM"])[0].startswith("25.0")
+    at.selectbox(key="eval-check-tool").set_value("calculator").run()
+    assert list(table(at, "grounded")["used calculator %"]) == [0.0]
+    assert list(table(at, "prediction")["used calculator"]) == [False] * 4
+    baseline = at.selectbox(key="eval-baseline")
+    baseline.set_value(baseline.options[0]).run()
+    assert not at.exception, at.exception
+    changes = table(at, "change")
+    assert list(changes["change"]) == ["newly fails"] and list(changes["id"]) == ["a"]
+    assert list(changes["baseline"]) == ["42"] and list(changes["now"]) == ["41"]
+    at.selectbox(key="eval-both-react").set_value("a").run()
+    assert not at.exception, at.exception
+    assert {"baseline", "now"} <= {c.value for c in at.caption}
