@@ -1,12 +1,13 @@
 """The Evaluate page with a person's own questions: a bad file is refused with its line and reason, a good one is kept
 (for its owner only) and evaluated with repeated runs, intervals and trajectory checks, and a second evaluation is
-compared with the first as a baseline (which questions newly pass and fail, both traces side by side)."""
+compared with the first as a baseline (which questions newly pass and fail, both traces side by side); a run is added
+to a set from History with its answer corrected."""
 
 from __future__ import annotations
 
 import json
 
-from app_helpers import go, new_session, unescape, use_app
+from app_helpers import ask, go, new_session, unescape, use_app
 
 from react_core.history import open_history
 
@@ -85,3 +86,21 @@ def test_a_kept_set_is_evaluated_with_intervals_checks_and_a_baseline(monkeypatc
     at.selectbox(key="eval-both-react").set_value("a").run()
     assert not at.exception, at.exception
     assert {"baseline", "now"} <= {c.value for c in at.caption}
+
+
+def test_a_run_is_added_to_a_set_from_history_with_its_answer_corrected(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, ["Thought 1: I recall it.\nAction 1: Finish[Lyon]"])
+    at = go(ask(new_session(), "What is the capital of France?"), "history")
+    at.button(key="open-1").click().run()
+    assert at.text_input(key="add-set-answer-1").value == "Lyon"  # the run's answer, to correct
+    at.text_input(key="add-set-name-1").set_value("capitals")
+    at.text_input(key="add-set-answer-1").set_value("Paris")
+    at.button(key="add-set-1").click().run()
+    assert not at.exception, at.exception
+    assert any("Added run #1 to 'capitals' (1 question)" in m for m in messages(at, "success"))
+    saved = open_history("").get_question_set("capitals")
+    assert saved.questions == [{"id": "run-1", "question": "What is the capital of France?", "answer": "Paris"}]
+    at.button(key="add-set-1").click().run()
+    assert any("Not added: capitals: run 1 is already in this set" in m for m in messages(at, "error"))
+    go(at, "evaluate")
+    assert "Your set: capitals" in at.selectbox(key="eval-dataset").options

@@ -18,7 +18,7 @@ from react_core import (
     to_json,
     to_markdown,
 )
-from ui import state
+from ui import question_sets, state
 from ui.fork_form import render_fork
 from ui.render import render_answer, render_status, render_step, render_trace
 from ui.text import md_literal
@@ -85,7 +85,7 @@ def render_open(store: Store, record: RunRecord) -> None:
             st.button(f"Delete run #{record.id} for good", key="delete-run", on_click=_delete, args=(store, record.id))
         return
     stem = file_stem(record.trace, record.id)
-    a, b, c = st.columns(3)
+    a, b, c, d = st.columns(4)
     a.download_button(
         "Export JSON", to_json(record.trace), f"{stem}.json", "application/json", key="export-json", on_click="ignore"
     )
@@ -94,6 +94,8 @@ def render_open(store: Store, record: RunRecord) -> None:
     )
     with c.popover("Delete…", icon=":material/delete:"):
         st.button(f"Delete run #{record.id} for good", key="delete-run", on_click=_delete, args=(store, record.id))
+    with d.popover("Add to a question set…", icon=":material/playlist_add:"):
+        question_sets.render_add_run(store, record.id, record.question, record.trace.final_answer)
     render_trace(record.trace, key=f"h{record.id}")
     render_fork(record.id, record.trace)
 
@@ -147,8 +149,7 @@ def render_compare(store: Store) -> None:
     if diff:
         rows = ["| setting | left | right |", "|---|---|---|"]
         rows += [
-            f"| {k} | {md_literal(str(lt.settings.get(k)))} | {md_literal(str(rt.settings.get(k)))} |"
-            for k in diff
+            f"| {k} | {md_literal(str(lt.settings.get(k)))} | {md_literal(str(rt.settings.get(k)))} |" for k in diff
         ]
         st.markdown("\n".join(rows))
     else:

@@ -21,8 +21,10 @@ from react_core import (
     QuestionSetError,
     ReactLabError,
     Trace,
+    add_run_to_question_set,
     base_id,
     compare_results,
+    plural,
     run_checks,
     save_question_set_upload,
     score_results,
@@ -73,6 +75,26 @@ def keep_upload() -> None:
         return
     state.flash("success", f"Kept {len(questions)} questions as {name!r}; choose it under Dataset.")
     ss["eval-dataset"] = SET_PREFIX + name
+
+
+def render_add_run(store: Any, run_id: int, question: str, answer: str | None) -> None:
+    """History's "Add to a question set": the run's question with its answer, corrected where it was wrong."""
+    names = [s.name for s in saved_sets()]
+    st.text_input("Set", value=names[0] if names else "my questions", key=f"add-set-name-{run_id}")
+    st.text_input("The right answer", value=answer or "", key=f"add-set-answer-{run_id}")
+    st.caption("Correct the answer if the run got it wrong: the set keeps it as the gold answer.")
+    st.button("Add", key=f"add-set-{run_id}", on_click=_add_run, args=(store, run_id, question))
+
+
+def _add_run(store: Any, run_id: int, question: str) -> None:
+    ss = st.session_state
+    name = (ss.get(f"add-set-name-{run_id}") or "").strip()
+    try:
+        size = add_run_to_question_set(store, name, question, ss.get(f"add-set-answer-{run_id}") or "", run_id=run_id)
+    except ReactLabError as e:
+        state.flash("error", f"Not added: {e}")
+        return
+    state.flash("success", f"Added run #{run_id} to {name!r} ({plural(size, 'question')}); evaluate it on the Evaluate page.")
 
 
 def checks() -> Checks:
