@@ -94,7 +94,8 @@ def _add_run(store: Any, run_id: int, question: str) -> None:
     except ReactLabError as e:
         state.flash("error", f"Not added: {e}")
         return
-    state.flash("success", f"Added run #{run_id} to {name!r} ({plural(size, 'question')}); evaluate it on the Evaluate page.")
+    count = plural(size, "question")
+    state.flash("success", f"Added run #{run_id} to {name!r} ({count}); evaluate it on the Evaluate page.")
 
 
 def checks() -> Checks:
