@@ -30,9 +30,9 @@ from react_core import (
     shared_data_dir,
     tool_label,
 )
+from ui import bootstrap_view, state
 from ui import evaluations as ev
 from ui import question_sets as qs
-from ui import state
 from ui.jobs.evaluation import EvalJob
 from ui.render import render_trace
 from ui.text import md_literal
@@ -247,6 +247,7 @@ _model_caption()
 st.button(
     "Run evaluation", icon=":material/play_arrow:", type="primary", disabled=busy, on_click=ev.start, key="eval-run"
 )
+bootstrap_view.render()
 if busy:
     _progress(job)
 elif job is not None and str(job.plan.out_dir) == ev.opened():

@@ -104,3 +104,53 @@ def test_a_run_is_added_to_a_set_from_history_with_its_answer_corrected(monkeypa
     assert any("Not added: capitals: run 1 is already in this set" in m for m in messages(at, "error"))
     go(at, "evaluate")
     assert "Your set: capitals" in at.selectbox(key="eval-dataset").options
+
+
+def test_bootstrap_from_the_page_keeps_the_best_set_as_the_persons_preset(monkeypatch, tmp_path):
+    teacher = RIGHT  # both train questions right, with the Calculator: both qualify
+    dev = [
+        "Thought 1: Guess.\nAction 1: Finish[0]",  # the starting prompt
+        "Thought 1: Compute.\nAction 1: Calculator[3 + 3]",  # candidate 1
+        "Thought 2: Done.\nAction 2: Finish[6]",
+        "Thought 1: Guess.\nAction 1: Finish[0]",  # candidate 2
+    ]
+    use_app(monkeypatch, tmp_path, teacher + dev)
+    at = upload(go(new_session(), "evaluate"), "numbers.csv", GOOD + b"c,What is 3 + 3?,6\n", "arith")
+    at.selectbox(key="eval-dataset").set_value("Your set: arith")
+    at.multiselect(key="eval-tools").set_value(["calculator"])
+    assert at.selectbox(key="boot-start").value == "paper"  # the paper's dialect unless another is chosen
+    for key, value in {"boot-train": 2, "boot-dev": 1, "boot-k": 1, "boot-candidates": 2}.items():
+        at.number_input(key=key).set_value(value)
+    at.text_input(key="boot-name").set_value("arith-boot")
+    at.button(key="boot-run").click().run()
+    assert not at.exception, at.exception
+    assert at.session_state.boot_job.wait(30), "the bootstrap did not finish"
+    at.run()
+    assert any("dev EM 100.0 with candidate 1 of 2 vs 0.0 with paper" in m for m in messages(at, "success"))
+    at.button(key="boot-keep").click().run()
+    assert any("Saved as your preset 'arith-boot'" in m for m in messages(at, "success"))
+    saved = (tmp_path / "presets" / "arith-boot.toml").read_text()
+    assert "Calculator[" in saved and "What is 3 + 3?" not in saved  # the dev question never becomes an example
+
+
+def test_a_bootstrap_stopped_on_the_page_resumes(monkeypatch, tmp_path):
+    gate = tmp_path / "gate"
+    first = {"gate": str(gate), "text": RIGHT[0]}  # the teacher's first call waits until the test opens the gate
+    use_app(monkeypatch, tmp_path, [first, *RIGHT[1:], *["Thought 1: Guess.\nAction 1: Finish[0]"] * 2])
+    at = upload(go(new_session(), "evaluate"), "numbers.csv", GOOD + b"c,What is 3 + 3?,6\n", "arith")
+    at.selectbox(key="eval-dataset").set_value("Your set: arith")
+    at.multiselect(key="eval-tools").set_value(["calculator"])
+    for key, value in {"boot-train": 2, "boot-dev": 1, "boot-k": 2, "boot-candidates": 1}.items():
+        at.number_input(key=key).set_value(value)
+    at.button(key="boot-run").click().run()
+    job = at.session_state.boot_job
+    job.cancel()  # what the Stop button does
+    assert job.wait(30)
+    at.run()
+    assert any("Stopped while the teacher ran" in m for m in messages(at, "warning"))
+    gate.touch()
+    at.button(key="boot-resume").click().run()
+    assert at.session_state.boot_job is not job and at.session_state.boot_job.wait(30)
+    at.run()
+    assert not at.exception, at.exception
+    assert any("candidate 1 of 1" in m for m in messages(at, "warning") + messages(at, "success"))

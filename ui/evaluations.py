@@ -109,7 +109,7 @@ def reset_to_paper() -> None:
 def start() -> None:
     """Run button: an evaluation of the page's choices in a new folder, which opens at once."""
     ss = st.session_state
-    if state.running() or (ss.eval_job is not None and not ss.eval_job.done):
+    if state.running() or any(j is not None and not j.done for j in (ss.eval_job, ss.get("boot_job"))):
         state.flash("warning", "Something is already running; wait for it or stop it first.")
         return
     chosen = list(ss.get("eval-strategies") or [])

@@ -158,8 +158,10 @@ def bootstrap(
     teacher: Provider | None = None,
     on_progress: ProgressHandler | None = None,
     cancel: threading.Event | None = None,
+    api_key: str | None = None,
 ) -> BootstrapResult:
-    """Run the phases (each resumable) and write the best candidate set as a new preset."""
+    """Run the phases (each resumable) and write the best candidate set as a new preset. ``api_key``: the student's
+    (and the teacher's when it is the same provider), as an evaluation takes it; else the allowance's key rules."""
     notify = on_progress or (lambda _e: None)
     cancel = cancel or cancel_scope.current() or threading.Event()
     preset = check_bootstrap(plan)
@@ -173,7 +175,8 @@ def bootstrap(
     own: list[Provider] = []
 
     def build(settings: RunSettings) -> Provider:
-        made = allowance.build(lambda: provider_for(settings))
+        key = api_key if settings.provider == plan.settings.provider else None
+        made = allowance.build(lambda: provider_for(settings, api_key=key))
         own.append(made)
         return made
 
