@@ -5,7 +5,10 @@ example."""
 
 from __future__ import annotations
 
+import json
 import re
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -134,3 +137,67 @@ def test_says_plainly_when_no_trajectory_qualified(tmp_path):
     result = bootstrap(plan(tmp_path), teacher=Wrong("teacher"), student=Wrong("student"))
     assert result.out is None and not result.stopped and result.message.startswith("No trajectory qualified")
     assert not (tmp_path / "new.toml").exists()
+
+
+def test_the_cli_bootstraps_with_a_teacher_of_its_own(tmp_path):
+    data = dataset(tmp_path)
+    teacher = tmp_path / "teacher.json"  # t1 right and grounded, t2 right from memory, t3 wrong
+    teacher.write_text(
+        json.dumps(
+            [
+                "Thought 1: Compute.\nAction 1: Calculator[2 * 3]",
+                "Thought 2: Done.\nAction 2: Finish[6]",
+                "Thought 1: I know.\nAction 1: Finish[9]",
+                "Thought 1: Guess.\nAction 1: Finish[1]",
+            ]
+        )
+    )
+    student = (
+        tmp_path / "student.json"
+    )  # with --train 3 --dev 1 the dev question is row 4, 5 * 3: the start, then candidate 1
+    student.write_text(
+        json.dumps(
+            [
+                "Thought 1: Guess.\nAction 1: Finish[0]",
+                "Thought 1: Compute.\nAction 1: Calculator[5 * 3]",
+                "Thought 2: Done.\nAction 2: Finish[15]",
+            ]
+        )
+    )
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "react_core",
+            "bootstrap",
+            "--dataset",
+            str(data),
+            "--train",
+            "3",
+            "--dev",
+            "1",
+            "--from",
+            "paper",
+            "--k",
+            "1",
+            "--provider",
+            "scripted",
+            "--script",
+            str(student),
+            "--teacher-script",
+            str(teacher),
+            "--tools",
+            "calculator",
+            "--out",
+            str(tmp_path / "new.toml"),
+            "--no-progress",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parent.parent,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith(f"Wrote {tmp_path / 'new.toml'}: dev EM 100.0 with candidate 1 of 1 vs 0.0 with paper")
+    assert "(1 of 3 trajectories qualified)" in out.stdout
+    assert "Calculator[2 * 3]" in load_preset_file(tmp_path / "new.toml").examples
