@@ -19,6 +19,7 @@ from react_core import (
     PAPER_MODEL,
     PAPER_REACT_STEPS,
     PAPER_SC_SAMPLES,
+    RESAMPLES,
     SC_TEMPERATURE,
     STRATEGIES,
     STRATEGY_LABELS,
@@ -100,7 +101,7 @@ def _results(folder: str) -> None:
     )
     _checks_and_baseline(evaluation)
     rows = ev.records(evaluation)
-    chosen_checks = qs.checks()
+    checked = qs.check_columns(evaluation, qs.checks())
     st.subheader("Questions", anchor=False)
     st.dataframe(
         [
@@ -114,9 +115,9 @@ def _results(folder: str) -> None:
                 "F1": r["f1"],
                 "steps": r["steps"],
                 "ended": r["stop_reason"],
-                **qs.check_columns(r, chosen_checks),
+                **checks,
             }
-            for r in rows
+            for r, checks in zip(rows, checked, strict=True)
         ],
         hide_index=True,
         width="stretch",
@@ -178,8 +179,8 @@ def _checks_and_baseline(evaluation: Any) -> None:
     cols[2].number_input("At most k steps (0: no limit)", 0, MAX_CALLS_LIMIT, 0, key="eval-check-steps")
     st.dataframe(qs.scores_frame(evaluation, qs.checks()), hide_index=True, width="stretch", key="eval-scores")
     st.caption(
-        "Value [95 % interval]: a percentile bootstrap over questions (2,000 resamples; a question's repeated runs "
-        "are resampled together). grounded: the answer occurs in a tool's evidence."
+        f"Value [95 % interval]: a percentile bootstrap over questions ({RESAMPLES:,} resamples; a question's "
+        "repeated runs are resampled together). grounded: the answer occurs in a tool's evidence."
     )
     options = qs.baselines(evaluation, ev.past())
     base = st.selectbox(

@@ -121,7 +121,9 @@ _EXPORTS: dict[str, str] = {
         ),
         "evaluation.question_sets",
     ),
-    **dict.fromkeys(("MAX_REPETITIONS", "score_results", "compare_results", "base_id"), "evaluation.repeats"),
+    **dict.fromkeys(
+        ("MAX_REPETITIONS", "RESAMPLES", "score_results", "compare_results", "base_id"), "evaluation.repeats"
+    ),
     **dict.fromkeys(("Checks", "run_checks"), "report.checks"),
     **dict.fromkeys(("BootstrapPlan", "bootstrap"), "evaluation.bootstrap"),
     **dict.fromkeys(

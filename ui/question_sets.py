@@ -31,6 +31,7 @@ from react_core import (
     write_set_file,
 )
 from react_core import eval_results as results
+from ui import evaluations as ev
 from ui import state
 
 SET_PREFIX = "Your set: "
@@ -108,6 +109,30 @@ def checks() -> Checks:
 
 def scores_frame(evaluation: results.Evaluation, chosen: Checks) -> pd.DataFrame:
     """Per strategy: EM, F1 and grounded rate with 95 % intervals, then each trajectory check's pass rate."""
+    return _checked(str(evaluation.folder), _counts(evaluation), _key(chosen), evaluation)[0]
+
+
+def check_columns(evaluation: results.Evaluation, chosen: Checks) -> list[dict[str, bool]]:
+    """Each result's checks, in the order of ``ui.evaluations.records``."""
+    return _checked(str(evaluation.folder), _counts(evaluation), _key(chosen), evaluation)[1]
+
+
+def _counts(evaluation: results.Evaluation) -> tuple:
+    """What identifies the results read (files only grow: a result line is appended, never changed)."""
+    return tuple((str(r.path), r.name, len(r.records)) for r in evaluation.results)
+
+
+def _key(chosen: Checks) -> tuple[str, bool, int]:
+    return (chosen.tool, chosen.tool_absent, chosen.max_steps)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _checked(
+    folder: str, counts: tuple, key: tuple[str, bool, int], _evaluation: results.Evaluation
+) -> tuple[pd.DataFrame, list[dict[str, bool]]]:
+    """Scores and checks of the results the page read (``_evaluation``, not hashed: ``counts`` stands for it),
+    computed once per new result or change of the checks asked (the grounding check reads every observation)."""
+    chosen, evaluation = Checks(*key), _evaluation
     rows = []
     for r in evaluation.results:
         s = score_results(r.records, chosen)
@@ -121,11 +146,8 @@ def scores_frame(evaluation: results.Evaluation, chosen: Checks) -> pd.DataFrame
         }
         row.update({f"{name} %": round(100 * rate, 1) for name, rate in s.checks.items()})
         rows.append(row)
-    return pd.DataFrame(rows)
-
-
-def check_columns(record: dict[str, Any], chosen: Checks) -> dict[str, bool]:
-    return run_checks(Trace.from_dict(record["trace"]), chosen)
+    per_record = [run_checks(Trace.from_dict(rec["trace"]), chosen) for rec in ev.records(evaluation)]
+    return pd.DataFrame(rows), per_record
 
 
 def baselines(current: results.Evaluation, past: list[results.Evaluation]) -> dict[str, results.StrategyResults]:
