@@ -31,7 +31,6 @@ from react_core import (
     write_set_file,
 )
 from react_core import eval_results as results
-from ui import evaluations as ev
 from ui import state
 
 SET_PREFIX = "Your set: "
@@ -113,7 +112,7 @@ def scores_frame(evaluation: results.Evaluation, chosen: Checks) -> pd.DataFrame
 
 
 def check_columns(evaluation: results.Evaluation, chosen: Checks) -> list[dict[str, bool]]:
-    """Each result's checks, in the order of ``ui.evaluations.records``."""
+    """Each result's checks, file by file in file order (as ``ui.evaluations.records`` lists them)."""
     return _checked(str(evaluation.folder), _counts(evaluation), _key(chosen), evaluation)[1]
 
 
@@ -146,7 +145,7 @@ def _checked(
         }
         row.update({f"{name} %": round(100 * rate, 1) for name, rate in s.checks.items()})
         rows.append(row)
-    per_record = [run_checks(Trace.from_dict(rec["trace"]), chosen) for rec in ev.records(evaluation)]
+    per_record = [run_checks(Trace.from_dict(rec["trace"]), chosen) for r in evaluation.results for rec in r.records]
     return pd.DataFrame(rows), per_record
 
 
