@@ -217,8 +217,8 @@ def bootstrap(
         if halted:
             return stopped(f"Stopped while the teacher ran; run the same command to resume ({folder}).")
         examples = qualified_examples(results.read_results(results.result_path(folder, "teacher")), preset, plan.tools)
-        leaked = [i for i, text in examples.items() if _holds_any(text, held_out)]
-        examples = {i: t for i, t in examples.items() if i not in leaked}  # never a dev or test question
+        asked = {q.id: q.question for q in train}
+        examples = {i: t for i, t in examples.items() if not _held_out(asked.get(i), held_out)}  # checked again
         if not examples:
             message = (
                 f"No trajectory qualified: of {len(train)} train questions, none was answered right (exact match), "
@@ -243,7 +243,9 @@ def bootstrap(
                     start=start_summary,
                 )
         best = max(candidates, key=lambda c: (c.summary.em, c.summary.f1, -c.number))  # type: ignore[union-attr]
-        out = _write_new_preset(plan, preset, best, examples, start_summary, len(candidates), held_out)
+        if any(_held_out(asked.get(i), held_out) for i in best.example_ids):
+            raise ConfigError("An example's question is a dev or test question; no preset was written.")
+        out = _write_new_preset(plan, preset, best, examples, start_summary, len(candidates))
         best_em, tried = best.summary.em * 100, len(candidates)  # type: ignore[union-attr]
         message = (
             f"Wrote {out}: dev EM {best_em:.1f} with candidate {best.number} of {tried} vs "
@@ -258,9 +260,9 @@ def bootstrap(
                 made.close()
 
 
-def _holds_any(example: str, texts: set[str]) -> bool:
-    said = normalize_answer(example)
-    return any(t and t in said for t in texts)
+def _held_out(question: str | None, held_out: set[str]) -> bool:
+    """Whether an example's question is a dev or test question (or unknown): such an example is never used."""
+    return question is None or normalize_answer(question) in held_out
 
 
 def _check_folder(folder: Path, plan: BootstrapPlan, train: list[Any], dev: list[Any]) -> None:
@@ -295,7 +297,6 @@ def _write_new_preset(
     examples: dict[str, str],
     start: Summary | None,
     tried: int,
-    held_out: set[str],
 ) -> Path:
     assert best.summary is not None and start is not None
     out = Path(plan.out)
@@ -320,10 +321,8 @@ def _write_new_preset(
     partial = out.with_name(f".{out.name}.partial")
     partial.write_text(comment + dump_preset(new), encoding="utf-8")
     problems = validate_preset(load_preset_file(partial), plan.tools)
-    if problems or _holds_any(new.examples, held_out):
+    if problems:
         partial.unlink()
-        raise ConfigError(
-            f"The bootstrapped preset does not pass its check ({problems[0] if problems else 'a dev question'})."
-        )
+        raise ConfigError(f"The bootstrapped preset does not pass its check ({problems[0]}).")
     partial.replace(out)
     return out

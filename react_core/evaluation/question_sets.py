@@ -127,7 +127,7 @@ def _csv_rows(text: str, name: str) -> list[tuple[int, dict[str, Any]]]:
 
 def _jsonl_rows(text: str, name: str) -> list[tuple[int, dict[str, Any]]]:
     rows = []
-    for line_no, line in enumerate(text.splitlines(), 1):
+    for line_no, line in enumerate(text.split("\n"), 1):  # only \n ends a line: JSON text may hold U+2028
         if not line.strip():
             continue
         try:
