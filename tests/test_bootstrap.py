@@ -10,15 +10,17 @@ import re
 import subprocess
 import sys
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from react_core.base.errors import ConfigError
-from react_core.evaluation.bootstrap import BootstrapPlan, bootstrap, candidate_sets
+from react_core.dialects import DIALECTS
+from react_core.evaluation.bootstrap import BootstrapPlan, bootstrap, candidate_sets, write_example
 from react_core.loop.settings import RunSettings
 from react_core.presets.check import validate_preset
-from react_core.presets.preset import load_preset_file
+from react_core.presets.preset import default_preset_for, load_preset, load_preset_file
 from react_core.providers.scripted import ScriptedProvider
 
 # Train: 2*3 and 3*3 are answered right with the Calculator (grounded); 4*3 right but from memory (not grounded);
@@ -201,3 +203,16 @@ def test_the_cli_bootstraps_with_a_teacher_of_its_own(tmp_path):
     assert out.stdout.startswith(f"Wrote {tmp_path / 'new.toml'}: dev EM 100.0 with candidate 1 of 1 vs 0.0 with paper")
     assert "(1 of 3 trajectories qualified)" in out.stdout
     assert "Calculator[2 * 3]" in load_preset_file(tmp_path / "new.toml").examples
+
+
+@pytest.mark.parametrize("dialect", [d for d in DIALECTS if not DIALECTS[d].native_tools])
+def test_a_run_is_written_as_an_example_every_text_dialect_reads_back(dialect):
+    from react_core.base.trace import Action, Observation, Step, Trace
+
+    preset = load_preset(default_preset_for(dialect))
+    steps = [Step(1, "I compute it.", Action("calculator", "6 * 7"), Observation("6 * 7 = 42", evidence=True))]
+    steps.append(Step(2, "It is 42.", final_answer="42"))
+    trace = Trace("What is 6 * 7?", steps=steps, final_answer="42", stop_reason="finished")
+    example = write_example(trace, preset)
+    assert "What is 6 * 7?" in example and "6 * 7 = 42" in example
+    assert validate_preset(replace(preset, examples=example), ["calculator"]) == []
