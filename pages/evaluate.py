@@ -9,13 +9,17 @@ step panels. Rendering only; the verbs and frames are in ui.evaluations.
 
 from __future__ import annotations
 
+from typing import Any
+
 import streamlit as st
 
 from react_core import (
     MAX_CALLS_LIMIT,
+    MAX_REPETITIONS,
     PAPER_MODEL,
     PAPER_REACT_STEPS,
     PAPER_SC_SAMPLES,
+    RESAMPLES,
     SC_TEMPERATURE,
     STRATEGIES,
     STRATEGY_LABELS,
@@ -27,8 +31,9 @@ from react_core import (
     shared_data_dir,
     tool_label,
 )
+from ui import bootstrap_view, state
 from ui import evaluations as ev
-from ui import state
+from ui import question_sets as qs
 from ui.jobs.evaluation import EvalJob
 from ui.render import render_trace
 from ui.text import md_literal
@@ -94,7 +99,9 @@ def _results(folder: str) -> None:
         (why + " " if why else "") + f"Paper: ReAct (Yao et al. 2022), Table 1, {PAPER_MODEL} on 500 HotpotQA dev "
         "questions."
     )
+    _checks_and_baseline(evaluation)
     rows = ev.records(evaluation)
+    checked = qs.check_columns(evaluation, qs.checks())
     st.subheader("Questions", anchor=False)
     st.dataframe(
         [
@@ -108,8 +115,9 @@ def _results(folder: str) -> None:
                 "F1": r["f1"],
                 "steps": r["steps"],
                 "ended": r["stop_reason"],
+                **checks,
             }
-            for r in rows
+            for r, checks in zip(rows, checked, strict=True)
         ],
         hide_index=True,
         width="stretch",
@@ -152,21 +160,86 @@ def _past() -> None:
     )
 
 
+def _your_questions() -> None:
+    with st.expander("Your own questions", icon=":material/upload_file:"):
+        st.caption(
+            "A CSV file with the columns question and answer (and id if you like), or JSON lines with those keys. "
+            "A file with a problem is refused whole, with the line and the reason; your sets are yours alone."
+        )
+        st.file_uploader("Question set (CSV or JSONL)", type=["csv", "jsonl"], key="qset-file")
+        st.text_input("Name", key="qset-name", placeholder="the file's name")
+        st.button("Keep this set", key="qset-keep", on_click=qs.keep_upload)
+
+
+def _checks_and_baseline(evaluation: Any) -> None:
+    st.subheader("Intervals and trajectory checks", anchor=False)
+    cols = st.columns(3)
+    cols[0].selectbox("A tool the run uses", [None, *TOOL_ORDER], key="eval-check-tool", format_func=_tool_name)
+    cols[1].checkbox("…or never uses", key="eval-check-absent")
+    cols[2].number_input("At most k steps (0: no limit)", 0, MAX_CALLS_LIMIT, 0, key="eval-check-steps")
+    st.dataframe(qs.scores_frame(evaluation, qs.checks()), hide_index=True, width="stretch", key="eval-scores")
+    st.caption(
+        f"Value [95 % interval]: a percentile bootstrap over questions ({RESAMPLES:,} resamples; a question's "
+        "repeated runs are resampled together). grounded: the answer occurs in a tool's evidence."
+    )
+    options = qs.baselines(evaluation, ev.past())
+    base = st.selectbox(
+        "Compare with a baseline",
+        list(options),
+        index=None,
+        key="eval-baseline",
+        placeholder="Choose results of the same questions",
+    )
+    if base is None:
+        return
+    for current in evaluation.results:
+        c, table = qs.comparison(options[base], current)
+        st.markdown(
+            f"**{md_literal(STRATEGY_LABELS.get(current.strategy, current.name))}**: {len(c.newly_pass)} newly pass, "
+            f"{len(c.newly_fail)} newly fail ({c.both_pass} pass in both, {c.both_fail} fail in both)"
+        )
+        st.dataframe(table, hide_index=True, width="stretch", key=f"eval-compare-{current.name}")
+        changed = [*c.newly_pass, *c.newly_fail]
+        pick = st.selectbox("Open both traces", changed, index=None, key=f"eval-both-{current.name}")
+        if pick is not None:
+            left, right = st.columns(2)
+            for col, side, title in ((left, options[base], "baseline"), (right, current, "now")):
+                with col:
+                    st.caption(title)
+                    record = qs.first_run(side.records, pick)
+                    if record is not None:
+                        render_trace(Trace.from_dict(record["trace"]), key=f"eval-{title}-{current.name}-{pick}")
+
+
+def _tool_name(tool: str | None) -> str:
+    return "(any)" if tool is None else tool_label(tool)
+
+
 st.header("Evaluate", anchor=False)
 state.show_flash()
 st.caption(
     "Score prompting strategies on HotpotQA the way the ReAct paper did: exact match and F1 after SQuAD "
     "normalisation. Questions and Wikipedia paragraphs: HotpotQA (CC BY-SA 4.0)."
 )
-datasets = ev.datasets()
+_your_questions()
+datasets = [*ev.datasets(), *qs.choices()]
 if not datasets:
     st.error(f"No HotpotQA files found in {md_literal(str(shared_data_dir() / 'hotpotqa'))}: set REACT_SHARED_DATA.")
     st.stop()
 job: EvalJob | None = st.session_state.eval_job
 busy = job is not None and not job.done
-st.selectbox("Dataset", list(datasets), key="eval-dataset")
-st.checkbox("Only the paper's 500 questions (for hotpot_dev_v1_simplified.json)", key="eval-500")
-st.number_input("Questions", min_value=1, max_value=7405, value=10, key="eval-limit")
+if st.session_state.get("eval-dataset") not in datasets:
+    st.session_state.pop("eval-dataset", None)
+st.selectbox("Dataset", datasets, key="eval-dataset")
+if not qs.is_set(st.session_state.get("eval-dataset")):
+    st.checkbox("Only the paper's 500 questions (for hotpot_dev_v1_simplified.json)", key="eval-500")
+cols = st.columns(3)
+cols[0].number_input("Questions", min_value=1, max_value=7405, value=10, key="eval-limit")
+cols[1].number_input("Runs per question", min_value=1, max_value=MAX_REPETITIONS, value=1, key="eval-repetitions")
+if st.session_state.get("eval-repetitions", 1) > 1:
+    cols[2].number_input(
+        "Temperature (repeated runs)", min_value=0.05, max_value=2.0, value=0.7, key="eval-temperature"
+    )
 chosen = st.multiselect(
     "Strategies", STRATEGIES, default=["cot", "react"], key="eval-strategies", format_func=STRATEGY_LABELS.get
 )
@@ -175,6 +248,7 @@ _model_caption()
 st.button(
     "Run evaluation", icon=":material/play_arrow:", type="primary", disabled=busy, on_click=ev.start, key="eval-run"
 )
+bootstrap_view.render()
 if busy:
     _progress(job)
 elif job is not None and str(job.plan.out_dir) == ev.opened():

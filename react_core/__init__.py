@@ -170,6 +170,22 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("PAPER_HOTPOTQA_EM", "PAPER_MODEL", "STRATEGY_LABELS"), "evaluation.paper"),
     **dict.fromkeys(("PAPER_N", "result_label"), "evaluation.report"),
     "ENDINGS": "evaluation.summary",
+    # a person's own questions, repetitions, baselines and trajectory checks; bootstrapping
+    **dict.fromkeys(
+        (
+            "QuestionSetError",
+            "parse_question_set",
+            "save_question_set_upload",
+            "add_run_to_question_set",
+            "write_set_file",
+        ),
+        "evaluation.question_sets",
+    ),
+    **dict.fromkeys(
+        ("MAX_REPETITIONS", "RESAMPLES", "score_results", "compare_results", "base_id"), "evaluation.repeats"
+    ),
+    **dict.fromkeys(("Checks", "run_checks"), "report.checks"),
+    **dict.fromkeys(("BootstrapPlan", "bootstrap"), "evaluation.bootstrap"),
     **dict.fromkeys(
         (
             "STRATEGIES",
@@ -180,6 +196,7 @@ _EXPORTS: dict[str, str] = {
             "DEFAULT_PRESETS",
             "PAPER_REACT_STEPS",
             "PAPER_SC_SAMPLES",
+            "PAPER_TEMPERATURE",
             "PAPER_TOOLS",
             "SC_TEMPERATURE",
         ),
@@ -196,6 +213,10 @@ _ALIASES = {
     "export_run_live": "export_finished_run",
     "live_export_problem": "problem",
     "version_choice": "choice",
+    "save_question_set_upload": "save_upload",
+    "add_run_to_question_set": "add_run",
+    "score_results": "score",
+    "compare_results": "compare",
 }
 __all__ = sorted(_EXPORTS)
 

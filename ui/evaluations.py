@@ -25,6 +25,7 @@ from react_core import (
     PAPER_N,
     PAPER_REACT_STEPS,
     PAPER_SC_SAMPLES,
+    PAPER_TEMPERATURE,
     PAPER_TOOLS,
     ROLE_MODES,
     ROLES,
@@ -32,13 +33,14 @@ from react_core import (
     STRATEGY_LABELS,
     EvalPlan,
     PresetStore,
+    ReactLabError,
     RunSettings,
     evaluations_dir,
     shared_data_dir,
 )
 from react_core import eval_results as results
 from react_core import result_label as label
-from ui import identity, state
+from ui import identity, question_sets, state
 from ui.jobs.evaluation import EvalJob
 
 PAPER_500 = "react_paper_eval_500_indices.json"
@@ -112,20 +114,30 @@ def reset_to_paper() -> None:
 def start() -> None:
     """Run button: an evaluation of the page's choices in a new folder, which opens at once."""
     ss = st.session_state
-    if state.running() or (ss.eval_job is not None and not ss.eval_job.done):
+    if state.running() or any(j is not None and not j.done for j in (ss.eval_job, ss.get("boot_job"))):
         state.flash("warning", "Something is already running; wait for it or stop it first.")
         return
     chosen = list(ss.get("eval-strategies") or [])
     if not chosen:
         state.flash("warning", "Choose at least one strategy.")
         return
-    dataset = datasets()[ss["eval-dataset"]]
+    repetitions = int(ss.get("eval-repetitions") or 1)
+    choice = ss.get("eval-dataset") or ""
+    folder = results.new_folder(root())
+    try:
+        dataset = question_sets.dataset_file(choice, folder) if question_sets.is_set(choice) else datasets()[choice]
+    except (ReactLabError, KeyError) as e:
+        state.flash("error", f"Cannot read the questions: {e}")
+        folder.rmdir()
+        return
     plan = EvalPlan(
         datasets=[str(dataset)],
         strategies=chosen,
-        out_dir=str(results.new_folder(root())),
+        out_dir=str(folder),
         settings=RunSettings.from_dict(state.settings()),
-        indices=str(dataset.parent / PAPER_500) if ss.get("eval-500") else None,
+        indices=str(dataset.parent / PAPER_500) if ss.get("eval-500") and not question_sets.is_set(choice) else None,
+        repetitions=repetitions,
+        temperature=float(ss.get("eval-temperature") or 0.0) if repetitions > 1 else PAPER_TEMPERATURE,
         limit=int(ss["eval-limit"]),
         max_calls=int(ss.get("eval-max-calls", PAPER_REACT_STEPS)),
         tools=list(ss.get("eval-tools", PAPER_TOOLS)),

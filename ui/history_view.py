@@ -23,7 +23,7 @@ from react_core import (
     to_markdown,
     to_otlp_json,
 )
-from ui import identity, state, turn_labels
+from ui import identity, question_sets, state, turn_labels
 from ui.arena_view import render_columns
 from ui.fork_form import render_fork
 from ui.jobs.turn import Turn
@@ -137,8 +137,10 @@ def render_open(store: Store, record: RunRecord) -> None:
         "Resume in Chat", key="resume-run", icon=":material/play_arrow:", help="Its paused step waits for you there."
     ):
         _resume(record)
+    if record.prompt_version:
+        st.caption(md_literal(f"Prompt version {record.prompt_version}"))
     stem = file_stem(record.trace, record.id)
-    a, b, h, o, d = st.columns(5)
+    a, b, h, o = st.columns(4)  # what can be taken away
     a.download_button(
         "Export JSON", to_json(record.trace), f"{stem}.json", "application/json", key="export-json", on_click="ignore"
     )
@@ -149,17 +151,10 @@ def render_open(store: Store, record: RunRecord) -> None:
     h.download_button("Export HTML", page, f"{stem}.html", "text/html", key="export-html", on_click="ignore")
     with o.popover("Export OpenTelemetry", icon=":material/share:"):
         _otel_export(record, stem)
-    with d.popover("Delete…", icon=":material/delete:"):
-        st.button(f"Delete run #{record.id} for good", key="delete-run", on_click=_delete, args=(store, record.id))
-    present, share = st.columns(2)
+    present, example, add, share, delete = st.columns(5)  # what can be done with it
     if present.button("Present", key="present-run", icon=":material/slideshow:", help="Play it back step by step"):
         st.switch_page("pages/present.py", query_params={"run": str(record.id), "step": "0"})
-    if identity.mode() == identity.SIGNED_IN:  # a link for people without an account is for deployments with them
-        with share:
-            render_share_controls(store, record.id)
-    if record.prompt_version:
-        st.caption(md_literal(f"Prompt version {record.prompt_version}"))
-    st.button(
+    example.button(
         "Use as example",
         key="use-as-example",
         icon=":material/library_add:",
@@ -167,6 +162,13 @@ def render_open(store: Store, record: RunRecord) -> None:
         args=(record.trace, record.id),
         help="Append this run to your prompt's examples, written in its dialect and checked by its parser.",
     )
+    with add.popover("Add to a question set…", icon=":material/playlist_add:"):
+        question_sets.render_add_run(store, record.id, record.question, record.trace.final_answer)
+    if identity.mode() == identity.SIGNED_IN:  # a link for people without an account is for deployments with them
+        with share:
+            render_share_controls(store, record.id)
+    with delete.popover("Delete…", icon=":material/delete:"):
+        st.button(f"Delete run #{record.id} for good", key="delete-run", on_click=_delete, args=(store, record.id))
     render_trace(record.trace, key=f"h{record.id}")
     render_fork(record.id, record.trace)
 

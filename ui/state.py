@@ -93,6 +93,7 @@ def init_state() -> None:
     ss.setdefault("warm", None)  # the on-device warm-up of the prompt in use (ui.warmup), and what it warmed
     ss.setdefault("warm_key", None)
     ss.setdefault("eval_job", None)  # the Evaluate page's background evaluation (ui.jobs.evaluation.EvalJob)
+    ss.setdefault("boot_job", None)  # the Evaluate page's background bootstrap (ui.jobs.bootstrap.BootstrapJob)
     ss.setdefault("eval_open", None)  # the results folder the Evaluate page shows (a running or past evaluation)
     ss.setdefault("arena_job", None)  # the Arena page's running or last arena (ui.jobs.arena.ArenaJob)
     ss.setdefault("arena_open", None)  # the id of a saved arena the Arena page shows (reopened from History)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from react_core.cli.options import add_run_options
+from react_core.evaluation import repeats
 from react_core.evaluation.paper import STRATEGY_LABELS
 from react_core.evaluation.strategies import PAPER_SC_SAMPLES, PAPER_TOOLS, STRATEGIES
 from react_core.knowledge.spec import pack_spec
@@ -27,6 +28,11 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--out", required=True, help="results folder (one STRATEGY.jsonl each), or a .jsonl file for one strategy"
     )
+    p.add_argument("--repetitions", type=int, default=1, help="runs per question (above 1: give a --temperature > 0)")
+    p.add_argument("--baseline", help="a results file of the same questions: list those that newly pass and fail")
+    p.add_argument("--check-tool", help="trajectory check: the run calls this tool (e.g. search)")
+    p.add_argument("--check-no-tool", help="trajectory check: the run never calls this tool")
+    p.add_argument("--check-steps", type=int, default=0, help="trajectory check: at most this many steps")
     _add_plan_options(p, add_run_options)
     p.set_defaults(func=_cmd_eval)
 
@@ -97,6 +103,7 @@ def _plan(args: argparse.Namespace, strategies: list[str], out_dir: str, names: 
         names=names,
         concurrency=args.concurrency,
         rpm=args.rpm,
+        repetitions=getattr(args, "repetitions", 1),
     )
 
 
@@ -147,12 +154,64 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         plan = _plan(args, strategies, str(out.parent), {strategies[0]: out.stem})
     else:
         plan = _plan(args, strategies, str(out), {})
+    baseline = _baseline(args.baseline)
     result = _run(args, plan)
+    checks = _checks(args)
     for strategy, summary in result.summaries.items():
         prefix = f"{STRATEGY_LABELS[strategy]}: " if len(strategies) > 1 else ""
         print(prefix + summary.line())
         print(f"{prefix}{summary.ended_line()}", file=sys.stderr)
+        records = _records(plan, strategy)
+        scores = repeats.score(records, checks)
+        print(f"{prefix}{scores.line()}", file=sys.stderr)
+        print(f"{prefix}checks: " + ", ".join(f"{n} {v * 100:.0f}%" for n, v in scores.checks.items()), file=sys.stderr)
+        if baseline is not None:
+            print(prefix + _comparison_lines(repeats.compare(baseline, records)))
     return 0
+
+
+def _baseline(path: str | None) -> list[dict] | None:
+    from react_core.cli.options import UsageError
+    from react_core.evaluation.results import read_results
+
+    if path is None:
+        return None
+    if not Path(path).is_file():
+        raise UsageError(f"no such results file: {path}")
+    records = read_results(path)
+    if not records:
+        raise UsageError(f"{path} holds no results")
+    return records
+
+
+def _checks(args: argparse.Namespace) -> Any:
+    from react_core.cli.options import UsageError
+    from react_core.report.checks import Checks
+
+    if args.check_tool and args.check_no_tool:
+        raise UsageError("give --check-tool or --check-no-tool, not both")
+    if args.check_steps < 0:
+        raise UsageError("--check-steps must be at least 1")
+    tool = args.check_tool or args.check_no_tool or ""
+    return Checks(tool=tool.lower(), tool_absent=bool(args.check_no_tool), max_steps=args.check_steps)
+
+
+def _records(plan: Any, strategy: str) -> list[dict]:
+    from react_core.evaluation.results import read_results
+    from react_core.evaluation.run import load_plan_questions
+
+    wanted = {q.id for q in load_plan_questions(plan)}
+    return [r for r in read_results(plan.path(strategy)) if r["id"] in wanted and r.get("strategy") == strategy]
+
+
+def _comparison_lines(c: Any) -> str:
+    lines = [
+        f"against the baseline: {len(c.newly_pass)} newly pass, {len(c.newly_fail)} newly fail "
+        f"({c.both_pass} pass in both, {c.both_fail} fail in both)"
+    ]
+    lines += [f"  newly pass: {q} — {c.rows[q]['question']}" for q in c.newly_pass]
+    lines += [f"  newly fail: {q} — {c.rows[q]['question']}" for q in c.newly_fail]
+    return "\n".join(lines)
 
 
 def _cmd_table(args: argparse.Namespace) -> int:

@@ -20,6 +20,7 @@ from react_core.base.errors import ConfigError, ReactLabError
 from react_core.base.events import RunDone, StepDone, final_trace
 from react_core.base.text import visible_controls
 from react_core.base.trace import Step, Trace
+from react_core.cli import bootstrap as bootstrap_cli
 from react_core.cli import evaluation as evaluation_cli
 from react_core.cli import knowledge as knowledge_cli
 from react_core.cli.options import EXIT_USAGE, CliParser, UsageError, add_run_options, build_config
@@ -257,7 +258,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", help="the file to write (default: standard output)")
     p.set_defaults(func=_cmd_export_otel)
 
-    for commands in (knowledge_cli, evaluation_cli):
+    for commands in (knowledge_cli, evaluation_cli, bootstrap_cli):
         commands.register(sub)
     return parser
 

@@ -23,8 +23,10 @@ from typing import Any
 from react_core.base import cancel as cancel_scope
 from react_core.base.errors import ConfigError
 from react_core.evaluation import results
-from react_core.evaluation.data import Question, load_indices, load_questions
+from react_core.evaluation.data import Question, load_indices
 from react_core.evaluation.harness import evaluate
+from react_core.evaluation.question_sets import load_any
+from react_core.evaluation.repeats import MAX_REPETITIONS, repeated
 from react_core.evaluation.strategies import (
     AGENTS,
     COMPONENTS,
@@ -75,6 +77,8 @@ class EvalPlan:
     rpm: float = HOSTED_RPM  # model calls a minute, for hosted providers
     reuse: bool = True  # hybrids reuse the folder's react / cot-sc results made the same way
     owner: str = ""  # whose prompts a preset name means (``react_core.presets.store``): shipped ones, then theirs
+    # Runs per question (``repeats``): above 1 each question runs that many times, at a temperature above 0.
+    repetitions: int = 1
 
     def run_settings(self) -> RunSettings:
         """The settings every agent step runs with: the model and knowledge chosen, the plan's budget and tools."""
@@ -110,6 +114,10 @@ def check_plan(plan: EvalPlan) -> None:
         raise ConfigError("Samples, concurrency and calls per minute must be positive.")
     if not 0.0 <= plan.sc_temperature <= 2.0:
         raise ConfigError(f"The CoT-SC temperature must be between 0 and 2 (got {plan.sc_temperature}).")
+    if plan.repetitions < 1 or plan.repetitions > MAX_REPETITIONS:
+        raise ConfigError(f"Repetitions must be between 1 and {MAX_REPETITIONS} (got {plan.repetitions}).")
+    if plan.repetitions > 1 and plan.temperature <= 0 and set(plan.strategies) - set(SAMPLING):
+        raise ConfigError("Repeated runs need a temperature above 0: at 0 every repetition gives the same answer.")
     if plan.indices and len(plan.datasets) != 1:
         raise ConfigError("Indices select rows of one dataset file; give a single dataset.")
     plan.run_settings().check()
@@ -123,7 +131,8 @@ def check_plan(plan: EvalPlan) -> None:
 
 def load_plan_questions(plan: EvalPlan) -> list[Question]:
     indices = load_indices(plan.indices) if plan.indices else None
-    return [q for path in plan.datasets for q in load_questions(path, indices=indices)][: plan.limit]
+    questions = [q for path in plan.datasets for q in load_any(path, indices=indices)][: plan.limit]
+    return repeated(questions, plan.repetitions)
 
 
 def strategy_config(plan: EvalPlan, strategy: str, model: str) -> dict[str, Any]:
@@ -142,6 +151,8 @@ def strategy_config(plan: EvalPlan, strategy: str, model: str) -> dict[str, Any]
         if set(plan.tools) & {"search", "lookup"}:
             config.update(knowledge=s.knowledge, sentences=plan.sentences)
             config.update({k: getattr(s, k) for k in ("wiki_url", "wiki_language") if getattr(s, k)})
+    if plan.repetitions > 1:  # only then, so results files made before repetitions existed still resume
+        config["repetitions"] = plan.repetitions
     if strategy in SAMPLING:
         config.update(samples=plan.samples, sc_temperature=plan.sc_temperature)
     return config

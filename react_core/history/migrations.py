@@ -126,6 +126,18 @@ MIGRATIONS = (
         sqlite=_VERSIONS,
         postgres=_VERSIONS,
     ),
+    Migration(
+        7,
+        "question sets: a person's own questions and answers, kept per owner",
+        sqlite=(
+            "CREATE TABLE question_sets (owner TEXT NOT NULL, name TEXT NOT NULL, questions_json TEXT NOT NULL, "
+            "saved_at TEXT NOT NULL, PRIMARY KEY (owner, name))",
+        ),
+        postgres=(
+            "CREATE TABLE question_sets (owner TEXT NOT NULL, name TEXT NOT NULL, questions_json TEXT NOT NULL, "
+            "saved_at TEXT NOT NULL, PRIMARY KEY (owner, name))",
+        ),
+    ),
 )
 LATEST = MIGRATIONS[-1].version
 VERSION_TABLE = (

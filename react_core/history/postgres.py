@@ -31,6 +31,9 @@ _WRITE_PRIVILEGES = (
     ("prompt_labels", "DELETE"),
     ("shares", "INSERT"),
     ("shares", "DELETE"),
+    ("question_sets", "INSERT"),
+    ("question_sets", "UPDATE"),
+    ("question_sets", "DELETE"),
 )
 _HAPPENED = {
     st.UNREACHABLE: "cannot be reached",

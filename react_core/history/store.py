@@ -22,20 +22,20 @@ from react_core.history.arenas import ORIGIN as ARENA_ORIGIN
 from react_core.history.arenas import ArenaSummary, group
 from react_core.history.conversations import ConversationSummary, summary
 from react_core.history.migrations import Tx
+from react_core.history.question_sets import QuestionSets
 from react_core.history.records import (
     COLUMNS,
     RunRecord,
     check_owner,
     column_text,
     like_patterns,
-    now,
     record,
     row_id,
     run_row,
     safe_setting,
     with_trace,
 )
-from react_core.history.shares import Share, new_token, well_formed
+from react_core.history.shares import ShareStore
 from react_core.history.status import READ_ONLY, UNAVAILABLE, USABLE, HistoryError, StoreStatus
 from react_core.history.versions import VersionStore
 
@@ -68,9 +68,9 @@ def resumed_elsewhere(run_id: int) -> Conflict:
     )
 
 
-class Store(VersionStore, ABC):
-    """Runs, remembered settings and prompt versions (``VersionStore``) of one owner. Cheap to create; opens (and
-    migrates) on first use."""
+class Store(VersionStore, QuestionSets, ShareStore, ABC):
+    """Runs, remembered settings, prompt versions (``VersionStore``), question sets (``QuestionSets``) and read-only
+    share links (``ShareStore``) of one owner. Cheap to create; opens (and migrates) on first use."""
 
     # The environment variable that points the app at another store, named in every error message.
     variable: ClassVar[str]
@@ -325,59 +325,6 @@ class Store(VersionStore, ABC):
             if stored.to_dict() == wanted:
                 return int(row["id"])
         return None
-
-    # -- read-only share links (react_core.history.shares) ----------------------------------------------------
-
-    def create_share(self, run_id: int) -> Share:
-        """A new read-only link to this owner's run ``run_id``; ConfigError when the owner has no such run."""
-        n = row_id(run_id)
-        share = Share(new_token(), n or 0, now())
-        with self._write() as tx:
-            if n is None or not tx.rows("SELECT id FROM runs WHERE id = ? AND owner = ?", (n, self.owner)):
-                raise ConfigError(f"Run #{run_id} is not in your history, so it cannot be shared.")
-            tx.run(
-                "INSERT INTO shares (token, owner, run_id, created_at) VALUES (?, ?, ?, ?)",
-                (share.token, self.owner, share.run_id, share.created_at),
-            )
-        return share
-
-    def shares(self, run_id: int | None = None) -> list[Share]:
-        """This owner's live links (to one run, or to all of them), newest first."""
-        n = row_id(run_id) if run_id is not None else None
-        if run_id is not None and n is None:
-            return []
-        where, params = ("AND run_id = ?", (self.owner, n)) if n is not None else ("", (self.owner,))
-        with self._read() as tx:
-            rows = tx.rows(
-                f"SELECT token, run_id, created_at FROM shares WHERE owner = ? {where} ORDER BY created_at DESC, token",
-                params,
-            )
-        return [Share(r["token"], int(r["run_id"]), r["created_at"]) for r in rows]
-
-    def revoke_share(self, token: str) -> bool:
-        """Revoke one of this owner's links (False when they have no such link)."""
-        if not well_formed(token):
-            return False
-        with self._write() as tx:
-            return tx.run("DELETE FROM shares WHERE token = ? AND owner = ?", (token, self.owner)) > 0
-
-    def resolve_share(self, token: str) -> RunRecord | None:
-        """The run a link shows, whoever's it is (the token is the key), while the link stands and its owner still has
-        the run; None for anything else (a malformed, unknown or revoked token, a deleted run)."""
-        if not well_formed(token):
-            return None
-        with self._read() as tx:
-            found = tx.rows("SELECT owner, run_id FROM shares WHERE token = ?", (token,))
-            if not found:
-                return None
-            rows = tx.rows(
-                f"SELECT {COLUMNS}, trace_json FROM runs WHERE id = ? AND owner = ?",
-                (found[0]["run_id"], found[0]["owner"]),
-            )
-        if not rows:
-            return None
-        data = dict(rows[0])
-        return with_trace(record(data), data.pop("trace_json"))
 
     # -- remembered settings ----------------------------------------------------------------------------------
 

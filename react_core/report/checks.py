@@ -1,0 +1,62 @@
+"""Trajectory checks: what a run did on its way to its answer, beside the answer's score (as promptfoo's
+``trajectory:*`` assertions): it finished, its answer is grounded, no step was unreadable, a given tool was used (or
+not), it took at most k steps. Each check is a plain function of a Trace; ``run_checks`` applies the ones asked.
+UI-free.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from react_core.base.trace import Trace
+from react_core.report.grounding import check_grounding
+
+
+@dataclass(frozen=True)
+class Checks:
+    """Which checks to apply: always finished, grounded and readable; a tool and a step limit when given."""
+
+    tool: str = ""  # a tool name (e.g. "search"): the run must call it, or must not when ``tool_absent``
+    tool_absent: bool = False
+    max_steps: int = 0  # 0: no limit
+
+    def names(self) -> list[str]:
+        names = ["finished", "grounded", "readable"]
+        if self.tool:
+            names.append(f"no {self.tool}" if self.tool_absent else f"used {self.tool}")
+        if self.max_steps:
+            names.append(f"≤ {self.max_steps} steps")
+        return names
+
+
+def finished(trace: Trace) -> bool:
+    return trace.stop_reason == "finished" and trace.final_answer is not None
+
+
+def grounded(trace: Trace) -> bool:
+    return check_grounding(trace).grounded
+
+
+def readable(trace: Trace) -> bool:
+    """No step whose reply held neither an action nor a final answer (the parser could not read it)."""
+    return all(s.action is not None or s.final_answer is not None for s in trace.steps)
+
+
+def used_tool(trace: Trace, tool: str) -> bool:
+    return any(s.action is not None and s.action.tool == tool for s in trace.steps)
+
+
+def within_steps(trace: Trace, k: int) -> bool:
+    return len(trace.steps) <= k
+
+
+def run_checks(trace: Trace, checks: Checks | None = None) -> dict[str, bool]:
+    """Each check's name (as ``Checks.names``) and whether the run passes it."""
+    checks = checks or Checks()
+    out = {"finished": finished(trace), "grounded": grounded(trace), "readable": readable(trace)}
+    if checks.tool:
+        used = used_tool(trace, checks.tool)
+        out[checks.names()[3]] = not used if checks.tool_absent else used
+    if checks.max_steps:
+        out[f"≤ {checks.max_steps} steps"] = within_steps(trace, checks.max_steps)
+    return out

@@ -1,0 +1,158 @@
+"""The Evaluate page with a person's own questions: a bad file is refused with its line and reason, a good one is kept
+(for its owner only) and evaluated with repeated runs, intervals and trajectory checks, and a second evaluation is
+compared with the first as a baseline (which questions newly pass and fail, both traces side by side); a run is added
+to a set from History with its answer corrected."""
+
+from __future__ import annotations
+
+import json
+
+from app_helpers import ask, go, new_session, unescape, use_app
+
+from react_core.history import open_history
+from react_core.presets.preset import dump_preset
+from react_core.presets.store import PresetStore
+
+GOOD = b"id,question,answer\na,What is 6 * 7?,42\nb,What is 2 + 2?,4\n"
+RIGHT = [
+    "Thought 1: Compute.\nAction 1: Calculator[6 * 7]",
+    "Thought 2: Done.\nAction 2: Finish[42]",
+    "Thought 1: Compute.\nAction 1: Calculator[2 + 2]",
+    "Thought 2: Done.\nAction 2: Finish[4]",
+]
+
+
+def upload(at, name: str, data: bytes, set_name: str = ""):
+    at.file_uploader(key="qset-file").upload(name, data, "text/plain").run()
+    at.text_input(key="qset-name").set_value(set_name)
+    at.button(key="qset-keep").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def messages(at, kind: str) -> list[str]:
+    return [unescape(m.value) for m in getattr(at, kind)]
+
+
+def evaluate(at, repetitions: int = 1):
+    at.selectbox(key="eval-dataset").set_value("Your set: arith")
+    at.multiselect(key="eval-strategies").set_value(["react"]).run()
+    at.multiselect(key="eval-tools").set_value(["calculator"])
+    at.selectbox(key="eval-preset-react").set_value("paper")
+    at.number_input(key="eval-repetitions").set_value(repetitions).run()
+    if repetitions > 1:  # repeated runs need a temperature above 0: the page asks for one (0.7 unless changed)
+        assert at.number_input(key="eval-temperature").value == 0.7
+    at.button(key="eval-run").click().run()
+    assert not at.exception, at.exception
+    assert at.session_state.eval_job.wait(30), "the evaluation did not finish"
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def table(at, column: str):
+    return next(d.value for d in at.dataframe if column in d.value.columns)
+
+
+def test_a_bad_file_is_refused_with_its_line_and_reason(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path)
+    at = upload(go(new_session(), "evaluate"), "mine.csv", b"question,answer\nWho?,Ann\n,Bob\n")
+    assert any("Refused: mine.csv, line 3: question is missing or empty" in m for m in messages(at, "error"))
+    assert open_history("").question_sets() == []
+    assert "Your set: mine" not in at.selectbox(key="eval-dataset").options
+
+
+def test_a_kept_set_is_evaluated_with_intervals_checks_and_a_baseline(monkeypatch, tmp_path):
+    wrong = ["Thought 1: Guess.\nAction 1: Finish[41]", "Thought 1: Guess.\nAction 1: Finish[4]"]
+    script = use_app(monkeypatch, tmp_path, RIGHT)
+    at = upload(go(new_session(), "evaluate"), "numbers.csv", GOOD, "arith")
+    assert any("Kept 2 questions as 'arith'" in m for m in messages(at, "success"))
+    assert [s.name for s in open_history("").question_sets()] == ["arith"]
+    assert [s.name for s in open_history("someone@example.org").question_sets()] == []
+    first = evaluate(at)
+    scores = table(first, "grounded")
+    assert list(scores["EM"]) == ["100.0 [100.0, 100.0]"] and list(scores["grounded %"]) == [100.0]
+    script.write_text(json.dumps(wrong * 2))  # each evaluation reads the script from its start
+    at = evaluate(at, repetitions=2)
+    scores = table(at, "grounded")
+    assert list(scores["runs"]) == [4] and list(scores["questions"]) == [2] and list(scores["EM"])[0].startswith("25.0")
+    at.selectbox(key="eval-check-tool").set_value("calculator").run()
+    assert list(table(at, "grounded")["used calculator %"]) == [0.0]
+    assert list(table(at, "prediction")["used calculator"]) == [False] * 4
+    baseline = at.selectbox(key="eval-baseline")
+    baseline.set_value(baseline.options[0]).run()
+    assert not at.exception, at.exception
+    changes = table(at, "change")
+    assert list(changes["change"]) == ["newly fails"] and list(changes["id"]) == ["a"]
+    assert list(changes["baseline"]) == ["42"] and list(changes["now"]) == ["41"]
+    at.selectbox(key="eval-both-react").set_value("a").run()
+    assert not at.exception, at.exception
+    assert {"baseline", "now"} <= {c.value for c in at.caption}
+
+
+def test_a_run_is_added_to_a_set_from_history_with_its_answer_corrected(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, ["Thought 1: I recall it.\nAction 1: Finish[Lyon]"])
+    at = go(ask(new_session(), "What is the capital of France?"), "history")
+    at.button(key="open-1").click().run()
+    assert at.text_input(key="add-set-answer-1").value == "Lyon"  # the run's answer, to correct
+    at.text_input(key="add-set-name-1").set_value("capitals")
+    at.text_input(key="add-set-answer-1").set_value("Paris")
+    at.button(key="add-set-1").click().run()
+    assert not at.exception, at.exception
+    assert any("Added run #1 to 'capitals' (1 question)" in m for m in messages(at, "success"))
+    saved = open_history("").get_question_set("capitals")
+    assert saved.questions == [{"id": "run-1", "question": "What is the capital of France?", "answer": "Paris"}]
+    at.button(key="add-set-1").click().run()
+    assert any("Not added: capitals: run 1 is already in this set" in m for m in messages(at, "error"))
+    go(at, "evaluate")
+    assert "Your set: capitals" in at.selectbox(key="eval-dataset").options
+
+
+def test_bootstrap_from_the_page_keeps_the_best_set_as_the_persons_preset(monkeypatch, tmp_path):
+    teacher = RIGHT  # both train questions right, with the Calculator: both qualify
+    dev = [
+        "Thought 1: Guess.\nAction 1: Finish[0]",  # the starting prompt
+        "Thought 1: Compute.\nAction 1: Calculator[3 + 3]",  # candidate 1
+        "Thought 2: Done.\nAction 2: Finish[6]",
+        "Thought 1: Guess.\nAction 1: Finish[0]",  # candidate 2
+    ]
+    use_app(monkeypatch, tmp_path, teacher + dev)
+    at = upload(go(new_session(), "evaluate"), "numbers.csv", GOOD + b"c,What is 3 + 3?,6\n", "arith")
+    at.selectbox(key="eval-dataset").set_value("Your set: arith")
+    at.multiselect(key="eval-tools").set_value(["calculator"])
+    assert at.selectbox(key="boot-start").value == "paper"  # the paper's dialect unless another is chosen
+    for key, value in {"boot-train": 2, "boot-dev": 1, "boot-k": 1, "boot-candidates": 2}.items():
+        at.number_input(key=key).set_value(value)
+    at.text_input(key="boot-name").set_value("arith-boot")
+    at.button(key="boot-run").click().run()
+    assert not at.exception, at.exception
+    assert at.session_state.boot_job.wait(30), "the bootstrap did not finish"
+    at.run()
+    assert any("dev EM 100.0 with candidate 1 of 2 vs 0.0 with paper" in m for m in messages(at, "success"))
+    at.button(key="boot-keep").click().run()
+    assert any("Saved as your prompt version arith-boot@1" in m for m in messages(at, "success"))
+    saved = dump_preset(PresetStore().load("arith-boot@1"))
+    assert "Calculator[" in saved and "What is 3 + 3?" not in saved  # the dev question never becomes an example
+
+
+def test_a_bootstrap_stopped_on_the_page_resumes(monkeypatch, tmp_path):
+    gate = tmp_path / "gate"
+    first = {"gate": str(gate), "text": RIGHT[0]}  # the teacher's first call waits until the test opens the gate
+    use_app(monkeypatch, tmp_path, [first, *RIGHT[1:], *["Thought 1: Guess.\nAction 1: Finish[0]"] * 2])
+    at = upload(go(new_session(), "evaluate"), "numbers.csv", GOOD + b"c,What is 3 + 3?,6\n", "arith")
+    at.selectbox(key="eval-dataset").set_value("Your set: arith")
+    at.multiselect(key="eval-tools").set_value(["calculator"])
+    for key, value in {"boot-train": 2, "boot-dev": 1, "boot-k": 2, "boot-candidates": 1}.items():
+        at.number_input(key=key).set_value(value)
+    at.button(key="boot-run").click().run()
+    job = at.session_state.boot_job
+    job.cancel()  # what the Stop button does
+    assert job.wait(30)
+    at.run()
+    assert any("Stopped while the teacher ran" in m for m in messages(at, "warning"))
+    gate.touch()
+    at.button(key="boot-resume").click().run()
+    assert at.session_state.boot_job is not job and at.session_state.boot_job.wait(30)
+    at.run()
+    assert not at.exception, at.exception
+    assert any("candidate 1 of 1" in m for m in messages(at, "warning") + messages(at, "success"))

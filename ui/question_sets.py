@@ -1,0 +1,172 @@
+"""The Evaluate page's own questions, repetitions, trajectory checks and baselines: the verbs and the tables.
+
+A person's question sets live in their history (``Store.question_sets``), checked on upload by the engine's rules
+(``react_core.parse_question_set``: a refusal names the line and the reason). An evaluation of a set gets the set as a
+JSONL file in its own results folder, so the folder says which questions it ran, as for the shared files. Scores with
+95 % intervals, the trajectory checks and the comparison with a baseline are the engine's (``score_results``,
+``run_checks``, ``compare_results``); here they become tables.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from react_core import (
+    STRATEGY_LABELS,
+    Checks,
+    QuestionSetError,
+    ReactLabError,
+    Trace,
+    add_run_to_question_set,
+    base_id,
+    compare_results,
+    plural,
+    run_checks,
+    save_question_set_upload,
+    score_results,
+    write_set_file,
+)
+from react_core import eval_results as results
+from ui import state
+
+SET_PREFIX = "Your set: "
+
+
+def saved_sets() -> list[Any]:
+    try:
+        return state.history_store().question_sets()
+    except ReactLabError:
+        return []  # no usable history: the page offers the shared files only
+
+
+def choices() -> list[str]:
+    return [SET_PREFIX + s.name for s in saved_sets()]
+
+
+def is_set(choice: str | None) -> bool:
+    return bool(choice) and str(choice).startswith(SET_PREFIX)
+
+
+def dataset_file(choice: str, folder: Path) -> Path:
+    """A set chosen on the page, written beside the evaluation's results (in ``questions/``, so it is never read as
+    a results file) for the engine to read."""
+    return write_set_file(state.history_store(), choice[len(SET_PREFIX) :], folder / "questions")
+
+
+def keep_upload() -> None:
+    """'Keep this set': check the uploaded file and keep it under its name, or say which line is wrong and why."""
+    ss = st.session_state
+    upload = ss.get("qset-file")
+    if upload is None:
+        state.flash("warning", "Choose a CSV or JSONL file first.")
+        return
+    name = (ss.get("qset-name") or "").strip() or Path(upload.name).stem
+    try:
+        questions = save_question_set_upload(state.history_store(), name, upload.getvalue(), upload.name)
+    except QuestionSetError as e:
+        state.flash("error", f"Refused: {e}")
+        return
+    except ReactLabError as e:
+        state.flash("error", f"Could not keep the set: {e}")
+        return
+    state.flash("success", f"Kept {len(questions)} questions as {name!r}; choose it under Dataset.")
+    ss["eval-dataset"] = SET_PREFIX + name
+
+
+def render_add_run(store: Any, run_id: int, question: str, answer: str | None) -> None:
+    """History's "Add to a question set": the run's question with its answer, corrected where it was wrong."""
+    names = [s.name for s in saved_sets()]
+    st.text_input("Set", value=names[0] if names else "my questions", key=f"add-set-name-{run_id}")
+    st.text_input("The right answer", value=answer or "", key=f"add-set-answer-{run_id}")
+    st.caption("Correct the answer if the run got it wrong: the set keeps it as the gold answer.")
+    st.button("Add", key=f"add-set-{run_id}", on_click=_add_run, args=(store, run_id, question))
+
+
+def _add_run(store: Any, run_id: int, question: str) -> None:
+    ss = st.session_state
+    name = (ss.get(f"add-set-name-{run_id}") or "").strip()
+    try:
+        size = add_run_to_question_set(store, name, question, ss.get(f"add-set-answer-{run_id}") or "", run_id=run_id)
+    except ReactLabError as e:
+        state.flash("error", f"Not added: {e}")
+        return
+    count = plural(size, "question")
+    state.flash("success", f"Added run #{run_id} to {name!r} ({count}); evaluate it on the Evaluate page.")
+
+
+def checks() -> Checks:
+    ss = st.session_state
+    tool = ss.get("eval-check-tool") or ""
+    return Checks(
+        tool=tool, tool_absent=bool(ss.get("eval-check-absent")), max_steps=int(ss.get("eval-check-steps") or 0)
+    )
+
+
+def scores_frame(evaluation: results.Evaluation, chosen: Checks) -> pd.DataFrame:
+    """Per strategy: EM, F1 and grounded rate with 95 % intervals, then each trajectory check's pass rate."""
+    return _checked(str(evaluation.folder), _counts(evaluation), _key(chosen), evaluation)[0]
+
+
+def check_columns(evaluation: results.Evaluation, chosen: Checks) -> list[dict[str, bool]]:
+    """Each result's checks, file by file in file order (as ``ui.evaluations.records`` lists them)."""
+    return _checked(str(evaluation.folder), _counts(evaluation), _key(chosen), evaluation)[1]
+
+
+def _counts(evaluation: results.Evaluation) -> tuple:
+    """What identifies the results read (files only grow: a result line is appended, never changed)."""
+    return tuple((str(r.path), r.name, len(r.records)) for r in evaluation.results)
+
+
+def _key(chosen: Checks) -> tuple[str, bool, int]:
+    return (chosen.tool, chosen.tool_absent, chosen.max_steps)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _checked(
+    folder: str, counts: tuple, key: tuple[str, bool, int], _evaluation: results.Evaluation
+) -> tuple[pd.DataFrame, list[dict[str, bool]]]:
+    """Scores and checks of the results the page read (``_evaluation``, not hashed: ``counts`` stands for it),
+    computed once per new result or change of the checks asked (the grounding check reads every observation)."""
+    chosen, evaluation = Checks(*key), _evaluation
+    rows = []
+    for r in evaluation.results:
+        s = score_results(r.records, chosen)
+        row = {
+            "strategy": STRATEGY_LABELS.get(r.strategy, r.name),
+            "questions": s.questions,
+            "runs": s.runs,
+            "EM": s.em.text(),
+            "F1": s.f1.text(),
+            "grounded": s.grounded.text(),
+        }
+        row.update({f"{name} %": round(100 * rate, 1) for name, rate in s.checks.items()})
+        rows.append(row)
+    per_record = [run_checks(Trace.from_dict(rec["trace"]), chosen) for r in evaluation.results for rec in r.records]
+    return pd.DataFrame(rows), per_record
+
+
+def baselines(current: results.Evaluation, past: list[results.Evaluation]) -> dict[str, results.StrategyResults]:
+    """Results of this person's other evaluations (and other files of this one) that can serve as a baseline."""
+    here = {c.path for c in current.results}
+    found = {}
+    for e in [current, *past]:
+        for r in e.results:
+            if r.path not in here:
+                when = e.created_at.replace("T", " ")[:16]
+                found[f"{when} · {STRATEGY_LABELS.get(r.strategy, r.name)} · {e.folder.name}"] = r
+    return found
+
+
+def comparison(baseline: results.StrategyResults, current: results.StrategyResults) -> tuple[Any, pd.DataFrame]:
+    c = compare_results(baseline.records, current.records)
+    rows = [{"change": "newly passes", "id": q, **c.rows[q]} for q in c.newly_pass]
+    rows += [{"change": "newly fails", "id": q, **c.rows[q]} for q in c.newly_fail]
+    return c, pd.DataFrame(rows, columns=["change", "id", "question", "gold", "baseline", "now"])
+
+
+def first_run(records: list[dict[str, Any]], qid: str) -> dict[str, Any] | None:
+    return next((r for r in records if base_id(r["id"]) == qid), None)
