@@ -152,3 +152,15 @@ def postgres_url(postgres_server: PostgresServer) -> str:
     schema = f"t{os.getpid()}_{next(_schemas)}"
     postgres_server.execute(f"CREATE SCHEMA {schema}")
     return postgres_server.url(schema)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def open_store(request, tmp_path):
+    """``open_store(owner='')``: a store of that owner, on this test's own SQLite file or PostgreSQL schema."""
+    from react_core.history import open_history
+
+    if request.param == "sqlite":
+        path = tmp_path / "h.sqlite"
+        return lambda owner="": open_history(owner, url="", path=path)
+    url = request.getfixturevalue("postgres_url")
+    return lambda owner="": open_history(owner, url=url)

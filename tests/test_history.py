@@ -39,16 +39,6 @@ def make_trace(question: str = "Who?", answer: str | None = "Ann", observation: 
     )
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def open_store(request, tmp_path):
-    """``open_store(owner='')``: a store of that owner, on this test's own SQLite file or PostgreSQL schema."""
-    if request.param == "sqlite":
-        path = tmp_path / "h.sqlite"
-        return lambda owner="": open_history(owner, url="", path=path)
-    url = request.getfixturevalue("postgres_url")
-    return lambda owner="": open_history(owner, url=url)
-
-
 def test_a_trace_round_trips_exactly(open_store):
     store = open_store()
     trace = make_trace()

@@ -4,10 +4,7 @@ theirs alone."""
 
 from __future__ import annotations
 
-import pytest
-
 from react_core.base.trace import Step, Trace
-from react_core.history import open_history
 from react_core.history.conversations import turns
 from react_core.history.records import RunRecord
 
@@ -24,15 +21,6 @@ def _trace(question: str, answer: str | None = "yes") -> Trace:
         stop_reason="finished" if answer is not None else "error",
         error=None if answer is not None else "The provider failed.",
     )
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def open_store(request, tmp_path):
-    if request.param == "sqlite":
-        path = tmp_path / "h.sqlite"
-        return lambda owner="": open_history(owner, url="", path=path)
-    url = request.getfixturevalue("postgres_url")
-    return lambda owner="": open_history(owner, url=url)
 
 
 def test_conversations_are_listed_newest_first_each_owner_their_own(open_store):

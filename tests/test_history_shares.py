@@ -16,16 +16,7 @@ from react_core.history import open_history
 from react_core.history.migrations import LATEST, MIGRATIONS
 from react_core.history.shares import well_formed
 
-pytest_plugins = ("pg_helpers",)
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def open_store(request, tmp_path):
-    if request.param == "sqlite":
-        path = tmp_path / "h.sqlite"
-        return lambda owner="": open_history(owner, url="", path=path)
-    url = request.getfixturevalue("postgres_url")
-    return lambda owner="": open_history(owner, url=url)
+pytest_plugins = ("pg_helpers",)  # the PostgreSQL server fixtures, and open_store on either database
 
 
 def _run(store, question: str) -> int:

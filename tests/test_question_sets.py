@@ -19,10 +19,9 @@ from react_core.evaluation.question_sets import (
     write_set_file,
 )
 from react_core.evaluation.run import EvalPlan, run_evaluation
-from react_core.history import open_history
 from react_core.loop.settings import RunSettings
 
-pytest_plugins = ("pg_helpers",)
+pytest_plugins = ("pg_helpers",)  # the PostgreSQL server fixtures, and open_store on either database
 
 
 def refusal(data: bytes | str, name: str = "set.csv") -> QuestionSetError:
@@ -89,15 +88,6 @@ def test_hostile_text_is_kept_as_text_never_run(tmp_path):
     text = f"question,answer\n\"=cmd|'/c touch {marker}'!A1\",__import__('os').system('touch {marker}')\n"
     (q,) = parse_question_set(text.encode(), "set.csv")
     assert q.question.startswith("=cmd") and q.answer.startswith("__import__") and not marker.exists()
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def open_store(request, tmp_path):
-    if request.param == "sqlite":
-        path = tmp_path / "h.sqlite"
-        return lambda owner="": open_history(owner, url="", path=path)
-    url = request.getfixturevalue("postgres_url")
-    return lambda owner="": open_history(owner, url=url)
 
 
 def test_sets_are_kept_per_owner_and_a_run_is_added_with_its_answer_corrected(open_store, tmp_path):
