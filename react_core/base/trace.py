@@ -77,6 +77,28 @@ class ObservationStats:
 
 
 @dataclass
+class McpCall:
+    """An MCP tool call behind an observation, as the step panel shows it (like the Model call section): which server
+    and tool, the arguments sent, and the result as the server gave it (``CallToolResult`` as JSON, its content
+    blocks' data left out), or why there was none. Never a credential: ``server`` is the configured server's name."""
+
+    server: str
+    tool: str  # the tool's name on its server (the step's action names it name-spaced)
+    arguments: dict[str, Any] = field(default_factory=dict)
+    result: dict[str, Any] | None = None
+    error: str = ""  # no result: refused, timed out, the server died or refused the call
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> McpCall:
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in d.items() if k in known})
+
+
+@dataclass
 class Observation:
     text: str
     is_error: bool = False
@@ -88,9 +110,11 @@ class Observation:
     # The text is evidence a tool returned (a page's sentences, a Lookup result, a Calculator result), not a miss,
     # a "no more results" or an error: only evidence can ground an answer.
     evidence: bool = False
+    # The MCP request and result behind the text, for an MCP tool's observation (None for every other tool).
+    mcp: McpCall | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "text": self.text,
             "is_error": self.is_error,
             "sources": [s.to_dict() for s in self.sources],
@@ -98,6 +122,9 @@ class Observation:
             "note": self.note,
             "evidence": self.evidence,
         }
+        if self.mcp is not None:  # written only when there is one, so other traces read as they always did
+            out["mcp"] = self.mcp.to_dict()
+        return out
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Observation:
@@ -109,6 +136,7 @@ class Observation:
             note=d.get("note", ""),
             # Traces written before the field existed: a page found by Search or Lookup is the evidence they hold.
             evidence=d.get("evidence", bool(d.get("sources")) and not d.get("is_error", False)),
+            mcp=McpCall.from_dict(d["mcp"]) if d.get("mcp") else None,
         )
 
     @classmethod
