@@ -24,11 +24,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from react_core.base import tool_specs
-from react_core.base.errors import ToolError
+from react_core.base.errors import ConfigError, ToolError
 from react_core.base.tool_specs import ToolSpec
 from react_core.base.trace import McpCall, Observation
 from react_core.tools.mcp_client import POOL, McpFailure
-from react_core.tools.mcp_config import ServerConfig, destructive_allowed
+from react_core.tools.mcp_config import ServerConfig, all_servers, destructive_allowed
 from react_core.tools.registry import MAX_OBSERVATION_CHARS, Tool, bounded
 
 MAX_DESCRIPTION_CHARS = 1_500
@@ -265,3 +265,13 @@ def server_statuses(servers: Iterable[ServerConfig]) -> list[ServerStatus]:
             status.error = str(e)
         out.append(status)
     return out
+
+
+def mcp_statuses(urls: dict[str, str] | None = None, *, visitor: bool = False) -> tuple[list[ServerStatus], str]:
+    """The operator's servers and the person's own (``urls``), each with its state and tools, and '' or why the
+    configuration itself could not be read."""
+    try:
+        servers = all_servers(urls or {}, visitor=visitor)
+    except ConfigError as e:
+        return [], str(e)
+    return server_statuses(servers), ""

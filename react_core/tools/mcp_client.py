@@ -26,6 +26,8 @@ T = TypeVar("T")
 CONNECT_SECONDS = 60.0
 # Closing: the SDK asks a stdio server to exit, then terminates it.
 CLOSE_SECONDS = 10.0
+# A server that could not be reached is tried again on use after this long, not at every use before it.
+RETRY_SECONDS = 10.0
 
 
 class McpFailure(Exception):
@@ -221,19 +223,19 @@ class McpPool:
                 return conn
             if conn is not None:
                 conn.close()
+            when, why = self.failures.get(config, (0.0, ""))
+            if why and time.monotonic() - when < RETRY_SECONDS:  # a page drawn again does not wait on it again
+                raise McpFailure(why)
             conn = McpConnection(config)
             try:
                 conn.open()
             except McpFailure as e:
                 self._connections.pop(config, None)
-                self.failures[config] = (time.time(), str(e))
+                self.failures[config] = (time.monotonic(), str(e))
                 raise
             self._connections[config] = conn
             self.failures.pop(config, None)
             return conn
-
-    def failure(self, config: ServerConfig) -> str:
-        return self.failures.get(config, (0.0, ""))[1]
 
     def close_all(self) -> None:
         with self._lock:

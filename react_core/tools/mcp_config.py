@@ -184,3 +184,17 @@ def default_timeout(env: Mapping[str, str] | None = None) -> float:
     if not math.isfinite(seconds) or not 0 < seconds <= MAX_TIMEOUT:
         raise ConfigError(f"REACT_MCP_TIMEOUT must be above 0 and at most {MAX_TIMEOUT:g} seconds.")
     return seconds
+
+
+def may_add_mcp_server(visitor: bool) -> str:
+    """``may_add_http`` for the app: '' when this person may add an HTTP server, else why not."""
+    return may_add_http(visitor=visitor)
+
+
+def check_mcp_server(name: str, url: str) -> str:
+    """'' when a person's server (name, URL) is well-formed, else why not."""
+    try:
+        server_config(name.strip(), {"url": url.strip()}, operators=False)
+    except ConfigError as e:
+        return str(e)
+    return ""
