@@ -9,14 +9,14 @@ import json
 import threading
 
 import pytest
-from mcp_helpers import GIT_SERVER, git_repository, our_server
+from mcp_helpers import GIT_SERVER, HERE, git_repository, our_server
 from provider_helpers import free_port, wait_for
 
 from react_core.base import tool_specs
 from react_core.base.trace import Action
 from react_core.tools import build_tools
 from react_core.tools.mcp import mcp_tools, server_statuses, tool_name
-from react_core.tools.mcp_client import POOL
+from react_core.tools.mcp_client import POOL, McpConnection, McpFailure
 from react_core.tools.mcp_config import server_config
 from react_core.tools.registry import MAX_OBSERVATION_CHARS, ToolRegistry
 
@@ -139,3 +139,16 @@ def test_names_are_spaced_so_they_cannot_shadow_built_in_tools(ours):
         tool_specs.register(tool_specs.ToolSpec("search", "Search", "q", "x", "d", "d"))
     tools = build_tools(None, ["calculator", "t_echo"], mcp_servers=[ours])
     assert tools.names == ["calculator", "t_echo"]
+
+
+def test_a_command_that_never_answers_is_given_up_and_ended(tmp_path):
+    silent = server_config("silent", {"command": "sleep", "args": ["600"]})
+    conn = McpConnection(silent)
+    with pytest.raises(McpFailure, match="did not answer within 1 s"):
+        conn.open(timeout=1)
+    assert conn._done.wait(15)  # the connection's thread ended, and with it the process it started
+
+
+def test_a_command_that_cannot_start_says_why():
+    (status,) = server_statuses([server_config("nothere", {"command": str(HERE / "no-such-server")})])
+    assert not status.connected and "could not be reached" in status.error

@@ -78,6 +78,8 @@ def test_native_tools_declare_the_schema_and_pass_arguments_on_as_json():
     assert json.loads(parsed.action.input) == {"a": 2, "b": 40}
     parsed = fmt.read_call("", ToolCall("2", "demo_echo", '{"text": "hi"}'))
     assert parsed.action.input == "hi"
+    parsed = fmt.read_call("", ToolCall("3", "demo_echo", '{"text": "hi", "loud": true}'))  # an optional one too
+    assert json.loads(parsed.action.input) == {"text": "hi", "loud": True}
 
 
 def test_the_grammar_names_mcp_tools_and_lets_a_json_input_open_with_a_brace():

@@ -71,7 +71,8 @@ class ToolsFormat(FunctionFormat):
         if not isinstance(args, dict):
             return ParseResult(thought=thought, error=f"The arguments must be a JSON object: {self._usage(name)}.")
         known = tool_specs.spec(name)
-        if known is not None and known.takes_json:  # an MCP tool with several arguments: they go on as one JSON text
+        # An MCP tool given more than its one text argument: the arguments go on as one JSON text, as given.
+        if known is not None and known.schema is not None and (known.takes_json or set(args) - {known.param}):
             text = json.dumps(args, ensure_ascii=False)
             return self.result(thought, name, text, False, answer=text, closed=True)
         value = args.get(param)

@@ -53,6 +53,7 @@ class McpConnection:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._session: Any = None
         self._stop: asyncio.Event | None = None
+        self._task: asyncio.Task[None] | None = None
         self._gone: asyncio.Event | None = None  # set in the loop when the session ends, for calls waiting on it
         self._ready = threading.Event()
         self._done = threading.Event()
@@ -76,8 +77,9 @@ class McpConnection:
     def _thread(self) -> None:
         loop = asyncio.new_event_loop()
         self._loop = loop
+        self._task = loop.create_task(self._main())
         try:
-            loop.run_until_complete(self._main())
+            loop.run_until_complete(self._task)
         finally:
             with contextlib.suppress(Exception):
                 loop.run_until_complete(loop.shutdown_asyncgens())
@@ -145,10 +147,13 @@ class McpConnection:
         return why
 
     def close(self) -> None:
-        loop, stop = self._loop, self._stop
-        if loop is not None and stop is not None and not loop.is_closed():
+        loop, stop, task = self._loop, self._stop, self._task
+        if loop is not None and not loop.is_closed():
             with contextlib.suppress(RuntimeError):  # the loop ended meanwhile
-                loop.call_soon_threadsafe(stop.set)
+                if self._session is not None and stop is not None:
+                    loop.call_soon_threadsafe(stop.set)  # leave the session and transport in order
+                elif task is not None:
+                    loop.call_soon_threadsafe(task.cancel)  # still connecting: give up
         self._done.wait(CLOSE_SECONDS)
         with contextlib.suppress(OSError):
             self._stderr.close()
@@ -230,6 +235,7 @@ class McpPool:
             try:
                 conn.open()
             except McpFailure as e:
+                conn.close()
                 self._connections.pop(config, None)
                 self.failures[config] = (time.monotonic(), str(e))
                 raise
