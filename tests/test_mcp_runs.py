@@ -68,6 +68,17 @@ def test_each_text_dialect_reads_back_an_mcp_action(dialect, action):
         assert parsed.action.input == action.input
 
 
+@pytest.mark.parametrize("dialect", ["json", "mrkl"])
+def test_optional_arguments_in_a_json_dialect_are_kept(dialect):
+    fmt = get_dialect(dialect)
+    written = fmt.render_model_part(Step(1, thought="Go.", action=Action("demo_add", "{}")))
+    text = written.replace("{}", '{"text": "hi", "loud": true}').replace("Demo_add", "demo_echo")
+    text = text.replace("demo_add", "demo_echo")
+    parsed = fmt.parse(text)
+    assert parsed.action.tool == "demo_echo" and json.loads(parsed.action.input) == {"text": "hi", "loud": True}
+    assert fmt.parse(text.replace(', "loud": true', "")).action.input == "hi"
+
+
 def test_native_tools_declare_the_schema_and_pass_arguments_on_as_json():
     fmt = get_dialect("tools")
     declared = {s.name: s for s in fmt.declarations(["demo_echo", "demo_add"])}

@@ -94,6 +94,15 @@ def takes_json(tool: str) -> bool:
     return bool(known and known.takes_json)
 
 
+def whole_object(tool: str, value: object) -> bool:
+    """Whether a JSON object the model gave as the input is the tool's arguments as they stand: an MCP tool that takes
+    a JSON object, or one given more than its one text argument (optional ones too)."""
+    known = tool_specs.spec(tool)
+    if known is None or known.schema is None:
+        return False
+    return known.takes_json or (isinstance(value, dict) and bool(set(value) - {known.param}))
+
+
 def example_action(tool: str) -> Action:
     """The tool called with its example input, as error messages and tool lists show it."""
     return Action(tool, tool_specs.example(tool))

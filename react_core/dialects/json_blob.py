@@ -23,7 +23,7 @@ import re
 
 from react_core.base import tool_specs
 from react_core.base.trace import Action
-from react_core.dialects.base import FINISH, TOOL_PARAMS, LangChainSteps, ParseResult, takes_json
+from react_core.dialects.base import FINISH, TOOL_PARAMS, LangChainSteps, ParseResult, takes_json, whole_object
 from react_core.dialects.lenient import (
     LITERAL_ERRORS,
     balanced_span,
@@ -157,7 +157,7 @@ class JsonFormat(LangChainSteps):
             )
         raw = next((blob[k] for k in _INPUT_KEYS if k in blob), "")
         name = self.resolve(tool)
-        arg = input_from_value(raw, TOOL_PARAMS.get(name, "input"), whole=takes_json(name))
+        arg = input_from_value(raw, TOOL_PARAMS.get(name, "input"), whole=whole_object(name, raw))
         if arg is None:
             return ParseResult(thought=thought, error='"action_input" is too long to read.', leaked_observation=leaked)
         return self.result(thought, tool, arg, leaked, answer=arg, closed=closed)
