@@ -1,5 +1,5 @@
-"""The Settings page: provider, model, key, base URL, temperature, max calls, step mode, knowledge, tools, and the
-prompt.
+"""The Settings page: provider, model, key, base URL, temperature, max calls, step mode, knowledge, tools (MCP
+servers' too), and the prompt.
 
 Every change applies to the next turn and is remembered (without the key) in the history store. The API key lives
 in its own session-state slot for this browser session only. Rendering only: binding in ui.bind, the prompt
@@ -24,6 +24,7 @@ from react_core import (
 )
 from ui import identity, presets, state
 from ui.bind import bound, seed
+from ui.mcp_view import render_mcp_settings, tools_from_checkboxes
 from ui.prompt_editor import render_prompt_editor
 from ui.versions import render_versions
 
@@ -39,7 +40,7 @@ def _knowledge() -> dict[str, str]:
 
 
 def _tools() -> dict[str, list[str]]:
-    return {"tools": [t for t in TOOL_ORDER if st.session_state.get(f"set-tool-{t}")]}
+    return {"tools": tools_from_checkboxes(state.settings().get("tools", []))}
 
 
 st.header("Settings", anchor=False)
@@ -138,6 +139,9 @@ with run_col:
         bound(st.text_input, "MediaWiki API URL", "wiki_url", placeholder="English Wikipedia")
         if "wiki_language" in s:
             bound(st.text_input, "Wikipedia language", "wiki_language", placeholder="en")
+
+    with st.expander("MCP servers' tools"):
+        render_mcp_settings()
 
 st.subheader("Prompt", anchor=False)
 render_prompt_editor()

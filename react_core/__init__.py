@@ -121,6 +121,8 @@ _EXPORTS: dict[str, str] = {
         ("knowledge_label", "text_credit", "pack_spec", "pack_text", "pack_path", "is_pack"), "knowledge.spec"
     ),
     "similar_titles": "tools.wiki",
+    "mcp_statuses": "tools.mcp",
+    **dict.fromkeys(("may_add_mcp_server", "check_mcp_server"), "tools.mcp_config"),
     # history
     **dict.fromkeys(("open_history", "Store", "RunRecord"), "history"),
     "Imported": "history.store",

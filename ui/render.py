@@ -33,6 +33,7 @@ from react_core import (
     tool_label,
 )
 from ui.inspector import render_call, render_calls_table
+from ui.mcp_view import render_mcp_call
 from ui.step_mode import render_decisions, render_pause
 from ui.text import md_literal
 
@@ -85,6 +86,8 @@ def render_step(
             st.text(obs.text)
             if obs.note:
                 st.info(md_literal(obs.note), icon=":material/info:")
+            if obs.mcp is not None:
+                render_mcp_call(obs.mcp)
             render_sources(obs.sources, "Source")
             if obs.sources:
                 st.caption(text_credit(knowledge))

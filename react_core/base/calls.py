@@ -1,5 +1,6 @@
-"""What a run keeps of its model calls: ``ToolCall`` (a native function call) and ``ModelCall`` (the request behind a
-step, stored so it can be rebuilt byte for byte). ``react_core.base.trace`` holds them in its Steps and names them too.
+"""What a run keeps of its calls: ``ToolCall`` (a native function call), ``ModelCall`` (the request behind a step,
+stored so it can be rebuilt byte for byte), ``Usage`` (its tokens) and ``McpCall`` (an MCP tool's request and result).
+``react_core.base.trace`` holds them in its Steps and Observations and names them too.
 """
 
 from __future__ import annotations
@@ -63,5 +64,43 @@ class ModelCall:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ModelCall:
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in d.items() if k in known})
+
+
+@dataclass
+class Usage:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Usage:
+        return cls(prompt_tokens=d.get("prompt_tokens", 0), completion_tokens=d.get("completion_tokens", 0))
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(self.prompt_tokens + other.prompt_tokens, self.completion_tokens + other.completion_tokens)
+
+
+@dataclass
+class McpCall:
+    """An MCP tool call behind an observation, as the step panel shows it (like the Model call section): which server
+    and tool, the arguments sent, and the result as the server gave it (``CallToolResult`` as JSON, its content
+    blocks' data left out), or why there was none. Never a credential: ``server`` is the configured server's name."""
+
+    server: str
+    tool: str  # the tool's name on its server (the step's action names it name-spaced)
+    arguments: dict[str, Any] = field(default_factory=dict)
+    result: dict[str, Any] | None = None
+    error: str = ""  # no result: refused, timed out, the server died or refused the call
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> McpCall:
         known = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in d.items() if k in known})

@@ -3,11 +3,17 @@
 Dialects render and parse actions with these names and argument names, prompts list the descriptions, error observations
 quote the example inputs, native tool calling declares the tools from them, and the UI labels tools with them. The
 functions behind the tools live in ``react_core.tools``.
+
+Tools from MCP servers (``react_core.tools.mcp``) add their specs at run time with ``register``: their name is
+name-spaced by their server (``git_git_status``), so they can never shadow Search, Lookup or Calculator, and ``schema``
+carries the server's JSON Schema for their input.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -18,6 +24,20 @@ class ToolSpec:
     example: str  # an input to show the model in tool lists and error messages
     description: str  # what the tool does, for prompts and function declarations
     param_description: str
+    # The input's JSON Schema when the tool is not one text argument (an MCP tool); None for one string ``param``.
+    schema: dict[str, Any] | None = field(default=None, compare=False, hash=False)
+    # One-argument dialects write the input as a JSON object (the tool needs more than one text).
+    takes_json: bool = False
+
+    def parameters(self) -> dict[str, Any]:
+        """The input as a JSON Schema object, as native tool calling declares it."""
+        if self.schema is not None:
+            return self.schema
+        return {
+            "type": "object",
+            "properties": {self.param: {"type": "string", "description": self.param_description}},
+            "required": [self.param],
+        }
 
 
 SEARCH = ToolSpec(
@@ -57,7 +77,31 @@ FINISH = ToolSpec(
 # The tools a run may enable, in the order prompts and menus list them. Finish is always available.
 TOOLS = (SEARCH, LOOKUP, CALCULATOR)
 TOOL_ORDER = tuple(t.name for t in TOOLS)
-SPECS = {t.name: t for t in (*TOOLS, FINISH)}
+SPECS: dict[str, ToolSpec] = {t.name: t for t in (*TOOLS, FINISH)}
+BUILTIN = frozenset(SPECS)
+
+
+def register(extra: ToolSpec) -> None:
+    """Make a tool from outside (an MCP server's) known to dialects, prompts and declarations, by its name."""
+    if extra.name in BUILTIN:
+        raise ValueError(f"{extra.name!r} is a built-in tool's name")
+    SPECS[extra.name] = extra
+
+
+class _Params(Mapping[str, str]):
+    """Tool name -> the argument name call-style dialects write, over every known spec (registered ones too)."""
+
+    def __getitem__(self, name: str) -> str:
+        return SPECS[name].param
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(SPECS)
+
+    def __len__(self) -> int:
+        return len(SPECS)
+
+
+PARAMS: Mapping[str, str] = _Params()
 
 
 def spec(name: str) -> ToolSpec | None:

@@ -10,8 +10,10 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+from react_core.base.calls import McpCall as McpCall
 from react_core.base.calls import ModelCall as ModelCall
 from react_core.base.calls import ToolCall as ToolCall
+from react_core.base.calls import Usage as Usage
 
 # Why a run ended, and how to say it to a person.
 STOP_REASONS = {
@@ -106,9 +108,11 @@ class Observation:
     evidence: bool = False
     # Who wrote the text when no tool did (step mode's "write the observation"): '' for a tool's observation.
     written_by: str = ""
+    # The MCP request and result behind the text, for an MCP tool's observation (None for every other tool).
+    mcp: McpCall | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "text": self.text,
             "is_error": self.is_error,
             "sources": [s.to_dict() for s in self.sources],
@@ -117,6 +121,9 @@ class Observation:
             "evidence": self.evidence,
             "written_by": self.written_by,
         }
+        if self.mcp is not None:  # written only when there is one, so other traces read as they always did
+            out["mcp"] = self.mcp.to_dict()
+        return out
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Observation:
@@ -129,27 +136,12 @@ class Observation:
             # Traces written before the field existed: a page found by Search or Lookup is the evidence they hold.
             evidence=d.get("evidence", bool(d.get("sources")) and not d.get("is_error", False)),
             written_by=d.get("written_by", ""),
+            mcp=McpCall.from_dict(d["mcp"]) if d.get("mcp") else None,
         )
 
     @classmethod
     def error(cls, text: str) -> Observation:
         return cls(text=text, is_error=True)
-
-
-@dataclass
-class Usage:
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Usage:
-        return cls(prompt_tokens=d.get("prompt_tokens", 0), completion_tokens=d.get("completion_tokens", 0))
-
-    def __add__(self, other: Usage) -> Usage:
-        return Usage(self.prompt_tokens + other.prompt_tokens, self.completion_tokens + other.completion_tokens)
 
 
 @dataclass

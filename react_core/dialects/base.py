@@ -29,7 +29,7 @@ from react_core.dialects.lenient import (
 )
 
 # Canonical tool names and the argument name each takes in call-style dialects.
-TOOL_PARAMS = {name: spec.param for name, spec in tool_specs.SPECS.items()}
+TOOL_PARAMS = tool_specs.PARAMS  # a live view: MCP tools registered at run time are known too
 FINISH = tool_specs.FINISH.name
 # A step title's length at most, ellipsis included.
 TITLE_CHARS = 80
@@ -86,6 +86,21 @@ def cut_short(result: ParseResult) -> ParseResult:
         leaked_observation=result.leaked_observation,
         error=f"Your reply was cut at its length (it ran out of tokens) {what}. Keep the thought short.",
     )
+
+
+def takes_json(tool: str) -> bool:
+    """Whether the tool's one input is a JSON object of its arguments (an MCP tool with several)."""
+    known = tool_specs.spec(tool)
+    return bool(known and known.takes_json)
+
+
+def whole_object(tool: str, value: object) -> bool:
+    """Whether a JSON object the model gave as the input is the tool's arguments as they stand: an MCP tool that takes
+    a JSON object, or one given more than its one text argument (optional ones too)."""
+    known = tool_specs.spec(tool)
+    if known is None or known.schema is None:
+        return False
+    return known.takes_json or (isinstance(value, dict) and bool(set(value) - {known.param}))
 
 
 def example_action(tool: str) -> Action:

@@ -6,13 +6,14 @@ becomes literals; the thought becomes one bounded line and the input a bounded r
 early: not a newline, not the first character of the text that follows it (``]`` in ``Search[…]``), JSON-safe inside
 a JSON string, and never the start of a stop sequence. So a new dialect gets a grammar for free, and anything the
 grammar allows parses with the dialect's parser into an enabled tool or a final answer (a model test samples it).
+An MCP tool is one more name; where its input is a JSON object of arguments, the input may start with a brace.
 """
 
 from __future__ import annotations
 
 from typing import Protocol
 
-from react_core.base.tool_specs import FINISH
+from react_core.base.tool_specs import FINISH, spec
 from react_core.base.trace import Action, Step
 
 
@@ -30,6 +31,7 @@ class Dialect(Protocol):
 _THOUGHT, _INPUT = "QQTHOUGHTQQ", "QQINPUTQQ"
 MAX_THOUGHT_CHARS = 160
 MAX_INPUT_CHARS = 80
+MAX_JSON_INPUT_CHARS = 400
 # Every character Python's str.split() takes for a blank: parsing trims them, so an input cannot start with one.
 BLANKS = "".join(chr(i) for i in range(0x3001) if chr(i).isspace())
 # A thought may not start with a blank or with what the parsers read as the environment's part or as markup
@@ -131,7 +133,12 @@ def grammar_for(fmt: Dialect, tools: list[str], index: int) -> str:
             rules += _json_rule(name, pairs)
         else:
             follows = after[:1] if after[:1] not in ("", "\n") else ""
-            rules += _run_rule(name, _INPUT_FIRST_EXCLUDED + follows, _DROPPED + follows, pairs, MAX_INPUT_CHARS)
+            # A tool taking a JSON object of arguments (an MCP tool's) may start its input with a brace, and is longer.
+            known = spec(tool)
+            json_input = bool(known and known.takes_json) and follows != "{"
+            first = _INPUT_FIRST_EXCLUDED.replace("{", "") if json_input else _INPUT_FIRST_EXCLUDED
+            most = MAX_JSON_INPUT_CHARS if json_input else MAX_INPUT_CHARS
+            rules += _run_rule(name, first + follows, _DROPPED + follows, pairs, most)
         alternatives.append(f"{literal(before)} {name} {literal(after)}")
     if len(leads) != 1:
         raise ValueError(f"the {fmt.name} dialect starts its steps differently for different actions")

@@ -23,7 +23,7 @@ import re
 
 from react_core.base import tool_specs
 from react_core.base.trace import Action
-from react_core.dialects.base import FINISH, TOOL_PARAMS, LangChainSteps, ParseResult
+from react_core.dialects.base import FINISH, TOOL_PARAMS, LangChainSteps, ParseResult, takes_json, whole_object
 from react_core.dialects.lenient import (
     LITERAL_ERRORS,
     balanced_span,
@@ -156,7 +156,8 @@ class JsonFormat(LangChainSteps):
                 thought=thought, error='The JSON blob needs an "action" key naming the tool.', leaked_observation=leaked
             )
         raw = next((blob[k] for k in _INPUT_KEYS if k in blob), "")
-        arg = input_from_value(raw, TOOL_PARAMS.get(self.resolve(tool), "input"))
+        name = self.resolve(tool)
+        arg = input_from_value(raw, TOOL_PARAMS.get(name, "input"), whole=whole_object(name, raw))
         if arg is None:
             return ParseResult(thought=thought, error='"action_input" is too long to read.', leaked_observation=leaked)
         return self.result(thought, tool, arg, leaked, answer=arg, closed=closed)
@@ -176,9 +177,21 @@ class JsonFormat(LangChainSteps):
     def render_action(self, action: Action | None, final_answer: str | None = None) -> str:
         if action is None:
             return f"Final Answer: {final_answer or ''}"
-        blob = {"action": tool_specs.label(action.tool), "action_input": action.input}
+        blob = {"action": tool_specs.label(action.tool), "action_input": _object_or_text(action)}
         return "Action:\n```\n" + json.dumps(blob, ensure_ascii=False, indent=2) + "\n```"
 
     def title_of(self, tool: str, value: str) -> str:
         name = "Final Answer" if tool == FINISH else tool_specs.label(tool)
         return f"{name} · {json.dumps(value, ensure_ascii=False)}"
+
+
+def _object_or_text(action: Action) -> object:
+    """An MCP tool's JSON arguments written as the object they are; any other input as its text."""
+    if takes_json(action.tool):
+        try:
+            value = json.loads(action.input)
+        except ValueError:
+            return action.input
+        if isinstance(value, dict):
+            return value
+    return action.input

@@ -222,14 +222,15 @@ def number_text(value: object) -> str | None:
     return None
 
 
-def input_from_value(value: object, param: str) -> str | None:
+def input_from_value(value: object, param: str, *, whole: bool = False) -> str | None:
     """A tool input from a JSON or Python value: a string as written, a number as its digits, an object's ``param``
-    entry (the tool's named argument), the value of a one-entry object, or else the value's JSON text.
+    entry (the tool's named argument), the value of a one-entry object, or else the value's JSON text. ``whole``: the
+    tool takes a JSON object of arguments (an MCP tool's), so an object is its JSON text as it stands.
 
     None when no input can be read (a number with more digits than an input may hold). Nested one-entry objects are
     unwrapped in a loop, so depth costs no recursion.
     """
-    while isinstance(value, dict):
+    while isinstance(value, dict) and not whole:
         if param in value:
             value = value[param]
         elif len(value) == 1 and not isinstance(next(iter(value.values())), dict | list):

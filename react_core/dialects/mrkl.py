@@ -20,7 +20,7 @@ import re
 
 from react_core.base import tool_specs
 from react_core.base.trace import Action
-from react_core.dialects.base import FINISH, TOOL_PARAMS, LangChainSteps, ParseResult
+from react_core.dialects.base import FINISH, TOOL_PARAMS, LangChainSteps, ParseResult, takes_json, whole_object
 from react_core.dialects.json_blob import read_blob_closed
 from react_core.dialects.lenient import (
     cut_environment,
@@ -52,7 +52,7 @@ _BOTH = (
 )
 
 
-def _input_value(raw: str, param: str) -> tuple[str | None, bool]:
+def _input_value(raw: str, param: str, tool: str = "") -> tuple[str | None, bool]:
     """The tool input from the text after ``Action Input:`` (JSON objects and strings decoded; None: too long), and
     whether a JSON object closed it (what follows a closed object is not read)."""
     raw = raw.strip()
@@ -61,7 +61,7 @@ def _input_value(raw: str, param: str) -> tuple[str | None, bool]:
             blob, closed = read_blob_closed(raw)
         except ValueError:
             return raw, False
-        return input_from_value(blob, param), closed
+        return input_from_value(blob, param, whole=whole_object(tool, blob)), closed
     if raw.startswith('"'):
         try:
             value = json.loads(raw)
@@ -119,7 +119,8 @@ class MrklFormat(LangChainSteps):
                 leaked_observation=leaked,
             )
         raw, ended = read_answer(rest, self.stop)
-        value, blob_closed = _input_value(raw, TOOL_PARAMS.get(self.resolve(tool), "input"))
+        name = self.resolve(tool)
+        value, blob_closed = _input_value(raw, TOOL_PARAMS.get(name, "input"), name)
         if value is None:
             return ParseResult(
                 thought=thought, error="The Action Input is too long to read.", leaked_observation=leaked
@@ -138,7 +139,8 @@ class MrklFormat(LangChainSteps):
     def render_action(self, action: Action | None, final_answer: str | None = None) -> str:
         if action is None:
             return f"Final Answer: {final_answer or ''}"
-        return f"Action: {tool_specs.label(action.tool)}\nAction Input: {self._written_input(action.input)}"
+        written = action.input if takes_json(action.tool) else self._written_input(action.input)
+        return f"Action: {tool_specs.label(action.tool)}\nAction Input: {written}"
 
     @staticmethod
     def _written_input(value: str) -> str:

@@ -1,7 +1,7 @@
 """The ``tools`` format: native tool calling, beside the text dialects.
 
 The model gets the tools as declared functions (Search, Lookup, Calculator and Finish, from
-``react_core.base.tool_specs``)
+``react_core.base.tool_specs``; an MCP tool with its server's JSON Schema, its arguments passed on as one JSON text)
 and answers with calls, not text actions: a request is a conversation (the question, then each reply and the results
 of its calls) and a reply is its text (the Thought) and its calls (the Actions). Several calls in one reply become
 several steps, run in order. An argument that is not valid JSON, or lacks the tool's parameter, is an error
@@ -70,6 +70,11 @@ class ToolsFormat(FunctionFormat):
             return ParseResult(thought=thought, action=action, closed=True)
         if not isinstance(args, dict):
             return ParseResult(thought=thought, error=f"The arguments must be a JSON object: {self._usage(name)}.")
+        known = tool_specs.spec(name)
+        # An MCP tool given more than its one text argument: the arguments go on as one JSON text, as given.
+        if known is not None and known.schema is not None and (known.takes_json or set(args) - {known.param}):
+            text = json.dumps(args, ensure_ascii=False)
+            return self.result(thought, name, text, False, answer=text, closed=True)
         value = args.get(param)
         if value is None and len(args) == 1:  # the one argument, under another name: harmless
             value = next(iter(args.values()))

@@ -21,6 +21,7 @@ from react_core.presets.preset import DEFAULT_PRESET, Preset, default_preset_for
 from react_core.presets.store import PresetStore
 from react_core.providers import FALLBACK
 from react_core.tools import DEFAULT_SENTENCES, TOOL_ORDER, build_tools
+from react_core.tools.mcp_config import MCP_TOOL_NAME, all_servers
 
 MAX_CALLS_LIMIT = 20
 
@@ -49,6 +50,9 @@ class RunSettings:
     wiki_language: str = ""
     sentences: int = DEFAULT_SENTENCES
     tools: list[str] = field(default_factory=lambda: list(TOOL_ORDER))
+    # The person's own MCP servers, name -> streamable-HTTP URL (``react_core.tools.mcp_config``); the operator's
+    # are configured on the server. Their tools are enabled in ``tools`` by their name-spaced names.
+    mcp_servers: dict[str, str] = field(default_factory=dict)
     # Constrain decoding to one well-formed step of the dialect, where the provider can (the on-device model).
     grammar: bool = True
     # Step mode: pause before a tool call, on an unreadable step, before Finish (``trace.BREAKPOINTS``); [] is off.
@@ -80,9 +84,15 @@ class RunSettings:
         stray = set(self.pause_before) - set(BREAKPOINTS)
         if stray:
             raise ConfigError(f"unknown breakpoints {sorted(stray)}: choose from {', '.join(BREAKPOINTS)}.")
-        unknown = set(self.tools) - set(TOOL_ORDER)
+        unknown = {t for t in set(self.tools) - set(TOOL_ORDER) if not MCP_TOOL_NAME.match(t)}
         if unknown:
-            raise ConfigError(f"unknown tools {sorted(unknown)}: choose from {', '.join(TOOL_ORDER)}.")
+            raise ConfigError(
+                f"unknown tools {sorted(unknown)}: choose from {', '.join(TOOL_ORDER)} or an MCP server's tools."
+            )
+        if not isinstance(self.mcp_servers, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in self.mcp_servers.items()
+        ):
+            raise ConfigError("mcp_servers must map server names to URLs.")
 
 
 def resolve_preset(settings: RunSettings, preset: Preset | None = None) -> Preset:
@@ -141,10 +151,16 @@ def build_run_config(
         knowledge = create_knowledge(
             settings.knowledge, wiki_url=settings.wiki_url or None, language=settings.wiki_language or None
         )
+    servers = []
+    if set(settings.tools) - set(TOOL_ORDER):
+        from react_core.providers.keys import visitor
+
+        # Under the job's key rules: a visitor's own servers only where the operator allows them.
+        servers = all_servers(settings.mcp_servers, visitor=visitor())
     return RunConfig(
         provider=provider,
         preset=chosen,
-        tools=build_tools(knowledge, settings.tools, sentences=settings.sentences),
+        tools=build_tools(knowledge, settings.tools, sentences=settings.sentences, mcp_servers=servers),
         max_calls=int(settings.max_calls),
         temperature=float(settings.temperature),
         grammar=bool(settings.grammar),

@@ -210,6 +210,10 @@ def _finish(chunk: Any) -> str:
 def _declaration(spec: ToolSpec) -> Any:
     from google.genai import types
 
+    if spec.schema is not None:  # an MCP tool: the server's own JSON Schema
+        return types.FunctionDeclaration(
+            name=spec.name, description=spec.description, parameters_json_schema=spec.parameters()
+        )
     argument = types.Schema(type="STRING", description=spec.param_description)
     parameters = types.Schema(type="OBJECT", properties={spec.param: argument}, required=[spec.param])
     return types.FunctionDeclaration(name=spec.name, description=spec.description, parameters=parameters)

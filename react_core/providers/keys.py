@@ -87,6 +87,11 @@ def lending(server_keys: bool = True, own_endpoints: bool = False) -> Iterator[N
         _lending.reset(token)
 
 
+def visitor() -> bool:
+    """Whether the work on this thread is a visitor's (public demo or signed-in mode), not the operator's own."""
+    return _rules().own_endpoints
+
+
 def _same_endpoint(a: str, b: str) -> bool:
     return a.strip().rstrip("/") == b.strip().rstrip("/")
 

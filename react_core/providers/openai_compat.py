@@ -192,13 +192,8 @@ class OpenAIProvider(HostedProvider):
 
 
 def _declaration(spec: ToolSpec) -> dict[str, Any]:
-    """A tool as a Chat Completions function: its name, description and its one string argument."""
-    parameters = {
-        "type": "object",
-        "properties": {spec.param: {"type": "string", "description": spec.param_description}},
-        "required": [spec.param],
-    }
-    function = {"name": spec.name, "description": spec.description, "parameters": parameters}
+    """A tool as a Chat Completions function: its name, description and its arguments' JSON Schema."""
+    function = {"name": spec.name, "description": spec.description, "parameters": spec.parameters()}
     return {"type": "function", "function": function}
 
 

@@ -1,12 +1,14 @@
-"""Tools the loop may run, built per run: Search and Lookup over a knowledge source, and the Calculator."""
+"""Tools the loop may run, built per run: Search and Lookup over a knowledge source, the Calculator, and the enabled
+tools of MCP servers (``react_core.tools.mcp``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from react_core.base.tool_specs import TOOL_ORDER
 from react_core.knowledge.base import KnowledgeSource
 from react_core.tools.calculator import CALCULATOR
+from react_core.tools.mcp_config import ServerConfig
 from react_core.tools.registry import Tool, ToolRegistry
 
 DEFAULT_SENTENCES = 5
@@ -17,8 +19,10 @@ def build_tools(
     enabled: Iterable[str] = TOOL_ORDER,
     *,
     sentences: int = DEFAULT_SENTENCES,
+    mcp_servers: Sequence[ServerConfig] = (),
 ) -> ToolRegistry:
-    """A fresh registry for one run (Lookup keeps per-run state). Search and Lookup need a knowledge source."""
+    """A fresh registry for one run (Lookup keeps per-run state). Search and Lookup need a knowledge source; an
+    enabled MCP tool needs its server among ``mcp_servers``."""
     enabled = set(enabled)
     registry = ToolRegistry()
     if knowledge is not None and enabled & {"search", "lookup"}:
@@ -29,6 +33,11 @@ def build_tools(
                 registry.register(tool)
     if "calculator" in enabled:
         registry.register(CALCULATOR)
+    if mcp_servers and enabled - set(TOOL_ORDER):
+        from react_core.tools.mcp import mcp_tools
+
+        for tool in mcp_tools(enabled - set(TOOL_ORDER), mcp_servers):
+            registry.register(tool)
     return registry
 
 

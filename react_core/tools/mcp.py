@@ -1,0 +1,277 @@
+"""MCP servers' tools as registered tools: named, described and called like Search, Lookup and Calculator.
+
+Each tool a server lists becomes a ``ToolSpec`` (``react_core.base.tool_specs.register``) named ``{server}_{tool}``,
+so it can never shadow a built-in tool, with the server's description and input JSON Schema: the dialects write the
+prompt's tool section, the native function declarations and the on-device grammar from it like any other tool's.
+
+An action's input is one text. A tool whose only required argument is a string takes the text as that argument, or a
+JSON object of its arguments (to set optional ones too); any other tool takes a JSON object, and text that is not one
+with the required arguments is an error observation quoting the schema. The result's text content, joined, is the
+observation (the registry caps it like every other); other content is named ("[image content omitted]"), never
+dropped silently; a result the server marks as an error is an error observation. A server that cannot be reached or
+dies, and a call past its deadline, are error observations too, and the run goes on. Every call is recorded on its
+observation (``Observation.mcp``). Tools the server marks destructive (``destructiveHint``) are refused unless the
+operator allows them (``mcp_config.destructive_allowed``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from react_core.base import tool_specs
+from react_core.base.errors import ConfigError, ToolError
+from react_core.base.tool_specs import ToolSpec
+from react_core.base.trace import McpCall, Observation
+from react_core.tools.mcp_client import POOL, McpFailure
+from react_core.tools.mcp_config import ServerConfig, all_servers, destructive_allowed
+from react_core.tools.registry import MAX_OBSERVATION_CHARS, Tool, bounded
+
+MAX_DESCRIPTION_CHARS = 1_500
+# A result's texts as the trace keeps them: beyond what the observation shows, bounded all the same.
+MAX_RECORDED_CHARS = 2 * MAX_OBSERVATION_CHARS
+
+
+def tool_name(server: str, name: str) -> str:
+    """The name-spaced, lower-case name a run knows a server's tool by (``git`` + ``git_status``)."""
+    return f"{server}_{re.sub(r'[^a-z0-9_]', '_', name.lower())}"
+
+
+@dataclass(frozen=True)
+class McpTool:
+    """A listed tool as the app shows it: where it comes from, what it says of itself and what it takes."""
+
+    name: str  # name-spaced
+    server: str
+    original: str  # its name on the server
+    description: str
+    schema: dict[str, Any] = field(compare=False, hash=False)
+    read_only: bool = False
+    destructive: bool = False
+
+    @property
+    def single(self) -> str:
+        """The one required argument when it is a string ('' when the tool needs a JSON object)."""
+        required = self.schema.get("required") or []
+        props = self.schema.get("properties") or {}
+        if len(required) == 1 and (props.get(required[0]) or {}).get("type") == "string":
+            return str(required[0])
+        return ""
+
+    def spec(self) -> ToolSpec:
+        props = self.schema.get("properties") or {}
+        single = self.single
+        about = " ".join((self.description or "").split())
+        if single:
+            param_description = " ".join(str((props.get(single) or {}).get("description") or single).split())
+            about += f" Input: {single}."
+            if len(props) > 1:
+                about += f" Or a JSON object of its arguments: {compact(self.schema)}"
+            example = single
+        else:
+            param_description = "A JSON object of the tool's arguments."
+            about += f" Input: a JSON object of its arguments: {compact(self.schema)}"
+            example = json.dumps({k: _placeholder(props.get(k) or {}) for k in self.schema.get("required") or []})
+        if self.destructive:
+            about += " (Marked destructive by its server.)"
+        return ToolSpec(
+            name=self.name,
+            label=self.name,
+            param=single or "input",
+            example=example,
+            description=bounded(about.strip(), MAX_DESCRIPTION_CHARS),
+            param_description=param_description,
+            schema=self.schema,
+            takes_json=not single,
+        )
+
+
+def compact(schema: dict[str, Any]) -> str:
+    """The schema's properties and required arguments as one short JSON line (titles left out)."""
+    props = {
+        k: {n: v for n, v in (p or {}).items() if n != "title"} for k, p in (schema.get("properties") or {}).items()
+    }
+    shown = {"properties": props, "required": schema.get("required") or []}
+    return json.dumps(shown, ensure_ascii=False, separators=(",", ":"))
+
+
+def _placeholder(prop: dict[str, Any]) -> Any:
+    return {"integer": 1, "number": 1, "boolean": True, "array": [], "object": {}}.get(prop.get("type"), "text")
+
+
+def listed(server: str, tool: Any) -> McpTool:
+    """An ``mcp.types.Tool`` from ``server``'s listing."""
+    notes = tool.annotations
+    schema = dict(tool.input_schema or {"type": "object"})
+    return McpTool(
+        name=tool_name(server, tool.name),
+        server=server,
+        original=tool.name,
+        description=tool.description or getattr(tool, "title", None) or "",
+        schema=schema,
+        read_only=bool(notes and notes.read_only_hint),
+        destructive=bool(notes and notes.destructive_hint is True),
+    )
+
+
+def arguments(tool: McpTool, text: str) -> dict[str, Any]:
+    """The call's arguments from the action's one text; ToolError (quoting the schema) when it does not fit."""
+    text = text.strip()
+    given: Any = None
+    if text.startswith("{"):
+        try:
+            given = json.loads(text)
+        except ValueError:
+            given = None
+    if isinstance(given, dict):
+        missing = [k for k in tool.schema.get("required") or [] if k not in given]
+        if not missing:
+            return given
+        if not tool.single:
+            raise ToolError(f"{tool.name} needs the arguments {', '.join(missing)}: {compact(tool.schema)}")
+    if tool.single:
+        return {tool.single: text}
+    if not (tool.schema.get("required") or []) and not text.strip("{} "):
+        return {}
+    raise ToolError(f"{tool.name} takes a JSON object of its arguments: {compact(tool.schema)}")
+
+
+def content_text(result: Any) -> str:
+    """The observation's text: text content joined, other content named; structured content when there is nothing
+    else."""
+    parts = []
+    for block in result.content or []:
+        kind = getattr(block, "type", "")
+        if kind == "text":
+            parts.append(block.text)
+        elif kind in ("image", "audio"):
+            parts.append(f"[{kind} content omitted ({getattr(block, 'mime_type', '') or 'unknown type'})]")
+        elif kind == "resource":
+            resource = block.resource
+            text = getattr(resource, "text", None)
+            parts.append(text if text is not None else f"[binary resource omitted: {resource.uri}]")
+        elif kind == "resource_link":
+            parts.append(f"[resource link: {block.uri}]")
+        else:
+            parts.append(f"[{kind or 'unknown'} content omitted]")
+    if not parts and result.structured_content is not None:
+        parts.append(json.dumps(result.structured_content, ensure_ascii=False))
+    return "\n".join(parts) if parts else "(The tool returned no content.)"
+
+
+def recorded(result: Any) -> dict[str, Any]:
+    """The result as the trace keeps it: JSON, with binary data replaced by its size and long texts cut."""
+    data = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+    for block in data.get("content") or []:
+        for holder in (block, block.get("resource") or {}):
+            for key in ("data", "blob"):
+                if isinstance(holder.get(key), str):
+                    holder[key] = f"[{len(holder[key]):,} characters of base64 omitted]"
+            if isinstance(holder.get("text"), str):
+                holder["text"] = bounded(holder["text"], MAX_RECORDED_CHARS)
+    return data
+
+
+def make_tool(config: ServerConfig, tool: McpTool) -> Tool:
+    """The registered tool that calls ``tool`` on ``config``'s server (reconnecting when the server went away)."""
+
+    def call(text: str) -> Observation:
+        record = McpCall(server=config.name, tool=tool.original)
+        started = time.perf_counter()
+        try:
+            record.arguments = arguments(tool, text)
+            if tool.destructive and not destructive_allowed():
+                # Step mode (built elsewhere) would pause here for the person's approval instead of refusing.
+                raise ToolError(
+                    f"{tool.name} is marked destructive by its MCP server, so it was not run: this deployment does "
+                    "not allow destructive tools (the operator can, with REACT_MCP_ALLOW_DESTRUCTIVE=1)."
+                )
+            result = POOL.get(config).call_tool(tool.original, record.arguments)
+        except (ToolError, McpFailure) as e:
+            record.error = str(e)
+            record.seconds = round(time.perf_counter() - started, 6)
+            return Observation(text=str(e), is_error=True, mcp=record)
+        record.result = recorded(result)
+        record.seconds = round(time.perf_counter() - started, 6)
+        failed = bool(result.is_error)
+        return Observation(text=content_text(result), is_error=failed, mcp=record, evidence=not failed)
+
+    return Tool(name=tool.name, function=call)
+
+
+def _unavailable(config: ServerConfig, name: str, why: str) -> Tool:
+    def call(text: str) -> Observation:
+        return Observation(text=why, is_error=True, mcp=McpCall(server=config.name, tool=name, error=why))
+
+    return Tool(name=name, function=call)
+
+
+def server_tools(config: ServerConfig) -> list[McpTool]:
+    """The server's tools, connecting when needed; McpFailure when it cannot be reached."""
+    return [listed(config.name, t) for t in POOL.get(config).tools]
+
+
+def mcp_tools(enabled: Iterable[str], servers: Iterable[ServerConfig]) -> list[Tool]:
+    """The enabled tools of these servers, their specs registered. A server that cannot be reached, or no longer
+    offers a tool, gives that tool as one that answers with why, so the run goes on and the model hears it."""
+    wanted = set(enabled)
+    tools: list[Tool] = []
+    for config in servers:
+        mine = {n for n in wanted if n.startswith(config.name + "_")}
+        if not mine:
+            continue
+        try:
+            offered = {t.name: t for t in server_tools(config)}
+        except McpFailure as e:
+            tools += [_unavailable(config, n, str(e)) for n in sorted(mine)]
+            continue
+        for name in sorted(mine):
+            if name in offered:
+                tool_specs.register(offered[name].spec())
+                tools.append(make_tool(config, offered[name]))
+            else:
+                tools.append(_unavailable(config, name, f"MCP server {config.name!r} no longer offers {name}."))
+    return tools
+
+
+@dataclass
+class ServerStatus:
+    """A configured server as the Settings page shows it."""
+
+    name: str
+    transport: str
+    where: str
+    operators: bool
+    error: str = ""  # '' when connected
+    tools: list[McpTool] = field(default_factory=list)
+
+    @property
+    def connected(self) -> bool:
+        return not self.error
+
+
+def server_statuses(servers: Iterable[ServerConfig]) -> list[ServerStatus]:
+    """Each server's state (connected, or failed and why) and its tools."""
+    out = []
+    for config in servers:
+        status = ServerStatus(config.name, config.transport, config.where, config.operators)
+        try:
+            status.tools = server_tools(config)
+        except McpFailure as e:
+            status.error = str(e)
+        out.append(status)
+    return out
+
+
+def mcp_statuses(urls: dict[str, str] | None = None, *, visitor: bool = False) -> tuple[list[ServerStatus], str]:
+    """The operator's servers and the person's own (``urls``), each with its state and tools, and '' or why the
+    configuration itself could not be read."""
+    try:
+        servers = all_servers(urls or {}, visitor=visitor)
+    except ConfigError as e:
+        return [], str(e)
+    return server_statuses(servers), ""

@@ -1,0 +1,254 @@
+"""A connection to one MCP server with the official SDK, usable from the loop's plain threads.
+
+The SDK is async and its transports (``stdio_client``, ``streamable_http_client``) and ``ClientSession`` are context
+managers that must be entered and left by one task. So each connection runs its own event loop on a background thread:
+one task holds the transport and the session open until ``close``; calls are sent into that loop and waited for with
+a deadline. Whatever goes wrong (the command cannot start, the URL does not answer, the server dies, a call outlives
+its deadline) is an ``McpFailure`` with one line for the person or the model, never a hang and never another
+exception. A connection that failed or whose server died is opened again on its next use (``McpPool.get``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import tempfile
+import threading
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+from react_core.tools.mcp_config import ServerConfig
+
+T = TypeVar("T")
+# Starting a server (a stdio command may first install itself) and listing its tools.
+CONNECT_SECONDS = 60.0
+# Closing: the SDK asks a stdio server to exit, then terminates it.
+CLOSE_SECONDS = 10.0
+# A server that could not be reached is tried again on use after this long, not at every use before it.
+RETRY_SECONDS = 10.0
+
+
+class McpFailure(Exception):
+    """An MCP server could not be reached or did not answer in time; the message says so in one line."""
+
+
+def describe(error: BaseException) -> str:
+    """One line for an exception out of the SDK (task groups wrap the real cause in an ExceptionGroup)."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    text = " ".join(str(error).split())[:300]
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+class McpConnection:
+    """One server: ``open`` connects and lists its tools, ``call`` runs one, ``close`` ends it."""
+
+    def __init__(self, config: ServerConfig) -> None:
+        self.config = config
+        self.tools: list[Any] = []  # mcp.types.Tool, as listed
+        self.error = ""  # why the connection failed or ended ('' while it is up)
+        self.protocol_version = ""
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._session: Any = None
+        self._stop: asyncio.Event | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._gone: asyncio.Event | None = None  # set in the loop when the session ends, for calls waiting on it
+        self._ready = threading.Event()
+        self._done = threading.Event()
+        self._stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115 (kept open)
+
+    @property
+    def alive(self) -> bool:
+        return self._ready.is_set() and not self._done.is_set() and self._session is not None
+
+    # -- opening and closing --------------------------------------------------------------------------
+    def open(self, timeout: float = CONNECT_SECONDS) -> None:
+        """Connect and list the tools; McpFailure when the server cannot be reached in ``timeout`` seconds."""
+        thread = threading.Thread(target=self._thread, name=f"mcp-{self.config.name}", daemon=True)
+        thread.start()
+        if not self._ready.wait(timeout):
+            self.close()
+            raise McpFailure(f"MCP server {self.config.name!r} did not answer within {timeout:g} s.")
+        if self._session is None:
+            raise McpFailure(f"MCP server {self.config.name!r} could not be reached: {self.error}")
+
+    def _thread(self) -> None:
+        loop = asyncio.new_event_loop()
+        self._loop = loop
+        self._task = loop.create_task(self._main())
+        try:
+            loop.run_until_complete(self._task)
+        finally:
+            with contextlib.suppress(Exception):
+                loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.close()
+
+    async def _main(self) -> None:
+        from mcp import ClientSession
+
+        self._stop, self._gone = asyncio.Event(), asyncio.Event()
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                read, write = await stack.enter_async_context(self._transport())
+                session = await stack.enter_async_context(ClientSession(read, write))
+                result = await session.initialize()
+                self.protocol_version = str(result.protocol_version)
+                self.tools = await self._list(session)
+                self._session = session
+                self._ready.set()
+                await self._stop.wait()
+        except BaseException as e:  # the thread's end: record why, never raise into nothing
+            self.error = self.error or self._why(e)
+        finally:
+            self._session = None
+            self.error = self.error or "the connection was closed"
+            self._gone.set()
+            self._done.set()
+            self._ready.set()
+
+    def _transport(self) -> contextlib.AbstractAsyncContextManager[Any]:
+        cfg = self.config
+        if cfg.command:
+            from mcp import StdioServerParameters, stdio_client
+
+            params = StdioServerParameters(
+                command=cfg.command, args=list(cfg.args), env=dict(cfg.env) or None, cwd=cfg.cwd or None
+            )
+            return stdio_client(params, errlog=self._stderr)
+        import httpx2
+        from mcp.client.streamable_http import streamable_http_client
+
+        client = httpx2.AsyncClient(headers=dict(cfg.headers), timeout=httpx2.Timeout(cfg.timeout, connect=10.0))
+        return _owning(client, streamable_http_client(cfg.url, http_client=client))
+
+    @staticmethod
+    async def _list(session: Any) -> list[Any]:
+        tools, cursor = [], None
+        for _ in range(100):  # a server that pages forever is not waited for
+            from mcp.types import PaginatedRequestParams
+
+            listed = await session.list_tools(params=PaginatedRequestParams(cursor=cursor) if cursor else None)
+            tools += listed.tools
+            cursor = listed.next_cursor
+            if not cursor:
+                break
+        return tools
+
+    def _why(self, error: BaseException) -> str:
+        """The failure, with the last line the server wrote to its stderr when it is a command."""
+        why = describe(error)
+        with contextlib.suppress(OSError, ValueError):
+            self._stderr.seek(0)
+            lines = [ln.strip() for ln in self._stderr.read()[-4000:].splitlines() if ln.strip()]
+            if lines:
+                why += f" (the server said: {lines[-1][:200]})"
+        return why
+
+    def close(self) -> None:
+        loop, stop, task = self._loop, self._stop, self._task
+        if loop is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):  # the loop ended meanwhile
+                if self._session is not None and stop is not None:
+                    loop.call_soon_threadsafe(stop.set)  # leave the session and transport in order
+                elif task is not None:
+                    loop.call_soon_threadsafe(task.cancel)  # still connecting: give up
+        self._done.wait(CLOSE_SECONDS)
+        with contextlib.suppress(OSError):
+            self._stderr.close()
+
+    # -- calls ----------------------------------------------------------------------------------------
+    def run(self, make: Callable[[Any], Awaitable[T]], timeout: float) -> T:
+        """``make(session)`` awaited in the connection's loop; McpFailure when the server is gone or it outlives
+        ``timeout`` seconds (the request is then cancelled)."""
+        loop, session = self._loop, self._session
+        if loop is None or session is None or not self.alive:
+            raise McpFailure(f"MCP server {self.config.name!r} is not connected ({self.error or 'closed'}).")
+
+        async def guarded() -> T:
+            # The server ending while a call waits fails the call, as a deadline does.
+            waiting = asyncio.ensure_future(make(session))
+            ended = asyncio.ensure_future(self._ended())
+            finished, _ = await asyncio.wait({waiting, ended}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+            ended.cancel()
+            if waiting in finished:
+                return waiting.result()
+            waiting.cancel()
+            if ended in finished:
+                raise McpFailure(f"MCP server {self.config.name!r} stopped during the call: {self.error}")
+            raise McpFailure(f"MCP server {self.config.name!r} did not answer within {timeout:g} s.")
+
+        try:
+            future = asyncio.run_coroutine_threadsafe(guarded(), loop)
+        except RuntimeError:
+            raise McpFailure(f"MCP server {self.config.name!r} is not connected.") from None
+        try:
+            return future.result(timeout + CLOSE_SECONDS)
+        except McpFailure:
+            raise
+        except TimeoutError:
+            future.cancel()
+            raise McpFailure(f"MCP server {self.config.name!r} did not answer within {timeout:g} s.") from None
+        except Exception as e:  # the SDK's own error for a failed request (MCPError, a closed stream, …)
+            if self._done.is_set():
+                raise McpFailure(f"MCP server {self.config.name!r} stopped during the call: {self.error}") from None
+            raise McpFailure(f"MCP server {self.config.name!r} failed the call: {describe(e)}") from None
+
+    async def _ended(self) -> None:
+        assert self._gone is not None
+        await self._gone.wait()
+
+    def call_tool(self, name: str, arguments: dict[str, Any], timeout: float | None = None) -> Any:
+        """The server's CallToolResult for ``name`` with ``arguments``."""
+        seconds = timeout or self.config.timeout
+        return self.run(lambda s: s.call_tool(name, arguments, read_timeout_seconds=seconds), seconds)
+
+
+@contextlib.asynccontextmanager
+async def _owning(client: Any, transport: contextlib.AbstractAsyncContextManager[Any]) -> Any:
+    """The HTTP transport, with the client we made for it closed after it."""
+    async with client, transport as streams:
+        yield streams
+
+
+class McpPool:
+    """The process's connections, one per server configuration, opened on first use and again after a failure."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._connections: dict[ServerConfig, McpConnection] = {}
+        self.failures: dict[ServerConfig, tuple[float, str]] = {}
+
+    def get(self, config: ServerConfig) -> McpConnection:
+        """A live connection to ``config``'s server; McpFailure (remembered for ``failure``) when there is none."""
+        with self._lock:
+            conn = self._connections.get(config)
+            if conn is not None and conn.alive:
+                return conn
+            if conn is not None:
+                conn.close()
+            when, why = self.failures.get(config, (0.0, ""))
+            if why and time.monotonic() - when < RETRY_SECONDS:  # a page drawn again does not wait on it again
+                raise McpFailure(why)
+            conn = McpConnection(config)
+            try:
+                conn.open()
+            except McpFailure as e:
+                conn.close()
+                self._connections.pop(config, None)
+                self.failures[config] = (time.monotonic(), str(e))
+                raise
+            self._connections[config] = conn
+            self.failures.pop(config, None)
+            return conn
+
+    def close_all(self) -> None:
+        with self._lock:
+            connections, self._connections = list(self._connections.values()), {}
+        for conn in connections:
+            conn.close()
+
+
+POOL = McpPool()
+atexit.register(POOL.close_all)

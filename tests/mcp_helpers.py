@@ -1,0 +1,54 @@
+"""Real MCP servers for the client's tests: the reference ``mcp-server-git`` over stdio on a repository the test
+creates, and our own small server (``tests/mcp_server.py``) over streamable HTTP on a free 127.0.0.1 port. Each is
+started by the test and stopped by the PID it was started with."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from provider_helpers import free_port, wait_for
+
+HERE = Path(__file__).resolve().parent
+GIT_SERVER = str(Path(sys.executable).parent / "mcp-server-git")
+
+
+def git_repository(folder: Path) -> Path:
+    """A repository with one commit ("first commit", adding notes.txt)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    git = ["git", "-C", str(folder), "-c", "user.name=Test", "-c", "user.email=test@example.org"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    (folder / "notes.txt").write_text("hello\n", encoding="utf-8")
+    subprocess.run([*git, "add", "notes.txt"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "first commit"], check=True)
+    return folder
+
+
+def _listening(port: int) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+@contextmanager
+def our_server() -> Iterator[tuple[str, subprocess.Popen]]:
+    """Our server on a free port: its MCP URL and its process (kill only this one)."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, str(HERE / "mcp_server.py"), str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        if not wait_for(lambda: _listening(port) or proc.poll() is not None, timeout=30):
+            raise RuntimeError("the test MCP server did not start")
+        if proc.poll() is not None:
+            raise RuntimeError(f"the test MCP server exited with {proc.returncode}")
+        yield f"http://127.0.0.1:{port}/mcp", proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(10)

@@ -1,0 +1,61 @@
+"""A small MCP server of our own, on the official SDK's MCPServer (FastMCP in mcp 1.x), for the client's error cases.
+
+``python tests/mcp_server.py PORT`` serves streamable HTTP on 127.0.0.1:PORT/mcp. Tools: ``echo`` (one text),
+``add`` (two integers: a JSON object), ``fail`` (raises: the result is an error), ``slow`` (writes ``marker`` then
+sleeps, for deadlines and a server killed mid-call), ``picture`` (image content and a line of text) and ``wipe``
+(annotated destructive).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.utilities.types import Image
+from mcp.types import ToolAnnotations
+
+# A 1x1 PNG.
+PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d4944415478da63f8cfc0f01f0005000201a5f1f1a10000000049454e44ae426082"
+)
+
+server = MCPServer("react-lab-test")
+
+
+@server.tool(description="Returns the text it is given.", annotations=ToolAnnotations(read_only_hint=True))
+def echo(text: str) -> str:
+    return f"echo: {text}"
+
+
+@server.tool(description="Adds two integers.")
+def add(a: int, b: int) -> str:
+    return str(a + b)
+
+
+@server.tool(description="Always fails.")
+def fail(reason: str) -> str:
+    raise ValueError(f"it failed on purpose: {reason}")
+
+
+@server.tool(description="Writes the marker file, then waits.")
+def slow(marker: str, seconds: float = 60.0) -> str:
+    Path(marker).write_text("started", encoding="utf-8")
+    time.sleep(seconds)
+    return "done"
+
+
+@server.tool(description="Returns a picture and a caption.")
+def picture() -> list:
+    return [Image(data=PNG, format="png"), "a one-pixel picture"]
+
+
+@server.tool(description="Deletes everything.", annotations=ToolAnnotations(destructive_hint=True))
+def wipe(target: str) -> str:
+    return f"wiped {target}"
+
+
+if __name__ == "__main__":
+    server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[1]))
