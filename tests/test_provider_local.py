@@ -82,10 +82,11 @@ def test_stop_reaches_a_call_queued_behind_another_sessions_call(tmp_path: Path)
         assert outcome == ["cancelled"], "Stop waited for the other session's call to end"
 
 
-def test_the_python_snippet_makes_the_providers_exact_call(monkeypatch) -> None:
+@pytest.mark.parametrize("amx", [False, True], ids=["extra buffers", "a CPU that reports AMX"])
+def test_the_python_snippet_makes_the_providers_exact_call(monkeypatch, amx: bool) -> None:
     # The snippet run against a stand-in llama_cpp: the model as the provider loads it (n_ctx, n_batch: the prompt
-    # read in the same blocks), the prompt tokenized as the provider tokenizes it (BOS, special tokens as text), and
-    # every other argument as recorded.
+    # read in the same blocks; without llama.cpp's extra buffer types where the app loads it so), the prompt tokenized
+    # as the provider tokenizes it (BOS, special tokens as text), and every other argument as recorded.
     import sys
     import types
 
@@ -93,9 +94,16 @@ def test_the_python_snippet_makes_the_providers_exact_call(monkeypatch) -> None:
 
     made: dict = {}
 
+    class Params:
+        use_extra_bufts = True
+
+    lib = types.ModuleType("llama_cpp.llama_cpp")
+    lib.llama_model_default_params = Params
+
     class Llama:
         def __init__(self, **options) -> None:
             made["model"] = options
+            made["extra_buffers"] = lib.llama_model_default_params().use_extra_bufts
 
         def tokenize(self, text: bytes, add_bos: bool = True, special: bool = True) -> list:
             made["tokenized"] = (text.decode("utf-8"), add_bos, special)
@@ -110,7 +118,11 @@ def test_the_python_snippet_makes_the_providers_exact_call(monkeypatch) -> None:
         def from_string(text: str, verbose: bool = True) -> tuple:
             return ("grammar", text)
 
-    monkeypatch.setitem(sys.modules, "llama_cpp", types.SimpleNamespace(Llama=Llama, LlamaGrammar=LlamaGrammar))
+    package = types.ModuleType("llama_cpp")
+    package.__path__, package.Llama, package.LlamaGrammar, package.llama_cpp = [], Llama, LlamaGrammar, lib
+    monkeypatch.setitem(sys.modules, "llama_cpp", package)
+    monkeypatch.setitem(sys.modules, "llama_cpp.llama_cpp", lib)
+    monkeypatch.setattr(local_module, "extra_buffers_wanted", lambda: not amx)
     body = {
         "prompt": "Question: what is <start_of_turn>?\nThought 1:",
         "max_tokens": 40,
@@ -122,6 +134,7 @@ def test_the_python_snippet_makes_the_providers_exact_call(monkeypatch) -> None:
     snippet = LocalProvider.snippet({"step": 2, "model": "", "body": body}, "python")
     exec(compile(snippet, "snippet", "exec"), {"__name__": "__main__"})
     assert made["model"]["n_ctx"] == local_module.N_CTX and made["model"]["n_batch"] == BLOCK
+    assert made["extra_buffers"] is not amx
     assert made["tokenized"] == (body["prompt"], True, False) and made["prompt"] == [2, 7, 7]
     expected = {k: v for k, v in body.items() if k != "prompt"} | {"grammar": ("grammar", body["grammar"])}
     assert made["arguments"] == expected
