@@ -7,6 +7,10 @@ BIN := $(VENV)/bin
 # llama-cpp-python compiles from source where no wheel exists (once; pip's cache keeps the wheel).
 export CMAKE_BUILD_PARALLEL_LEVEL ?= $(shell nproc 2>/dev/null || echo 2)
 
+# The suite runs its files on two workers (pytest-xdist; a file's tests stay together, so a module's server or model is
+# started once). PARALLEL= runs it in one process.
+PARALLEL ?= -n 2 --dist loadfile
+
 .PHONY: run test test-quick lint bench install install-dev chromium postgresql curl phoenix clean
 
 $(BIN)/python:
@@ -61,12 +65,12 @@ lint: install-dev
 
 test: install-dev chromium postgresql curl phoenix
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(PARALLEL)
 
 # The inner loop: everything but the on-device model, the real browser and Phoenix (none of them needed).
 test-quick: install-dev postgresql curl
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -q -m "not model and not browser and not server"
+	$(BIN)/python -m pytest -q $(PARALLEL) -m "not model and not browser and not server"
 
 bench: install-dev
 	@set -e; for b in bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b; done

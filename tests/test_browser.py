@@ -112,7 +112,8 @@ def test_journey_ask_inspect_change_settings_ask_again_history_export(app_server
         runs.get_by_text("What is 17 * 23 + 4?").wait_for()
         shot(page, "history.png")
 
-        runs.get_by_role("button", name="Open").first.click()  # newest first: the calculator run
+        # The calculator run, #2, by its button's key (the prompt-version filter's dropdown is a button named Open too).
+        runs.locator(".st-key-open-2 button").click()
         with page.expect_download() as download:
             page.get_by_role("button", name="Export JSON").click()
         exported = json.loads(Path(download.value.path()).read_text())

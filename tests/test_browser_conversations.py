@@ -91,7 +91,7 @@ def test_reload_reopen_continue_and_fork_in_the_runs_own_dialect(served):
         page.get_by_test_id("stSidebar").get_by_text("LangChain MRKL", exact=False).wait_for()
         nav(page, "History")
         runs = page.get_by_role("tabpanel", name="Runs")
-        runs.get_by_role("button", name="Open").last.click()  # newest first: run #1 is the last
+        runs.locator(".st-key-open-1 button").click()  # run #1, by its button's key (the version filter has an Open)
         page.get_by_role("heading", name=re.compile(r"^Run #1")).wait_for()
         page.get_by_text("this run's own settings", exact=False).wait_for()
         page.get_by_role("cell", name="ReAct paper (Search[entity])").wait_for()
