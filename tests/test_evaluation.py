@@ -297,7 +297,8 @@ def test_eval_report_sets_results_beside_the_paper(tmp_path):
         timeout=60,
     )
     assert report.returncode == 0, report.stderr
-    assert "| Standard | 3 | 66.7 | 66.7 |" in report.stdout and report.stdout.rstrip().endswith("| 28.7 |")
+    assert "| Standard | hotpotqa-standard@1 | 3 | 66.7 | 66.7 |" in report.stdout
+    assert report.stdout.rstrip().endswith("| 28.7 |")
 
 
 # -- the engine function: one path for the CLI and the page -------------------------------------------------
@@ -542,7 +543,9 @@ def test_eval_runs_several_strategies_into_a_folder_with_the_same_setup_as_the_e
     assert header["config"] == strategy_config(plan, "cot", "script")
     report = cli("eval-report", str(tmp_path / "res"))
     assert (
-        report.returncode == 0 and "| Standard | 1 | 100.0 |" in report.stdout and "| CoT | 1 | 0.0 |" in report.stdout
+        report.returncode == 0
+        and "| Standard | hotpotqa-standard@1 | 1 | 100.0 |" in report.stdout
+        and "| CoT | hotpotqa-cot@1 | 1 | 0.0 |" in report.stdout
     )
 
 
@@ -564,7 +567,7 @@ def test_eval_table_runs_the_seven_strategies_and_rewrites_only_the_marked_secti
         "| Standard", "| CoT", "| CoT-SC", "| Act", "| ReAct", "| CoT-SC → ReAct", "| ReAct → CoT-SC"
     ]  # fmt: skip
     for row, strategy in zip(rows, STRATEGIES, strict=True):
-        assert row.split(" | ")[1] == "1" and row.endswith(f"| {PAPER_HOTPOTQA_EM[strategy]} |")
+        assert row.split(" | ")[2] == "1" and row.endswith(f"| {PAPER_HOTPOTQA_EM[strategy]} |")
     assert (tmp_path / "res" / "pack.sqlite").is_file() and "--limit 1" in text and "reuse" in text
     # Run again: everything is in the folder, so nothing is asked of the model and the table is the same.
     script.write_text("[]")
@@ -606,7 +609,7 @@ def test_eval_report_reads_files_written_before_headers(tmp_path):
     ]  # fmt: skip
     legacy.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     out = cli("eval-report", str(legacy))
-    assert out.returncode == 0 and "| ReAct | 2 | 50.0 | 50.0 | 100.0% | 1 | 1 | 0 | 0 |" in out.stdout
+    assert out.returncode == 0 and "| ReAct | — | 2 | 50.0 | 50.0 | 100.0% | 1 | 1 | 0 | 0 |" in out.stdout
 
 
 def test_an_agents_results_header_says_whether_its_steps_were_decoded_under_a_grammar():

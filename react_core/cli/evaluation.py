@@ -29,6 +29,12 @@ def register(sub: Any) -> None:
         "--out", required=True, help="results folder (one STRATEGY.jsonl each), or a .jsonl file for one strategy"
     )
     p.add_argument("--repetitions", type=int, default=1, help="runs per question (above 1: give a --temperature > 0)")
+    p.add_argument(
+        "--versions",
+        nargs="+",
+        default=[],
+        help="prompt versions (name@3, name@label) to compare: Act/ReAct run once each",
+    )
     p.add_argument("--baseline", help="a results file of the same questions: list those that newly pass and fail")
     p.add_argument("--check-tool", help="trajectory check: the run calls this tool (e.g. search)")
     p.add_argument("--check-no-tool", help="trajectory check: the run never calls this tool")
@@ -104,6 +110,7 @@ def _plan(args: argparse.Namespace, strategies: list[str], out_dir: str, names: 
         concurrency=args.concurrency,
         rpm=args.rpm,
         repetitions=getattr(args, "repetitions", 1),
+        versions=list(getattr(args, "versions", None) or []),
     )
 
 
@@ -149,19 +156,24 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     strategies = list(dict.fromkeys(args.strategy))
     out = Path(args.out)
     if out.suffix == ".jsonl":
-        if len(strategies) > 1:
-            raise UsageError("--out FILE.jsonl takes one strategy; give a folder for several")
-        plan = _plan(args, strategies, str(out.parent), {strategies[0]: out.stem})
+        if len(strategies) > 1 or len(args.versions) > 1:
+            raise UsageError("--out FILE.jsonl takes one strategy and version; give a folder for several")
+        key = f"{strategies[0]}@{args.versions[0]}" if args.versions else strategies[0]
+        plan = _plan(args, strategies, str(out.parent), {key: out.stem})
     else:
         plan = _plan(args, strategies, str(out), {})
     baseline = _baseline(args.baseline)
     result = _run(args, plan)
     checks = _checks(args)
-    for strategy, summary in result.summaries.items():
-        prefix = f"{STRATEGY_LABELS[strategy]}: " if len(strategies) > 1 else ""
+    several = len(result.summaries) > 1
+    units = {key: strategy for key, strategy, _ in plan.units()}
+    for key, summary in result.summaries.items():
+        strategy = units[key]
+        version = key.partition("@")[2]
+        prefix = f"{STRATEGY_LABELS[strategy]}{f' {version}' if version else ''}: " if several else ""
         print(prefix + summary.line())
         print(f"{prefix}{summary.ended_line()}", file=sys.stderr)
-        records = _records(plan, strategy)
+        records = _records(plan, key, strategy)
         scores = repeats.score(records, checks)
         print(f"{prefix}{scores.line()}", file=sys.stderr)
         print(f"{prefix}checks: " + ", ".join(f"{n} {v * 100:.0f}%" for n, v in scores.checks.items()), file=sys.stderr)
@@ -196,12 +208,12 @@ def _checks(args: argparse.Namespace) -> Any:
     return Checks(tool=tool.lower(), tool_absent=bool(args.check_no_tool), max_steps=args.check_steps)
 
 
-def _records(plan: Any, strategy: str) -> list[dict]:
+def _records(plan: Any, key: str, strategy: str) -> list[dict]:
     from react_core.evaluation.results import read_results
     from react_core.evaluation.run import load_plan_questions
 
     wanted = {q.id for q in load_plan_questions(plan)}
-    return [r for r in read_results(plan.path(strategy)) if r["id"] in wanted and r.get("strategy") == strategy]
+    return [r for r in read_results(plan.path(key)) if r["id"] in wanted and r.get("strategy") == strategy]
 
 
 def _comparison_lines(c: Any) -> str:

@@ -1,7 +1,7 @@
 """Results as a Markdown table beside the paper's Table 1 (``eval-report``, ``eval-table``). UI-free.
 
-Columns: strategy, n, EM, F1, well-formed steps, how the episodes ended (a count per stop reason: ``finished``,
-``max_calls``, ``context``, ``loop``), average steps and seconds, and the paper's EM.
+Columns: strategy, the prompt version it ran (``paper@2``), n, EM, F1, well-formed steps, how the episodes ended (a
+count per stop reason: ``finished``, ``max_calls``, ``context``, ``loop``), average steps and seconds, the paper's EM.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ PAPER_N = 500
 
 
 def header_rows() -> list[str]:
-    columns = ["strategy", "n", "EM", "F1", "well-formed steps", *ENDINGS, "avg steps", "avg seconds"]
+    columns = ["strategy", "prompt version", "n", "EM", "F1", "well-formed steps", *ENDINGS, "avg steps", "avg seconds"]
     columns.append(f"paper EM ({PAPER_MODEL}, n={PAPER_N})")
     return ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
 
@@ -31,14 +31,21 @@ def label(r: StrategyResults, groups: list[StrategyResults] = ()) -> str:
 
 def row(r: StrategyResults, groups: list[StrategyResults] = ()) -> str:
     s = r.summary()
-    cells = [label(r, groups), str(s.n), f"{100 * s.em:.1f}", f"{100 * s.f1:.1f}", f"{100 * s.well_formed:.1f}%"]
+    cells = [
+        label(r, groups),
+        r.version or "—",
+        str(s.n),
+        f"{100 * s.em:.1f}",
+        f"{100 * s.f1:.1f}",
+        f"{100 * s.well_formed:.1f}%",
+    ]
     cells += [str(s.ended.get(reason, 0)) for reason in ENDINGS]
     cells += [f"{s.avg_steps:.2f}", f"{s.avg_seconds:.1f}", str(PAPER_HOTPOTQA_EM.get(r.strategy, "—"))]
     return "| " + " | ".join(cells) + " |"
 
 
 def missing_row(strategy: str) -> str:
-    blanks = ["not run"] + ["—"] * (6 + len(ENDINGS))
+    blanks = ["—", "not run"] + ["—"] * (5 + len(ENDINGS))
     return f"| {STRATEGY_LABELS[strategy]} | " + " | ".join(blanks) + f" | {PAPER_HOTPOTQA_EM[strategy]} |"
 
 

@@ -89,6 +89,12 @@ def prepare(path: str | Path, header: dict[str, Any]) -> list[dict[str, Any]]:
                 f"{path} holds results made differently ({'; '.join(diff)}). Use another output folder, or the "
                 "same settings to resume."
             )
+        before, after = old.get("versions"), header.get("versions")
+        if before and after and before != after:  # the same address (a label, the newest) now names another version
+            raise ConfigError(
+                f"{path} holds results of prompt {', '.join(before.values())}, not {', '.join(after.values())}. Use "
+                "another output folder, or the version those results were made with."
+            )
         if old.get("questions") == header["questions"]:
             return records
         header = {**header, "created_at": old.get("created_at", header["created_at"])}
@@ -168,6 +174,15 @@ class StrategyResults:
     def summary(self) -> Summary:
         return summarize(self.records, planned=self.planned or len(self.records))
 
+    @property
+    def version(self) -> str:
+        """The prompt version(s) these results were made with (``paper@2``; a hybrid's two joined by ``+``), from the
+        header, else from the traces (files written before headers named versions); '' when none is known."""
+        named = list(((self.header or {}).get("versions") or {}).values())
+        if not named:
+            named = [str((r.get("trace") or {}).get("settings", {}).get("prompt_version") or "") for r in self.records]
+        return " + ".join(v for v in dict.fromkeys(named) if v)
+
 
 @dataclass
 class Evaluation:
@@ -222,6 +237,19 @@ def load_evaluation(folder: str | Path) -> Evaluation:
         when = folder.stat().st_mtime if folder.exists() else 0
         created = datetime.fromtimestamp(when, UTC).isoformat(timespec="seconds")
     return Evaluation(folder, created, results)
+
+
+def by_version(
+    evaluations: list[Evaluation], version: str | None = None
+) -> dict[str, list[tuple[Evaluation, StrategyResults]]]:
+    """Every results file of ``evaluations`` grouped by the prompt version it was made with (``''`` for files that
+    name none), versions in order of name; only ``version``'s group when one is given."""
+    groups: dict[str, list[tuple[Evaluation, StrategyResults]]] = {}
+    for e in evaluations:
+        for r in e.results:
+            if version is None or r.version == version:
+                groups.setdefault(r.version, []).append((e, r))
+    return dict(sorted(groups.items()))
 
 
 def list_evaluations(

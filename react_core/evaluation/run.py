@@ -51,6 +51,7 @@ from react_core.providers.base import Provider
 from react_core.tools import DEFAULT_SENTENCES
 
 HOSTED_RPM = 60.0
+VERSIONED = ("act", "react")  # the strategies a plan's ``versions`` apply to: one prompt each, the agent's
 ProgressHandler = Callable[[dict[str, Any]], None]
 
 
@@ -79,6 +80,9 @@ class EvalPlan:
     owner: str = ""  # whose prompts a preset name means (``react_core.presets.store``): shipped ones, then theirs
     # Runs per question (``repeats``): above 1 each question runs that many times, at a temperature above 0.
     repetitions: int = 1
+    # Prompt versions (``name@3``, ``name@label``) to compare on the same questions: Act and ReAct each run once per
+    # version, into a results file of its own (``units``); empty: each strategy runs once with ``presets``.
+    versions: list[str] = field(default_factory=list)
 
     def run_settings(self) -> RunSettings:
         """The settings every agent step runs with: the model and knowledge chosen, the plan's budget and tools."""
@@ -94,6 +98,18 @@ class EvalPlan:
 
     def path(self, strategy: str) -> Path:
         return results.result_path(self.out_dir, self.names.get(strategy, strategy))
+
+    def units(self) -> list[tuple[str, str, dict[str, str]]]:
+        """What runs, in order, as (key, strategy, prompts per role): each strategy with the plan's prompts, or with
+        ``versions``, Act and ReAct once per version, keyed ``react@name@3`` (also its results file's name)."""
+        presets = {role: self.presets.get(role) or name for role, name in DEFAULT_PRESETS.items()}
+        out = []
+        for strategy in self.strategies:
+            if not self.versions:
+                out.append((strategy, strategy, presets))
+                continue
+            out += [(f"{strategy}@{v}", strategy, {**presets, strategy: v}) for v in self.versions]
+        return out
 
 
 @dataclass
@@ -120,13 +136,20 @@ def check_plan(plan: EvalPlan) -> None:
         raise ConfigError("Repeated runs need a temperature above 0: at 0 every repetition gives the same answer.")
     if plan.indices and len(plan.datasets) != 1:
         raise ConfigError("Indices select rows of one dataset file; give a single dataset.")
+    if plan.versions and set(plan.strategies) - set(VERSIONED):
+        raise ConfigError("Prompt versions are compared with Act or ReAct; choose only those strategies.")
+    if len(set(plan.versions)) != len(plan.versions):
+        raise ConfigError("Each prompt version once, please: a version given twice would run twice.")
     plan.run_settings().check()
-    for role in sorted({r for s in plan.strategies for r in ROLES[s]}):
-        preset = PresetStore(plan.owner).load(plan.presets.get(role) or DEFAULT_PRESETS[role])
-        if preset.mode != ROLE_MODES[role]:
-            raise ConfigError(
-                f"Preset {preset.name!r} is a {preset.mode} prompt; the {role} role needs a {ROLE_MODES[role]} one."
-            )
+    store = PresetStore(plan.owner)
+    for _key, strategy, presets in plan.units():
+        for role in ROLES[strategy]:
+            preset = store.load(presets[role])
+            if preset.mode != ROLE_MODES[role]:
+                raise ConfigError(
+                    f"Preset {presets[role]!r} is a {preset.mode} prompt; the {role} role needs a "
+                    f"{ROLE_MODES[role]} one."
+                )
 
 
 def load_plan_questions(plan: EvalPlan) -> list[Question]:
@@ -135,13 +158,14 @@ def load_plan_questions(plan: EvalPlan) -> list[Question]:
     return repeated(questions, plan.repetitions)
 
 
-def strategy_config(plan: EvalPlan, strategy: str, model: str) -> dict[str, Any]:
+def strategy_config(plan: EvalPlan, strategy: str, model: str, presets: dict[str, str] | None = None) -> dict[str, Any]:
     """What decides a strategy's results, as recorded in its file's header; a resume must match it."""
     s = plan.settings
+    presets = presets or plan.presets
     options = [o for o in provider_class(s.provider).options if o != "delay"]
     config: dict[str, Any] = {"provider": s.provider, "model": model}
     config.update({o: getattr(s, o) for o in options if o != "model" and getattr(s, o, "")})
-    config["presets"] = {role: plan.presets.get(role) or DEFAULT_PRESETS[role] for role in ROLES[strategy]}
+    config["presets"] = {role: presets.get(role) or DEFAULT_PRESETS[role] for role in ROLES[strategy]}
     if strategy in ("standard", "cot") or strategy in AGENTS:
         config["temperature"] = plan.temperature
     if strategy in AGENTS:
@@ -161,7 +185,7 @@ def strategy_config(plan: EvalPlan, strategy: str, model: str) -> dict[str, Any]
 def _reusable(plan: EvalPlan, strategy: str, model: str) -> dict[str, dict[str, dict]]:
     """For a hybrid: the folder's results of its components that were made exactly as this run would make them."""
     found: dict[str, dict[str, dict]] = {}
-    for component in COMPONENTS.get(strategy, ()) if plan.reuse else ():
+    for component in COMPONENTS.get(strategy, ()) if plan.reuse and not plan.versions else ():
         header, records = results.read_file(results.result_path(plan.out_dir, component))
         if header and header.get("config") == strategy_config(plan, component, model):
             found[component] = {r["id"]: r for r in records}
@@ -215,22 +239,14 @@ def _run(
 
         provider = RateLimited(provider, plan.rpm)  # type: ignore[assignment]
     settings = plan.run_settings()
+    store = PresetStore(plan.owner)
     if any(s in AGENTS for s in plan.strategies):
         build_run_config(
             settings,
-            preset=PresetStore(plan.owner).load(plan.presets.get("react") or DEFAULT_PRESETS["react"]),
+            preset=store.load(plan.presets.get("react") or DEFAULT_PRESETS["react"]),
             provider=provider,
         )  # fails now on a missing pack, not after the first questions
-    presets = {role: plan.presets.get(role) or name for role, name in DEFAULT_PRESETS.items()}
-    ctx = EvalContext(
-        settings=settings,
-        provider=provider,
-        samples=plan.samples,
-        sc_temperature=plan.sc_temperature,
-        presets=presets,
-        cancel=cancel,
-        owner=plan.owner,
-    )
+    units = plan.units()
     question_record = {
         "datasets": [Path(d).name for d in plan.datasets],
         "indices": Path(plan.indices).name if plan.indices else None,
@@ -238,15 +254,28 @@ def _run(
         "n": len(questions),
     }
     summaries: dict[str, Summary] = {}
-    for position, strategy in enumerate(plan.strategies, 1):
+    for position, (key, strategy, presets) in enumerate(units, 1):
         if cancel.is_set():
             break
+        # Each role's prompt by its number, read now: a label moved during the run changes nothing, and the header
+        # says which version ran even when the plan named a label or the newest.
+        versions = {role: resolved(store, presets[role]) for role in ROLES[strategy]}
+        ctx = EvalContext(
+            settings=settings,
+            provider=provider,
+            samples=plan.samples,
+            sc_temperature=plan.sc_temperature,
+            presets={**presets, **versions},
+            cancel=cancel,
+            owner=plan.owner,
+        )
         notify(
             {
                 "kind": "strategy",
                 "strategy": strategy,
+                "unit": key,
                 "position": position,
-                "of": len(plan.strategies),
+                "of": len(units),
                 "total": len(questions),
             }
         )
@@ -254,17 +283,23 @@ def _run(
             "strategy": strategy,
             "created_at": results.now(),
             "questions": question_record,
-            "config": strategy_config(plan, strategy, model),
+            "config": strategy_config(plan, strategy, model, presets),
+            "versions": versions,
         }
-        summaries[strategy] = evaluate(
+        summaries[key] = evaluate(
             questions,
             strategy,
             ctx,
-            plan.path(strategy),
+            plan.path(key),
             header=header,
             known=_reusable(plan, strategy, model),
             concurrency=plan.concurrency,
-            on_progress=lambda e, s=strategy: notify({**e, "strategy": s}),
+            on_progress=lambda e, s=strategy, k=key: notify({**e, "strategy": s, "unit": k}),
         )
-    stopped = any(not s.complete for s in summaries.values()) or len(summaries) < len(plan.strategies)
+    stopped = any(not s.complete for s in summaries.values()) or len(summaries) < len(units)
     return EvalRun(Path(plan.out_dir), summaries, stopped)
+
+
+def resolved(store: PresetStore, ref: str) -> str:
+    """A prompt's address with its number (``paper@best`` -> ``paper@2``); a file given by path stays its path."""
+    return store.load(ref).ref or ref

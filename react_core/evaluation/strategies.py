@@ -104,6 +104,7 @@ def _new_trace(question: str, ctx: EvalContext, strategy: str, preset: Preset, t
             "model": ctx.provider.model,
             "dialect": preset.dialect,
             "preset": preset.name,
+            **({"prompt_version": preset.ref} if preset.ref else {}),
             "temperature": temperature,
             "strategy": strategy,
             "knowledge": ctx.settings.knowledge,
