@@ -64,12 +64,28 @@ def _how_they_run(chosen: list[str]) -> None:
     roles = ev.roles(chosen)
     for col, role in zip(st.columns(max(1, len(roles))), roles, strict=False):
         col.selectbox(f"Prompt: {role}", ev.preset_choices(role), key=f"eval-preset-{role}")
+    if ev.compares_versions(chosen):
+        _versions(chosen)
     st.caption(
         f"The paper's setup: at most {PAPER_REACT_STEPS} model calls with Search and Lookup, its own 6-shot prompts, "
         f"{PAPER_SC_SAMPLES} CoT-SC samples at temperature {SC_TEMPERATURE}, greedy decoding otherwise. Every results "
         "file records what was used."
     )
     st.button("Back to the paper's setup", key="eval-reset", on_click=ev.reset_to_paper)
+
+
+def _versions(chosen: list[str]) -> None:
+    """Versions × a set: each chosen prompt version runs the same questions, into a results file of its own."""
+    options = ev.version_choices(chosen)
+    ss = st.session_state
+    ss["eval-versions"] = [v for v in ss.get("eval-versions") or [] if v in options]
+    st.multiselect(
+        "Compare prompt versions (each runs the questions; instead of the prompt above)",
+        options,
+        key="eval-versions",
+        placeholder="Choose versions: name@3, or a label",
+        help="Save versions of a prompt in Settings. A label is run (and recorded) as the version it points at now.",
+    )
 
 
 def _model_caption() -> None:
@@ -145,7 +161,19 @@ def _past() -> None:
     if not found:
         return
     st.subheader("Past evaluations", anchor=False)
+    versions = ev.past_versions(found)
+    version = None
+    if versions:
+        if st.session_state.get("eval-past-version") not in versions:
+            st.session_state["eval-past-version"] = None
+        version = st.selectbox(
+            "Prompt version", versions, index=None, key="eval-past-version", placeholder="Every prompt version"
+        )
+        found = ev.with_version(found, version)
     st.dataframe(ev.past_frame(found), hide_index=True, width="stretch", key="eval-past-table")
+    if versions:
+        st.markdown("**By prompt version**")
+        st.dataframe(ev.version_frame(found, version), hide_index=True, width="stretch", key="eval-by-version")
     folders = {str(e.folder): e for e in found}
     st.selectbox(
         "Open a past evaluation",
@@ -193,9 +221,11 @@ def _checks_and_baseline(evaluation: Any) -> None:
     if base is None:
         return
     for current in evaluation.results:
+        if current is options[base]:
+            continue  # a version of this evaluation chosen as the baseline: the others are compared with it
         c, table = qs.comparison(options[base], current)
         st.markdown(
-            f"**{md_literal(STRATEGY_LABELS.get(current.strategy, current.name))}**: {len(c.newly_pass)} newly pass, "
+            f"**{md_literal(qs.result_name(current))}**: {len(c.newly_pass)} newly pass, "
             f"{len(c.newly_fail)} newly fail ({c.both_pass} pass in both, {c.both_fail} fail in both)"
         )
         st.dataframe(table, hide_index=True, width="stretch", key=f"eval-compare-{current.name}")

@@ -199,7 +199,7 @@ def test_past_evaluations_are_listed_after_a_reload_and_reopen_from_their_files(
     first = load_evaluation(sorted((tmp_path / "data" / "evaluations").iterdir())[0])
 
     at = go(new_session(), "evaluate")  # a reload: a new session, nothing in memory
-    assert "EM" not in [c for d in at.dataframe for c in d.value.columns]
+    assert "paper EM (n=500)" not in [c for d in at.dataframe for c in d.value.columns]  # no results open
     past = frame(at, "when")
     assert list(past["strategies"]) == ["CoT", "Standard"]  # newest first
     assert list(past["questions"]) == [3, 2]

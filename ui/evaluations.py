@@ -30,12 +30,15 @@ from react_core import (
     ROLE_MODES,
     ROLES,
     SAMPLING,
+    STRATEGIES,
     STRATEGY_LABELS,
+    VERSIONED,
     EvalPlan,
     PresetStore,
     ReactLabError,
     RunSettings,
     evaluations_dir,
+    parse_ref,
     shared_data_dir,
 )
 from react_core import eval_results as results
@@ -62,6 +65,11 @@ def roles(strategies: list[str]) -> list[str]:
     return [r for r in DEFAULT_PRESETS if any(r in ROLES[s] for s in strategies)]
 
 
+def compares_versions(strategies: list[str]) -> bool:
+    """Whether these strategies can run several prompt versions (Act and ReAct only)."""
+    return bool(strategies) and set(strategies) <= set(VERSIONED)
+
+
 def uses_agent(strategies: list[str]) -> bool:
     return any(s in AGENTS for s in strategies)
 
@@ -71,9 +79,32 @@ def samples(strategies: list[str]) -> bool:
 
 
 def preset_choices(role: str) -> list[str]:
-    """Presets that can play a role (this person's own included, the newest version of each): of its mode, and for
-    Act and ReAct, with or without thoughts accordingly."""
-    return _preset_choices(role, identity.owner())
+    """Presets that can play a role (this person's own included; a name means its newest version): of its mode, and
+    for Act and ReAct, with or without thoughts accordingly. Then, for lines with saved versions, each version and
+    label by its address (``paper@2``, ``paper@best``)."""
+    owner = identity.owner()
+    names = _preset_choices(role, owner)
+    addresses = _addresses(role, owner)
+    lines = [parse_ref(a).name for a in addresses]
+    return names + [a for a, line in zip(addresses, lines, strict=True) if lines.count(line) > 1]
+
+
+def version_choices(strategies: list[str]) -> list[str]:
+    """Every version (``name@3``) and label (``name@best``) of the prompts the chosen Act / ReAct strategies can run:
+    what "Compare prompt versions" offers."""
+    owner = identity.owner()
+    found = [a for role in roles(strategies) if role in VERSIONED for a in _addresses(role, owner)]
+    return list(dict.fromkeys(found))
+
+
+@st.cache_data(ttl=30, show_spinner=False)
+def _addresses(role: str, owner: str) -> list[str]:
+    store = PresetStore(owner)
+    out = []
+    for name in _preset_choices(role, owner):
+        out += [f"{name}@{n}" for n, _, _ in store.versions(name)]
+        out += [f"{name}@{label}" for label in store.labels(name)]
+    return out
 
 
 @st.cache_data(ttl=30, show_spinner=False)
@@ -144,6 +175,7 @@ def start() -> None:
         samples=int(ss.get("eval-samples", PAPER_SC_SAMPLES)),
         presets={r: ss.get(f"eval-preset-{r}", DEFAULT_PRESETS[r]) for r in DEFAULT_PRESETS},
         owner=identity.owner(),
+        versions=list(ss.get("eval-versions") or []) if compares_versions(chosen) else [],
     )
     ss.eval_job = EvalJob(plan, identity.allowance(), api_key=ss.api_key).start()
     ss.eval_open = plan.out_dir
@@ -187,9 +219,18 @@ def ended_text(ended: dict[str, int]) -> str:
     return " · ".join(f"{reason} {count}" for reason, count in ended.items())
 
 
+def unit_label(key: str, snap: dict[str, Any]) -> str:
+    """What a running evaluation runs, in words: the strategy, and the prompt version when it compares versions
+    (the job's ``versions`` says which, by unit key such as ``react@paper@2``)."""
+    strategy = next((s for s in STRATEGIES if key == s or key.startswith(f"{s}@")), key)
+    version = (snap.get("versions") or {}).get(key, "")
+    name = STRATEGY_LABELS.get(strategy, strategy)
+    return f"{name} {version}" if version else name
+
+
 def progress_label(snap: dict[str, Any]) -> str:
     """Where a running evaluation is, in words that are true in every state."""
-    name = STRATEGY_LABELS.get(snap["strategy"], snap["strategy"])
+    name = unit_label(snap["strategy"], snap)
     so_far = f"{name}: {snap['done']} of {snap['total']} questions done" if snap["strategy"] else ""
     if snap["cancelling"]:
         return "Stopping after the question under way…" + (f" ({so_far})" if so_far else "")
@@ -204,8 +245,8 @@ def ending(snap: dict[str, Any]) -> tuple[str, str] | None:
     """For a finished job that did not complete: stopped after k of n (and what was not run), or the failure."""
     if not snap["stopped"] and not snap["error"]:
         return None
-    cut = [f"{STRATEGY_LABELS[s]} after {d} of {t} questions" for s, (d, t) in snap["counts"].items() if d < t]
-    not_run = [STRATEGY_LABELS[s] for s in snap["strategies"] if s not in snap["counts"]]
+    cut = [f"{unit_label(s, snap)} after {d} of {t} questions" for s, (d, t) in snap["counts"].items() if d < t]
+    not_run = [unit_label(s, snap) for s in snap["strategies"] if s not in snap["counts"]]
     detail = "; ".join(cut + ([f"not run: {', '.join(not_run)}"] if not_run else []))
     if snap["error"]:
         return "error", snap["error"] + (f" — {detail}." if detail else "")
@@ -221,6 +262,7 @@ def summary_frame(evaluation: results.Evaluation) -> pd.DataFrame:
         rows.append(
             {
                 "strategy": label(r, evaluation.results),
+                "prompt version": r.version,
                 "n": s.n,
                 "of": s.planned,
                 "EM": round(100 * s.em, 1),
@@ -268,6 +310,7 @@ def past_frame(evaluations: list[results.Evaluation]) -> pd.DataFrame:
             {
                 "when": when(e),
                 "strategies": ", ".join(label(r, e.results) for r in e.results),
+                "prompt versions": ", ".join(dict.fromkeys(r.version for r in e.results if r.version)),
                 "questions": e.planned,
                 "done": "stopped: " + ", ".join(incomplete) if incomplete else "complete",
                 "ended": ended_text(e.ended()),
@@ -275,6 +318,38 @@ def past_frame(evaluations: list[results.Evaluation]) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+def past_versions(evaluations: list[results.Evaluation]) -> list[str]:
+    """The prompt versions the past evaluations ran (what the page's filter offers)."""
+    return [v for v in results.by_version(evaluations) if v]
+
+
+def with_version(evaluations: list[results.Evaluation], version: str | None) -> list[results.Evaluation]:
+    """The evaluations with results of ``version`` (every one when None)."""
+    if version is None:
+        return evaluations
+    return [e for e in evaluations if any(r.version == version for r in e.results)]
+
+
+def version_frame(evaluations: list[results.Evaluation], version: str | None = None) -> pd.DataFrame:
+    """Past results grouped by prompt version (only ``version``'s when one is chosen): one row per results file."""
+    rows = []
+    for v, group in results.by_version(evaluations, version).items():
+        for e, r in group:
+            s = r.summary()
+            rows.append(
+                {
+                    "prompt version": v or "(none recorded)",
+                    "strategy": STRATEGY_LABELS.get(r.strategy, r.strategy),
+                    "when": when(e),
+                    "n": s.n,
+                    "EM": round(100 * s.em, 1),
+                    "F1": round(100 * s.f1, 1),
+                    "folder": e.folder.name,
+                }
+            )
+    return pd.DataFrame(rows, columns=["prompt version", "strategy", "when", "n", "EM", "F1", "folder"])
 
 
 def records(evaluation: results.Evaluation) -> list[dict[str, Any]]:

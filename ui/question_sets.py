@@ -137,6 +137,7 @@ def _checked(
         s = score_results(r.records, chosen)
         row = {
             "strategy": STRATEGY_LABELS.get(r.strategy, r.name),
+            "prompt version": r.version,
             "questions": s.questions,
             "runs": s.runs,
             "EM": s.em.text(),
@@ -149,15 +150,21 @@ def _checked(
     return pd.DataFrame(rows), per_record
 
 
+def result_name(r: results.StrategyResults) -> str:
+    """A results file in a few words: its strategy, and the prompt version it ran when known."""
+    name = STRATEGY_LABELS.get(r.strategy, r.name)
+    return f"{name} · {r.version}" if r.version else name
+
+
 def baselines(current: results.Evaluation, past: list[results.Evaluation]) -> dict[str, results.StrategyResults]:
-    """Results of this person's other evaluations (and other files of this one) that can serve as a baseline."""
-    here = {c.path for c in current.results}
+    """Results that can serve as a baseline: this evaluation's own files when it holds several (another prompt
+    version of the same questions), then this person's other evaluations."""
     found = {}
-    for e in [current, *past]:
-        for r in e.results:
-            if r.path not in here:
-                when = e.created_at.replace("T", " ")[:16]
-                found[f"{when} · {STRATEGY_LABELS.get(r.strategy, r.name)} · {e.folder.name}"] = r
+    own = current.results if len(current.results) > 1 else []
+    for e, rs in [(current, own), *((p, p.results) for p in past if p.folder != current.folder)]:
+        for r in rs:
+            when = e.created_at.replace("T", " ")[:16]
+            found[f"{when} · {result_name(r)} · {e.folder.name}/{r.name}"] = r
     return found
 
 

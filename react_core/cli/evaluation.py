@@ -167,9 +167,9 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     checks = _checks(args)
     several = len(result.summaries) > 1
     units = {key: strategy for key, strategy, _ in plan.units()}
+    versions = plan.unit_versions()
     for key, summary in result.summaries.items():
-        strategy = units[key]
-        version = key.partition("@")[2]
+        strategy, version = units[key], versions[key]
         prefix = f"{STRATEGY_LABELS[strategy]}{f' {version}' if version else ''}: " if several else ""
         print(prefix + summary.line())
         print(f"{prefix}{summary.ended_line()}", file=sys.stderr)

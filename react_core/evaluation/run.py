@@ -99,6 +99,10 @@ class EvalPlan:
     def path(self, strategy: str) -> Path:
         return results.result_path(self.out_dir, self.names.get(strategy, strategy))
 
+    def unit_versions(self) -> dict[str, str]:
+        """Each unit's key and the prompt version it compares ('' when the plan compares none)."""
+        return {key: presets[strategy] if self.versions else "" for key, strategy, presets in self.units()}
+
     def units(self) -> list[tuple[str, str, dict[str, str]]]:
         """What runs, in order, as (key, strategy, prompts per role): each strategy with the plan's prompts, or with
         ``versions``, Act and ReAct once per version, keyed ``react@name@3`` (also its results file's name)."""

@@ -19,7 +19,7 @@ from ui.jobs.base import Job
 @dataclass
 class _Progress:
     message: str = ""  # what is being prepared before the first question (the on-device model, say)
-    strategy: str = ""  # '' until the first strategy starts
+    strategy: str = ""  # '' until the first strategy starts; with prompt versions, e.g. ``react@paper@2``
     position: int = 0
     done: int = 0
     total: int = 0
@@ -51,7 +51,8 @@ class EvalJob(Job):
                 "stopped": p.stopped,
                 "finished": self.done,
                 "cancelling": self.cancelling,
-                "strategies": list(self.plan.strategies),
+                "strategies": [key for key, _, _ in self.plan.units()],
+                "versions": self.plan.unit_versions(),
                 "out_dir": str(self.plan.out_dir),
             }
 
@@ -82,7 +83,8 @@ class EvalJob(Job):
             if kind == "preparing":
                 p.message = event["message"]
             elif kind == "strategy":
-                p.strategy, p.position, p.done, p.total = event["strategy"], event["position"], 0, event["total"]
+                p.strategy, p.position = event.get("unit", event["strategy"]), event["position"]
+                p.done, p.total = 0, event["total"]
             elif kind == "start":
                 p.done, p.total = event["done"], event["total"]
             elif kind == "result":
