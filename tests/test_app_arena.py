@@ -150,3 +150,28 @@ def test_the_key_typed_in_settings_goes_only_to_columns_of_that_provider(monkeyp
     assert failed.stop_reason == "error" and "sk-typed" not in (failed.error or "")
     assert job.arena.results[0].trace.final_answer == "42"
     assert len(HistoryStore().arenas()[0].runs) == 1  # a column that failed before its first step is not kept
+
+
+def test_a_column_runs_a_saved_prompt_version_and_its_header_names_it(monkeypatch, tmp_path):
+    from dataclasses import replace
+
+    from react_core.presets.preset import load_preset
+    from react_core.presets.store import PresetStore
+
+    use_app(monkeypatch, tmp_path, CALC)
+    paper = load_preset("paper")
+    assert PresetStore().save_version(replace(paper, instructions=paper.instructions + "\nBe brief.\n"), "paper") == (
+        "paper@2"
+    )
+    at = go(new_session(), "arena")
+    options = at.selectbox(key="arena-preset-0").options
+    assert {"paper", "paper@1", "paper@2"} <= set(options)
+    at.selectbox(key="arena-preset-0").set_value("paper@1")
+    at.selectbox(key="arena-preset-1").set_value("paper").run()  # the newest: run and recorded as paper@2
+    wait_arena(start(at))
+    results = at.session_state.arena_job.arena.results
+    assert [r.trace.settings["prompt_version"] for r in results] == ["paper@1", "paper@2"]
+    headers = [m for m in markdown_texts(at) if m.startswith("**1.") or m.startswith("**2.")]
+    assert [("paper@1" in h, "paper@2" in h) for h in headers] == [(True, False), (False, True)]
+    saved = HistoryStore().arenas()[0].runs
+    assert [r.prompt_version for r in saved] == ["paper@1", "paper@2"]  # History filters by it

@@ -18,6 +18,7 @@ from react_core import (
     ROLE_MODES,
     STRATEGY_LABELS,
     ReactLabError,
+    address,
     provider_class,
 )
 from ui import identity, presets, state
@@ -66,8 +67,16 @@ def _column_defaults(i: int) -> None:
 
 
 def preset_names(strategy: str) -> list[str]:
-    """The prompts a strategy can run: this person's presets of its mode (shipped, then their own)."""
-    return presets.store().names(mode=ROLE_MODES[strategy])
+    """The prompts a strategy can run: this person's presets of its mode (shipped, then their own; a name runs its
+    newest version), then each saved version of a line that has several, by its address (``paper@2``)."""
+    store = presets.store()
+    names = store.names(mode=ROLE_MODES[strategy])
+    addresses = []
+    for name in names:
+        numbers = [n for n, _, _ in store.versions(name)]
+        if len(numbers) > 1:
+            addresses += [address(name, n) for n in numbers]
+    return names + addresses
 
 
 def strategy_changed(i: int) -> None:
@@ -114,7 +123,12 @@ def render_editor(i: int) -> None:
     names = preset_names(st.session_state[key("strategy", i)])
     if st.session_state[key("preset", i)] not in names:
         st.session_state[key("preset", i)] = names[0] if names else ""
-    st.selectbox("Prompt", names, key=key("preset", i), help="A shipped preset or one you saved.")
+    st.selectbox(
+        "Prompt",
+        names,
+        key=key("preset", i),
+        help="A shipped preset or one you saved (its newest version), or a saved version by its address (name@3).",
+    )
     st.selectbox("Provider", PROVIDERS, key=key("provider", i), format_func=lambda p: provider_class(p).label)
     st.text_input(
         "Model", key=key("model", i), placeholder=provider_class(st.session_state[key("provider", i)]).default_model

@@ -28,10 +28,12 @@ DIFFERENCE_MARK = "First difference"  # the words that mark the row where the co
 
 
 def column_label(settings: dict) -> str:
-    """A column's variant in a few words: strategy, model, prompt, temperature."""
+    """A column's variant in a few words: strategy, model, prompt (its version, ``paper@2``, when the run recorded
+    one), temperature."""
     strategy = STRATEGY_LABELS.get(str(settings.get("strategy", "")), "Chat")
     model = model_label(settings) if settings.get("provider") else "?"
-    return f"{strategy} · {model} · {settings.get('preset', '?')} · temperature {settings.get('temperature', '?')}"
+    prompt = settings.get("prompt_version") or settings.get("preset", "?")
+    return f"{strategy} · {model} · {prompt} · temperature {settings.get('temperature', '?')}"
 
 
 def render_footer(result: ColumnResult) -> None:
