@@ -117,3 +117,26 @@ def test_a_plan_of_versions_is_checked_before_any_model_is_asked(tmp_path, strat
     with pytest.raises(ConfigError, match=message):
         run_evaluation(p, provider=provider)
     assert provider.requests == []
+
+
+def test_eval_cli_runs_versions_and_eval_report_shows_them(tmp_path):
+    import subprocess
+    import sys
+
+    save_paper_v2()
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps(answers("42", "4", "42", "5")))
+    run = [sys.executable, "-m", "react_core"]
+    out = subprocess.run(
+        [*run, "eval", "--dataset", dataset(tmp_path), "--strategy", "react", "--tools", "calculator",
+         "--provider", "scripted", "--script", str(script), "--versions", "paper@1", "paper@best",
+         "--out", str(tmp_path / "res"), "--no-progress"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == [
+        "ReAct paper@1: EM 100.0  F1 100.0  n=2",
+        "ReAct paper@best: EM 50.0  F1 50.0  n=2",
+    ]
+    report = subprocess.run([*run, "eval-report", str(tmp_path / "res")], capture_output=True, text=True, timeout=120)
+    assert "| paper@1 | 2 | 100.0 |" in report.stdout and "| paper@2 | 2 | 50.0 |" in report.stdout
