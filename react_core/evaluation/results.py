@@ -5,7 +5,11 @@ The first line of a file is its header, which says how the results were made::
     {"kind": "header", "version": 1, "strategy": "react", "created_at": "…", "updated_at": "…",
      "questions": {"datasets": [...], "indices": null, "limit": 100, "n": 100},
      "config": {"provider": "local", "model": "…", "max_calls": 7, "tools": ["search", "lookup"],
-                "presets": {"react": "hotpotqa-react"}, "temperature": 0.0, "knowledge": "pack:…", …}}
+                "presets": {"react": "hotpotqa-react"}, "temperature": 0.0, "knowledge": "pack:…", …},
+     "versions": {"react": "hotpotqa-react@1"}}
+
+``versions`` is the prompt version each role ran, by number (``StrategyResults.version``; ``by_version`` groups
+results by it); files written before it existed name their version in their traces, if at all.
 
 Every other line is one question's result (``harness.result_record``), appended as the question finishes: a crash
 loses at most a line cut short, which is skipped when read. A resumed run appends to the same file and refuses one

@@ -9,7 +9,9 @@ and preset are not used. The engine builds the provider under the person's ``All
 window; the operator's on the CLI) and rate-limits it when it is hosted, writes one results file per strategy into
 the folder (``results``: header + one line per question, resumable by id), lets the hybrids reuse the folder's
 ``react`` and ``cot-sc`` results made the same way, reports progress to a callback and stops when ``cancel`` is set
-(by default the current ``react_core.base.cancel`` scope's event). UI-free.
+(by default the current ``react_core.base.cancel`` scope's event). Each file's header records the prompt version each
+role ran, by number (``paper@best`` read as ``paper@2`` when the strategy starts); a plan with ``versions`` runs Act
+and ReAct once per version on the same questions (versions × a set), a file each. UI-free.
 """
 
 from __future__ import annotations
@@ -209,9 +211,10 @@ def run_evaluation(
 
     The provider (``provider``, else the one ``plan.settings`` name, built under ``allowance``'s key rules) makes
     its calls within ``allowance``'s call window.
-    Events for ``on_progress``: ``preparing`` (message), ``strategy`` (strategy, position, of, total), then for each
-    strategy the harness's ``start`` / ``result`` / ``done``, each with ``strategy``. A provider failure raises a
-    ProviderError once what finished is saved; rerunning the same plan resumes."""
+    Summaries are keyed by strategy, or with ``plan.versions`` by unit (``react@paper@2``, ``EvalPlan.units``).
+    Events for ``on_progress``: ``preparing`` (message), ``strategy`` (strategy, unit, position, of, total), then for
+    each unit the harness's ``start`` / ``result`` / ``done``, each with ``strategy`` and ``unit``. A provider
+    failure raises a ProviderError once what finished is saved; rerunning the same plan resumes."""
     notify = on_progress or (lambda _e: None)
     cancel = cancel or cancel_scope.current() or threading.Event()
     check_plan(plan)
