@@ -148,7 +148,9 @@ _EXPORTS: dict[str, str] = {
     ),
     # runs as OpenTelemetry traces
     "to_otlp_json": "telemetry.otlp_json",
-    **dict.fromkeys(("export_run_live", "live_export_problem"), "telemetry.live"),
+    **dict.fromkeys(
+        ("export_run_live", "live_export_problem", "live_export_endpoint", "live_export_content"), "telemetry.live"
+    ),
     # the arena: one question, 2-4 variants side by side
     **dict.fromkeys(
         (
@@ -214,6 +216,8 @@ _ALIASES = {
     "conversation_turns": "turns",
     "export_run_live": "export_finished_run",
     "live_export_problem": "problem",
+    "live_export_endpoint": "endpoint",
+    "live_export_content": "include_content",
     "version_choice": "choice",
     "save_question_set_upload": "save_upload",
     "add_run_to_question_set": "add_run",
