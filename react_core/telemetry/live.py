@@ -26,6 +26,7 @@ from react_core.telemetry.spans import run_spans
 log = logging.getLogger(__name__)
 MAX_QUEUED_SPANS = 2048  # about a hundred runs; beyond that spans are dropped, never waited for
 SEND_EVERY_MS = 1000
+TRACES_PATH = "/v1/traces"  # what the specification adds to OTEL_EXPORTER_OTLP_ENDPOINT
 
 
 def endpoint(env: Any = None, *, chosen: str = "", visitor: bool = True) -> str:
@@ -41,14 +42,14 @@ def endpoint(env: Any = None, *, chosen: str = "", visitor: bool = True) -> str:
     if traces:
         return traces
     base = environment.value("OTEL_EXPORTER_OTLP_ENDPOINT", env)
-    return base.rstrip("/") + "/v1/traces" if base else ""  # as the specification says: always added
+    return base.rstrip("/") + TRACES_PATH if base else ""  # as the specification says: always added
 
 
 def traces_url(base: str) -> str:
     """The Settings page's URL: a base URL gets ``/v1/traces`` as ``OTEL_EXPORTER_OTLP_ENDPOINT`` does, and a full
     traces URL is taken as it is."""
     base = base.strip().rstrip("/")
-    return base if base.endswith("/v1/traces") else base + "/v1/traces"
+    return base if base.endswith(TRACES_PATH) else base + TRACES_PATH
 
 
 def include_content(env: Any = None, *, chosen: bool | None = None, visitor: bool = True) -> bool:
