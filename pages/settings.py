@@ -24,6 +24,7 @@ from react_core import (
 )
 from ui import identity, presets, state
 from ui.bind import bound, seed
+from ui.export_settings import render_export_settings
 from ui.mcp_view import render_mcp_settings, tools_from_checkboxes
 from ui.prompt_editor import render_prompt_editor
 from ui.versions import render_versions
@@ -142,6 +143,7 @@ with run_col:
 
     with st.expander("MCP servers' tools"):
         render_mcp_settings()
+    render_export_settings()
 
 st.subheader("Prompt", anchor=False)
 render_prompt_editor()

@@ -60,7 +60,7 @@ _EXPORTS: dict[str, str] = {
     "cancel": "base.cancel:",
     **dict.fromkeys(("setting_defaults", "environment_value"), "base.environment"),
     **dict.fromkeys(("shared_data_dir", "evaluations_dir"), "base.paths"),
-    **dict.fromkeys(("TOOL_ORDER", "tool_label"), "base.tool_specs"),
+    **dict.fromkeys(("TOOL_ORDER", "tool_label", "ordered_tools"), "base.tool_specs"),
     **dict.fromkeys(("md_escape", "safe_url"), "base.text"),
     # run a question
     **dict.fromkeys(("ask", "stream", "warm_up"), "loop.run"),
@@ -122,7 +122,7 @@ _EXPORTS: dict[str, str] = {
     ),
     "similar_titles": "tools.wiki",
     "mcp_statuses": "tools.mcp",
-    **dict.fromkeys(("may_add_mcp_server", "check_mcp_server"), "tools.mcp_config"),
+    **dict.fromkeys(("may_add_mcp_server", "check_mcp_server", "refused_tools"), "tools.mcp_config"),
     # history
     **dict.fromkeys(("open_history", "Store", "RunRecord"), "history"),
     "Imported": "history.store",
@@ -148,7 +148,9 @@ _EXPORTS: dict[str, str] = {
     ),
     # runs as OpenTelemetry traces
     "to_otlp_json": "telemetry.otlp_json",
-    **dict.fromkeys(("export_run_live", "live_export_problem"), "telemetry.live"),
+    **dict.fromkeys(
+        ("export_run_live", "live_export_problem", "live_export_endpoint", "live_export_content"), "telemetry.live"
+    ),
     # the arena: one question, 2-4 variants side by side
     **dict.fromkeys(
         (
@@ -214,6 +216,8 @@ _ALIASES = {
     "conversation_turns": "turns",
     "export_run_live": "export_finished_run",
     "live_export_problem": "problem",
+    "live_export_endpoint": "endpoint",
+    "live_export_content": "include_content",
     "version_choice": "choice",
     "save_question_set_upload": "save_upload",
     "add_run_to_question_set": "add_run",

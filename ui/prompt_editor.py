@@ -22,12 +22,15 @@ from react_core import (
     Trace,
     estimate_tokens,
     example_from_run,
+    md_escape,
+    ordered_tools,
     parse_ref,
     provider_class,
+    refused_tools,
     render_prefix,
     validate_preset,
 )
-from ui import presets, state
+from ui import identity, presets, state
 from ui.bind import seed
 from ui.text import md_literal
 from ui.versions import render_version_chooser
@@ -98,17 +101,24 @@ def choose(ref: str) -> None:
     _set_editor({f: getattr(base, f) for f in FIELDS})
     # A version that keeps its agent setup brings it along: its tools and grammar become the settings.
     setup = {"tools": base.run_tools, "grammar": base.grammar}
+    if base.run_tools:
+        # An MCP tool whose server this configuration lacks is refused, said, and left off (never dropped unsaid).
+        s = state.settings()
+        lacking, why = refused_tools(base.run_tools, s.get("mcp_servers", {}), visitor=identity.own_endpoints())
+        if lacking:
+            state.flash("warning", md_escape(why))
+            setup["tools"] = [t for t in base.run_tools if t not in lacking]
     changes = {k: v for k, v in setup.items() if v is not None}
     if changes:
         state.update_settings(**changes)
-        for key in [f"set-tool-{t}" for t in TOOL_ORDER] + ["set-grammar"]:
+        for key in [k for k in st.session_state if str(k).startswith("set-tool-")] + ["set-grammar"]:
             st.session_state.pop(key, None)  # the widgets show the new settings
 
 
 def _with_setup(preset: Preset) -> Preset:
     """``preset`` with the agent setup in use (tools, grammar), as a saved version keeps it."""
     s = state.settings()
-    return replace(preset, run_tools=[t for t in TOOL_ORDER if t in s.get("tools", [])], grammar=bool(s.get("grammar")))
+    return replace(preset, run_tools=ordered_tools(s.get("tools", [])), grammar=bool(s.get("grammar")))
 
 
 def _same_setup(base: Preset) -> bool:
@@ -116,7 +126,7 @@ def _same_setup(base: Preset) -> bool:
     s = state.settings()
     tools = base.run_tools if base.run_tools is not None else list(TOOL_ORDER)
     grammar = base.grammar if base.grammar is not None else True
-    return [t for t in TOOL_ORDER if t in s.get("tools", [])] == tools and bool(s.get("grammar")) == grammar
+    return ordered_tools(s.get("tools", [])) == ordered_tools(tools) and bool(s.get("grammar")) == grammar
 
 
 def use_as_example(trace: Trace, run_id: int) -> None:

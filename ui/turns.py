@@ -92,6 +92,8 @@ def _request(question: str, start: run_settings.Start | None = None, **kwargs: A
         dialect=prompt.dialect,
         api_key=ss.api_key if same_provider else "",
         allowance=identity.allowance(),
+        export_to=ss.get("otel_endpoint", ""),
+        export_content=ss.get("otel_content"),
         **kwargs,
     )
 

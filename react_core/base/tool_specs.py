@@ -11,7 +11,8 @@ carries the server's JSON Schema for their input.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import re
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -77,6 +78,22 @@ FINISH = ToolSpec(
 # The tools a run may enable, in the order prompts and menus list them. Finish is always available.
 TOOLS = (SEARCH, LOOKUP, CALCULATOR)
 TOOL_ORDER = tuple(t.name for t in TOOLS)
+# What an MCP tool's name-spaced name looks like (``react_core.tools.mcp.tool_name``: server, '_', the tool's name).
+MCP_TOOL_NAME = re.compile(r"^[a-z][a-z0-9]{0,19}_[a-z0-9_]{1,100}$")
+
+
+def is_tool_name(name: object) -> bool:
+    """Whether ``name`` can name a tool: a built-in one, or an MCP server's (which server offers it is checked when
+    a run is built, ``react_core.tools.mcp_config.missing_servers``)."""
+    return isinstance(name, str) and (name in TOOL_ORDER or bool(MCP_TOOL_NAME.match(name)))
+
+
+def ordered_tools(names: Iterable[str]) -> list[str]:
+    """Tool names as settings and prompt versions keep them: built-in ones in their order, then MCP tools sorted."""
+    names = set(names)
+    return [t for t in TOOL_ORDER if t in names] + sorted(names - set(TOOL_ORDER))
+
+
 SPECS: dict[str, ToolSpec] = {t.name: t for t in (*TOOLS, FINISH)}
 BUILTIN = frozenset(SPECS)
 

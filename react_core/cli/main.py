@@ -23,6 +23,7 @@ from react_core.base.trace import Step, Trace
 from react_core.cli import bootstrap as bootstrap_cli
 from react_core.cli import evaluation as evaluation_cli
 from react_core.cli import knowledge as knowledge_cli
+from react_core.cli import mcp as mcp_cli
 from react_core.cli.options import EXIT_USAGE, CliParser, UsageError, add_run_options, build_config
 from react_core.dialects import DIALECTS, get_dialect
 from react_core.report.exports import summary_line
@@ -258,7 +259,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", help="the file to write (default: standard output)")
     p.set_defaults(func=_cmd_export_otel)
 
-    for commands in (knowledge_cli, evaluation_cli, bootstrap_cli):
+    for commands in (knowledge_cli, evaluation_cli, bootstrap_cli, mcp_cli):
         commands.register(sub)
     return parser
 

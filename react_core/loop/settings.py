@@ -13,6 +13,7 @@ from typing import Any
 
 from react_core.base.environment import setting_defaults, value
 from react_core.base.errors import ConfigError
+from react_core.base.tool_specs import is_tool_name
 from react_core.base.trace import BREAKPOINTS, current_names
 from react_core.dialects import get_dialect
 from react_core.loop.agent import DEFAULT_MAX_CALLS, RunConfig, check_supported
@@ -21,7 +22,7 @@ from react_core.presets.preset import DEFAULT_PRESET, Preset, default_preset_for
 from react_core.presets.store import PresetStore
 from react_core.providers import FALLBACK
 from react_core.tools import DEFAULT_SENTENCES, TOOL_ORDER, build_tools
-from react_core.tools.mcp_config import MCP_TOOL_NAME, all_servers
+from react_core.tools.mcp_config import all_servers, missing_servers
 
 MAX_CALLS_LIMIT = 20
 
@@ -84,7 +85,7 @@ class RunSettings:
         stray = set(self.pause_before) - set(BREAKPOINTS)
         if stray:
             raise ConfigError(f"unknown breakpoints {sorted(stray)}: choose from {', '.join(BREAKPOINTS)}.")
-        unknown = {t for t in set(self.tools) - set(TOOL_ORDER) if not MCP_TOOL_NAME.match(t)}
+        unknown = {t for t in set(self.tools) if not is_tool_name(t)}
         if unknown:
             raise ConfigError(
                 f"unknown tools {sorted(unknown)}: choose from {', '.join(TOOL_ORDER)} or an MCP server's tools."
@@ -157,6 +158,9 @@ def build_run_config(
 
         # Under the job's key rules: a visitor's own servers only where the operator allows them.
         servers = all_servers(settings.mcp_servers, visitor=visitor())
+        missing = missing_servers(settings.tools, servers)
+        if missing:  # refused, never silently dropped: the prompt would otherwise describe tools the run lacks
+            raise ConfigError(missing)
     return RunConfig(
         provider=provider,
         preset=chosen,

@@ -18,7 +18,7 @@ from typing import Any
 
 from react_core.base.errors import ConfigError
 from react_core.base.paths import BUILTIN_PRESETS_DIR, presets_dir, shared_data_dir
-from react_core.base.tool_specs import TOOL_ORDER
+from react_core.base.tool_specs import TOOL_ORDER, is_tool_name
 from react_core.base.trace import current_names
 from react_core.dialects import DIALECTS
 
@@ -184,8 +184,11 @@ def _run_table(run: Any, where: str) -> tuple[list[str] | None, bool | None]:
     if not isinstance(run, dict):
         raise ConfigError(f"Preset {where} has a run key that is not a [run] table.")
     tools, grammar = run.get("tools"), run.get("grammar")
-    if tools is not None and not (isinstance(tools, list) and all(t in TOOL_ORDER for t in tools)):
-        raise ConfigError(f"Preset {where} has [run] tools that are not among {', '.join(TOOL_ORDER)}.")
+    if tools is not None and not (isinstance(tools, list) and all(is_tool_name(t) for t in tools)):
+        raise ConfigError(
+            f"Preset {where} has [run] tools that are not among {', '.join(TOOL_ORDER)} or an MCP server's tools "
+            "(server_tool, e.g. git_git_status)."
+        )
     if grammar is not None and not isinstance(grammar, bool):
         raise ConfigError(f"Preset {where} has [run] grammar = {grammar!r}; use true or false.")
     return (None if tools is None else list(tools)), grammar

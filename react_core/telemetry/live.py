@@ -3,7 +3,8 @@
 ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`` (the full URL) or ``OTEL_EXPORTER_OTLP_ENDPOINT`` (a base URL; ``/v1/traces`` is
 added) turn it on, as the OpenTelemetry specification names them; the SDK's exporter reads them and its other
 ``OTEL_EXPORTER_OTLP_*`` variables (headers such as a Langfuse key, timeout, compression) itself. Message content is
-sent only with ``REACT_OTEL_CONTENT=1``.
+sent only with ``REACT_OTEL_CONTENT=1``. In local mode the Settings page may name the endpoint and the content switch
+too; elsewhere only the operator's variables apply (``endpoint`` keeps that rule).
 
 A run is never slowed or broken by its export: ``export_finished_run`` hands the spans to the SDK's
 BatchSpanProcessor (a bounded queue that drops rather than waits when full) and returns; a background thread sends
@@ -25,15 +26,37 @@ from react_core.telemetry.spans import run_spans
 log = logging.getLogger(__name__)
 MAX_QUEUED_SPANS = 2048  # about a hundred runs; beyond that spans are dropped, never waited for
 SEND_EVERY_MS = 1000
+TRACES_PATH = "/v1/traces"  # what the specification adds to OTEL_EXPORTER_OTLP_ENDPOINT
 
 
-def endpoint(env: Any = None) -> str:
-    """Where finished runs are sent ('' when live export is off)."""
+def endpoint(env: Any = None, *, chosen: str = "", visitor: bool = True) -> str:
+    """Where finished runs are sent ('' when live export is off).
+
+    The one rule for who may name it: a URL ``chosen`` in Settings counts only when the person is the operator at
+    their own machine (local mode, ``visitor`` False). A visitor (public demo or signed-in mode) never names it, as
+    the app's server would connect to their URL from inside the operator's network: there only the operator's
+    environment variables apply."""
+    if chosen.strip() and not visitor:
+        return traces_url(chosen)
     traces = environment.value("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", env)
     if traces:
         return traces
     base = environment.value("OTEL_EXPORTER_OTLP_ENDPOINT", env)
-    return base.rstrip("/") + "/v1/traces" if base else ""
+    return base.rstrip("/") + TRACES_PATH if base else ""  # as the specification says: always added
+
+
+def traces_url(base: str) -> str:
+    """The Settings page's URL: a base URL gets ``/v1/traces`` as ``OTEL_EXPORTER_OTLP_ENDPOINT`` does, and a full
+    traces URL is taken as it is."""
+    base = base.strip().rstrip("/")
+    return base if base.endswith(TRACES_PATH) else base + TRACES_PATH
+
+
+def include_content(env: Any = None, *, chosen: bool | None = None, visitor: bool = True) -> bool:
+    """Whether spans carry the messages: the Settings switch in local mode, else ``REACT_OTEL_CONTENT=1``."""
+    if chosen is not None and not visitor:
+        return bool(chosen)
+    return environment.value("REACT_OTEL_CONTENT", env) == "1"
 
 
 class LiveExport:
@@ -105,12 +128,11 @@ _lock = threading.Lock()
 _live: LiveExport | None = None
 
 
-def _current() -> LiveExport | None:
-    """The process's exporter for the configured endpoint, made on first use (and again if the endpoint changes)."""
-    global _live
-    url = endpoint()
-    content = environment.value("REACT_OTEL_CONTENT") == "1"
+def _current(url: str, content: bool) -> LiveExport | None:
+    """The process's exporter for this endpoint, made on first use (and again if the endpoint changes)."""
+    global _live, _target
     with _lock:
+        _target = url
         if not url:
             return None
         if _live is None or _live.url != url or _live.include_content != content:
@@ -121,13 +143,18 @@ def _current() -> LiveExport | None:
 
 
 _setup_problem = ""
+_target = ""  # where the last finished run was to go ('' when live export was off)
 
 
-def export_finished_run(trace: Trace) -> None:
-    """Send a finished run to the configured OTLP endpoint, if one is; never raises, never waits for the network."""
+def export_finished_run(
+    trace: Trace, *, chosen_url: str = "", chosen_content: bool | None = None, visitor: bool = True
+) -> None:
+    """Send a finished run to the OTLP endpoint, if one is configured (``endpoint``: the operator's variables, or in
+    local mode the Settings page's URL); never raises, never waits for the network."""
     global _setup_problem
     try:
-        live = _current()
+        url = endpoint(chosen=chosen_url, visitor=visitor)
+        live = _current(url, include_content(chosen=chosen_content, visitor=visitor))
         if live is not None:
             live.send(trace)
         _setup_problem = ""
@@ -138,7 +165,7 @@ def export_finished_run(trace: Trace) -> None:
 
 def problem() -> str:
     """What went wrong with the last live export ('' when it worked or is off)."""
-    if not endpoint():
+    if not (_target or endpoint()):
         return ""
     return _setup_problem or (_live.problem if _live is not None else "")
 

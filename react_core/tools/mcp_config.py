@@ -18,13 +18,14 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
 from react_core.base.environment import value
 from react_core.base.errors import ConfigError
+from react_core.base.tool_specs import TOOL_ORDER
 
 SERVERS_VARIABLE = "REACT_MCP_SERVERS"
 DEFAULT_TIMEOUT = 30.0
@@ -32,8 +33,6 @@ MAX_TIMEOUT = 600.0
 # A server's name prefixes its tools' names (``git`` + ``git_status`` -> ``git_git_status``): lower-case letters and
 # digits only, so the first underscore of a tool's name always ends the server's part.
 SERVER_NAME = re.compile(r"^[a-z][a-z0-9]{0,19}$")
-# What an MCP tool's name-spaced name looks like (``react_core.tools.mcp.tool_name``).
-MCP_TOOL_NAME = re.compile(r"^[a-z][a-z0-9]{0,19}_[a-z0-9_]{1,100}$")
 
 
 @dataclass(frozen=True)
@@ -198,3 +197,36 @@ def check_mcp_server(name: str, url: str) -> str:
     except ConfigError as e:
         return str(e)
     return ""
+
+
+def unconfigured(tools: Iterable[str], servers: Iterable[ServerConfig]) -> list[str]:
+    """The enabled MCP tools whose server is not configured here (a server that is down is configured: its tools
+    answer with why, and the run goes on)."""
+    names = {s.name for s in servers}
+    return sorted(t for t in tools if t not in TOOL_ORDER and t.split("_", 1)[0] not in names)
+
+
+def missing_servers(tools: Iterable[str], servers: Iterable[ServerConfig]) -> str:
+    """'' when every enabled MCP tool's server is configured, else one line naming the tools this configuration
+    cannot run (a prompt version or preset kept them, or the command line asked for them)."""
+    lacking = unconfigured(tools, servers)
+    if not lacking:
+        return ""
+    wanted = sorted({t.split("_", 1)[0] for t in lacking})
+    return (
+        f"The MCP tool{'s' if len(lacking) > 1 else ''} {', '.join(lacking)} cannot be used: no MCP server named "
+        f"{', '.join(repr(w) for w in wanted)} is configured here (the operator lists servers in {SERVERS_VARIABLE}; "
+        "in Settings you can add one by URL, or turn the tool off)."
+    )
+
+
+def refused_tools(tools: Iterable[str], urls: Mapping[str, str] | None = None, *, visitor: bool) -> tuple[list, str]:
+    """For the app, when a prompt version brings its tools: the MCP tools it cannot have here, and why ('' when
+    none)."""
+    tools = list(tools)
+    try:
+        servers = all_servers(urls or {}, visitor=visitor)
+    except ConfigError as e:
+        lacking = [t for t in tools if t not in TOOL_ORDER]
+        return lacking, (str(e) if lacking else "")
+    return unconfigured(tools, servers), missing_servers(tools, servers)

@@ -88,6 +88,9 @@ class TurnRequest:
     fork_step: int | None = None
     # Whose history the run is saved to, whose keys it may use, the person's call window (ui.identity.allowance).
     allowance: Allowance = OPERATOR
+    # Live export as the Settings page names it (local mode only: ``telemetry.live.endpoint`` keeps that rule).
+    export_to: str = ""
+    export_content: bool | None = None
     # Step mode: a decision on the paused run ``paused`` (saved as ``history_id`` at ``revision``, when it was saved).
     decision: Decision | None = None
     paused: Trace | None = None
@@ -246,7 +249,13 @@ class TurnJob(Job):
         trace.expected_answer = expected_answer_for(req.question, req.settings)
         history_id, save_error = self._save(trace)
         if self._worth_keeping(trace):
-            export_run_live(trace)  # to the operator's OpenTelemetry endpoint, if any: queued, never waited for
+            # To the OpenTelemetry endpoint, if any: queued, never waited for.
+            export_run_live(
+                trace,
+                chosen_url=req.export_to,
+                chosen_content=req.export_content,
+                visitor=req.allowance.own_endpoints,
+            )
         with self._lock:
             self._live.apply(RunDone(trace))
             self.turn = Turn(req.turn_id, trace, history_id, req.origin, req.label)
