@@ -7,9 +7,9 @@ BIN := $(VENV)/bin
 # llama-cpp-python compiles from source where no wheel exists (once; pip's cache keeps the wheel).
 export CMAKE_BUILD_PARALLEL_LEVEL ?= $(shell nproc 2>/dev/null || echo 2)
 
-# The suite runs its files on two workers (pytest-xdist; a file's tests stay together, so a module's server or model is
-# started once). PARALLEL= runs it in one process.
-PARALLEL ?= -n 2 --dist loadfile
+# The suite runs on two workers (pytest-xdist): a file's tests stay together, and the on-device model and browser tests
+# take turns on one worker (tests/conftest.py says why). PARALLEL= runs it in one process.
+PARALLEL ?= -n 2 --dist loadgroup
 
 .PHONY: run test test-quick lint bench install install-dev chromium postgresql curl phoenix clean
 
