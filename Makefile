@@ -7,9 +7,11 @@ BIN := $(VENV)/bin
 # llama-cpp-python compiles from source where no wheel exists (once; pip's cache keeps the wheel).
 export CMAKE_BUILD_PARALLEL_LEVEL ?= $(shell nproc 2>/dev/null || echo 2)
 
-# The suite runs on two workers (pytest-xdist): a file's tests stay together, and the on-device model and browser tests
-# take turns on one worker (tests/conftest.py says why). PARALLEL= runs it in one process.
-PARALLEL ?= -n 2 --dist loadgroup
+# Tests that neither run the on-device model nor drive a browser run on two workers (pytest-xdist; a file's tests stay
+# together, so a module's server starts once). Those that do run after them in one process: each uses every core, and
+# two llama.cpp thread pools on two cores slow each other down many times over. PARALLEL= runs the first part in one too.
+PARALLEL ?= -n 2 --dist loadfile
+LIGHT := not model and not browser
 
 .PHONY: run test test-quick lint bench install install-dev chromium postgresql curl phoenix clean
 
@@ -65,12 +67,13 @@ lint: install-dev
 
 test: install-dev chromium postgresql curl phoenix
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest $(PARALLEL)
+	$(BIN)/python -m pytest $(PARALLEL) -m "$(LIGHT)"
+	$(BIN)/python -m pytest -m "not ($(LIGHT))"
 
 # The inner loop: everything but the on-device model, the real browser and Phoenix (none of them needed).
 test-quick: install-dev postgresql curl
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -q $(PARALLEL) -m "not model and not browser and not server"
+	$(BIN)/python -m pytest -q $(PARALLEL) -m "$(LIGHT) and not server"
 
 bench: install-dev
 	@set -e; for b in bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b; done

@@ -87,12 +87,3 @@ def shared_data() -> Path:
         pytest.fail(f"shared data not found at {path}: set REACT_SHARED_DATA or place ../shared beside the project")
     return path
 
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Under two workers (``make test``: pytest-xdist with ``--dist loadgroup``), the tests that run the on-device model
-    or a real browser take turns on one worker: each of them uses every core, and two at once (two llama.cpp thread
-    pools on two cores) slow each other down many times over. Every other test goes with its file, so a module's server
-    or fixture starts once."""
-    for item in items:
-        heavy = item.get_closest_marker("model") or item.get_closest_marker("browser")
-        item.add_marker(pytest.mark.xdist_group("model-or-browser" if heavy else item.nodeid.split("::")[0]))
