@@ -58,7 +58,8 @@ def write_script(path: Path, outputs: list[Any]) -> Path:
 
 
 def use_app(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, outputs: list[Any] = ()) -> Path:
-    """Point the app at a script of model outputs, the offline pack, and this test's own history and presets.
+    """Point the app at a script of model outputs, the offline pack, and this test's own history, presets and data
+    (evaluations: another test's results never show in this one's lists).
 
     Keys and secrets from the machine are hidden, so no test can reach a hosted provider. Returns the script path.
     """
@@ -69,6 +70,7 @@ def use_app(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, outputs: list[Any] 
     monkeypatch.setenv("REACT_KNOWLEDGE", f"pack:{offline_pack()}")
     monkeypatch.setenv("REACT_HISTORY_DB", str(tmp_path / "history.sqlite"))
     monkeypatch.setenv("REACT_PRESETS_DIR", str(tmp_path / "presets"))
+    monkeypatch.setenv("REACT_DATA_DIR", str(tmp_path / "data"))
     script = write_script(tmp_path / "script.json", list(outputs))
     monkeypatch.setenv("REACT_SCRIPT", str(script))
     return script
