@@ -11,7 +11,7 @@ import re
 
 import pytest
 from app_helpers import offline_pack
-from browser_helpers import WAIT_MS, chromium, nav, needs_chromium, open_page, shot, streamlit
+from browser_helpers import SHOTS, WAIT_MS, chromium, nav, needs_chromium, open_page, shot, streamlit
 
 from react_core.history import open_history
 from react_core.knowledge.pack import PackSource
@@ -81,7 +81,7 @@ def test_step_mode_pause_edit_regenerate_pick_and_finish(local_app):
         paused(page, 1)
         step1 = panel(page, 1)
         step1.get_by_text("The tool call that would run").wait_for()
-        shot_at(page.get_by_text(question).first, "step-mode-pause.png")  # the question, then the paused step
+        shot_of(step1, "step-mode-pause.png")
 
         # Edit the Search to one of the pages that support the answer (another one if the model chose that one).
         step1.get_by_role("tab", name="Edit action").click()
@@ -104,7 +104,9 @@ def test_step_mode_pause_edit_regenerate_pick_and_finish(local_app):
         step2.get_by_role("button", name="Regenerate").last.click()
         page.get_by_text("Alternatives — pick the one to go on with").wait_for(timeout=MODEL_WAIT)
         page.get_by_text("Alternative 2 · temperature").wait_for()
-        shot_at(page.get_by_text("Alternatives — pick the one to go on with"), "step-mode-alternatives.png")
+        alternatives = page.get_by_test_id("stHorizontalBlock").filter(has_text="Alternative 2 · temperature").last
+        alternatives.get_by_role("button", name=re.compile(r"Pick 2$")).wait_for()
+        shot_of(alternatives, "step-mode-alternatives.png")
         panel(page, 2).get_by_role("button", name=re.compile(r"Pick 2$")).click()
 
         # Then step mode off and Run: the run goes on to its end without pausing.
@@ -132,6 +134,13 @@ def test_step_mode_pause_edit_regenerate_pick_and_finish(local_app):
         context.close()
 
 
+def shot_of(element, name: str) -> None:
+    """A picture of one element (the chat keeps its view at the bottom, so a scrolled page shot would not show it)."""
+    element.scroll_into_view_if_needed()
+    element.page.wait_for_timeout(1000)  # let the code blocks paint
+    element.screenshot(path=str(SHOTS / name))
+
+
 def shot_at(element, name: str) -> None:
     """A screenshot with ``element`` scrolled to the top of the view."""
     element.evaluate("el => el.scrollIntoView({block: 'start'})")
@@ -154,10 +163,9 @@ def test_arena_figure_one_on_device_then_present_in_quiz_mode(local_app):
         page.get_by_role("textbox", name="Gold answer (optional)").fill(expected.answer)
         page.get_by_role("textbox", name="Gold answer (optional)").press("Enter")
         page.get_by_role("button", name=re.compile(r"Run$")).click()
+        page.locator(".st-key-arena-clear button").wait_for(timeout=MODEL_WAIT)  # every column has ended
         footers = page.get_by_text(re.compile(r"^Saved to History as run #\d+"))
-        for n in range(1, 5):
-            footers.nth(n - 1).wait_for(timeout=MODEL_WAIT)
-        assert footers.count() == 4
+        assert footers.count() == 4, page.locator("section.main, [data-testid='stMain']").first.inner_text()[-3000:]
         assert page.get_by_text(re.compile(r"EM [01] · F1 \d\.\d\d · \d+ steps? · ")).count() == 4
         for label in ("1. Standard", "2. CoT", "3. Act", "4. ReAct"):
             page.get_by_text(label, exact=False).first.wait_for()
