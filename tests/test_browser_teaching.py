@@ -136,6 +136,7 @@ def test_step_mode_pause_edit_regenerate_pick_and_finish(local_app):
 
 def shot_of(element, name: str) -> None:
     """A picture of one element (the chat keeps its view at the bottom, so a scrolled page shot would not show it)."""
+    element.page.add_style_tag(content="[data-testid='stHeader'] {display: none}")  # it would cover the top
     element.scroll_into_view_if_needed()
     element.page.wait_for_timeout(1000)  # let the code blocks paint
     element.screenshot(path=str(SHOTS / name))
@@ -176,7 +177,7 @@ def test_arena_figure_one_on_device_then_present_in_quiz_mode(local_app):
         runs = page.get_by_role("tabpanel", name="Runs")
         runs.locator(".st-key-open-1 button").click()
         page.get_by_role("heading", name=re.compile(r"^Run #1")).wait_for()
-        page.locator(".st-key-present-run button").click()
+        page.locator(".st-key-present-run button").first.click()  # a rerun may briefly draw it twice
         page.get_by_text(re.compile(r"^Slide 1 of \d+")).wait_for()
         trace = open_history(url="", path=server["home"] / "history.sqlite").get(1).trace
         page.get_by_text("Quiz", exact=True).click()
