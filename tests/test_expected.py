@@ -43,6 +43,13 @@ def test_the_answer_is_compared_by_hotpotqa_exact_match(answer, expected, kind, 
     assert check is not None and (check.kind, check.message) == (kind, message)
 
 
+def test_a_paused_run_is_not_answered_yet_rather_than_without_an_answer():
+    trace = answered(None, "yes")
+    trace.stop_reason = "paused"
+    check = check_expected(trace)
+    assert check is not None and check.message == "Expected answer: «yes» · not answered yet: the run is paused"
+
+
 def test_nothing_is_said_when_no_answer_is_expected():
     assert check_expected(answered("Paris", None)) is None
 

@@ -50,7 +50,9 @@ def check_expected(trace: Trace) -> AnswerCheck | None:
     if expected is None:
         return None
     if trace.final_answer is None:
-        return AnswerCheck("no_answer", expected, "this run gave no answer")
+        # A paused run (step mode) has not ended: saying it gave no answer would be wrong while it waits for you.
+        verdict = "not answered yet: the run is paused" if trace.stop_reason == "paused" else "this run gave no answer"
+        return AnswerCheck("no_answer", expected, verdict)
     if exact_match(trace.final_answer, expected):
         return AnswerCheck("match", expected, "exact match", 1.0)
     f1 = f1_score(trace.final_answer, expected)
