@@ -72,6 +72,9 @@ def test_a_run_streams_every_column_to_its_footer_and_saves_one_arena(monkeypatc
     captions = [unescape(c.value) for c in at.caption]
     assert any("EM 1 · F1 1.00 · 2 steps" in c for c in captions)
     assert any("EM 0 · F1 0.00 · 1 step" in c for c in captions)
+    # Side by side, an answer is bold text (a heading would fill a column) and its checks are whole lines that wrap.
+    assert [unescape(s.value) for s in at.subheader] == ["What is 6 * 7?"]
+    assert any(":green[Expected answer: «42» · exact match" in m for m in markdown_texts(at))
     found = HistoryStore().arenas()
     assert len(found) == 1 and [r.id for r in found[0].runs] == [r.history_id for r in results]
 

@@ -38,7 +38,7 @@ def column_label(settings: dict) -> str:
 
 def render_footer(result: ColumnResult) -> None:
     trace = result.trace
-    render_answer(trace)
+    render_answer(trace, narrow=True)
     scores = f"EM {result.em:.0f} · F1 {result.f1:.2f} · " if result.em is not None and result.f1 is not None else ""
     took = f"{result.seconds:.1f} s"
     st.caption(md_literal(f"{scores}{plural(result.steps, 'step')} · {plural(result.tokens, 'token')} · {took}"))

@@ -163,21 +163,28 @@ EXPECTED_BADGES = {
 }
 
 
-def _badge(message: str, color: str, icon: str) -> None:
+def _badge(message: str, color: str, icon: str, *, wrap: bool = False) -> None:
+    if wrap:  # a narrow column: a coloured line that wraps, where a badge would be cut short
+        st.markdown(f"{icon} :{color}[{md_literal(message)}]")
+        return
     # The message quotes Wikipedia's sentence: shown literally (st.badge escapes the brackets itself).
     st.badge(md_literal(message).replace("\\[", "[").replace("\\]", "]"), icon=icon, color=color)
 
 
-def render_answer(trace: Trace) -> None:
+def render_answer(trace: Trace, *, narrow: bool = False) -> None:
     """The final answer as the chat message, the expected answer beside it when known, the evidence check and the
-    sources (or the failure)."""
+    sources (or the failure). ``narrow``: a column of several side by side (the answer in bold, not as a heading that
+    a long answer would fill the column with; the checks as lines that wrap)."""
     expected = check_expected(trace)
     if trace.final_answer is not None:
-        st.subheader(md_literal(trace.final_answer) or "(empty answer)", anchor=False)
+        if narrow:
+            st.markdown(f"**{md_literal(trace.final_answer) or '(empty answer)'}**")
+        else:
+            st.subheader(md_literal(trace.final_answer) or "(empty answer)", anchor=False)
         if expected is not None:
-            _badge(expected.message, *EXPECTED_BADGES[expected.kind])
+            _badge(expected.message, *EXPECTED_BADGES[expected.kind], wrap=narrow)
         g = check_grounding(trace)
-        _badge(g.message, *EVIDENCE_BADGES.get(g.kind, ("gray", ":material/info:")))
+        _badge(g.message, *EVIDENCE_BADGES.get(g.kind, ("gray", ":material/info:")), wrap=narrow)
         if trace.sources:
             render_sources(trace.sources)
             st.caption(CREDIT)
@@ -185,7 +192,7 @@ def render_answer(trace: Trace) -> None:
     if trace.stop_reason == "error" or trace.error:
         st.error(md_literal(trace.error or "The run failed."), icon=":material/error:")
     if expected is not None:
-        _badge(expected.message, *EXPECTED_BADGES[expected.kind])
+        _badge(expected.message, *EXPECTED_BADGES[expected.kind], wrap=narrow)
 
 
 def render_steps(
