@@ -177,15 +177,19 @@ class TurnJob(Job):
                 prior_steps=prior,
                 resume_thought=req.resume_thought,
             )
-            for event in events:
-                if isinstance(event, RunDone):
-                    trace = event.trace
-                    break
-                with self._lock:
-                    self._live.apply(event)
+            trace = self._follow(events)
         except ReactLabError as e:
             trace = self._failed(prior, str(e))
         self._finish(trace)
+
+    def _follow(self, events) -> Trace:
+        """Fold the loop's events into the live view the page draws, up to RunDone; its Trace."""
+        for event in events:
+            if isinstance(event, RunDone):
+                return event.trace
+            with self._lock:
+                self._live.apply(event)
+        raise ValueError("the events ended without RunDone")  # never: the loop always ends with RunDone
 
     def crashed(self, message: str) -> None:
         if self.request.decision is not None:
@@ -221,12 +225,7 @@ class TurnJob(Job):
         except ReactLabError as e:
             self._kept(str(e))
             return
-        for event in events:
-            if isinstance(event, RunDone):
-                trace = event.trace
-                break
-            with self._lock:
-                self._live.apply(event)
+        trace = self._follow(events)
         if resumed is None:
             self._finish(trace)
             return
