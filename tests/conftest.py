@@ -88,4 +88,3 @@ def shared_data() -> Path:
     if not (path / "hotpotqa").is_dir():
         pytest.fail(f"shared data not found at {path}: set REACT_SHARED_DATA or place ../shared beside the project")
     return path
-

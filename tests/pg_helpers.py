@@ -4,7 +4,7 @@ One server per test session, started on first use in a temporary folder (data di
 port, as the ``postgres`` user when the tests run as root (PostgreSQL refuses to run as root). It is stopped when the
 session ends, by the PID it was started with, and its folder removed. Each test gets a schema of its own (through
 the URL's ``search_path``), so tests never see each other's rows. Password authentication is on, so the tests can
-check the password never shows. A test module uses the fixtures with ``pytest_plugins = ("pg_helpers",)``.
+check the password never shows. ``tests/conftest.py`` registers these fixtures for every test module.
 """
 
 from __future__ import annotations

@@ -23,7 +23,6 @@ from react_core.providers.base import Chunk, CompletionRequest
 from react_core.providers.scripted import ScriptedProvider
 from react_core.report.exports import to_json
 
-pytest_plugins = ("pg_helpers",)  # the PostgreSQL server fixtures
 SETTINGS = RunSettings(provider="scripted", tools=["calculator"], max_calls=3)
 Q = "What is 6 * 7?"
 FIGURE_ONE_SCRIPTS = [

@@ -22,7 +22,6 @@ from provider_helpers import LlamaServer, StreamHold, wait_for
 from react_core.history import open_history
 from react_core.providers.local import default_model_path
 
-pytest_plugins = ("pg_helpers",)
 pytestmark = [pytest.mark.model, pytest.mark.browser, needs_chromium]
 
 QUESTIONS = (

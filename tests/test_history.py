@@ -15,8 +15,6 @@ from react_core.base.trace import Action, Observation, Source, Step, Trace, Usag
 from react_core.history import HistoryStore, SQLiteStore, open_history, parse_trace_json
 from react_core.report.exports import to_json
 
-pytest_plugins = ("pg_helpers",)  # the PostgreSQL server fixtures
-
 
 def make_trace(question: str = "Who?", answer: str | None = "Ann", observation: str = "Ann wrote it.") -> Trace:
     return Trace(

@@ -8,8 +8,6 @@ from react_core.base.trace import Step, Trace
 from react_core.history.conversations import turns
 from react_core.history.records import RunRecord
 
-pytest_plugins = ("pg_helpers",)  # the PostgreSQL server fixtures
-
 
 def _trace(question: str, answer: str | None = "yes") -> Trace:
     steps = [Step(1, thought="Done.", final_answer=answer)] if answer is not None else [Step(1, thought="Hm.")]

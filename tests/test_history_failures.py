@@ -78,7 +78,6 @@ import json, os, sys
 from react_core.history import HistoryError, HistoryStore
 from react_core.base.trace import Trace
 
-pytest_plugins = ("pg_helpers",)  # the PostgreSQL server fixtures
 if os.geteuid() == 0:  # root writes anywhere: read as an unprivileged user, as a real deployment would
     try:
         os.setgroups([])

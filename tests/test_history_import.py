@@ -23,7 +23,6 @@ from react_core.history import open_history
 from react_core.loop.settings import RunSettings
 from react_core.report.exports import to_json
 
-pytest_plugins = ("pg_helpers",)  # the PostgreSQL server fixtures
 ROOT = trace_schema.__file__.rsplit("/react_core/", 1)[0]
 
 

@@ -15,8 +15,6 @@ from react_core.history import UNAVAILABLE, HistoryStore, open_history
 from react_core.history import status as kinds
 from react_core.history.migrations import LATEST, MIGRATIONS, VERSION_TABLE
 
-pytest_plugins = ("pg_helpers",)  # the PostgreSQL server fixtures
-
 # The schema the first version of the store created (react_core/history.py before migrations), verbatim.
 FIRST_SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (

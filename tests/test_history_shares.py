@@ -16,8 +16,6 @@ from react_core.history import open_history
 from react_core.history.migrations import LATEST, MIGRATIONS
 from react_core.history.shares import well_formed
 
-pytest_plugins = ("pg_helpers",)  # the PostgreSQL server fixtures, and open_store on either database
-
 
 def _run(store, question: str) -> int:
     return store.save(Trace(question=question, final_answer="x", stop_reason="finished"))

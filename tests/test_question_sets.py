@@ -21,8 +21,6 @@ from react_core.evaluation.question_sets import (
 from react_core.evaluation.run import EvalPlan, run_evaluation
 from react_core.loop.settings import RunSettings
 
-pytest_plugins = ("pg_helpers",)  # the PostgreSQL server fixtures, and open_store on either database
-
 
 def refusal(data: bytes | str, name: str = "set.csv") -> QuestionSetError:
     with pytest.raises(QuestionSetError) as e:

@@ -22,8 +22,6 @@ from react_core.report.exports import to_markdown
 from react_core.tools.calculator import CALCULATOR
 from react_core.tools.registry import MAX_OBSERVATION_CHARS, ToolRegistry
 
-pytest_plugins = ("pg_helpers",)  # the PostgreSQL server fixtures
-
 COMPUTE = " Compute it.\nAction 1: Calculator[6*7]"
 FINISH = " Done.\nAction 2: Finish[42]"
 
