@@ -15,6 +15,7 @@ from typing import Any
 
 import apptest_shim  # noqa: F401 - AppTest sees pages/ as st.navigation does (see that module)
 import pytest
+import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -73,6 +74,7 @@ def use_app(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, outputs: list[Any] 
     monkeypatch.setenv("REACT_DATA_DIR", str(tmp_path / "data"))
     script = write_script(tmp_path / "script.json", list(outputs))
     monkeypatch.setenv("REACT_SCRIPT", str(script))
+    st.cache_data.clear()  # a fresh server: lists cached for an earlier test's history never show in this one
     return script
 
 
