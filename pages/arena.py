@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from react_core import MAX_COLUMNS, MIN_COLUMNS, ColumnResult, ReactLabError, Trace
+from react_core import MAX_COLUMNS, MIN_COLUMNS, ReactLabError, Trace, saved_columns
 from ui import arena, state
-from ui.arena_view import render_columns
+from ui.arena_view import render_columns, render_download
 from ui.text import md_literal
 
 LIVE_REFRESH_SECONDS = 0.3
@@ -60,9 +60,9 @@ def reopened(arena_id: str) -> None:
             f"Arena saved {found.saved_at.replace('T', ' ')} · runs " + ", ".join(f"#{r.id}" for r in found.runs)
         )
     )
-    traces = [r.trace for r in found.runs]
-    results = [ColumnResult.of(t, i, history_id=r.id) for i, (t, r) in enumerate(zip(traces, found.runs, strict=True))]
-    render_columns(traces, key=f"arena-{arena_id}", results=results)
+    results = saved_columns(found.runs)
+    render_download(results, key="arena-download", arena_id=found.id, saved_at=found.saved_at)
+    render_columns([r.trace for r in results], key=f"arena-{arena_id}", results=results)
 
 
 st.header("Arena", anchor=False)
@@ -119,4 +119,9 @@ if running:
 elif job is not None:
     st.subheader(md_literal(job.question), anchor=False)
     draw(job, job.view())
-    st.button("Clear", key="arena-clear", icon=":material/close:", on_click=arena.close)
+    finished = [r for r in job.arena.results if r is not None]
+    clear, download = st.columns(2)
+    clear.button("Clear", key="arena-clear", icon=":material/close:", on_click=arena.close)
+    if finished:
+        with download:
+            render_download(finished, key="arena-download", arena_id=job.arena.id)

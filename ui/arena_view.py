@@ -11,41 +11,47 @@ from collections.abc import Callable, Sequence
 import streamlit as st
 
 from react_core import (
-    STRATEGY_LABELS,
+    DIFFERENCE_MARK,
+    SAME_ACTIONS,
     ColumnResult,
     Trace,
     Writing,
+    arena_file_name,
+    arena_to_html,
     call_records,
+    column_label,
     first_difference,
     line_up,
-    model_label,
-    plural,
 )
 from ui.render import render_answer, render_status, render_step, render_writing
 from ui.text import md_literal
 
-DIFFERENCE_MARK = "First difference"  # the words that mark the row where the columns' actions part
-
-
-def column_label(settings: dict) -> str:
-    """A column's variant in a few words: strategy, model, prompt (its version, ``paper@2``, when the run recorded
-    one), temperature."""
-    strategy = STRATEGY_LABELS.get(str(settings.get("strategy", "")), "Chat")
-    model = model_label(settings) if settings.get("provider") else "?"
-    prompt = settings.get("prompt_version") or settings.get("preset", "?")
-    return f"{strategy} · {model} · {prompt} · temperature {settings.get('temperature', '?')}"
-
 
 def render_footer(result: ColumnResult) -> None:
-    trace = result.trace
-    render_answer(trace, narrow=True)
-    scores = f"EM {result.em:.0f} · F1 {result.f1:.2f} · " if result.em is not None and result.f1 is not None else ""
-    took = f"{result.seconds:.1f} s"
-    st.caption(md_literal(f"{scores}{plural(result.steps, 'step')} · {plural(result.tokens, 'token')} · {took}"))
+    render_answer(result.trace, narrow=True)
+    st.caption(md_literal(result.figures()))
     if result.history_id is not None:
         st.caption(f"Saved to History as run #{result.history_id}")
     if result.save_error:
         st.warning(md_literal(result.save_error), icon=":material/warning:")
+
+
+def render_download(
+    results: Sequence[ColumnResult], *, key: str, arena_id: str | None = None, saved_at: str | None = None
+) -> None:
+    """Download HTML: the whole arena as one self-contained file (``arena_to_html``). Built when it is clicked, on
+    Streamlit's download thread, so a list of arenas costs nothing until one is taken away."""
+    columns = list(results)
+    st.download_button(
+        "Download HTML",
+        lambda: arena_to_html(columns, arena_id=arena_id, saved_at=saved_at),
+        arena_file_name(columns, arena_id),
+        "text/html",
+        key=key,
+        icon=":material/download:",
+        on_click="ignore",
+        help="The whole arena as one HTML file that opens offline: every column's steps, sources and model calls.",
+    )
 
 
 def render_columns(
@@ -101,7 +107,7 @@ def render_columns(
                 with col:
                     render_writing(w, str(traces[i].settings.get("dialect", "paper")))
     if differ is None and not any(running) and n > 1 and any(steps):
-        st.caption("Every column took the same actions.")
+        st.caption(SAME_ACTIONS)
     for i, col in enumerate(st.columns(n)):
         with col:
             if results[i] is not None:

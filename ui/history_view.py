@@ -12,19 +12,19 @@ from react_core import (
     MAX_COLUMNS,
     MIN_COLUMNS,
     STOP_REASONS,
-    ColumnResult,
     ReactLabError,
     RunRecord,
     Store,
     file_stem,
     plural,
+    saved_columns,
     to_html,
     to_json,
     to_markdown,
     to_otlp_json,
 )
 from ui import identity, question_sets, state, turn_labels
-from ui.arena_view import render_columns
+from ui.arena_view import render_columns, render_download
 from ui.fork_form import render_fork
 from ui.jobs.turn import Turn
 from ui.prompt_editor import use_as_example
@@ -238,11 +238,13 @@ def render_arenas(store: Store) -> None:
         st.info("No arenas yet: run one on the Arena page.")
         return
     for a in found:
-        text, meta, action = st.columns([0.67, 0.2, 0.13], vertical_alignment="center")
+        text, meta, action, take = st.columns([0.55, 0.2, 0.12, 0.13], vertical_alignment="center")
         text.markdown(md_literal(_short(a.question)))
         answers = " | ".join(_short(r.final_answer, 30) if r.final_answer is not None else "—" for r in a.runs)
         text.caption(md_literal(f"{answers} · {a.saved_at.replace('T', ' ')[:16]}"))
         meta.caption(md_literal(f"{plural(len(a.runs), 'column')} · runs {', '.join(f'#{r.id}' for r in a.runs)}"))
+        with take:
+            render_download(saved_columns(a.runs), key=f"arena-download-{a.id}", arena_id=a.id, saved_at=a.saved_at)
         if action.button("Open", key=f"arena-open-{a.id}", icon=":material/view_week:"):
             st.session_state.arena_open = a.id
             st.switch_page("pages/arena.py")
@@ -279,7 +281,8 @@ def render_compare(store: Store) -> None:
         st.markdown("\n".join(rows))
     else:
         st.caption("These runs used the same settings.")
-    results = [ColumnResult.of(t, i, history_id=r.id) for i, (t, r) in enumerate(zip(traces, found, strict=True))]
+    results = saved_columns(found)
+    render_download(results, key="cmp-download")
     render_columns(traces, key="cmp", results=results)
 
 

@@ -198,10 +198,54 @@ def _read_trace(path: str):
 
 
 def _cmd_export_html(args: argparse.Namespace) -> int:
+    """One trace file: that run. Several (2 to 4), or ``--arena ID``: an arena, its columns side by side."""
+    from react_core.evaluation.arena import MAX_COLUMNS, MIN_COLUMNS, ColumnResult
+    from react_core.evaluation.arena_html import arena_to_html
     from react_core.report.html import to_html
 
-    _write_output(args.output, to_html(_read_trace(args.trace)))
+    if args.arena is not None and args.traces:
+        raise UsageError("give trace files or --arena ID, not both")
+    if args.arena is None and args.owner:
+        raise UsageError("--owner goes with --arena")
+    if args.arena is not None:
+        _write_output(args.output, _saved_arena_html(args.arena, args.owner, args.gold))
+        return 0
+    if not args.traces:
+        raise UsageError(f"give a trace file ({MIN_COLUMNS} to {MAX_COLUMNS} for an arena side by side) or --arena ID")
+    if len(args.traces) > MAX_COLUMNS:
+        raise UsageError(f"an arena has {MIN_COLUMNS} to {MAX_COLUMNS} columns (got {len(args.traces)} trace files)")
+    traces = [_with_gold(_read_trace(path), args.gold) for path in args.traces]
+    if len(traces) == 1:
+        _write_output(args.output, to_html(traces[0]))
+    else:
+        _write_output(args.output, arena_to_html([ColumnResult.of(t, i) for i, t in enumerate(traces)]))
     return 0
+
+
+def _with_gold(trace: Trace, gold: str | None) -> Trace:
+    """``--gold``: the trace's expected answer, which its EM and F1 and its expected-answer line are checked against."""
+    if gold is not None:
+        trace.expected_answer = gold.strip() or None
+    return trace
+
+
+def _saved_arena_html(arena_id: str, owner: str, gold: str | None) -> str:
+    """An arena from the history the app keeps (REACT_HISTORY_URL, else the SQLite file), by its id."""
+    from react_core.base.paths import history_db
+    from react_core.evaluation.arena import saved_columns
+    from react_core.evaluation.arena_html import arena_to_html
+    from react_core.history import open_history
+
+    if not environment.value("REACT_HISTORY_URL") and not history_db().is_file():
+        raise UsageError(f"no history at {history_db()} (set REACT_HISTORY_DB or REACT_HISTORY_URL)")
+    store = open_history(owner)
+    found = store.arena(arena_id)
+    if found is None:
+        whose = f" of {owner!r}" if owner else ""
+        raise UsageError(f"no arena {arena_id!r} in the history{whose} at {store.where}")
+    for run in found.runs:
+        _with_gold(run.trace, gold)
+    return arena_to_html(saved_columns(found.runs), arena_id=found.id, saved_at=found.saved_at)
 
 
 def _cmd_export_otel(args: argparse.Namespace) -> int:
@@ -244,8 +288,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--as", dest="style", choices=("json", "curl", "python"), default="json")
     p.set_defaults(func=_cmd_request)
 
-    p = sub.add_parser("export-html", help="write a trace as one self-contained HTML file (opens offline)")
-    p.add_argument("trace", help="a trace JSON file (an export, or the output of ask --json)")
+    p = sub.add_parser(
+        "export-html", help="write a run, or an arena side by side, as one self-contained HTML file (opens offline)"
+    )
+    p.add_argument(
+        "traces",
+        nargs="*",
+        metavar="TRACE",
+        help="a trace JSON file (an export, or the output of ask --json); 2 to 4 of them: an arena, one column each",
+    )
+    p.add_argument("--arena", metavar="ID", help="an arena saved in the history (REACT_HISTORY_URL or _DB), by its id")
+    p.add_argument("--owner", default="", help="whose history --arena reads in a signed-in deployment")
+    p.add_argument("--gold", help="the gold answer: each column's EM and F1 (and expected-answer line) against it")
     p.add_argument("-o", "--output", help="the HTML file to write (default: standard output)")
     p.set_defaults(func=_cmd_export_html)
 

@@ -8,7 +8,8 @@ agent as the evaluation does, so a column's trace is the one Evaluate would prod
 ends, its trace is tagged with the arena's id and its column (settings ``arena``, ``arena_column``), saved to the
 history as an ordinary run (origin ``arena``) when a store is given, and scored: the grounding check, exact match and
 F1 against the gold answer when one was given. ``line_up`` and ``first_difference`` line the columns' steps up row by
-row and find the first row where their actions differ. UI-free.
+row and find the first row where their actions differ; ``column_label`` names a column's variant and
+``ColumnResult.figures`` says its scores and totals, for the app's view and the HTML export alike. UI-free.
 """
 
 from __future__ import annotations
@@ -29,12 +30,15 @@ from react_core.base.cancel import Cancelled
 from react_core.base.errors import ConfigError, ReactLabError
 from react_core.base.events import Event, RunDone, StepDone, StepStarted, TextDelta
 from react_core.base.trace import Step, Trace
+from react_core.evaluation.paper import STRATEGY_LABELS
 from react_core.evaluation.strategies import DEFAULT_PRESETS, ROLE_MODES, EvalContext, run_direct
 from react_core.loop.agent import Agent
 from react_core.loop.settings import RunSettings, build_run_config, provider_for
 from react_core.presets.preset import Preset, load_preset
+from react_core.providers import model_label
 from react_core.providers.allowance import OPERATOR, Allowance
 from react_core.providers.base import Provider
+from react_core.report.exports import plural
 from react_core.report.grounding import Grounding, check_grounding
 
 log = logging.getLogger(__name__)
@@ -42,6 +46,8 @@ ARENA_STRATEGIES = ("standard", "cot", "act", "react")  # the paper's Figure 1, 
 DIRECT = ("standard", "cot")  # answer in one call, no tools
 MIN_COLUMNS, MAX_COLUMNS = 2, 4
 ORIGIN = "arena"  # the origin each column is saved with (``react_core.history.arenas``)
+DIFFERENCE_MARK = "First difference"  # the words that mark the row where the columns' actions part
+SAME_ACTIONS = "Every column took the same actions."
 
 
 @dataclass
@@ -113,6 +119,30 @@ class ColumnResult:
     @property
     def tokens(self) -> int:
         return int(self.trace.totals["tokens"])
+
+    def figures(self) -> str:
+        """The column's footer line: ``EM 1 · F1 1.00 · 2 steps · 310 tokens · 1.4 s`` (EM and F1 only when a gold
+        answer was given)."""
+        scores = f"EM {self.em:.0f} · F1 {self.f1:.2f} · " if self.em is not None and self.f1 is not None else ""
+        return f"{scores}{plural(self.steps, 'step')} · {plural(self.tokens, 'token')} · {self.seconds:.1f} s"
+
+
+def saved_columns(runs: Sequence[Any]) -> list[ColumnResult]:
+    """Runs from the history (an arena's, in column order, or runs picked to compare) as columns, each scored and
+    with its run number."""
+    return [ColumnResult.of(r.trace, i, history_id=r.id) for i, r in enumerate(runs)]
+
+
+def column_label(settings: dict[str, Any]) -> str:
+    """A column's variant in a few words: strategy, model, prompt (its version, ``paper@2``, when the run recorded
+    one), temperature."""
+    strategy = STRATEGY_LABELS.get(str(settings.get("strategy", "")), "Chat")
+    try:
+        model = model_label(settings) if settings.get("provider") else "?"
+    except ConfigError:  # a trace from elsewhere, naming a provider this app does not have
+        model = str(settings.get("model") or settings.get("provider"))
+    prompt = settings.get("prompt_version") or settings.get("preset", "?")
+    return f"{strategy} · {model} · {prompt} · temperature {settings.get('temperature', '?')}"
 
 
 def check_variants(variants: Sequence[Variant]) -> None:

@@ -142,7 +142,8 @@ def _inline(value: Any) -> str:
     return text.replace("`", "'")
 
 
-def file_stem(trace: Trace, run_id: int | None = None) -> str:
-    """A file name for downloads: ``react-run-12-who-was-…``."""
-    slug = re.sub(r"[^a-z0-9]+", "-", trace.question.lower()).strip("-")[:40].strip("-") or "run"
-    return f"react-run-{run_id}-{slug}" if run_id is not None else f"react-run-{slug}"
+def file_stem(trace: Trace, run_id: int | str | None = None, kind: str = "run") -> str:
+    """A file name for downloads: ``react-run-12-who-was-…`` (``react-arena-<id>-…`` for an arena)."""
+    slug = re.sub(r"[^a-z0-9]+", "-", trace.question.lower()).strip("-")[:40].strip("-") or kind
+    ident = re.sub(r"[^A-Za-z0-9]+", "", str(run_id)) if run_id is not None else ""
+    return f"react-{kind}-{ident}-{slug}" if ident else f"react-{kind}-{slug}"

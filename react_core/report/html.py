@@ -3,7 +3,7 @@ step in the run's own dialect (Thought, Action, Observation, sources), each step
 rebuilt from the trace, the response, finish reason and tokens) and the answer with the expected-answer and evidence
 lines.
 
-Nothing from the run is ever read as HTML. Every text a model, a wiki, a file or a person wrote goes through ``_e``
+Nothing from the run is ever read as HTML. Every text a model, a wiki, a file or a person wrote goes through ``esc``
 (lone surrogates replaced, then ``html.escape`` with quotes), so it can only ever be character data or a quoted
 attribute value; a link's address is kept only when ``safe_url`` accepts it (http or https). The page carries a
 Content-Security-Policy that allows no script, no network request and no form, only its own inline stylesheet:
@@ -52,32 +52,32 @@ ul{margin:0.2rem 0;padding-left:1.4rem}
 NO_ANSWER = "(no answer)"
 
 
-def _e(value: Any) -> str:
+def esc(value: Any) -> str:
     """Run text as HTML character data or a quoted attribute value, never markup."""
     return html.escape(scrub(str(value)), quote=True)
 
 
-def _pre(text: str, cls: str = "") -> str:
-    return f'<pre class="{cls}">{_e(text)}</pre>' if cls else f"<pre>{_e(text)}</pre>"
+def pre(text: str, cls: str = "") -> str:
+    return f'<pre class="{cls}">{esc(text)}</pre>' if cls else f"<pre>{esc(text)}</pre>"
 
 
-def _p(text: str, cls: str = "meta") -> str:
-    return f'<p class="{cls}">{_e(text)}</p>'
+def para(text: str, cls: str = "meta") -> str:
+    return f'<p class="{cls}">{esc(text)}</p>'
 
 
 def _link(src: Source) -> str:
     href = safe_url(src.url)
-    title = _e(src.title or src.url or "(untitled)")
+    title = esc(src.title or src.url or "(untitled)")
     if not href:
         return title
-    return f'<a href="{_e(href)}" rel="noopener noreferrer nofollow">{title}</a>'
+    return f'<a href="{esc(href)}" rel="noopener noreferrer nofollow">{title}</a>'
 
 
-def _sources(sources: list[Source], label: str) -> str:
+def sources_list(sources: list[Source], label: str) -> str:
     if not sources:
         return ""
     items = "".join(f"<li>{_link(s)}</li>" for s in sources)
-    return f"<h3>{_e(label)}</h3><ul>{items}</ul>"
+    return f"<h3>{esc(label)}</h3><ul>{items}</ul>"
 
 
 def settings_line(settings: dict[str, Any]) -> str:
@@ -105,9 +105,9 @@ def call_figures(step: Step) -> str:
 def _response(step: Step) -> str:
     raw, call = step.raw_output, step.call
     if call is None or call.cut_at is None:
-        return _pre(raw or "(nothing)")
-    note = _p(f"Cut at the stop sequence {json.dumps(call.cut_by)}; the struck-out text after it was not used.")
-    return f"{note}<pre>{_e(raw[: call.cut_at])}<del>{_e(raw[call.cut_at :])}</del></pre>"
+        return pre(raw or "(nothing)")
+    note = para(f"Cut at the stop sequence {json.dumps(call.cut_by)}; the struck-out text after it was not used.")
+    return f"{note}<pre>{esc(raw[: call.cut_at])}<del>{esc(raw[call.cut_at :])}</del></pre>"
 
 
 def _model_call(trace: Trace, position: int, rebuilt: CallTexts | None) -> str:
@@ -118,114 +118,132 @@ def _model_call(trace: Trace, position: int, rebuilt: CallTexts | None) -> str:
     if step.call is None:
         return (
             head
-            + _p("This step does not record its model call (a run saved before ReAct Lab kept them).")
+            + para("This step does not record its model call (a run saved before ReAct Lab kept them).")
             + "</details>"
         )
     if step.call.same_reply_as is not None:
         note = (
             f"This tool call came in the same reply as step {step.call.same_reply_as}'s: its model call is shown there."
         )
-        return head + _p(note) + "</details>"
+        return head + para(note) + "</details>"
     if rebuilt is None:
         return (
             head
-            + _p("The call of this step cannot be rebuilt: the step before it does not record its call.")
+            + para("The call of this step cannot be rebuilt: the step before it does not record its call.")
             + ("</details>")
         )
     try:
         request = call_records.request_of(trace, step.index)
     except ReactLabError as e:
-        return head + _p(str(e)) + "</details>"
-    parts = [head, _p(call_figures(step))]
+        return head + para(str(e)) + "</details>"
+    parts = [head, para(call_figures(step))]
     where = request["api"] + (f" · {request['endpoint']}" if request["endpoint"] else " · in-process")
-    parts.append(_p(f"Sent to {where}"))
+    parts.append(para(f"Sent to {where}"))
     if request["stop_local"]:
-        parts.append(_p("Stop sequences cut by the loop: " + ", ".join(json.dumps(s) for s in request["stop_local"])))
+        parts.append(para("Stop sequences cut by the loop: " + ", ".join(json.dumps(s) for s in request["stop_local"])))
     for omitted in request["omitted"]:
-        parts.append(_p(f"Left out: {omitted.get('param', '')} ({omitted.get('reason', '')})"))
-    parts.append("<h3>Request parameters</h3>" + _pre(json.dumps(step.call.body, ensure_ascii=False, indent=2)))
+        parts.append(para(f"Left out: {omitted.get('param', '')} ({omitted.get('reason', '')})"))
+    parts.append("<h3>Request parameters</h3>" + pre(json.dumps(step.call.body, ensure_ascii=False, indent=2)))
     texts = {"system": rebuilt.system, "prompt": rebuilt.prompt}
     if rebuilt.messages is not None:
         texts["messages"] = json.dumps(list(rebuilt.messages), ensure_ascii=False, indent=2)
     for name, text in texts.items():
-        parts.append(f"<details><summary>{_e(f'{name} ({len(text):,} characters)')}</summary>{_pre(text)}</details>")
+        parts.append(f"<details><summary>{esc(f'{name} ({len(text):,} characters)')}</summary>{pre(text)}</details>")
     if step.call.prompt_added and position > 0:
-        parts.append("<h3>New in this call</h3>" + _pre(step.call.prompt_added, "new"))
+        parts.append("<h3>New in this call</h3>" + pre(step.call.prompt_added, "new"))
     parts.append("<h3>Response as streamed</h3>" + _response(step))
     return "".join(parts) + "</details>"
 
 
-def _step(trace: Trace, position: int, rebuilt: CallTexts | None) -> str:
+def step_section(trace: Trace, position: int, rebuilt: CallTexts | None, anchor: str = "step-") -> str:
+    """One step as a ``<section>`` (its id ``anchor`` + its number): Thought, Action, Observation, sources, note,
+    time and its model call."""
     dialect = trace.settings.get("dialect", "paper")
     knowledge = str(trace.settings.get("knowledge", ""))
     step = trace.steps[position]
     obs = step.observation
     cls = "step error" if step.is_error else "step"
-    out = [f'<section class="{cls}" id="step-{int(step.index)}">']
-    out.append(f"<h2>{_e(f'Step {step.index} · {action_title(step, dialect)}')}</h2>")
-    out.append("<h3>Thought</h3>" + _pre(step.thought or "(no thought)"))
-    out.append("<h3>Action</h3>" + _pre(action_text(step, dialect)))
+    out = [f'<section class="{cls}" id="{esc(anchor)}{int(step.index)}">']
+    out.append(f"<h2>{esc(f'Step {step.index} · {action_title(step, dialect)}')}</h2>")
+    out.append("<h3>Thought</h3>" + pre(step.thought or "(no thought)"))
+    out.append("<h3>Action</h3>" + pre(action_text(step, dialect)))
     if obs is not None:
-        out.append(f"<h3>{'Observation (error)' if obs.is_error else 'Observation'}</h3>" + _pre(obs.text, "obs"))
+        out.append(f"<h3>{'Observation (error)' if obs.is_error else 'Observation'}</h3>" + pre(obs.text, "obs"))
         if obs.note:
-            out.append(_p(f"Note: {obs.note}"))
-        out.append(_sources(obs.sources, "Source"))
+            out.append(para(f"Note: {obs.note}"))
+        out.append(sources_list(obs.sources, "Source"))
         if obs.sources:
-            out.append(_p(text_credit(knowledge), "credit"))
+            out.append(para(text_credit(knowledge), "credit"))
     if step.leaked_observation:
-        out.append(_p("The model started writing its own Observation; that part was cut off and ignored."))
+        out.append(para("The model started writing its own Observation; that part was cut off and ignored."))
     http = obs.stats.http_requests if obs is not None else 0
-    out.append(_p(f"Step took {step.seconds:.2f} s" + (f" · {http} HTTP requests" if http else "")))
+    out.append(para(f"Step took {step.seconds:.2f} s" + (f" · {http} HTTP requests" if http else "")))
     out.append(_model_call(trace, position, rebuilt))
     out.append("</section>")
     return "".join(out)
 
 
-def _answer(trace: Trace) -> str:
+def answer_section(trace: Trace, anchor: str = "answer", badges: bool = False) -> str:
+    """The answer (or why there is none), the expected-answer line, the evidence line and the sources. ``badges``:
+    the two checks as coloured lines, their class named by their verdict (a column of an arena)."""
     expected = check_expected(trace)
     has = trace.final_answer is not None
-    out = [f'<section class="answer{"" if has else " none"}" id="answer"><h2>Answer</h2>']
+    out = [f'<section class="answer{"" if has else " none"}" id="{esc(anchor)}"><h2>Answer</h2>']
     if has:
-        out.append(_p(trace.final_answer or "(empty answer)", "final"))
+        out.append(para(trace.final_answer or "(empty answer)", "final"))
     else:
-        out.append(_p(trace.error or "This run gave no answer."))
+        out.append(para(trace.error or "This run gave no answer."))
     if expected is not None:
-        out.append(_p(f"Expected answer: {expected.expected} ({expected.verdict})"))
+        line = f"Expected answer: {expected.expected} ({expected.verdict})"
+        out.append(para(line, f"meta badge {expected.kind}") if badges else para(line))
     if has:
-        out.append(_p(f"Evidence: {check_grounding(trace).message}"))
+        grounding = check_grounding(trace)
+        line = f"Evidence: {grounding.message}"
+        out.append(para(line, f"meta badge {grounding.kind}") if badges else para(line))
     if trace.sources:
-        out.append(_sources(trace.sources, "Sources"))
-        out.append(_p(CREDIT, "credit"))
+        out.append(sources_list(trace.sources, "Sources"))
+        out.append(para(CREDIT, "credit"))
     out.append("</section>")
     return "".join(out)
 
 
-def to_html(trace: Trace, run_id: int | None = None) -> str:
-    """The whole run as one HTML document (a ``str``; encode it as UTF-8)."""
-    title = f"Run #{run_id}: {trace.question}" if run_id is not None else trace.question
+def page(title: str, body: list[str], *, style: str = STYLE, body_class: str = "") -> str:
+    """A whole HTML document around ``body`` (parts already escaped): the policy that allows no script and no
+    request, the inline stylesheet, the title (escaped here)."""
     out = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',
         '<meta name="referrer" content="no-referrer">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{_e(title)} · ReAct Lab</title>",
-        f"<style>{STYLE}</style></head><body>",
-        f"<header><h1>{_e(trace.question)}</h1>",
-        _p(summary_line(trace)),
-        _p(f"Settings: {settings_line(trace.settings)}"),
+        f"<title>{esc(title)} · ReAct Lab</title>",
+        f"<style>{style}</style></head>",
+        f'<body class="{esc(body_class)}">' if body_class else "<body>",
+        *body,
+        "</body></html>",
+    ]
+    return "\n".join(out) + "\n"
+
+
+def to_html(trace: Trace, run_id: int | None = None) -> str:
+    """The whole run as one HTML document (a ``str``; encode it as UTF-8)."""
+    title = f"Run #{run_id}: {trace.question}" if run_id is not None else trace.question
+    out = [
+        f"<header><h1>{esc(trace.question)}</h1>",
+        para(summary_line(trace)),
+        para(f"Settings: {settings_line(trace.settings)}"),
     ]
     if trace.started_at:
-        out.append(_p(f"Started {trace.started_at}"))
+        out.append(para(f"Started {trace.started_at}"))
     if run_id is not None:
-        out.append(_p(f"Run #{run_id} exported from ReAct Lab"))
+        out.append(para(f"Run #{run_id} exported from ReAct Lab"))
     out.append("</header>")
     if trace.context:
-        items = "".join(f"<li>{_e(f'Q: {t.question} — A: {t.answer or NO_ANSWER}')}</li>" for t in trace.context)
+        items = "".join(f"<li>{esc(f'Q: {t.question} — A: {t.answer or NO_ANSWER}')}</li>" for t in trace.context)
         out.append(f"<section><h2>Earlier in the conversation</h2><ul>{items}</ul></section>")
     out.append("<main>")
     for position, rebuilt in enumerate(call_records.texts(trace.steps)):
-        out.append(_step(trace, position, rebuilt))
-    out.append(_answer(trace))
-    out.append("</main></body></html>")
-    return "\n".join(out) + "\n"
+        out.append(step_section(trace, position, rebuilt))
+    out.append(answer_section(trace))
+    out.append("</main>")
+    return page(title, out)
