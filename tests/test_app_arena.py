@@ -178,3 +178,41 @@ def test_a_column_runs_a_saved_prompt_version_and_its_header_names_it(monkeypatc
     assert [("paper@1" in h, "paper@2" in h) for h in headers] == [(True, False), (False, True)]
     saved = HistoryStore().arenas()[0].runs
     assert [r.prompt_version for r in saved] == ["paper@1", "paper@2"]  # History filters by it
+
+
+def test_an_arena_downloads_as_one_html_file_when_finished_listed_and_reopened(monkeypatch, tmp_path):
+    from streamlit.runtime.media_file_manager import MediaFileManager
+
+    from react_core.evaluation.arena import saved_columns
+    from react_core.evaluation.arena_html import arena_to_html
+
+    offered = []  # (file name, mime type, the callable that builds the file when the person clicks)
+    add = MediaFileManager.add_deferred
+
+    def add_deferred(self, data, mimetype, coordinates, file_name=None, **options):
+        offered.append((file_name, mimetype, data))
+        return add(self, data, mimetype, coordinates, file_name, **options)
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", add_deferred)
+    use_app(monkeypatch, tmp_path, CALC)
+    at = wait_arena(start(go(new_session(), "arena"), gold="42"))
+    arena_id = at.session_state.arena_job.arena.id
+    assert [d.label for d in at.get("download_button")] == ["Download HTML"]  # a finished arena, on its page
+    at.button(key="arena-clear").click().run()
+    go(at, "history")
+    labels = [d.label for d in at.get("download_button")]
+    assert labels.count("Download HTML") == 2  # the arena in the Arenas list, and Compare's two runs
+    at.button(key=f"arena-open-{arena_id}").click().run()
+    assert not at.exception, at.exception
+    offered.clear()
+    go(at, "arena")  # the reopened arena (AppTest draws its own page again on the next run: see above)
+    assert at.session_state.arena_open == arena_id
+    assert [d.label for d in at.get("download_button")] == ["Download HTML"]
+    ((name, mimetype, build),) = offered
+    assert name.startswith(f"react-arena-{arena_id}-what-is-6-7") and name.endswith(".html")
+    assert mimetype == "text/html"
+    saved = HistoryStore().arena(arena_id)
+    page = build()
+    assert page == arena_to_html(saved_columns(saved.runs), arena_id=arena_id, saved_at=saved.saved_at)
+    assert f"Arena {arena_id} · 2 columns" in page and page.count("EM 1 · F1 1.00") == 2
+    assert page.count('class="step"') == 4 and "What is 6 * 7?" in page
