@@ -34,17 +34,18 @@ ARENA_STYLE = (
     STYLE
     + """
 body.arena{max-width:none;margin:1.5rem auto;padding:0 1.5rem}
-.scroll{overflow-x:auto;padding-bottom:0.5rem}
+.scroll{overflow-x:auto;padding-bottom:0.5rem;margin-top:1rem}
 .grid{display:grid;column-gap:1rem;align-items:start}
 .grid>*{min-width:0}
-.cols-1{grid-template-columns:minmax(min(24rem,85vw),60rem)}
-.cols-2{grid-template-columns:repeat(2,minmax(min(24rem,85vw),1fr))}
-.cols-3{grid-template-columns:repeat(3,minmax(min(24rem,85vw),1fr))}
-.cols-4{grid-template-columns:repeat(4,minmax(min(24rem,85vw),1fr))}
+.cols-1{grid-template-columns:minmax(min(20rem,85vw),60rem)}
+.cols-2{grid-template-columns:repeat(2,minmax(min(20rem,85vw),1fr))}
+.cols-3{grid-template-columns:repeat(3,minmax(min(20rem,85vw),1fr))}
+.cols-4{grid-template-columns:repeat(4,minmax(min(20rem,85vw),1fr))}
 .column{border-bottom:2px solid #d1d9e0;padding-bottom:0.4rem;align-self:stretch}
 .column h2{font-size:1.05rem}
 .wide{grid-column:1/-1}
 .differ{margin:1rem 0 0;padding:0.3rem 0.7rem;background:#fff1e5;border-left:4px solid #bc4c00;font-weight:600}
+.differ>span{position:sticky;left:0.7rem}
 .first-difference>.step{border:2px solid #bc4c00}
 .gap{color:#59636e;margin:1rem 0;padding:0.8rem 1rem;border:1px dashed #d1d9e0;border-radius:8px}
 .badge{border-radius:6px;padding:0.15rem 0.5rem}
@@ -72,7 +73,7 @@ def arena_to_html(results: Sequence[ColumnResult], *, arena_id: str | None = Non
     for k, row in enumerate(line_up([t.steps for t in traces])):
         if k == differ:
             mark = f"▼ {DIFFERENCE_MARK}: step {k + 1}, where the columns' actions part"
-            body.append(f'<p class="differ wide" id="first-difference">{esc(mark)}</p>')
+            body.append(f'<p class="differ wide" id="first-difference"><span>{esc(mark)}</span></p>')
         for i, step in enumerate(row):
             if step is None:
                 body.append(f'<div class="cell"><p class="gap">{esc(f"Step {k + 1}: —")}</p></div>')
