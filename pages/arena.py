@@ -118,8 +118,9 @@ if running:
     st.fragment(live_arena, run_every=LIVE_REFRESH_SECONDS)()
 elif job is not None:
     st.subheader(md_literal(job.question), anchor=False)
-    draw(job, job.view())
-    finished = [r for r in job.arena.results if r is not None]
+    view = job.view()
+    draw(job, view)
+    finished = [r for r in view.results if r is not None]
     clear, download = st.columns(2)
     clear.button("Clear", key="arena-clear", icon=":material/close:", on_click=arena.close)
     if finished:

@@ -88,7 +88,9 @@ def arena_to_html(results: Sequence[ColumnResult], *, arena_id: str | None = Non
     return page(f"Arena: {traces[0].question}", body, style=ARENA_STYLE, body_class="arena")
 
 
-def _header(results: Sequence[ColumnResult], arena_id: str | None, saved_at: str | None, differ: int | None) -> list:
+def _header(
+    results: Sequence[ColumnResult], arena_id: str | None, saved_at: str | None, differ: int | None
+) -> list[str]:
     traces = [r.trace for r in results]
     out = [f"<header><h1>{esc(traces[0].question)}</h1>"]
     golds = {t.expected_answer for t in traces}
