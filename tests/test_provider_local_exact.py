@@ -1,7 +1,9 @@
 """On the model (``-m model``): a call's reply at temperature 0 is the reply of a cold run of the same prompt, whatever
 llama.cpp had cached (earlier steps, a saved prefix state, an edited prompt), and so is the "Copy as Python" snippet's.
-The logits at the end of each prompt are compared bit for bit with a fresh model instance's; the replies with that
-instance's own sampler (llama-cpp-python's, where the provider uses ``llama_grammar``'s). Also: a warm-up and a
+The logits at the end of each prompt are compared bit for bit with a fresh model instance's, and so are the replies,
+sampled by that instance the way the provider samples (``llama_grammar`` for a constrained greedy step: that it gives
+llama-cpp-python's own text is shown in test_formats_grammar, per dialect, and the snippet, run here, uses
+llama-cpp-python's own sampler). Also: a warm-up and a
 question asked during it evaluate the prefix once, and samples at temperature 0.7 reuse the evaluated prompt.
 """
 
@@ -50,13 +52,16 @@ def forget_context(local: LocalProvider) -> None:
 
 @pytest.fixture(scope="module")
 def cold(local: LocalProvider):
-    """A second, fresh instance of the same model file, as the snippet makes it (llama-cpp-python's own sampler)."""
+    """A second, fresh instance of the same model file, as the snippet makes it, sampling as the provider samples: the
+    cache is what these tests are about, and llama-cpp-python's own grammar sampler is several times slower."""
     from llama_cpp import Llama
 
+    from react_core.providers import llama_grammar
     from react_core.providers.llama_support import safe_model_defaults
 
     with safe_model_defaults():
         llama = Llama(model_path=str(local.prepare().path), n_ctx=N_CTX, n_batch=BLOCK, verbose=False)
+    llama_grammar.install(llama)
     yield llama
     llama.close()
 
