@@ -10,17 +10,20 @@ window; the operator's on the CLI) and rate-limits it when it is hosted, writes 
 the folder (``results``: header + one line per question, resumable by id), lets the hybrids reuse the folder's
 ``react`` and ``cot-sc`` results made the same way, reports progress to a callback and stops when ``cancel`` is set
 (by default the current ``react_core.base.cancel`` scope's event). Each file's header records the prompt version each
-role ran, by number (``paper@best`` read as ``paper@2`` when the strategy starts); a plan with ``versions`` runs Act
-and ReAct once per version on the same questions (versions × a set), a file each. UI-free.
+role ran, by number (``paper@best`` read as ``paper@2`` when the strategy starts), and the model it ran on; a plan with
+``versions`` runs Act and ReAct once per version on the same questions, and a plan with ``models`` runs everything once
+per model (versions × models × a set), a file each. The models run one after another, each with its own provider:
+a hosted one answers ``concurrency`` questions at once as usual, the on-device model one question at a time. UI-free.
 """
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from react_core.base import cancel as cancel_scope
 from react_core.base.errors import ConfigError
@@ -47,14 +50,25 @@ from react_core.evaluation.strategies import (
 from react_core.evaluation.summary import Summary
 from react_core.loop.settings import RunSettings, build_run_config, provider_for
 from react_core.presets.store import PresetStore
-from react_core.providers import provider_class
+from react_core.providers import model_choice_label, model_label, provider_class
 from react_core.providers.allowance import OPERATOR, Allowance
 from react_core.providers.base import Provider
+from react_core.providers.choice import ModelChoice
 from react_core.tools import DEFAULT_SENTENCES
 
 HOSTED_RPM = 60.0
 VERSIONED = ("act", "react")  # the strategies a plan's ``versions`` apply to: one prompt each, the agent's
 ProgressHandler = Callable[[dict[str, Any]], None]
+
+
+class Unit(NamedTuple):
+    """One cell of the grid: what runs into one results file."""
+
+    key: str  # its results file's name: ``react``, ``react@paper@2``, with several models ``react@paper@2+local-x``
+    strategy: str
+    presets: dict[str, str]  # the prompt of each role
+    version: str  # the prompt version it compares ('' when the plan compares none)
+    model: int  # which of ``EvalPlan.model_settings()`` it runs on
 
 
 @dataclass
@@ -85,10 +99,22 @@ class EvalPlan:
     # Prompt versions (``name@3``, ``name@label``) to compare on the same questions: Act and ReAct each run once per
     # version, into a results file of its own (``units``); empty: each strategy runs once with ``presets``.
     versions: list[str] = field(default_factory=list)
+    # Models (``provider[:model]``, ``react_core.providers.choice``) to run every unit on, each into results files of
+    # its own when there are several; empty: the model of ``settings`` alone.
+    models: list[str] = field(default_factory=list)
 
-    def run_settings(self) -> RunSettings:
+    def model_settings(self) -> list[RunSettings]:
+        """The settings of each model the plan runs, in order: ``settings`` with each model choice applied."""
+        if not self.models:
+            return [self.settings]
+        return [self.settings.updated(**ModelChoice.parse(m).changes(self.settings.to_dict())) for m in self.models]
+
+    def model_labels(self) -> list[str]:
+        return [model_choice_label(s.to_dict()) for s in self.model_settings()]
+
+    def run_settings(self, settings: RunSettings | None = None) -> RunSettings:
         """The settings every agent step runs with: the model and knowledge chosen, the plan's budget and tools."""
-        return self.settings.updated(
+        return (settings or self.settings).updated(
             max_calls=self.max_calls,
             tools=list(self.tools),
             temperature=self.temperature,
@@ -103,19 +129,35 @@ class EvalPlan:
 
     def unit_versions(self) -> dict[str, str]:
         """Each unit's key and the prompt version it compares ('' when the plan compares none)."""
-        return {key: presets[strategy] if self.versions else "" for key, strategy, presets in self.units()}
+        return {u.key: u.version for u in self.units()}
 
-    def units(self) -> list[tuple[str, str, dict[str, str]]]:
-        """What runs, in order, as (key, strategy, prompts per role): each strategy with the plan's prompts, or with
-        ``versions``, Act and ReAct once per version, keyed ``react@name@3`` (also its results file's name)."""
+    def unit_models(self) -> dict[str, str]:
+        """Each unit's key and the model it runs on, in words ('' when the plan runs one model)."""
+        labels = self.model_labels() if len(self.models) > 1 else []
+        return {u.key: labels[u.model] if labels else "" for u in self.units()}
+
+    def units(self) -> list[Unit]:
+        """What runs, in order: for each model, each strategy with the plan's prompts, or with ``versions``, Act and
+        ReAct once per version, keyed ``react@name@3`` (also its results file's name), with several models
+        ``react@name@3+provider-model``."""
         presets = {role: self.presets.get(role) or name for role, name in DEFAULT_PRESETS.items()}
+        several = len(self.models) > 1
         out = []
-        for strategy in self.strategies:
-            if not self.versions:
-                out.append((strategy, strategy, presets))
-                continue
-            out += [(f"{strategy}@{v}", strategy, {**presets, strategy: v}) for v in self.versions]
+        for m, settings in enumerate(self.model_settings()):
+            suffix = f"+{model_slug(settings)}" if several else ""
+            for strategy in self.strategies:
+                if not self.versions:
+                    out.append(Unit(strategy + suffix, strategy, presets, "", m))
+                    continue
+                out += [
+                    Unit(f"{strategy}@{v}{suffix}", strategy, {**presets, strategy: v}, v, m) for v in self.versions
+                ]
         return out
+
+
+def model_slug(settings: RunSettings) -> str:
+    """A model in a results file's name: its provider and model label, in letters, digits, ``.``, ``_`` and ``-``."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", f"{settings.provider}-{model_label(settings.to_dict())}").strip("-")
 
 
 @dataclass
@@ -146,9 +188,17 @@ def check_plan(plan: EvalPlan) -> None:
         raise ConfigError("Prompt versions are compared with Act or ReAct; choose only those strategies.")
     if len(set(plan.versions)) != len(plan.versions):
         raise ConfigError("Each prompt version once, please: a version given twice would run twice.")
-    plan.run_settings().check()
+    runs = plan.model_settings()
+    labels = plan.model_labels()
+    twice = sorted({label for label in labels if labels.count(label) > 1})
+    slugs = [model_slug(s) for s in runs]
+    if twice or len(set(slugs)) != len(slugs):
+        raise ConfigError(f"Each model once, please: {', '.join(twice) or 'two models'} would run twice.")
+    for settings in runs:
+        plan.run_settings(settings).check()
     store = PresetStore(plan.owner)
-    for _key, strategy, presets in plan.units():
+    for unit in plan.units():
+        strategy, presets = unit.strategy, unit.presets
         for role in ROLES[strategy]:
             preset = store.load(presets[role])
             if preset.mode != ROLE_MODES[role]:
@@ -164,9 +214,16 @@ def load_plan_questions(plan: EvalPlan) -> list[Question]:
     return repeated(questions, plan.repetitions)
 
 
-def strategy_config(plan: EvalPlan, strategy: str, model: str, presets: dict[str, str] | None = None) -> dict[str, Any]:
-    """What decides a strategy's results, as recorded in its file's header; a resume must match it."""
-    s = plan.settings
+def strategy_config(
+    plan: EvalPlan,
+    strategy: str,
+    model: str,
+    presets: dict[str, str] | None = None,
+    settings: RunSettings | None = None,
+) -> dict[str, Any]:
+    """What decides a strategy's results, as recorded in its file's header; a resume must match it. ``settings``: the
+    model's, when the plan runs several."""
+    s = settings or plan.settings
     presets = presets or plan.presets
     options = [o for o in provider_class(s.provider).options if o != "delay"]
     config: dict[str, Any] = {"provider": s.provider, "model": model}
@@ -188,12 +245,13 @@ def strategy_config(plan: EvalPlan, strategy: str, model: str, presets: dict[str
     return config
 
 
-def _reusable(plan: EvalPlan, strategy: str, model: str) -> dict[str, dict[str, dict]]:
+def _reusable(plan: EvalPlan, strategy: str, model: str, settings: RunSettings) -> dict[str, dict[str, dict]]:
     """For a hybrid: the folder's results of its components that were made exactly as this run would make them."""
     found: dict[str, dict[str, dict]] = {}
-    for component in COMPONENTS.get(strategy, ()) if plan.reuse and not plan.versions else ():
+    single = not plan.versions and len(plan.models) < 2  # else the components' files are named per version or model
+    for component in COMPONENTS.get(strategy, ()) if plan.reuse and single else ():
         header, records = results.read_file(results.result_path(plan.out_dir, component))
-        if header and header.get("config") == strategy_config(plan, component, model):
+        if header and header.get("config") == strategy_config(plan, component, model, settings=settings):
             found[component] = {r["id"]: r for r in records}
     return found
 
@@ -207,53 +265,69 @@ def run_evaluation(
     on_progress: ProgressHandler | None = None,
     cancel: threading.Event | None = None,
 ) -> EvalRun:
-    """Run every strategy of the plan in turn and return their summaries (also when stopped).
+    """Run every unit of the plan in turn, model by model, and return their summaries (also when stopped).
 
-    The provider (``provider``, else the one ``plan.settings`` name, built under ``allowance``'s key rules) makes
-    its calls within ``allowance``'s call window.
-    Summaries are keyed by strategy, or with ``plan.versions`` by unit (``react@paper@2``, ``EvalPlan.units``).
-    Events for ``on_progress``: ``preparing`` (message), ``strategy`` (strategy, unit, position, of, total), then for
-    each unit the harness's ``start`` / ``result`` / ``done``, each with ``strategy`` and ``unit``. A provider
-    failure raises a ProviderError once what finished is saved; rerunning the same plan resumes."""
+    Each model's provider (``provider``, else the one its settings name, built under ``allowance``'s key rules) makes
+    its calls within ``allowance``'s call window; ``api_key`` goes only to a model of the settings' own provider.
+    Summaries are keyed by strategy, or with ``plan.versions`` or several ``plan.models`` by unit (``react@paper@2``,
+    ``EvalPlan.units``). Events for ``on_progress``: ``preparing`` (message), ``strategy`` (strategy, unit, position,
+    of, total), then for each unit the harness's ``start`` / ``result`` / ``done``, each with ``strategy`` and
+    ``unit``. A provider failure raises a ProviderError once what finished is saved; rerunning the same plan
+    resumes."""
     notify = on_progress or (lambda _e: None)
     cancel = cancel or cancel_scope.current() or threading.Event()
     check_plan(plan)
     questions = load_plan_questions(plan)
     if not questions:
         raise ConfigError("No questions to evaluate.")
-    own = provider is None
-    if provider is None:
-        provider = allowance.build(
-            lambda: provider_for(
-                plan.settings,
-                api_key=api_key,
-                on_progress=lambda message: notify({"kind": "preparing", "message": message}),
+    runs = plan.model_settings()
+    if provider is not None and len(runs) > 1:
+        raise ConfigError("A provider passed in serves one model; give several models by their settings instead.")
+    units = plan.units()
+    summaries: dict[str, Summary] = {}
+    for m, settings in enumerate(runs):
+        if cancel.is_set():
+            break
+        mine = [(position, unit) for position, unit in enumerate(units, 1) if unit.model == m]
+        key = api_key if settings.provider == plan.settings.provider else None  # a key goes only to its provider
+        built = provider or allowance.build(
+            lambda s=settings, k=key: provider_for(
+                s, api_key=k, on_progress=lambda message: notify({"kind": "preparing", "message": message})
             )
         )
-    try:
-        return _run(plan, questions, allowance.limit(provider), notify, cancel)
-    finally:
-        if own and not provider.shared:
-            provider.close()
+        try:
+            summaries.update(_run(plan, settings, questions, allowance.limit(built), mine, len(units), notify, cancel))
+        finally:
+            if provider is None and not built.shared:
+                built.close()
+    stopped = any(not s.complete for s in summaries.values()) or len(summaries) < len(units)
+    return EvalRun(Path(plan.out_dir), summaries, stopped)
 
 
 def _run(
-    plan: EvalPlan, questions: list[Question], provider: Provider, notify: ProgressHandler, cancel: threading.Event
-) -> EvalRun:
-    model = provider.model or plan.settings.model
+    plan: EvalPlan,
+    settings: RunSettings,
+    questions: list[Question],
+    provider: Provider,
+    units: list[tuple[int, Unit]],
+    of: int,
+    notify: ProgressHandler,
+    cancel: threading.Event,
+) -> dict[str, Summary]:
+    """One model's units, in turn."""
+    model = provider.model or settings.model
     if provider.hosted:
         from react_core.providers.rate_limit import RateLimited
 
         provider = RateLimited(provider, plan.rpm)  # type: ignore[assignment]
-    settings = plan.run_settings()
+    run_settings = plan.run_settings(settings)
     store = PresetStore(plan.owner)
     if any(s in AGENTS for s in plan.strategies):
         build_run_config(
-            settings,
+            run_settings,
             preset=store.load(plan.presets.get("react") or DEFAULT_PRESETS["react"]),
             provider=provider,
         )  # fails now on a missing pack, not after the first questions
-    units = plan.units()
     question_record = {
         "datasets": [Path(d).name for d in plan.datasets],
         "indices": Path(plan.indices).name if plan.indices else None,
@@ -261,14 +335,15 @@ def _run(
         "n": len(questions),
     }
     summaries: dict[str, Summary] = {}
-    for position, (key, strategy, presets) in enumerate(units, 1):
+    for position, unit in units:
         if cancel.is_set():
             break
+        key, strategy, presets = unit.key, unit.strategy, unit.presets
         # Each role's prompt by its number, read now: a label moved during the run changes nothing, and the header
         # says which version ran even when the plan named a label or the newest.
         versions = {role: resolved(store, presets[role]) for role in ROLES[strategy]}
         ctx = EvalContext(
-            settings=settings,
+            settings=run_settings,
             provider=provider,
             samples=plan.samples,
             sc_temperature=plan.sc_temperature,
@@ -282,7 +357,7 @@ def _run(
                 "strategy": strategy,
                 "unit": key,
                 "position": position,
-                "of": len(units),
+                "of": of,
                 "total": len(questions),
             }
         )
@@ -290,8 +365,9 @@ def _run(
             "strategy": strategy,
             "created_at": results.now(),
             "questions": question_record,
-            "config": strategy_config(plan, strategy, model, presets),
+            "config": strategy_config(plan, strategy, model, presets, settings),
             "versions": versions,
+            "model": model_choice_label(settings.to_dict()),
         }
         summaries[key] = evaluate(
             questions,
@@ -299,12 +375,11 @@ def _run(
             ctx,
             plan.path(key),
             header=header,
-            known=_reusable(plan, strategy, model),
+            known=_reusable(plan, strategy, model, settings),
             concurrency=plan.concurrency,
             on_progress=lambda e, s=strategy, k=key: notify({**e, "strategy": s, "unit": k}),
         )
-    stopped = any(not s.complete for s in summaries.values()) or len(summaries) < len(units)
-    return EvalRun(Path(plan.out_dir), summaries, stopped)
+    return summaries
 
 
 def resolved(store: PresetStore, ref: str) -> str:

@@ -51,8 +51,9 @@ class EvalJob(Job):
                 "stopped": p.stopped,
                 "finished": self.done,
                 "cancelling": self.cancelling,
-                "strategies": [key for key, _, _ in self.plan.units()],
+                "strategies": [unit.key for unit in self.plan.units()],
                 "versions": self.plan.unit_versions(),
+                "models": self.plan.unit_models(),
                 "out_dir": str(self.plan.out_dir),
             }
 
