@@ -56,7 +56,7 @@ def _how_they_run(chosen: list[str]) -> None:
     for key, value in ev.PAPER_DEFAULTS.items():
         st.session_state.setdefault(key, value)
     st.markdown("**How they run**")
-    cols = st.columns(3)
+    cols = st.columns([1, 2, 1])  # the tools' chips need room: three in a third of the page were cut short
     if ev.uses_agent(chosen):
         cols[0].number_input("Max model calls (Act, ReAct)", 1, MAX_CALLS_LIMIT, key="eval-max-calls")
         cols[1].multiselect("Tools (Act, ReAct)", TOOL_ORDER, key="eval-tools", format_func=tool_label)
@@ -251,10 +251,11 @@ def _checks_and_baseline(evaluation: Any) -> None:
             left, right = st.columns(2)
             for col, side, title in ((left, options[base], "baseline"), (right, current, "now")):
                 with col:
-                    st.caption(title)
+                    st.caption(md_literal(f"{title}: {qs.result_name(side, model=True)}"))
                     record = qs.first_run(side.records, pick)
                     if record is not None:
-                        render_trace(Trace.from_dict(record["trace"]), key=f"eval-{title}-{current.name}-{pick}")
+                        trace = Trace.from_dict(record["trace"])
+                        render_trace(trace, key=f"eval-{title}-{current.name}-{pick}", narrow=True)
 
 
 def _tool_name(tool: str | None) -> str:
