@@ -7,11 +7,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 from dataclasses import replace
 
 import pytest
 
-from react_core.base.errors import ConfigError
+from react_core.base.errors import ConfigError, ProviderError
 from react_core.evaluation import run as run_module
 from react_core.evaluation.report import load_groups, markdown_table
 from react_core.evaluation.results import by_model, load_evaluation, read_file
@@ -19,8 +20,10 @@ from react_core.evaluation.run import EvalPlan, run_evaluation
 from react_core.loop.settings import RunSettings
 from react_core.presets.preset import load_preset
 from react_core.presets.store import PresetStore
-from react_core.providers import model_label
+from react_core.providers import keys, model_label
+from react_core.providers.allowance import Allowance
 from react_core.providers.choice import ModelChoice, offered
+from react_core.providers.openai_compat import OpenAIProvider
 from react_core.providers.scripted import ScriptedProvider
 
 QUESTIONS = [("a", "What is 6 * 7?", "42"), ("b", "What is 2 + 2?", "4")]
@@ -118,6 +121,62 @@ def test_a_key_goes_only_to_a_model_of_its_own_provider(tmp_path, monkeypatch):
     run_evaluation(plan, api_key="sk-typed-for-openai")
     assert given == [("openai", "gpt-4o-mini", "sk-typed-for-openai"), ("scripted", "", None)]
     assert [s.base_url for s in plan.model_settings()] == ["http://127.0.0.1:9/v1", ""]  # a Base URL stays its own
+
+
+class Hosted(ScriptedProvider):
+    """A hosted model's stand-in: its first call says it has started, then waits until every other hosted model has
+    started too, which only happens if they run at once."""
+
+    hosted = True
+
+    def __init__(self, outputs, started: threading.Event, others: list[threading.Event]) -> None:
+        super().__init__(outputs)
+        self.started, self.others = started, others
+
+    def stream(self, request):
+        self.started.set()
+        assert all(e.wait(30) for e in self.others), "the hosted models did not run at once"
+        yield from super().stream(request)
+
+
+def hosted_models(monkeypatch, outputs: dict[str, list]) -> list:
+    """``provider_for`` builds a Hosted stand-in for each hosted model named in ``outputs`` (by model)."""
+    started = {m: threading.Event() for m in outputs}
+    seen: list = []
+
+    def fake(settings, *, api_key=None, on_progress=None):
+        if settings.provider == "scripted":
+            return ScriptedProvider.create(script=settings.script)
+        seen.append(keys.resolve_key(OpenAIProvider))  # a real one reads its key now, under the job's key rules
+        others = [e for m, e in started.items() if m != settings.model]
+        return Hosted(outputs[settings.model], started[settings.model], others)
+
+    monkeypatch.setattr(run_module, "provider_for", fake)
+    return seen
+
+
+def test_hosted_models_run_at_once_under_the_jobs_key_rules_while_a_script_runs_its_cells_in_turn(
+    tmp_path, monkeypatch
+):
+    a, _ = scripts(tmp_path)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-operator")
+    seen = hosted_models(monkeypatch, {"m1": answers("42", "4"), "m2": answers("42", "5")})
+    plan = grid(tmp_path, ["openai:m1", "gemini:m2", f"scripted:{a}"], versions=(), rpm=6000)
+    run = run_evaluation(plan, allowance=Allowance(server_keys=False))  # a public demo's visitor
+    assert list(run.summaries) == ["react+openai-m1", "react+gemini-m2", "react+scripted-a.json"]  # the plan's order
+    assert [s.em for s in run.summaries.values()] == [1.0, 0.5, 1.0]
+    assert seen == [None, None]  # the operator's key was not lent on the models' threads
+    assert load_evaluation(tmp_path / "out").results[0].model == "Gemini · m2"
+
+
+def test_a_hosted_model_that_fails_stops_its_own_cells_and_is_reported_once_the_others_are_done(tmp_path, monkeypatch):
+    a, _ = scripts(tmp_path)
+    hosted_models(monkeypatch, {"m1": [{"error": "quota exceeded"}], "m2": answers("42", "4")})
+    plan = grid(tmp_path, ["openai:m1", "gemini:m2", f"scripted:{a}"], versions=(), rpm=6000)
+    with pytest.raises(ProviderError, match="quota exceeded"):
+        run_evaluation(plan)
+    done = {r.name: len(r.records) for r in load_evaluation(tmp_path / "out").results}
+    assert done == {"react+openai-m1": 0, "react+gemini-m2": 2, "react+scripted-a.json": 2}
 
 
 def test_a_model_choice_is_read_written_and_applied():

@@ -126,29 +126,38 @@ def _plan(args: argparse.Namespace, strategies: list[str], out_dir: str, names: 
 
 
 def _run(args: argparse.Namespace, plan: Any) -> Any:
-    """Run with a progress bar per strategy on stderr; Ctrl-C stops and says how to resume."""
+    """Run with a progress bar per unit on stderr (one under another while hosted models run at once); Ctrl-C stops
+    and says how to resume."""
     from react_core.evaluation.run import run_evaluation
 
-    bar: Any = None
-    where = ""  # which unit of how many, e.g. " (2/4)"
+    bars: dict[str, Any] = {}
+    where: dict[str, str] = {}  # which unit of how many, e.g. " (2/4)"
 
     def on_progress(event: dict) -> None:
-        nonlocal bar, where
+        unit = event.get("unit") or event.get("strategy", "")
         if event["kind"] == "preparing":
             print(event["message"], file=sys.stderr, flush=True)
         if event["kind"] == "strategy":
-            where = f" ({event['position']}/{event['of']})" if event["of"] > 1 else ""
+            where[unit] = f" ({event['position']}/{event['of']})" if event["of"] > 1 else ""
         if args.no_progress:
             return
         if event["kind"] == "start":
             from tqdm import tqdm
 
-            if bar is not None:
-                bar.close()
-            desc = event.get("unit", event["strategy"]) + where
-            bar = tqdm(total=event["total"], initial=event["done"], file=sys.stderr, unit="q", desc=desc)
-        elif event["kind"] == "result" and bar is not None:
-            bar.update(1)
+            if unit in bars:
+                bars.pop(unit).close()
+            bars[unit] = tqdm(
+                total=event["total"],
+                initial=event["done"],
+                file=sys.stderr,
+                unit="q",
+                desc=unit + where.get(unit, ""),
+                position=len(bars),
+            )
+        elif event["kind"] == "result" and unit in bars:
+            bars[unit].update(1)
+        elif event["kind"] == "done" and unit in bars:
+            bars.pop(unit).close()
 
     try:
         return run_evaluation(plan, on_progress=on_progress)
@@ -156,7 +165,7 @@ def _run(args: argparse.Namespace, plan: Any) -> Any:
         print(f"Stopped: the results so far are in {plan.out_dir}; run the same command to resume.", file=sys.stderr)
         raise
     finally:
-        if bar is not None:
+        for bar in bars.values():
             bar.close()
 
 
