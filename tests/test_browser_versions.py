@@ -87,9 +87,12 @@ def test_save_a_version_diff_it_and_evaluate_it_against_version_one(tmp_path):
             # Settings: an edit of paper's instructions saved as paper@2, then diffed against paper@1.
             nav(page, "Settings")
             instructions = page.get_by_role("textbox", name="Instructions", exact=True)
+            shipped = re.compile(r"^Solve a question answering task[\s\S]*\{tools\}")
+            expect(instructions).to_have_value(shipped)  # drawn with paper's text: read it only then
             instructions.fill(instructions.input_value().rstrip("\n") + f"\n{ADDED}\n")
             instructions.press("Control+Enter")
             page.get_by_text("Your edited prompt is in use.").wait_for()
+            expect(instructions).to_have_value(re.compile(shipped.pattern + rf"[\s\S]*{ADDED}"))
             page.get_by_role("button", name="Save as new version of paper").click()
             page.get_by_text("Saved as paper@2; it is now in use.").wait_for()
             _expand(page, "Versions of paper", "Diff two versions")
