@@ -1,7 +1,8 @@
 """The Evaluate page: score strategies on HotpotQA as the ReAct paper did, beside the paper's Table 1.
 
 Pick a dataset, a size and strategies, and how they run (the paper's budget, tools, prompts and CoT-SC samples unless
-changed here); the model, key and knowledge source come from Settings. The run goes on in the background
+changed here), and the models (the one in Settings unless others are chosen: versions × models × a set); the key and
+knowledge source come from Settings. The run goes on in the background
 (ui.jobs.evaluation) with a progress bar and Stop. Results, past ones included, are read from their folder: a table
 per strategy with how the episodes ended, a chart of EM beside the paper's, and every question's trace in the chat's
 step panels. Rendering only; the verbs and frames are in ui.evaluations.
@@ -31,7 +32,7 @@ from react_core import (
     shared_data_dir,
     tool_label,
 )
-from ui import bootstrap_view, state
+from ui import bootstrap_view, eval_models, state
 from ui import evaluations as ev
 from ui import question_sets as qs
 from ui.jobs.evaluation import EvalJob
@@ -55,7 +56,7 @@ def _how_they_run(chosen: list[str]) -> None:
     for key, value in ev.PAPER_DEFAULTS.items():
         st.session_state.setdefault(key, value)
     st.markdown("**How they run**")
-    cols = st.columns(3)
+    cols = st.columns([1, 2, 1])  # the tools' chips need room: three in a third of the page were cut short
     if ev.uses_agent(chosen):
         cols[0].number_input("Max model calls (Act, ReAct)", 1, MAX_CALLS_LIMIT, key="eval-max-calls")
         cols[1].multiselect("Tools (Act, ReAct)", TOOL_ORDER, key="eval-tools", format_func=tool_label)
@@ -93,7 +94,8 @@ def _model_caption() -> None:
     st.caption(
         f"Model and knowledge come from Settings: {md_literal(provider_class(s['provider']).label)} · "
         f"{md_literal(model_label(s))} · {md_literal(knowledge_label(s))}. "
-        "Change them there; the budget, tools and prompts above are the evaluation's own, not the chat's."
+        "Change them there, or choose other models above; the budget, tools and prompts above are the evaluation's "
+        "own, not the chat's."
     )
 
 
@@ -116,13 +118,15 @@ def _results(folder: str) -> None:
         "questions."
     )
     _checks_and_baseline(evaluation)
-    rows = ev.records(evaluation)
+    rows, cells = ev.records(evaluation), ev.cells(evaluation)
     checked = qs.check_columns(evaluation, qs.checks())
     st.subheader("Questions", anchor=False)
     st.dataframe(
         [
             {
                 "strategy": STRATEGY_LABELS.get(r["strategy"], r["strategy"]),
+                "prompt version": cell.version,
+                "model": cell.model,
                 "id": r["id"],
                 "question": r["question"],
                 "gold": r["gold"],
@@ -133,12 +137,16 @@ def _results(folder: str) -> None:
                 "ended": r["stop_reason"],
                 **checks,
             }
-            for r, checks in zip(rows, checked, strict=True)
+            for r, cell, checks in zip(rows, cells, checked, strict=True)
         ],
         hide_index=True,
         width="stretch",
     )
-    labels = [f"{STRATEGY_LABELS.get(r['strategy'], r['strategy'])} · {r['id']} · {r['question'][:80]}" for r in rows]
+    several = qs.several_models(evaluation)
+    labels = [
+        f"{qs.result_name(cell, model=several)} · {r['id']} · {r['question'][:80]}"
+        for r, cell in zip(rows, cells, strict=True)
+    ]
     choice = st.selectbox(
         "Open a question's trace",
         range(len(rows)),
@@ -153,7 +161,7 @@ def _results(folder: str) -> None:
         # The gold answer shows beside the model's (results written before traces recorded it have it only here).
         trace = Trace.from_dict(r["trace"])  # read from the results file
         trace.expected_answer = trace.expected_answer or r["gold"]
-        render_trace(trace, key=f"eval-{r['strategy']}-{r['id']}")
+        render_trace(trace, key=f"eval-{cells[choice].name}-{r['id']}")
 
 
 def _past() -> None:
@@ -161,19 +169,17 @@ def _past() -> None:
     if not found:
         return
     st.subheader("Past evaluations", anchor=False)
-    versions = ev.past_versions(found)
-    version = None
-    if versions:
-        if st.session_state.get("eval-past-version") not in versions:
-            st.session_state["eval-past-version"] = None
-        version = st.selectbox(
-            "Prompt version", versions, index=None, key="eval-past-version", placeholder="Every prompt version"
-        )
-        found = ev.with_version(found, version)
+    versions, models = ev.past_versions(found), ev.past_models(found)
+    models = models if len(models) > 1 else []  # a filter by model once there are several to choose from
+    cols = st.columns(2)
+    version = _past_filter(cols[0], versions, "eval-past-version", "Prompt version", "Every prompt version")
+    model = _past_filter(cols[1], models, "eval-past-model", "Model", "Every model")
+    found = ev.with_version(found, version, model)
     st.dataframe(ev.past_frame(found), hide_index=True, width="stretch", key="eval-past-table")
-    if versions:
-        st.markdown("**By prompt version**")
-        st.dataframe(ev.version_frame(found, version), hide_index=True, width="stretch", key="eval-by-version")
+    if versions or models:
+        st.markdown("**By prompt version and model**")
+        frame = ev.version_frame(found, version, model)
+        st.dataframe(frame, hide_index=True, width="stretch", key="eval-by-version")
     folders = {str(e.folder): e for e in found}
     st.selectbox(
         "Open a past evaluation",
@@ -186,6 +192,15 @@ def _past() -> None:
         key="eval-past",
         on_change=ev.open_past,
     )
+
+
+def _past_filter(col: Any, options: list[str], key: str, title: str, every: str) -> str | None:
+    """A select keeping the past evaluations with results of one option (none drawn when there is nothing to pick)."""
+    if not options:
+        return None
+    if st.session_state.get(key) not in options:
+        st.session_state[key] = None
+    return col.selectbox(title, options, index=None, key=key, placeholder=every)
 
 
 def _your_questions() -> None:
@@ -225,7 +240,8 @@ def _checks_and_baseline(evaluation: Any) -> None:
             continue  # a version of this evaluation chosen as the baseline: the others are compared with it
         c, table = qs.comparison(options[base], current)
         st.markdown(
-            f"**{md_literal(qs.result_name(current))}**: {len(c.newly_pass)} newly pass, "
+            f"**{md_literal(qs.result_name(current, model=qs.several_models(evaluation)))}**: {len(c.newly_pass)} "
+            "newly pass, "
             f"{len(c.newly_fail)} newly fail ({c.both_pass} pass in both, {c.both_fail} fail in both)"
         )
         st.dataframe(table, hide_index=True, width="stretch", key=f"eval-compare-{current.name}")
@@ -235,10 +251,11 @@ def _checks_and_baseline(evaluation: Any) -> None:
             left, right = st.columns(2)
             for col, side, title in ((left, options[base], "baseline"), (right, current, "now")):
                 with col:
-                    st.caption(title)
+                    st.caption(md_literal(f"{title}: {qs.result_name(side, model=True)}"))
                     record = qs.first_run(side.records, pick)
                     if record is not None:
-                        render_trace(Trace.from_dict(record["trace"]), key=f"eval-{title}-{current.name}-{pick}")
+                        trace = Trace.from_dict(record["trace"])
+                        render_trace(trace, key=f"eval-{title}-{current.name}-{pick}", narrow=True)
 
 
 def _tool_name(tool: str | None) -> str:
@@ -274,6 +291,7 @@ chosen = st.multiselect(
     "Strategies", STRATEGIES, default=["cot", "react"], key="eval-strategies", format_func=STRATEGY_LABELS.get
 )
 _how_they_run(chosen)
+eval_models.render()
 _model_caption()
 st.button(
     "Run evaluation", icon=":material/play_arrow:", type="primary", disabled=busy, on_click=ev.start, key="eval-run"

@@ -89,7 +89,11 @@ _EXPORTS: dict[str, str] = {
     ),
     # the registries
     **dict.fromkeys(("DIALECTS", "get_dialect"), "dialects"),
-    **dict.fromkeys(("PROVIDERS", "CATALOGUE", "provider_class", "speaks", "unspoken", "model_label"), "providers"),
+    **dict.fromkeys(
+        ("PROVIDERS", "CATALOGUE", "provider_class", "speaks", "unspoken", "model_label", "model_choice_label"),
+        "providers",
+    ),
+    **dict.fromkeys(("ModelChoice", "offered_models"), "providers.choice"),
     **dict.fromkeys(("Provider", "estimate_tokens"), "providers.base"),
     **dict.fromkeys(("Allowance", "OPERATOR", "CallWindow"), "providers.allowance"),
     # prompts
@@ -215,6 +219,7 @@ _EXPORTS: dict[str, str] = {
 # Names the front door gives a clearer name than their module does.
 _ALIASES = {
     "environment_value": "value",
+    "offered_models": "offered",
     "knowledge_reach": "reach",
     "result_label": "label",
     "tool_label": "label",

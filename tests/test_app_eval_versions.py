@@ -59,7 +59,9 @@ def test_versions_run_on_a_set_are_scored_compared_and_grouped(monkeypatch, tmp_
     assert list(table(at, "prompt versions")["prompt versions"]) == ["paper@1, paper@2"]
     past.set_value("paper@2").run()
     assert not at.exception, at.exception
-    grouped = next(d.value for d in at.dataframe if list(d.value.columns)[:2] == ["prompt version", "strategy"])
+    grouped = next(
+        d.value for d in at.dataframe if list(d.value.columns)[:3] == ["prompt version", "model", "strategy"]
+    )
     assert list(grouped["prompt version"]) == ["paper@2"] and list(grouped["EM"]) == [50.0]
 
 

@@ -32,8 +32,11 @@ def test_save_a_new_version_pick_one_by_label_and_diff_two(monkeypatch, tmp_path
     use_app(monkeypatch, tmp_path, [FINISH, FINISH, FINISH])
     at = go(new_session(), "settings")
     assert at.button(key="save-version").disabled  # nothing changed: nothing to save
+    assert at.selectbox(key="diff-right").value == "paper@1"  # one version yet: the panel shows it
     _save_version(at, "Be careful.\n{tools}\n")
     assert any("Saved as paper@2" in unescape(s.value) for s in at.success)
+    # The diff turns to the two newest by itself, rather than comparing version 1 with itself as before the save.
+    assert (at.selectbox(key="diff-left").value, at.selectbox(key="diff-right").value) == ("paper@1", "paper@2")
     assert at.session_state.settings["preset"] == "paper" and at.session_state.prompt is None
     go(at, "chat")
     ask(at, "First")

@@ -31,6 +31,7 @@ def _homes(pattern: str) -> list[str]:
         ("the model label", r"[\"']provider default|[\"']the bundled model", "react_core/providers/__init__.py"),
         ("the dialect rule", r"cannot call tools natively", "react_core/providers/__init__.py"),
         ("the observation cap", r"cut at \{|_OBSERVATION_CHARS\s*=", "react_core/tools/registry.py"),
+        ("reading a model choice", r"partition\(\s*[\"']:[\"']", "react_core/providers/choice.py"),
         ("reading a version's address", r"partition\(\s*[\"']@|split\(\s*[\"']@", "react_core/presets/versions.py"),
     ],
 )

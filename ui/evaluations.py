@@ -43,7 +43,7 @@ from react_core import (
 )
 from react_core import eval_results as results
 from react_core import result_label as label
-from ui import identity, question_sets, state
+from ui import eval_models, identity, question_sets, state
 from ui.jobs.evaluation import EvalJob
 
 PAPER_500 = "react_paper_eval_500_indices.json"
@@ -152,6 +152,9 @@ def start() -> None:
     if not chosen:
         state.flash("warning", "Choose at least one strategy.")
         return
+    if not ss.get(eval_models.MODELS_KEY):
+        state.flash("warning", "Choose at least one model.")
+        return
     repetitions = int(ss.get("eval-repetitions") or 1)
     choice = ss.get("eval-dataset") or ""
     folder = results.new_folder(root())
@@ -176,6 +179,7 @@ def start() -> None:
         presets={r: ss.get(f"eval-preset-{r}", DEFAULT_PRESETS[r]) for r in DEFAULT_PRESETS},
         owner=identity.owner(),
         versions=list(ss.get("eval-versions") or []) if compares_versions(chosen) else [],
+        models=eval_models.chosen(),
     )
     ss.eval_job = EvalJob(plan, identity.allowance(), api_key=ss.api_key).start()
     ss.eval_open = plan.out_dir
@@ -220,12 +224,14 @@ def ended_text(ended: dict[str, int]) -> str:
 
 
 def unit_label(key: str, snap: dict[str, Any]) -> str:
-    """What a running evaluation runs, in words: the strategy, and the prompt version when it compares versions
-    (the job's ``versions`` says which, by unit key such as ``react@paper@2``)."""
-    strategy = next((s for s in STRATEGIES if key == s or key.startswith(f"{s}@")), key)
+    """What a running evaluation runs, in words: the strategy, the prompt version when it compares versions and the
+    model when it compares models (the job's ``versions`` and ``models`` say which, by unit key such as
+    ``react@paper@2``)."""
+    strategy = next((s for s in STRATEGIES if key == s or key.startswith((f"{s}@", f"{s}+"))), key)
     version = (snap.get("versions") or {}).get(key, "")
+    model = (snap.get("models") or {}).get(key, "")
     name = STRATEGY_LABELS.get(strategy, strategy)
-    return f"{name} {version}" if version else name
+    return name + (f" {version}" if version else "") + (f" on {model}" if model else "")
 
 
 def progress_label(snap: dict[str, Any]) -> str:
@@ -263,6 +269,7 @@ def summary_frame(evaluation: results.Evaluation) -> pd.DataFrame:
             {
                 "strategy": label(r, evaluation.results),
                 "prompt version": r.version,
+                "model": r.model,
                 "n": s.n,
                 "of": s.planned,
                 "EM": round(100 * s.em, 1),
@@ -311,6 +318,7 @@ def past_frame(evaluations: list[results.Evaluation]) -> pd.DataFrame:
                 "when": when(e),
                 "strategies": ", ".join(label(r, e.results) for r in e.results),
                 "prompt versions": ", ".join(dict.fromkeys(r.version for r in e.results if r.version)),
+                "models": ", ".join(dict.fromkeys(r.model for r in e.results if r.model)),
                 "questions": e.planned,
                 "done": "stopped: " + ", ".join(incomplete) if incomplete else "complete",
                 "ended": ended_text(e.ended()),
@@ -325,22 +333,37 @@ def past_versions(evaluations: list[results.Evaluation]) -> list[str]:
     return [v for v in results.by_version(evaluations) if v]
 
 
-def with_version(evaluations: list[results.Evaluation], version: str | None) -> list[results.Evaluation]:
-    """The evaluations with results of ``version`` (every one when None)."""
-    if version is None:
-        return evaluations
-    return [e for e in evaluations if any(r.version == version for r in e.results)]
+def past_models(evaluations: list[results.Evaluation]) -> list[str]:
+    """The models the past evaluations ran (what the page's model filter offers)."""
+    return [m for m in results.by_model(evaluations) if m]
 
 
-def version_frame(evaluations: list[results.Evaluation], version: str | None = None) -> pd.DataFrame:
-    """Past results grouped by prompt version (only ``version``'s when one is chosen): one row per results file."""
+def with_version(
+    evaluations: list[results.Evaluation], version: str | None, model: str | None = None
+) -> list[results.Evaluation]:
+    """The evaluations with results of ``version`` and ``model`` (every one for None)."""
+    return [
+        e
+        for e in evaluations
+        if any((version is None or r.version == version) and (model is None or r.model == model) for r in e.results)
+    ]
+
+
+def version_frame(
+    evaluations: list[results.Evaluation], version: str | None = None, model: str | None = None
+) -> pd.DataFrame:
+    """Past results grouped by prompt version, then model (only ``version``'s and ``model``'s when chosen): one row
+    per results file."""
     rows = []
     for v, group in results.by_version(evaluations, version).items():
-        for e, r in group:
+        for e, r in sorted(group, key=lambda pair: pair[1].model):
+            if model is not None and r.model != model:
+                continue
             s = r.summary()
             rows.append(
                 {
                     "prompt version": v or "(none recorded)",
+                    "model": r.model,
                     "strategy": STRATEGY_LABELS.get(r.strategy, r.strategy),
                     "when": when(e),
                     "n": s.n,
@@ -349,8 +372,14 @@ def version_frame(evaluations: list[results.Evaluation], version: str | None = N
                     "folder": e.folder.name,
                 }
             )
-    return pd.DataFrame(rows, columns=["prompt version", "strategy", "when", "n", "EM", "F1", "folder"])
+    columns = ["prompt version", "model", "strategy", "when", "n", "EM", "F1", "folder"]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def records(evaluation: results.Evaluation) -> list[dict[str, Any]]:
     return [rec for r in evaluation.results for rec in r.records]
+
+
+def cells(evaluation: results.Evaluation) -> list[results.StrategyResults]:
+    """Each record's results file, in the order of ``records`` (its prompt version and model)."""
+    return [r for r in evaluation.results for _ in r.records]

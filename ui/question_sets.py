@@ -138,6 +138,7 @@ def _checked(
         row = {
             "strategy": STRATEGY_LABELS.get(r.strategy, r.name),
             "prompt version": r.version,
+            "model": r.model,
             "questions": s.questions,
             "runs": s.runs,
             "EM": s.em.text(),
@@ -150,21 +151,27 @@ def _checked(
     return pd.DataFrame(rows), per_record
 
 
-def result_name(r: results.StrategyResults) -> str:
-    """A results file in a few words: its strategy, and the prompt version it ran when known."""
-    name = STRATEGY_LABELS.get(r.strategy, r.name)
-    return f"{name} · {r.version}" if r.version else name
+def result_name(r: results.StrategyResults, model: bool = False) -> str:
+    """A results file in a few words: its strategy, the prompt version it ran when known, and with ``model`` (an
+    evaluation of several models, or results from elsewhere) the model it ran on."""
+    parts = [STRATEGY_LABELS.get(r.strategy, r.name), r.version, r.model if model else ""]
+    return " · ".join(p for p in parts if p)
+
+
+def several_models(evaluation: results.Evaluation) -> bool:
+    return len({r.model for r in evaluation.results}) > 1
 
 
 def baselines(current: results.Evaluation, past: list[results.Evaluation]) -> dict[str, results.StrategyResults]:
-    """Results that can serve as a baseline: this evaluation's own files when it holds several (another prompt
-    version of the same questions), then this person's other evaluations."""
+    """Results that can serve as a baseline: any cell of this evaluation when it holds several (another prompt
+    version or model on the same questions), then this person's other evaluations, each named with its model."""
     found = {}
     own = current.results if len(current.results) > 1 else []
     for e, rs in [(current, own), *((p, p.results) for p in past if p.folder != current.folder)]:
         for r in rs:
             when = e.created_at.replace("T", " ")[:16]
-            found[f"{when} · {result_name(r)} · {e.folder.name}/{r.name}"] = r
+            name = result_name(r, model=e is not current or several_models(current))
+            found[f"{when} · {name} · {e.folder.name}/{r.name}"] = r
     return found
 
 

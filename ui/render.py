@@ -207,8 +207,8 @@ def render_steps(
         render_step(trace, position, rebuilt, key=f"{key}-s{step.index}", on_similar=on_similar, on_decide=on_decide)
 
 
-def render_trace(trace: Trace, *, key: str, on_similar: SimilarHandler | None = None) -> None:
-    """A whole finished run: status header, step panels, answer."""
+def render_trace(trace: Trace, *, key: str, on_similar: SimilarHandler | None = None, narrow: bool = False) -> None:
+    """A whole finished run: status header, step panels, answer (``narrow``: in a column of several)."""
     render_status(trace)
     render_steps(trace, key=key, on_similar=on_similar)
-    render_answer(trace)
+    render_answer(trace, narrow=narrow)

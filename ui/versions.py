@@ -100,8 +100,13 @@ def render_versions(line: str) -> None:
         refs += [address(other, n) for other in store.names(None) if other != line for n, _, _ in store.versions(other)]
         here = len(numbers)
         left_col, right_col = st.columns(2)
-        left = left_col.selectbox("From", refs, index=max(0, here - 2), key="diff-left")
-        right = right_col.selectbox("To", refs, index=here - 1, key="diff-right")
+        ss = st.session_state
+        if ss.get("diff-for") != (line, here) or not {ss.get("diff-left"), ss.get("diff-right")} <= set(refs):
+            # The two newest of this line, again whenever a version is saved (the choices kept from before the save
+            # would compare version 1 with itself).
+            ss["diff-for"], ss["diff-left"], ss["diff-right"] = (line, here), refs[max(0, here - 2)], refs[here - 1]
+        left = left_col.selectbox("From", refs, key="diff-left")
+        right = right_col.selectbox("To", refs, key="diff-right")
         try:
             render_diff(store.diff(left, right))
         except ReactLabError as e:

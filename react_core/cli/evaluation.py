@@ -35,7 +35,17 @@ def register(sub: Any) -> None:
         default=[],
         help="prompt versions (name@3, name@label) to compare: Act/ReAct run once each",
     )
-    p.add_argument("--baseline", help="a results file of the same questions: list those that newly pass and fail")
+    p.add_argument(
+        "--models",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="PROVIDER[:MODEL]",
+        help="models to compare (local, openai:gpt-4o-mini, scripted:replies.json): everything runs once on each",
+    )
+    p.add_argument(
+        "--baseline", help="a results file of the same questions: list those that newly pass and fail (per cell)"
+    )
     p.add_argument("--check-tool", help="trajectory check: the run calls this tool (e.g. search)")
     p.add_argument("--check-no-tool", help="trajectory check: the run never calls this tool")
     p.add_argument("--check-steps", type=int, default=0, help="trajectory check: at most this many steps")
@@ -111,34 +121,43 @@ def _plan(args: argparse.Namespace, strategies: list[str], out_dir: str, names: 
         rpm=args.rpm,
         repetitions=getattr(args, "repetitions", 1),
         versions=list(getattr(args, "versions", None) or []),
+        models=list(getattr(args, "models", None) or []),
     )
 
 
 def _run(args: argparse.Namespace, plan: Any) -> Any:
-    """Run with a progress bar per strategy on stderr; Ctrl-C stops and says how to resume."""
+    """Run with a progress bar per unit on stderr (one under another while hosted models run at once); Ctrl-C stops
+    and says how to resume."""
     from react_core.evaluation.run import run_evaluation
 
-    bar: Any = None
+    bars: dict[str, Any] = {}
+    where: dict[str, str] = {}  # which unit of how many, e.g. " (2/4)"
 
     def on_progress(event: dict) -> None:
-        nonlocal bar
+        unit = event.get("unit") or event.get("strategy", "")
         if event["kind"] == "preparing":
             print(event["message"], file=sys.stderr, flush=True)
+        if event["kind"] == "strategy":
+            where[unit] = f" ({event['position']}/{event['of']})" if event["of"] > 1 else ""
         if args.no_progress:
             return
         if event["kind"] == "start":
             from tqdm import tqdm
 
-            if bar is not None:
-                bar.close()
-            desc = event["strategy"] + (
-                f" ({plan.strategies.index(event['strategy']) + 1}/{len(plan.strategies)})"
-                if len(plan.strategies) > 1
-                else ""
+            if unit in bars:
+                bars.pop(unit).close()
+            bars[unit] = tqdm(
+                total=event["total"],
+                initial=event["done"],
+                file=sys.stderr,
+                unit="q",
+                desc=unit + where.get(unit, ""),
+                position=len(bars),
             )
-            bar = tqdm(total=event["total"], initial=event["done"], file=sys.stderr, unit="q", desc=desc)
-        elif event["kind"] == "result" and bar is not None:
-            bar.update(1)
+        elif event["kind"] == "result" and unit in bars:
+            bars[unit].update(1)
+        elif event["kind"] == "done" and unit in bars:
+            bars.pop(unit).close()
 
     try:
         return run_evaluation(plan, on_progress=on_progress)
@@ -146,7 +165,7 @@ def _run(args: argparse.Namespace, plan: Any) -> Any:
         print(f"Stopped: the results so far are in {plan.out_dir}; run the same command to resume.", file=sys.stderr)
         raise
     finally:
-        if bar is not None:
+        for bar in bars.values():
             bar.close()
 
 
@@ -156,8 +175,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     strategies = list(dict.fromkeys(args.strategy))
     out = Path(args.out)
     if out.suffix == ".jsonl":
-        if len(strategies) > 1 or len(args.versions) > 1:
-            raise UsageError("--out FILE.jsonl takes one strategy and version; give a folder for several")
+        if len(strategies) > 1 or len(args.versions) > 1 or len(args.models) > 1:
+            raise UsageError("--out FILE.jsonl takes one strategy, version and model; give a folder for several")
         key = f"{strategies[0]}@{args.versions[0]}" if args.versions else strategies[0]
         plan = _plan(args, strategies, str(out.parent), {key: out.stem})
     else:
@@ -166,11 +185,12 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     result = _run(args, plan)
     checks = _checks(args)
     several = len(result.summaries) > 1
-    units = {key: strategy for key, strategy, _ in plan.units()}
-    versions = plan.unit_versions()
+    units = {unit.key: unit.strategy for unit in plan.units()}
+    versions, models = plan.unit_versions(), plan.unit_models()
     for key, summary in result.summaries.items():
-        strategy, version = units[key], versions[key]
-        prefix = f"{STRATEGY_LABELS[strategy]}{f' {version}' if version else ''}: " if several else ""
+        strategy, version, model = units[key], versions[key], models[key]
+        cell = STRATEGY_LABELS[strategy] + (f" {version}" if version else "") + (f" on {model}" if model else "")
+        prefix = f"{cell}: " if several else ""
         print(prefix + summary.line())
         print(f"{prefix}{summary.ended_line()}", file=sys.stderr)
         records = _records(plan, key, strategy)

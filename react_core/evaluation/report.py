@@ -1,7 +1,8 @@
 """Results as a Markdown table beside the paper's Table 1 (``eval-report``, ``eval-table``). UI-free.
 
-Columns: strategy, the prompt version it ran (``paper@2``), n, EM, F1, well-formed steps, how the episodes ended (a
-count per stop reason: ``finished``, ``max_calls``, ``context``, ``loop``), average steps and seconds, the paper's EM.
+Columns: strategy, the prompt version it ran (``paper@2``), the model when the results come from several, n, EM, F1,
+well-formed steps, how the episodes ended (a count per stop reason: ``finished``, ``max_calls``, ``context``,
+``loop``), average steps and seconds, the paper's EM.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from react_core.evaluation.summary import ENDINGS
 PAPER_N = 500
 
 
-def header_rows() -> list[str]:
-    columns = ["strategy", "prompt version", "n", "EM", "F1", "well-formed steps", *ENDINGS, "avg steps", "avg seconds"]
+def header_rows(models: bool = False) -> list[str]:
+    columns = ["strategy", "prompt version", *(["model"] if models else []), "n", "EM", "F1", "well-formed steps"]
+    columns += [*ENDINGS, "avg steps", "avg seconds"]
     columns.append(f"paper EM ({PAPER_MODEL}, n={PAPER_N})")
     return ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
 
@@ -29,11 +31,12 @@ def label(r: StrategyResults, groups: list[StrategyResults] = ()) -> str:
     return f"{name} ({r.name})" if len(twins) > 1 and r.name != r.strategy else name
 
 
-def row(r: StrategyResults, groups: list[StrategyResults] = ()) -> str:
+def row(r: StrategyResults, groups: list[StrategyResults] = (), models: bool = False) -> str:
     s = r.summary()
     cells = [
         label(r, groups),
         r.version or "—",
+        *([r.model or "—"] if models else []),
         str(s.n),
         f"{100 * s.em:.1f}",
         f"{100 * s.f1:.1f}",
@@ -44,8 +47,8 @@ def row(r: StrategyResults, groups: list[StrategyResults] = ()) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
-def missing_row(strategy: str) -> str:
-    blanks = ["—", "not run"] + ["—"] * (5 + len(ENDINGS))
+def missing_row(strategy: str, models: bool = False) -> str:
+    blanks = ["—", *(["—"] if models else []), "not run"] + ["—"] * (5 + len(ENDINGS))
     return f"| {STRATEGY_LABELS[strategy]} | " + " | ".join(blanks) + f" | {PAPER_HOTPOTQA_EM[strategy]} |"
 
 
@@ -53,13 +56,14 @@ def markdown_table(groups: list[StrategyResults], *, every_strategy: bool = Fals
     """One row per group, in the paper's order; with ``every_strategy``, a "not run" row for each strategy of
     the paper's table that has no results, so the table always has its seven rows."""
     ordered = sorted(groups, key=lambda r: (STRATEGIES.index(r.strategy) if r.strategy in STRATEGIES else 99, r.name))
-    rows = header_rows()
+    models = len({r.model for r in groups}) > 1  # a model column only where the results come from several
+    rows = header_rows(models)
     present = {r.strategy for r in groups}
     for strategy in STRATEGIES:
-        rows += [row(r, groups) for r in ordered if r.strategy == strategy]
+        rows += [row(r, groups, models) for r in ordered if r.strategy == strategy]
         if every_strategy and strategy not in present:
-            rows.append(missing_row(strategy))
-    rows += [row(r, groups) for r in ordered if r.strategy not in STRATEGIES]
+            rows.append(missing_row(strategy, models))
+    rows += [row(r, groups, models) for r in ordered if r.strategy not in STRATEGIES]
     return "\n".join(rows)
 
 

@@ -6,10 +6,12 @@ The first line of a file is its header, which says how the results were made::
      "questions": {"datasets": [...], "indices": null, "limit": 100, "n": 100},
      "config": {"provider": "local", "model": "…", "max_calls": 7, "tools": ["search", "lookup"],
                 "presets": {"react": "hotpotqa-react"}, "temperature": 0.0, "knowledge": "pack:…", …},
-     "versions": {"react": "hotpotqa-react@1"}}
+     "versions": {"react": "hotpotqa-react@1"}, "model": "On-device (llama.cpp) · gemma-3-270m-it-Q4_K_M.gguf"}
 
 ``versions`` is the prompt version each role ran, by number (``StrategyResults.version``; ``by_version`` groups
-results by it); files written before it existed name their version in their traces, if at all.
+results by it); files written before it existed name their version in their traces, if at all. ``model`` is the model
+the results were made with, in words (``StrategyResults.model``; ``by_model`` groups by it); files written before it
+existed are named from their config's provider and model.
 
 Every other line is one question's result (``harness.result_record``), appended as the question finishes: a crash
 loses at most a line cut short, which is skipped when read. A resumed run appends to the same file and refuses one
@@ -31,6 +33,7 @@ from react_core.base.errors import ConfigError
 from react_core.base.paths import evaluations_dir
 from react_core.evaluation.strategies import STRATEGIES
 from react_core.evaluation.summary import Summary, summarize
+from react_core.providers import PROVIDERS, model_choice_label
 
 HEADER = "header"
 VERSION = 1
@@ -187,6 +190,18 @@ class StrategyResults:
             named = [str((r.get("trace") or {}).get("settings", {}).get("prompt_version") or "") for r in self.records]
         return " + ".join(v for v in dict.fromkeys(named) if v)
 
+    @property
+    def model(self) -> str:
+        """The model these results were made with (``OpenAI · gpt-4o-mini``): the header's, else read from its config
+        or the first trace's settings as any run's model is labelled; '' when unknown."""
+        named = (self.header or {}).get("model")
+        if named:
+            return str(named)
+        settings = self.config or ((self.records[0].get("trace") or {}).get("settings") if self.records else None)
+        if settings and settings.get("provider") in PROVIDERS:
+            return model_choice_label(settings)
+        return ""
+
 
 @dataclass
 class Evaluation:
@@ -253,6 +268,18 @@ def by_version(
         for r in e.results:
             if version is None or r.version == version:
                 groups.setdefault(r.version, []).append((e, r))
+    return dict(sorted(groups.items()))
+
+
+def by_model(
+    evaluations: list[Evaluation], model: str | None = None
+) -> dict[str, list[tuple[Evaluation, StrategyResults]]]:
+    """Every results file of ``evaluations`` grouped by the model it was made with, as ``by_version`` by version."""
+    groups: dict[str, list[tuple[Evaluation, StrategyResults]]] = {}
+    for e in evaluations:
+        for r in e.results:
+            if model is None or r.model == model:
+                groups.setdefault(r.model, []).append((e, r))
     return dict(sorted(groups.items()))
 
 

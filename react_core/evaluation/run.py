@@ -10,112 +10,45 @@ window; the operator's on the CLI) and rate-limits it when it is hosted, writes 
 the folder (``results``: header + one line per question, resumable by id), lets the hybrids reuse the folder's
 ``react`` and ``cot-sc`` results made the same way, reports progress to a callback and stops when ``cancel`` is set
 (by default the current ``react_core.base.cancel`` scope's event). Each file's header records the prompt version each
-role ran, by number (``paper@best`` read as ``paper@2`` when the strategy starts); a plan with ``versions`` runs Act
-and ReAct once per version on the same questions (versions × a set), a file each. UI-free.
+role ran, by number (``paper@best`` read as ``paper@2`` when the strategy starts), and the model it ran on; a plan with
+``versions`` runs Act and ReAct once per version on the same questions, and a plan with ``models`` runs everything once
+per model (versions × models × a set), a file each (``plan.EvalPlan.units``). Each model has its own provider: the
+hosted ones run at once, each answering ``concurrency`` questions at a time as usual, while the on-device model (and a
+script) runs its cells in turn, one question at a time. UI-free.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from react_core.base import cancel as cancel_scope
 from react_core.base.errors import ConfigError
 from react_core.evaluation import results
-from react_core.evaluation.data import Question, load_indices
+from react_core.evaluation.data import Question
 from react_core.evaluation.harness import evaluate
-from react_core.evaluation.question_sets import load_any
-from react_core.evaluation.repeats import MAX_REPETITIONS, repeated
-from react_core.evaluation.strategies import (
-    AGENTS,
-    COMPONENTS,
-    DEFAULT_PRESETS,
-    PAPER_REACT_STEPS,
-    PAPER_SC_SAMPLES,
-    PAPER_TEMPERATURE,
-    PAPER_TOOLS,
-    ROLE_MODES,
-    ROLES,
-    SAMPLING,
-    SC_TEMPERATURE,
-    STRATEGIES,
-    EvalContext,
+from react_core.evaluation.plan import (  # noqa: F401 - also read from here by the CLI, bootstrap and tests
+    HOSTED_RPM,
+    VERSIONED,
+    EvalPlan,
+    Unit,
+    check_plan,
+    load_plan_questions,
+    model_slug,
+    strategy_config,
 )
+from react_core.evaluation.strategies import AGENTS, COMPONENTS, DEFAULT_PRESETS, ROLES, EvalContext
 from react_core.evaluation.summary import Summary
 from react_core.loop.settings import RunSettings, build_run_config, provider_for
 from react_core.presets.store import PresetStore
-from react_core.providers import provider_class
+from react_core.providers import model_choice_label, provider_class
 from react_core.providers.allowance import OPERATOR, Allowance
 from react_core.providers.base import Provider
-from react_core.tools import DEFAULT_SENTENCES
 
-HOSTED_RPM = 60.0
-VERSIONED = ("act", "react")  # the strategies a plan's ``versions`` apply to: one prompt each, the agent's
 ProgressHandler = Callable[[dict[str, Any]], None]
-
-
-@dataclass
-class EvalPlan:
-    """What to evaluate and how. Every field after ``settings`` defaults to the paper's setup."""
-
-    datasets: list[str]
-    strategies: list[str]
-    out_dir: str
-    settings: RunSettings  # provider, model, key-free endpoint options, knowledge source
-    indices: str | None = None  # a JSON file of dataset rows (one dataset file only)
-    limit: int | None = None
-    max_calls: int = PAPER_REACT_STEPS
-    tools: list[str] = field(default_factory=lambda: list(PAPER_TOOLS))
-    temperature: float = PAPER_TEMPERATURE
-    samples: int = PAPER_SC_SAMPLES
-    sc_temperature: float = SC_TEMPERATURE
-    sentences: int = DEFAULT_SENTENCES
-    presets: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_PRESETS))
-    # File names (without .jsonl) per strategy, when not the strategy's own (``eval --out results/mine.jsonl``).
-    names: dict[str, str] = field(default_factory=dict)
-    concurrency: int = 1  # questions at once, for providers that can serve calls concurrently
-    rpm: float = HOSTED_RPM  # model calls a minute, for hosted providers
-    reuse: bool = True  # hybrids reuse the folder's react / cot-sc results made the same way
-    owner: str = ""  # whose prompts a preset name means (``react_core.presets.store``): shipped ones, then theirs
-    # Runs per question (``repeats``): above 1 each question runs that many times, at a temperature above 0.
-    repetitions: int = 1
-    # Prompt versions (``name@3``, ``name@label``) to compare on the same questions: Act and ReAct each run once per
-    # version, into a results file of its own (``units``); empty: each strategy runs once with ``presets``.
-    versions: list[str] = field(default_factory=list)
-
-    def run_settings(self) -> RunSettings:
-        """The settings every agent step runs with: the model and knowledge chosen, the plan's budget and tools."""
-        return self.settings.updated(
-            max_calls=self.max_calls,
-            tools=list(self.tools),
-            temperature=self.temperature,
-            sentences=self.sentences,
-            dialect="",
-            preset="",
-            pause_before=[],  # step mode is the chat's: nobody is there to decide during an evaluation
-        )
-
-    def path(self, strategy: str) -> Path:
-        return results.result_path(self.out_dir, self.names.get(strategy, strategy))
-
-    def unit_versions(self) -> dict[str, str]:
-        """Each unit's key and the prompt version it compares ('' when the plan compares none)."""
-        return {key: presets[strategy] if self.versions else "" for key, strategy, presets in self.units()}
-
-    def units(self) -> list[tuple[str, str, dict[str, str]]]:
-        """What runs, in order, as (key, strategy, prompts per role): each strategy with the plan's prompts, or with
-        ``versions``, Act and ReAct once per version, keyed ``react@name@3`` (also its results file's name)."""
-        presets = {role: self.presets.get(role) or name for role, name in DEFAULT_PRESETS.items()}
-        out = []
-        for strategy in self.strategies:
-            if not self.versions:
-                out.append((strategy, strategy, presets))
-                continue
-            out += [(f"{strategy}@{v}", strategy, {**presets, strategy: v}) for v in self.versions]
-        return out
 
 
 @dataclass
@@ -125,75 +58,13 @@ class EvalRun:
     stopped: bool  # cancelled before every strategy had every question
 
 
-def check_plan(plan: EvalPlan) -> None:
-    """Everything that can be wrong before a model is asked anything, as a ConfigError."""
-    unknown = [s for s in plan.strategies if s not in STRATEGIES]
-    if unknown or not plan.strategies:
-        raise ConfigError(f"Choose strategies among {', '.join(STRATEGIES)} (got {', '.join(unknown) or 'none'}).")
-    if plan.limit is not None and plan.limit < 1:
-        raise ConfigError("The number of questions must be at least 1.")
-    if plan.samples < 1 or plan.concurrency < 1 or plan.rpm <= 0:
-        raise ConfigError("Samples, concurrency and calls per minute must be positive.")
-    if not 0.0 <= plan.sc_temperature <= 2.0:
-        raise ConfigError(f"The CoT-SC temperature must be between 0 and 2 (got {plan.sc_temperature}).")
-    if plan.repetitions < 1 or plan.repetitions > MAX_REPETITIONS:
-        raise ConfigError(f"Repetitions must be between 1 and {MAX_REPETITIONS} (got {plan.repetitions}).")
-    if plan.repetitions > 1 and plan.temperature <= 0 and set(plan.strategies) - set(SAMPLING):
-        raise ConfigError("Repeated runs need a temperature above 0: at 0 every repetition gives the same answer.")
-    if plan.indices and len(plan.datasets) != 1:
-        raise ConfigError("Indices select rows of one dataset file; give a single dataset.")
-    if plan.versions and set(plan.strategies) - set(VERSIONED):
-        raise ConfigError("Prompt versions are compared with Act or ReAct; choose only those strategies.")
-    if len(set(plan.versions)) != len(plan.versions):
-        raise ConfigError("Each prompt version once, please: a version given twice would run twice.")
-    plan.run_settings().check()
-    store = PresetStore(plan.owner)
-    for _key, strategy, presets in plan.units():
-        for role in ROLES[strategy]:
-            preset = store.load(presets[role])
-            if preset.mode != ROLE_MODES[role]:
-                raise ConfigError(
-                    f"Preset {presets[role]!r} is a {preset.mode} prompt; the {role} role needs a "
-                    f"{ROLE_MODES[role]} one."
-                )
-
-
-def load_plan_questions(plan: EvalPlan) -> list[Question]:
-    indices = load_indices(plan.indices) if plan.indices else None
-    questions = [q for path in plan.datasets for q in load_any(path, indices=indices)][: plan.limit]
-    return repeated(questions, plan.repetitions)
-
-
-def strategy_config(plan: EvalPlan, strategy: str, model: str, presets: dict[str, str] | None = None) -> dict[str, Any]:
-    """What decides a strategy's results, as recorded in its file's header; a resume must match it."""
-    s = plan.settings
-    presets = presets or plan.presets
-    options = [o for o in provider_class(s.provider).options if o != "delay"]
-    config: dict[str, Any] = {"provider": s.provider, "model": model}
-    config.update({o: getattr(s, o) for o in options if o != "model" and getattr(s, o, "")})
-    config["presets"] = {role: presets.get(role) or DEFAULT_PRESETS[role] for role in ROLES[strategy]}
-    if strategy in ("standard", "cot") or strategy in AGENTS:
-        config["temperature"] = plan.temperature
-    if strategy in AGENTS:
-        config.update(max_calls=plan.max_calls, tools=list(plan.tools))
-        if provider_class(s.provider).constrained:  # the agent's steps were decoded under the dialect's grammar, or not
-            config["grammar"] = bool(s.grammar)
-        if set(plan.tools) & {"search", "lookup"}:
-            config.update(knowledge=s.knowledge, sentences=plan.sentences)
-            config.update({k: getattr(s, k) for k in ("wiki_url", "wiki_language") if getattr(s, k)})
-    if plan.repetitions > 1:  # only then, so results files made before repetitions existed still resume
-        config["repetitions"] = plan.repetitions
-    if strategy in SAMPLING:
-        config.update(samples=plan.samples, sc_temperature=plan.sc_temperature)
-    return config
-
-
-def _reusable(plan: EvalPlan, strategy: str, model: str) -> dict[str, dict[str, dict]]:
+def _reusable(plan: EvalPlan, strategy: str, model: str, settings: RunSettings) -> dict[str, dict[str, dict]]:
     """For a hybrid: the folder's results of its components that were made exactly as this run would make them."""
     found: dict[str, dict[str, dict]] = {}
-    for component in COMPONENTS.get(strategy, ()) if plan.reuse and not plan.versions else ():
+    single = not plan.versions and len(plan.models) < 2  # else the components' files are named per version or model
+    for component in COMPONENTS.get(strategy, ()) if plan.reuse and single else ():
         header, records = results.read_file(results.result_path(plan.out_dir, component))
-        if header and header.get("config") == strategy_config(plan, component, model):
+        if header and header.get("config") == strategy_config(plan, component, model, settings=settings):
             found[component] = {r["id"]: r for r in records}
     return found
 
@@ -207,53 +78,98 @@ def run_evaluation(
     on_progress: ProgressHandler | None = None,
     cancel: threading.Event | None = None,
 ) -> EvalRun:
-    """Run every strategy of the plan in turn and return their summaries (also when stopped).
+    """Run every unit of the plan, model by model, and return their summaries in the plan's order (also when stopped).
 
-    The provider (``provider``, else the one ``plan.settings`` name, built under ``allowance``'s key rules) makes
-    its calls within ``allowance``'s call window.
-    Summaries are keyed by strategy, or with ``plan.versions`` by unit (``react@paper@2``, ``EvalPlan.units``).
-    Events for ``on_progress``: ``preparing`` (message), ``strategy`` (strategy, unit, position, of, total), then for
-    each unit the harness's ``start`` / ``result`` / ``done``, each with ``strategy`` and ``unit``. A provider
-    failure raises a ProviderError once what finished is saved; rerunning the same plan resumes."""
+    Each model's provider (``provider``, else the one its settings name, built under ``allowance``'s key rules) makes
+    its calls within ``allowance``'s call window; ``api_key`` goes only to a model of the settings' own provider.
+    Hosted models run at once, each on a thread of its own; the others (the on-device model, a script) run their
+    cells in turn. Summaries are keyed by strategy, or with ``plan.versions`` or several ``plan.models`` by unit
+    (``react@paper@2``, ``EvalPlan.units``). Events for ``on_progress``: ``preparing`` (message), ``strategy``
+    (strategy, unit, position, of, total), then for each unit the harness's ``start`` / ``result`` / ``done``, each
+    with ``strategy`` and ``unit``. A provider failure raises a ProviderError once every model has stopped and what
+    finished is saved (a hosted model's failure stops only its own cells); rerunning the same plan resumes."""
     notify = on_progress or (lambda _e: None)
     cancel = cancel or cancel_scope.current() or threading.Event()
     check_plan(plan)
     questions = load_plan_questions(plan)
     if not questions:
         raise ConfigError("No questions to evaluate.")
-    own = provider is None
-    if provider is None:
-        provider = allowance.build(
+    runs = plan.model_settings()
+    if provider is not None and len(runs) > 1:
+        raise ConfigError("A provider passed in serves one model; give several models by their settings instead.")
+    units = plan.units()
+    summaries: dict[str, Summary] = {}
+    failures: list[BaseException] = []
+
+    def model(m: int) -> None:
+        settings = runs[m]
+        if cancel.is_set():
+            return
+        mine = [(position, unit) for position, unit in enumerate(units, 1) if unit.model == m]
+        key = api_key if settings.provider == plan.settings.provider else None  # a key goes only to its provider
+        built = provider or allowance.build(
             lambda: provider_for(
-                plan.settings,
-                api_key=api_key,
-                on_progress=lambda message: notify({"kind": "preparing", "message": message}),
+                settings, api_key=key, on_progress=lambda message: notify({"kind": "preparing", "message": message})
             )
         )
+        try:
+            summaries.update(_run(plan, settings, questions, allowance.limit(built), mine, len(units), notify, cancel))
+        finally:
+            if provider is None and not built.shared:
+                built.close()
+
+    def on_thread(m: int) -> None:
+        try:
+            with allowance.keys():  # the job's key rules hold on this thread too
+                model(m)
+        except BaseException as e:  # reported once every model has stopped
+            failures.append(e)
+
+    at_once = [m for m, s in enumerate(runs) if len(runs) > 1 and provider_class(s.provider).hosted]
+    threads = [threading.Thread(target=on_thread, args=(m,), name=f"react-eval-model-{m}") for m in at_once]
+    for t in threads:
+        t.start()
     try:
-        return _run(plan, questions, allowance.limit(provider), notify, cancel)
+        for m in range(len(runs)):
+            if m not in at_once:
+                model(m)
+    except KeyboardInterrupt:
+        cancel.set()  # the hosted models' questions under way stop too
+        raise
     finally:
-        if own and not provider.shared:
-            provider.close()
+        for t in threads:
+            t.join()
+    if failures:
+        raise failures[0]
+    summaries = {u.key: summaries[u.key] for u in units if u.key in summaries}
+    stopped = any(not s.complete for s in summaries.values()) or len(summaries) < len(units)
+    return EvalRun(Path(plan.out_dir), summaries, stopped)
 
 
 def _run(
-    plan: EvalPlan, questions: list[Question], provider: Provider, notify: ProgressHandler, cancel: threading.Event
-) -> EvalRun:
-    model = provider.model or plan.settings.model
+    plan: EvalPlan,
+    settings: RunSettings,
+    questions: list[Question],
+    provider: Provider,
+    units: list[tuple[int, Unit]],
+    of: int,
+    notify: ProgressHandler,
+    cancel: threading.Event,
+) -> dict[str, Summary]:
+    """One model's units, in turn."""
+    model = provider.model or settings.model
     if provider.hosted:
         from react_core.providers.rate_limit import RateLimited
 
         provider = RateLimited(provider, plan.rpm)  # type: ignore[assignment]
-    settings = plan.run_settings()
+    run_settings = plan.run_settings(settings)
     store = PresetStore(plan.owner)
     if any(s in AGENTS for s in plan.strategies):
         build_run_config(
-            settings,
+            run_settings,
             preset=store.load(plan.presets.get("react") or DEFAULT_PRESETS["react"]),
             provider=provider,
         )  # fails now on a missing pack, not after the first questions
-    units = plan.units()
     question_record = {
         "datasets": [Path(d).name for d in plan.datasets],
         "indices": Path(plan.indices).name if plan.indices else None,
@@ -261,14 +177,15 @@ def _run(
         "n": len(questions),
     }
     summaries: dict[str, Summary] = {}
-    for position, (key, strategy, presets) in enumerate(units, 1):
+    for position, unit in units:
         if cancel.is_set():
             break
+        key, strategy, presets = unit.key, unit.strategy, unit.presets
         # Each role's prompt by its number, read now: a label moved during the run changes nothing, and the header
         # says which version ran even when the plan named a label or the newest.
         versions = {role: resolved(store, presets[role]) for role in ROLES[strategy]}
         ctx = EvalContext(
-            settings=settings,
+            settings=run_settings,
             provider=provider,
             samples=plan.samples,
             sc_temperature=plan.sc_temperature,
@@ -282,7 +199,7 @@ def _run(
                 "strategy": strategy,
                 "unit": key,
                 "position": position,
-                "of": len(units),
+                "of": of,
                 "total": len(questions),
             }
         )
@@ -290,8 +207,9 @@ def _run(
             "strategy": strategy,
             "created_at": results.now(),
             "questions": question_record,
-            "config": strategy_config(plan, strategy, model, presets),
+            "config": strategy_config(plan, strategy, model, presets, settings),
             "versions": versions,
+            "model": model_choice_label(settings.to_dict()),
         }
         summaries[key] = evaluate(
             questions,
@@ -299,12 +217,11 @@ def _run(
             ctx,
             plan.path(key),
             header=header,
-            known=_reusable(plan, strategy, model),
+            known=_reusable(plan, strategy, model, settings),
             concurrency=plan.concurrency,
             on_progress=lambda e, s=strategy, k=key: notify({**e, "strategy": s, "unit": k}),
         )
-    stopped = any(not s.complete for s in summaries.values()) or len(summaries) < len(units)
-    return EvalRun(Path(plan.out_dir), summaries, stopped)
+    return summaries
 
 
 def resolved(store: PresetStore, ref: str) -> str:

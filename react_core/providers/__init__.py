@@ -61,15 +61,31 @@ def speaks(provider_name: str, dialect: str) -> bool:
     return not unspoken(provider_class(provider_name), dialect)
 
 
+MODEL_OPTIONS = ("model", "model_path", "script")  # the settings that can say which model a provider runs
+
+
+def model_option(cls: type[Provider]) -> str:
+    """The setting that names this provider's model: a model name, a GGUF file, or (scripted) the script, whose
+    outputs are that "model"; '' when it has none."""
+    return next((o for o in MODEL_OPTIONS if o in cls.options), "")
+
+
 def model_label(settings: Mapping[str, Any]) -> str:
     """The model these settings run (or a trace's settings ran), as a person reads it; decided without building the
-    provider. The one home of this label: the sidebar, the Evaluate page, a run's header and the fork form use it."""
+    provider. The one home of this label: the sidebar, the Evaluate page, a run's header and the fork form use it.
+    A file (a GGUF model, a script) is named by its file name."""
     cls = provider_class(settings["provider"])
-    if "model_path" in cls.options and settings.get("model_path"):
-        return Path(settings["model_path"]).name
-    if "model" in cls.options and settings.get("model"):
-        return str(settings["model"])
+    option = model_option(cls)
+    value = settings.get(option) if option else None
+    if value and isinstance(value, str | Path):
+        return str(value) if option == "model" else Path(value).name
     return cls.default_model or "provider default"
+
+
+def model_choice_label(settings: Mapping[str, Any]) -> str:
+    """A provider and its model in a few words (``OpenAI · gpt-4o-mini``, ``Scripted · a.json``): how an evaluation
+    of several models names each one, in its tables, its progress and its results files' headers."""
+    return f"{provider_class(settings['provider']).label} · {model_label(settings)}"
 
 
 def default_provider_name(env: Mapping[str, str] | None = None) -> str:
@@ -89,7 +105,9 @@ __all__ = [
     "create_provider",
     "default_provider_name",
     "provider_class",
+    "model_choice_label",
     "model_label",
+    "model_option",
     "speaks",
     "unspoken",
 ]

@@ -100,6 +100,9 @@ class Provider:
     # Variables naming an endpoint of its API; with one set, the key becomes optional (a local compatible server).
     base_url_vars: tuple[str, ...] = ()
 
+    # It runs with none of its settings given (no key, no script): offered as a model choice as it is.
+    runs_unset: bool = True
+
     # -- how to run it -----------------------------------------------------------------------------------
     # A remote service that bills per call: evaluations rate-limit it, and public demo mode asks visitors for their
     # own key unless the operator allows the server's.

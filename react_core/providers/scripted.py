@@ -47,6 +47,7 @@ class ScriptedProvider(Provider):
     choice = "Scripted (replays a JSON file of model outputs)"
     default_model = "script"
     options = ("script", "delay")
+    runs_unset = False  # it needs a script
     # Outputs are consumed in order, so one call at a time.
     concurrent = False
     # Items may script native tool calls, so it can drive the tools dialect in tests and demos.

@@ -23,7 +23,7 @@ class _Progress:
     position: int = 0
     done: int = 0
     total: int = 0
-    counts: dict[str, list[int]] = field(default_factory=dict)  # strategy -> [done, total]
+    counts: dict[str, list[int]] = field(default_factory=dict)  # unit -> [done, total]
     error: str | None = None
     stopped: bool = False
 
@@ -51,8 +51,9 @@ class EvalJob(Job):
                 "stopped": p.stopped,
                 "finished": self.done,
                 "cancelling": self.cancelling,
-                "strategies": [key for key, _, _ in self.plan.units()],
+                "strategies": [unit.key for unit in self.plan.units()],
                 "versions": self.plan.unit_versions(),
+                "models": self.plan.unit_models(),
                 "out_dir": str(self.plan.out_dir),
             }
 
@@ -77,17 +78,20 @@ class EvalJob(Job):
                 self._p.stopped = self.cancelling
 
     def _on_progress(self, event: dict[str, Any]) -> None:
+        """Counts are kept per unit, since hosted models run their units at the same time; the bar follows the unit
+        that started last."""
         kind = event["kind"]
+        unit = event.get("unit") or event.get("strategy", "")
         with self._lock:
             p = self._p
             if kind == "preparing":
                 p.message = event["message"]
             elif kind == "strategy":
-                p.strategy, p.position = event.get("unit", event["strategy"]), event["position"]
-                p.done, p.total = 0, event["total"]
+                p.strategy, p.position = unit, event["position"]
+                p.counts[unit] = [0, event["total"]]
             elif kind == "start":
-                p.done, p.total = event["done"], event["total"]
-            elif kind == "result":
-                p.done += 1
-            if p.strategy:
-                p.counts[p.strategy] = [p.done, p.total]
+                p.counts[unit] = [event["done"], event["total"]]
+            elif kind == "result" and unit in p.counts:
+                p.counts[unit][0] += 1
+            if p.strategy in p.counts:
+                p.done, p.total = p.counts[p.strategy]

@@ -1,0 +1,81 @@
+"""A model choice: a provider and the model it runs, written ``provider[:model]`` — ``local``, ``openai:gpt-4o-mini``,
+``gemini:gemini-2.5-flash``, ``local:/models/qwen.gguf``, ``scripted:replies.json``. The one home of that syntax, read
+by ``eval --models`` and the Evaluate page's models.
+
+What follows the colon is the value of the provider's model setting (``model_option``: a model name, a GGUF file, or
+for the scripted provider its script, whose replies are that "model"); nothing after it means the provider's default.
+A choice applied to run settings keeps their other connection options (Base URL) for the same provider and clears them
+for another, as the arena's columns and a bootstrap teacher do: a Base URL typed for one provider is not another's.
+``offered`` lists the choices a person can run without typing one: the settings' own, then each other provider that
+runs as configured (a hosted one with the operator's key or endpoint, when the keys are lent). UI-free.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from react_core.base.errors import ConfigError
+from react_core.providers import CATALOGUE, PROVIDERS, keys, model_option, provider_class
+
+CONNECTION = ("model", "base_url", "model_path", "script")  # what a choice of another provider starts afresh
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    provider: str
+    model: str = ""  # the value of the provider's model setting; '' for its default
+
+    @classmethod
+    def parse(cls, text: str) -> ModelChoice:
+        """``provider`` or ``provider:model``; a ConfigError says what is wrong."""
+        name, _, model = str(text).strip().partition(":")
+        name, model = name.strip().lower(), model.strip()
+        if name not in CATALOGUE:
+            raise ConfigError(
+                f"Unknown provider {name!r} in model choice {text!r}: write provider or provider:model, the provider "
+                f"one of {', '.join(PROVIDERS)}."
+            )
+        if model and not model_option(provider_class(name)):
+            raise ConfigError(f"{provider_class(name).label} takes no model: write {name!r} alone.")
+        return cls(name, model)
+
+    @classmethod
+    def of(cls, settings: Mapping[str, Any]) -> ModelChoice:
+        """The choice these settings make (a script given as a list of replies, as tests do, is the default's)."""
+        option = model_option(provider_class(settings["provider"]))
+        value = settings.get(option) if option else ""
+        return cls(settings["provider"], value if isinstance(value, str) else "")
+
+    @property
+    def spec(self) -> str:
+        return f"{self.provider}:{self.model}" if self.model else self.provider
+
+    def changes(self, settings: Mapping[str, Any]) -> dict[str, Any]:
+        """What to change in ``settings`` to run this choice."""
+        out: dict[str, Any] = {"provider": self.provider}
+        if settings.get("provider") != self.provider:
+            out.update(dict.fromkeys(CONNECTION, ""))
+        option = model_option(provider_class(self.provider))
+        if option and (self.model or settings.get("provider") != self.provider):
+            out[option] = self.model
+        return out
+
+
+def offered(settings: Mapping[str, Any], *, lent: bool = True, env: Mapping[str, str] | None = None) -> list[str]:
+    """Model choices (specs) to offer: the settings' own first, then every other provider that runs as configured
+    with its default model: a hosted one when the operator's key or endpoint is set and ``lent`` (the person may use
+    the operator's keys), one that needs no key when it needs no setting either (not the scripted one, which needs a
+    script)."""
+    found = [ModelChoice.of(settings).spec]
+    for name, cls in CATALOGUE.items():
+        if name == settings["provider"]:
+            continue
+        if cls.key_vars or cls.base_url_vars:
+            ready = lent and keys.configured(cls, env=env)
+        else:
+            ready = cls.runs_unset
+        if ready:
+            found.append(name)
+    return found

@@ -1,0 +1,140 @@
+"""A real browser (Debian's Chromium, driven by Playwright): a prompt version, its diff, and an evaluation of both
+versions against a baseline, with the scripted provider.
+
+The journey: in Settings, edit the paper preset's instructions and save them as version 2; the Versions panel's diff
+shows the instructions changed from paper@1 to paper@2. On Evaluate, upload a CSV of two arithmetic questions, run
+ReAct with the Calculator on paper@1 and paper@2, choose paper@1's results as the baseline: paper@2 newly fails one
+question, whose two traces open side by side. That screenshot goes to docs/screenshots/ (docs/evaluate.md); the diff's
+stays beside the server's files for a person to look at.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from browser_helpers import WAIT_MS, chromium, nav, needs_chromium, open_page, shot, streamlit
+
+pytestmark = [pytest.mark.browser, needs_chromium]
+
+QUESTIONS = "id,question,answer\na,What is 6 * 7?,42\nb,What is 2 + 2?,4\n"
+# The evaluation builds its own scripted provider, which replays from the start: paper@1 answers both right, then
+# paper@2 answers "a" wrong.
+SCRIPT = [
+    "Thought 1: Compute.\nAction 1: Calculator[6 * 7]",
+    "Thought 2: Done.\nAction 2: Finish[42]",
+    "Thought 1: Compute.\nAction 1: Calculator[2 + 2]",
+    "Thought 2: Done.\nAction 2: Finish[4]",
+    "Thought 1: Guess.\nAction 1: Finish[41]",
+    "Thought 1: Guess.\nAction 1: Finish[4]",
+]
+ADDED = "Answer with a number when the question asks for one."
+
+
+def _open_and_click(box, item) -> None:
+    """Open a select or multiselect and click an option of it. A rerun under way (each choice makes one) can close
+    the list just opened, so it is opened again until the option shows."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    for attempt in range(3):
+        box.locator("input").click()
+        try:
+            item.wait_for(timeout=3_000 if attempt < 2 else WAIT_MS)
+            break
+        except PlaywrightTimeout:
+            if attempt == 2:
+                raise
+    item.click()
+
+
+def _expand(page, title: str, inside: str) -> None:
+    """Open an expander and wait for ``inside`` in it; opened again if a rerun under way redrew it closed."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    content = page.get_by_text(inside, exact=True)
+    for attempt in range(3):
+        if not content.is_visible():
+            page.get_by_test_id("stExpander").filter(has_text=title).locator("summary").click()
+        try:
+            content.wait_for(timeout=3_000 if attempt < 2 else WAIT_MS)
+            return
+        except PlaywrightTimeout:
+            if attempt == 2:
+                raise
+
+
+def _pick(page, label: str, *options: str) -> None:
+    """Choose options of a multiselect by their text."""
+    box = page.get_by_test_id("stMultiSelect").filter(has_text=label)
+    for option in options:
+        _open_and_click(box, page.get_by_role("option", name=option, exact=True))
+        box.get_by_label(f"Remove {option}", exact=True).wait_for()
+        page.keyboard.press("Escape")
+
+
+def _select(page, label: str, option: str | re.Pattern) -> None:
+    box = page.get_by_test_id("stSelectbox").filter(has_text=label)
+    _open_and_click(box, page.get_by_role("option", name=option, exact=isinstance(option, str)))
+
+
+def test_save_a_version_diff_it_and_evaluate_it_against_version_one(tmp_path):
+    from playwright.sync_api import expect  # as browser_helpers does: only where a browser test runs
+
+    expect.set_options(timeout=WAIT_MS)
+    with streamlit(tmp_path, SCRIPT) as server, chromium() as browser:
+        context, page = open_page(browser, server["url"], height=1300)
+        try:
+            # Settings: an edit of paper's instructions saved as paper@2, then diffed against paper@1.
+            nav(page, "Settings")
+            instructions = page.get_by_role("textbox", name="Instructions", exact=True)
+            shipped = re.compile(r"^Solve a question answering task[\s\S]*\{tools\}")
+            expect(instructions).to_have_value(shipped)  # drawn with paper's text: read it only then
+            instructions.fill(instructions.input_value().rstrip("\n") + f"\n{ADDED}\n")
+            instructions.press("Control+Enter")
+            page.get_by_text("Your edited prompt is in use.").wait_for()
+            expect(instructions).to_have_value(re.compile(shipped.pattern + rf"[\s\S]*{ADDED}"))
+            page.get_by_role("button", name="Save as new version of paper").click()
+            page.get_by_text("Saved as paper@2; it is now in use.").wait_for()
+            _expand(page, "Versions of paper", "Diff two versions")
+            page.get_by_text(
+                re.compile(r"From paper@.?1 to paper@.?2: 0 examples differ")
+            ).wait_for()  # @, a zero-width space
+            page.get_by_text("Field instructions:").scroll_into_view_if_needed()
+            page.get_by_text(ADDED).last.wait_for()
+            page.screenshot(path=str(tmp_path / "settings-diff.png"))
+
+            # Evaluate: the two versions on an uploaded set, with the Calculator.
+            nav(page, "Evaluate")
+            _expand(page, "Your own questions", "Keep this set")
+            (tmp_path / "arith.csv").write_text(QUESTIONS)
+            page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(tmp_path / "arith.csv"))
+            name = page.get_by_role("textbox", name="Name", exact=True)
+            name.fill("arith")
+            name.press("Enter")
+            page.get_by_role("button", name="Keep this set").click()
+            page.get_by_text("Kept 2 questions as 'arith'").wait_for()
+            strategies = page.get_by_test_id("stMultiSelect").filter(has_text="Strategies")
+            strategies.get_by_label("Remove CoT", exact=True).click()
+            page.get_by_text("Compare prompt versions").wait_for()  # offered once only ReAct is left
+            _pick(page, "Tools (Act, ReAct)", "Calculator")
+            _pick(page, "Compare prompt versions", "paper@1", "paper@2")
+            page.get_by_role("button", name="Run evaluation").click()
+            page.get_by_role("heading", name="Intervals and trajectory checks").wait_for()
+            expect(page.get_by_role("button", name="Run evaluation")).to_be_enabled()  # both versions done
+            expect(page.get_by_text("questions done", exact=False)).to_have_count(0)
+
+            # Against a baseline: paper@1's results; paper@2 newly fails "a", whose traces open side by side.
+            _select(page, "Compare with a baseline", re.compile(r"ReAct · paper@1 · .*\/react@paper@1$"))
+            page.get_by_text("0 newly pass, 1 newly fail (1 pass in both, 0 fail in both)").wait_for()
+            _select(page, "Open both traces", "a")
+            page.get_by_text("Step 1 · Finish[41]").wait_for()
+            page.get_by_text("Step 2 · Finish[42]").wait_for()
+            assert page.get_by_test_id("stException").count() == 0
+            page.get_by_text("newly fail (1 pass in both", exact=False).scroll_into_view_if_needed()
+            shot(page, "evaluate-baseline.png")
+        except Exception:
+            page.screenshot(path=str(tmp_path / "failed.png"))  # what the page showed, for a person
+            (tmp_path / "failed.txt").write_text(page.inner_text("body"))
+            raise
+        finally:
+            context.close()
