@@ -55,14 +55,14 @@ def stamp() -> str:
     return f"_Ran {now} at commit `{git_revision()}` on {machine()}._"
 
 
-def write_section(name: str, title: str, body: str) -> None:
-    """Replace (or append) this benchmark's section of docs/benchmarks.md and print it."""
+def write_section(name: str, title: str, body: str, doc: Path = DOC) -> None:
+    """Replace (or append) this benchmark's section of ``doc`` (docs/benchmarks.md) and print it."""
     section = f"<!-- bench:{name} -->\n## {title}\n\n{stamp()}\n\n{body.strip()}\n<!-- /bench:{name} -->"
-    text = DOC.read_text(encoding="utf-8") if DOC.exists() else HEADER
+    text = doc.read_text(encoding="utf-8") if doc.exists() else HEADER
     pattern = re.compile(rf"<!-- bench:{re.escape(name)} -->.*?<!-- /bench:{re.escape(name)} -->", re.DOTALL)
     text = pattern.sub(lambda _m: section, text) if pattern.search(text) else text.rstrip("\n") + "\n\n" + section
-    DOC.parent.mkdir(parents=True, exist_ok=True)
-    DOC.write_text(text.rstrip("\n") + "\n", encoding="utf-8")
+    doc.parent.mkdir(parents=True, exist_ok=True)
+    doc.write_text(text.rstrip("\n") + "\n", encoding="utf-8")
     print(section)
 
 
