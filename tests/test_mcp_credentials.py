@@ -2,7 +2,8 @@
 every request without ``Authorization: Bearer TOKEN``. Without the header the server is failed with a clear reason;
 with it, it connects and a call works; the token goes to that server only, is shown back masked, and appears nowhere
 else: not in the trace, its JSON, HTML and OTLP exports, the logs, an error message, the page, nor any history row but
-the owner's remembered settings; another person never sees or uses it."""
+the owner's remembered settings (sealed there under the operator's REACT_CREDENTIALS_KEY when it is set); another
+person never sees or uses it."""
 
 from __future__ import annotations
 
@@ -80,15 +81,36 @@ def test_a_run_sends_the_token_and_records_it_nowhere(url, tmp_path, caplog):
     store.remember_settings(settings.to_dict())
     for text in (to_json(trace), to_html(trace), to_otlp_json(trace, include_content=True), caplog.text):
         assert TOKEN not in text
-    rows = sqlite3.connect(tmp_path / "history.sqlite")
-    tables = [r[0] for r in rows.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
-    holding = []
-    for table in tables:
-        for row in rows.execute(f"SELECT * FROM {table}"):
-            if TOKEN in json.dumps(row, default=str):
-                holding.append((table, row[:2]))
-    assert holding == [("remembered", ("alice", "settings"))]  # the one place it is kept
+    assert rows_holding(tmp_path / "history.sqlite", TOKEN) == [("remembered", ("alice", "settings"))]  # only there
     assert open_history("bob", path=tmp_path / "history.sqlite").last_settings() is None
+
+
+def rows_holding(db, text: str) -> list[tuple[str, tuple]]:
+    """(table, the row's first two columns) of every row of every table of a SQLite history that holds ``text``."""
+    rows = sqlite3.connect(db)
+    tables = [r[0] for r in rows.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    return [
+        (table, row[:2])
+        for table in tables
+        for row in rows.execute(f"SELECT * FROM {table}")
+        if text in json.dumps(row, default=str)
+    ]
+
+
+def test_with_the_operators_key_the_headers_are_sealed_at_rest(monkeypatch, tmp_path):
+    monkeypatch.setenv("REACT_CREDENTIALS_KEY", "a-long-random-operator-value-0123456789")
+    entry = {"url": "http://127.0.0.1:1/mcp", "headers": {"Authorization": f"Bearer {TOKEN}", "X-Key": "k1"}}
+    store = open_history("alice", path=tmp_path / "history.sqlite")
+    store.remember_settings(RunSettings(mcp_servers={"mine": entry, "open": "http://127.0.0.1:2/mcp"}).to_dict())
+    assert rows_holding(tmp_path / "history.sqlite", TOKEN) == []  # not in the database, sealed
+    assert rows_holding(tmp_path / "history.sqlite", "sealed_headers") == [("remembered", ("alice", "settings"))]
+    back = store.last_settings()
+    assert back["mcp_servers"] == {"mine": entry, "open": "http://127.0.0.1:2/mcp"}
+    RunSettings.from_dict(back).check()
+    monkeypatch.setenv("REACT_CREDENTIALS_KEY", "another-value")  # a changed key: the URL stays, the headers go
+    assert store.last_settings()["mcp_servers"]["mine"] == "http://127.0.0.1:1/mcp"
+    monkeypatch.delenv("REACT_CREDENTIALS_KEY")
+    assert store.last_settings()["mcp_servers"]["mine"] == "http://127.0.0.1:1/mcp"
 
 
 def page_text(at) -> str:
