@@ -19,6 +19,7 @@ from test_formats_grammar import ALL, assert_enabled_action_or_answer, gbnf_to_r
 from react_core.base import tool_specs
 from react_core.base.trace import Action, Step
 from react_core.dialects import DIALECTS
+from react_core.dialects.gbnf import literal
 from react_core.dialects.json_grammar import JsonContext, object_rules
 from react_core.tools.mcp import McpTool, arguments
 
@@ -165,3 +166,44 @@ def test_what_the_subset_leaves_out_falls_back():
     # A key that would end the input early (here "]" before Search's closing bracket) is not written either.
     bracket = {"type": "object", "properties": {"a]": {"type": "integer"}}}
     assert object_rules("x", bracket, JsonContext(excluded="]")) is None
+
+
+# -- the on-device model, sampling under a grammar with shaped MCP tools ------------------------------------------
+
+
+@pytest.mark.model
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("fmt", ["paper", "function", "json"])  # the object in the line, in a quoted string, bare
+def test_the_on_device_model_writes_arguments_its_schema_allows(fmt):
+    # The step is written up to the tool's input (a thought that calls for it), and the model writes the input under
+    # that input's rules of the dialect's grammar: what it samples must be arguments the schema allows.
+    from llama_cpp import LlamaGrammar
+
+    from react_core.presets.preset import default_preset_for, load_preset
+    from react_core.presets.render import render_prefix, render_question
+    from react_core.providers.local import LocalProvider
+
+    llama = LocalProvider(on_progress=None).llama
+    f = DIALECTS[fmt]
+    tools = ["demo_add", "demo_find"]
+    preset = load_preset(default_preset_for(fmt))
+    prompt = render_prefix(preset, tools) + render_question(preset, "What is 1234 plus 4321?")
+    grammar = f.grammar(tools, 1).split("\n")
+    for n, tool in enumerate(tools):
+        step = Step(1, thought=f"I will call {tool} with its arguments.", action=Action(tool, "QQINPUTQQ"))
+        written = f.render_model_part(step)
+        marker = '"QQINPUTQQ"' if fmt == "json" else "QQINPUTQQ"
+        before, after = written.split(marker)
+        rules = [line for line in grammar if line.startswith(f"input{n}")]
+        root = f"root ::= input{n} {literal(after[:1])}"  # the input, then the character that closes it
+        out = llama.create_completion(
+            prompt + before,
+            max_tokens=200,
+            temperature=1.0,
+            seed=11,
+            grammar=LlamaGrammar.from_string("\n".join([root, *rules]), verbose=False),
+        )
+        text = out["choices"][0]["text"]
+        result = f.parse((before + text[:-1] + after)[len(f.step_prefix(1)) :])
+        assert result.action is not None and result.action.tool == tool, (text, result)
+        jsonschema.validate(json.loads(result.action.input), types_only(TOOLS[tool].schema))
