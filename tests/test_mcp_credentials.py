@@ -60,6 +60,9 @@ def test_the_form_headers_are_checked_and_shown_back_masked():
     with pytest.raises(ConfigError, match="line 1") as caught:
         parse_headers("", "secret-without-a-name")
     assert "secret-without-a-name" not in str(caught.value)  # a value is never quoted back
+    with pytest.raises(ConfigError, match="not a header name") as caught:
+        parse_headers("", "Authorization Bearer pasted-secret-42: x")
+    assert "pasted-secret-42" not in str(caught.value)
     with pytest.raises(ConfigError, match="one line"):
         parse_headers("", "X-Key: a\x00b")
     with pytest.raises(ConfigError, match="client's own"):

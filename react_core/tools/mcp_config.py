@@ -173,9 +173,9 @@ def check_headers(headers: Mapping[str, str], where: str) -> dict[str, str]:
     """Headers a person gave their server, checked (the value never quoted back in an error)."""
     if len(headers) > MAX_HEADERS:
         raise ConfigError(f"{where}: at most {MAX_HEADERS} headers.")
-    for key, text in headers.items():
-        if not HEADER_NAME.match(key):
-            raise ConfigError(f"{where}: {key[:64]!r} is not a header name (letters, digits and - only).")
+    for n, (key, text) in enumerate(headers.items(), 1):
+        if not HEADER_NAME.match(key):  # not quoted: a token pasted without its name would be
+            raise ConfigError(f"{where}: header {n}'s name is not a header name (letters, digits and - only).")
         if key.lower() in _CLIENTS_HEADERS:
             raise ConfigError(f"{where}: the {key} header is the MCP client's own.")
         if not text.strip() or len(text) > MAX_HEADER_CHARS or any(ord(c) < 0x20 or ord(c) == 0x7F for c in text):
