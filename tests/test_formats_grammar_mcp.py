@@ -161,6 +161,13 @@ def test_what_the_subset_leaves_out_falls_back():
         {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["b"]},  # b undescribed
         {"type": "object", "properties": {f"p{i}": {"type": "integer"} for i in range(13)}},  # too many
         {"type": "array", "items": {"type": "integer"}},  # arguments are an object
+        # Hostile or broken schemas fall back too, never an exception out of the grammar.
+        {"type": "object", "properties": {"a": {"anyOf": []}}},
+        {"type": "object", "properties": {"a": {"enum": [float("inf")]}}},
+        {"type": "object", "properties": {"a": {"enum": [{"x": 1}]}}},
+        {"type": "object", "properties": {"a": {"type": "integer"}}, "required": [{"not": "hashable"}]},
+        {"type": "object", "properties": ["a"]},
+        {"type": "object", "properties": {"a": {"type": 7}}},
     ):
         assert object_rules("x", schema, ctx) is None, schema
     # A key that would end the input early (here "]" before Search's closing bracket) is not written either.

@@ -15,7 +15,7 @@ with a brace. A tool whose one required argument is a string keeps the one-text 
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Protocol
 
 from react_core.base.tool_specs import FINISH, spec
 from react_core.base.trace import Action, Step
@@ -97,7 +97,7 @@ def _json_rule(name: str, pairs: dict[str, str], json_input: bool = False) -> li
     ]
 
 
-def step_for(index: int, tool: str) -> Any:
+def _object_sample(index: int, tool: str) -> Step:
     """A step calling ``tool`` with a JSON object, to see how the dialect writes one."""
     return Step(index, thought=_THOUGHT, action=Action(tool, '{"QQKEYQQ": 1}'))
 
@@ -142,7 +142,7 @@ def grammar_for(fmt: Dialect, tools: list[str], index: int) -> str:
         leads.add((lead, has_thought))
         before, _, after = body.partition(_INPUT)
         name = f"input{n}"
-        shaped = _object_input(fmt, step_for(index, tool), name, before, after, pairs)
+        shaped = _object_input(fmt, _object_sample(index, tool), name, before, after, pairs)
         if shaped is not None:
             before, after, object_rules_ = shaped
             rules += object_rules_

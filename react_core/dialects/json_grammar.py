@@ -19,6 +19,7 @@ the free form (an input that may open with a brace).
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -33,7 +34,6 @@ MAX_ITEMS = 6
 # The longest object a grammar may allow: the dialects' parsers read at most 2,000 characters of an input.
 MAX_OBJECT_CHARS = 1_500
 _KEY = re.compile(r"^[A-Za-z0-9_.$-]{1,64}$")
-_SIMPLE = ("string", "integer", "number", "boolean", "null")
 # Keywords that change which values are valid in ways this subset cannot write down.
 _UNSUPPORTED = ("$ref", "oneOf", "allOf", "not", "if", "then", "else", "patternProperties", "dependentSchemas")
 _INTEGER = '"-"? ([0-9] | [1-9] [0-9]{1,15})'
@@ -105,7 +105,7 @@ class _Builder:
             options = [self.token(m) for m in members]
             return "(" + " | ".join(o for o, _ in options) + ")", max(n for _, n in options)
         if "anyOf" in schema or isinstance(schema.get("type"), list):
-            members = schema.get("anyOf") or [{**schema, "type": t} for t in schema["type"]]
+            members = schema["anyOf"] if "anyOf" in schema else [{**schema, "type": t} for t in schema["type"]]
             if not isinstance(members, list) or not members:
                 raise _Unsupported
             options = [self.value(m, depth, items) for m in members]
@@ -167,7 +167,7 @@ class _Builder:
 
 
 def _scalar(value: Any) -> bool:
-    return value is None or isinstance(value, str | int | float | bool)
+    return value is None or isinstance(value, str | int | bool) or (isinstance(value, float) and math.isfinite(value))
 
 
 def object_rules(name: str, schema: Any, ctx: JsonContext) -> list[str] | None:
@@ -178,7 +178,7 @@ def object_rules(name: str, schema: Any, ctx: JsonContext) -> list[str] | None:
         if not isinstance(schema, Mapping) or schema.get("type", "object") != "object":
             raise _Unsupported
         top, most = builder.object(schema, 1)
-    except (_Unsupported, RecursionError):
+    except Exception:  # a server's schema is data: whatever it holds, the free form serves
         return None
     if most > MAX_OBJECT_CHARS:
         return None
