@@ -126,7 +126,19 @@ _EXPORTS: dict[str, str] = {
     ),
     "similar_titles": "tools.wiki",
     "mcp_statuses": "tools.mcp",
-    **dict.fromkeys(("may_add_mcp_server", "check_mcp_server", "refused_tools"), "tools.mcp_config"),
+    **dict.fromkeys(
+        (
+            "may_add_mcp_server",
+            "check_mcp_server",
+            "refused_tools",
+            "parse_headers",
+            "own_server",
+            "entry_url",
+            "entry_headers",
+            "masked_headers",
+        ),
+        "tools.mcp_config",
+    ),
     # history
     **dict.fromkeys(("open_history", "Store", "RunRecord"), "history"),
     "Imported": "history.store",

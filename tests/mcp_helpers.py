@@ -34,11 +34,12 @@ def _listening(port: int) -> bool:
 
 
 @contextmanager
-def our_server() -> Iterator[tuple[str, subprocess.Popen]]:
-    """Our server on a free port: its MCP URL and its process (kill only this one)."""
+def our_server(token: str = "") -> Iterator[tuple[str, subprocess.Popen]]:
+    """Our server on a free port: its MCP URL and its process (kill only this one). With ``token``, it answers 401 to
+    every request without ``Authorization: Bearer {token}``."""
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, str(HERE / "mcp_server.py"), str(port)],
+        [sys.executable, str(HERE / "mcp_server.py"), str(port), *([token] if token else [])],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

@@ -1,9 +1,10 @@
 """A small MCP server of our own, on the official SDK's MCPServer (FastMCP in mcp 1.x), for the client's error cases.
 
-``python tests/mcp_server.py PORT`` serves streamable HTTP on 127.0.0.1:PORT/mcp. Tools: ``echo`` (one text),
-``add`` (two integers: a JSON object), ``fail`` (raises: the result is an error), ``slow`` (writes ``marker`` then
-sleeps, for deadlines and a server killed mid-call), ``picture`` (image content and a line of text) and ``wipe``
-(annotated destructive).
+``python tests/mcp_server.py PORT [TOKEN]`` serves streamable HTTP on 127.0.0.1:PORT/mcp; with TOKEN, every request
+must carry ``Authorization: Bearer TOKEN`` (else 401), as a person's own server with credentials would. Tools:
+``echo`` (one text), ``add`` (two integers: a JSON object), ``fail`` (raises: the result is an error), ``slow``
+(writes ``marker`` then sleeps, for deadlines and a server killed mid-call), ``picture`` (image content and a line of
+text) and ``wipe`` (annotated destructive).
 """
 
 from __future__ import annotations
@@ -57,5 +58,27 @@ def wipe(target: str) -> str:
     return f"wiped {target}"
 
 
+class RequireToken:
+    """Plain ASGI: an HTTP request without ``Authorization: Bearer TOKEN`` is answered 401 (the token never in it)."""
+
+    def __init__(self, app, token: str) -> None:
+        self.app, self.wanted = app, f"Bearer {token}".encode()
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "http" and dict(scope["headers"]).get(b"authorization") != self.wanted:
+            from starlette.responses import PlainTextResponse
+
+            await PlainTextResponse("a bearer token is required", status_code=401)(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
 if __name__ == "__main__":
-    server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[1]))
+    port = int(sys.argv[1])
+    if len(sys.argv) < 3:
+        server.run("streamable-http", host="127.0.0.1", port=port)
+    else:
+        import uvicorn
+
+        app = RequireToken(server.streamable_http_app(host="127.0.0.1"), sys.argv[2])
+        uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")

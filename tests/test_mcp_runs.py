@@ -93,13 +93,15 @@ def test_native_tools_declare_the_schema_and_pass_arguments_on_as_json():
     assert json.loads(parsed.action.input) == {"text": "hi", "loud": True}
 
 
-def test_the_grammar_names_mcp_tools_and_lets_a_json_input_open_with_a_brace():
+def test_the_grammar_names_mcp_tools_and_shapes_a_json_input_from_its_schema():
     grammar = get_dialect("paper").grammar(["demo_echo", "demo_add"], 1)
     assert "Demo_echo[" in grammar
     assert "Demo_add[" in grammar
-    # input0 (demo_echo) may not start with a brace; input1 (demo_add) may.
+    # input0 (demo_echo) is one text that may not start with a brace; input1 (demo_add) is the object of its schema
+    # (tests/test_formats_grammar_mcp.py holds every dialect to it).
     first = {line.split(" ::= ")[0]: line for line in grammar.split("\n") if "-first ::=" in line}
-    assert "{" in first["input0-first"] and "{" not in first["input1-first"]
+    assert "{" in first["input0-first"] and "input1-first" not in first
+    assert '"\\"a\\"" ":"' in grammar and '"\\"b\\"" ":"' in grammar
 
 
 @pytest.fixture(scope="module")

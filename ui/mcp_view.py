@@ -11,7 +11,19 @@ from typing import Any
 
 import streamlit as st
 
-from react_core import TOOL_ORDER, check_mcp_server, may_add_mcp_server, mcp_statuses, md_escape
+from react_core import (
+    TOOL_ORDER,
+    ReactLabError,
+    check_mcp_server,
+    entry_headers,
+    entry_url,
+    masked_headers,
+    may_add_mcp_server,
+    mcp_statuses,
+    md_escape,
+    own_server,
+    parse_headers,
+)
 from ui import identity, state
 
 
@@ -66,14 +78,51 @@ def tools_from_checkboxes(current: list[str]) -> list[str]:
     return builtin + sorted(mcp)
 
 
+def _headers_from(prefix: str, name: str) -> dict[str, str] | None:
+    """The headers a form gives (its Authorization field and other headers' lines), or None after saying why not."""
+    try:
+        return parse_headers(
+            st.session_state.get(f"{prefix}-auth", ""), st.session_state.get(f"{prefix}-headers", ""), f"{name!r}"
+        )
+    except ReactLabError as e:
+        state.flash("error", md_escape(str(e)))
+        return None
+
+
+def _clear(prefix: str, *fields: str) -> None:
+    for field in fields:
+        st.session_state[f"{prefix}-{field}"] = ""
+
+
 def _add_server() -> None:
     name, url = st.session_state["set-mcp-name"].strip(), st.session_state["set-mcp-url"].strip()
-    why = check_mcp_server(name, url)
+    headers = _headers_from("set-mcp", name)
+    if headers is None:
+        return
+    why = check_mcp_server(name, url, headers)
     if why:
         state.flash("error", md_escape(why))
         return
-    state.change_settings(lambda: {"mcp_servers": {**state.settings().get("mcp_servers", {}), name: url}})
-    st.session_state["set-mcp-name"] = st.session_state["set-mcp-url"] = ""
+    entry = own_server(url, headers)
+    state.change_settings(lambda: {"mcp_servers": {**state.settings().get("mcp_servers", {}), name: entry}})
+    _clear("set-mcp", "name", "url", "auth", "headers")  # a secret typed once is not kept in a widget
+
+
+def _set_headers(name: str, keep: bool) -> None:
+    """Replace a server's headers with the form's (``keep``), or remove them."""
+    prefix = f"set-mcp-cred-{name}"
+    headers = _headers_from(prefix, name) if keep else {}
+    if headers is None:
+        return
+
+    def changes() -> dict[str, Any]:
+        servers = dict(state.settings().get("mcp_servers", {}))
+        if name in servers:
+            servers[name] = own_server(entry_url(servers[name]), headers)
+        return {"mcp_servers": servers}
+
+    state.change_settings(changes)
+    _clear(prefix, "auth", "headers")
 
 
 def _remove_server(name: str) -> None:
@@ -83,6 +132,33 @@ def _remove_server(name: str) -> None:
         return {"mcp_servers": servers, "tools": tools}
 
     state.change_settings(changes)
+
+
+def _header_fields(prefix: str) -> None:
+    st.text_input(
+        "Authorization (optional)",
+        key=f"{prefix}-auth",
+        type="password",
+        placeholder="Bearer … (a bare token is sent as Bearer)",
+        help="Sent with every request to this server only; shown back masked; never in a trace or an export.",
+    )
+    st.text_area("Other headers (optional), one 'Name: value' a line", key=f"{prefix}-headers", height=68)
+
+
+def _own_servers(servers: dict[str, Any]) -> None:
+    """Each of the person's servers: its headers masked, and buttons to replace or remove them, or the server."""
+    for name, entry in servers.items():
+        shown = masked_headers(entry)
+        st.caption(md_escape(f"{name} · {' · '.join(shown) if shown else 'no headers'}"))
+        cols = st.columns(3)
+        cols[0].button(f"Remove {name}", key=f"set-mcp-remove-{name}", on_click=_remove_server, args=(name,))
+        with cols[1].popover(f"{'Replace' if shown else 'Add'} headers"):
+            _header_fields(f"set-mcp-cred-{name}")
+            st.button("Save headers", key=f"set-mcp-cred-{name}-save", on_click=_set_headers, args=(name, True))
+        if entry_headers(entry):
+            cols[2].button(
+                "Remove headers", key=f"set-mcp-cred-{name}-remove", on_click=_set_headers, args=(name, False)
+            )
 
 
 def render_mcp_settings() -> None:
@@ -104,9 +180,9 @@ def render_mcp_settings() -> None:
     if why_not:
         st.caption(md_escape(why_not))
         return
-    for name in s.get("mcp_servers", {}):
-        st.button(f"Remove {name}", key=f"set-mcp-remove-{name}", on_click=_remove_server, args=(name,))
+    _own_servers(s.get("mcp_servers", {}))
     with st.popover("Add a server by URL"):
         st.text_input("Name (letters and digits)", key="set-mcp-name")
         st.text_input("Streamable-HTTP URL", key="set-mcp-url", placeholder="https://example.org/mcp")
+        _header_fields("set-mcp")
         st.button("Add", key="set-mcp-add", on_click=_add_server)

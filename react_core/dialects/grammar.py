@@ -6,7 +6,11 @@ becomes literals; the thought becomes one bounded line and the input a bounded r
 early: not a newline, not the first character of the text that follows it (``]`` in ``Search[…]``), JSON-safe inside
 a JSON string, and never the start of a stop sequence. So a new dialect gets a grammar for free, and anything the
 grammar allows parses with the dialect's parser into an enabled tool or a final answer (a model test samples it).
-An MCP tool is one more name; where its input is a JSON object of arguments, the input may start with a brace.
+An MCP tool is one more name. Where its input is a JSON object of arguments, the grammar writes that object from
+the tool's input schema (``json_grammar``: required properties present, each value of its type), in the dialect's
+place for the input: in the line, or inside the quoted string of the function dialects (its quotes escaped), or as
+the JSON dialect's ``action_input`` object. A schema outside that subset falls back to a free input that may start
+with a brace. A tool whose one required argument is a string keeps the one-text form.
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ from typing import Protocol
 
 from react_core.base.tool_specs import FINISH, spec
 from react_core.base.trace import Action, Step
+from react_core.dialects.gbnf import JSON_ESCAPE, char_class, literal
+from react_core.dialects.json_grammar import JsonContext, object_rules
 
 
 class Dialect(Protocol):
@@ -42,27 +48,6 @@ _THOUGHT_FIRST_EXCLUDED = BLANKS + "*_#>`Oo"
 _INPUT_FIRST_EXCLUDED = BLANKS + "\"'`{"
 # Never in a line: line ends, and NUL, which parsing drops.
 _DROPPED = "\n\r\x00"
-_JSON_ESCAPE = '"\\\\" ["\\\\/bfnrt]'
-
-
-def _escaped(c: str, special: str) -> str:
-    """One character as GBNF writes it inside a literal or a class (``special``: those taking a backslash)."""
-    if c in special:
-        return "\\" + c
-    if c == "\n":
-        return "\\n"
-    if ord(c) < 0x20:
-        return f"\\x{ord(c):02x}"
-    return c
-
-
-def literal(text: str) -> str:
-    return '"' + "".join(_escaped(c, '"\\') for c in text) + '"'
-
-
-def char_class(excluded: str) -> str:
-    """``[^…]``: any character but these."""
-    return "[^" + "".join(_escaped(c, "\\]^-[") for c in dict.fromkeys(excluded)) + "]"
 
 
 def _stop_pairs(stops: tuple[str, ...]) -> dict[str, str]:
@@ -96,18 +81,46 @@ def _run_rule(name: str, first_excluded: str, excluded: str, pairs: dict[str, st
     ]
 
 
-def _json_rule(name: str, pairs: dict[str, str]) -> list[str]:
-    """A JSON string's content: no raw quote, backslash or control character, escapes allowed; non-empty."""
+def _json_rule(name: str, pairs: dict[str, str], json_input: bool = False) -> list[str]:
+    """A JSON string's content: no raw quote, backslash or control character, escapes allowed; non-empty. For a tool
+    taking a JSON object (``json_input``), it may start with a brace, and is longer."""
     controls = "".join(chr(i) for i in range(0x20))
     excluded = '"\\' + controls + "".join(pairs)
-    options = [char_class(excluded), _JSON_ESCAPE]
+    options = [char_class(excluded), JSON_ESCAPE]
     options += [f"{literal(a)} {char_class(excluded + follow)}" for a, follow in pairs.items()]
-    first = [char_class(excluded + _INPUT_FIRST_EXCLUDED)]
+    first = [char_class(excluded + (_INPUT_FIRST_EXCLUDED.replace("{", "") if json_input else _INPUT_FIRST_EXCLUDED))]
+    most = MAX_JSON_INPUT_CHARS if json_input else MAX_INPUT_CHARS
     return [
         f"{name}-first ::= {' | '.join(first)}",
         f"{name}-char ::= {' | '.join(options)}",
-        f"{name} ::= {name}-first {name}-char{{0,{MAX_INPUT_CHARS - 1}}}",
+        f"{name} ::= {name}-first {name}-char{{0,{most - 1}}}",
     ]
+
+
+def _object_sample(index: int, tool: str) -> Step:
+    """A step calling ``tool`` with a JSON object, to see how the dialect writes one."""
+    return Step(index, thought=_THOUGHT, action=Action(tool, '{"QQKEYQQ": 1}'))
+
+
+def _object_input(
+    fmt: Dialect, sample: Step, name: str, before: str, after: str, pairs: dict[str, str]
+) -> tuple[str, str, list[str]] | None:
+    """(text before the input, text after it, rules) for a tool whose input is a JSON object its schema shapes, or
+    None (not such a tool, or a schema outside ``json_grammar``'s subset: the free form then)."""
+    known = spec(sample.action.tool) if sample.action else None
+    if not (known and known.takes_json and isinstance(known.schema, dict)):
+        return None
+    if before.endswith('"') and after.startswith('"'):
+        if '\\"QQKEYQQ\\"' in fmt.render_model_part(sample):  # inside a quoted string: quotes escaped
+            context = JsonContext(quoted=True, excluded="", pairs=pairs)
+        else:  # the dialect writes the object itself (the JSON dialect's action_input)
+            before, after = before[:-1], after[1:]
+            context = JsonContext(excluded=after[:1] if after[:1] != "\n" else "", pairs=pairs)
+    else:
+        follows = after[:1] if after[:1] not in ("", "\n") else ""
+        context = JsonContext(excluded=follows + _DROPPED, pairs=pairs)
+    shaped = object_rules(name, known.schema, context)
+    return None if shaped is None else (before, after, shaped)
 
 
 def grammar_for(fmt: Dialect, tools: list[str], index: int) -> str:
@@ -129,8 +142,13 @@ def grammar_for(fmt: Dialect, tools: list[str], index: int) -> str:
         leads.add((lead, has_thought))
         before, _, after = body.partition(_INPUT)
         name = f"input{n}"
-        if before.endswith('"') and after.startswith('"'):
-            rules += _json_rule(name, pairs)
+        shaped = _object_input(fmt, _object_sample(index, tool), name, before, after, pairs)
+        if shaped is not None:
+            before, after, object_rules_ = shaped
+            rules += object_rules_
+        elif before.endswith('"') and after.startswith('"'):
+            known = spec(tool)
+            rules += _json_rule(name, pairs, json_input=bool(known and known.takes_json))
         else:
             follows = after[:1] if after[:1] not in ("", "\n") else ""
             # A tool taking a JSON object of arguments (an MCP tool's) may start its input with a brace, and is longer.

@@ -4,7 +4,9 @@ prompt versions, each bound to one owner.
 A store belongs to one ``owner`` (the signed-in person; '' for the local single-user app) and every statement filters
 by it, so a run id of another owner is simply not found. A backend supplies the connection (``_transaction``), how
 it opens (``_open``: migrations, and whether it can be written) and how its errors read (``_failure``). Keys never
-reach the store: traces drop unknown settings, and remembered settings are filtered through ``safe_setting``.
+reach the store: traces drop unknown settings, and remembered settings are filtered through ``safe_setting``. The one
+credential it keeps is a person's own MCP server's headers, with that server in their remembered settings
+(``sealed``: under the operator's key when there is one).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from react_core.history.records import (
     safe_setting,
     with_trace,
 )
+from react_core.history.sealed import seal, unseal
 from react_core.history.shares import ShareStore
 from react_core.history.status import READ_ONLY, UNAVAILABLE, USABLE, HistoryError, StoreStatus
 from react_core.history.versions import VersionStore
@@ -329,7 +332,8 @@ class Store(VersionStore, QuestionSets, ShareStore, ABC):
     # -- remembered settings ----------------------------------------------------------------------------------
 
     def remember_settings(self, settings: dict[str, Any]) -> None:
-        clean = {k: v for k, v in settings.items() if safe_setting(k)}
+        # A person's own MCP servers keep their headers here, sealed when the operator set a key (``sealed``).
+        clean = seal({k: v for k, v in settings.items() if safe_setting(k)})
         with self._write() as tx:
             tx.run(
                 "INSERT INTO remembered (owner, name, value) VALUES (?, 'settings', ?) "
@@ -344,4 +348,4 @@ class Store(VersionStore, QuestionSets, ShareStore, ABC):
             value = json.loads(rows[0]["value"]) if rows else None
         except (ValueError, TypeError, RecursionError):
             return None
-        return {k: v for k, v in value.items() if safe_setting(k)} if isinstance(value, dict) else None
+        return unseal({k: v for k, v in value.items() if safe_setting(k)}) if isinstance(value, dict) else None

@@ -22,7 +22,7 @@ from react_core.presets.preset import DEFAULT_PRESET, Preset, default_preset_for
 from react_core.presets.store import PresetStore
 from react_core.providers import FALLBACK
 from react_core.tools import DEFAULT_SENTENCES, TOOL_ORDER, build_tools
-from react_core.tools.mcp_config import all_servers, missing_servers
+from react_core.tools.mcp_config import all_servers, missing_servers, own_entry
 
 MAX_CALLS_LIMIT = 20
 
@@ -51,9 +51,10 @@ class RunSettings:
     wiki_language: str = ""
     sentences: int = DEFAULT_SENTENCES
     tools: list[str] = field(default_factory=lambda: list(TOOL_ORDER))
-    # The person's own MCP servers, name -> streamable-HTTP URL (``react_core.tools.mcp_config``); the operator's
-    # are configured on the server. Their tools are enabled in ``tools`` by their name-spaced names.
-    mcp_servers: dict[str, str] = field(default_factory=dict)
+    # The person's own MCP servers, name -> streamable-HTTP URL, or -> {"url", "headers"} when they gave it
+    # credentials (``react_core.tools.mcp_config.own_entry``); the operator's are configured on the server. Their tools
+    # are enabled in ``tools`` by their name-spaced names. Never recorded in a trace (``SETTINGS_FIELDS``).
+    mcp_servers: dict[str, Any] = field(default_factory=dict)
     # Constrain decoding to one well-formed step of the dialect, where the provider can (the on-device model).
     grammar: bool = True
     # Step mode: pause before a tool call, on an unreadable step, before Finish (``trace.BREAKPOINTS``); [] is off.
@@ -90,10 +91,10 @@ class RunSettings:
             raise ConfigError(
                 f"unknown tools {sorted(unknown)}: choose from {', '.join(TOOL_ORDER)} or an MCP server's tools."
             )
-        if not isinstance(self.mcp_servers, dict) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in self.mcp_servers.items()
-        ):
+        if not isinstance(self.mcp_servers, dict) or not all(isinstance(k, str) for k in self.mcp_servers):
             raise ConfigError("mcp_servers must map server names to URLs.")
+        for name, entry in self.mcp_servers.items():
+            own_entry(name, entry)
 
 
 def resolve_preset(settings: RunSettings, preset: Preset | None = None) -> Preset:

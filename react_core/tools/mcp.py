@@ -267,7 +267,7 @@ def server_statuses(servers: Iterable[ServerConfig]) -> list[ServerStatus]:
     return out
 
 
-def mcp_statuses(urls: dict[str, str] | None = None, *, visitor: bool = False) -> tuple[list[ServerStatus], str]:
+def mcp_statuses(urls: dict[str, Any] | None = None, *, visitor: bool = False) -> tuple[list[ServerStatus], str]:
     """The operator's servers and the person's own (``urls``), each with its state and tools, and '' or why the
     configuration itself could not be read."""
     try:

@@ -50,6 +50,7 @@ class McpConnection:
         self.tools: list[Any] = []  # mcp.types.Tool, as listed
         self.error = ""  # why the connection failed or ended ('' while it is up)
         self.protocol_version = ""
+        self._refused = ""  # the HTTP status of a request the server refused (401, 403), for a clear reason
         self._loop: asyncio.AbstractEventLoop | None = None
         self._session: Any = None
         self._stop: asyncio.Event | None = None
@@ -120,7 +121,16 @@ class McpConnection:
         import httpx2
         from mcp.client.streamable_http import streamable_http_client
 
-        client = httpx2.AsyncClient(headers=dict(cfg.headers), timeout=httpx2.Timeout(cfg.timeout, connect=10.0))
+        async def noted(response: Any) -> None:
+            # The SDK turns any refused request into "Server returned an error response": keep the status.
+            if response.status_code in (401, 403):
+                self._refused = f"{response.status_code} {response.reason_phrase}".strip()
+
+        client = httpx2.AsyncClient(
+            headers=dict(cfg.headers),
+            timeout=httpx2.Timeout(cfg.timeout, connect=10.0),
+            event_hooks={"response": [noted]},
+        )
         return _owning(client, streamable_http_client(cfg.url, http_client=client))
 
     @staticmethod
@@ -138,13 +148,31 @@ class McpConnection:
 
     def _why(self, error: BaseException) -> str:
         """The failure, with the last line the server wrote to its stderr when it is a command."""
-        why = describe(error)
+        why = self._refusal() or describe(error)
         with contextlib.suppress(OSError, ValueError):
             self._stderr.seek(0)
             lines = [ln.strip() for ln in self._stderr.read()[-4000:].splitlines() if ln.strip()]
             if lines:
                 why += f" (the server said: {lines[-1][:200]})"
-        return why
+        return self.hidden(why)
+
+    def _refusal(self) -> str:
+        """Why, when the server refused a request for want of credentials ('' otherwise)."""
+        if not self._refused:
+            return ""
+        where = (
+            "the operator's REACT_MCP_SERVERS entry" if self.config.operators else "your server's headers in Settings"
+        )
+        return (
+            f"the server refused the request (HTTP {self._refused}): it needs credentials, or did not accept the ones "
+            f"given ({where})"
+        )
+
+    def hidden(self, text: str) -> str:
+        """``text`` without the values of this server's headers (an error that echoes a token never carries it)."""
+        from react_core.providers.keys import redact
+
+        return redact(text, [v for _, v in self.config.headers] + [v.split(" ", 1)[-1] for _, v in self.config.headers])
 
     def close(self) -> None:
         loop, stop, task = self._loop, self._stop, self._task
@@ -193,7 +221,9 @@ class McpConnection:
         except Exception as e:  # the SDK's own error for a failed request (MCPError, a closed stream, …)
             if self._done.is_set():
                 raise McpFailure(f"MCP server {self.config.name!r} stopped during the call: {self.error}") from None
-            raise McpFailure(f"MCP server {self.config.name!r} failed the call: {describe(e)}") from None
+            raise McpFailure(
+                f"MCP server {self.config.name!r} failed the call: {self._refusal() or self.hidden(describe(e))}"
+            ) from None
 
     async def _ended(self) -> None:
         assert self._gone is not None

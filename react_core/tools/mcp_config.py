@@ -7,8 +7,9 @@ The operator lists servers in ``REACT_MCP_SERVERS`` (the environment, or a top-l
      "docs": {"url": "https://mcp.example.org/mcp", "headers": {"Authorization": "Bearer …"}, "timeout": 20}}
 
 A stdio server (``command``) exists only there: that list is the allow-list of commands, and nobody using the app
-ever types a command. A person may add streamable-HTTP servers of their own (``RunSettings.mcp_servers``: name ->
-URL); in public demo and signed-in modes only when the operator sets ``REACT_MCP_VISITOR_HTTP=1``, because the app's
+ever types a command. A person may add streamable-HTTP servers of their own (``RunSettings.mcp_servers``: name -> URL,
+or name -> {"url": URL, "headers": {name: value}} when they gave it credentials: ``own_server``); in public demo
+and signed-in modes only when the operator sets ``REACT_MCP_VISITOR_HTTP=1``, because the app's
 server would connect to that URL from inside the operator's network (``may_add_http``). Tools a server marks as
 destructive are refused unless ``REACT_MCP_ALLOW_DESTRUCTIVE=1`` (``destructive_allowed``).
 """
@@ -135,19 +136,101 @@ def operator_servers(env: Mapping[str, str] | None = None) -> list[ServerConfig]
 
 
 def persons_servers(
-    urls: Mapping[str, str], *, visitor: bool, env: Mapping[str, str] | None = None
+    urls: Mapping[str, Any], *, visitor: bool, env: Mapping[str, str] | None = None
 ) -> list[ServerConfig]:
-    """A person's own HTTP servers (name -> URL), where ``may_add_http`` allows them; ConfigError when it does not."""
+    """A person's own HTTP servers (name -> URL, or name -> {"url", "headers"}), where ``may_add_http`` allows them;
+    ConfigError when it does not."""
     if not urls:
         return []
     why = may_add_http(visitor=visitor, env=env)
     if why:
         raise ConfigError(why)
-    return [server_config(name, {"url": url}, operators=False) for name, url in urls.items()]
+    return [server_config(name, own_entry(name, entry), operators=False) for name, entry in urls.items()]
+
+
+# -- a person's own server's credentials ----------------------------------------------------------------------------
+# Header names are HTTP tokens (RFC 9110); values one line of printable text. A few, short: credentials, not data.
+HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$")
+MAX_HEADERS = 10
+MAX_HEADER_CHARS = 4_096
+MASK = "••••"
+# Headers the MCP client itself writes; a person's value would break the protocol, not authenticate it.
+_CLIENTS_HEADERS = ("host", "content-length", "content-type", "accept", "mcp-session-id", "mcp-protocol-version")
+
+
+def own_entry(name: str, entry: Any) -> dict[str, Any]:
+    """A person's server as ``server_config`` reads it: {"url"} or {"url", "headers"}, checked."""
+    where = f"MCP server {name!r}"
+    if isinstance(entry, str):
+        return {"url": entry}
+    if not isinstance(entry, Mapping) or not isinstance(entry.get("url"), str) or set(entry) - {"url", "headers"}:
+        raise ConfigError(f"{where}: a server of your own is a URL, with optional headers.")
+    headers = check_headers(_strings(entry.get("headers"), f"{where}: 'headers'"), where)
+    return {"url": entry["url"], "headers": headers} if headers else {"url": entry["url"]}
+
+
+def check_headers(headers: Mapping[str, str], where: str) -> dict[str, str]:
+    """Headers a person gave their server, checked (the value never quoted back in an error)."""
+    if len(headers) > MAX_HEADERS:
+        raise ConfigError(f"{where}: at most {MAX_HEADERS} headers.")
+    for n, (key, text) in enumerate(headers.items(), 1):
+        if not HEADER_NAME.match(key):  # not quoted: a token pasted without its name would be
+            raise ConfigError(f"{where}: header {n}'s name is not a header name (letters, digits and - only).")
+        if key.lower() in _CLIENTS_HEADERS:
+            raise ConfigError(f"{where}: the {key} header is the MCP client's own.")
+        if not text.strip() or len(text) > MAX_HEADER_CHARS or any(ord(c) < 0x20 or ord(c) == 0x7F for c in text):
+            raise ConfigError(
+                f"{where}: the {key} header's value must be one line of at most {MAX_HEADER_CHARS:,} characters."
+            )
+    return dict(headers)
+
+
+def parse_headers(authorization: str, others: str, where: str = "MCP server") -> dict[str, str]:
+    """The headers of a person's form: an Authorization value (a bare token becomes ``Bearer TOKEN``, as most
+    servers that ask for a token expect) and other headers, one ``Name: value`` a line."""
+    headers: dict[str, str] = {}
+    token = authorization.strip()
+    if token:
+        headers["Authorization"] = token if " " in token else f"Bearer {token}"
+    for n, line in enumerate(others.splitlines(), 1):
+        if not line.strip():
+            continue
+        key, colon, text = line.partition(":")
+        if not colon:
+            raise ConfigError(f"{where}: line {n} of the other headers is not 'Name: value'.")
+        key = key.strip()
+        if key.lower() in {k.lower() for k in headers}:
+            raise ConfigError(f"{where}: the {key[:64]} header is given twice.")
+        headers[key] = text.strip()
+    return check_headers(headers, where)
+
+
+def own_server(url: str, headers: Mapping[str, str] | None = None) -> Any:
+    """A person's server as their settings keep it: the URL alone, or with its headers."""
+    return {"url": url, "headers": dict(headers)} if headers else url
+
+
+def entry_url(entry: Any) -> str:
+    return entry if isinstance(entry, str) else str((entry or {}).get("url", ""))
+
+
+def entry_headers(entry: Any) -> dict[str, str]:
+    headers = {} if isinstance(entry, str) else (entry or {}).get("headers") or {}
+    return dict(headers) if isinstance(headers, Mapping) else {}
+
+
+def masked(value: str) -> str:
+    """A secret as it is shown back: its last four characters when it is long enough to keep the rest hidden."""
+    return MASK + value[-4:] if len(value) >= 16 else MASK
+
+
+def masked_headers(entry: Any) -> list[str]:
+    """A person's server's headers as Settings shows them after saving: ``Authorization: ••••1234``."""
+    return [f"{key}: {masked(text)}" for key, text in sorted(entry_headers(entry).items())]
 
 
 def all_servers(
-    urls: Mapping[str, str] | None = None, *, visitor: bool = False, env: Mapping[str, str] | None = None
+    urls: Mapping[str, Any] | None = None, *, visitor: bool = False, env: Mapping[str, str] | None = None
 ) -> list[ServerConfig]:
     """The operator's servers, then the person's; a person's server cannot take an operator's name."""
     ours = operator_servers(env)
@@ -190,10 +273,10 @@ def may_add_mcp_server(visitor: bool) -> str:
     return may_add_http(visitor=visitor)
 
 
-def check_mcp_server(name: str, url: str) -> str:
-    """'' when a person's server (name, URL) is well-formed, else why not."""
+def check_mcp_server(name: str, url: str, headers: Mapping[str, str] | None = None) -> str:
+    """'' when a person's server (name, URL, headers) is well-formed, else why not."""
     try:
-        server_config(name.strip(), {"url": url.strip()}, operators=False)
+        server_config(name.strip(), own_entry(name, own_server(url.strip(), headers)), operators=False)
     except ConfigError as e:
         return str(e)
     return ""
@@ -220,7 +303,7 @@ def missing_servers(tools: Iterable[str], servers: Iterable[ServerConfig]) -> st
     )
 
 
-def refused_tools(tools: Iterable[str], urls: Mapping[str, str] | None = None, *, visitor: bool) -> tuple[list, str]:
+def refused_tools(tools: Iterable[str], urls: Mapping[str, Any] | None = None, *, visitor: bool) -> tuple[list, str]:
     """For the app, when a prompt version brings its tools: the MCP tools it cannot have here, and why ('' when
     none)."""
     tools = list(tools)
