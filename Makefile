@@ -11,6 +11,9 @@ export CMAKE_BUILD_PARALLEL_LEVEL ?= $(shell nproc 2>/dev/null || echo 2)
 # together, so a module's server starts once). Those that do run after them in one process: each uses every core, and
 # two llama.cpp thread pools on two cores slow each other down many times over. PARALLEL= runs the first part in one too.
 PARALLEL ?= -n 2 --dist loadfile
+# Python keeps compiled modules (and pytest its rewritten test modules) in __pycache__: with this variable set, every
+# worker, server and command a test starts compiled the whole engine and rewrote every test module again.
+unexport PYTHONDONTWRITEBYTECODE
 LIGHT := not model and not browser
 
 .PHONY: run test test-quick lint bench install install-dev chromium postgresql curl phoenix clean

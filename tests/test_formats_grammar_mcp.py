@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 
 import jsonschema
 import pytest
@@ -194,6 +195,9 @@ def test_the_on_device_model_writes_arguments_its_schema_allows(fmt):
     f = DIALECTS[fmt]
     tools = ["demo_add", "demo_find"]
     preset = load_preset(default_preset_for(fmt))
+    # The instructions and the tools' descriptions without the worked examples: the grammar, not the examples, is
+    # what this is about, and a prompt a tenth as long keeps the suite quick.
+    preset = replace(preset, examples="")
     prompt = render_prefix(preset, tools) + render_question(preset, "What is 1234 plus 4321?")
     grammar = f.grammar(tools, 1).split("\n")
     for n, tool in enumerate(tools):
@@ -206,8 +210,7 @@ def test_the_on_device_model_writes_arguments_its_schema_allows(fmt):
         out = llama.create_completion(
             prompt + before,
             max_tokens=200,
-            temperature=1.0,
-            seed=11,
+            temperature=0.0,  # greedy: the provider's own sampler for a constrained step (llama_grammar)
             grammar=LlamaGrammar.from_string("\n".join([root, *rules]), verbose=False),
         )
         text = out["choices"][0]["text"]
