@@ -14,12 +14,16 @@ from react_core import Trace, provider_class
 from ui import run_settings, state, turns
 from ui.examples import chat_examples
 from ui.history_view import RUN_PARAM
-from ui.jobs.turn import Turn
+from ui.jobs.turn import Turn, TurnJob, TurnView
 from ui.render import render_answer, render_status, render_steps, render_writing
 from ui.step_mode import render_switch
 from ui.text import md_literal
 
 LIVE_REFRESH_SECONDS = 0.3
+# Until a turn's first text is on the screen the fragment looks three times as often (the wait for the first thought
+# is the one a person notices), then a full rerun sets it back: redrawing a growing turn so often would take CPU
+# from the on-device model on a small machine.
+FIRST_TEXT_REFRESH_SECONDS = 0.1
 
 
 def render_turn(turn: Turn) -> None:
@@ -75,14 +79,25 @@ def render_retry(turn: Turn) -> None:
         )
 
 
-def live_turn() -> None:
-    """The running turn, redrawn on a timer; a full rerun once it is done moves it into the conversation."""
+def live_turn(waiting_for_text: bool = False) -> None:
+    """The running turn, redrawn on a timer; a full rerun once it is done moves it into the conversation (and once
+    its first text is drawn, when the timer was the quicker one for the wait before it)."""
     job = st.session_state.job
     if job is None:
         return
     view = job.view()
     if view.done:
         st.rerun()
+    draw_live_turn(job, view)
+    if waiting_for_text and has_text(view):
+        st.rerun()
+
+
+def has_text(view: TurnView) -> bool:
+    return bool(view.live.writing or view.live.steps)
+
+
+def draw_live_turn(job: TurnJob, view: TurnView) -> None:
     req, live = job.request, view.live
     with st.chat_message("user"):
         st.text(req.question)
@@ -126,7 +141,8 @@ for turn in chat["turns"]:
     render_turn(turn)
 
 if job is not None:
-    st.fragment(live_turn, run_every=LIVE_REFRESH_SECONDS)()
+    waiting = not has_text(job.view())
+    st.fragment(live_turn, run_every=FIRST_TEXT_REFRESH_SECONDS if waiting else LIVE_REFRESH_SECONDS)(waiting)
     st.button("Stop", key="stop", icon=":material/stop_circle:", on_click=turns.stop, disabled=job.cancelling)
 
 state.show_flash()

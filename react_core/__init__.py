@@ -109,7 +109,7 @@ _EXPORTS: dict[str, str] = {
         ),
         "presets.preset",
     ),
-    **dict.fromkeys(("render_prefix", "render_question"), "presets.render"),
+    **dict.fromkeys(("render_prefix", "render_question", "render_first_prompt"), "presets.render"),
     **dict.fromkeys(("Problem", "validate_preset"), "presets.check"),
     **dict.fromkeys(("check_new_preset", "PresetStore"), "presets.store"),
     **dict.fromkeys(

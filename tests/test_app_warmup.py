@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import pytest
 from app_helpers import go, new_session, use_app, wait_idle
 
-from react_core import load_preset, render_prefix
+from react_core import load_preset, render_first_prompt, render_prefix
 from react_core.providers.llama_activity import Status
 from react_core.providers.local import LocalProvider
 from react_core.providers.scripted import ScriptedProvider
@@ -29,15 +29,20 @@ class FakeWarmUp:
         return self.done.is_set()
 
 
+asked_ahead: list[str] = []  # what each warm-up of the current test was asked to read ahead
+
+
 @pytest.fixture
 def warmed(monkeypatch, tmp_path):
+    asked_ahead.clear()
     use_app(monkeypatch, tmp_path, [])
     monkeypatch.setenv("REACT_PROVIDER", "local")
     prefixes: list[str] = []
     handles: list[FakeWarmUp] = []
 
-    def warm(self, prefix: str) -> FakeWarmUp:
+    def warm(self, prefix: str, ahead: str = "") -> FakeWarmUp:
         prefixes.append(prefix)
+        asked_ahead.append(ahead)
         handles.append(FakeWarmUp())
         return handles[-1]
 
@@ -68,6 +73,16 @@ def test_the_prompt_in_use_is_warmed_once_at_start_and_again_when_it_changes(war
     assert "Getting the on-device model ready" not in _sidebar(at)
 
 
+def test_a_new_chat_reads_its_first_example_ahead(warmed):
+    at = new_session()
+    tools = at.session_state.settings["tools"]
+    first = at.button(key="example-0").label
+    assert asked_ahead == [render_first_prompt(load_preset("paper"), tools, first)]
+    go(at, "settings")
+    at.selectbox(key="set-preset").set_value("mrkl").run()  # another prompt: the same question, read in it
+    assert asked_ahead[-1] == render_first_prompt(load_preset("mrkl"), tools, first) and len(asked_ahead) == 2
+
+
 def test_a_failed_warm_up_says_why(warmed):
     _, handles = warmed
     at = new_session()
@@ -80,7 +95,7 @@ def test_a_failed_warm_up_says_why(warmed):
 def test_a_hosted_provider_is_never_warmed(monkeypatch, tmp_path):
     use_app(monkeypatch, tmp_path, [])
     called = []
-    monkeypatch.setattr(LocalProvider, "warm", lambda self, prefix: called.append(prefix))
+    monkeypatch.setattr(LocalProvider, "warm", lambda self, prefix, ahead="": called.append(prefix))
     new_session()
     assert called == []  # the scripted provider has nothing to prepare
 

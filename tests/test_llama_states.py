@@ -248,6 +248,25 @@ def test_warm_says_where_the_prefix_came_from(tmp_path: Path) -> None:
     assert prompts.warm("short") == ""  # less than a block: nothing to keep
 
 
+def test_a_question_read_ahead_leaves_only_its_last_partial_block_to_the_call(tmp_path: Path) -> None:
+    llama, prompts = cache(tmp_path)
+    prefix = "P" * 300
+    prompts.warm(prefix)
+    likely = prefix + "Question: " + "q" * 100 + "?\nThought 1:"  # 423 tokens with BOS: ends inside the seventh block
+    llama.batches.clear()
+    assert prompts.read_ahead(likely) == aligned(423 - 1) - aligned(300) == 128
+    # From the prefix's last whole block on, whole blocks only: the partial one is the call's, with its last token.
+    assert llama.batches == [(256, 64), (320, 64)]
+    assert prompts.store.get(prefix)[0].tokens == tuple(llama.tokenize(prefix.encode()))[: aligned(300)]
+    assert prompts.read_ahead(likely) == 0  # read already
+    asked = llama.tokenize(likely.encode())
+    plan = prompts.plan(asked, prefix)
+    assert plan.reuse == aligned(len(asked) - 1) == 384 and plan.state is None and plan.save_at == 0
+    # Another question keeps what it has in common with the prompt read ahead: the prefix's whole blocks.
+    other = llama.tokenize((prefix + "Question: something else entirely?\nThought 1:").encode())
+    assert prompts.plan(other, prefix).reuse == aligned(300)
+
+
 # -- speed -------------------------------------------------------------------------------------------------
 
 

@@ -421,3 +421,27 @@ def test_the_example_reader_sees_every_step(shared_data):
     assert tools == ["search", "search", "search", "lookup", "finish"]
     assert first["steps"][3]["observation"].startswith("(Result 1 / 1) The Oneida Community dissolved")
     assert Path(load_preset("paper").path).parent == BUILTIN_DIR
+
+
+@pytest.mark.parametrize("name", ["paper", "mrkl", "gemini-xml", "hotpotqa-react"])
+def test_the_first_prompt_read_ahead_is_the_agents_first_request(name):
+    # The warm-up reads a likely question's first prompt ahead (render_first_prompt): it must be byte for byte what
+    # the agent then sends, or the click would reuse nothing it read.
+    from react_core.loop.agent import Agent, RunConfig
+    from react_core.presets.render import render_first_prompt
+    from react_core.providers.scripted import ScriptedProvider
+    from react_core.tools.calculator import CALCULATOR
+    from react_core.tools.registry import ToolRegistry
+
+    sent = []
+
+    class Recording(ScriptedProvider):
+        def stream(self, request):
+            sent.append(request.text)
+            return super().stream(request)
+
+    preset = load_preset(name)
+    provider = Recording(["Thought 1: done.\nAction 1: Finish[4]"])
+    config = RunConfig(provider=provider, preset=preset, tools=ToolRegistry([CALCULATOR]), max_calls=1)
+    Agent(config).run("What is 2+2?")
+    assert sent == [render_first_prompt(preset, ["calculator"], "What is 2+2?")]

@@ -279,3 +279,28 @@ def test_samples_at_a_temperature_reuse_the_evaluated_prompt(local: LocalProvide
         again = stream_completion(local, call)
         # All but the prompt's last, partial block comes from the first sample's evaluation.
         assert again.sent["reused_tokens"] == aligned(length - 1) and length - aligned(length - 1) <= BLOCK
+
+
+def test_a_question_read_ahead_gives_the_cold_reply(
+    local: LocalProvider, cold, fresh_states: StateStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The warm-up reads the Chat page's first example ahead (whole blocks after the prefix); asking it reuses them and
+    # reads only its last, partial block, and the reply is still the cold one.
+    prefix = short_prefix()
+    long = (
+        "Question: Which magazine was started first, Arthur's Magazine, the American literary periodical published in "
+        "Philadelphia in the 19th century, or First for Women, a woman's magazine published by Bauer Media Group?\n"
+    )
+    call = request(prefix, long, max_tokens=12)
+    forget_context(local)
+    warm = local.warm(prefix, call.text)
+    assert warm.wait(600) and warm.state == "warm", warm.error
+    shared = local.prepare()
+    tokens = tokens_of(shared.llama, call.text)
+    assert warm.ahead_tokens == aligned(len(tokens) - 1) - aligned(len(tokens_of(shared.llama, prefix)) - 1) > 0
+    ends = PromptEnds(shared.llama, monkeypatch)
+    reply = stream_completion(local, call)
+    assert reply.sent["reused_tokens"] == aligned(len(tokens) - 1)
+    cold_logits, cold_reply = cold_run(cold, reply.sent["body"])
+    assert np.array_equal(ends.last(len(tokens)), cold_logits)
+    assert reply.text == cold_reply

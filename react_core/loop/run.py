@@ -40,14 +40,16 @@ def ask(question: str, settings: RunSettings | None = None, **options) -> Trace:
     return final_trace(stream(question, settings, **options))
 
 
-def warm_up(settings: RunSettings, preset: Preset) -> Any:
+def warm_up(settings: RunSettings, preset: Preset, question: str = "") -> Any:
     """Get the fixed prefix of ``preset`` (instructions and examples, with the enabled tools) ready on the model these
-    settings name, in the background: the handle of the warm-up (``Provider.warm``), or None when that provider has
-    nothing to prepare or cannot be built. Never loads an SDK: only providers that warm (``Provider.warms``) are
-    built, and building the on-device one is cheap (the model loads in the background)."""
+    settings name, in the background, and then as much of ``question``'s first step as can be read before it is asked
+    (the question a person is likely to ask first: the Chat page's first example): the handle of the warm-up
+    (``Provider.warm``), or None when that provider has nothing to prepare or cannot be built. Never loads an SDK:
+    only providers that warm (``Provider.warms``) are built, and building the on-device one is cheap (the model loads
+    in the background)."""
     from react_core.base.errors import ReactLabError
     from react_core.loop.settings import provider_for
-    from react_core.presets.render import render_prefix
+    from react_core.presets.render import render_first_prompt, render_prefix
     from react_core.providers import provider_class
 
     if not provider_class(settings.provider).warms:
@@ -56,4 +58,6 @@ def warm_up(settings: RunSettings, preset: Preset) -> Any:
         provider = provider_for(settings, on_progress=lambda _message: None)
     except ReactLabError:
         return None  # a missing model file: the run will say so
-    return provider.warm(render_prefix(preset, list(settings.tools)))
+    tools = list(settings.tools)
+    ahead = render_first_prompt(preset, tools, question) if question.strip() else ""
+    return provider.warm(render_prefix(preset, tools), ahead)

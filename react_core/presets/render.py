@@ -53,3 +53,13 @@ def render_question(preset: Preset, question: str, context: list[Exchange] | tup
             + "\n"
         )
     return out + preset.question.replace("{question}", question.strip())
+
+
+def render_first_prompt(preset: Preset, tool_names: list[str], question: str) -> str:
+    """The whole text a raw-completion model reads for a new question's first step (prefix, question, step label):
+    what the warm-up reads ahead for the question a person is likely to ask first."""
+    return (
+        render_prefix(preset, tool_names, question)
+        + render_question(preset, question)
+        + get_dialect(preset.dialect).step_prefix(1)
+    )

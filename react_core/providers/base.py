@@ -157,9 +157,10 @@ class Provider:
             return []
         return list(stops if self.max_stop is None else stops[: self.max_stop])
 
-    def warm(self, prefix: str) -> Any:
-        """Start getting ``prefix`` (a request's ``system`` text) ready in the background and return a handle with
-        ``state``, ``progress``, ``finished`` and ``wait()``; None when the provider has nothing to prepare."""
+    def warm(self, prefix: str, ahead: str = "") -> Any:
+        """Start getting ``prefix`` (a request's ``system`` text) ready in the background, and as much of ``ahead`` (the
+        whole text of a likely first request) as can be read before it is asked; return a handle with ``state``,
+        ``progress``, ``finished`` and ``wait()``; None when the provider has nothing to prepare."""
         return None
 
     def status(self) -> Any:

@@ -5,8 +5,10 @@ A request's ``system`` text is its fixed prefix (instructions and examples, the 
 The first call with a prefix no state is saved for evaluates the prefix's blocks first, saves them (memory and disk),
 and goes on with the rest of its prompt: the same blocks it would have evaluated anyway, so this costs only the copy.
 A later call with another prefix (a preset switch, an arena column, CoT-SC after ReAct) loads that prefix's state in
-milliseconds instead of evaluating it. ``warm`` does the same ahead of a question. Everything here runs under the
-model's lock.
+milliseconds instead of evaluating it. ``warm`` does the same ahead of a question, and ``read_ahead`` goes on into a
+question the person is likely to ask next (the first example the Chat page shows): its whole blocks after the prefix,
+which a cold run computes the same way, so asking it leaves only the prompt's last, partial block to read. Everything
+here runs under the model's lock.
 """
 
 from __future__ import annotations
@@ -101,3 +103,15 @@ class PromptCache:
         self.positions.evaluate(own, held, edge, done)
         self.store.put(prefix, self.positions.snapshot(edge))
         return "evaluated"
+
+    def read_ahead(self, text: str) -> int:
+        """Evaluate the whole blocks of ``text`` (a likely next prompt, whole: prefix, question, step label) that the
+        context does not hold, after the positions it keeps; never its last, partial block. Returns the positions
+        evaluated. A prompt that turns out different keeps what it has in common, as any prompt does."""
+        tokens = self.llama.tokenize(text.encode("utf-8"), add_bos=True, special=False)
+        end = aligned(len(tokens) - 1, self.positions.block)
+        held = self.positions.keepable(common_prefix(self.positions.canonical, tokens, end))
+        if end <= held:
+            return 0
+        self.positions.evaluate(tokens, held, end)
+        return end - held

@@ -2,6 +2,9 @@
 loads the model if needed, then (under the model's lock, so a question asked meanwhile waits for it and never
 evaluates the prefix a second time) loads or evaluates the prefix's state (``llama_reuse.PromptCache.warm``).
 
+With ``ahead`` (the whole prompt of a question the person is likely to ask first), the warm-up then reads that
+prompt's whole blocks too (``PromptCache.read_ahead``): asking it waits only for its last, partial block.
+
 A page polls the handle (``state``, ``progress``, ``seconds``) or waits on it; the same prefix warming already is
 the same handle. The first warm-up on a machine whose normal generation speed is not known yet also measures it
 (``llama_activity``): sixteen tokens, a fraction of a second.
@@ -30,6 +33,7 @@ class WarmUp:
     done_tokens: int = 0
     tokens: int = 0
     seconds: float = 0.0
+    ahead_tokens: int = 0  # positions of the likely question's prompt read after the prefix
     error: str = ""
     _done: threading.Event = field(default_factory=threading.Event, repr=False)
 
@@ -52,20 +56,22 @@ _RUNNING: dict[tuple[str, str], WarmUp] = {}
 _RUNNING_LOCK = threading.Lock()
 
 
-def start(provider: Any, prefix: str) -> WarmUp:
-    """The warm-up of ``prefix`` on ``provider``'s model: the one already running, else a new one."""
-    key = hashlib.sha256(prefix.encode("utf-8")).hexdigest()
+def start(provider: Any, prefix: str, ahead: str = "") -> WarmUp:
+    """The warm-up of ``prefix`` (and ``ahead``) on ``provider``'s model: the one already running, else a new one."""
+    key = hashlib.sha256(f"{len(prefix)}:{prefix}{ahead}".encode()).hexdigest()
     slot = (str(provider.model_path or ""), key)
     with _RUNNING_LOCK:
         if slot in _RUNNING:
             return _RUNNING[slot]
         handle = _RUNNING[slot] = WarmUp(key)
-    thread = threading.Thread(target=_run, args=(provider, prefix, handle, slot), name="react-lab-warm-up", daemon=True)
+    thread = threading.Thread(
+        target=_run, args=(provider, prefix, ahead, handle, slot), name="react-lab-warm-up", daemon=True
+    )
     thread.start()
     return handle
 
 
-def _run(provider: Any, prefix: str, handle: WarmUp, slot: tuple[str, str]) -> None:
+def _run(provider: Any, prefix: str, ahead: str, handle: WarmUp, slot: tuple[str, str]) -> None:
     from react_core.base import cancel
     from react_core.base.errors import ReactLabError
 
@@ -83,6 +89,8 @@ def _run(provider: Any, prefix: str, handle: WarmUp, slot: tuple[str, str]) -> N
             handle.source = shared.prompts.warm(prefix, progress)
             if shared.activity.needs_normal():
                 _measure_generation(shared, shared.prompts.tokens_of(prefix))
+            if ahead:  # after the state is saved: it stays the prefix's alone
+                handle.ahead_tokens = shared.prompts.read_ahead(ahead)
         handle.state = "warm"
     except (ReactLabError, ValueError, RuntimeError, OSError) as e:
         handle.state, handle.error = "failed", str(e) or type(e).__name__

@@ -328,13 +328,14 @@ class LocalProvider(Provider):
     def llama(self) -> Any:
         return self.prepare().llama
 
-    def warm(self, prefix: str) -> WarmUp:
+    def warm(self, prefix: str, ahead: str = "") -> WarmUp:
         """Get ``prefix`` (a request's ``system`` text: a preset's instructions and examples) ready in the background:
-        load the model if needed, then load its saved state or evaluate and save it. Returns at once; a question asked
-        meanwhile waits for it rather than evaluating the prefix again (see ``llama_warmup``)."""
+        load the model if needed, then load its saved state or evaluate and save it, then read the whole blocks of
+        ``ahead`` (a likely first prompt). Returns at once; a question asked meanwhile waits for it rather than
+        evaluating the prefix again (see ``llama_warmup``)."""
         from react_core.providers import llama_warmup
 
-        return llama_warmup.start(self, prefix)
+        return llama_warmup.start(self, prefix, ahead)
 
     def status(self) -> Status:
         """What the model is doing ("not loaded", "loading", "idle", "warming", "reading", "generating"), at how many
