@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 from app_helpers import go, new_session, use_app
+from test_app_eval_versions import assert_a_newly_fails_against
 from test_app_question_sets import GOOD, RIGHT, messages, table, upload
 
 from ui import evaluations as ev
@@ -46,11 +47,7 @@ def test_two_models_run_on_a_set_are_scored_compared_and_grouped(monkeypatch, tm
     baseline = at.selectbox(key="eval-baseline")
     own = [o for o in baseline.options if "Scripted · script.json" in o and o.endswith("/react+scripted-script.json")]
     assert len(own) == 1
-    baseline.set_value(own[0]).run()
-    assert not at.exception, at.exception
-    changes = table(at, "change")
-    assert list(changes["change"]) == ["newly fails"] and list(changes["id"]) == ["a"]
-    assert list(changes["baseline"]) == ["42"] and list(changes["now"]) == ["41"]
+    assert_a_newly_fails_against(at, own[0])
 
     past = at.selectbox(key="eval-past-model")
     assert past.options == ["Scripted · other.json", "Scripted · script.json"]

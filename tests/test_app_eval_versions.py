@@ -16,6 +16,15 @@ from ui import evaluations as ev
 WRONG_FIRST = ["Thought 1: Guess.\nAction 1: Finish[41]", "Thought 1: Guess.\nAction 1: Finish[4]"]
 
 
+def assert_a_newly_fails_against(at, baseline: str) -> None:
+    """Picked as the baseline, ``baseline``'s results show question a (42 then, 41 now) as the one that newly fails."""
+    at.selectbox(key="eval-baseline").set_value(baseline).run()
+    assert not at.exception, at.exception
+    changes = table(at, "change")
+    assert list(changes["change"]) == ["newly fails"] and list(changes["id"]) == ["a"]
+    assert list(changes["baseline"]) == ["42"] and list(changes["now"]) == ["41"]
+
+
 def save_paper_v2() -> None:
     store = PresetStore()
     preset = load_preset("paper")
@@ -48,11 +57,7 @@ def test_versions_run_on_a_set_are_scored_compared_and_grouped(monkeypatch, tmp_
     baseline = at.selectbox(key="eval-baseline")
     own = [o for o in baseline.options if o.endswith("/react@paper@1")]
     assert len(own) == 1 and "paper@1" in own[0]
-    baseline.set_value(own[0]).run()
-    assert not at.exception, at.exception
-    changes = table(at, "change")
-    assert list(changes["change"]) == ["newly fails"] and list(changes["id"]) == ["a"]
-    assert list(changes["baseline"]) == ["42"] and list(changes["now"]) == ["41"]
+    assert_a_newly_fails_against(at, own[0])
 
     past = at.selectbox(key="eval-past-version")
     assert past.options == ["paper@1", "paper@2"]

@@ -11,6 +11,7 @@ import threading
 from dataclasses import replace
 
 import pytest
+from test_eval_versions import QUESTIONS, dataset, own_history  # noqa: F401 - own_history: each test's own history
 
 from react_core.base.errors import ConfigError, ProviderError
 from react_core.evaluation import run as run_module
@@ -25,20 +26,6 @@ from react_core.providers.allowance import Allowance
 from react_core.providers.choice import ModelChoice, offered
 from react_core.providers.openai_compat import OpenAIProvider
 from react_core.providers.scripted import ScriptedProvider
-
-QUESTIONS = [("a", "What is 6 * 7?", "42"), ("b", "What is 2 + 2?", "4")]
-
-
-@pytest.fixture(autouse=True)
-def own_history(tmp_path, monkeypatch):
-    monkeypatch.setenv("REACT_HISTORY_DB", str(tmp_path / "history.sqlite"))
-    monkeypatch.setenv("REACT_PRESETS_DIR", str(tmp_path / "no-presets"))
-
-
-def dataset(tmp_path):
-    path = tmp_path / "set.jsonl"
-    path.write_text("".join(json.dumps({"id": i, "question": q, "answer": a}) + "\n" for i, q, a in QUESTIONS))
-    return str(path)
 
 
 def answers(*finals: str) -> list[str]:
