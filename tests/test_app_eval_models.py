@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from app_helpers import go, new_session, use_app
-from test_app_eval_versions import assert_a_newly_fails_against
+from test_app_eval_versions import assert_a_newly_fails_against, past_results_filtered
 from test_app_question_sets import GOOD, RIGHT, messages, table, upload
 
 from ui import evaluations as ev
@@ -52,11 +52,7 @@ def test_two_models_run_on_a_set_are_scored_compared_and_grouped(monkeypatch, tm
     past = at.selectbox(key="eval-past-model")
     assert past.options == ["Scripted · other.json", "Scripted · script.json"]
     assert list(table(at, "models")["models"]) == ["Scripted · other.json, Scripted · script.json"]
-    past.set_value("Scripted · other.json").run()
-    assert not at.exception, at.exception
-    grouped = next(
-        d.value for d in at.dataframe if list(d.value.columns)[:3] == ["prompt version", "model", "strategy"]
-    )
+    grouped = past_results_filtered(at, past, "Scripted · other.json")
     assert list(grouped["model"]) == ["Scripted · other.json"] and list(grouped["EM"]) == [50.0]
 
 

@@ -25,6 +25,13 @@ def assert_a_newly_fails_against(at, baseline: str) -> None:
     assert list(changes["baseline"]) == ["42"] and list(changes["now"]) == ["41"]
 
 
+def past_results_filtered(at, choice, value: str):
+    """Past evaluations with ``choice`` (a version or model filter) set to ``value``: the table by version and model."""
+    choice.set_value(value).run()
+    assert not at.exception, at.exception
+    return next(d.value for d in at.dataframe if list(d.value.columns)[:3] == ["prompt version", "model", "strategy"])
+
+
 def save_paper_v2() -> None:
     store = PresetStore()
     preset = load_preset("paper")
@@ -62,11 +69,7 @@ def test_versions_run_on_a_set_are_scored_compared_and_grouped(monkeypatch, tmp_
     past = at.selectbox(key="eval-past-version")
     assert past.options == ["paper@1", "paper@2"]
     assert list(table(at, "prompt versions")["prompt versions"]) == ["paper@1, paper@2"]
-    past.set_value("paper@2").run()
-    assert not at.exception, at.exception
-    grouped = next(
-        d.value for d in at.dataframe if list(d.value.columns)[:3] == ["prompt version", "model", "strategy"]
-    )
+    grouped = past_results_filtered(at, past, "paper@2")
     assert list(grouped["prompt version"]) == ["paper@2"] and list(grouped["EM"]) == [50.0]
 
 
