@@ -216,3 +216,21 @@ def test_a_run_is_written_as_an_example_every_text_dialect_reads_back(dialect):
     example = write_example(trace, preset)
     assert "What is 6 * 7?" in example and "6 * 7 = 42" in example
     assert validate_preset(replace(preset, examples=example), ["calculator"]) == []
+
+
+def test_a_right_yes_no_answer_qualifies_only_after_a_tool_returned_evidence():
+    # A yes or a no never occurs in a page, so "grounded" cannot hold for it; a trajectory that read evidence before
+    # it answers qualifies, one that answered from memory (or after a miss) does not.
+    from react_core.base.trace import Action, Observation, Step, Trace
+    from react_core.evaluation.bootstrap import qualified_examples
+
+    def run(qid: str, observation: Observation | None) -> dict:
+        steps = [] if observation is None else [Step(1, "Search A.", Action("search", "A"), observation=observation)]
+        steps.append(Step(len(steps) + 1, "Both are.", final_answer="yes"))
+        trace = Trace("Are A and B both films?", steps=steps, final_answer="yes", stop_reason="finished")
+        return {"id": qid, "index": len(qid), "em": 1.0, "trace": trace.to_dict()}
+
+    page = Observation("A is a 1999 film.", evidence=True)
+    miss = Observation("Could not find [A]. Similar: ['A (film)'].", evidence=False)
+    records = [run("read", page), run("memory", None), run("missed", miss)]
+    assert list(qualified_examples(records, load_preset("paper"), ["search"])) == ["read"]

@@ -5,8 +5,9 @@ run the agent on train questions, keep what the metric accepts, try candidate se
    never run. A train question whose text is also a dev or test question's is dropped from train.
 2. The teacher (any provider; by default the student itself) answers the train questions with the starting preset.
 3. A trajectory qualifies when its answer is an exact match, it finished, its answer is grounded in a tool's evidence
-   and every step was readable; it is written as an example in the preset's dialect (``Dialect.render_step``) and
-   must pass the preset check on its own.
+   (a yes/no answer, never literally in a page: given after a tool returned evidence) and every step was readable;
+   it is written as an example in the preset's dialect (``Dialect.render_step``) and must pass the preset check on
+   its own.
 4. ``candidates`` sets of ``k`` qualified examples, drawn by ``random.Random(seed)`` (the same seed, the same sets),
    replace the preset's examples; the student answers the dev questions with each, and with the starting preset.
 5. The set with the best dev EM (then F1, then the earlier candidate) is written as a preset TOML file, its dev
@@ -44,7 +45,7 @@ from react_core.presets.preset import Preset, dump_preset, load_preset, load_pre
 from react_core.presets.render import render_question
 from react_core.providers.allowance import OPERATOR, Allowance
 from react_core.providers.base import Provider
-from react_core.report.checks import finished, grounded, readable
+from react_core.report.checks import backed_by_evidence, finished, readable
 
 ProgressHandler = Callable[[dict[str, Any]], None]
 
@@ -123,12 +124,12 @@ def write_example(trace: Trace, preset: Preset) -> str:
 
 
 def qualified_examples(records: list[dict[str, Any]], preset: Preset, tools: list[str]) -> dict[str, str]:
-    """Train results whose trajectories qualify (right, finished, grounded, readable, and a valid example on their
-    own), as examples by question id, in dataset order."""
+    """Train results whose trajectories qualify (right, finished, backed by evidence, readable, and a valid example on
+    their own), as examples by question id, in dataset order."""
     found: dict[str, str] = {}
     for r in sorted(records, key=lambda r: r.get("index", 0)):
         trace = Trace.from_dict(r["trace"])
-        if not (r.get("em") == 1.0 and finished(trace) and grounded(trace) and readable(trace)):
+        if not (r.get("em") == 1.0 and finished(trace) and backed_by_evidence(trace) and readable(trace)):
             continue
         example = write_example(trace, preset)
         if not validate_preset(replace(preset, examples=example), tools):
@@ -222,7 +223,8 @@ def bootstrap(
         if not examples:
             message = (
                 f"No trajectory qualified: of {len(train)} train questions, none was answered right (exact match), "
-                "finished, grounded in a tool's evidence and readable at every step. No preset was written."
+                "finished, grounded in a tool's evidence (or, for yes/no, after one) and readable at every step. "
+                "No preset was written."
             )
             return BootstrapResult(len(train), len(dev), [], [], None, None, None, False, message)
         sets = candidate_sets(list(examples), plan.k, plan.candidates, plan.seed)

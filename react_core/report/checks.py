@@ -37,6 +37,16 @@ def grounded(trace: Trace) -> bool:
     return check_grounding(trace).grounded
 
 
+def backed_by_evidence(trace: Trace) -> bool:
+    """Grounded, or a yes/no answer given after a tool returned evidence. A yes or a no is never literally in a page
+    (``grounding``'s own "yes_no" verdict), so the nearest check for it is that the run read evidence before it: without
+    this, no comparison question could ever become a bootstrapped example. What bootstrapping asks of a trajectory."""
+    found = check_grounding(trace)
+    if found.kind == "yes_no":
+        return any(s.observation is not None and s.observation.evidence for s in trace.steps)
+    return found.grounded
+
+
 def readable(trace: Trace) -> bool:
     """No step whose reply held neither an action nor a final answer (the parser could not read it)."""
     return all(s.action is not None or s.final_answer is not None for s in trace.steps)
