@@ -7,14 +7,14 @@ BIN := $(VENV)/bin
 # llama-cpp-python compiles from source where no wheel exists (once; pip's cache keeps the wheel).
 export CMAKE_BUILD_PARALLEL_LEVEL ?= $(shell nproc 2>/dev/null || echo 2)
 
-# Tests that neither run the on-device model nor drive a browser run on two workers (pytest-xdist; a file's tests stay
-# together, so a module's server starts once). Those that do run after them in one process: each uses every core, and
+# Tests that do not run the on-device model run on two workers (pytest-xdist; a file's tests stay together, so a
+# module's server or browser starts once). Those that do run after them in one process: the model uses every core, and
 # two llama.cpp thread pools on two cores slow each other down many times over. PARALLEL= runs the first part in one too.
 PARALLEL ?= -n 2 --dist loadfile
 # Python keeps compiled modules (and pytest its rewritten test modules) in __pycache__: with this variable set, every
 # worker, server and command a test starts compiled the whole engine and rewrote every test module again.
 unexport PYTHONDONTWRITEBYTECODE
-LIGHT := not model and not browser
+QUICK := not model and not browser and not server
 
 .PHONY: run test test-quick lint bench install install-dev chromium postgresql curl phoenix clean
 
@@ -70,13 +70,13 @@ lint: install-dev
 
 test: install-dev chromium postgresql curl phoenix
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest $(PARALLEL) -m "$(LIGHT)"
-	$(BIN)/python -m pytest -m "not ($(LIGHT))"
+	$(BIN)/python -m pytest $(PARALLEL) -m "not model"
+	$(BIN)/python -m pytest -m model
 
 # The inner loop: everything but the on-device model, the real browser and Phoenix (none of them needed).
 test-quick: install-dev postgresql curl
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -q $(PARALLEL) -m "$(LIGHT) and not server"
+	$(BIN)/python -m pytest -q $(PARALLEL) -m "$(QUICK)"
 
 bench: install-dev
 	@set -e; for b in bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b; done

@@ -11,8 +11,10 @@ on-device model with the offline pack built from the shared HotpotQA files, gram
    questions that neither touched: ``dev_distractor_sample100.json`` without the questions 1 and 2 used, topped up from
    the end of ``first100``. EM and the grounded-answer rate, with 95 % intervals (a bootstrap over questions).
 
-Scratch files (the pack, the held-out file, results) go to a temporary folder; only the section is written.
-Run: ``.venv/bin/python bench/bench_bootstrap.py [--train N] [--candidates N]`` (about 30 minutes on 2 cores).
+Scratch files (the pack, the held-out file, results) go to a temporary folder, or to ``--work DIR``, where a second run
+resumes every phase (the bootstrap's and the evaluations'); only the section is written.
+Run: ``.venv/bin/python bench/bench_bootstrap.py [--train N] [--candidates N] [--work DIR]`` (about 30 minutes on
+2 cores).
 """
 
 from __future__ import annotations
@@ -75,26 +77,31 @@ def evaluate(work: Path, name: str, preset: str, dataset: Path, pack: Path) -> d
     from react_core.evaluation.results import read_results, result_path
 
     folder = work / f"eval-{name}"
-    seconds, _ = cli(
+    cli(
         "eval", "--dataset", str(dataset), "--strategy", "react", "--preset", preset, "--out", str(folder),
         "--no-progress", "--provider", "local", "--knowledge", f"pack:{pack}", "--temperature", "0",
     )  # fmt: skip
-    scores = score(read_results(result_path(folder, "react")))
-    return {"name": name, "seconds": seconds, "scores": scores}
+    records = read_results(result_path(folder, "react"))
+    return {"name": name, "time": sum(r.get("seconds", 0.0) for r in records), "scores": score(records)}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--train", type=int, default=78, help="train questions of the second bootstrap")
     parser.add_argument("--candidates", type=int, default=8)
+    parser.add_argument(
+        "--work", help="a folder to keep the phases in: a second run resumes them (default: a temporary one)"
+    )
     args = parser.parse_args()
     data = shared_data_dir() / "hotpotqa"
     first = data / "dev_distractor_first100.json"
     with tempfile.TemporaryDirectory(prefix="bench-bootstrap-") as scratch:
-        work = Path(scratch)
+        work = Path(args.work or scratch)
+        work.mkdir(parents=True, exist_ok=True)
         pack = work / "hotpotqa.sqlite"
         files = [str(p) for p in sorted(data.glob("dev_distractor_*.json"))]
-        cli("pack", "build", "--hotpotqa", *files, "--out", str(pack))
+        if not pack.exists():
+            cli("pack", "build", "--hotpotqa", *files, "--out", str(pack))
         small = run_bootstrap(work, "twenty", first, pack, 20, 20, args.candidates)
         print(small, flush=True)
         large = run_bootstrap(work, "larger", first, pack, args.train, 20, args.candidates)
@@ -104,39 +111,69 @@ def main() -> None:
         rows = [evaluate(work, "paper", START, dataset, pack)]
         if best is not None:
             rows.append(evaluate(work, "bootstrapped", str(best), dataset, pack))
-        examples = best.read_text(encoding="utf-8") if best is not None else None
+        from react_core.presets.preset import load_preset_file
+
+        examples = load_preset_file(best).examples if best is not None else None
         title = "Bootstrapped examples on the on-device model"
-        write_section("bootstrap", title, report(small, large, rows, examples), DOC)
+        write_section("bootstrap", title, report(work, small, large, rows, examples), DOC)
 
 
-def report(small: dict, large: dict, rows: list[dict], examples: str | None) -> str:
+def phases(work: Path, name: str) -> list[tuple[str, int, float]]:
+    """(phase, questions run, the runs' own seconds summed) of one bootstrap's work folder, in the order they ran."""
+    from react_core.evaluation.results import read_results
+
+    folder = work / f"{name}.bootstrap"
+    order = ["teacher", "dev-start"] + [f"dev-candidate-{n}" for n in range(1, 100)]
+    found = []
+    for phase in order:
+        path = folder / f"{phase}.jsonl"
+        if path.exists():
+            records = read_results(path)
+            found.append((phase, len(records), sum(r.get("seconds", 0.0) for r in records)))
+    return found
+
+
+def report(work: Path, small: dict, large: dict, rows: list[dict], examples: str | None) -> str:
     runs = table(
-        ["bootstrap", "train", "dev", "candidates of k = 3", "wall time", "what it said"],
+        ["bootstrap", "train", "dev", "phases (questions · time)", "what it said"],
         [
-            [b["name"], b["train"], b["dev"], "up to 8", f"{b['seconds'] / 60:.1f} min", b["said"].replace("|", "/")]
+            [
+                b["name"],
+                b["train"],
+                b["dev"],
+                ", ".join(f"{p} {n} · {sec / 60:.1f} min" for p, n, sec in phases(work, b["name"])),
+                b["said"].replace("|", "/"),
+            ]
             for b in (small, large)
         ],
     )
+    per_question = [sec / n for b in (small, large) for _p, n, sec in phases(work, b["name"]) if n]
+    mean = sum(per_question) / len(per_question) if per_question else 0.0
     scored = table(
-        ["prompt", "questions", "EM [95 % interval]", "grounded answers [95 % interval]", "wall time"],
+        ["prompt", "questions", "EM [95 % interval]", "grounded answers [95 % interval]", "time"],
         [
             [
                 "the paper's (hotpotqa-react, 6 examples)" if r["name"] == "paper" else "bootstrapped (3 examples)",
                 r["scores"].questions,
                 r["scores"].em.text(),
                 r["scores"].grounded.text(),
-                f"{r['seconds'] / 60:.1f} min",
+                f"{r['time'] / 60:.1f} min",
             ]
             for r in rows
         ],
     )
     body = [
         "On-device Gemma 3 270M (base, a demo model), offline pack, grammar on, temperature 0, from the paper's "
-        "ReAct prompt (`hotpotqa-react`), `python -m react_core bootstrap --k 3 --candidates 8`. Train and dev are the "
-        "first questions of `dev_distractor_first100.json`; a trajectory qualifies when it is right (exact match), "
-        "finished, grounded in a tool's evidence and readable at every step.",
+        "ReAct prompt (`hotpotqa-react`), `python -m react_core bootstrap --k 3 --candidates 8` (the teacher is the "
+        "student). Train and dev are the first questions of `dev_distractor_first100.json`; a trajectory qualifies "
+        "when it is right (exact match), finished, grounded in a tool's evidence (a yes/no answer: given after a tool "
+        "returned evidence) and readable at every step. Times are the runs' own (model and tools), summed per phase.",
         "",
         runs,
+        "",
+        f"A whole bootstrap of 20 train / 20 dev questions with 8 candidate sets runs 20 + 20 + 8 × 20 = 200 "
+        f"questions: at the {mean:.1f} s a question measured here, about {200 * mean / 60:.0f} minutes; when no "
+        "trajectory qualifies it ends after the teacher's 20.",
         "",
         f"Then both prompts on {rows[0]['scores'].questions} held-out questions (neither train nor dev; HotpotQA, "
         "CC BY-SA, with its Wikipedia paragraphs):",
@@ -145,6 +182,8 @@ def report(small: dict, large: dict, rows: list[dict], examples: str | None) -> 
     ]
     if examples is None:
         body += ["", "No bootstrap wrote a version, so there is nothing to compare with the paper's prompt."]
+    else:
+        body += ["", "The examples the bootstrap chose:", "", "```text", examples.strip(), "```"]
     return "\n".join(body)
 
 
