@@ -147,13 +147,16 @@ def report(work: Path, small: dict, large: dict, rows: list[dict], examples: str
             for b in (small, large)
         ],
     )
+    shots = sum(1 for line in (examples or "").splitlines() if line.startswith("Question:"))
     per_question = [sec / n for b in (small, large) for _p, n, sec in phases(work, b["name"]) if n]
     mean = sum(per_question) / len(per_question) if per_question else 0.0
     scored = table(
         ["prompt", "questions", "EM [95 % interval]", "grounded answers [95 % interval]", "time"],
         [
             [
-                "the paper's (hotpotqa-react, 6 examples)" if r["name"] == "paper" else "bootstrapped (3 examples)",
+                "the paper's (hotpotqa-react, 6 examples)"
+                if r["name"] == "paper"
+                else f"bootstrapped ({shots} examples)",
                 r["scores"].questions,
                 r["scores"].em.text(),
                 r["scores"].grounded.text(),

@@ -314,7 +314,7 @@ def _write_new_preset(
     new = replace(
         preset,
         name=out.stem,
-        title=f"{preset.title or preset.name} (bootstrapped)",
+        title=f"{preset.title or preset.name} (bootstrapped: {len(best.example_ids)} examples from runs)",
         description=f"{origin} {score}",
         examples="\n".join(examples[i] for i in best.example_ids),
     )
