@@ -18,7 +18,8 @@ import apptest_shim
 from react_core.providers.local import LocalProvider
 from streamlit.testing.v1 import AppTest
 warmed = []
-LocalProvider.warm = lambda self, prefix: warmed.append(prefix)  # the warm-up's own thread loads the model: not here
+# The warm-up's own thread loads the model: not here.
+LocalProvider.warm = lambda self, prefix, ahead="": warmed.append(prefix)
 at = AppTest.from_file(sys.argv[1], default_timeout=60).run()
 for page in ("pages/settings.py", "pages/history.py", "pages/chat.py"):
     at.switch_page(page).run()

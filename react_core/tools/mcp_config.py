@@ -195,9 +195,9 @@ def parse_headers(authorization: str, others: str, where: str = "MCP server") ->
     for n, line in enumerate(others.splitlines(), 1):
         if not line.strip():
             continue
-        key, colon, text = line.partition(":")
-        if not colon:
+        if ":" not in line:
             raise ConfigError(f"{where}: line {n} of the other headers is not 'Name: value'.")
+        key, text = line.split(":", 1)  # an HTTP header line (a model choice's colon is read in providers.choice)
         key = key.strip()
         if key.lower() in {k.lower() for k in headers}:
             raise ConfigError(f"{where}: the {key[:64]} header is given twice.")
