@@ -5,6 +5,7 @@ browser session pointed at its own history file, and waiting for a background tu
 from __future__ import annotations
 
 import atexit
+import functools
 import json
 import re
 import shutil
@@ -16,7 +17,14 @@ from typing import Any
 import apptest_shim  # noqa: F401 - AppTest sees pages/ as st.navigation does (see that module)
 import pytest
 import streamlit as st
+from streamlit.components.v2 import manifest_scanner
 from streamlit.testing.v1 import AppTest
+
+from react_core.providers.local import LocalProvider
+
+# Every new AppTest scans the metadata of every installed package for Streamlit components (a tenth of a second each,
+# a fifth of the app tests' time); the packages do not change while the tests run, so one scan a process serves all.
+manifest_scanner.scan_component_manifests = functools.cache(manifest_scanner.scan_component_manifests)
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "app.py"
@@ -75,6 +83,9 @@ def use_app(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, outputs: list[Any] 
     script = write_script(tmp_path / "script.json", list(outputs))
     monkeypatch.setenv("REACT_SCRIPT", str(script))
     st.cache_data.clear()  # a fresh server: lists cached for an earlier test's history never show in this one
+    # Choosing the on-device model in a page warms it up in the background: it would load Gemma and read a preset on
+    # the cores the other tests share. The warm-up has tests of its own (test_app_warmup, test_provider_local_exact).
+    monkeypatch.setattr(LocalProvider, "warm", lambda self, prefix, ahead="": None)
     return script
 
 

@@ -72,10 +72,8 @@ def preset_names(strategy: str) -> list[str]:
     store = presets.store()
     names = store.names(mode=ROLE_MODES[strategy])
     addresses = []
-    for name in names:
-        numbers = [n for n, _, _ in store.versions(name)]
-        if len(numbers) > 1:
-            addresses += [address(name, n) for n in numbers]
+    for name in store.with_several_versions(names):
+        addresses += [address(name, n) for n, _, _ in store.versions(name)]
     return names + addresses
 
 

@@ -20,8 +20,13 @@ from ui import identity, state
 
 
 def store() -> PresetStore:
-    """This person's presets: the shipped ones, then their own lines of versions in their history store."""
-    return PresetStore(identity.owner())
+    """This person's presets: the shipped ones, then their own lines of versions in their history store. One per
+    browser session and person: a page reads a dozen presets a run, and each new store opened the history again."""
+    owner = identity.owner()
+    kept = st.session_state.get("preset_store")
+    if kept is None or kept.owner != owner:
+        kept = st.session_state.preset_store = PresetStore(owner)
+    return kept
 
 
 def runnable(names_: list[str]) -> tuple[list[str], list[str]]:

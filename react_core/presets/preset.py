@@ -9,6 +9,8 @@ braces.
 
 from __future__ import annotations
 
+import copy
+import functools
 import json
 import re
 import tomllib
@@ -135,11 +137,21 @@ def load_preset_file(path: str | Path, *, builtin: bool = False) -> Preset:
     return preset_from_toml(text, path.stem, where=str(path), builtin=builtin)
 
 
+@functools.lru_cache(maxsize=128)
+def _parsed(text: str) -> dict[str, Any]:
+    return tomllib.loads(text)
+
+
+def _toml(text: str) -> dict[str, Any]:
+    """The TOML text parsed, once per text: a page lists a dozen presets on every run (a copy, never the cached one)."""
+    return copy.deepcopy(_parsed(text))
+
+
 def preset_from_toml(text: str, name: str, *, where: str, builtin: bool = False) -> Preset:
     """A preset from its TOML text (a file's, or one kept in a person's history); ``where`` names it in errors and
     is its ``path``."""
     try:
-        data = tomllib.loads(text)
+        data = _toml(text)
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"Preset {where} is not valid TOML: {e}.") from None
     data = current_names(data)
@@ -214,7 +226,7 @@ def list_presets(mode: str | None = None) -> list[str]:
 
 def _read_key(path: Path, key: str, default: str = "") -> str:
     try:
-        return current_names(tomllib.loads(path.read_text(encoding="utf-8"))).get(key, default)
+        return current_names(_toml(path.read_text(encoding="utf-8"))).get(key, default)
     except (OSError, tomllib.TOMLDecodeError):
         return default
 

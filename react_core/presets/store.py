@@ -134,6 +134,15 @@ class PresetStore:
             raise ConfigError(f"Unknown preset {r.name!r}.")
         return newest or 1
 
+    def with_several_versions(self, names: list[str]) -> list[str]:
+        """Those of ``names`` whose line has more than one version (a shipped one and a save, or two saves), found
+        with one question to the history instead of one a line."""
+        try:
+            newest = self._history().version_lines()
+        except ReactLabError:
+            return []
+        return [name for name in names if newest.get(name, 0) >= 2]
+
     def versions(self, name: str) -> list[tuple[int, str, str]]:
         """Line ``name``'s versions, oldest first, as (number, saved at, note); a shipped line starts with its
         version 1, the shipped file."""
