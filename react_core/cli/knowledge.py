@@ -8,6 +8,7 @@ are imported only when their command runs.
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from typing import Any
 
@@ -60,6 +61,10 @@ def _cmd_wiki_server(args: argparse.Namespace) -> int:
         f"use --knowledge wikipedia --wiki-url {server.url}. Ctrl-C stops.",
         flush=True,
     )
+    # Ctrl-C stops it even when it was started where SIGINT is ignored (a background job of a script: Python then
+    # installs no handler of its own), and so does a plain kill (SIGTERM).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
