@@ -7,9 +7,10 @@ BIN := $(VENV)/bin
 # llama-cpp-python compiles from source where no wheel exists (once; pip's cache keeps the wheel).
 export CMAKE_BUILD_PARALLEL_LEVEL ?= $(shell nproc 2>/dev/null || echo 2)
 
-# Tests that do not run the on-device model run on two workers (pytest-xdist; a file's tests stay together, so a
-# module's server or browser starts once). Those that do run after them in one process: the model uses every core, and
-# two llama.cpp thread pools on two cores slow each other down many times over. PARALLEL= runs the first part in one too.
+# Tests that do not run the on-device model in-process run on two workers (pytest-xdist; a file's tests stay together,
+# so a module's server or browser starts once), those whose model server runs on one core among them. Those that do run
+# after them in one process: the model uses every core, and two llama.cpp thread pools on two cores slow each other
+# down many times over. PARALLEL= runs the first part in one too. The engine is compiled once before the workers start.
 PARALLEL ?= -n 2 --dist loadfile
 # Python keeps compiled modules (and pytest its rewritten test modules) in __pycache__: with this variable set, every
 # worker, server and command a test starts compiled the whole engine and rewrote every test module again.
@@ -70,8 +71,9 @@ lint: install-dev
 
 test: install-dev chromium postgresql curl phoenix
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest $(PARALLEL) -m "not model"
-	$(BIN)/python -m pytest -m model
+	$(BIN)/python -m compileall -q -j 2 react_core ui pages app.py bench
+	$(BIN)/python -m pytest $(PARALLEL) -m "not model or model_server"
+	$(BIN)/python -m pytest -m "model and not model_server"
 
 # The inner loop: everything but the on-device model, the real browser and Phoenix (none of them needed).
 test-quick: install-dev postgresql curl

@@ -595,6 +595,8 @@ class LlamaServer:
         self.log = open(os.devnull, "wb")  # noqa: SIM115 (closed in stop)
         cmd = [sys.executable, "-m", "react_core.providers.llama_server", "--model", str(model_path)]
         cmd += ["--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(n_ctx), "--verbose", "False"]
+        # One core: these tests run beside others (make test's first part); the count does not change the numbers.
+        cmd += ["--n_threads", "1", "--n_threads_batch", "1"]
         self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=self.log, stderr=subprocess.PIPE)
         deadline = time.monotonic() + startup_timeout
         while True:

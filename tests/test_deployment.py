@@ -22,7 +22,7 @@ from provider_helpers import LlamaServer, StreamHold, wait_for
 from react_core.history import open_history
 from react_core.providers.local import default_model_path
 
-pytestmark = [pytest.mark.model, pytest.mark.browser, needs_chromium]
+pytestmark = [pytest.mark.model, pytest.mark.model_server, pytest.mark.browser, needs_chromium]
 
 QUESTIONS = (
     "Which magazine was started first, Arthur's Magazine or First for Women?",

@@ -17,7 +17,7 @@ from react_core.providers.openai_compat import OpenAIProvider
 from react_core.tools.calculator import CALCULATOR
 from react_core.tools.registry import ToolRegistry
 
-pytestmark = pytest.mark.model
+pytestmark = [pytest.mark.model, pytest.mark.model_server]
 
 SYSTEM = "Answer with Thought, Action and Observation steps."
 PROMPT = "Count from one to twenty in words, separated by commas: one, two, three,"
