@@ -166,3 +166,13 @@ def reload(at: AppTest) -> AppTest:
     again.run()
     assert not again.exception, again.exception
     return again
+
+
+def run_evaluation_and_wait(at: AppTest, timeout: float = 30.0) -> AppTest:
+    """Click the Evaluate page's Run, wait for its job to finish, and draw the page again."""
+    at.button(key="eval-run").click().run()
+    assert not at.exception, at.exception
+    assert at.session_state.eval_job.wait(timeout), "the evaluation did not finish"
+    at.run()
+    assert not at.exception, at.exception
+    return at

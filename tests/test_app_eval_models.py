@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from app_helpers import go, new_session, use_app
+from app_helpers import go, new_session, run_evaluation_and_wait, use_app
 from test_app_eval_versions import assert_a_newly_fails_against, past_results_filtered
 from test_app_question_sets import GOOD, RIGHT, messages, table, upload
 
@@ -32,11 +32,7 @@ def test_two_models_run_on_a_set_are_scored_compared_and_grouped(monkeypatch, tm
     assert any("Unknown provider 'claude'" in m for m in messages(at, "error"))
     at.text_input(key="eval-model-add").set_value(f"scripted:{other}").run()
     assert at.multiselect(key="eval-models").value == [f"scripted:{script}", f"scripted:{other}"]
-    at.button(key="eval-run").click().run()
-    assert not at.exception, at.exception
-    assert at.session_state.eval_job.wait(30), "the evaluation did not finish"
-    at.run()
-    assert not at.exception, at.exception
+    run_evaluation_and_wait(at)
 
     scores = table(at, "grounded")
     assert list(scores["model"]) == ["Scripted · other.json", "Scripted · script.json"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from app_helpers import go, new_session, use_app
+from app_helpers import go, new_session, run_evaluation_and_wait, use_app
 from test_app_question_sets import GOOD, RIGHT, table, upload
 
 from react_core.presets.preset import load_preset
@@ -50,11 +50,7 @@ def test_versions_run_on_a_set_are_scored_compared_and_grouped(monkeypatch, tmp_
     versions = at.multiselect(key="eval-versions")
     assert {"paper@1", "paper@2", "paper@best"} <= set(versions.options)
     versions.set_value(["paper@1", "paper@best"])
-    at.button(key="eval-run").click().run()
-    assert not at.exception, at.exception
-    assert at.session_state.eval_job.wait(30), "the evaluation did not finish"
-    at.run()
-    assert not at.exception, at.exception
+    run_evaluation_and_wait(at)
 
     scores = table(at, "grounded")
     assert list(scores["prompt version"]) == ["paper@1", "paper@2"]  # the label is recorded as its number

@@ -10,7 +10,7 @@ import re
 import threading
 from pathlib import Path
 
-from app_helpers import go, new_session, unescape, use_app
+from app_helpers import go, new_session, run_evaluation_and_wait, unescape, use_app
 from wiki_helpers import closed_port
 
 import react_core.evaluation.run as engine
@@ -35,12 +35,7 @@ def choose(at, *, limit: int, strategies: list[str], **widgets):
 
 def run_evaluation(at, *, limit: int, strategies: list[str], timeout: float = 30.0, **widgets):
     choose(at, limit=limit, strategies=strategies, **widgets)
-    at.button(key="eval-run").click().run()
-    assert not at.exception, at.exception
-    assert at.session_state.eval_job.wait(timeout), "the evaluation did not finish"
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    return run_evaluation_and_wait(at, timeout)
 
 
 def frame(at, column: str):

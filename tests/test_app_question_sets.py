@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from app_helpers import ask, go, new_session, unescape, use_app
+from app_helpers import ask, go, new_session, run_evaluation_and_wait, unescape, use_app
 
 from react_core.history import open_history
 from react_core.presets.preset import dump_preset
@@ -42,12 +42,7 @@ def evaluate(at, repetitions: int = 1):
     at.number_input(key="eval-repetitions").set_value(repetitions).run()
     if repetitions > 1:  # repeated runs need a temperature above 0: the page asks for one (0.7 unless changed)
         assert at.number_input(key="eval-temperature").value == 0.7
-    at.button(key="eval-run").click().run()
-    assert not at.exception, at.exception
-    assert at.session_state.eval_job.wait(30), "the evaluation did not finish"
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    return run_evaluation_and_wait(at)
 
 
 def table(at, column: str):
