@@ -168,15 +168,14 @@ def check_plan(plan: EvalPlan) -> None:
     for settings in runs:
         plan.run_settings(settings).check()
     store = PresetStore(plan.owner)
-    for unit in plan.units():
-        strategy, presets = unit.strategy, unit.presets
-        for role in ROLES[strategy]:
-            preset = store.load(presets[role])
-            if preset.mode != ROLE_MODES[role]:
-                raise ConfigError(
-                    f"Preset {presets[role]!r} is a {preset.mode} prompt; the {role} role needs a "
-                    f"{ROLE_MODES[role]} one."
-                )
+    # Each prompt a role plays, once: every model of the grid runs the same ones.
+    played = dict.fromkeys((role, unit.presets[role]) for unit in plan.units() for role in ROLES[unit.strategy])
+    for role, name in played:
+        preset = store.load(name)
+        if preset.mode != ROLE_MODES[role]:
+            raise ConfigError(
+                f"Preset {name!r} is a {preset.mode} prompt; the {role} role needs a {ROLE_MODES[role]} one."
+            )
 
 
 def load_plan_questions(plan: EvalPlan) -> list[Question]:
