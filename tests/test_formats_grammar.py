@@ -139,7 +139,9 @@ def _question_prompt(fmt: str) -> tuple[list[str], str]:
     preset = load_preset(default_preset_for(fmt) if fmt != "act" else "hotpotqa-act")
     preset = replace(preset, examples="")
     tools = ["search", "lookup"] if fmt == "act" else ["search", "calculator"]
-    return tools, render_prefix(preset, tools) + render_question(preset, "How tall is the Eiffel Tower in feet?")
+    # A question every dialect's greedy first step answers in under 40 tokens (asked how tall, the pause dialect's
+    # writes 80 zeros, and llama.cpp's own sampler, the reference below, checks the whole vocabulary at every token).
+    return tools, render_prefix(preset, tools) + render_question(preset, "In which country is the Eiffel Tower?")
 
 
 @pytest.mark.model
@@ -160,7 +162,7 @@ def test_replies_sampled_under_the_grammar_parse(fmt, llama):
         first = f.render_model_part(
             Step(1, thought="I need to search the Eiffel Tower.", action=Action("search", "Eiffel Tower"))
         )
-        text += first + f.render_observation(1, "The Eiffel Tower is 330 metres (1,083 ft) tall.")
+        text += first + f.render_observation(1, "The Eiffel Tower is a wrought-iron lattice tower in Paris, France.")
         text += f.step_prefix(2)
     out = llama.create_completion(
         text,
@@ -194,6 +196,9 @@ def test_greedy_steps_under_the_grammar_are_llama_cpps_own_only_faster(fmt, llam
         return sampler
 
     def complete() -> str:
+        # Each from an empty context: a prompt read again from the cache can give other logits (a near tie then
+        # flips), and only the samplers may differ here.
+        llama.reset()
         grammar = LlamaGrammar.from_string(f.grammar(tools, 1), verbose=False)
         return llama.create_completion(text, max_tokens=120, temperature=0.0, grammar=grammar)["choices"][0]["text"]
 
