@@ -88,3 +88,18 @@ def shared_data() -> Path:
     if not (path / "hotpotqa").is_dir():
         pytest.fail(f"shared data not found at {path}: set REACT_SHARED_DATA or place ../shared beside the project")
     return path
+
+
+# The files that start a model server, a browser or Phoenix (the longest ones) are collected first: make test hands
+# whole files to its two workers in the order collected, and a long file handed out last keeps one worker busy while
+# the other has nothing left to do.
+_FIRST = ("model_server", "browser", "server")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank: dict[Path, int] = {}
+    for item in items:
+        marks = {m.name for m in item.iter_markers()}
+        here = min((i for i, name in enumerate(_FIRST) if name in marks), default=len(_FIRST))
+        rank[item.path] = min(rank.get(item.path, here), here)
+    items.sort(key=lambda item: rank[item.path])  # stable: a file's tests keep their order
