@@ -59,6 +59,17 @@ def test_every_column_runs_to_its_end_and_its_events_are_tagged_with_it(tmp_path
     assert all(r.tokens > 0 and r.seconds >= 0 for r in results)
 
 
+def test_step_mode_of_the_chat_never_pauses_an_arena_column():
+    # The arena takes the person's settings, step mode included; nobody can decide a column's step, so a column that
+    # paused would be saved as a paused run nobody can take on.
+    variants = figure_one(replace(SETTINGS, pause_before=["tool", "finish"]))
+    for v, script in zip(variants, FIGURE_ONE_SCRIPTS, strict=True):
+        v.provider = ScriptedProvider(script)
+    results = Arena(Q, variants).run()
+    assert [r.trace.stop_reason for r in results] == ["finished"] * 4
+    assert all("pause_before" not in r.trace.settings for r in results)
+
+
 def test_a_direct_column_is_the_trace_evaluate_would_make():
     arena = figure_one_arena()
     arena.run()

@@ -250,7 +250,7 @@ class Arena:
             if variant.strategy in DIRECT:
                 yield from self._direct(n, variant, preset, provider, emit)
                 return
-            settings = replace(variant.settings, dialect="", preset=preset.name)
+            settings = variant.settings.unattended(dialect="", preset=preset.name)
             config = build_run_config(settings, preset=preset, provider=provider)
             config.recorded["strategy"] = variant.strategy
             yield from Agent(config).stream(self.question, cancel=self.cancels[n])

@@ -92,14 +92,13 @@ class EvalPlan:
 
     def run_settings(self, settings: RunSettings | None = None) -> RunSettings:
         """The settings every agent step runs with: the model and knowledge chosen, the plan's budget and tools."""
-        return (settings or self.settings).updated(
+        return (settings or self.settings).unattended(
             max_calls=self.max_calls,
             tools=list(self.tools),
             temperature=self.temperature,
             sentences=self.sentences,
             dialect="",
             preset="",
-            pause_before=[],  # step mode is the chat's: nobody is there to decide during an evaluation
         )
 
     def path(self, strategy: str) -> Path:

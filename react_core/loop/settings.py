@@ -76,6 +76,11 @@ class RunSettings:
     def updated(self, **changes: Any) -> RunSettings:
         return replace(self, **changes)
 
+    def unattended(self, **changes: Any) -> RunSettings:
+        """These settings for a run nobody decides step by step (an arena column, an evaluation): step mode is the
+        chat's, so it is off."""
+        return replace(self, **changes, pause_before=[])
+
     def check(self) -> None:
         if not 1 <= int(self.max_calls) <= MAX_CALLS_LIMIT:
             raise ConfigError(f"max calls must be between 1 and {MAX_CALLS_LIMIT} (got {self.max_calls}).")
