@@ -157,7 +157,7 @@ def test_later_steps_of_a_run_reply_as_a_cold_run_and_as_the_snippet(
     llama = local.llama
     ends = PromptEnds(llama, monkeypatch)
     question = json.loads((shared_data / "hotpotqa" / "dev_distractor_first100.json").read_text())[0]["question"]
-    settings = RunSettings(provider="local", preset="paper", knowledge=f"pack:{pack}", max_calls=3)
+    settings = RunSettings(provider="local", preset="paper", knowledge=f"pack:{pack}", max_calls=2)
     # The paper preset without its longest example: about 850 tokens of prefix, still beyond Gemma's sliding window
     # (512), and each cold run below reads two fifths less.
     paper = load_preset("paper")
