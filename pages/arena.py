@@ -13,8 +13,6 @@ from ui import arena, state
 from ui.arena_view import render_columns, render_download
 from ui.text import md_literal
 
-LIVE_REFRESH_SECONDS = 0.3
-
 
 def live_arena() -> None:
     """The running arena, redrawn on a timer; a full rerun once every column has ended."""
@@ -115,7 +113,7 @@ arena.remember()
 st.button("Run", key="arena-run", type="primary", icon=":material/play_arrow:", on_click=arena.run, disabled=running)
 
 if running:
-    st.fragment(live_arena, run_every=LIVE_REFRESH_SECONDS)()
+    st.fragment(live_arena, run_every=arena.refresh_seconds(job))()
 elif job is not None:
     st.subheader(md_literal(job.question), anchor=False)
     view = job.view()

@@ -216,3 +216,17 @@ def test_an_arena_downloads_as_one_html_file_when_finished_listed_and_reopened(m
     assert page == arena_to_html(saved_columns(saved.runs), arena_id=arena_id, saved_at=saved.saved_at)
     assert f"Arena {arena_id} · 2 columns" in page and page.count("EM 1 · F1 1.00") == 2
     assert page.count('class="step"') == 4 and "What is 6 * 7?" in page
+
+
+def test_a_running_arena_redraws_less_often_when_a_column_computes_on_this_machine():
+    # Each redraw of the columns takes CPU the on-device model needs (Figure 1 in Chromium: 26 s redrawn three times a
+    # second, 15 s once a second, 10.5 s unwatched); a hosted model computes elsewhere and streams at the usual pace.
+    from ui.arena import LIVE_REFRESH_SECONDS, ON_DEVICE_REFRESH_SECONDS, refresh_seconds
+    from ui.jobs.arena import ColumnSpec
+
+    class Job:
+        def __init__(self, *providers: str) -> None:
+            self.columns = [ColumnSpec("react", {"provider": p}) for p in providers]
+
+    assert refresh_seconds(Job("scripted", "openai")) == LIVE_REFRESH_SECONDS
+    assert refresh_seconds(Job("gemini", "local")) == ON_DEVICE_REFRESH_SECONDS > LIVE_REFRESH_SECONDS

@@ -109,6 +109,9 @@ class Provider:
     hosted: bool = False
     # It can serve several calls at once (an evaluation may run questions in parallel).
     concurrent: bool = True
+    # It computes on this machine's cores, in the app's own process: whatever else the machine does meanwhile (a page
+    # redrawing a live run, the browser drawing it) slows the model down.
+    computes_here: bool = False
     # One instance serves every browser session of the process: a session never closes it.
     shared: bool = False
     # It can call tools natively (function declarations) besides writing text actions.

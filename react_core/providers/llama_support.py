@@ -10,6 +10,7 @@ so the model parameters' defaults are patched while a model loads.
 from __future__ import annotations
 
 import contextlib
+import functools
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,12 +21,18 @@ from react_core.base.environment import value
 _PATCH_LOCK = threading.Lock()
 
 
+@functools.cache
+def _this_cpuinfo() -> str:
+    """This machine's /proc/cpuinfo, read once: a live run's redraws ask (the Python snippet) several times a second."""
+    try:
+        return Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
 def cpu_has_amx(cpuinfo: str | None = None) -> bool:
     if cpuinfo is None:
-        try:
-            cpuinfo = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            return False
+        cpuinfo = _this_cpuinfo()
     for line in cpuinfo.splitlines():
         if line.startswith("flags"):
             return "amx_tile" in line.split(":", 1)[-1].split()

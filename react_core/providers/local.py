@@ -253,6 +253,7 @@ class LocalProvider(Provider):
     # One model per process, shared by every session behind a lock: one call at a time.
     concurrent = False
     shared = True
+    computes_here = True
     preparing = "Loading the on-device model…"
     warms = True
     # llama.cpp can hold decoding to a grammar: each step one thought and one well-formed action of the dialect.
