@@ -1,0 +1,118 @@
+"""The Arena page's Figure 1 on the on-device model, as a person runs it in the browser, against the same columns with
+nobody watching. Writes the ``arena-page`` section of docs/benchmarks.md.
+
+Each round starts ``streamlit run app.py`` on the on-device model and the offline pack with a scratch model cache (no
+saved prefix states: each column reads its prompt), opens Debian's Chromium, sets Max model calls to 1, fills Figure 1
+with a question of the pack, waits for the warm-up, clicks Run and times:
+
+* *watched*: Run → every column's footer on the page (the page redraws the running arena on its timer);
+* *unwatched*: Run → the fourth column saved to History, the browser having left the page right after the click (the
+  columns run on in the server, and nothing redraws them).
+
+The difference is what drawing the run costs the model, which computes on the same cores.
+
+Run: ``.venv/bin/python bench/bench_arena_page.py [--rounds N]`` (needs Debian's chromium).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import signal
+import sqlite3
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.bench_first_click import ARGS, CHROMIUM, WAIT_MS, WARMING, _start  # noqa: E402
+from bench.common import median, table, write_section  # noqa: E402
+
+QUESTION = "Were Scott Derrickson and Ed Wood of the same nationality?"
+
+
+def _saved_runs(history: Path) -> int:
+    try:
+        with sqlite3.connect(history) as db:
+            return db.execute("SELECT count(*) FROM runs").fetchone()[0]
+    except sqlite3.Error:  # not created yet
+        return 0
+
+
+def one_round(browser, home: Path, cache: Path, pack: Path, *, watched: bool) -> float:
+    home.mkdir(parents=True, exist_ok=True)
+    proc, url, _ = _start(home, cache, pack)
+    try:
+        page = browser.new_context(viewport={"width": 1280, "height": 1400}).new_page()
+        page.set_default_timeout(WAIT_MS)
+        page.goto(url)
+        page.get_by_test_id("stSidebarNav").get_by_text("Settings", exact=True).click()
+        slider = page.get_by_test_id("stSlider").filter(has_text="Max model calls")
+        slider.get_by_role("slider").focus()
+        slider.get_by_role("slider").press("Home")
+        slider.get_by_test_id("stSliderThumbValue").filter(has_text=re.compile(r"^1$")).wait_for()
+        page.wait_for_timeout(1000)  # the slider sends its value after a short debounce
+        page.get_by_test_id("stSidebarNav").get_by_text("Arena", exact=True).click()
+        page.get_by_role("button", name=re.compile(r"Figure 1$")).click()
+        page.get_by_text("Column 4", exact=True).wait_for()
+        page.get_by_role("textbox", name="Question").fill(QUESTION)
+        page.get_by_role("textbox", name="Question").press("Tab")
+        page.wait_for_function(f"() => !document.body.innerText.includes({WARMING!r})", polling=100)
+        page.wait_for_timeout(1000)
+        began = time.perf_counter()
+        page.get_by_role("button", name=re.compile(r"Run$")).click()
+        if watched:
+            page.locator(".st-key-arena-clear button").wait_for()  # drawn once every column has ended
+        else:
+            page.wait_for_timeout(500)  # the click's script run has started the columns
+            page.goto("about:blank")
+            while _saved_runs(home / "history.sqlite") < 4:
+                time.sleep(0.05)
+        return time.perf_counter() - began
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=30)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=2, help="rounds per situation (default 2)")
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    from bench.bench_local import build_pack
+    from bench.bench_warm import _cache
+
+    times: dict[bool, list[float]] = {True: [], False: []}
+    with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        pack = build_pack(Path(tmp))
+        for n in range(args.rounds):
+            for watched in (True, False):
+                folder = Path(tmp) / f"{'w' if watched else 'u'}{n}"
+                times[watched].append(one_round(browser, folder / "home", _cache(folder), pack, watched=watched))
+        browser.close()
+    rows = [
+        [label, len(times[w]), f"{median(times[w]):.1f} s", f"{min(times[w]):.1f}–{max(times[w]):.1f} s"]
+        for w, label in ((True, "watched: the page redraws the running arena"), (False, "unwatched: the page left"))
+    ]
+    body = (
+        "The Arena page's Figure 1 (Standard, CoT, Act, ReAct with the paper's HotpotQA prompts) on the on-device "
+        "model, one model call a column, a question of the offline pack, in a freshly started app and Debian's "
+        "Chromium; each round with no saved prefix state. Run → the last column's end, medians:\n\n"
+    )
+    body += table(["situation", "rounds", "median", "range"], rows)
+    body += (
+        "\n\nThe columns take turns at the one model; the difference between the rows is what redrawing the running "
+        "arena costs the model, which computes on the same cores. The page redraws it once a second while a column "
+        "runs on the on-device model (three times a second otherwise): at three times a second this took about 26 s."
+    )
+    write_section("arena-page", "Arena page: Figure 1 on the on-device model, watched and unwatched", body)
+
+
+if __name__ == "__main__":
+    main()
