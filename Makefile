@@ -16,6 +16,9 @@ PARALLEL ?= -n 2 --dist loadfile
 # worker, server and command a test starts compiled the whole engine and rewrote every test module again.
 unexport PYTHONDONTWRITEBYTECODE
 QUICK := not model and not browser and not server
+# The quick tests wait a quarter of the time on the local servers and commands they start (two workers left a
+# quarter of two cores idle), and none runs a model or a browser that a third worker would slow down.
+QUICK_PARALLEL ?= -n 3 --dist loadfile
 
 .PHONY: run test test-quick lint bench install install-dev chromium postgresql curl phoenix clean
 
@@ -78,7 +81,7 @@ test: install-dev chromium postgresql curl phoenix
 # The inner loop: everything but the on-device model, the real browser and Phoenix (none of them needed).
 test-quick: install-dev postgresql curl
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -q $(PARALLEL) -m "$(QUICK)"
+	$(BIN)/python -m pytest -q $(QUICK_PARALLEL) -m "$(QUICK)"
 
 bench: install-dev
 	@set -e; for b in bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b; done
