@@ -51,10 +51,13 @@ def _expand(page, title: str, inside: str) -> None:
     """Open an expander and wait for ``inside`` in it; opened again if a rerun under way redrew it closed."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+    expander = page.get_by_test_id("stExpander").filter(has_text=title)
     content = page.get_by_text(inside, exact=True)
     for attempt in range(3):
-        if not content.is_visible():
-            page.get_by_test_id("stExpander").filter(has_text=title).locator("summary").click()
+        # Clicked only when closed: content not drawn yet inside an open expander (a rerun under way) would be
+        # closed again by a click.
+        if expander.locator("xpath=descendant-or-self::details").first.get_attribute("open") is None:
+            expander.locator("summary").click()
         try:
             content.wait_for(timeout=3_000 if attempt < 2 else WAIT_MS)
             return
