@@ -17,9 +17,7 @@ Run: ``.venv/bin/python bench/bench_arena_page.py [--rounds N]`` (needs Debian's
 from __future__ import annotations
 
 import argparse
-import os
 import re
-import signal
 import sqlite3
 import sys
 import tempfile
@@ -29,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.bench_first_click import ARGS, CHROMIUM, WAIT_MS, WARMING, _start  # noqa: E402
+from bench.bench_first_click import ARGS, CHROMIUM, WAIT_MS, WARMING, running_app  # noqa: E402
 from bench.common import median, table, write_section  # noqa: E402
 
 QUESTION = "Were Scott Derrickson and Ed Wood of the same nationality?"
@@ -44,9 +42,7 @@ def _saved_runs(history: Path) -> int:
 
 
 def one_round(browser, home: Path, cache: Path, pack: Path, *, watched: bool) -> float:
-    home.mkdir(parents=True, exist_ok=True)
-    proc, url, _ = _start(home, cache, pack)
-    try:
+    with running_app(home, cache, pack) as (url, _):
         page = browser.new_context(viewport={"width": 1280, "height": 1400}).new_page()
         page.set_default_timeout(WAIT_MS)
         page.goto(url)
@@ -73,9 +69,6 @@ def one_round(browser, home: Path, cache: Path, pack: Path, *, watched: bool) ->
             while _saved_runs(home / "history.sqlite") < 4:
                 time.sleep(0.05)
         return time.perf_counter() - began
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=30)
 
 
 def main() -> None:

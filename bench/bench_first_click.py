@@ -17,6 +17,7 @@ Run: ``.venv/bin/python bench/bench_first_click.py [--rounds N]`` (needs Debian'
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import signal
@@ -26,6 +27,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -84,10 +86,20 @@ def _first_token(history: Path) -> float | None:
     return (steps[0].get("call") or {}).get("first_token_seconds") if steps else None
 
 
-def one_round(browser, home: Path, cache: Path, pack: Path) -> dict:
+@contextlib.contextmanager
+def running_app(home: Path, cache: Path, pack: Path) -> Iterator[tuple[str, float]]:
+    """The app started in ``home`` (its URL and when it was started), stopped with its process group."""
     home.mkdir(parents=True, exist_ok=True)
     proc, url, began = _start(home, cache, pack)
     try:
+        yield url, began
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=30)
+
+
+def one_round(browser, home: Path, cache: Path, pack: Path) -> dict:
+    with running_app(home, cache, pack) as (url, began):
         page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
         page.set_default_timeout(WAIT_MS)
         page.goto(url)
@@ -107,9 +119,6 @@ def one_round(browser, home: Path, cache: Path, pack: Path) -> dict:
             "click": thought - clicked,
             "engine": _first_token(home / "history.sqlite"),
         }
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=30)
 
 
 def main() -> None:
