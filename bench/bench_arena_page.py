@@ -102,7 +102,8 @@ def main() -> None:
     body += (
         "\n\nThe columns take turns at the one model; the difference between the rows is what redrawing the running "
         "arena costs the model, which computes on the same cores. The page redraws it once a second while a column "
-        "runs on the on-device model (three times a second otherwise); before commit eeeb3b7 it redrew three times a second and the watched round took about 26 s on this machine."
+        "runs on the on-device model (three times a second otherwise); before commit eeeb3b7 it redrew three times "
+        "a second and the watched round took about 26 s on this machine."
     )
     write_section("arena-page", "Arena page: Figure 1 on the on-device model, watched and unwatched", body)
 
