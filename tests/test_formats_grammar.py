@@ -72,6 +72,14 @@ def gbnf_to_regex(grammar: str) -> str:
     return expand("root")
 
 
+def draw_reply(data: st.DataObject, fmt: str, tool_sets: list[list[str]]) -> tuple[list[str], str]:
+    """A tool set, a step number and a reply the dialect's grammar allows for them, drawn by hypothesis: the tools and
+    the reply."""
+    tools = data.draw(st.sampled_from(tool_sets))
+    index = data.draw(st.integers(1, 12))
+    return tools, data.draw(st.from_regex(gbnf_to_regex(DIALECTS[fmt].grammar(tools, index)), fullmatch=True))
+
+
 def assert_enabled_action_or_answer(result: ParseResult, tools: list[str]) -> None:
     assert result.error is None, result
     assert (result.action is not None and result.action.tool in tools) or result.final_answer, result
@@ -110,11 +118,8 @@ def test_a_grammar_names_only_the_enabled_tools_and_the_final_answer(fmt):
 @settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(data=st.data())
 def test_every_reply_a_grammar_allows_parses_into_an_enabled_tool_or_an_answer(fmt, data):
-    f = DIALECTS[fmt]
-    tools = data.draw(st.sampled_from(TOOL_SETS))
-    index = data.draw(st.integers(1, 12))
-    reply = data.draw(st.from_regex(gbnf_to_regex(f.grammar(tools, index)), fullmatch=True))
-    assert_enabled_action_or_answer(f.parse(reply), tools)
+    tools, reply = draw_reply(data, fmt, TOOL_SETS)
+    assert_enabled_action_or_answer(DIALECTS[fmt].parse(reply), tools)
 
 
 # -- the on-device model, sampling under each grammar -------------------------------------------------------------

@@ -15,7 +15,7 @@ import jsonschema
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_formats_grammar import ALL, assert_enabled_action_or_answer, gbnf_to_regex, llama_cpp_accepts
+from test_formats_grammar import ALL, assert_enabled_action_or_answer, draw_reply, gbnf_to_regex, llama_cpp_accepts
 
 from react_core.base import tool_specs
 from react_core.base.trace import Action, Step
@@ -109,11 +109,8 @@ def test_llama_cpp_accepts_every_dialects_grammar_with_mcp_tools(fmt, tools):
 @settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much], deadline=None)
 @given(data=st.data())
 def test_every_reply_a_grammar_allows_parses_and_a_shaped_input_fits_its_schema(fmt, data):
-    f = DIALECTS[fmt]
-    tools = data.draw(st.sampled_from(MCP_SETS))
-    index = data.draw(st.integers(1, 12))
-    text = data.draw(st.from_regex(gbnf_to_regex(f.grammar(tools, index)), fullmatch=True))
-    result = f.parse(text)
+    tools, text = draw_reply(data, fmt, MCP_SETS)
+    result = DIALECTS[fmt].parse(text)
     assert_enabled_action_or_answer(result, tools)
     if result.action is not None and result.action.tool in SHAPED:
         given_arguments = json.loads(result.action.input)
