@@ -134,7 +134,6 @@ _EXPORTS: dict[str, str] = {
             "parse_headers",
             "own_server",
             "entry_url",
-            "entry_headers",
             "masked_headers",
         ),
         "tools.mcp_config",

@@ -15,7 +15,6 @@ from react_core import (
     TOOL_ORDER,
     ReactLabError,
     check_mcp_server,
-    entry_headers,
     entry_url,
     masked_headers,
     may_add_mcp_server,
@@ -155,7 +154,7 @@ def _own_servers(servers: dict[str, Any]) -> None:
         with cols[1].popover(f"{'Replace' if shown else 'Add'} headers"):
             _header_fields(f"set-mcp-cred-{name}")
             st.button("Save headers", key=f"set-mcp-cred-{name}-save", on_click=_set_headers, args=(name, True))
-        if entry_headers(entry):
+        if shown:
             cols[2].button(
                 "Remove headers", key=f"set-mcp-cred-{name}-remove", on_click=_set_headers, args=(name, False)
             )
