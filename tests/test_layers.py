@@ -27,6 +27,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ),
     ("the loop", ("react_core.loop",)),
     ("evaluation", ("react_core.evaluation",)),
+    ("fine-tuning", ("react_core.training",)),
     ("the command line", ("react_core.cli", "react_core.__main__")),
     ("the front door", ("react_core",)),
     ("background jobs", ("ui.jobs",)),

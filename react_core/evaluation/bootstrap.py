@@ -45,7 +45,7 @@ from react_core.presets.preset import Preset, dump_preset, load_preset, load_pre
 from react_core.presets.render import render_question
 from react_core.providers.allowance import OPERATOR, Allowance
 from react_core.providers.base import Provider
-from react_core.report.checks import backed_by_evidence, finished, readable
+from react_core.report.checks import worth_learning
 
 ProgressHandler = Callable[[dict[str, Any]], None]
 
@@ -129,7 +129,7 @@ def qualified_examples(records: list[dict[str, Any]], preset: Preset, tools: lis
     found: dict[str, str] = {}
     for r in sorted(records, key=lambda r: r.get("index", 0)):
         trace = Trace.from_dict(r["trace"])
-        if not (r.get("em") == 1.0 and finished(trace) and backed_by_evidence(trace) and readable(trace)):
+        if not worth_learning(trace, r.get("em") == 1.0):
             continue
         example = write_example(trace, preset)
         if not validate_preset(replace(preset, examples=example), tools):

@@ -113,6 +113,25 @@ def _new_trace(question: str, ctx: EvalContext, strategy: str, preset: Preset, t
     )
 
 
+# How a direct-answer prompt's reply starts (the prompt ends with it) and what ends it, by the preset's mode.
+DIRECT_LEADS = {"standard": "Answer:", "cot": "Thought:"}
+DIRECT_STOPS = {"standard": ("\n",), "cot": ("\nQuestion:",)}
+
+
+def direct_request(
+    preset: Preset, question: str, temperature: float = 0.0, extra_stops: tuple[str, ...] = ()
+) -> CompletionRequest:
+    """The one call of a Standard (``Answer: …``) or CoT (``Thought: … Answer: …``) prompt; fine-tuning writes its
+    examples from the same request."""
+    return CompletionRequest(
+        system=render_prefix(preset, []),
+        prompt=render_question(preset, question) + DIRECT_LEADS[preset.mode],
+        stop=DIRECT_STOPS[preset.mode] + tuple(extra_stops),
+        temperature=temperature,
+        max_tokens=256,
+    )
+
+
 def _direct_step(
     ctx: EvalContext,
     preset: Preset,
@@ -123,15 +142,7 @@ def _direct_step(
 ) -> Step:
     """One Standard (``Answer:``) or CoT (``Thought: … Answer:``) completion as a step, with its model call recorded
     relative to ``previous`` (the sample before it: CoT-SC resends the same prompt, so it is stored once)."""
-    lead = "Answer:" if preset.mode == "standard" else "Thought:"
-    stop = ("\n",) if preset.mode == "standard" else ("\nQuestion:",)
-    request = CompletionRequest(
-        system=render_prefix(preset, []),
-        prompt=render_question(preset, question) + lead,
-        stop=stop + ctx.provider.extra_stops,
-        temperature=temperature,
-        max_tokens=256,
-    )
+    request = direct_request(preset, question, temperature, ctx.provider.extra_stops)
     started = time.perf_counter()
     with cancel.scope(ctx.cancel):
         reply = stream_completion(ctx.provider, request, on_text=ctx.on_text)

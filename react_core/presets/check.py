@@ -110,8 +110,11 @@ def validate_preset(
         # Without it the prompt reads "Question: …?Thought 1:", the question and the first step on one line.
         problems.append(Problem("question", 0, "must end with a line break: the model's first step starts after it"))
     if preset.mode != "react":
-        if "Answer:" not in preset.examples:
-            problems.append(Problem("examples", 0, "a direct-answer prompt needs examples ending in `Answer: …`"))
+        if not (preset.examples.strip() or preset.instructions.strip()):
+            problems.append(Problem("examples", 0, "a direct-answer prompt needs examples or instructions"))
+        elif preset.examples.strip() and "Answer:" not in preset.examples:
+            # A fine-tuned model's prompt has none (it learned the shape); examples there must show it.
+            problems.append(Problem("examples", 0, "a direct-answer prompt's examples must end in `Answer: …`"))
         return problems
     if not preset.instructions.strip():
         problems.append(Problem("instructions", 0, "must not be empty"))

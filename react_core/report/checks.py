@@ -52,6 +52,12 @@ def readable(trace: Trace) -> bool:
     return all(s.action is not None or s.final_answer is not None for s in trace.steps)
 
 
+def worth_learning(trace: Trace, exact: bool) -> bool:
+    """A trajectory to learn from (a bootstrapped example, a fine-tuning trajectory): answered right (``exact``:
+    an exact match with the expected answer), finished, backed by evidence, every step readable."""
+    return exact and finished(trace) and backed_by_evidence(trace) and readable(trace)
+
+
 def used_tool(trace: Trace, tool: str) -> bool:
     return any(s.action is not None and s.action.tool == tool for s in trace.steps)
 

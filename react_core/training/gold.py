@@ -1,0 +1,386 @@
+"""Gold trajectories: a HotpotQA question with supporting facts turned into the run a good agent would make.
+
+The paper fine-tuned on trajectories a large model wrote; with no such model here, a trajectory is written from the
+question's own annotation (``supporting_facts``): Search each gold title in the order the question needs them, Lookup
+when a supporting sentence is not among the sentences a Search shows, and Finish with the gold answer. Every
+Observation is what the knowledge source's own Search and Lookup return (``react_core.tools.wiki``), so the model
+learns from exactly what it will read. Thoughts are short and say why: which entity comes next and the words of the
+evidence that lead there (quoted from what was just read), then the words the answer is taken from. The quoting is
+the point: a small model that copies the right span of what it read is a small model that answers.
+
+``plan_hops`` orders the titles (a comparison in the question's order; a bridge ending on the paragraph that holds
+the answer), ``snippet`` picks the words to quote, ``write_react`` runs the tools and writes the steps; ``write_act``,
+``write_cot`` and ``write_standard`` give the other methods of the paper's Figure 3 the same facts in their own
+shape. A question whose trajectory cannot be written faithfully (a gold title the source cannot find, an answer the
+dialect cannot write) gives None, never a wrong example. UI-free.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from react_core.base.answers import normalize_answer
+from react_core.base.trace import Action, Observation, Step, Trace
+from react_core.dialects.grammar import MAX_INPUT_CHARS, MAX_THOUGHT_CHARS
+from react_core.tools.registry import ToolRegistry
+
+# Sentences a Search shows (the paper's and the app's default): a supporting sentence past them needs a Lookup.
+SEARCH_SENTENCES = 5
+YES_NO = ("yes", "no")
+_WORD = re.compile(r"[\w'’.-]+|[^\w\s]", re.UNICODE)
+_PARENTHETICAL = re.compile(r"\s*\([^)]*\)\s*$")
+# Words that tell nothing about what a question asks (kept short: the overlap only ranks windows of a sentence).
+_STOPWORDS = frozenset(
+    "a an the of in on at to for from by with and or is was are were be been which who whom what when where how "
+    "did does do that this these those it its as his her their he she they than then both also same".split()
+)
+
+
+@dataclass(frozen=True)
+class GoldQuestion:
+    """One annotated question: what it asks, its answer, and the paragraphs and sentences that support it."""
+
+    id: str
+    question: str
+    answer: str
+    type: str  # bridge or comparison
+    supporting: dict[str, list[int]]  # title -> supporting sentence numbers, in the annotation's order
+    paragraphs: dict[str, list[str]]  # title -> its sentences
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any], number: int = 0) -> GoldQuestion:
+        """From a distractor-format record (HF ``{"title": [...], ...}`` or official ``[[title, ...], ...]`` layout)."""
+        facts, context = record.get("supporting_facts") or [], record.get("context") or []
+        pairs = zip(facts["title"], facts["sent_id"], strict=True) if isinstance(facts, dict) else facts
+        supporting: dict[str, list[int]] = {}
+        for title, sent in pairs:
+            supporting.setdefault(str(title), []).append(int(sent))
+        if isinstance(context, dict):
+            paragraphs = {
+                str(t): [str(s) for s in ss] for t, ss in zip(context["title"], context["sentences"], strict=True)
+            }
+        else:
+            paragraphs = {str(t): [str(s) for s in ss] for t, ss in context}
+        return cls(
+            id=str(record.get("id") or record.get("_id") or number),
+            question=" ".join(str(record["question"]).split()),
+            answer=" ".join(str(record.get("answer", "")).split()),
+            type=str(record.get("type", "")),
+            supporting=supporting,
+            paragraphs=paragraphs,
+        )
+
+    def sentence(self, title: str, number: int) -> str:
+        sentences = self.paragraphs.get(title, [])
+        return " ".join(sentences[number].split()) if 0 <= number < len(sentences) else ""
+
+    def evidence(self, title: str) -> list[str]:
+        return [s for s in (self.sentence(title, n) for n in self.supporting.get(title, [])) if s]
+
+    @property
+    def yes_no(self) -> bool:
+        return normalize_answer(self.answer) in YES_NO
+
+
+def base_title(title: str) -> str:
+    """``Doolittle (album)`` -> ``Doolittle``: how a text mentions the article."""
+    return _PARENTHETICAL.sub("", title).strip()
+
+
+def _mentioned_at(text: str, title: str) -> int:
+    """Where ``text`` first mentions the article (case-insensitive; every word of its name, as in ``Richard "Dick"
+    Miller`` for ``Dick Miller``), or -1."""
+    name = base_title(title).casefold()
+    if not name:
+        return -1
+    at = text.casefold().find(name)
+    if at >= 0:
+        return at
+    words = _content(name)
+    said = normalize_answer(text).split()
+    if words and words <= set(said):
+        first = min(said.index(w) for w in words)
+        return len(" ".join(said[:first]))
+    return -1
+
+
+def _holds(sentences: Sequence[str], answer: str) -> bool:
+    wanted = normalize_answer(answer)
+    return bool(wanted) and any(wanted in normalize_answer(s) for s in sentences)
+
+
+def plan_hops(gold: GoldQuestion) -> list[str]:
+    """The supporting titles in the order a reader needs them. A comparison: as the question names them. A bridge:
+    the paragraph holding the answer last; of the others, one the question names first."""
+    titles = list(gold.supporting)
+    if gold.type == "comparison" or gold.yes_no:
+        placed = [(_mentioned_at(gold.question, t), i, t) for i, t in enumerate(titles)]
+        return [t for _, _, t in sorted(placed, key=lambda p: (p[0] < 0, p[0], p[1]))]
+    last = [t for t in titles if _holds(gold.evidence(t), gold.answer)]
+    if len(last) != 1:  # the answer in both paragraphs (or neither): the one the question does not name comes last
+        last = [t for t in titles if _mentioned_at(gold.question, t) < 0][-1:] or titles[-1:]
+    first = [t for t in titles if t not in last]
+    first.sort(key=lambda t: (_mentioned_at(gold.question, t) < 0, titles.index(t)))
+    return first + last
+
+
+def _words(text: str) -> list[tuple[int, int]]:
+    return [m.span() for m in _WORD.finditer(text)]
+
+
+def _content(text: str) -> set[str]:
+    return {w for w in normalize_answer(text).split() if w not in _STOPWORDS}
+
+
+def snippet(sentence: str, limit: int, *, anchor: str = "", about: str = "") -> str:
+    """At most ``limit`` characters of ``sentence``, whole words: of the windows that hold ``anchor`` (the answer,
+    the next entity) when the sentence does, the one sharing most words with ``about`` (the question) and holding most
+    numbers (what comparisons compare), the earliest of equals."""
+    sentence = " ".join(sentence.split())
+    if len(sentence) <= limit:
+        return sentence.rstrip(".")
+    spans = _words(sentence)
+    at = sentence.casefold().find(anchor.casefold()) if anchor else -1
+    wanted = _content(about)
+    worth = [(normalize_answer(sentence[s:e]) in wanted) + any(c.isdigit() for c in sentence[s:e]) for s, e in spans]
+    best: tuple[int, int, int] | None = None  # (score, first, last)
+    for first in range(len(spans)):
+        last = first
+        while last + 1 < len(spans) and spans[last + 1][1] - spans[first][0] <= limit:
+            last += 1
+        if spans[last][1] - spans[first][0] > limit:
+            continue
+        if at >= 0 and not (spans[first][0] <= at and at + len(anchor) <= spans[last][1]):
+            continue
+        score = sum(worth[first : last + 1])
+        if best is None or score > best[0]:
+            best = (score, first, last)
+    if best is None:  # the anchor alone is longer than the limit: its start
+        start = max(at, 0)
+        return sentence[start : start + limit].rsplit(" ", 1)[0]
+    return sentence[spans[best[1]][0] : spans[best[2]][1]].strip(" ,;:").rstrip(".")
+
+
+def _variant(gold: GoldQuestion, choices: Sequence[str]) -> str:
+    """One of ``choices``, the same for a question every time (so a trajectory file is reproducible)."""
+    digest = hashlib.sha256(gold.id.encode("utf-8")).digest()
+    return choices[digest[0] % len(choices)]
+
+
+def _fit(template: str, quote: str, **values: str) -> str:
+    """``template`` with ``{quote}`` cut so the whole thought fits the grammar's one line (MAX_THOUGHT_CHARS)."""
+    room = _room(template, **values)
+    if len(quote) > room:
+        quote = quote[:room].rsplit(" ", 1)[0] if room > 0 else ""
+    return template.format(quote=quote, **values)
+
+
+def _room(template: str, **values: str) -> int:
+    return MAX_THOUGHT_CHARS - len(template.replace("{quote}", "").format(**values))
+
+
+def _quoted(template: str, sentence: str, *, anchor: str, about: str, **values: str) -> str:
+    """``template`` with the best words of ``sentence`` that fit as its ``{quote}``."""
+    return _fit(template, snippet(sentence, _room(template, **values), anchor=anchor, about=about), **values)
+
+
+def _lookup_keyword(sentences: Sequence[str], number: int, gold: GoldQuestion) -> str | None:
+    """A keyword whose first match in the page is sentence ``number`` (what Lookup would show first): the answer,
+    else a word the question shares with it, else a name in it."""
+    target = " ".join(sentences[number].split())
+    question_words = _content(gold.question)
+    candidates = [gold.answer] if not gold.yes_no else []
+    candidates += sorted((w for w in _WORD.findall(target) if normalize_answer(w) in question_words), key=len)[::-1]
+    candidates += sorted((w for w in _WORD.findall(target) if w[:1].isupper()), key=len, reverse=True)
+    for keyword in candidates:
+        keyword = keyword.strip(" .,;:\"'")
+        if len(keyword) < 3 or not _writable(keyword):
+            continue
+        needle = keyword.casefold()
+        first = next((i for i, s in enumerate(sentences) if needle in " ".join(s.split()).casefold()), None)
+        if first == number:
+            return keyword
+    return None
+
+
+def _writable(text: str) -> bool:
+    """Whether the paper dialect can write ``text`` as an action's input (no brackets, one line, the grammar's
+    length)."""
+    return bool(text) and "[" not in text and "]" not in text and "\n" not in text and len(text) <= MAX_INPUT_CHARS
+
+
+@dataclass
+class _Writer:
+    gold: GoldQuestion
+    tools: ToolRegistry
+    steps: list[Step]
+
+    def act(self, thought: str, tool: str, value: str) -> Observation:
+        action = Action(tool, value)
+        observation = self.tools.run(action)
+        self.steps.append(Step(len(self.steps) + 1, thought=thought, action=action, observation=observation))
+        return observation
+
+    def read(self, thought: str, title: str) -> bool:
+        """Search ``title``, then Lookup a supporting sentence the Search did not show; False when the source does
+        not hold what the annotation says (no faithful observation to learn from)."""
+        seen = self.act(thought, "search", title)
+        if seen.is_error or not seen.evidence:
+            return False
+        sentences = self.gold.paragraphs.get(title, [])
+        late = [i for i in self.gold.supporting[title] if SEARCH_SENTENCES <= i < len(sentences)]
+        if not late:
+            return True
+        keyword = _lookup_keyword(sentences, late[0], self.gold)
+        if keyword is None:
+            return False
+        thought = f"{base_title(title)} does not say it in its first sentences. I need to look up {keyword}."
+        found = self.act(thought[:MAX_THOUGHT_CHARS], "lookup", keyword)
+        return not found.is_error and found.evidence
+
+    def finish(self, thought: str) -> None:
+        self.steps.append(Step(len(self.steps) + 1, thought=thought, final_answer=self.gold.answer))
+
+    def trace(self, strategy: str = "react") -> Trace:
+        return Trace(
+            question=self.gold.question,
+            settings={"strategy": strategy, "source": "gold"},
+            steps=self.steps,
+            final_answer=self.gold.answer,
+            stop_reason="finished",
+            expected_answer=self.gold.answer,
+        )
+
+
+def _first_thought(gold: GoldQuestion, hops: list[str]) -> str:
+    if len(hops) == 2 and (gold.type == "comparison" or gold.yes_no):
+        return f"I need to search {hops[0]} and {hops[1]}, then compare them."
+    if _mentioned_at(gold.question, hops[0]) >= 0:
+        return _variant(
+            gold,
+            (
+                f"I need to search {hops[0]}, then find what the question asks about it.",
+                f"The question is about {base_title(hops[0])}. I need to search {hops[0]} first.",
+                f"I need to search {hops[0]} and follow what it says to the answer.",
+            ),
+        )[:MAX_THOUGHT_CHARS]
+    return f"I need to search {hops[0]}."[:MAX_THOUGHT_CHARS]
+
+
+def write_react(gold: GoldQuestion, tools: ToolRegistry) -> Trace | None:
+    """The ReAct trajectory of ``gold`` with ``tools`` (Search and Lookup over a knowledge source that holds its
+    paragraphs), or None when it cannot be written faithfully."""
+    if not _writable(gold.answer) or len(gold.supporting) < 2:
+        return None
+    hops = plan_hops(gold)
+    if any(not _writable(t) for t in hops):
+        return None
+    compare = gold.type == "comparison" or gold.yes_no
+    writer = _Writer(gold, tools, [])
+    thought = _first_thought(gold, hops)
+    quotes: dict[str, str] = {}
+    for n, title in enumerate(hops):
+        if not writer.read(thought, title):
+            return None
+        evidence = gold.evidence(title) or [""]
+        rest = hops[n + 1 :]
+        if not compare and _holds(evidence, gold.answer) and all(_mentioned_at(gold.question, t) >= 0 for t in rest):
+            # The answer is in view and what is left only restates the question: answer now, as a reader would.
+            writer.finish(_answer_thought(gold, evidence))
+            return writer.trace()
+        nxt = rest[0] if rest else ""
+        if nxt and not compare:
+            anchor = base_title(nxt)
+            best = next((s for s in evidence if anchor.casefold() in s.casefold()), evidence[0])
+            thought = _quoted(
+                'It says "{quote}". Next I need to search {nxt}.', best, anchor=anchor, about=gold.question, nxt=nxt
+            )
+        elif nxt:
+            quotes[title] = _best_for_question(evidence, gold)
+            thought = _quoted(
+                '{name}: "{quote}". Now I need to search {nxt}.',
+                quotes[title],
+                anchor="",
+                about=gold.question,
+                name=base_title(title),
+                nxt=nxt,
+            )
+        else:
+            quotes[title] = _best_for_question(evidence, gold)
+    if compare:
+        writer.finish(_comparing_thought(gold, hops, quotes))
+    else:
+        writer.finish(_answer_thought(gold, gold.evidence(hops[-1]) or [""]))
+    return writer.trace()
+
+
+def _answer_thought(gold: GoldQuestion, evidence: Sequence[str]) -> str:
+    """The words of the evidence the answer is taken from, then the answer."""
+    wanted = normalize_answer(gold.answer)
+    best = next((s for s in evidence if wanted in normalize_answer(s)), evidence[0])
+    return _quoted(
+        'It says "{quote}". So the answer is {answer}.',
+        best,
+        anchor=gold.answer,
+        about=gold.question,
+        answer=gold.answer,
+    )
+
+
+def _best_for_question(evidence: Sequence[str], gold: GoldQuestion) -> str:
+    """The supporting sentence that shares most with the question (numbers count: comparisons compare them)."""
+    wanted = _content(gold.question)
+
+    def score(sentence: str) -> int:
+        words = normalize_answer(sentence).split()
+        return sum(w in wanted for w in words) + sum(any(c.isdigit() for c in w) for w in words)
+
+    return max(evidence, key=score)
+
+
+def _comparing_thought(gold: GoldQuestion, hops: list[str], quotes: Mapping[str, str]) -> str:
+    """Both quotes side by side, then the answer."""
+    a, b = hops[0], hops[-1]
+    frame = f'"" and "". So the answer is {gold.answer}.'
+    half = (MAX_THOUGHT_CHARS - len(frame)) // 2
+    if half < 8:
+        return f"So the answer is {gold.answer}."[:MAX_THOUGHT_CHARS]
+    qa, qb = (snippet(quotes.get(t, ""), half, about=gold.question) for t in (a, b))
+    return f'"{qa}" and "{qb}". So the answer is {gold.answer}.'
+
+
+def write_act(gold: GoldQuestion, tools: ToolRegistry) -> Trace | None:
+    """The same actions and observations as ``write_react``, without thoughts (the paper's Act)."""
+    react = write_react(gold, tools)
+    if react is None:
+        return None
+    for step in react.steps:
+        step.thought = ""
+    react.settings["strategy"] = "act"
+    return react
+
+
+def write_cot(gold: GoldQuestion) -> Trace | None:
+    """Chain of thought from the supporting sentences, no tools (the paper's CoT): the facts, then the answer."""
+    if not _writable(gold.answer):
+        return None
+    facts = [
+        snippet(s, 90, anchor=gold.answer, about=gold.question) for t in plan_hops(gold) for s in gold.evidence(t)[:1]
+    ]
+    thought = "Let's think step by step. " + ". ".join(f for f in facts if f) + f". So the answer is {gold.answer}."
+    writer = _Writer(gold, ToolRegistry(), [])
+    writer.finish(thought)
+    return writer.trace("cot")
+
+
+def write_standard(gold: GoldQuestion) -> Trace | None:
+    """The answer alone (the paper's Standard prompting)."""
+    if not _writable(gold.answer):
+        return None
+    writer = _Writer(gold, ToolRegistry(), [])
+    writer.finish("")
+    return writer.trace("standard")
