@@ -20,7 +20,7 @@ QUICK := not model and not browser and not server
 # quarter of two cores idle), and none runs a model or a browser that a third worker would slow down.
 QUICK_PARALLEL ?= -n 3 --dist loadfile
 
-.PHONY: run test test-quick lint bench install install-dev chromium postgresql curl phoenix clean
+.PHONY: run test test-quick lint bench install install-dev chromium postgresql curl phoenix finetune-env clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -69,6 +69,28 @@ $(PHOENIX_VENV)/.installed: requirements-phoenix.txt
 
 phoenix: $(PHOENIX_VENV)/.installed
 
+# Fine-tuning (`python -m react_core finetune`) trains in a virtualenv of its own: torch, transformers and peft are
+# never needed by `make run`. llama.cpp's LoRA converter (convert_lora_to_gguf.py, its conversion package and gguf-py)
+# comes from the sdist of the llama-cpp-python release the app runs, so the adapter suits the llama.cpp that loads it.
+TRAIN_VENV := .venv-train
+LLAMA_CPP_PYTHON := $(shell sed -n 's/^llama-cpp-python==//p' requirements.txt)
+
+$(TRAIN_VENV)/.installed: requirements-train.txt requirements.txt
+	$(PYTHON) -m venv $(TRAIN_VENV)
+	$(TRAIN_VENV)/bin/python -m pip install -r requirements-train.txt
+	rm -rf $(TRAIN_VENV)/sdist $(TRAIN_VENV)/llama.cpp
+	$(TRAIN_VENV)/bin/python -m pip download --no-deps --no-binary :all: -d $(TRAIN_VENV)/sdist \
+	  llama-cpp-python==$(LLAMA_CPP_PYTHON)
+	mkdir -p $(TRAIN_VENV)/llama.cpp
+	tar -xzf $(TRAIN_VENV)/sdist/llama_cpp_python-$(LLAMA_CPP_PYTHON).tar.gz -C $(TRAIN_VENV)/llama.cpp \
+	  --strip-components=3 llama_cpp_python-$(LLAMA_CPP_PYTHON)/vendor/llama.cpp/convert_lora_to_gguf.py \
+	  llama_cpp_python-$(LLAMA_CPP_PYTHON)/vendor/llama.cpp/conversion \
+	  llama_cpp_python-$(LLAMA_CPP_PYTHON)/vendor/llama.cpp/gguf-py
+	rm -rf $(TRAIN_VENV)/sdist
+	touch $@
+
+finetune-env: $(TRAIN_VENV)/.installed
+
 lint: install-dev
 	$(BIN)/ruff check .
 
@@ -87,4 +109,4 @@ bench: install-dev
 	@set -e; for b in bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b; done
 
 clean:
-	rm -rf $(VENV) $(PHOENIX_VENV) .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(PHOENIX_VENV) $(TRAIN_VENV) .pytest_cache .ruff_cache .hypothesis

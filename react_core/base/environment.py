@@ -26,6 +26,9 @@ VARIABLES = (
     Variable("REACT_MODEL", "the model name", "model"),
     Variable("REACT_BASE_URL", "the model API's base URL", "base_url"),
     Variable("REACT_MODEL_PATH", "a GGUF model file for the on-device provider", "model_path"),
+    Variable(
+        "REACT_ADAPTER", "the on-device model's LoRA adapter: shipped (default), none, or a .gguf file", "adapter"
+    ),
     Variable("REACT_SCRIPT", "the scripted provider's JSON file of model outputs", "script"),
     Variable("REACT_PRESET", "the prompt preset", "preset"),
     Variable("REACT_KNOWLEDGE", "the knowledge source: wikipedia or pack:PATH", "knowledge"),
@@ -38,6 +41,7 @@ VARIABLES = (
     Variable("REACT_HISTORY_DB", "the history store's SQLite file"),
     Variable("REACT_HISTORY_URL", "a postgresql:// URL: keep the history in PostgreSQL instead of SQLite"),
     Variable("REACT_PRESETS_DIR", "the folder of saved presets"),
+    Variable("REACT_TRAIN_PYTHON", "the training environment's Python for finetune (default .venv-train/bin/python)"),
     Variable("REACT_PACK", "the default offline pack file"),
     Variable("REACT_MODEL_CACHE", "where the on-device model file is assembled"),
     Variable("REACT_SECRETS_PATH", "secrets files to read keys from, separated by the path separator (empty: none)"),

@@ -15,6 +15,8 @@ from react_core.base.environment import is_set, value
 APP_NAME = "react-lab"
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 BUILTIN_PRESETS_DIR = PROJECT_ROOT / "prompts"
+# The LoRA adapters shipped with the app, one folder each (adapter.gguf and its manifest, adapter.json).
+SHIPPED_ADAPTERS_DIR = PROJECT_ROOT / "adapters"
 PACK_FILE = "hotpotqa-pack.sqlite"
 
 
@@ -64,6 +66,17 @@ def evaluations_dir(owner: str = "") -> Path:
         return data_dir() / "evaluations"
     digest = hashlib.sha256(owner.encode("utf-8", "surrogatepass")).hexdigest()
     return data_dir() / "evaluations-by-owner" / digest
+
+
+def finetune_dir() -> Path:
+    """Fine-tuning runs (trajectories, tokens, checkpoints, the adapter): one folder each under here."""
+    return data_dir() / "finetune"
+
+
+def training_python() -> Path:
+    """The training environment's Python (torch, transformers, peft: ``make finetune-env``): REACT_TRAIN_PYTHON,
+    else ``.venv-train`` beside the app."""
+    return _override("REACT_TRAIN_PYTHON") or PROJECT_ROOT / ".venv-train" / "bin" / "python"
 
 
 def pack_file() -> Path:

@@ -30,7 +30,11 @@ from react_core.tools.registry import Tool, ToolRegistry
 @dataclass(frozen=True)
 class Segment:
     text: str
-    learned: bool  # the model writes it (loss on it) or reads it
+    kind: str  # "prompt" (the model reads it), "reply" (it writes it), "stop" (it writes it to end its reply)
+
+    @property
+    def learned(self) -> bool:
+        return self.kind != "prompt"
 
 
 def _stop_rest(reply: str, stop: str) -> str:
@@ -101,12 +105,12 @@ def agent_segments(trace: Trace, preset: Preset, tools: Sequence[str]) -> list[S
         prompt = request.text
         if not prompt.startswith(read):
             raise ConfigError("a step's prompt does not continue the previous one: the replay is not exact")
-        segments.append(Segment(prompt[len(read) :], False))
+        segments.append(Segment(prompt[len(read) :], "prompt"))
         stop = _stop_rest(reply, dialect.stop[0])
-        segments.append(Segment(reply, True))
+        segments.append(Segment(reply, "reply"))
         read = prompt + reply
         if stop:
-            segments.append(Segment(stop, True))
+            segments.append(Segment(stop, "stop"))
             read += stop
     return [s for s in segments if s.text]
 
@@ -121,8 +125,7 @@ def direct_segments(trace: Trace, preset: Preset) -> list[Segment]:
         reply = f" {step.final_answer}"
     else:
         reply = f" {' '.join(step.thought.split())}\nAnswer: {step.final_answer}"
-    stop = DIRECT_STOPS[preset.mode][0]
-    return [Segment(request.text, False), Segment(reply + stop, True)]
+    return [Segment(request.text, "prompt"), Segment(reply, "reply"), Segment(DIRECT_STOPS[preset.mode][0], "stop")]
 
 
 def segments_for(trace: Trace, preset: Preset, tools: Sequence[str]) -> list[Segment]:

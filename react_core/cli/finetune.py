@@ -1,0 +1,146 @@
+"""``python -m react_core finetune``: teach the on-device model a method from trajectories (the paper's Figure 3).
+
+Gold trajectories are written from HotpotQA files with supporting facts (``--gold``, default the shared 996 train
+questions); ``--from-history`` adds your right and grounded runs; ``--teacher PROVIDER[:MODEL]`` with
+``--teacher-questions`` adds a teacher's right and grounded runs (the paper's recipe, with a hosted key). The adapter is
+written into the run's folder (``--out``, resumable: the same command goes on where it stopped) with its manifest;
+``--export-chat`` / ``--export-instructions`` also write the examples as standard fine-tuning files. Training needs
+the training environment (``make finetune-env``). Exits 0 with the adapter written, 3 when stopped, 2 on a bad option.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from react_core.training.recipe import METHODS, Recipe
+
+STOPPED = 3
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("finetune", help="teach the on-device model a method from trajectories (LoRA, on the CPU)")
+    defaults = Recipe()
+    p.add_argument("--method", choices=list(METHODS), default="react", help="what to learn (default react)")
+    p.add_argument(
+        "--gold",
+        nargs="*",
+        default=list(defaults.gold),
+        help="HotpotQA files with supporting facts to write gold trajectories from (default: the shared 996 train "
+        "questions; none: --gold with no file)",
+    )
+    p.add_argument("--limit", type=int, default=0, help="at most this many gold questions (default: all)")
+    p.add_argument("--from-history", action="store_true", help="add your right and grounded runs from History")
+    p.add_argument("--teacher", metavar="PROVIDER[:MODEL]", help="a teacher answers --teacher-questions first")
+    p.add_argument("--teacher-questions", help="the question set the teacher answers (HotpotQA, .csv or .jsonl)")
+    p.add_argument("--teacher-limit", type=int, help="at most this many teacher questions")
+    p.add_argument("--out", type=Path, help="the run's folder (default: one per recipe in the data folder)")
+    p.add_argument("--title", default="", help="what the app calls the adapter")
+    p.add_argument("--base-model", type=Path, help="the GGUF model to adapt (default: the packaged Gemma 3 270M)")
+    p.add_argument("--rank", type=int, default=defaults.rank, help=f"LoRA rank (default {defaults.rank})")
+    p.add_argument("--alpha", type=int, default=defaults.alpha, help=f"LoRA alpha (default {defaults.alpha})")
+    p.add_argument(
+        "--epochs", type=int, default=defaults.epochs, help=f"passes over the data (default {defaults.epochs})"
+    )
+    p.add_argument("--batch", type=int, default=defaults.batch, help=f"examples a step (default {defaults.batch})")
+    p.add_argument("--lr", type=float, default=defaults.learning_rate, help="peak learning rate")
+    p.add_argument("--seed", type=int, default=defaults.seed, help="the seed (order, initial adapter)")
+    p.add_argument("--bf16", action="store_true", help="compute in bfloat16 (faster on CPUs with it; not exact)")
+    p.add_argument("--export-chat", type=Path, help="also write the examples as chat messages (JSON Lines)")
+    p.add_argument("--export-instructions", type=Path, help="also write them as instruction/output records (JSON)")
+    p.add_argument("--no-train", action="store_true", help="write trajectories and exports only")
+    p.set_defaults(func=_cmd_finetune)
+
+
+def plan_from_args(args: argparse.Namespace) -> Any:
+    from react_core.cli.options import UsageError
+    from react_core.training.finetune import FinetunePlan
+
+    recipe = Recipe(
+        method=args.method,
+        gold=tuple(args.gold),
+        limit=args.limit,
+        rank=args.rank,
+        alpha=args.alpha,
+        epochs=args.epochs,
+        batch=args.batch,
+        learning_rate=args.lr,
+        seed=args.seed,
+        bf16=args.bf16,
+    )
+    if bool(args.teacher) != bool(args.teacher_questions):
+        raise UsageError("--teacher and --teacher-questions go together")
+    history = None
+    if args.from_history:
+        from react_core.history import open_history
+
+        history = open_history()
+    return FinetunePlan(
+        recipe=recipe,
+        out=args.out,
+        title=args.title,
+        base_model=args.base_model,
+        history=history,
+        export_chat=args.export_chat,
+        export_instructions=args.export_instructions,
+    )
+
+
+def _teacher(args: argparse.Namespace, plan: Any) -> list[Any]:
+    from react_core.loop.settings import RunSettings
+    from react_core.providers.choice import ModelChoice
+    from react_core.training.sources import from_teacher
+
+    base = RunSettings.from_env()
+    settings = base.updated(**ModelChoice.parse(args.teacher).changes(base.to_dict()))
+    folder = plan.folder / "teacher"
+    folder.mkdir(parents=True, exist_ok=True)
+    print(f"teacher: {args.teacher} answers {args.teacher_questions}…", file=sys.stderr, flush=True)
+    return from_teacher(args.teacher_questions, settings, folder, method=args.method, limit=args.teacher_limit)
+
+
+def _cmd_finetune(args: argparse.Namespace) -> int:
+    from react_core.training.finetune import finetune, write_only
+
+    plan = plan_from_args(args)
+    if args.teacher:
+        plan.extra = _teacher(args, plan)
+    bar: Any = None
+
+    def on_progress(event: dict[str, Any]) -> None:
+        nonlocal bar
+        kind = event["kind"]
+        if kind == "phase":
+            print(f"{event['phase']}…", file=sys.stderr, flush=True)
+        elif kind == "trajectories":
+            print(f"  {event['written']} trajectories ({event['skipped']} questions skipped)", file=sys.stderr)
+        elif kind == "examples":
+            print(f"  {event['examples']} examples, {event['tokens']:,} tokens", file=sys.stderr)
+        elif kind in ("step", "resumed"):
+            from tqdm import tqdm
+
+            if bar is None:
+                bar = tqdm(total=event["steps"], file=sys.stderr, unit="step", desc="training")
+            bar.n = event["step"]
+            if kind == "step":
+                bar.set_postfix(loss=event["loss"])
+            bar.refresh()
+
+    cancel = threading.Event()
+    try:
+        if args.no_train:
+            print(write_only(plan, on_progress=on_progress))
+            return 0
+        result = finetune(plan, on_progress=on_progress, cancel=cancel)
+    except KeyboardInterrupt:
+        cancel.set()
+        print(f"Stopped: run the same command to resume ({plan.folder}).", file=sys.stderr)
+        return STOPPED
+    finally:
+        if bar is not None:
+            bar.close()
+    print(result.message)
+    return STOPPED if result.stopped else 0

@@ -1,0 +1,97 @@
+"""LoRA adapters for the on-device model: which one a setting means, and what its manifest says.
+
+An adapter is a llama.cpp LoRA GGUF (a few MB) applied at load time on the packaged Q4_K_M model, and beside it an
+``adapter.json`` manifest: its title, the method it learned and the prompt it answers (a zero-shot preset), how it
+was made (the fine-tuning recipe, the data and their digests, the base model's digest) and what it scored on
+held-out questions. The setting (``RunSettings.adapter``, ``--adapter``, ``REACT_ADAPTER``) is ``shipped`` (the
+default: the adapter in ``adapters/`` this app ships), ``none`` (the base model alone) or a path to a ``.gguf`` file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from react_core.base.errors import ConfigError
+from react_core.base.paths import SHIPPED_ADAPTERS_DIR
+
+SHIPPED = "shipped"
+NONE = "none"
+DEFAULT_ADAPTER = "react-hotpotqa"  # the shipped adapter the on-device default runs with
+ADAPTER_FILE = "adapter.gguf"
+MANIFEST_FILE = "adapter.json"
+
+
+@dataclass
+class Manifest:
+    name: str  # its folder's name
+    title: str  # what the app calls it ("ReAct on HotpotQA")
+    method: str  # react, act, cot or standard
+    preset: str  # the zero-shot prompt it learned to answer
+    tools: list[str] = field(default_factory=list)  # the tools its trajectories used
+    recipe: dict[str, Any] = field(default_factory=dict)  # react_core.training.recipe.Recipe, as a dict
+    data: dict[str, Any] = field(default_factory=dict)  # where the trajectories came from, their counts and digests
+    base_model: dict[str, Any] = field(default_factory=dict)  # the model it applies to: file name, sha256
+    training: dict[str, Any] = field(default_factory=dict)  # time, CPU, memory, library versions
+    scores: dict[str, Any] = field(default_factory=dict)  # measured on held-out questions (docs/evaluation.md)
+    adapter_sha256: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Manifest:
+        known = cls.__dataclass_fields__
+        return cls(**{k: v for k, v in d.items() if k in known})
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def shipped_path(name: str = DEFAULT_ADAPTER) -> Path:
+    return SHIPPED_ADAPTERS_DIR / name / ADAPTER_FILE
+
+
+def resolve(setting: str | None) -> Path | None:
+    """The adapter file a setting means (None: the base model alone). A path must be a GGUF file that exists."""
+    value = (setting or SHIPPED).strip()
+    if value == NONE:
+        return None
+    if value == SHIPPED:
+        path = shipped_path()
+        return path if path.is_file() else None  # a checkout without it runs the base model
+    path = Path(value).expanduser()
+    if not path.is_file():
+        raise ConfigError(f"Adapter file {path} does not exist: give a LoRA .gguf file, '{SHIPPED}' or '{NONE}'.")
+    return path
+
+
+def read_manifest(adapter: Path) -> Manifest | None:
+    """The manifest beside an adapter file, or None when there is none (an adapter made elsewhere)."""
+    path = adapter.with_name(MANIFEST_FILE)
+    try:
+        return Manifest.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def write_manifest(adapter: Path, manifest: Manifest) -> Path:
+    path = adapter.with_name(MANIFEST_FILE)
+    path.write_text(json.dumps(manifest.to_dict(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path
+
+
+def label(adapter: Path | None) -> str:
+    """How the model label names the adapter: its manifest's title, else its file name."""
+    if adapter is None:
+        return ""
+    manifest = read_manifest(adapter)
+    return manifest.title if manifest and manifest.title else adapter.name
