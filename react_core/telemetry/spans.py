@@ -20,12 +20,12 @@ observation's ``seconds``), each cut to the step's end, so every child lies insi
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from react_core.base.call_records import CallTexts, texts
 from react_core.base.trace import STOP_REASONS, Step, Trace
+from react_core.telemetry.span_messages import arguments, input_attributes, message, output_attributes, text, to_json
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import ReadableSpan
@@ -136,10 +136,6 @@ def _start_ns(started_at: str) -> int:
     return int(moment.timestamp()) * NS + moment.microsecond * 1000
 
 
-def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
 def _provider(trace: Trace) -> Any:  # a provider class, or None for a provider this version does not have
     from react_core.providers import CATALOGUE
 
@@ -167,7 +163,7 @@ def _run_attributes(trace: Trace, content: bool) -> dict[str, Any]:
         **_common(trace),
         "openinference.span.kind": "AGENT",
         "agent.name": AGENT_NAME,
-        "reactlab.settings": _json(trace.settings),
+        "reactlab.settings": to_json(trace.settings),
         "reactlab.steps": len(trace.steps),
     }
     if trace.settings.get("preset"):
@@ -191,30 +187,19 @@ def _run_attributes(trace: Trace, content: bool) -> dict[str, Any]:
     out["reactlab.question"] = trace.question
     out["input.value"] = trace.question
     out["input.mime_type"] = "text/plain"
-    out["gen_ai.input.messages"] = _json([_message("user", [_text(trace.question)])])
+    out["gen_ai.input.messages"] = to_json([message("user", [text(trace.question)])])
     if trace.final_answer is not None:
         out["reactlab.final_answer"] = trace.final_answer
         out["output.value"] = trace.final_answer
         out["output.mime_type"] = "text/plain"
-        out["gen_ai.output.messages"] = _json([_message("assistant", [_text(trace.final_answer)], "stop")])
+        out["gen_ai.output.messages"] = to_json([message("assistant", [text(trace.final_answer)], "stop")])
     if trace.error:
         out["reactlab.error"] = trace.error
     if trace.expected_answer is not None:
         out["reactlab.expected_answer"] = trace.expected_answer
     if trace.context:
-        out["reactlab.context"] = _json([t.to_dict() for t in trace.context])
+        out["reactlab.context"] = to_json([t.to_dict() for t in trace.context])
     return out
-
-
-def _message(role: str, parts: list[dict[str, Any]], finish: str | None = None) -> dict[str, Any]:
-    out: dict[str, Any] = {"role": role, "parts": parts}
-    if finish is not None:
-        out["finish_reason"] = finish
-    return out
-
-
-def _text(content: str) -> dict[str, Any]:
-    return {"type": "text", "content": content}
 
 
 def _call_name(attributes: dict[str, Any]) -> str:
@@ -264,7 +249,7 @@ def _call_attributes(trace: Trace, step: Step, prompt: CallTexts | None, content
         "reactlab.step.seconds": step.seconds,
     }
     out.update({f"gen_ai.request.{k}": v for k, v in limits.items()})
-    out["llm.invocation_parameters"] = _json(limits)
+    out["llm.invocation_parameters"] = to_json(limits)
     if _model(trace):
         out["llm.model_name"] = _model(trace)
     if out.get("gen_ai.provider.name"):
@@ -289,42 +274,11 @@ def _call_attributes(trace: Trace, step: Step, prompt: CallTexts | None, content
         out["reactlab.leaked_observation"] = True
     if not content:
         return out
-    out["reactlab.step"] = _json(step.to_dict())
+    out["reactlab.step"] = to_json(step.to_dict())
     if prompt is not None:
-        if prompt.system:
-            out["gen_ai.system_instructions"] = _json([_text(prompt.system)])
-        if prompt.messages is not None:
-            messages = [_conversation_message(m) for m in prompt.messages]
-        else:
-            messages = [_message("user", [_text(prompt.prompt)])]
-        out["gen_ai.input.messages"] = _json(messages)
-        out["input.value"] = prompt.prompt if prompt.messages is None else _json(list(prompt.messages))
-        out["input.mime_type"] = "text/plain" if prompt.messages is None else "application/json"
-        for i, m in enumerate(messages):
-            out[f"llm.input_messages.{i}.message.role"] = m["role"]
-            out[f"llm.input_messages.{i}.message.content"] = "\n".join(p.get("content", "") for p in m["parts"])
-    parts = []
-    if step.thought:
-        parts.append({"type": "reasoning", "content": step.thought})
-    if step.action is not None:
-        parts.append({"type": "tool_call", "name": step.action.tool, "arguments": {"input": step.action.input}})
-    parts.append(_text(step.raw_output))
-    finish = call.finish_reason if call and call.finish_reason else None
-    out["gen_ai.output.messages"] = _json([_message("assistant", parts, finish)])
-    out["output.value"] = step.raw_output
-    out["output.mime_type"] = "text/plain"
-    out["llm.output_messages.0.message.role"] = "assistant"
-    out["llm.output_messages.0.message.content"] = step.raw_output
+        out.update(input_attributes(prompt))
+    out.update(output_attributes(step, call.finish_reason if call and call.finish_reason else None))
     return out
-
-
-def _conversation_message(message: Any) -> dict[str, Any]:
-    """A message of a native-tools conversation as the conventions' input message: its role and its text."""
-    if isinstance(message, dict):
-        role = str(message.get("role", "user"))
-        body = message.get("content", message.get("parts", ""))
-        return _message(role, [_text(body if isinstance(body, str) else _json(body))])
-    return _message("user", [_text(_json(message))])
 
 
 def _tool_attributes(step: Step, content: bool) -> dict[str, Any]:
@@ -339,21 +293,21 @@ def _tool_attributes(step: Step, content: bool) -> dict[str, Any]:
         "reactlab.step.index": step.index,
     }
     if step.tool_call is not None and step.tool_call.id:
-        out["gen_ai.tool.call.id"] = step.tool_call.id
+        out["gen_ai.tool.call.id"] = out["tool.id"] = step.tool_call.id
     if obs is not None:
         out["reactlab.observation.error"] = obs.is_error
         out["reactlab.observation.evidence"] = obs.evidence
         out["reactlab.http_requests"] = obs.stats.http_requests
     if not content:
         return out
-    arguments = step.tool_call.arguments if step.tool_call is not None else _json({"input": step.action.input})
-    out["gen_ai.tool.call.arguments"] = arguments
-    out["input.value"] = arguments
+    # The conventions' arguments (an object, as JSON) are OpenInference's input and, as Phoenix reads them, its
+    # tool.parameters.
+    out["gen_ai.tool.call.arguments"] = out["input.value"] = out["tool.parameters"] = to_json(arguments(step))
     out["input.mime_type"] = "application/json"
     if obs is not None:
         out["gen_ai.tool.call.result"] = obs.text
         out["output.value"] = obs.text
         out["output.mime_type"] = "text/plain"
         if obs.sources:
-            out["reactlab.sources"] = _json([s.to_dict() for s in obs.sources])
+            out["reactlab.sources"] = to_json([s.to_dict() for s in obs.sources])
     return out
