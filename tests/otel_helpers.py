@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import react_core
+from react_core.base.events import final_trace
 from react_core.base.trace import Action, McpCall, Observation, Step, Trace
 
 
@@ -31,6 +32,42 @@ def native_tools_run(tmp_path: Path) -> Trace:
     finish = {"id": "call_end", "name": "finish", "arguments": {"answer": "42"}}
     script = [{"text": "Compute.", "tool_calls": [calculate]}, {"tool_calls": [finish]}]
     return scripted_run(tmp_path, script, dialect="tools")
+
+
+def step_mode_run() -> Trace:
+    """A run in step mode where a person took a decision at each tool call: edited the first action (the model wrote
+    Calculator[6*6]), picked the second of two alternatives drawn for the second step, and wrote the third step's
+    observation instead of running the tool."""
+    from react_core.loop.agent import Agent, RunConfig
+    from react_core.loop.pause import Decision, resume
+    from react_core.presets.preset import Preset
+    from react_core.providers.scripted import ScriptedProvider
+    from react_core.tools.calculator import CALCULATOR
+    from react_core.tools.registry import ToolRegistry
+
+    outputs = [
+        " Square it.\nAction 1: Calculator[6*6]",
+        " Check.\nAction 2: Calculator[7*6]",
+        " Again.\nAction 2: Calculator[6+6]",
+        " Other way.\nAction 2: Calculator[42/1]",
+        " Once more.\nAction 3: Calculator[1+1]",
+        " Done.\nAction 4: Finish[42]",
+    ]
+    preset = Preset(name="test-paper", dialect="paper", instructions="Answer with tools:\n{tools}", examples="")
+    config = RunConfig(provider=ScriptedProvider(outputs), preset=preset, tools=ToolRegistry([CALCULATOR]),
+                       max_calls=8, pause_before=("tool",))  # fmt: skip
+    agent = Agent(config)
+    trace = agent.run("What is 6 * 7?")
+    for decision in (
+        Decision("edit", text="Calculator[6*7]", by="ada"),
+        Decision("regenerate", k=2, temperature=0.9, by="ada"),
+        Decision("pick", number=2, by="ada"),
+        Decision("observe", text="42, as before.", by="ada"),
+    ):
+        trace = final_trace(resume(agent, trace, decision))
+    assert trace.stop_reason == "finished", trace.error
+    trace.started_at = "2026-03-01T09:30:00.250000+00:00"
+    return trace
 
 
 MCP_ARGUMENTS = {"source_timezone": "Europe/Paris", "time": "09:00", "target_timezone": "Asia/Tokyo"}

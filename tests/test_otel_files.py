@@ -14,7 +14,17 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from otel_helpers import attr, genai_run, otlp, scripted_run, smolagents_run, span
+from otel_helpers import (
+    attr,
+    genai_run,
+    mcp_run,
+    native_tools_run,
+    otlp,
+    scripted_run,
+    smolagents_run,
+    span,
+    step_mode_run,
+)
 from test_export import _steps, _texts
 from test_history_import import rich_trace
 
@@ -49,9 +59,13 @@ def test_the_file_is_otlp_json_with_hex_ids_and_integer_enums(tmp_path):
     assert {"key": "reactlab.steps", "value": {"intValue": "2"}} in root["attributes"]
 
 
-@pytest.mark.parametrize("make", [rich_trace, scripted_run], ids=["rich", "scripted"])
+@pytest.mark.parametrize(
+    "make",
+    [rich_trace, scripted_run, native_tools_run, mcp_run, step_mode_run],
+    ids=["rich", "scripted", "native tools", "mcp", "step mode"],
+)
 def test_an_export_with_content_imports_back_exactly(make, tmp_path):
-    trace = make(tmp_path) if make is scripted_run else make()
+    trace = make(tmp_path) if make in (scripted_run, native_tools_run) else make()
     found = read_trace_file(to_otlp_json(trace, include_content=True))
     assert found.trace.to_dict() == trace.to_dict() and found.unmapped == ()
     store = open_history(url="", path=tmp_path / "h.sqlite")

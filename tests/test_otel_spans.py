@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from otel_helpers import MCP_ARGUMENTS, failing_tool_run, mcp_run, native_tools_run, scripted_run
+from otel_helpers import MCP_ARGUMENTS, failing_tool_run, mcp_run, native_tools_run, scripted_run, step_mode_run
 
 from react_core.telemetry.spans import run_spans
 
@@ -249,3 +249,47 @@ def test_a_conversation_that_holds_its_system_message_is_not_given_a_second_one(
     trace = Trace("Q?", settings={"provider": "openai"}, steps=[Step(1, raw_output="Hi", call=call)])
     span = run_spans(trace, include_content=True)[1]
     assert input_messages(span) == [("system", "Be brief."), ("user", "Q?")]
+
+
+def decisions(span) -> list[dict]:
+    found = [dict(e.attributes) for e in span.events if e.name == "reactlab.decision"]
+    assert all(e.timestamp == span.end_time for e in span.events)  # after the reply, before the tool ran
+    assert tuple(d["reactlab.decision.kind"] for d in found) == span.attributes.get("reactlab.decisions", ())
+    return found
+
+
+def test_each_step_mode_decision_is_an_event_of_its_steps_model_call():
+    trace = step_mode_run()
+    spans = run_spans(trace, include_content=True)
+    calls = [s for s in spans if s.attributes["openinference.span.kind"] == "LLM"]
+    tools = [s for s in spans if s.attributes["openinference.span.kind"] == "TOOL"]
+    edit, pick, observe, finish = (decisions(c) for c in calls)
+    said = {"reactlab.decision.before": "Calculator[6*6]", "reactlab.decision.after": "Calculator[6*7]"}
+    who = {"reactlab.decision.kind": "edit", "reactlab.decision.at": "tool", "reactlab.decision.by": "ada"}
+    assert edit == [who | said]
+    # The reply is the model's; the call it asked for is not the one that ran, so the reply names none.
+    assert calls[0].attributes["output.value"].endswith("Calculator[6*6]")
+    assert tool_calls(calls[0]) == [] and arguments(tools[0]) == {"expression": "6*7"}
+    assert [(d["reactlab.decision.kind"], d.get("reactlab.decision.picked")) for d in pick] == [("pick", 2)]
+    assert pick[0]["reactlab.decision.alternatives"] == 2
+    assert (pick[0]["reactlab.decision.before"], pick[0]["reactlab.decision.after"]) == (
+        "Calculator[7*6]", "Calculator[42/1]")  # fmt: skip
+    assert tool_calls(calls[1]) == [{"type": "tool_call", "name": "calculator", "arguments": {"expression": "42/1"}}]
+    assert observe[0]["reactlab.decision.after"] == "42, as before."
+    assert tools[2].attributes["reactlab.observation.written"] is True
+    assert tools[2].attributes["reactlab.observation.written_by"] == "ada"
+    assert tools[0].attributes["reactlab.observation.written"] is False
+    assert finish == [] and "reactlab.decisions" not in calls[3].attributes
+
+
+def test_without_content_a_decision_says_what_kind_it_was_but_not_what_it_said_or_who():
+    spans = run_spans(step_mode_run())
+    calls = [s for s in spans if s.attributes["openinference.span.kind"] == "LLM"]
+    assert [decisions(c) for c in calls] == [
+        [{"reactlab.decision.kind": "edit", "reactlab.decision.at": "tool"}],
+        [{"reactlab.decision.kind": "pick", "reactlab.decision.at": "tool", "reactlab.decision.picked": 2,
+          "reactlab.decision.alternatives": 2}],
+        [{"reactlab.decision.kind": "observe", "reactlab.decision.at": "tool"}],
+        [],
+    ]  # fmt: skip
+    assert all("ada" not in json.dumps(dict(s.attributes), default=list) for s in spans)

@@ -74,6 +74,8 @@ def run_spans(trace: Trace, *, include_content: bool = False) -> list[ReadableSp
         call = tracer.start_span(
             _call_name(attributes), context=parent, kind=api.SpanKind.CLIENT, attributes=attributes, start_time=cursor
         )
+        for decision in _decisions(step, include_content):  # taken after the reply, before the tool ran
+            call.add_event("reactlab.decision", decision, model_end)
         call.end(end_time=model_end)
         if step.action is not None:
             tool_end = min(model_end + round(tool_seconds * NS), step_end)
@@ -115,6 +117,24 @@ def _evaluations(trace: Trace, content: bool) -> list[tuple[str, dict[str, Any]]
         if content:
             result["gen_ai.evaluation.explanation"] = expected.message
         out.append(("reactlab.expected_answer", result))
+    return out
+
+
+def _decisions(step: Step, content: bool) -> list[dict[str, Any]]:
+    """A person's decisions on the step in step mode (``Intervention``): the kind (edit, observe, pick, regenerate,
+    run, stop) and the breakpoint; with content, who took it and what the step said before and after it."""
+    out = []
+    for note in step.interventions:
+        decision: dict[str, Any] = {"reactlab.decision.kind": note.kind, "reactlab.decision.at": note.at}
+        if note.picked is not None:
+            decision["reactlab.decision.picked"] = note.picked
+        if note.alternatives:
+            decision["reactlab.decision.alternatives"] = len(note.alternatives)
+        if content:
+            decision["reactlab.decision.by"] = note.by
+            if note.before or note.after:
+                decision["reactlab.decision.before"], decision["reactlab.decision.after"] = note.before, note.after
+        out.append(decision)
     return out
 
 
@@ -272,6 +292,8 @@ def _call_attributes(trace: Trace, step: Step, prompt: CallTexts | None, content
         out["reactlab.finish"] = True
     if step.leaked_observation:
         out["reactlab.leaked_observation"] = True
+    if step.interventions:
+        out["reactlab.decisions"] = [note.kind for note in step.interventions]
     if not content:
         return out
     out["reactlab.step"] = to_json(step.to_dict())
@@ -298,8 +320,11 @@ def _tool_attributes(step: Step, content: bool) -> dict[str, Any]:
         out["reactlab.observation.error"] = obs.is_error
         out["reactlab.observation.evidence"] = obs.evidence
         out["reactlab.http_requests"] = obs.stats.http_requests
+        out["reactlab.observation.written"] = bool(obs.written_by)  # by a person in step mode: the tool did not run
     if not content:
         return out
+    if obs is not None and obs.written_by:
+        out["reactlab.observation.written_by"] = obs.written_by
     # The conventions' arguments (an object, as JSON) are OpenInference's input and, as Phoenix reads them, its
     # tool.parameters.
     out["gen_ai.tool.call.arguments"] = out["input.value"] = out["tool.parameters"] = to_json(arguments(step))
