@@ -26,6 +26,11 @@ def failing_tool_run(tmp_path: Path) -> Trace:
     return scripted_run(tmp_path, [" Try.\nAction 1: Calculator[1 / 0]", " Give up.\nAction 2: Finish[none]"])
 
 
+def failed_call_run(tmp_path: Path) -> Trace:
+    """A run whose second model call fails: the provider's error ends it."""
+    return scripted_run(tmp_path, [" Compute.\nAction 1: Calculator[6 * 7]", {"error": "The service answered 503."}])
+
+
 def native_tools_run(tmp_path: Path) -> Trace:
     """A run in the tools dialect: the model calls functions natively, each call with the API's id."""
     calculate = {"id": "call_6x7", "name": "calculator", "arguments": {"expression": "6 * 7"}}

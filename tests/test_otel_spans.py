@@ -7,7 +7,15 @@ from __future__ import annotations
 import json
 
 import pytest
-from otel_helpers import MCP_ARGUMENTS, failing_tool_run, mcp_run, native_tools_run, scripted_run, step_mode_run
+from otel_helpers import (
+    MCP_ARGUMENTS,
+    failed_call_run,
+    failing_tool_run,
+    mcp_run,
+    native_tools_run,
+    scripted_run,
+    step_mode_run,
+)
 
 from react_core.telemetry.spans import run_spans
 
@@ -293,3 +301,61 @@ def test_without_content_a_decision_says_what_kind_it_was_but_not_what_it_said_o
         [],
     ]  # fmt: skip
     assert all("ada" not in json.dumps(dict(s.attributes), default=list) for s in spans)
+
+
+def test_a_failed_model_call_is_recorded_in_the_trace_with_its_errors_type(tmp_path, monkeypatch):
+    trace = failed_call_run(tmp_path)
+    assert trace.stop_reason == "error" and trace.error == "The service answered 503." and len(trace.steps) == 1
+    failed = trace.to_dict()["failed_call"]
+    assert failed["error_type"] == "ProviderError" and failed["seconds"] >= 0
+    # A provider's own exception, wrapped in ProviderError by the model call, is named by its own type.
+    from react_core.base.errors import ContextOverflowError
+    from react_core.providers.scripted import ScriptedProvider
+
+    def broken(self, request):
+        raise ConnectionResetError("reset by peer")
+        yield
+
+    monkeypatch.setattr(ScriptedProvider, "stream", broken)
+    trace = scripted_run(tmp_path)
+    assert trace.stop_reason == "error" and trace.to_dict()["failed_call"]["error_type"] == "ConnectionResetError"
+
+    def overflow(self, request):
+        raise ContextOverflowError("The prompt no longer fits the context window.")
+        yield
+
+    monkeypatch.setattr(ScriptedProvider, "stream", overflow)
+    trace = scripted_run(tmp_path)
+    assert trace.stop_reason == "context" and trace.to_dict()["failed_call"]["error_type"] == "ContextOverflowError"
+
+
+def test_a_run_that_fails_before_any_model_call_records_no_failed_call():
+    from react_core.loop.agent import Agent, RunConfig
+    from react_core.presets.preset import load_preset
+    from react_core.providers.scripted import ScriptedProvider
+    from react_core.tools.registry import ToolRegistry
+
+    config = RunConfig(provider=ScriptedProvider(["unused"]), preset=load_preset("tools"), tools=ToolRegistry([]))
+    trace = Agent(config).run("q", resume_thought="An edited thought")  # the tools dialect cannot continue one
+    assert trace.stop_reason == "error" and "failed_call" not in trace.to_dict()
+    (root,) = run_spans(trace)
+    assert root.attributes["error.type"] == "run_failed"
+
+
+def test_a_failed_model_call_is_an_error_span_of_its_own(tmp_path):
+    trace = failed_call_run(tmp_path)
+    root, call, tool, failed = run_spans(trace)
+    assert failed.name == "text_completion script" and failed.kind.name == "CLIENT"
+    assert failed.parent.span_id == root.context.span_id
+    assert failed.attributes["openinference.span.kind"] == "LLM"
+    assert failed.attributes["error.type"] == root.attributes["error.type"] == "ProviderError"
+    assert failed.attributes["reactlab.step.index"] == 2
+    assert failed.status.status_code.name == "ERROR" and failed.status.description is None  # the text is content
+    (event,) = failed.events
+    assert event.name == "exception" and dict(event.attributes) == {"exception.type": "ProviderError"}
+    assert tool.end_time <= failed.start_time <= failed.end_time <= root.end_time
+    assert failed.end_time - failed.start_time == round(trace.to_dict()["failed_call"]["seconds"] * 1e9)
+    root, *_, failed = run_spans(trace, include_content=True)
+    assert failed.status.description == root.status.description == "The service answered 503."
+    assert failed.events[0].attributes["exception.message"] == "The service answered 503."
+    assert "reactlab.step" not in failed.attributes  # no step was written

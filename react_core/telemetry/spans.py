@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from react_core.base.call_records import CallTexts, texts
 from react_core.base.trace import STOP_REASONS, Step, Trace
+from react_core.dialects import DIALECTS
 from react_core.telemetry.span_messages import arguments, input_attributes, message, output_attributes, text, to_json
 
 if TYPE_CHECKING:
@@ -61,7 +62,7 @@ def run_spans(trace: Trace, *, include_content: bool = False) -> list[ReadableSp
     )  # fmt: skip
     if trace.stop_reason == "error":
         root.set_status(api.Status(api.StatusCode.ERROR, trace.error if include_content and trace.error else None))
-        root.set_attribute("error.type", "run_failed")
+        root.set_attribute("error.type", trace.failed_call.error_type if trace.failed_call else "run_failed")
     parent = api.set_span_in_context(root)
     prompts = texts(trace.steps) if include_content else [None] * len(trace.steps)
     cursor = start
@@ -89,6 +90,8 @@ def run_spans(trace: Trace, *, include_content: bool = False) -> list[ReadableSp
                 tool.set_attribute("error.type", "tool_error")
             tool.end(end_time=tool_end)
         cursor = step_end
+    if trace.failed_call is not None:
+        cursor = _failed_call(tracer, parent, trace, cursor, include_content)
     for name, attributes in _evaluations(trace, include_content):
         root.add_event("gen_ai.evaluation.result", {"gen_ai.evaluation.name": name, **attributes}, max(end, cursor))
     root.end(end_time=max(end, cursor))
@@ -118,6 +121,32 @@ def _evaluations(trace: Trace, content: bool) -> list[tuple[str, dict[str, Any]]
             result["gen_ai.evaluation.explanation"] = expected.message
         out.append(("reactlab.expected_answer", result))
     return out
+
+
+def _failed_call(tracer: Any, parent: Any, trace: Trace, start: int, content: bool) -> int:
+    """The model call that failed and ended the run, after the last step: an error span with the error's type (the
+    GenAI conventions' ``error.type`` and an ``exception`` event, which Phoenix shows) and, as content, its message.
+    Its end."""
+    from opentelemetry import trace as api
+
+    failed = trace.failed_call
+    assert failed is not None
+    conversation = trace.settings.get("dialect") in DIALECTS and DIALECTS[trace.settings["dialect"]].native_tools
+    index = trace.steps[-1].index + 1 if trace.steps else 1
+    attributes = {
+        **_inference(trace, conversation, index),
+        "error.type": failed.error_type,
+        "reactlab.failed_call": to_json(failed.to_dict()),
+    }
+    span = tracer.start_span(_call_name(attributes), context=parent, kind=api.SpanKind.CLIENT, attributes=attributes,
+                             start_time=start)  # fmt: skip
+    message = trace.error if content and trace.error else None
+    end = start + round(failed.seconds * NS)
+    exception = {"exception.type": failed.error_type} | ({"exception.message": message} if message else {})
+    span.add_event("exception", exception, end)
+    span.set_status(api.Status(api.StatusCode.ERROR, message))
+    span.end(end_time=end)
+    return end
 
 
 def _decisions(step: Step, content: bool) -> list[dict[str, Any]]:
@@ -249,33 +278,41 @@ def _limits(step: Step) -> dict[str, Any]:
     return out
 
 
-def _call_attributes(trace: Trace, step: Step, prompt: CallTexts | None, content: bool) -> dict[str, Any]:
+def _inference(trace: Trace, conversation: bool, index: int) -> dict[str, Any]:
+    """What every model call's span says: the operation (a native-tools conversation is a chat, whoever serves it),
+    the provider and model, the span kind, the step it writes."""
     cls = _provider(trace)
-    operation = "chat" if step.call and step.call.conversation else cls.genai_operation if cls else "chat"
-    limits = _limits(step)
-    if "temperature" not in limits and isinstance(trace.settings.get("temperature"), int | float):
-        limits["temperature"] = float(trace.settings["temperature"])
-    usage = step.usage
     out: dict[str, Any] = {
-        "gen_ai.operation.name": operation,
+        "gen_ai.operation.name": "chat" if conversation else cls.genai_operation if cls else "chat",
         **_common(trace),
-        "gen_ai.usage.input_tokens": usage.prompt_tokens,
-        "gen_ai.usage.output_tokens": usage.completion_tokens,
         "openinference.span.kind": "LLM",
-        "llm.token_count.prompt": usage.prompt_tokens,
-        "llm.token_count.completion": usage.completion_tokens,
-        "llm.token_count.total": usage.prompt_tokens + usage.completion_tokens,
-        "reactlab.step.index": step.index,
-        "reactlab.step.seconds": step.seconds,
+        "reactlab.step.index": index,
     }
-    out.update({f"gen_ai.request.{k}": v for k, v in limits.items()})
-    out["llm.invocation_parameters"] = to_json(limits)
     if _model(trace):
         out["llm.model_name"] = _model(trace)
     if out.get("gen_ai.provider.name"):
         out["llm.provider"] = out["gen_ai.provider.name"]
     if trace.settings.get("dialect"):
         out["reactlab.dialect"] = str(trace.settings["dialect"])
+    return out
+
+
+def _call_attributes(trace: Trace, step: Step, prompt: CallTexts | None, content: bool) -> dict[str, Any]:
+    limits = _limits(step)
+    if "temperature" not in limits and isinstance(trace.settings.get("temperature"), int | float):
+        limits["temperature"] = float(trace.settings["temperature"])
+    usage = step.usage
+    out: dict[str, Any] = {
+        **_inference(trace, bool(step.call and step.call.conversation), step.index),
+        "gen_ai.usage.input_tokens": usage.prompt_tokens,
+        "gen_ai.usage.output_tokens": usage.completion_tokens,
+        "llm.token_count.prompt": usage.prompt_tokens,
+        "llm.token_count.completion": usage.completion_tokens,
+        "llm.token_count.total": usage.prompt_tokens + usage.completion_tokens,
+        "reactlab.step.seconds": step.seconds,
+    }
+    out.update({f"gen_ai.request.{k}": v for k, v in limits.items()})
+    out["llm.invocation_parameters"] = to_json(limits)
     call = step.call
     if call is not None:
         if call.finish_reason:
