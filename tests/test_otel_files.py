@@ -97,6 +97,25 @@ def test_a_failed_model_call_comes_back_from_an_export_without_content_as_no_ste
     assert [s.index for s in got.steps] == [1] and got.stop_reason == "error"
 
 
+@pytest.mark.parametrize(
+    ("record", "reason"),
+    [
+        ("{not json", 'the attribute reactlab.failed_call of span "text_completion script" must hold JSON'),
+        ('{"error_type": "ProviderError", "seconds": -1}', "failed_call.seconds must not be negative"),
+        ('{"error_type": 503}', "failed_call.error_type must be text"),
+        ('{"seconds": 1}', "failed_call.error_type is missing"),
+    ],
+)
+def test_a_broken_failed_call_record_is_refused_naming_it(record, reason, tmp_path):
+    data = json.loads(to_otlp_json(failed_call_run(tmp_path)))
+    failed = data["resourceSpans"][0]["scopeSpans"][0]["spans"][-1]
+    for a in failed["attributes"]:
+        if a["key"] == "reactlab.failed_call":
+            a["value"] = {"stringValue": record}
+    with pytest.raises(ConfigError, match=re.escape(reason)):
+        read_trace_file(json.dumps(data))
+
+
 def test_a_smolagents_run_becomes_steps_and_its_chain_spans_are_named(tmp_path):
     found = read_trace_file(smolagents_run())
     t = found.trace
