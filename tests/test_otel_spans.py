@@ -17,7 +17,12 @@ from otel_helpers import (
     step_mode_run,
 )
 
+from react_core.base.errors import ContextOverflowError
+from react_core.loop.agent import Agent, RunConfig
+from react_core.presets.preset import load_preset
+from react_core.providers.scripted import ScriptedProvider
 from react_core.telemetry.spans import run_spans
+from react_core.tools.registry import ToolRegistry
 
 
 def by_name(spans):
@@ -303,37 +308,31 @@ def test_without_content_a_decision_says_what_kind_it_was_but_not_what_it_said_o
     assert all("ada" not in json.dumps(dict(s.attributes), default=list) for s in spans)
 
 
-def test_a_failed_model_call_is_recorded_in_the_trace_with_its_errors_type(tmp_path, monkeypatch):
+def test_a_failed_model_call_is_recorded_in_the_trace_with_its_errors_type(tmp_path):
     trace = failed_call_run(tmp_path)
     assert trace.stop_reason == "error" and trace.error == "The service answered 503." and len(trace.steps) == 1
     failed = trace.to_dict()["failed_call"]
     assert failed["error_type"] == "ProviderError" and failed["seconds"] >= 0
-    # A provider's own exception, wrapped in ProviderError by the model call, is named by its own type.
-    from react_core.base.errors import ContextOverflowError
-    from react_core.providers.scripted import ScriptedProvider
 
-    def broken(self, request):
-        raise ConnectionResetError("reset by peer")
+
+@pytest.mark.parametrize(
+    ("error", "stop", "named"),
+    [
+        (ConnectionResetError("reset by peer"), "error", "ConnectionResetError"),  # wrapped in a ProviderError
+        (ContextOverflowError("The prompt no longer fits the context window."), "context", "ContextOverflowError"),
+    ],
+)
+def test_a_failed_model_call_is_named_by_the_error_the_provider_raised(error, stop, named, tmp_path, monkeypatch):
+    def failing(self, request):
+        raise error
         yield
 
-    monkeypatch.setattr(ScriptedProvider, "stream", broken)
+    monkeypatch.setattr(ScriptedProvider, "stream", failing)
     trace = scripted_run(tmp_path)
-    assert trace.stop_reason == "error" and trace.to_dict()["failed_call"]["error_type"] == "ConnectionResetError"
-
-    def overflow(self, request):
-        raise ContextOverflowError("The prompt no longer fits the context window.")
-        yield
-
-    monkeypatch.setattr(ScriptedProvider, "stream", overflow)
-    trace = scripted_run(tmp_path)
-    assert trace.stop_reason == "context" and trace.to_dict()["failed_call"]["error_type"] == "ContextOverflowError"
+    assert trace.stop_reason == stop and trace.to_dict()["failed_call"]["error_type"] == named
 
 
 def test_a_run_that_fails_before_any_model_call_records_no_failed_call():
-    from react_core.loop.agent import Agent, RunConfig
-    from react_core.presets.preset import load_preset
-    from react_core.providers.scripted import ScriptedProvider
-    from react_core.tools.registry import ToolRegistry
 
     config = RunConfig(provider=ScriptedProvider(["unused"]), preset=load_preset("tools"), tools=ToolRegistry([]))
     trace = Agent(config).run("q", resume_thought="An edited thought")  # the tools dialect cannot continue one
