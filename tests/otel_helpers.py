@@ -7,13 +7,16 @@ import json
 from pathlib import Path
 
 import react_core
-from react_core.base.trace import Trace
+from react_core.base.events import final_trace
+from react_core.base.trace import Action, McpCall, Observation, Step, Trace
 
 
-def scripted_run(tmp_path: Path, outputs: list[str] | None = None, question: str = "What is 6 * 7?") -> Trace:
+def scripted_run(
+    tmp_path: Path, outputs: list | None = None, question: str = "What is 6 * 7?", dialect: str = ""
+) -> Trace:
     script = tmp_path / "script.json"
     script.write_text(json.dumps(outputs or [" Compute.\nAction 1: Calculator[6 * 7]", " So.\nAction 2: Finish[42]"]))
-    settings = react_core.RunSettings(provider="scripted", script=str(script), tools=["calculator"])
+    settings = react_core.RunSettings(provider="scripted", script=str(script), tools=["calculator"], dialect=dialect)
     trace = react_core.ask(question, settings)
     trace.started_at = "2026-03-01T09:30:00.250000+00:00"  # a fixed start, so times can be checked exactly
     return trace
@@ -21,6 +24,79 @@ def scripted_run(tmp_path: Path, outputs: list[str] | None = None, question: str
 
 def failing_tool_run(tmp_path: Path) -> Trace:
     return scripted_run(tmp_path, [" Try.\nAction 1: Calculator[1 / 0]", " Give up.\nAction 2: Finish[none]"])
+
+
+def failed_call_run(tmp_path: Path) -> Trace:
+    """A run whose second model call fails: the provider's error ends it."""
+    return scripted_run(tmp_path, [" Compute.\nAction 1: Calculator[6 * 7]", {"error": "The service answered 503."}])
+
+
+def native_tools_run(tmp_path: Path) -> Trace:
+    """A run in the tools dialect: the model calls functions natively, each call with the API's id."""
+    calculate = {"id": "call_6x7", "name": "calculator", "arguments": {"expression": "6 * 7"}}
+    finish = {"id": "call_end", "name": "finish", "arguments": {"answer": "42"}}
+    script = [{"text": "Compute.", "tool_calls": [calculate]}, {"tool_calls": [finish]}]
+    return scripted_run(tmp_path, script, dialect="tools")
+
+
+def step_mode_run() -> Trace:
+    """A run in step mode where a person took a decision at each tool call: edited the first action (the model wrote
+    Calculator[6*6]), picked the second of two alternatives drawn for the second step, and wrote the third step's
+    observation instead of running the tool."""
+    from react_core.loop.agent import Agent, RunConfig
+    from react_core.loop.pause import Decision, resume
+    from react_core.presets.preset import Preset
+    from react_core.providers.scripted import ScriptedProvider
+    from react_core.tools.calculator import CALCULATOR
+    from react_core.tools.registry import ToolRegistry
+
+    outputs = [
+        " Square it.\nAction 1: Calculator[6*6]",
+        " Check.\nAction 2: Calculator[7*6]",
+        " Again.\nAction 2: Calculator[6+6]",
+        " Other way.\nAction 2: Calculator[42/1]",
+        " Once more.\nAction 3: Calculator[1+1]",
+        " Done.\nAction 4: Finish[42]",
+    ]
+    preset = Preset(name="test-paper", dialect="paper", instructions="Answer with tools:\n{tools}", examples="")
+    config = RunConfig(provider=ScriptedProvider(outputs), preset=preset, tools=ToolRegistry([CALCULATOR]),
+                       max_calls=8, pause_before=("tool",))  # fmt: skip
+    agent = Agent(config)
+    trace = agent.run("What is 6 * 7?")
+    for decision in (
+        Decision("edit", text="Calculator[6*7]", by="ada"),
+        Decision("regenerate", k=2, temperature=0.9, by="ada"),
+        Decision("pick", number=2, by="ada"),
+        Decision("observe", text="42, as before.", by="ada"),
+    ):
+        trace = final_trace(resume(agent, trace, decision))
+    assert trace.stop_reason == "finished", trace.error
+    trace.started_at = "2026-03-01T09:30:00.250000+00:00"
+    return trace
+
+
+MCP_ARGUMENTS = {"source_timezone": "Europe/Paris", "time": "09:00", "target_timezone": "Asia/Tokyo"}
+
+
+def mcp_run() -> Trace:
+    """A run that called an MCP server's tool, as the loop records it: the action's input is the JSON the model
+    wrote, the observation keeps the arguments the server received and its result."""
+    written = json.dumps(MCP_ARGUMENTS)
+    result = {"content": [{"type": "text", "text": "16:00"}], "isError": False}
+    call = McpCall(server="time", tool="convert_time", arguments=dict(MCP_ARGUMENTS), result=result, seconds=0.01)
+    return Trace(
+        question="What time is it in Tokyo at 9:00 in Paris?",
+        settings={"provider": "scripted", "dialect": "paper", "tools": ["time_convert_time"]},
+        steps=[
+            Step(1, thought="Convert it.", action=Action("time_convert_time", written),
+                 observation=Observation("16:00", evidence=True, mcp=call),
+                 raw_output=f" Convert it.\nAction 1: time_convert_time[{written}]", seconds=0.5),
+            Step(2, thought="Done.", final_answer="16:00", raw_output=" Done.\nAction 2: Finish[16:00]", seconds=0.2),
+        ],
+        final_answer="16:00",
+        stop_reason="finished",
+        started_at="2026-03-01T09:30:00+00:00",
+    )  # fmt: skip
 
 
 def attr(key: str, value) -> dict:

@@ -14,12 +14,23 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from otel_helpers import attr, genai_run, otlp, scripted_run, smolagents_run, span
+from otel_helpers import (
+    attr,
+    failed_call_run,
+    genai_run,
+    mcp_run,
+    native_tools_run,
+    otlp,
+    scripted_run,
+    smolagents_run,
+    span,
+    step_mode_run,
+)
 from test_export import _steps, _texts
 from test_history_import import rich_trace
 
 from react_core.base.errors import ConfigError
-from react_core.base.trace import STOP_REASONS, Exchange, Trace
+from react_core.base.trace import STOP_REASONS, Exchange, FailedCall, Trace
 from react_core.history import open_history
 from react_core.report.exports import to_json
 from react_core.telemetry.otlp_import import NO_QUESTION, read_trace_file
@@ -49,9 +60,13 @@ def test_the_file_is_otlp_json_with_hex_ids_and_integer_enums(tmp_path):
     assert {"key": "reactlab.steps", "value": {"intValue": "2"}} in root["attributes"]
 
 
-@pytest.mark.parametrize("make", [rich_trace, scripted_run], ids=["rich", "scripted"])
+@pytest.mark.parametrize(
+    "make",
+    [rich_trace, scripted_run, native_tools_run, mcp_run, step_mode_run, failed_call_run],
+    ids=["rich", "scripted", "native tools", "mcp", "step mode", "failed call"],
+)
 def test_an_export_with_content_imports_back_exactly(make, tmp_path):
-    trace = make(tmp_path) if make is scripted_run else make()
+    trace = make(tmp_path) if make in (scripted_run, native_tools_run, failed_call_run) else make()
     found = read_trace_file(to_otlp_json(trace, include_content=True))
     assert found.trace.to_dict() == trace.to_dict() and found.unmapped == ()
     store = open_history(url="", path=tmp_path / "h.sqlite")
@@ -73,6 +88,32 @@ def test_an_export_without_content_keeps_the_shape_of_the_run_and_says_what_it_l
     assert got.steps[0].action.tool == "calculator" and got.steps[0].action.input == ""
     assert "6 * 7" not in json.dumps(got.to_dict())
     assert any("exported without content" in u for u in found.unmapped)
+
+
+def test_a_failed_model_call_comes_back_from_an_export_without_content_as_no_step(tmp_path):
+    trace = failed_call_run(tmp_path)
+    got = read_trace_file(to_otlp_json(trace)).trace
+    assert got.to_dict()["failed_call"] == trace.to_dict()["failed_call"]
+    assert [s.index for s in got.steps] == [1] and got.stop_reason == "error"
+
+
+@pytest.mark.parametrize(
+    ("record", "reason"),
+    [
+        ("{not json", 'the attribute reactlab.failed_call of span "text_completion script" must hold JSON'),
+        ('{"error_type": "ProviderError", "seconds": -1}', "failed_call.seconds must not be negative"),
+        ('{"error_type": 503}', "failed_call.error_type must be text"),
+        ('{"seconds": 1}', "failed_call.error_type is missing"),
+    ],
+)
+def test_a_broken_failed_call_record_is_refused_naming_it(record, reason, tmp_path):
+    data = json.loads(to_otlp_json(failed_call_run(tmp_path)))
+    failed = data["resourceSpans"][0]["scopeSpans"][0]["spans"][-1]
+    for a in failed["attributes"]:
+        if a["key"] == "reactlab.failed_call":
+            a["value"] = {"stringValue": record}
+    with pytest.raises(ConfigError, match=re.escape(reason)):
+        read_trace_file(json.dumps(data))
 
 
 def test_a_smolagents_run_becomes_steps_and_its_chain_spans_are_named(tmp_path):
@@ -279,8 +320,9 @@ def test_a_tools_arguments_become_the_actions_input(arguments, expected):
     answer=st.none() | _texts,
     stop=st.sampled_from([None, *STOP_REASONS]),
     context=st.lists(st.builds(Exchange, _texts, _texts), max_size=2),
+    failed=st.none() | st.builds(FailedCall, _texts, st.floats(0, 1e6)),
 )
-def test_every_run_exported_with_content_imports_back_exactly(question, steps, answer, stop, context):
+def test_every_run_exported_with_content_imports_back_exactly(question, steps, answer, stop, context, failed):
     for i, step in enumerate(steps, start=1):
         step.index = i
     trace = Trace(
@@ -292,5 +334,6 @@ def test_every_run_exported_with_content_imports_back_exactly(question, steps, a
         error="it broke" if stop == "error" else None,
         context=context,
         started_at="2026-01-01T00:00:00+00:00",
+        failed_call=failed,
     )
     assert read_trace_file(to_otlp_json(trace, include_content=True)).trace.to_dict() == trace.to_dict()

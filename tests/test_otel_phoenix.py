@@ -7,6 +7,7 @@ One Phoenix per module (it takes some seconds to start); marked ``server`` so a 
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -18,7 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from otel_helpers import scripted_run
+from otel_helpers import failed_call_run, scripted_run, step_mode_run
 
 from react_core.telemetry.live import LiveExport
 from react_core.telemetry.spans import run_spans
@@ -127,10 +128,10 @@ def at(nanos: int) -> datetime:
     return datetime.fromtimestamp(nanos // 1_000_000_000, UTC).replace(microsecond=nanos // 1000 % 1_000_000)
 
 
-def test_phoenix_stores_a_run_as_an_agent_with_its_model_calls_and_tools(phoenix, tmp_path, monkeypatch):
-    trace = scripted_run(tmp_path)
-    # The spans the exporter will send are made from the trace alone, so the ones made here are the same spans
-    # (names, attributes, times) apart from their random ids: capture the ids the exporter sends.
+def send(phoenix: Phoenix, trace, monkeypatch) -> tuple[list, list[dict]]:
+    """The spans the live exporter sent for ``trace`` (with content) and the trace's spans as Phoenix returns them.
+    The spans the exporter sends are made from the trace alone, so the ones made here are the same spans (names,
+    attributes, times) apart from their random ids: the ids the exporter sends are captured."""
     sent: list = []
     import react_core.telemetry.live as live_module
 
@@ -147,7 +148,20 @@ def test_phoenix_stores_a_run_as_an_agent_with_its_model_calls_and_tools(phoenix
         exporter.shutdown()
     assert exporter.problem == ""
     trace_id = format(sent[0].context.trace_id, "032x")
-    got = spans_in_phoenix(phoenix, trace_id, expected=len(sent))
+    return sent, spans_in_phoenix(phoenix, trace_id, expected=len(sent))
+
+
+def as_json(attributes: dict, key: str):
+    """A JSON attribute as Phoenix gives it back: its text, or the object Phoenix parsed from it and now keeps as
+    attributes below the key (``tool.parameters.expression``)."""
+    if key in attributes:
+        return json.loads(attributes[key])
+    return {k.removeprefix(f"{key}."): v for k, v in attributes.items() if k.startswith(f"{key}.")}
+
+
+def test_phoenix_stores_a_run_as_an_agent_with_its_model_calls_and_tools(phoenix, tmp_path, monkeypatch):
+    trace = scripted_run(tmp_path)
+    sent, got = send(phoenix, trace, monkeypatch)
     by_id = {s["context"]["span_id"]: s for s in got}
     assert len(by_id) == 4
     ours = {format(s.context.span_id, "016x"): s for s in sent}
@@ -171,8 +185,40 @@ def test_phoenix_stores_a_run_as_an_agent_with_its_model_calls_and_tools(phoenix
     assert first["attributes"]["llm.token_count.prompt"] == trace.steps[0].usage.prompt_tokens
     assert first["attributes"]["gen_ai.request.model"] == "script"
     assert first["attributes"]["llm.output_messages.0.message.content"] == trace.steps[0].raw_output
+    # The system prompt (instructions, tools, examples) is the first message Phoenix shows, the question after it.
+    assert first["attributes"]["llm.input_messages.0.message.role"] == "system"
+    assert first["attributes"]["llm.input_messages.0.message.content"] == trace.steps[0].call.system
+    assert first["attributes"]["llm.input_messages.1.message.role"] == "user"
+    # The tool call the model asked for, and the arguments the tool was called with.
+    call = "llm.output_messages.0.message.tool_calls.0.tool_call.function"
+    assert first["attributes"][f"{call}.name"] == "calculator"
+    assert as_json(first["attributes"], f"{call}.arguments") == {"expression": "6 * 7"}
+    assert as_json(tool["attributes"], "tool.parameters") == {"expression": "6 * 7"}
+    assert as_json(tool["attributes"], "input.value") == {"expression": "6 * 7"}
     assert at(sent[0].start_time) == at(1_772_357_400_250_000_000)  # the run's recorded start, not the clock's
     for span_id, stored in by_id.items():
         start, end = datetime.fromisoformat(stored["start_time"]), datetime.fromisoformat(stored["end_time"])
         assert (start, end) == (at(ours[span_id].start_time), at(ours[span_id].end_time))
         assert at(sent[0].start_time) <= start <= end <= at(sent[0].end_time)
+
+
+def test_phoenix_shows_step_mode_decisions_and_a_failed_model_call(phoenix, tmp_path, monkeypatch):
+    _, got = send(phoenix, step_mode_run(), monkeypatch)
+    edited = next(s for s in got if s["span_kind"] == "LLM" and s["attributes"].get("reactlab.step.index") == 1)
+    (decision,) = edited["events"]
+    assert decision["name"] == "reactlab.decision"
+    assert decision["attributes"]["reactlab.decision.kind"] == "edit"
+    assert decision["attributes"]["reactlab.decision.before"] == "Calculator[6*6]"
+    assert decision["attributes"]["reactlab.decision.after"] == "Calculator[6*7]"
+
+    trace = failed_call_run(tmp_path)
+    sent, got = send(phoenix, trace, monkeypatch)
+    failed_id = format(sent[-1].context.span_id, "016x")
+    failed = next(s for s in got if s["context"]["span_id"] == failed_id)
+    assert failed["span_kind"] == "LLM" and failed["name"] == "text_completion script"
+    assert failed["status_code"] == "ERROR" and failed["status_message"] == "The service answered 503."
+    assert failed["attributes"]["error.type"] == "ProviderError"
+    (exception,) = failed["events"]
+    assert exception["name"] == "exception"
+    assert exception["attributes"]["exception.message"] == "The service answered 503."
+    assert exception["attributes"]["exception.type"] == "ProviderError"

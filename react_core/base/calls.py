@@ -1,5 +1,6 @@
 """What a run keeps of its calls: ``ToolCall`` (a native function call), ``ModelCall`` (the request behind a step,
-stored so it can be rebuilt byte for byte), ``Usage`` (its tokens) and ``McpCall`` (an MCP tool's request and result).
+stored so it can be rebuilt byte for byte), ``Usage`` (its tokens), ``McpCall`` (an MCP tool's request and result)
+and ``FailedCall`` (the model call a run ended on when it failed).
 ``react_core.base.trace`` holds them in its Steps and Observations and names them too.
 """
 
@@ -104,3 +105,26 @@ class McpCall:
     def from_dict(cls, d: dict[str, Any]) -> McpCall:
         known = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in d.items() if k in known})
+
+
+@dataclass
+class FailedCall:
+    """The model call that ended a run by failing (the provider's error, a context window outgrown): the error's type,
+    as OpenTelemetry's ``error.type`` names it (its class, or the class of the provider's own exception it wraps), and
+    how long the call took. Its message is the trace's ``error``; no step holds the call, as it wrote none."""
+
+    error_type: str
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> FailedCall:
+        return cls(d["error_type"], d.get("seconds", 0.0))
+
+    @classmethod
+    def of(cls, error: BaseException, seconds: float) -> FailedCall:
+        # ``raise ProviderError(…) from e`` wraps an SDK's exception, whose type classifies the failure better.
+        named = error.__cause__ if error.__cause__ is not None else error
+        return cls(type(named).__qualname__, round(seconds, 6))

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+from react_core.base.calls import FailedCall as FailedCall
 from react_core.base.calls import McpCall as McpCall
 from react_core.base.calls import ModelCall as ModelCall
 from react_core.base.calls import ToolCall as ToolCall
@@ -323,6 +324,7 @@ class Trace:
     # The answer the question is known to have, when it is known: an evaluation question's gold answer, or a chat
     # question that is word for word one of the offline pack's HotpotQA questions (``react_core.report.expected``).
     expected_answer: str | None = None
+    failed_call: FailedCall | None = None  # the model call whose failure ended the run, when one did
 
     def __post_init__(self) -> None:
         self.settings = clean_settings(self.settings)
@@ -357,7 +359,7 @@ class Trace:
         return list(seen.values())
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "question": self.question,
             "settings": dict(self.settings),
             "steps": [s.to_dict() for s in self.steps],
@@ -369,6 +371,9 @@ class Trace:
             "expected_answer": self.expected_answer,
             "totals": self.totals,
         }
+        if self.failed_call is not None:  # written only when there is one, so other traces read as they always did
+            out["failed_call"] = self.failed_call.to_dict()
+        return out
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Trace:
@@ -387,4 +392,5 @@ class Trace:
             context=[Exchange.from_dict(t) for t in d.get("context", [])],
             started_at=d.get("started_at", ""),
             expected_answer=d.get("expected_answer"),
+            failed_call=FailedCall.from_dict(d["failed_call"]) if d.get("failed_call") else None,
         )

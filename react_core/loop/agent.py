@@ -29,7 +29,7 @@ from react_core.base import cancel as cancellation
 from react_core.base.cancel import Cancelled
 from react_core.base.errors import ConfigError, ContextOverflowError, ReactLabError
 from react_core.base.events import ActionParsed, Event, Paused, RunDone, StepDone, StepStarted, TextDelta, final_trace
-from react_core.base.trace import BREAKPOINTS, Exchange, ModelCall, Observation, Step, Trace, Usage
+from react_core.base.trace import BREAKPOINTS, Exchange, FailedCall, ModelCall, Observation, Step, Trace, Usage
 from react_core.dialects import get_dialect
 from react_core.dialects.base import Dialect, ParseResult
 from react_core.loop.model_call import Reply, call_record, read_reply
@@ -192,7 +192,11 @@ class Agent:
             yield StepStarted(index)
             started = time.perf_counter()
             request = self._request(system, question_block, scratchpad, trace.steps, index, seed)
-            reply = yield from self.generate(request, index)
+            try:
+                reply = yield from self.generate(request, index)
+            except ReactLabError as e:  # it ends the run (``drive``); the trace keeps which call failed, and how
+                trace.failed_call = FailedCall.of(e, time.perf_counter() - started)
+                raise
             head = index
             for n, parsed in enumerate(self._read(reply, seed)):
                 if n:

@@ -90,6 +90,10 @@ def _own_export(root: Span, inside: list[Span], unmapped: list[str]) -> dict[str
     for key in ("stop_reason", "started_at", "final_answer", "error", "expected_answer"):
         if f"reactlab.{key}" in a:
             d[key] = a[f"reactlab.{key}"]
+    failed = [s for s in inside if "reactlab.failed_call" in s.attributes]
+    if failed:  # the model call that ended the run wrote no step
+        d["failed_call"] = _json_attribute(failed[0], "reactlab.failed_call", dict)
+        inside = [s for s in inside if s is not failed[0]]
     if not a.get("reactlab.content"):
         foreign = _foreign(root, inside, [])
         d["question"], d["steps"] = NO_QUESTION, foreign["steps"]

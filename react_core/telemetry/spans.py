@@ -20,12 +20,13 @@ observation's ``seconds``), each cut to the step's end, so every child lies insi
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from react_core.base.call_records import CallTexts, texts
 from react_core.base.trace import STOP_REASONS, Step, Trace
+from react_core.dialects import DIALECTS
+from react_core.telemetry.span_messages import arguments, input_attributes, message, output_attributes, text, to_json
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import ReadableSpan
@@ -61,7 +62,7 @@ def run_spans(trace: Trace, *, include_content: bool = False) -> list[ReadableSp
     )  # fmt: skip
     if trace.stop_reason == "error":
         root.set_status(api.Status(api.StatusCode.ERROR, trace.error if include_content and trace.error else None))
-        root.set_attribute("error.type", "run_failed")
+        root.set_attribute("error.type", trace.failed_call.error_type if trace.failed_call else "run_failed")
     parent = api.set_span_in_context(root)
     prompts = texts(trace.steps) if include_content else [None] * len(trace.steps)
     cursor = start
@@ -74,6 +75,8 @@ def run_spans(trace: Trace, *, include_content: bool = False) -> list[ReadableSp
         call = tracer.start_span(
             _call_name(attributes), context=parent, kind=api.SpanKind.CLIENT, attributes=attributes, start_time=cursor
         )
+        for decision in _decisions(step, include_content):  # taken after the reply, before the tool ran
+            call.add_event("reactlab.decision", decision, model_end)
         call.end(end_time=model_end)
         if step.action is not None:
             tool_end = min(model_end + round(tool_seconds * NS), step_end)
@@ -87,6 +90,8 @@ def run_spans(trace: Trace, *, include_content: bool = False) -> list[ReadableSp
                 tool.set_attribute("error.type", "tool_error")
             tool.end(end_time=tool_end)
         cursor = step_end
+    if trace.failed_call is not None:
+        cursor = _failed_call(tracer, parent, trace, cursor, include_content)
     for name, attributes in _evaluations(trace, include_content):
         root.add_event("gen_ai.evaluation.result", {"gen_ai.evaluation.name": name, **attributes}, max(end, cursor))
     root.end(end_time=max(end, cursor))
@@ -118,6 +123,50 @@ def _evaluations(trace: Trace, content: bool) -> list[tuple[str, dict[str, Any]]
     return out
 
 
+def _failed_call(tracer: Any, parent: Any, trace: Trace, start: int, content: bool) -> int:
+    """The model call that failed and ended the run, after the last step: an error span with the error's type (the
+    GenAI conventions' ``error.type`` and an ``exception`` event, which Phoenix shows) and, as content, its message.
+    Its end."""
+    from opentelemetry import trace as api
+
+    failed = trace.failed_call
+    assert failed is not None
+    conversation = trace.settings.get("dialect") in DIALECTS and DIALECTS[trace.settings["dialect"]].native_tools
+    index = trace.steps[-1].index + 1 if trace.steps else 1
+    attributes = {
+        **_inference(trace, conversation, index),
+        "error.type": failed.error_type,
+        "reactlab.failed_call": to_json(failed.to_dict()),
+    }
+    span = tracer.start_span(_call_name(attributes), context=parent, kind=api.SpanKind.CLIENT, attributes=attributes,
+                             start_time=start)  # fmt: skip
+    message = trace.error if content and trace.error else None
+    end = start + round(failed.seconds * NS)
+    exception = {"exception.type": failed.error_type} | ({"exception.message": message} if message else {})
+    span.add_event("exception", exception, end)
+    span.set_status(api.Status(api.StatusCode.ERROR, message))
+    span.end(end_time=end)
+    return end
+
+
+def _decisions(step: Step, content: bool) -> list[dict[str, Any]]:
+    """A person's decisions on the step in step mode (``Intervention``): the kind (edit, observe, pick, regenerate,
+    run, stop) and the breakpoint; with content, who took it and what the step said before and after it."""
+    out = []
+    for note in step.interventions:
+        decision: dict[str, Any] = {"reactlab.decision.kind": note.kind, "reactlab.decision.at": note.at}
+        if note.picked is not None:
+            decision["reactlab.decision.picked"] = note.picked
+        if note.alternatives:
+            decision["reactlab.decision.alternatives"] = len(note.alternatives)
+        if content:
+            decision["reactlab.decision.by"] = note.by
+            if note.before or note.after:
+                decision["reactlab.decision.before"], decision["reactlab.decision.after"] = note.before, note.after
+        out.append(decision)
+    return out
+
+
 def _order(span: ReadableSpan) -> tuple[bool, int, bool]:
     attributes = span.attributes or {}
     index = attributes.get("reactlab.step.index", 0)
@@ -134,10 +183,6 @@ def _start_ns(started_at: str) -> int:
     elif moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return int(moment.timestamp()) * NS + moment.microsecond * 1000
-
-
-def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def _provider(trace: Trace) -> Any:  # a provider class, or None for a provider this version does not have
@@ -167,7 +212,7 @@ def _run_attributes(trace: Trace, content: bool) -> dict[str, Any]:
         **_common(trace),
         "openinference.span.kind": "AGENT",
         "agent.name": AGENT_NAME,
-        "reactlab.settings": _json(trace.settings),
+        "reactlab.settings": to_json(trace.settings),
         "reactlab.steps": len(trace.steps),
     }
     if trace.settings.get("preset"):
@@ -191,30 +236,19 @@ def _run_attributes(trace: Trace, content: bool) -> dict[str, Any]:
     out["reactlab.question"] = trace.question
     out["input.value"] = trace.question
     out["input.mime_type"] = "text/plain"
-    out["gen_ai.input.messages"] = _json([_message("user", [_text(trace.question)])])
+    out["gen_ai.input.messages"] = to_json([message("user", [text(trace.question)])])
     if trace.final_answer is not None:
         out["reactlab.final_answer"] = trace.final_answer
         out["output.value"] = trace.final_answer
         out["output.mime_type"] = "text/plain"
-        out["gen_ai.output.messages"] = _json([_message("assistant", [_text(trace.final_answer)], "stop")])
+        out["gen_ai.output.messages"] = to_json([message("assistant", [text(trace.final_answer)], "stop")])
     if trace.error:
         out["reactlab.error"] = trace.error
     if trace.expected_answer is not None:
         out["reactlab.expected_answer"] = trace.expected_answer
     if trace.context:
-        out["reactlab.context"] = _json([t.to_dict() for t in trace.context])
+        out["reactlab.context"] = to_json([t.to_dict() for t in trace.context])
     return out
-
-
-def _message(role: str, parts: list[dict[str, Any]], finish: str | None = None) -> dict[str, Any]:
-    out: dict[str, Any] = {"role": role, "parts": parts}
-    if finish is not None:
-        out["finish_reason"] = finish
-    return out
-
-
-def _text(content: str) -> dict[str, Any]:
-    return {"type": "text", "content": content}
 
 
 def _call_name(attributes: dict[str, Any]) -> str:
@@ -244,33 +278,41 @@ def _limits(step: Step) -> dict[str, Any]:
     return out
 
 
-def _call_attributes(trace: Trace, step: Step, prompt: CallTexts | None, content: bool) -> dict[str, Any]:
+def _inference(trace: Trace, conversation: bool, index: int) -> dict[str, Any]:
+    """What every model call's span says: the operation (a native-tools conversation is a chat, whoever serves it),
+    the provider and model, the span kind, the step it writes."""
     cls = _provider(trace)
-    operation = "chat" if step.call and step.call.conversation else cls.genai_operation if cls else "chat"
-    limits = _limits(step)
-    if "temperature" not in limits and isinstance(trace.settings.get("temperature"), int | float):
-        limits["temperature"] = float(trace.settings["temperature"])
-    usage = step.usage
     out: dict[str, Any] = {
-        "gen_ai.operation.name": operation,
+        "gen_ai.operation.name": "chat" if conversation else cls.genai_operation if cls else "chat",
         **_common(trace),
-        "gen_ai.usage.input_tokens": usage.prompt_tokens,
-        "gen_ai.usage.output_tokens": usage.completion_tokens,
         "openinference.span.kind": "LLM",
-        "llm.token_count.prompt": usage.prompt_tokens,
-        "llm.token_count.completion": usage.completion_tokens,
-        "llm.token_count.total": usage.prompt_tokens + usage.completion_tokens,
-        "reactlab.step.index": step.index,
-        "reactlab.step.seconds": step.seconds,
+        "reactlab.step.index": index,
     }
-    out.update({f"gen_ai.request.{k}": v for k, v in limits.items()})
-    out["llm.invocation_parameters"] = _json(limits)
     if _model(trace):
         out["llm.model_name"] = _model(trace)
     if out.get("gen_ai.provider.name"):
         out["llm.provider"] = out["gen_ai.provider.name"]
     if trace.settings.get("dialect"):
         out["reactlab.dialect"] = str(trace.settings["dialect"])
+    return out
+
+
+def _call_attributes(trace: Trace, step: Step, prompt: CallTexts | None, content: bool) -> dict[str, Any]:
+    limits = _limits(step)
+    if "temperature" not in limits and isinstance(trace.settings.get("temperature"), int | float):
+        limits["temperature"] = float(trace.settings["temperature"])
+    usage = step.usage
+    out: dict[str, Any] = {
+        **_inference(trace, bool(step.call and step.call.conversation), step.index),
+        "gen_ai.usage.input_tokens": usage.prompt_tokens,
+        "gen_ai.usage.output_tokens": usage.completion_tokens,
+        "llm.token_count.prompt": usage.prompt_tokens,
+        "llm.token_count.completion": usage.completion_tokens,
+        "llm.token_count.total": usage.prompt_tokens + usage.completion_tokens,
+        "reactlab.step.seconds": step.seconds,
+    }
+    out.update({f"gen_ai.request.{k}": v for k, v in limits.items()})
+    out["llm.invocation_parameters"] = to_json(limits)
     call = step.call
     if call is not None:
         if call.finish_reason:
@@ -287,44 +329,15 @@ def _call_attributes(trace: Trace, step: Step, prompt: CallTexts | None, content
         out["reactlab.finish"] = True
     if step.leaked_observation:
         out["reactlab.leaked_observation"] = True
+    if step.interventions:
+        out["reactlab.decisions"] = [note.kind for note in step.interventions]
     if not content:
         return out
-    out["reactlab.step"] = _json(step.to_dict())
+    out["reactlab.step"] = to_json(step.to_dict())
     if prompt is not None:
-        if prompt.system:
-            out["gen_ai.system_instructions"] = _json([_text(prompt.system)])
-        if prompt.messages is not None:
-            messages = [_conversation_message(m) for m in prompt.messages]
-        else:
-            messages = [_message("user", [_text(prompt.prompt)])]
-        out["gen_ai.input.messages"] = _json(messages)
-        out["input.value"] = prompt.prompt if prompt.messages is None else _json(list(prompt.messages))
-        out["input.mime_type"] = "text/plain" if prompt.messages is None else "application/json"
-        for i, m in enumerate(messages):
-            out[f"llm.input_messages.{i}.message.role"] = m["role"]
-            out[f"llm.input_messages.{i}.message.content"] = "\n".join(p.get("content", "") for p in m["parts"])
-    parts = []
-    if step.thought:
-        parts.append({"type": "reasoning", "content": step.thought})
-    if step.action is not None:
-        parts.append({"type": "tool_call", "name": step.action.tool, "arguments": {"input": step.action.input}})
-    parts.append(_text(step.raw_output))
-    finish = call.finish_reason if call and call.finish_reason else None
-    out["gen_ai.output.messages"] = _json([_message("assistant", parts, finish)])
-    out["output.value"] = step.raw_output
-    out["output.mime_type"] = "text/plain"
-    out["llm.output_messages.0.message.role"] = "assistant"
-    out["llm.output_messages.0.message.content"] = step.raw_output
+        out.update(input_attributes(prompt))
+    out.update(output_attributes(step, call.finish_reason if call and call.finish_reason else None))
     return out
-
-
-def _conversation_message(message: Any) -> dict[str, Any]:
-    """A message of a native-tools conversation as the conventions' input message: its role and its text."""
-    if isinstance(message, dict):
-        role = str(message.get("role", "user"))
-        body = message.get("content", message.get("parts", ""))
-        return _message(role, [_text(body if isinstance(body, str) else _json(body))])
-    return _message("user", [_text(_json(message))])
 
 
 def _tool_attributes(step: Step, content: bool) -> dict[str, Any]:
@@ -339,21 +352,24 @@ def _tool_attributes(step: Step, content: bool) -> dict[str, Any]:
         "reactlab.step.index": step.index,
     }
     if step.tool_call is not None and step.tool_call.id:
-        out["gen_ai.tool.call.id"] = step.tool_call.id
+        out["gen_ai.tool.call.id"] = out["tool.id"] = step.tool_call.id
     if obs is not None:
         out["reactlab.observation.error"] = obs.is_error
         out["reactlab.observation.evidence"] = obs.evidence
         out["reactlab.http_requests"] = obs.stats.http_requests
+        out["reactlab.observation.written"] = bool(obs.written_by)  # by a person in step mode: the tool did not run
     if not content:
         return out
-    arguments = step.tool_call.arguments if step.tool_call is not None else _json({"input": step.action.input})
-    out["gen_ai.tool.call.arguments"] = arguments
-    out["input.value"] = arguments
+    if obs is not None and obs.written_by:
+        out["reactlab.observation.written_by"] = obs.written_by
+    # The conventions' arguments (an object, as JSON) are OpenInference's input and, as Phoenix reads them, its
+    # tool.parameters.
+    out["gen_ai.tool.call.arguments"] = out["input.value"] = out["tool.parameters"] = to_json(arguments(step))
     out["input.mime_type"] = "application/json"
     if obs is not None:
         out["gen_ai.tool.call.result"] = obs.text
         out["output.value"] = obs.text
         out["output.mime_type"] = "text/plain"
         if obs.sources:
-            out["reactlab.sources"] = _json([s.to_dict() for s in obs.sources])
+            out["reactlab.sources"] = to_json([s.to_dict() for s in obs.sources])
     return out
