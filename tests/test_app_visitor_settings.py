@@ -16,6 +16,7 @@ from wiki_helpers import small_pack
 
 from react_core.knowledge.server import start_wiki_server
 from react_core.knowledge.spec import pack_spec
+from react_core.providers.local import LocalProvider
 
 FINISH = "Thought 1: Easy.\nAction 1: Finish[from the operator's script]"
 UPLOADED = ["Thought 1: Easy.\nAction 1: Finish[from my upload]"]
@@ -113,6 +114,19 @@ def test_a_visitor_may_not_name_a_model_file(demo):
     at.selectbox(key="set-provider").set_value("local").run()
     assert "set-model_path" not in _text_inputs(at)
     assert "the model file is the bundled Gemma 3 270M or one the operator offers" in _captions(at)
+
+
+def test_a_crafted_model_file_is_never_loaded(demo, monkeypatch):
+    loaded = []
+    monkeypatch.setattr(LocalProvider, "warm", lambda self, prefix, ahead="": loaded.append(self.model_path))
+    gguf = demo / "other.gguf"
+    gguf.write_bytes(b"GGUF")
+    at = new_session()
+    at.session_state.settings = {**at.session_state.settings, "provider": "local", "model_path": str(gguf)}
+    at.run()  # every render warms the prompt on the model the next turn would use
+    assert loaded == []
+    trace = last_trace(ask(at, "Q?"))
+    assert trace["stop_reason"] == "error" and "model file is the operator's choice" in trace["error"]
 
 
 def test_signed_in_is_a_visitor_mode_too(monkeypatch, tmp_path):
