@@ -144,7 +144,7 @@ _EXPORTS: dict[str, str] = {
     # history
     **dict.fromkeys(("open_history", "Store", "RunRecord"), "history"),
     "Imported": "history.store",
-    "Share": "history.shares",
+    **dict.fromkeys(("Share", "shared_view", "CALLS_LEFT_OUT"), "history.shares"),
     "MAX_OWNER_CHARS": "history.records",
     "conversation_turns": "history.conversations",
     # reading a run: grounding, the expected answer, exports, how a run is said
