@@ -225,3 +225,21 @@ def test_an_evaluation_and_an_arena_keep_the_rule_too(tmp_path):
     assert [r.trace.stop_reason for r in results] == ["error", "error"]
     assert all("operator's choice" in r.trace.error for r in results)
     assert not any("private text" in json.dumps(r.trace.to_dict()) for r in results)
+
+
+def test_a_visitor_s_preset_names_no_file_of_the_server(tmp_path, monkeypatch):
+    from react_core.base.paths import BUILTIN_PRESETS_DIR
+
+    monkeypatch.chdir(tmp_path)  # a relative name is read from the server's working folder too
+    (tmp_path / "mine.toml").write_text((BUILTIN_PRESETS_DIR / "paper.toml").read_text(encoding="utf-8"), "utf-8")
+    (tmp_path / "secrets.toml").write_text('GEMINI_API_KEY = "sk-not-yours"\n', encoding="utf-8")
+    (tmp_path / "broken.toml").write_text("not = [toml", encoding="utf-8")
+    said = set()
+    for name in ("mine.toml", "secrets.toml", "broken.toml", "missing.toml"):
+        settings = RunSettings(provider="scripted", script=[FINISH], preset=name)
+        said.add(_refusal(lambda s=settings: build_run_config(s)).replace(name, "NAME"))
+    # The same for a preset file, another TOML file, a broken one and nothing at all: a name, never a file.
+    assert said == {"Unknown preset 'NAME'."}
+    absolute = RunSettings(provider="scripted", script=[FINISH], preset=str(tmp_path / "mine.toml"))
+    assert "is not a prompt name" in _refusal(lambda: build_run_config(absolute))
+    assert build_run_config(RunSettings(provider="scripted", script=[FINISH], preset="mine.toml")).preset.title
