@@ -32,7 +32,7 @@ from react_core import (
     shared_data_dir,
     tool_label,
 )
-from ui import bootstrap_view, eval_models, state
+from ui import bootstrap_view, eval_models, identity, state
 from ui import evaluations as ev
 from ui import question_sets as qs
 from ui.jobs.evaluation import EvalJob
@@ -93,7 +93,7 @@ def _model_caption() -> None:
     s = state.settings()
     st.caption(
         f"Model and knowledge come from Settings: {md_literal(provider_class(s['provider']).label)} · "
-        f"{md_literal(model_label(s))} · {md_literal(knowledge_label(s))}. "
+        f"{md_literal(model_label(s))} · {md_literal(knowledge_label(s, visitor=identity.own_endpoints()))}. "
         "Change them there, or choose other models above; the budget, tools and prompts above are the evaluation's "
         "own, not the chat's."
     )

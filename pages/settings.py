@@ -8,8 +8,6 @@ editor in ui.prompt_editor.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import streamlit as st
 
 from react_core import (
@@ -17,8 +15,6 @@ from react_core import (
     MAX_CALLS_LIMIT,
     PROVIDERS,
     TOOL_ORDER,
-    pack_spec,
-    pack_text,
     provider_class,
     tool_label,
 )
@@ -27,17 +23,12 @@ from ui.bind import bound, seed
 from ui.export_settings import render_export_settings
 from ui.mcp_view import render_mcp_settings, tools_from_checkboxes
 from ui.prompt_editor import render_prompt_editor
+from ui.server_files import render_knowledge, render_model_file, render_script, render_wiki_endpoint
 from ui.versions import render_versions
 
 
 def _on_key() -> None:
     st.session_state.api_key = st.session_state["set-api-key"].strip()
-
-
-def _knowledge() -> dict[str, str]:
-    kind = st.session_state["set-knowledge-kind"]
-    path = st.session_state.get("set-knowledge-path", "").strip()
-    return {"knowledge": "wikipedia" if kind == "wikipedia" else pack_spec(path)}
 
 
 def _tools() -> dict[str, list[str]]:
@@ -69,9 +60,9 @@ with model_col:
         if provider.key_vars and identity.own_endpoints():
             st.caption("A Base URL you set gets only the API key you typed above, never the server's.")
     if "script" in provider.options:
-        bound(st.text_input, "Script (JSON array of model outputs)", "script")
+        render_script()
     if "model_path" in provider.options:
-        bound(st.text_input, "Model file (GGUF)", "model_path", placeholder="the bundled Gemma 3 270M")
+        render_model_file()
     if provider.constrained:
         bound(
             st.checkbox,
@@ -115,31 +106,14 @@ with run_col:
         help="Stop the agent at these points for your decision (the Chat page's Step mode switch).",
     )
     st.subheader("Knowledge and tools", anchor=False)
-    knowledge = s.get("knowledge", "wikipedia")
-    seed("set-knowledge-kind", "wikipedia" if knowledge == "wikipedia" else "pack")
-    seed("set-knowledge-path", pack_text(knowledge))
-    kind = st.radio(
-        "Knowledge source",
-        ["wikipedia", "pack"],
-        key="set-knowledge-kind",
-        format_func=lambda k: "Live Wikipedia" if k == "wikipedia" else "Offline pack (SQLite file)",
-        horizontal=True,
-        on_change=state.change_settings,
-        args=(_knowledge,),
-    )
-    if kind == "pack":
-        path = st.text_input("Pack file", key="set-knowledge-path", on_change=state.change_settings, args=(_knowledge,))
-        if path and not Path(path).is_file():
-            st.warning("No file there yet. Build one with `python -m react_core pack build …`.")
+    render_knowledge(s.get("knowledge", "wikipedia"))
     cols = st.columns(len(TOOL_ORDER))
     for col, tool in zip(cols, TOOL_ORDER, strict=True):
         seed(f"set-tool-{tool}", tool in s.get("tools", []))
         col.checkbox(tool_label(tool), key=f"set-tool-{tool}", on_change=state.change_settings, args=(_tools,))
     with st.expander("Advanced"):
         bound(st.number_input, "Sentences a Search returns", "sentences", int, min_value=1, max_value=50)
-        bound(st.text_input, "MediaWiki API URL", "wiki_url", placeholder="English Wikipedia")
-        if "wiki_language" in s:
-            bound(st.text_input, "Wikipedia language", "wiki_language", placeholder="en")
+        render_wiki_endpoint()
 
     with st.expander("MCP servers' tools"):
         render_mcp_settings()

@@ -96,6 +96,8 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("ModelChoice", "offered_models"), "providers.choice"),
     **dict.fromkeys(("Provider", "estimate_tokens"), "providers.base"),
     **dict.fromkeys(("Allowance", "OPERATOR", "CallWindow"), "providers.allowance"),
+    **dict.fromkeys(("script_choices", "model_file_choices"), "providers.file_choices"),
+    **dict.fromkeys(("script_outputs", "MAX_SCRIPT_BYTES"), "providers.scripted"),
     # prompts
     **dict.fromkeys(
         (
@@ -121,6 +123,7 @@ _EXPORTS: dict[str, str] = {
     "example_from_run": "presets.from_run",
     # knowledge and tools
     **dict.fromkeys(("standing_pack", "knowledge_reach"), "knowledge"),
+    "pack_choices": "knowledge.choices",
     **dict.fromkeys(
         ("knowledge_label", "text_credit", "pack_spec", "pack_text", "pack_path", "is_pack"), "knowledge.spec"
     ),
@@ -141,7 +144,7 @@ _EXPORTS: dict[str, str] = {
     # history
     **dict.fromkeys(("open_history", "Store", "RunRecord"), "history"),
     "Imported": "history.store",
-    "Share": "history.shares",
+    **dict.fromkeys(("Share", "shared_view", "CALLS_LEFT_OUT"), "history.shares"),
     "MAX_OWNER_CHARS": "history.records",
     "conversation_turns": "history.conversations",
     # reading a run: grounding, the expected answer, exports, how a run is said

@@ -13,6 +13,7 @@ from app_helpers import (
     NATIONALITY_SCRIPT,
     expander_labels,
     go,
+    unescape,
     use_app,
     wait_idle,
 )
@@ -111,3 +112,47 @@ def test_local_mode_offers_no_share_button(monkeypatch, tmp_path):
     go(at, "history")
     at.button(key=f"open-{run_id}").click().run()
     assert at.button(key="present-run") and not [b for b in at.button if b.key == "share-create"]
+
+
+EARLIER_Q = "Who signed the private memo about Project Zebulon?"
+EARLIER_A = "Quentin Marsh"
+FOLLOW_UP_Q = "And in which year was he born?"
+
+
+def _seen(at: AppTest) -> str:
+    """Everything the page draws, the inspector's HTML blocks included."""
+    return str(at) + " ".join(str(e.proto) for e in at.get("html"))
+
+
+def test_a_shared_follow_up_shows_its_own_question_and_steps_not_the_earlier_turns(monkeypatch, tmp_path):
+    use_app(
+        monkeypatch,
+        tmp_path,
+        [f"Thought 1: I know it.\nAction 1: Finish[{EARLIER_A}]", "Thought 1: Compute.\nAction 1: Finish[1961]"],
+    )
+    ann = session(ANN)
+    _ask(ann, EARLIER_Q)
+    follow_up = _ask(ann, FOLLOW_UP_Q)
+    go(ann, "history")
+    ann.button(key=f"open-{follow_up}").click().run()
+    assert EARLIER_A in _seen(ann)  # the owner's own view keeps the whole prompt
+    popover = " ".join(c.value for c in ann.caption)
+    assert "earlier questions and answers" in popover
+    ann.button(key="share-create").click().run()
+    [token] = _shares(ann)
+
+    stranger = session(None, share=token)
+    seen = _seen(stranger)
+    assert [unescape(h.value) for h in stranger.subheader] == [FOLLOW_UP_Q, "1961"]
+    assert "Zebulon" not in seen and EARLIER_A not in seen
+    assert expander_labels(stranger) == ["Step 1 · Finish[1961]"]
+    assert any("earlier questions and answers" in c.value for c in stranger.caption)
+
+
+def test_a_shared_first_question_keeps_its_model_calls(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [FINISH])
+    ann = session(ANN)
+    run_id = _ask(ann, "A first question")
+    token = open_history(identity.oidc_owner(ANN["iss"], ANN["sub"])).create_share(run_id).token
+    stranger = session(None, share=token)
+    assert "Request as the API received it" in _seen(stranger)

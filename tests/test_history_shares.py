@@ -82,3 +82,29 @@ def test_the_shares_migration_upgrades_an_existing_history(tmp_path):
     assert again.resolve_share(share.token).trace.question == "Before"
     with sqlite3.connect(path) as conn:
         assert conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0] == LATEST
+
+
+def test_a_shared_follow_up_leaves_out_the_earlier_turns_and_the_calls_that_carry_them():
+    from react_core.base.trace import Exchange
+    from react_core.history.shares import shared_view
+    from react_core.loop.run import ask
+    from react_core.loop.settings import RunSettings
+    from react_core.report.exports import to_json, to_markdown
+    from react_core.report.html import to_html
+
+    earlier = Exchange("Who signed the private memo about Project Zebulon?", "Quentin Marsh")
+    settings = RunSettings(provider="scripted", script=["Thought 1: Known.\nAction 1: Finish[1961]"], tools=[])
+    trace = ask("And in which year was he born?", settings, context=[earlier])
+    assert "Zebulon" in to_html(trace) and trace.steps[0].call is not None  # the owner's own copy keeps everything
+
+    shared = shared_view(trace)
+    assert shared.calls_left_out and shared.trace.context == [] and shared.trace.final_answer == "1961"
+    assert [s.call for s in shared.trace.steps] == [None]
+    page = to_html(shared.trace, calls_left_out=shared.calls_left_out)
+    assert shared.calls_left_out in page
+    for artefact in (page, to_json(shared.trace), to_markdown(shared.trace)):
+        assert "Zebulon" not in artefact and "Quentin" not in artefact
+    assert trace.context == [earlier] and trace.steps[0].call is not None  # the stored run is not changed
+
+    first = ask("Who signed it?", RunSettings(provider="scripted", script=["Thought 1: x\nAction 1: Finish[y]"]))
+    assert shared_view(first).trace is first and shared_view(first).calls_left_out == ""

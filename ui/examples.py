@@ -13,6 +13,7 @@ from typing import Any
 import streamlit as st
 
 from react_core import standing_pack
+from ui import identity
 
 CALCULATOR_EXAMPLE = "What is 17 * 23 + 4?"
 ONLINE_EXAMPLES = (
@@ -35,7 +36,10 @@ def chat_examples(settings: dict[str, Any], chat_id: str) -> tuple[list[str], st
 def _compute(settings: dict[str, Any], *, seed: int) -> tuple[list[str], str]:
     spec = str(settings.get("knowledge") or "wikipedia")
     pack = standing_pack(
-        spec, wiki_url=settings.get("wiki_url") or None, language=settings.get("wiki_language") or None
+        spec,
+        wiki_url=settings.get("wiki_url") or None,
+        language=settings.get("wiki_language") or None,
+        visitor=identity.own_endpoints(),  # a visitor's pack or endpoint the operator did not offer: none
     )
     if pack is None or not hasattr(pack, "sample_questions"):
         return list(ONLINE_EXAMPLES), ""

@@ -65,10 +65,12 @@ def render_step(
     on_decide: DecisionHandler | None = None,
     expanded: bool = False,
     open_errors: bool = True,
+    model_call: bool = True,
 ) -> None:
-    """One step panel: Thought, Action, Observation, sources, and the model call behind it; at a pause (step mode)
-    what it would do and the person's choices (``on_decide``), and on any step the decisions taken on it. A step that
-    failed opens by itself unless ``open_errors`` is False (side by side, an open panel would push its row far down)."""
+    """One step panel: Thought, Action, Observation, sources, and the model call behind it (unless ``model_call`` is
+    False: a shared follow-up); at a pause (step mode) what it would do and the person's choices (``on_decide``), and
+    on any step the decisions taken on it. A step that failed opens by itself unless ``open_errors`` is False (side by
+    side, an open panel would push its row far down)."""
     dialect, knowledge = trace.settings.get("dialect", "paper"), str(trace.settings.get("knowledge", ""))
     step = trace.steps[position]
     obs = step.observation
@@ -106,7 +108,8 @@ def render_step(
         http = obs.stats.http_requests if obs is not None else 0
         requests = f" · {plural(http, 'HTTP request')}" if http else ""
         st.caption(f"Step took {step.seconds:.2f} s{requests}")
-        render_call(trace, position, rebuilt, key=key)
+        if model_call:
+            render_call(trace, position, rebuilt, key=key)
 
 
 def render_writing(writing: Writing, dialect: str) -> None:
@@ -201,14 +204,26 @@ def render_steps(
     key: str,
     on_similar: SimilarHandler | None = None,
     on_decide: DecisionHandler | None = None,
+    model_calls: bool = True,
 ) -> None:
     """The step panels of a run (or of the steps a running turn has finished so far)."""
     for position, (step, rebuilt) in enumerate(zip(trace.steps, call_records.texts(trace.steps), strict=True)):
-        render_step(trace, position, rebuilt, key=f"{key}-s{step.index}", on_similar=on_similar, on_decide=on_decide)
+        step_key = f"{key}-s{step.index}"
+        render_step(
+            trace, position, rebuilt, key=step_key, on_similar=on_similar, on_decide=on_decide, model_call=model_calls
+        )
 
 
-def render_trace(trace: Trace, *, key: str, on_similar: SimilarHandler | None = None, narrow: bool = False) -> None:
-    """A whole finished run: status header, step panels, answer (``narrow``: in a column of several)."""
+def render_trace(
+    trace: Trace,
+    *,
+    key: str,
+    on_similar: SimilarHandler | None = None,
+    narrow: bool = False,
+    model_calls: bool = True,
+) -> None:
+    """A whole finished run: status header, step panels, answer (``narrow``: in a column of several; ``model_calls``
+    False: without the steps' model calls, as a shared follow-up is shown)."""
     render_status(trace)
-    render_steps(trace, key=key, on_similar=on_similar)
+    render_steps(trace, key=key, on_similar=on_similar, model_calls=model_calls)
     render_answer(trace, narrow=narrow)

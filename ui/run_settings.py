@@ -37,7 +37,7 @@ from react_core import (
     render_question,
     tool_label,
 )
-from ui import presets, state
+from ui import identity, presets, state
 
 EDITED = " (edited)"  # what the prompt editor appends to the name of a prompt it changed
 
@@ -152,7 +152,7 @@ def describe(start: Start) -> dict[str, str]:
         "Preset": start.preset.name,
         "Temperature": f"{float(s.get('temperature', 0)):g}",
         "Max model calls": str(s.get("max_calls")),
-        "Knowledge": knowledge_label(s),
+        "Knowledge": knowledge_label(s, visitor=identity.own_endpoints()),
         "Tools": ", ".join(tool_label(t) for t in s.get("tools", [])) or "none",
     }
     if cls.constrained:

@@ -24,7 +24,7 @@ def render_sidebar() -> None:
                     f"- **Model:** {md_literal(model_label(s))}",
                     f"- **Dialect:** {md_literal(fmt.label if fmt else preset.dialect)}",
                     f"- **Preset:** {md_literal(preset.ref or preset.name)}",
-                    f"- **Knowledge:** {md_literal(knowledge_label(s))}",
+                    f"- **Knowledge:** {md_literal(knowledge_label(s, visitor=identity.own_endpoints()))}",
                     f"- **Tools:** {md_literal(', '.join(tool_label(t) for t in s.get('tools', [])) or 'none')}",
                 ]
             )

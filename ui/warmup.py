@@ -15,7 +15,7 @@ import hashlib
 import streamlit as st
 
 from react_core import RunSettings, provider_class, warm_up
-from ui import presets, state
+from ui import identity, presets, state
 from ui.examples import chat_examples
 
 STATES = {
@@ -39,7 +39,8 @@ def keep_warm() -> None:
     if st.session_state.warm_key == key.hexdigest():
         return
     st.session_state.warm_key = key.hexdigest()
-    st.session_state.warm = warm_up(RunSettings.from_dict(s), prompt, likely)
+    # Under the session's key rules, as the turn will be: a visitor's model file only among the operator's.
+    st.session_state.warm = identity.allowance().build(lambda: warm_up(RunSettings.from_dict(s), prompt, likely))
 
 
 def _likely_question(settings: dict) -> str:

@@ -16,6 +16,7 @@ from typing import Any
 from react_core.base.errors import ConfigError
 from react_core.knowledge import reach
 from react_core.knowledge.base import KnowledgeSource, Page, SearchOutcome
+from react_core.knowledge.choices import check_knowledge
 from react_core.knowledge.spec import pack_path
 
 _packs: dict[tuple[str, int, int], Any] = {}
@@ -38,12 +39,14 @@ def open_pack(path: str | Path) -> KnowledgeSource:
         return _packs[key]
 
 
-def create_knowledge(spec: str, **options: Any) -> KnowledgeSource:
-    """``wikipedia`` or ``pack:PATH``. Options for wikipedia: wiki_url, language, contact, fallback_pack
-    ("auto": the default pack when Wikipedia cannot be reached; None: no fallback; or a pack path), timeout
-    (read timeout in seconds), and WikipediaSource's keyword arguments: cache_size, cache_ttl, and the request limits
-    (connect_timeout, read_timeout, request_timeout, deadline, max_body_bytes, retries, backoff, max_retry_after,
-    max_redirects; defaults in ``api_client``). Options that do not apply are ignored."""
+def create_knowledge(spec: str, *, visitor: bool | None = None, **options: Any) -> KnowledgeSource:
+    """``wikipedia`` or ``pack:PATH``; ``visitor``: whether the setting is a visitor's (None: this thread's key
+    rules), who may name only the operator's packs and wiki endpoint (``choices``). Options for wikipedia: wiki_url,
+    language, contact, fallback_pack ("auto": the default pack when Wikipedia cannot be reached; None: no fallback; or
+    a pack path), timeout (read timeout in seconds), and WikipediaSource's keyword arguments: cache_size, cache_ttl,
+    and the request limits (connect_timeout, read_timeout, request_timeout, deadline, max_body_bytes, retries,
+    backoff, max_retry_after, max_redirects; defaults in ``api_client``). Options that do not apply are ignored."""
+    check_knowledge(spec, options.get("wiki_url"), visitor=visitor)
     path = pack_path(spec)
     if path is not None:
         return open_pack(path)
@@ -52,11 +55,15 @@ def create_knowledge(spec: str, **options: Any) -> KnowledgeSource:
     return WikipediaSource.create(**{k: v for k, v in options.items() if v is not None or k == "fallback_pack"})
 
 
-def standing_pack(spec: str, *, wiki_url: str | None = None, language: str | None = None) -> Any:
+def standing_pack(
+    spec: str, *, wiki_url: str | None = None, language: str | None = None, visitor: bool | None = None
+) -> Any:
     """The offline pack that answers Searches for this knowledge setting: the pack itself for ``pack:PATH``; for
     ``wikipedia``, the default pack when Wikipedia cannot be reached (probed briefly if nothing is known yet); else
-    None. Never raises: a setting that cannot be used answers None here and says why when a run starts."""
+    None. Never raises: a setting that cannot be used (a visitor's that the operator did not offer, ``visitor`` as
+    for ``create_knowledge``) answers None here and says why when a run starts."""
     try:
+        check_knowledge(spec, wiki_url, visitor=visitor)
         if pack_path(spec) is not None:
             return create_knowledge(spec)
         if reach.probe(reach.endpoint_for(wiki_url, language)) is not False:

@@ -16,18 +16,33 @@ from urllib.parse import urlsplit
 
 from react_core.base.environment import value
 from react_core.base.errors import ConfigError
+from react_core.base.visitor_rule import refusal
 
 UNREACHABLE_SECONDS = 60.0
 PROBE_TIMEOUT = 5.0
-_LANGUAGE = re.compile(r"[a-z][a-z0-9-]{1,19}")
+# A wikipedia.org subdomain such as en, simple, pt-br or zh-min-nan: letters, then parts joined by single hyphens. It
+# becomes a host name, so nothing else (no dot, colon, slash, '@' or '#') ever gets through.
+_LANGUAGE = re.compile(r"(?=.{2,20}$)[a-z]{2,}(?:-[a-z0-9]+)*")
 
 _lock = threading.Lock()
 _known: dict[str, tuple[bool, float, str]] = {}  # endpoint -> (reachable, until, reason)
 _probes: dict[str, threading.Thread] = {}
 
 
-def endpoint_for(wiki_url: str | None = None, language: str | None = None) -> str:
-    """``--wiki-url`` / REACT_WIKI_URL, else ``https://<language>.wikipedia.org/w/api.php``; ConfigError if bad."""
+def check_wiki_url(wiki_url: str | None) -> None:
+    """ConfigError when a visitor's MediaWiki API URL is not the operator's (REACT_WIKI_URL): in public demo and
+    signed-in modes the server fetches only from the operator's endpoint, or from Wikipedia."""
+    operators = value("REACT_WIKI_URL")
+    if wiki_url and wiki_url.strip() not in ("", operators):
+        instead = "leave it empty for the operator's wiki" if operators else "leave it empty for Wikipedia"
+        raise refusal("the MediaWiki API URL", instead)
+
+
+def endpoint_for(wiki_url: str | None = None, language: str | None = None, *, visitor: bool = False) -> str:
+    """``--wiki-url`` / REACT_WIKI_URL, else ``https://<language>.wikipedia.org/w/api.php``; ConfigError if bad, or
+    if ``visitor`` (the setting is a visitor's) and the URL is not the operator's (``check_wiki_url``)."""
+    if visitor:
+        check_wiki_url(wiki_url)
     url = wiki_url or value("REACT_WIKI_URL")
     if not url:
         language = (language or value("REACT_WIKI_LANGUAGE") or "en").strip().lower()

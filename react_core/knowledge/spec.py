@@ -45,10 +45,11 @@ def pack_path(spec: str) -> Path | None:
     return Path(path)
 
 
-def knowledge_label(settings: Mapping[str, Any]) -> str:
+def knowledge_label(settings: Mapping[str, Any], *, visitor: bool = False) -> str:
     """What a person reads for the knowledge of these settings (``knowledge``, ``wiki_url``, ``wiki_language``). Live
     Wikipedia is called live only while it can be reached: the probe is brief and remembered, and while it fails the
-    offline pack stands in (and the label says so)."""
+    offline pack stands in (and the label says so). A visitor's own endpoint (``visitor``: public demo, signed in) is
+    never probed: whether something answers there is not theirs to learn."""
     from react_core.knowledge import reach
 
     spec = str(settings.get("knowledge") or WIKIPEDIA)
@@ -59,7 +60,8 @@ def knowledge_label(settings: Mapping[str, Any]) -> str:
             return "offline pack (no file named)"
         return f"offline pack {path.name}" if path is not None else "offline pack"
     try:
-        endpoint = reach.endpoint_for(settings.get("wiki_url") or None, settings.get("wiki_language") or None)
+        wiki_url, language = settings.get("wiki_url") or None, settings.get("wiki_language") or None
+        endpoint = reach.endpoint_for(wiki_url, language, visitor=visitor)
     except ConfigError:
         return "Wikipedia (live)"  # the run will say what is wrong with the URL
     return "Wikipedia unreachable: offline pack" if reach.probe(endpoint) is False else "Wikipedia (live)"

@@ -21,6 +21,8 @@ from react_core.presets.check import validate_preset
 from react_core.presets.preset import DEFAULT_PRESET, Preset, default_preset_for
 from react_core.presets.store import PresetStore
 from react_core.providers import FALLBACK
+from react_core.providers.file_choices import check_files
+from react_core.providers.scripted import checked_outputs
 from react_core.tools import DEFAULT_SENTENCES, TOOL_ORDER, build_tools
 from react_core.tools.mcp_config import all_servers, missing_servers, own_entry
 
@@ -40,7 +42,8 @@ class RunSettings:
     model: str = ""
     base_url: str = ""
     model_path: str = ""
-    script: str = ""
+    # The scripted provider's JSON file, or the outputs themselves (a script a person uploaded, kept in their session).
+    script: str | list[Any] = ""
     delay: float = 0.0
     dialect: str = ""
     preset: str = ""  # empty: the shipped preset of ``format`` (paper when no format is set)
@@ -100,6 +103,8 @@ class RunSettings:
             raise ConfigError("mcp_servers must map server names to URLs.")
         for name, entry in self.mcp_servers.items():
             own_entry(name, entry)
+        if not isinstance(self.script, str):
+            checked_outputs(self.script)
 
 
 def resolve_preset(settings: RunSettings, preset: Preset | None = None) -> Preset:
@@ -121,9 +126,13 @@ def resolve_preset(settings: RunSettings, preset: Preset | None = None) -> Prese
 
 
 def provider_for(settings: RunSettings, *, api_key: str | None = None, on_progress: Any = None) -> Any:
-    """The provider these settings name (SDKs and llama.cpp are imported only now)."""
-    from react_core.providers import create_provider
+    """The provider these settings name (SDKs and llama.cpp are imported only now). Under the job's key rules: a
+    visitor's script and model file only among the operator's (``file_choices``)."""
+    from react_core.providers import create_provider, provider_class
+    from react_core.providers.keys import visitor
 
+    kind = provider_class(settings.provider)
+    check_files(kind, script=settings.script, model_path=settings.model_path, visitor=visitor())
     return create_provider(
         settings.provider,
         model=settings.model or None,
@@ -155,6 +164,7 @@ def build_run_config(
     check_supported(provider, get_dialect(chosen.dialect))  # before anything slow: a dialect the provider cannot speak
     knowledge = None
     if set(settings.tools) & {"search", "lookup"}:
+        # Under the job's key rules (``visitor=None``): a visitor's pack and wiki endpoint only the operator's.
         knowledge = create_knowledge(
             settings.knowledge, wiki_url=settings.wiki_url or None, language=settings.wiki_language or None
         )

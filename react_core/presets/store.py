@@ -48,6 +48,14 @@ class PresetStore:
         """Signed in (or a demo visitor): no files of the machine are theirs."""
         return self.owner != ""
 
+    @property
+    def reads_files(self) -> bool:
+        """Whether a preset may be a path to a .toml file: the operator's own work only (local mode, the command
+        line), never a visitor's, whoever's store this is (``keys.visitor``: the job's rules)."""
+        from react_core.providers.keys import visitor
+
+        return not self.in_history and not visitor()
+
     def _history(self):
         from react_core.history import open_history
 
@@ -102,7 +110,7 @@ class PresetStore:
     def load(self, ref: str) -> Preset:
         """A version by its address: ``name`` (the newest of its line), ``name@3`` or ``name@label``. Locally a path to
         a .toml file is read as it is (the command line's ``--preset path.toml``)."""
-        if not self.in_history and isinstance(ref, str) and ref.endswith(".toml") and Path(ref).is_file():
+        if self.reads_files and isinstance(ref, str) and ref.endswith(".toml") and Path(ref).is_file():
             return load_preset(ref)
         r = parse_ref(ref)
         shipped = r.name in shipped_names()
@@ -111,7 +119,7 @@ class PresetStore:
             number = self._number(history, r, shipped)
             saved = None if shipped and number == 1 else history.get_version(r.name, number)
         except HistoryError:
-            if r.label or r.number not in (None, 1) or (self.in_history and not shipped):
+            if r.label or r.number not in (None, 1) or (not self.reads_files and not shipped):
                 raise
             return load_preset(r.name)  # history unavailable: a shipped preset (or a local file) still reads
         if shipped and number == 1:

@@ -26,17 +26,41 @@ from react_core.providers.base import Chunk, CompletionRequest, Provider, estima
 _PIECES = re.compile(r"\S+\s*|\s+")
 
 
+MAX_SCRIPT_BYTES = 1_000_000  # an uploaded script, kept in a session and remembered with its settings
+
+
 def load_script(path: str | Path) -> list[Any]:
     """Read a JSON array of model outputs; a ConfigError names the file and the problem."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        text = Path(path).read_text(encoding="utf-8")
     except OSError as e:
         raise ConfigError(f"Cannot read script {path}: {e.strerror or e}.") from None
-    except ValueError as e:
-        raise ConfigError(f"Script {path} is not valid JSON: {e}.") from None
-    if not isinstance(data, list) or not all(isinstance(x, str | dict) for x in data):
-        raise ConfigError(f"Script {path} must be a JSON array of strings (one model output per call).")
-    return data
+    except UnicodeDecodeError:
+        raise ConfigError(f"Script {path} is not UTF-8 text.") from None
+    return checked_outputs(text, f"Script {path}")
+
+
+def script_outputs(data: bytes) -> list[Any]:
+    """The outputs of a script a person uploaded (its bytes): the same checks as a file's, and a size limit."""
+    if len(data) > MAX_SCRIPT_BYTES:
+        raise ConfigError(f"The script is larger than {MAX_SCRIPT_BYTES:,} bytes.")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError("The script is not UTF-8 text.") from None
+    return checked_outputs(text, "The script")
+
+
+def checked_outputs(text: str | list[Any], name: str = "The script") -> list[Any]:
+    """A script's outputs from its JSON text (or as a list already read); ConfigError saying what is wrong."""
+    if isinstance(text, str):
+        try:
+            text = json.loads(text)
+        except (ValueError, RecursionError) as e:
+            raise ConfigError(f"{name} is not valid JSON: {e}.") from None
+    if not isinstance(text, list) or not all(isinstance(x, str | dict) for x in text):
+        raise ConfigError(f"{name} must be a JSON array of strings (one model output per call).")
+    return text
 
 
 class ScriptedProvider(Provider):

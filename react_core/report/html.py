@@ -155,9 +155,11 @@ def _model_call(trace: Trace, position: int, rebuilt: CallTexts | None) -> str:
     return "".join(parts) + "</details>"
 
 
-def step_section(trace: Trace, position: int, rebuilt: CallTexts | None, anchor: str = "step-") -> str:
+def step_section(
+    trace: Trace, position: int, rebuilt: CallTexts | None, anchor: str = "step-", *, model_call: bool = True
+) -> str:
     """One step as a ``<section>`` (its id ``anchor`` + its number): Thought, Action, Observation, sources, note,
-    time and its model call."""
+    time and (unless ``model_call`` is False) its model call."""
     dialect = trace.settings.get("dialect", "paper")
     knowledge = str(trace.settings.get("knowledge", ""))
     step = trace.steps[position]
@@ -178,7 +180,8 @@ def step_section(trace: Trace, position: int, rebuilt: CallTexts | None, anchor:
         out.append(para("The model started writing its own Observation; that part was cut off and ignored."))
     http = obs.stats.http_requests if obs is not None else 0
     out.append(para(f"Step took {step.seconds:.2f} s" + (f" · {http} HTTP requests" if http else "")))
-    out.append(_model_call(trace, position, rebuilt))
+    if model_call:
+        out.append(_model_call(trace, position, rebuilt))
     out.append("</section>")
     return "".join(out)
 
@@ -225,8 +228,9 @@ def page(title: str, body: list[str], *, style: str = STYLE, body_class: str = "
     return "\n".join(out) + "\n"
 
 
-def to_html(trace: Trace, run_id: int | None = None) -> str:
-    """The whole run as one HTML document (a ``str``; encode it as UTF-8)."""
+def to_html(trace: Trace, run_id: int | None = None, *, calls_left_out: str = "") -> str:
+    """The whole run as one HTML document (a ``str``; encode it as UTF-8). ``calls_left_out``: why the model calls
+    are not in it (a shared follow-up, ``history.shares.shared_view``); '' keeps them."""
     title = f"Run #{run_id}: {trace.question}" if run_id is not None else trace.question
     out = [
         f"<header><h1>{esc(trace.question)}</h1>",
@@ -237,13 +241,15 @@ def to_html(trace: Trace, run_id: int | None = None) -> str:
         out.append(para(f"Started {trace.started_at}"))
     if run_id is not None:
         out.append(para(f"Run #{run_id} exported from ReAct Lab"))
+    if calls_left_out:
+        out.append(para(calls_left_out))
     out.append("</header>")
     if trace.context:
         items = "".join(f"<li>{esc(f'Q: {t.question} — A: {t.answer or NO_ANSWER}')}</li>" for t in trace.context)
         out.append(f"<section><h2>Earlier in the conversation</h2><ul>{items}</ul></section>")
     out.append("<main>")
     for position, rebuilt in enumerate(call_records.texts(trace.steps)):
-        out.append(step_section(trace, position, rebuilt))
+        out.append(step_section(trace, position, rebuilt, model_call=not calls_left_out))
     out.append(answer_section(trace))
     out.append("</main>")
     return page(title, out)

@@ -1,0 +1,43 @@
+"""The files a provider reads that a visitor may choose (public demo and signed-in modes): the operator's only.
+
+The scripted provider's script is REACT_SCRIPT's file, or a script the visitor uploaded: its outputs, kept in their
+session (a list in the ``script`` setting, never a path), without ``gate`` items (a gate names a file on the server,
+which the provider removes as it passes). The on-device model is the bundled one or REACT_MODEL_PATH's file: llama.cpp
+loads it into the process every session shares. Anything else is refused by the rule of
+``react_core.base.visitor_rule`` before the path is looked at.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from react_core.base.environment import value
+from react_core.base.errors import ConfigError
+from react_core.base.visitor_rule import among_paths, refusal
+from react_core.providers.base import Provider
+
+
+def script_choices() -> list[str]:
+    """The scripts the operator offers visitors, as paths."""
+    return [value("REACT_SCRIPT")] if value("REACT_SCRIPT") else []
+
+
+def model_file_choices() -> list[str]:
+    """The on-device model files the operator offers visitors: '' (the bundled model) first."""
+    return ["", *([value("REACT_MODEL_PATH")] if value("REACT_MODEL_PATH") else [])]
+
+
+def check_files(provider: type[Provider], *, script: Any = None, model_path: str = "", visitor: bool) -> None:
+    """ConfigError when a visitor's settings for ``provider`` name a script or a model file the operator did not
+    offer (only the options the provider reads count)."""
+    if not visitor:
+        return
+    if "script" in provider.options:
+        if isinstance(script, list):
+            if any(isinstance(item, dict) and item.get("gate") for item in script):
+                raise ConfigError("An uploaded script cannot have gate items: a gate names a file on the server.")
+        elif script and not among_paths(str(script), script_choices()):
+            instead = "choose the operator's script or upload your own in Settings"
+            raise refusal("the scripted provider's script", instead if script_choices() else "upload your own script")
+    if "model_path" in provider.options and model_path and not among_paths(model_path, model_file_choices()):
+        raise refusal("the on-device model file", "choose the bundled model or the operator's in Settings")

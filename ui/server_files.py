@@ -1,0 +1,164 @@
+"""The Settings page's fields that name something on the server: the scripted provider's script, the on-device model
+file, the offline pack and the MediaWiki API URL.
+
+In local mode the person is the operator and types a path or a URL. In public demo and signed-in modes these are the
+operator's (the engine refuses anything else: ``react_core.base.visitor_rule``), so the page offers only the
+operator's choices, by file name, and says why; a visitor may upload a script of their own, kept in their session.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from react_core import (
+    MAX_SCRIPT_BYTES,
+    ReactLabError,
+    environment_value,
+    model_file_choices,
+    pack_choices,
+    pack_spec,
+    pack_text,
+    plural,
+    script_choices,
+    script_outputs,
+)
+from ui import identity, state
+from ui.bind import bound, seed
+from ui.text import md_literal
+
+BUNDLED_MODEL = "the bundled Gemma 3 270M"
+OPERATORS = "In this deployment the server's files and endpoints are the operator's to choose"
+
+
+def _name(path: str) -> str:
+    return Path(path).name if path else BUNDLED_MODEL
+
+
+def _choose(label: str, field: str, choices: list[str], current: str, **kw) -> None:
+    """A choice among the operator's values, shown by file name; none chosen while the setting is none of them."""
+    key = f"set-{field}"
+    seed(key, current if current in choices else None)
+    st.selectbox(
+        label,
+        choices,
+        key=key,
+        format_func=_name,
+        on_change=lambda: state.update_settings(**{field: st.session_state[key] or ""}),
+        **kw,
+    )
+
+
+def _on_upload() -> None:
+    upload = st.session_state.get("set-script-upload")
+    if upload is None:
+        return
+    try:
+        outputs = script_outputs(upload.getvalue())
+    except ReactLabError as e:
+        st.session_state.script_upload_problem = f"{upload.name}: {e}"
+        return
+    st.session_state.script_upload_problem = ""
+    st.session_state.pop("set-script", None)  # the path field no longer shows the script in use
+    state.update_settings(script=outputs)
+
+
+def render_script() -> None:
+    """The scripted provider's script: a path (local mode) or one of the operator's (visitor modes), or an upload."""
+    current = state.settings().get("script") or ""
+    uploaded = isinstance(current, list)
+    if identity.own_endpoints():
+        choices = script_choices()
+        if choices:
+            _choose(
+                "Script (JSON array of model outputs)",
+                "script",
+                choices,
+                "" if uploaded else current,
+                placeholder="your uploaded script" if uploaded else "choose a script",
+            )
+        st.caption(f"{OPERATORS}: choose the operator's script, or upload your own (kept in this session only).")
+    else:
+        seed("set-script", "" if uploaded else current)
+        st.text_input(
+            "Script (JSON array of model outputs)",
+            key="set-script",
+            placeholder="your uploaded script" if uploaded else "",
+            on_change=lambda: state.update_settings(script=st.session_state["set-script"].strip()),
+        )
+    st.file_uploader(
+        f"Upload a script (JSON, up to {MAX_SCRIPT_BYTES // 1000:,} kB)",
+        type=["json"],
+        key="set-script-upload",
+        on_change=_on_upload,
+    )
+    if st.session_state.get("script_upload_problem"):
+        st.error(md_literal(st.session_state.script_upload_problem))
+    elif uploaded:
+        st.caption(f"In use: your uploaded script ({plural(len(current), 'output')}).")
+
+
+def render_model_file() -> None:
+    """The on-device model's GGUF file: typed (local mode) or the bundled one or the operator's (visitor modes)."""
+    if not identity.own_endpoints():
+        bound(st.text_input, "Model file (GGUF)", "model_path", placeholder=BUNDLED_MODEL)
+        return
+    choices = model_file_choices()
+    if len(choices) > 1:
+        _choose("Model file (GGUF)", "model_path", choices, state.settings().get("model_path") or "")
+    st.caption(f"{OPERATORS}: the model file is {BUNDLED_MODEL} or one the operator offers.")
+
+
+def _knowledge() -> dict[str, str]:
+    kind = st.session_state["set-knowledge-kind"]
+    path = (st.session_state.get("set-knowledge-path") or "").strip()
+    return {"knowledge": "wikipedia" if kind == "wikipedia" else pack_spec(path)}
+
+
+def render_knowledge(knowledge: str) -> None:
+    """Live Wikipedia or an offline pack: a pack file typed (local mode) or one of the operator's (visitor modes)."""
+    visitor = identity.own_endpoints()
+    packs = pack_choices() if visitor else []
+    seed("set-knowledge-kind", "wikipedia" if knowledge == "wikipedia" else "pack")
+    path = pack_text(knowledge)
+    seed("set-knowledge-path", (path if path in packs else packs[0]) if visitor else path)
+    kind = st.radio(
+        "Knowledge source",
+        ["wikipedia", "pack"],
+        key="set-knowledge-kind",
+        format_func=lambda k: "Live Wikipedia" if k == "wikipedia" else "Offline pack (SQLite file)",
+        horizontal=True,
+        on_change=state.change_settings,
+        args=(_knowledge,),
+    )
+    if kind != "pack":
+        return
+    if visitor:
+        st.selectbox(
+            "Pack file",
+            packs,
+            key="set-knowledge-path",
+            format_func=_name,
+            placeholder="choose a pack",
+            on_change=state.change_settings,
+            args=(_knowledge,),
+        )
+        st.caption(f"{OPERATORS}: choose one of the operator's packs.")
+        return
+    typed = st.text_input("Pack file", key="set-knowledge-path", on_change=state.change_settings, args=(_knowledge,))
+    if typed and not Path(typed).is_file():
+        st.warning("No file there yet. Build one with `python -m react_core pack build …`.")
+
+
+def render_wiki_endpoint() -> None:
+    """The MediaWiki API URL and the Wikipedia language: typed in local mode. In visitor modes the URL is the
+    operator's (REACT_WIKI_URL): the language is the visitor's when the operator set none."""
+    if not identity.own_endpoints():
+        bound(st.text_input, "MediaWiki API URL", "wiki_url", placeholder="English Wikipedia")
+    elif environment_value("REACT_WIKI_URL"):
+        st.caption(f"{OPERATORS}: Search and Lookup read the operator's wiki.")
+        return
+    else:
+        st.caption(f"{OPERATORS}: Search and Lookup read Wikipedia, in the language you choose.")
+    bound(st.text_input, "Wikipedia language", "wiki_language", placeholder="en")
