@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from react_core.base.environment import value
 from react_core.base.errors import MissingKeyError
 from react_core.base.paths import secrets_files
+from react_core.providers.endpoints import same_endpoint
 
 if TYPE_CHECKING:
     from react_core.providers.base import Provider
@@ -92,10 +93,6 @@ def visitor() -> bool:
     return _rules().own_endpoints
 
 
-def _same_endpoint(a: str, b: str) -> bool:
-    return a.strip().rstrip("/") == b.strip().rstrip("/")
-
-
 def operators_endpoint(
     provider: type[Provider],
     base_url: str | None,
@@ -110,7 +107,7 @@ def operators_endpoint(
     configured_urls = [lookup(provider.base_url_vars, env=env, secrets=secrets)]
     if value("REACT_PROVIDER", env) in ("", provider.name):
         configured_urls.append(value("REACT_BASE_URL", env))
-    return any(url and _same_endpoint(url, base_url) for url in configured_urls)
+    return any(url and same_endpoint(url, base_url) for url in configured_urls)
 
 
 def _own_endpoint(provider: type[Provider], base_url: str | None, **sources: Mapping[str, str] | None) -> bool:
