@@ -1,7 +1,8 @@
 """The operator's keys go only where the operator pointed them. When a base URL passed in is a person's own (signed-in
 and public demo modes: ``Allowance.own_endpoints``), the operator's key from the environment is never sent there:
 the person is told to paste their own. The operator's configured endpoints (the provider's own API, OPENAI_BASE_URL,
-REACT_BASE_URL) still get it, and the operator typing a base URL (local mode, the CLI) keeps their key.
+REACT_BASE_URL for the provider REACT_PROVIDER names) still get it, and the operator typing a base URL (local mode, the
+CLI) keeps their key. An endpoint is the operator's only when it is the same (``react_core.providers.endpoints``).
 
 Each provider with a base URL option runs against a real local server that records the key header."""
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 import pytest
 from provider_helpers import FakeGemini, FakeOpenAI
 
-from react_core.base.errors import MissingKeyError
+from react_core.base.errors import ConfigError, MissingKeyError
 from react_core.providers import CATALOGUE, create_provider
 from react_core.providers.allowance import Allowance
 from react_core.providers.base import CompletionRequest
@@ -84,18 +85,20 @@ def test_the_operator_typing_a_base_url_keeps_their_key(name):
 @pytest.mark.parametrize("name", sorted(SERVERS))
 def test_the_endpoint_the_operator_configured_gets_the_operators_key(name, monkeypatch):
     fake, path, _variable, _sent = SERVERS[name]
-    with fake(["hello"] * 3) as server:
+    with fake(["hello"] * 2) as server:
         monkeypatch.setenv("REACT_BASE_URL", server.root + path)  # the app's base URL setting, set by the operator
         monkeypatch.setenv("REACT_PROVIDER", name)
         assert ask(build(name, PERSON, base_url=server.root + path)) == "hello"
         assert ask(build(name, PERSON, base_url=server.root + path + "/")) == "hello"
-        monkeypatch.delenv("REACT_PROVIDER")  # no provider named: the operator's base URL is for whichever runs
-        assert ask(build(name, PERSON, base_url=server.root + path)) == "hello"
-        assert keys_sent(server, name) == [OPERATOR_KEY] * 3
+        assert keys_sent(server, name) == [OPERATOR_KEY] * 2
         other = next(n for n in SERVERS if n != name)
         monkeypatch.setenv("REACT_PROVIDER", other)  # configured for another provider: not this one's endpoint
         with pytest.raises(MissingKeyError, match="Base URL you set"):
             build(name, PERSON, base_url=server.root + path)
+        monkeypatch.delenv("REACT_PROVIDER")  # no provider named: whose endpoint it is is not guessed
+        with pytest.raises(ConfigError, match="set REACT_PROVIDER"):
+            build(name, PERSON, base_url=server.root + path)
+        assert keys_sent(server, name) == [OPERATOR_KEY] * 2
 
 
 def test_openai_base_url_variable_is_the_operators_endpoint(monkeypatch):
