@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from app_helpers import NATIONALITY_Q, NATIONALITY_SCRIPT, ask, go, last_trace, new_session, unescape, use_app
 from provider_helpers import FakeGemini, FakeOpenAI
 
@@ -225,3 +226,26 @@ def test_a_saved_preset_kept_in_a_persons_history_runs_in_their_chat(monkeypatch
     assert trace["settings"]["preset"] == "my-prompt"
     first_call = at.session_state.chat["turns"][-1].trace.steps[0].call
     assert first_call.prompt_added.startswith("Q: What?\n")  # the person's own template was sent
+
+
+@pytest.mark.parametrize("limit", ["0", "abc", "-3", "2.5", "20 a minute", "٣"])
+def test_a_call_limit_that_is_no_limit_is_refused_at_start(monkeypatch, tmp_path, caplog, limit):
+    use_app(monkeypatch, tmp_path, [FINISH])
+    monkeypatch.setenv("REACT_PUBLIC_DEMO", "1")
+    monkeypatch.setenv("REACT_DEMO_CALLS_PER_MINUTE", limit)
+    at = new_session()
+    assert [unescape(e.value) for e in at.error] == [
+        f"ReAct Lab cannot start: REACT_DEMO_CALLS_PER_MINUTE must be a whole number of model calls a minute, at "
+        f"least 1 (got {limit!r}). The operator must fix this first."
+    ]
+    assert not at.chat_input and not at.sidebar.caption  # nothing runs: no chat, no page but this one
+    assert "REACT_DEMO_CALLS_PER_MINUTE must be a whole number" in caplog.text  # and the server's log says so
+
+
+def test_react_base_url_without_its_provider_is_refused_at_start(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [FINISH])
+    monkeypatch.delenv("REACT_PROVIDER")
+    monkeypatch.setenv("REACT_BASE_URL", "http://127.0.0.1:9/v1")
+    at = new_session()
+    assert len(at.error) == 1 and "set REACT_PROVIDER to the provider it belongs to" in unescape(at.error[0].value)
+    assert not at.chat_input

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 
 import streamlit as st
 
-from react_core import MAX_OWNER_CHARS, Allowance
+from react_core import MAX_OWNER_CHARS, Allowance, ConfigError
 from react_core import environment_value as value
 from ui.jobs import registry
 
@@ -78,11 +79,20 @@ def own_endpoints() -> bool:
 
 
 def calls_per_minute() -> int | None:
-    """The public demo's per-session limit on model calls (None: no limit)."""
+    """The public demo's per-session limit on model calls (None: no limit); ConfigError when it is not a limit."""
     if mode() != DEMO:
         return None
-    text = value("REACT_DEMO_CALLS_PER_MINUTE")
-    return int(text) if text.isdigit() and int(text) > 0 else DEFAULT_DEMO_CALLS_PER_MINUTE
+    return _per_minute("REACT_DEMO_CALLS_PER_MINUTE", DEFAULT_DEMO_CALLS_PER_MINUTE)
+
+
+def _per_minute(name: str, default: int) -> int:
+    # A limit that is not a whole number above 0 is refused, never read as the default: the operator meant something.
+    text = value(name)
+    if not text:
+        return default
+    if not re.fullmatch(r"[0-9]{1,9}", text) or int(text) == 0:
+        raise ConfigError(f"{name} must be a whole number of model calls a minute, at least 1 (got {text[:40]!r}).")
+    return int(text)
 
 
 def allowance() -> Allowance:
