@@ -18,7 +18,8 @@ log = logging.getLogger(__name__)
 def problem() -> str:
     """Why the app cannot start as configured ('' when it can)."""
     try:
-        identity.calls_per_minute()  # the public demo's limit on model calls
+        identity.calls_per_minute()  # the public demo's limits on model calls
+        identity.total_calls_per_minute()
         environment_settings(default_provider())  # REACT_BASE_URL without the provider it belongs to
     except ConfigError as e:
         return str(e)
