@@ -52,6 +52,7 @@ def test_the_refusal_names_the_limit_that_was_reached():
     ("address", "visitor"),
     [
         (None, identity.THIS_MACHINE),
+        ("::ffff:127.0.0.1", identity.THIS_MACHINE),  # this machine, as an app bound to :: sees it
         ("203.0.113.7", "address:203.0.113.7"),
         ("::ffff:203.0.113.7", "address:203.0.113.7"),
         ("2001:db8:7:1::5", "network:2001:db8:7:1::/64"),

@@ -120,9 +120,13 @@ def visitor_of(address: str | None) -> str:
         ip = ipaddress.ip_address(text.strip("[]").split("%", 1)[0])
     except ValueError:
         return f"address:{text}"
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is None:
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    if ip.is_loopback:  # ::ffff:127.0.0.1 too, which Streamlit passes on (an app bound to :: sees it)
+        return THIS_MACHINE
+    if isinstance(ip, ipaddress.IPv6Address):
         return f"network:{ipaddress.IPv6Network((ip, 64), strict=False)}"
-    return f"address:{ip.ipv4_mapped if isinstance(ip, ipaddress.IPv6Address) else ip}"
+    return f"address:{ip}"
 
 
 def _per_minute(name: str, default: int) -> int:
