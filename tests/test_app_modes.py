@@ -119,6 +119,19 @@ def test_the_call_limit_holds_per_visitor_across_reloads_and_tabs(monkeypatch, t
     assert last_trace(ask(new_session(), "Mine"))["final_answer"] == "ok"
 
 
+def test_the_arena_counts_against_the_same_visitors_calls_after_a_reload(monkeypatch, tmp_path):
+    from test_app_arena import start, wait_arena
+
+    use_app(monkeypatch, tmp_path, [FINISH] * 2)
+    monkeypatch.setenv("REACT_PUBLIC_DEMO", "1")
+    monkeypatch.setenv("REACT_DEMO_CALLS_PER_MINUTE", "2")
+    connect_from(monkeypatch, "203.0.113.7")
+    at = ask(new_session(), "One")
+    results = wait_arena(start(go(reload(at), "arena"))).session_state.arena_job.arena.results
+    errors = sorted(r.trace.error or "" for r in results)
+    assert errors[0] == "" and "allows 2 model calls a minute per visitor" in errors[1]  # one call was left
+
+
 def test_all_visitors_together_stop_at_the_servers_ceiling(monkeypatch, tmp_path):
     use_app(monkeypatch, tmp_path, [FINISH] * 2)
     monkeypatch.setenv("REACT_PUBLIC_DEMO", "1")

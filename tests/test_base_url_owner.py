@@ -30,7 +30,7 @@ def _keys_seen(server) -> list[str]:
     return [r.headers.get("authorization") or r.headers.get("x-goog-api-key") or "" for r in server.requests]
 
 
-def test_react_base_url_is_the_named_providers_alone():
+def test_react_base_url_is_the_named_providers_alone(monkeypatch):
     from react_core.providers.choice import environment_settings
 
     env = {"REACT_PROVIDER": "openai", "REACT_BASE_URL": "http://models.internal/v1", "REACT_MODEL": "gemma"}
@@ -38,7 +38,13 @@ def test_react_base_url_is_the_named_providers_alone():
     other = RunSettings.from_env(env, provider="gemini")
     assert (other.base_url, other.model) == ("", "")  # nor is a model named for one provider another's
     assert environment_settings("gemini", env) == {}
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    # A choice of another provider (an Arena column, an evaluation's model): that provider's connection, as the
+    # environment gives it, never the Base URL set for the settings' own.
     assert ModelChoice("gemini").changes({"provider": "openai", "base_url": "http://typed/v1"})["base_url"] == ""
+    back = ModelChoice("openai").changes({"provider": "gemini", "base_url": ""})
+    assert (back["base_url"], back["model"]) == ("http://models.internal/v1", "gemma")  # not api.openai.com
     with pytest.raises(ConfigError, match="set REACT_PROVIDER to the provider it belongs to"):
         RunSettings.from_env({"REACT_BASE_URL": "http://models.internal/v1"})
 
