@@ -14,7 +14,7 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:  # AppTest and other runners do not always put the app folder on the path
     sys.path.insert(0, str(HERE))
 
-from ui import identity, share_view, state, turns, warmup  # noqa: E402
+from ui import configuration, identity, share_view, state, turns, warmup  # noqa: E402
 from ui.sidebar import render_sidebar, render_sign_in  # noqa: E402
 
 st.set_page_config(page_title="ReAct Lab", page_icon=":material/psychology:", layout="wide")
@@ -22,6 +22,11 @@ if st.query_params.get(share_view.SHARE_PARAM):
     # A read-only share link: that one run, for whoever holds the token, before (and without) the sign-in gate.
     shared = st.Page(share_view.render_shared, title="Shared run", icon=":material/share:")
     st.navigation([shared], position="hidden").run()
+    st.stop()
+if configuration.problem():
+    # A setting the operator must fix (a public demo's call limit that is no number, …): said once, nothing runs.
+    unconfigured = st.Page(configuration.render, title="Not configured", icon=":material/error:")
+    st.navigation([unconfigured], position="hidden").run()
     st.stop()
 if identity.mode() == identity.SIGNED_IN and not identity.signed_in():
     # Nothing else is drawn, routed to or read from history before the person is known.

@@ -42,7 +42,14 @@ model_col, run_col = st.columns(2)
 
 with model_col:
     st.subheader("Model", anchor=False)
-    bound(st.selectbox, "Provider", "provider", options=list(PROVIDERS), format_func=lambda p: provider_class(p).choice)
+    seed("set-provider", s["provider"])
+    st.selectbox(
+        "Provider",
+        list(PROVIDERS),
+        key="set-provider",
+        format_func=lambda p: provider_class(p).choice,
+        on_change=state.choose_provider,
+    )
     provider = provider_class(state.settings()["provider"])
     if "model" in provider.options:
         bound(st.text_input, "Model", "model", placeholder=provider.default_model or "the provider's default")

@@ -93,7 +93,7 @@ _EXPORTS: dict[str, str] = {
         ("PROVIDERS", "CATALOGUE", "provider_class", "speaks", "unspoken", "model_label", "model_choice_label"),
         "providers",
     ),
-    **dict.fromkeys(("ModelChoice", "offered_models"), "providers.choice"),
+    **dict.fromkeys(("ModelChoice", "offered_models", "environment_settings"), "providers.choice"),
     **dict.fromkeys(("Provider", "estimate_tokens"), "providers.base"),
     **dict.fromkeys(("Allowance", "OPERATOR", "CallWindow"), "providers.allowance"),
     **dict.fromkeys(("script_choices", "model_file_choices"), "providers.file_choices"),

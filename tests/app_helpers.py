@@ -21,6 +21,7 @@ from streamlit.components.v2 import manifest_scanner
 from streamlit.testing.v1 import AppTest
 
 from react_core.providers.local import LocalProvider
+from ui.jobs import registry
 
 # Every new AppTest scans the metadata of every installed package for Streamlit components (a tenth of a second each,
 # a fifth of the app tests' time); the packages do not change while the tests run, so one scan a process serves all.
@@ -83,6 +84,10 @@ def use_app(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, outputs: list[Any] 
     script = write_script(tmp_path / "script.json", list(outputs))
     monkeypatch.setenv("REACT_SCRIPT", str(script))
     st.cache_data.clear()  # a fresh server: lists cached for an earlier test's history never show in this one
+    # The public demo's call windows are the server process's: each test starts with none (every AppTest session
+    # connects from "this machine", one visitor).
+    monkeypatch.setattr(registry, "_windows", {})
+    monkeypatch.setattr(registry, "_everyone", [])
     # Choosing the on-device model in a page warms it up in the background: it would load Gemma and read a preset on
     # the cores the other tests share. The warm-up has tests of its own (test_app_warmup, test_provider_local_exact).
     monkeypatch.setattr(LocalProvider, "warm", lambda self, prefix, ahead="": None)

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app_helpers import NATIONALITY_Q, NATIONALITY_SCRIPT, ask, go, last_trace, new_session, unescape, use_app
+import pytest
+from app_helpers import NATIONALITY_Q, NATIONALITY_SCRIPT, ask, go, last_trace, new_session, reload, unescape, use_app
 from provider_helpers import FakeGemini, FakeOpenAI
 
 from react_core.base.paths import evaluations_dir
@@ -88,8 +89,63 @@ def test_public_demo_limits_model_calls_a_minute_per_visitor(monkeypatch, tmp_pa
     trace = at.session_state.chat["turns"][-1].trace.to_dict()
     assert trace["stop_reason"] == "error" and len(trace["steps"]) == 2
     assert "allows 2 model calls a minute per visitor" in trace["error"]
+    connect_from(monkeypatch, "198.51.100.9")
     other = ask(new_session(), NATIONALITY_Q)  # another visitor has their own allowance
     assert len(other.session_state.chat["turns"][-1].trace.to_dict()["steps"]) == 2
+
+
+def connect_from(monkeypatch, address: str | None) -> None:
+    """The sessions started from now on connect from ``address`` (as Streamlit gives it: None for this machine)."""
+    monkeypatch.setattr(identity, "client_address", lambda: address)
+
+
+def test_the_call_limit_holds_per_visitor_across_reloads_and_tabs(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [FINISH] * 2)
+    monkeypatch.setenv("REACT_PUBLIC_DEMO", "1")
+    monkeypatch.setenv("REACT_DEMO_CALLS_PER_MINUTE", "2")
+    connect_from(monkeypatch, "203.0.113.7")
+    at = ask(new_session(), "One")
+    at = ask(reload(at), "Two")  # a reload is a new browser session of the same visitor
+    assert last_trace(at)["final_answer"] == "ok"
+    for again in (reload(at), new_session()):  # another reload, another tab: the visitor's limit still holds
+        assert "allows 2 model calls a minute per visitor" in last_trace(ask(again, "Three"))["error"]
+    connect_from(monkeypatch, "2001:db8:7:1::5")
+    ask(new_session(), "From IPv6")
+    connect_from(monkeypatch, "2001:db8:7:1:a11:b22:c33:d44")  # another address of the same /64: the same visitor
+    ask(new_session(), "Again")
+    at = ask(new_session(), "And again")
+    assert "allows 2 model calls a minute per visitor" in last_trace(at)["error"]
+    connect_from(monkeypatch, "198.51.100.9")  # another visitor
+    assert last_trace(ask(new_session(), "Mine"))["final_answer"] == "ok"
+
+
+def test_the_arena_counts_against_the_same_visitors_calls_after_a_reload(monkeypatch, tmp_path):
+    from test_app_arena import start, wait_arena
+
+    use_app(monkeypatch, tmp_path, [FINISH] * 2)
+    monkeypatch.setenv("REACT_PUBLIC_DEMO", "1")
+    monkeypatch.setenv("REACT_DEMO_CALLS_PER_MINUTE", "2")
+    connect_from(monkeypatch, "203.0.113.7")
+    at = ask(new_session(), "One")
+    results = wait_arena(start(go(reload(at), "arena"))).session_state.arena_job.arena.results
+    errors = sorted(r.trace.error or "" for r in results)
+    assert errors[0] == "" and "allows 2 model calls a minute per visitor" in errors[1]  # one call was left
+
+
+def test_all_visitors_together_stop_at_the_servers_ceiling(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [FINISH] * 2)
+    monkeypatch.setenv("REACT_PUBLIC_DEMO", "1")
+    monkeypatch.setenv("REACT_DEMO_CALLS_PER_MINUTE", "2")
+    monkeypatch.setenv("REACT_DEMO_TOTAL_CALLS_PER_MINUTE", "3")
+    connect_from(monkeypatch, "203.0.113.7")
+    at = ask(ask(new_session(), "A1"), "A2")
+    assert [t.trace.final_answer for t in at.session_state.chat["turns"]] == ["ok", "ok"]
+    connect_from(monkeypatch, "198.51.100.9")
+    at = ask(ask(new_session(), "B1"), "B2")
+    assert last_trace(at)["error"].startswith(
+        "This public demo allows 3 model calls a minute for all its visitors together; try again in "
+    )
+    assert at.session_state.chat["turns"][0].trace.final_answer == "ok"
 
 
 def test_saved_presets_belong_to_the_person_who_saved_them(monkeypatch, tmp_path):
@@ -225,3 +281,32 @@ def test_a_saved_preset_kept_in_a_persons_history_runs_in_their_chat(monkeypatch
     assert trace["settings"]["preset"] == "my-prompt"
     first_call = at.session_state.chat["turns"][-1].trace.steps[0].call
     assert first_call.prompt_added.startswith("Q: What?\n")  # the person's own template was sent
+
+
+@pytest.mark.parametrize(
+    ("variable", "limit"),
+    [
+        *(("REACT_DEMO_CALLS_PER_MINUTE", v) for v in ("0", "abc", "-3", "2.5", "20 a minute", "٣")),
+        *(("REACT_DEMO_TOTAL_CALLS_PER_MINUTE", v) for v in ("0", "lots")),
+    ],
+)
+def test_a_call_limit_that_is_no_limit_is_refused_at_start(monkeypatch, tmp_path, caplog, variable, limit):
+    use_app(monkeypatch, tmp_path, [FINISH])
+    monkeypatch.setenv("REACT_PUBLIC_DEMO", "1")
+    monkeypatch.setenv(variable, limit)
+    at = new_session()
+    assert [unescape(e.value) for e in at.error] == [
+        f"ReAct Lab cannot start: {variable} must be a whole number of model calls a minute, at "
+        f"least 1 (got {limit!r}). The operator must fix this first."
+    ]
+    assert not at.chat_input and not at.sidebar.caption  # nothing runs: no chat, no page but this one
+    assert f"{variable} must be a whole number" in caplog.text  # and the server's log says so
+
+
+def test_react_base_url_without_its_provider_is_refused_at_start(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [FINISH])
+    monkeypatch.delenv("REACT_PROVIDER")
+    monkeypatch.setenv("REACT_BASE_URL", "http://127.0.0.1:9/v1")
+    at = new_session()
+    assert len(at.error) == 1 and "set REACT_PROVIDER to the provider it belongs to" in unescape(at.error[0].value)
+    assert not at.chat_input

@@ -1,7 +1,8 @@
 """The operator's keys go only where the operator pointed them. When a base URL passed in is a person's own (signed-in
 and public demo modes: ``Allowance.own_endpoints``), the operator's key from the environment is never sent there:
 the person is told to paste their own. The operator's configured endpoints (the provider's own API, OPENAI_BASE_URL,
-REACT_BASE_URL) still get it, and the operator typing a base URL (local mode, the CLI) keeps their key.
+REACT_BASE_URL for the provider REACT_PROVIDER names) still get it, and the operator typing a base URL (local mode, the
+CLI) keeps their key. An endpoint is the operator's only when it is the same (``react_core.providers.endpoints``).
 
 Each provider with a base URL option runs against a real local server that records the key header."""
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 import pytest
 from provider_helpers import FakeGemini, FakeOpenAI
 
-from react_core.base.errors import MissingKeyError
+from react_core.base.errors import ConfigError, MissingKeyError
 from react_core.providers import CATALOGUE, create_provider
 from react_core.providers.allowance import Allowance
 from react_core.providers.base import CompletionRequest
@@ -84,18 +85,20 @@ def test_the_operator_typing_a_base_url_keeps_their_key(name):
 @pytest.mark.parametrize("name", sorted(SERVERS))
 def test_the_endpoint_the_operator_configured_gets_the_operators_key(name, monkeypatch):
     fake, path, _variable, _sent = SERVERS[name]
-    with fake(["hello"] * 3) as server:
+    with fake(["hello"] * 2) as server:
         monkeypatch.setenv("REACT_BASE_URL", server.root + path)  # the app's base URL setting, set by the operator
         monkeypatch.setenv("REACT_PROVIDER", name)
         assert ask(build(name, PERSON, base_url=server.root + path)) == "hello"
         assert ask(build(name, PERSON, base_url=server.root + path + "/")) == "hello"
-        monkeypatch.delenv("REACT_PROVIDER")  # no provider named: the operator's base URL is for whichever runs
-        assert ask(build(name, PERSON, base_url=server.root + path)) == "hello"
-        assert keys_sent(server, name) == [OPERATOR_KEY] * 3
+        assert keys_sent(server, name) == [OPERATOR_KEY] * 2
         other = next(n for n in SERVERS if n != name)
         monkeypatch.setenv("REACT_PROVIDER", other)  # configured for another provider: not this one's endpoint
         with pytest.raises(MissingKeyError, match="Base URL you set"):
             build(name, PERSON, base_url=server.root + path)
+        monkeypatch.delenv("REACT_PROVIDER")  # no provider named: whose endpoint it is is not guessed
+        with pytest.raises(ConfigError, match="set REACT_PROVIDER"):
+            build(name, PERSON, base_url=server.root + path)
+        assert keys_sent(server, name) == [OPERATOR_KEY] * 2
 
 
 def test_openai_base_url_variable_is_the_operators_endpoint(monkeypatch):
@@ -121,3 +124,76 @@ def test_without_the_servers_keys_only_the_visitors_key_is_used():
         with pytest.raises(MissingKeyError):
             build("gemini", visitor, base_url=server.root)
         assert server.requests == []
+
+
+# The operator's endpoint, and URLs that only look like it: another host, port or scheme, user info that makes the
+# real host evil.net, a trailing dot (another origin), another path (another tenant of one gateway), a query or a
+# fragment, characters parsers read two ways.
+OPERATORS = "https://llm.example.com/v1"
+HOSTILE = [
+    "https://llm.example.com.evil.net/v1",
+    "https://llm.example.com@evil.net/v1",
+    "https://llm.example.com:443@evil.net/v1",
+    "https://llm.example.com\\@evil.net/v1",
+    "https://llm.example.com\t.evil.net/v1",
+    "https://llm.example.com:8443/v1",
+    "http://llm.example.com/v1",
+    "https://llm.example.com./v1",
+    "https://llm.example.com/v1/../tenant/v1",
+    "https://llm.example.com/tenant/v1",
+    "https://llm.example.com/V1",
+    "https://llm.example.com/v1?next=https://evil.net",
+    "https://llm.example.com/v1#x",
+    "https://evil.net/https://llm.example.com/v1",
+    "https://evil.net#https://llm.example.com/v1",
+    "//llm.example.com/v1",
+    "llm.example.com/v1",
+]
+# The same endpoint written another way: scheme and host without case, the default port, a trailing slash, spaces.
+SAME = ["https://llm.example.com/v1/", "HTTPS://LLM.Example.COM/v1", "https://llm.example.com:443/v1", " " + OPERATORS]
+
+
+@pytest.mark.parametrize("typed", HOSTILE)
+def test_a_url_that_only_looks_like_the_operators_endpoint_is_not_it(typed):
+    from react_core.providers import OpenAIProvider, keys
+
+    env = {"REACT_PROVIDER": "openai", "REACT_BASE_URL": OPERATORS, "OPENAI_API_KEY": OPERATOR_KEY}
+    assert not keys.operators_endpoint(OpenAIProvider, typed, env=env, secrets={})
+    assert not keys.operators_endpoint(OpenAIProvider, typed, env={"OPENAI_BASE_URL": OPERATORS}, secrets={})
+    with PERSON.keys():
+        assert keys.resolve_key(OpenAIProvider, base_url=typed, env=env, secrets={}) is None
+
+
+@pytest.mark.parametrize("typed", SAME)
+def test_the_operators_endpoint_written_another_way_is_still_theirs(typed):
+    from react_core.providers import OpenAIProvider, keys
+
+    env = {"REACT_PROVIDER": "openai", "REACT_BASE_URL": OPERATORS, "OPENAI_API_KEY": OPERATOR_KEY}
+    with PERSON.keys():
+        assert keys.resolve_key(OpenAIProvider, base_url=typed, env=env, secrets={}) == OPERATOR_KEY
+
+
+@pytest.mark.parametrize("name", sorted(SERVERS))
+def test_a_hostile_spelling_of_the_configured_server_gets_no_key_and_no_request(name, monkeypatch):
+    fake, path, _variable, _sent = SERVERS[name]
+    with fake(["hello"]) as server:
+        monkeypatch.setenv("REACT_PROVIDER", name)
+        monkeypatch.setenv("REACT_BASE_URL", server.root + path)
+        port = server.root.rsplit(":", 1)[1]
+        for typed in (f"http://127.0.0.1:{port}@127.0.0.2:{port}{path}", f"http://localhost:{port}{path}"):
+            with pytest.raises(MissingKeyError, match="Base URL you set"):
+                build(name, PERSON, base_url=typed)
+        assert server.requests == []
+        assert ask(build(name, PERSON, base_url=server.root.upper() + path + "/")) == "hello"
+        assert keys_sent(server, name) == [OPERATOR_KEY]
+
+
+def test_the_openai_snippet_reads_the_key_as_required_only_for_openais_own_host():
+    from react_core.providers import OpenAIProvider
+
+    def python(endpoint: str) -> str:
+        return OpenAIProvider.snippet({"endpoint": endpoint, "body": {"model": "m"}, "step": 1}, "python")
+
+    assert "os.environ['OPENAI_API_KEY']" in python("https://api.openai.com/v1/chat/completions")
+    for lookalike in ("https://api.openai.com.evil.net/v1", "https://api.openai.com@evil.net/v1"):
+        assert "os.environ.get('OPENAI_API_KEY', 'not-needed')" in python(lookalike + "/chat/completions")

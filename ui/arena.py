@@ -17,6 +17,7 @@ from react_core import (
     PROVIDERS,
     ROLE_MODES,
     STRATEGY_LABELS,
+    ModelChoice,
     ReactLabError,
     address,
     provider_class,
@@ -152,7 +153,7 @@ def run() -> None:
         for c in columns():
             settings = {
                 **base,
-                "provider": c["provider"],
+                **ModelChoice(c["provider"]).changes(base),  # a Base URL set for one provider is not another's
                 "model": c["model"].strip(),
                 "temperature": float(c["temperature"]),
                 "preset": c["preset"],

@@ -25,6 +25,7 @@ from react_core import (
     DEFAULT_PRESET,
     DIALECTS,
     PROVIDERS,
+    ModelChoice,
     Preset,
     ReactLabError,
     Trace,
@@ -66,8 +67,7 @@ def of_run(trace: Trace) -> Start:
     s = dict(state.settings())
     provider = recorded.get("provider")
     if provider in PROVIDERS:
-        if provider != s["provider"]:
-            s.update(provider=provider, base_url="")  # a Base URL typed for another provider is not this one's
+        s.update(ModelChoice(provider).changes(s))  # a Base URL typed for another provider is not this one's
         if "model" in provider_class(provider).options and "model" in recorded:
             s["model"] = recorded["model"]
     for name in ("temperature", "max_calls", "tools", "knowledge"):

@@ -20,11 +20,13 @@ from typing import Any
 import streamlit as st
 
 from react_core import (
+    ModelChoice,
     ReactLabError,
     RunSettings,
     Store,
     conversation_turns,
     default_provider,
+    environment_settings,
     open_history,
     provider_class,
     setting_defaults,
@@ -50,10 +52,26 @@ def initial_settings(env: Mapping[str, str] | None = None, remembered: Mapping[s
         except (ReactLabError, TypeError, ValueError):
             pass  # remembered settings from an older version that no longer validate: start from defaults
     pinned = setting_defaults(env)
-    settings.update(pinned)
-    if "provider" not in pinned and not (remembered and remembered.get("provider")):
+    if "provider" in pinned:
+        settings["provider"] = pinned["provider"]
+    elif not (remembered and remembered.get("provider")):
         settings["provider"] = default_provider(env)
+    settings.update(environment_settings(settings["provider"], env))  # REACT_BASE_URL only for its own provider
     return settings
+
+
+def choose_provider() -> None:
+    """The Settings page's provider changed: the connection starts afresh from what the environment gives the new
+    provider (``ModelChoice.changes``), and the key typed for the old one is forgotten, so neither a Base URL, a
+    model nor a key typed for one provider goes to another."""
+    ss = st.session_state
+    chosen = ss["set-provider"]
+    if chosen == settings()["provider"]:
+        return
+    change_settings(lambda: ModelChoice(chosen).changes(settings()))
+    ss.api_key = ""
+    for field in ("model", "base_url", "model_path", "script", "api-key"):
+        ss.pop(f"set-{field}", None)  # each widget shows the new provider's value when it is drawn next
 
 
 def history_store() -> Store:

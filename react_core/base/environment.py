@@ -50,6 +50,10 @@ VARIABLES = (
     Variable(
         "REACT_DEMO_CALLS_PER_MINUTE", "in public demo mode, model calls a visitor may make per minute (default 20)"
     ),
+    Variable(
+        "REACT_DEMO_TOTAL_CALLS_PER_MINUTE",
+        "in public demo mode, model calls all visitors together may make per minute (default 200)",
+    ),
     Variable("REACT_MCP_SERVERS", "the operator's MCP servers (JSON: name -> command or url); also in secrets.toml"),
     Variable("REACT_MCP_VISITOR_HTTP", "1: in public demo and signed-in modes, visitors may add MCP servers by URL"),
     Variable("REACT_MCP_ALLOW_DESTRUCTIVE", "1: run MCP tools their server marks destructive (default: refused)"),

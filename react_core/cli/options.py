@@ -83,8 +83,10 @@ def settings_from_args(args: argparse.Namespace, **defaults: Any) -> Any:
         "grammar": args.grammar,
         "pause_before": _breakpoints(getattr(args, "pause_before", None)),
     }
-    given = {k: v for k, v in overrides.items() if v is not None}
-    return RunSettings.from_env().updated(**{**defaults, **given})
+    given = {k: v for k, v in overrides.items() if v is not None and k != "provider"}
+    # The environment's settings for the provider chosen here: REACT_BASE_URL meant for REACT_PROVIDER's provider
+    # never goes to another one's --provider (nor does its key follow it there).
+    return RunSettings.from_env(provider=args.provider or defaults.get("provider")).updated(**{**defaults, **given})
 
 
 def build_config(args: argparse.Namespace) -> Any:

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
-from react_core.base.environment import setting_defaults, value
+from react_core.base.environment import value
 from react_core.base.errors import ConfigError
 from react_core.base.tool_specs import is_tool_name
 from react_core.base.trace import BREAKPOINTS, current_names
@@ -21,6 +21,7 @@ from react_core.presets.check import validate_preset
 from react_core.presets.preset import DEFAULT_PRESET, Preset, default_preset_for
 from react_core.presets.store import PresetStore
 from react_core.providers import FALLBACK
+from react_core.providers.choice import environment_settings
 from react_core.providers.file_choices import check_files
 from react_core.providers.scripted import checked_outputs
 from react_core.tools import DEFAULT_SENTENCES, TOOL_ORDER, build_tools
@@ -64,9 +65,11 @@ class RunSettings:
     pause_before: list[str] = field(default_factory=list)
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> RunSettings:
-        """The defaults, with every setting the environment gives a value to (``react_core.base.environment``)."""
-        return cls(**{**setting_defaults(env), "provider": default_provider(env)})
+    def from_env(cls, env: Mapping[str, str] | None = None, provider: str | None = None) -> RunSettings:
+        """The defaults for ``provider`` (else the environment's own), with every setting the environment gives that
+        provider (``react_core.providers.choice.environment_settings``: REACT_BASE_URL only to REACT_PROVIDER's)."""
+        chosen = provider or default_provider(env)
+        return cls(**{**environment_settings(chosen, env), "provider": chosen})
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -4,8 +4,9 @@ by ``eval --models`` and the Evaluate page's models.
 
 What follows the colon is the value of the provider's model setting (``model_option``: a model name, a GGUF file, or
 for the scripted provider its script, whose replies are that "model"); nothing after it means the provider's default.
-A choice applied to run settings keeps their other connection options (Base URL) for the same provider and clears them
-for another, as the arena's columns and a bootstrap teacher do: a Base URL typed for one provider is not another's.
+A choice applied to run settings keeps their other connection options (Base URL) for the same provider; for another it
+starts them afresh from what the environment gives that provider (``environment_settings``), as the arena's columns,
+the Settings page's provider and a bootstrap teacher do: a Base URL typed for one provider is not another's.
 ``offered`` lists the choices a person can run without typing one: the settings' own, then each other provider that
 runs as configured (a hosted one with the operator's key or endpoint, when the keys are lent). UI-free.
 """
@@ -16,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from react_core.base.environment import setting_defaults, value
 from react_core.base.errors import ConfigError
 from react_core.providers import CATALOGUE, PROVIDERS, keys, model_option, provider_class
 
@@ -53,14 +55,28 @@ class ModelChoice:
         return f"{self.provider}:{self.model}" if self.model else self.provider
 
     def changes(self, settings: Mapping[str, Any]) -> dict[str, Any]:
-        """What to change in ``settings`` to run this choice."""
+        """What to change in ``settings`` to run this choice: for another provider, its connection as the environment
+        gives it (its own API when the environment gives it nothing), then this choice's model."""
         out: dict[str, Any] = {"provider": self.provider}
         if settings.get("provider") != self.provider:
-            out.update(dict.fromkeys(CONNECTION, ""))
+            given = environment_settings(self.provider)
+            out.update({option: given.get(option, "") for option in CONNECTION})
         option = model_option(provider_class(self.provider))
-        if option and (self.model or settings.get("provider") != self.provider):
+        if option and self.model:
             out[option] = self.model
         return out
+
+
+def environment_settings(provider: str, env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The settings the environment gives a run of ``provider`` ({field: value} for each variable set, the provider
+    itself left out). REACT_BASE_URL and REACT_MODEL mean something else to each provider that reads them, so they
+    are given only to the provider REACT_PROVIDER names (``keys.configured_base_url``; REACT_MODEL to any when
+    REACT_PROVIDER is unset)."""
+    given = {k: v for k, v in setting_defaults(env).items() if k not in ("provider", "base_url")}
+    if value("REACT_PROVIDER", env) not in ("", provider):
+        given.pop("model", None)
+    base_url = keys.configured_base_url(provider, env)
+    return {**given, "base_url": base_url} if base_url else given
 
 
 def offered(settings: Mapping[str, Any], *, lent: bool = True, env: Mapping[str, str] | None = None) -> list[str]:

@@ -160,12 +160,14 @@ class GeminiProvider(HostedProvider):
     @classmethod
     def _python(cls, call: Mapping[str, Any], doc: str, key_var: str) -> str:
         from react_core.providers import snippets
+        from react_core.providers.endpoints import same_endpoint
 
         m = _GEMINI_ENDPOINT.match(call["endpoint"])
         if m is None:
             raise ConfigError(f"The recorded endpoint {call['endpoint']!r} is not a Gemini model URL.")
         root = m.group("root")
-        options = "" if root == f"https://{cls.host}" else f", http_options=types.HttpOptions(base_url={root!r})"
+        own_api = same_endpoint(root, f"https://{cls.host}")
+        options = "" if own_api else f", http_options=types.HttpOptions(base_url={root!r})"
         body = snippets.literal(call["body"])
         return _GEMINI_PYTHON.format(doc=doc, key_var=key_var, options=options, body=body, model=m.group("model"))
 

@@ -7,7 +7,8 @@ Order: a key passed in (the settings page keeps it for the browser session only)
 The environment's and the secrets' keys are the operator's. ``lending`` (set per job by
 ``react_core.providers.allowance``) says whether they may be used at all, and whether a base URL passed in is the
 person's own: then the operator's key goes only to an endpoint the operator configured (the provider's own API, its
-endpoint variable such as OPENAI_BASE_URL, or REACT_BASE_URL), never to one a person typed.
+endpoint variable such as OPENAI_BASE_URL, or REACT_BASE_URL for the provider REACT_PROVIDER names), never to one a
+person typed.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from react_core.base.environment import value
-from react_core.base.errors import MissingKeyError
+from react_core.base.errors import ConfigError, MissingKeyError
 from react_core.base.paths import secrets_files
+from react_core.providers.endpoints import same_endpoint
 
 if TYPE_CHECKING:
     from react_core.providers.base import Provider
@@ -92,8 +94,18 @@ def visitor() -> bool:
     return _rules().own_endpoints
 
 
-def _same_endpoint(a: str, b: str) -> bool:
-    return a.strip().rstrip("/") == b.strip().rstrip("/")
+def configured_base_url(provider_name: str, env: Mapping[str, str] | None = None) -> str:
+    """REACT_BASE_URL when it is ``provider_name``'s, else ''. A Base URL belongs to one provider, the one
+    REACT_PROVIDER names: another provider's key never goes there. Set without REACT_PROVIDER it would belong to no
+    provider in particular, so it is refused (ConfigError), not guessed."""
+    url = value("REACT_BASE_URL", env)
+    named = value("REACT_PROVIDER", env)
+    if url and not named:
+        raise ConfigError(
+            "REACT_BASE_URL is one provider's endpoint: set REACT_PROVIDER to the provider it belongs to (openai for "
+            "an OpenAI-compatible server, gemini for a Gemini endpoint)."
+        )
+    return url if named == provider_name else ""
 
 
 def operators_endpoint(
@@ -104,13 +116,11 @@ def operators_endpoint(
     secrets: Mapping[str, str] | None = None,
 ) -> bool:
     """Whether ``base_url`` (as passed in; empty: the provider's own API) is where the operator pointed this provider:
-    its endpoint variables (OPENAI_BASE_URL), or REACT_BASE_URL when REACT_PROVIDER names it or is unset."""
+    its endpoint variables (OPENAI_BASE_URL), or REACT_BASE_URL when it is this provider's (``configured_base_url``)."""
     if not (base_url and base_url.strip()):
         return True
-    configured_urls = [lookup(provider.base_url_vars, env=env, secrets=secrets)]
-    if value("REACT_PROVIDER", env) in ("", provider.name):
-        configured_urls.append(value("REACT_BASE_URL", env))
-    return any(url and _same_endpoint(url, base_url) for url in configured_urls)
+    configured = (lookup(provider.base_url_vars, env=env, secrets=secrets), configured_base_url(provider.name, env))
+    return any(url and same_endpoint(url, base_url) for url in configured)
 
 
 def _own_endpoint(provider: type[Provider], base_url: str | None, **sources: Mapping[str, str] | None) -> bool:

@@ -168,9 +168,10 @@ class OpenAIProvider(HostedProvider):
     @classmethod
     def _python(cls, call: Mapping[str, Any], doc: str, key_var: str) -> str:
         from react_core.providers import snippets
+        from react_core.providers.endpoints import same_origin
 
         root = snippets.base_url(call["endpoint"], r"/chat/completions$")
-        official = root.startswith(f"https://{cls.host}")
+        official = same_origin(root, f"https://{cls.host}")
         key = f"os.environ[{key_var!r}]" if official else f"os.environ.get({key_var!r}, {NO_KEY!r})"
         return _OPENAI_PYTHON.format(doc=doc, key=key, base_url=root, request=snippets.literal(call["body"]))
 

@@ -1,6 +1,7 @@
 """What this server process keeps between browser sessions: the turns running, by chat, so that a session that reloads
 finds its running turn again (its finished turns come back from the history store; a turn is found only by its own
-chat id and owner), and each public-demo visitor's window of recent model calls."""
+chat id and owner), and the public demo's windows of recent model calls: one per visitor (the same across their tabs
+and reloads), each within one for all visitors together."""
 
 from __future__ import annotations
 
@@ -10,10 +11,15 @@ from react_core import CallWindow
 from ui.jobs.turn import TurnJob
 
 MAX_KEPT = 500  # finished turns nobody came back for are forgotten first
+# Visitors' windows kept before the idle ones (no call in the last minute) are forgotten. A window with a call in the
+# last minute holds one of the server window's calls too, so at most ``total`` of them are ever busy: forgetting only
+# idle ones bounds the memory and never resets a busy visitor's limit.
+MAX_WINDOWS = 5000
 
 _lock = threading.Lock()
 _jobs: dict[str, TurnJob] = {}
-_windows: dict[str, CallWindow] = {}  # owner -> their recent model calls (public demo mode's limit)
+_windows: dict[str, CallWindow] = {}  # visitor -> their recent model calls (public demo mode's limit)
+_everyone: list[CallWindow] = []  # the one window of all visitors' calls together (none until a visitor calls)
 
 
 def register(job: TurnJob) -> None:
@@ -30,14 +36,18 @@ def find(chat_id: str, owner: str) -> TurnJob | None:
     return job if job is not None and job.allowance.owner == owner else None
 
 
-def window(owner: str, per_minute: int) -> CallWindow:
-    """One owner's call window, the same across their turns (and their tabs)."""
+def window(visitor: str, per_minute: int, total: int) -> CallWindow:
+    """One visitor's call window, the same across their turns, tabs and reloads, within the window of all visitors'
+    calls together (``total`` a minute)."""
     with _lock:
-        current = _windows.get(owner)
-        if current is None or current.per_minute != per_minute:
-            current = _windows[owner] = CallWindow(per_minute)
-            if len(_windows) > 10 * MAX_KEPT:
-                _windows.pop(next(iter(_windows)))
+        if not _everyone or _everyone[0].per_minute != total:
+            _everyone[:] = [CallWindow(total, scope="for all its visitors together")]
+        current = _windows.get(visitor)
+        if current is None or current.per_minute != per_minute or current.within is not _everyone[0]:
+            if len(_windows) >= MAX_WINDOWS:
+                for idle in [v for v, w in _windows.items() if w.idle()]:
+                    del _windows[idle]
+            current = _windows[visitor] = CallWindow(per_minute, within=_everyone[0])
         return current
 
 
