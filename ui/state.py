@@ -230,5 +230,4 @@ def running() -> bool:
 def demo_notice() -> str:
     """The demo model's notice when the next turn will use it ('' otherwise); decided without building anything."""
     s = settings()
-    cls = provider_class(s["provider"])
-    return cls.demo_notice if cls.demo_for(s) else ""
+    return provider_class(s["provider"]).notice_for_settings(s)

@@ -197,6 +197,7 @@ def request_of(trace: Trace, index: int) -> dict[str, Any]:
         "step": index,
         "provider": trace.settings.get("provider", ""),
         "model": trace.settings.get("model", ""),
+        **({"adapter": trace.settings["adapter"]} if trace.settings.get("adapter") else {}),
         "api": call.api,
         "endpoint": call.endpoint,
         "body": body,

@@ -39,6 +39,7 @@ BREAKPOINTS = {
 SETTINGS_FIELDS = (
     "provider",
     "model",
+    "adapter",  # the on-device model's LoRA adapter: "shipped" or a file's path (none recorded: the base model)
     "dialect",
     "preset",
     "prompt_version",

@@ -33,6 +33,7 @@ MAX_NUMBER = 10**12  # a trillion tokens, requests or seconds is beyond any run 
 SETTING_TYPES: dict[str, Any] = {
     "provider": str,
     "model": str,
+    "adapter": str,
     "dialect": str,
     "preset": str,
     "prompt_version": str,  # the prompt version used ("name@3"); older traces have none

@@ -35,6 +35,10 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--model", help="model name (provider default when omitted)")
     p.add_argument("--model-path", help="a GGUF file for the local provider")
+    p.add_argument(
+        "--adapter",
+        help="the local model's LoRA adapter: shipped (default, on the bundled model), none, or a .gguf file",
+    )
     p.add_argument("--base-url", help="API base URL (OpenAI-compatible servers, or a Gemini endpoint)")
     p.add_argument("--script", help="JSON array of model outputs for --provider scripted")
     p.add_argument("--delay", type=float, default=0.0, help="seconds the scripted provider waits per call")
@@ -68,6 +72,7 @@ def settings_from_args(args: argparse.Namespace, **defaults: Any) -> Any:
         "provider": args.provider,
         "model": args.model,
         "model_path": args.model_path,
+        "adapter": args.adapter,
         "base_url": args.base_url,
         "script": args.script,
         "delay": args.delay or None,

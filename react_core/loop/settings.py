@@ -18,7 +18,7 @@ from react_core.base.trace import BREAKPOINTS, current_names
 from react_core.dialects import get_dialect
 from react_core.loop.agent import DEFAULT_MAX_CALLS, RunConfig, check_supported
 from react_core.presets.check import validate_preset
-from react_core.presets.preset import DEFAULT_PRESET, Preset, default_preset_for
+from react_core.presets.preset import DEFAULT_PRESET, Preset, default_preset_for, preset_dialect
 from react_core.presets.store import PresetStore
 from react_core.providers import FALLBACK
 from react_core.providers.choice import environment_settings
@@ -43,6 +43,7 @@ class RunSettings:
     model: str = ""
     base_url: str = ""
     model_path: str = ""
+    adapter: str = ""  # the on-device model's LoRA adapter: '' or "shipped" (the default), "none", or a .gguf file
     # The scripted provider's JSON file, or the outputs themselves (a script a person uploaded, kept in their session).
     script: str | list[Any] = ""
     delay: float = 0.0
@@ -110,11 +111,24 @@ class RunSettings:
             checked_outputs(self.script)
 
 
+def default_preset(settings: RunSettings | Mapping[str, Any]) -> str:
+    """The preset a run uses when none is chosen: the one the model's adapter learned to answer (its manifest's),
+    else the shipped preset of the dialect (the paper's when none is set)."""
+    from react_core.providers import provider_class
+
+    values = settings.to_dict() if isinstance(settings, RunSettings) else settings
+    dialect = str(values.get("dialect") or "")
+    learned = provider_class(str(values.get("provider") or FALLBACK.name)).preset_for(values)
+    if learned and dialect in ("", preset_dialect(learned)):
+        return learned
+    return default_preset_for(dialect or DEFAULT_PRESET)
+
+
 def resolve_preset(settings: RunSettings, preset: Preset | None = None) -> Preset:
     """The preset a run uses: an edited one passed in, else the named one, else the shipped one of the format."""
     if preset is None:
         # A name, or a version of it (``name@3``, ``name@label``), from wherever the person's prompts are kept.
-        preset = PresetStore().load(settings.preset or default_preset_for(settings.dialect or DEFAULT_PRESET))
+        preset = PresetStore().load(settings.preset or default_preset(settings))
     if preset.mode != "react":
         raise ConfigError(
             f"Preset {preset.name!r} is a direct-answer prompt ({preset.mode}) for the evaluation; an agent run "
@@ -128,6 +142,14 @@ def resolve_preset(settings: RunSettings, preset: Preset | None = None) -> Prese
     return preset
 
 
+def adapter_recorded(provider: Any) -> dict[str, str]:
+    """What a run records of the LoRA adapter its provider applies (nothing when none)."""
+    from react_core.providers.adapters import setting_of
+
+    adapter = getattr(provider, "adapter", None)
+    return {"adapter": setting_of(adapter)} if adapter is not None else {}
+
+
 def provider_for(settings: RunSettings, *, api_key: str | None = None, on_progress: Any = None) -> Any:
     """The provider these settings name (SDKs and llama.cpp are imported only now). Under the job's key rules: a
     visitor's script and model file only among the operator's (``file_choices``)."""
@@ -135,12 +157,15 @@ def provider_for(settings: RunSettings, *, api_key: str | None = None, on_progre
     from react_core.providers.keys import visitor
 
     kind = provider_class(settings.provider)
-    check_files(kind, script=settings.script, model_path=settings.model_path, visitor=visitor())
+    check_files(
+        kind, script=settings.script, model_path=settings.model_path, adapter=settings.adapter, visitor=visitor()
+    )
     return create_provider(
         settings.provider,
         model=settings.model or None,
         base_url=settings.base_url or None,
         model_path=settings.model_path or None,
+        adapter=settings.adapter or None,
         script=settings.script or None,
         delay=settings.delay,
         api_key=api_key,
@@ -188,5 +213,5 @@ def build_run_config(
         temperature=float(settings.temperature),
         grammar=bool(settings.grammar),
         pause_before=tuple(b for b in BREAKPOINTS if b in settings.pause_before),
-        recorded={"knowledge": settings.knowledge},
+        recorded={"knowledge": settings.knowledge, **adapter_recorded(provider)},
     )

@@ -242,6 +242,12 @@ def load_preset(name_or_path: str) -> Preset:
     raise ConfigError(f"Unknown preset {name_or_path!r}: choose one of {', '.join(paths)} or give a .toml path.")
 
 
+def preset_dialect(name: str) -> str:
+    """The dialect a shipped or saved preset is written in ('' when there is no such preset)."""
+    found = preset_paths().get(name)
+    return _read_key(found[0], "dialect") if found else ""
+
+
 def default_preset_for(dialect_name: str) -> str:
     """The shipped preset written in a format (the one named after the format when there are several)."""
     paths = preset_paths()

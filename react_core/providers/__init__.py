@@ -75,6 +75,9 @@ def model_label(settings: Mapping[str, Any]) -> str:
     provider. The one home of this label: the sidebar, the Evaluate page, a run's header and the fork form use it.
     A file (a GGUF model, a script) is named by its file name."""
     cls = provider_class(settings["provider"])
+    own = cls.label_for(settings)
+    if own:
+        return own
     option = model_option(cls)
     value = settings.get(option) if option else None
     if value and isinstance(value, str | Path):

@@ -74,6 +74,12 @@ def resolve(setting: str | None) -> Path | None:
     return path
 
 
+def setting_of(adapter: Path) -> str:
+    """How a run records the adapter it ran with: ``shipped`` for the app's own (so a run read elsewhere finds it in
+    that checkout), else the file's path."""
+    return SHIPPED if adapter.resolve() == shipped_path().resolve() else str(adapter)
+
+
 def read_manifest(adapter: Path) -> Manifest | None:
     """The manifest beside an adapter file, or None when there is none (an adapter made elsewhere)."""
     path = adapter.with_name(MANIFEST_FILE)

@@ -147,6 +147,21 @@ class Provider:
         raise ConfigError(f"A {cls.label} call cannot be reproduced outside the app as {style}.")
 
     @classmethod
+    def notice_for_settings(cls, settings: Mapping[str, Any]) -> str:
+        """What a person is told about this model before using it ('' for none): the demo notice."""
+        return cls.demo_notice if cls.demo_for(settings) else ""
+
+    @classmethod
+    def preset_for(cls, settings: Mapping[str, Any]) -> str:
+        """The preset this model was trained to answer, for runs that choose none ('' when any will do)."""
+        return ""
+
+    @classmethod
+    def label_for(cls, settings: Mapping[str, Any]) -> str | None:
+        """The model label for these settings when the provider words it itself (None: ``model_label``'s rule)."""
+        return None
+
+    @classmethod
     def demo_for(cls, settings: Mapping[str, Any]) -> bool:
         """Whether these settings would run the demo model, decided without building the provider."""
         return cls.is_demo

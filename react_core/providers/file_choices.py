@@ -27,7 +27,16 @@ def model_file_choices() -> list[str]:
     return ["", *([value("REACT_MODEL_PATH")] if value("REACT_MODEL_PATH") else [])]
 
 
-def check_files(provider: type[Provider], *, script: Any = None, model_path: str = "", visitor: bool) -> None:
+def adapter_choices() -> list[str]:
+    """The adapters the operator offers visitors: the shipped one, none, and REACT_ADAPTER's file."""
+    from react_core.providers.adapters import NONE, SHIPPED
+
+    return ["", SHIPPED, NONE, *([value("REACT_ADAPTER")] if value("REACT_ADAPTER") else [])]
+
+
+def check_files(
+    provider: type[Provider], *, script: Any = None, model_path: str = "", adapter: str = "", visitor: bool
+) -> None:
     """ConfigError when a visitor's settings for ``provider`` name a script or a model file the operator did not
     offer (only the options the provider reads count)."""
     if not visitor:
@@ -41,3 +50,11 @@ def check_files(provider: type[Provider], *, script: Any = None, model_path: str
             raise refusal("the scripted provider's script", instead if script_choices() else "upload your own script")
     if "model_path" in provider.options and model_path and not among_paths(model_path, model_file_choices()):
         raise refusal("the on-device model file", "choose the bundled model or the operator's in Settings")
+    if (
+        "adapter" in provider.options
+        and adapter not in adapter_choices()[:3]
+        and not among_paths(adapter, adapter_choices()[3:])
+    ):
+        raise refusal(
+            "the on-device model's adapter", "choose the shipped adapter, none, or the operator's in Settings"
+        )

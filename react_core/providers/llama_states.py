@@ -167,16 +167,19 @@ class State:
         return len(self.data) + 4 * len(self.tokens)
 
 
-def model_identity(path: Path, block: int = BLOCK) -> str:
-    """What a state depends on besides its prefix: the model file (path, size, modification time), the block and
-    llama.cpp's version (its state format and kernels)."""
+def model_identity(path: Path, block: int = BLOCK, adapter: Path | None = None) -> str:
+    """What a state depends on besides its prefix: the model file (path, size, modification time), its LoRA adapter
+    (the same), the block and llama.cpp's version (its state format and kernels)."""
     import llama_cpp
 
     from react_core.providers.llama_support import extra_buffers_wanted
 
-    stat = path.stat()
-    fields = [str(path.resolve()), stat.st_size, stat.st_mtime_ns, block, llama_cpp.__version__]
-    return json.dumps(fields + [extra_buffers_wanted()])
+    def file(p: Path) -> list[Any]:
+        stat = p.stat()
+        return [str(p.resolve()), stat.st_size, stat.st_mtime_ns]
+
+    fields = [*file(path), block, llama_cpp.__version__, extra_buffers_wanted()]
+    return json.dumps(fields + ([file(adapter)] if adapter is not None else []))
 
 
 class StateStore:

@@ -33,6 +33,7 @@ from react_core.base.environment import value
 from react_core.base.errors import ConfigError, ContextOverflowError
 from react_core.base.paths import llama_states_dir, model_cache_dir
 from react_core.base.trace import Usage
+from react_core.providers import adapters
 from react_core.providers.base import Chunk, CompletionRequest, Provider
 from react_core.providers.llama_activity import Activity, Status
 from react_core.providers.llama_states import BLOCK
@@ -40,7 +41,8 @@ from react_core.providers.llama_support import extra_buffers_wanted
 from react_core.providers.llama_warmup import WarmUp
 
 N_CTX = 4096
-DEFAULT_LABEL = "gemma-3-270m (on-device)"
+ON_DEVICE = " (on-device)"
+DEFAULT_LABEL = "gemma-3-270m" + ON_DEVICE
 DEMO_NOTICE = (
     "On-device demo model (Gemma 3 270M, running on this machine): small and often wrong. For real answers add a "
     "Gemini key (GEMINI_API_KEY) or an OpenAI key (OPENAI_API_KEY) in the environment, in .streamlit/secrets.toml, "
@@ -85,28 +87,35 @@ def default_model_path(on_progress: Progress | None = _stderr) -> Path:
 
 @dataclass
 class SharedModel:
-    """One loaded model, the lock every stream on it holds while generating, what its calls reuse (``prompts``) and
-    what it is doing (``activity``)."""
+    """One loaded model (with its LoRA adapter, if any), the lock every stream on it holds while generating, what its
+    calls reuse (``prompts``) and what it is doing (``activity``)."""
 
     path: Path
     llama: Any
+    adapter: Path | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
     load_seconds: float = 0.0
     prompts: Any = None  # llama_reuse.PromptCache
     activity: Activity | None = None
 
 
-_MODELS: dict[Path, SharedModel] = {}
+# One instance per model file and adapter: an adapter changes every answer, so it is another model.
+ModelKey = tuple[Path, Path | None]
+_MODELS: dict[ModelKey, SharedModel] = {}
 _MODELS_LOCK = threading.Lock()
-_LOADING: set[Path] = set()
+_LOADING: set[ModelKey] = set()
 
 
-def shared_model(path: Path, *, n_ctx: int = N_CTX, on_progress: Progress | None = _stderr) -> SharedModel:
-    """The process-wide instance for ``path``, loaded on first use."""
+def shared_model(
+    path: Path, *, adapter: Path | None = None, n_ctx: int = N_CTX, on_progress: Progress | None = _stderr
+) -> SharedModel:
+    """The process-wide instance for ``path`` with ``adapter`` (a LoRA GGUF) applied, loaded on first use."""
     path = path.resolve()
+    adapter = adapter.resolve() if adapter is not None else None
+    key = (path, adapter)
     with _MODELS_LOCK:
-        if path in _MODELS:
-            return _MODELS[path]
+        if key in _MODELS:
+            return _MODELS[key]
         try:
             from llama_cpp import Llama
         except ImportError:
@@ -114,9 +123,9 @@ def shared_model(path: Path, *, n_ctx: int = N_CTX, on_progress: Progress | None
         from react_core.providers.llama_support import safe_model_defaults
 
         if on_progress:
-            on_progress(f"Loading {path.name} with llama.cpp…")
+            on_progress(f"Loading {path.name}{f' with {adapter.name}' if adapter else ''} with llama.cpp…")
         started = time.perf_counter()
-        _LOADING.add(path)
+        _LOADING.add(key)
         try:
             with safe_model_defaults():
                 llama = Llama(
@@ -126,21 +135,24 @@ def shared_model(path: Path, *, n_ctx: int = N_CTX, on_progress: Progress | None
                     n_threads=model_threads(),
                     logits_all=False,  # True would keep logits for every token: gigabytes for nothing here
                     verbose=False,
+                    **({"lora_path": str(adapter)} if adapter else {}),
                 )
         except (ValueError, RuntimeError, OSError) as e:
+            what = f"{path} with the adapter {adapter}" if adapter else str(path)
             raise ConfigError(
-                f"llama.cpp cannot load {path} ({e}). Give a GGUF model file it supports with --model-path."
+                f"llama.cpp cannot load {what} ({e}). Give a GGUF model file it supports with --model-path, and an "
+                "adapter made for that model."
             ) from None
         finally:
-            _LOADING.discard(path)
+            _LOADING.discard(key)
         from react_core.providers import llama_grammar
 
         llama_grammar.install(llama)  # a constrained step as fast as a free one (see llama_grammar)
-        shared = SharedModel(path, llama, load_seconds=time.perf_counter() - started)
+        shared = SharedModel(path, llama, adapter, load_seconds=time.perf_counter() - started)
         _track(shared)
         if not _MODELS:
             atexit.register(_release_models)
-        _MODELS[path] = shared
+        _MODELS[key] = shared
         return shared
 
 
@@ -148,7 +160,7 @@ def _track(shared: SharedModel) -> None:
     from react_core.providers.llama_reuse import PromptCache
     from react_core.providers.llama_states import Positions, StateStore, model_identity
 
-    identity = model_identity(shared.path)
+    identity = model_identity(shared.path, adapter=shared.adapter)  # saved prefix states are the adapter's own
     positions = Positions(shared.llama).install()
     machine = hashlib.sha256(f"{identity} {model_threads()} threads".encode()).hexdigest()[:16]
     shared.activity = Activity(f"{shared.path.name} {machine}", llama_states_dir())
@@ -206,6 +218,40 @@ def default_model_file() -> str:
     return str(model_cache_dir() / gemma.MODEL_NAME)
 
 
+def adapter_for(model_path: Path | None, setting: str | Path | None) -> Path | None:
+    """The adapter file a setting means for this model: the shipped one (the default) only on the packaged model,
+    for which it was made; none; or a file of the person's (``react_core.providers.adapters``)."""
+    value = str(setting or adapters.SHIPPED).strip()
+    if value == adapters.SHIPPED and model_path is not None:
+        return None
+    return adapters.resolve(value)
+
+
+def model_name(model_path: Path | None, adapter: Path | None) -> str:
+    """The model as a run records it and the app names it: the packaged model's label or the file's name, with the
+    adapter's title."""
+    if model_path is None:
+        return (
+            f"{DEFAULT_LABEL.removesuffix(ON_DEVICE)} + {adapters.label(adapter)}{ON_DEVICE}"
+            if adapter
+            else DEFAULT_LABEL
+        )
+    return f"{model_path.name} + {adapters.label(adapter)}" if adapter else model_path.name
+
+
+def notice_for(adapter: Path | None) -> str:
+    """The demo notice: with an adapter that measured itself, how often it is right on questions it never saw."""
+    manifest = adapters.read_manifest(adapter) if adapter else None
+    rate = manifest.scores.get("notice") if manifest else None
+    if not rate:
+        return DEMO_NOTICE
+    return (
+        f"On-device model (Gemma 3 270M fine-tuned for ReAct, running on this machine): small, and {rate}. For "
+        "better answers add a Gemini key (GEMINI_API_KEY) or an OpenAI key (OPENAI_API_KEY) in the environment, in "
+        ".streamlit/secrets.toml, or on the Settings page, and choose that provider."
+    )
+
+
 _LOCAL_PYTHON = '''"""{doc}"""
 import os
 
@@ -213,7 +259,7 @@ from llama_cpp import Llama, LlamaGrammar
 {load_as_the_app}
 # The model file (MODEL_PATH overrides it); ReAct Lab assembles its bundled Gemma 3 270M there on first use.
 # n_batch: the prompt is read in blocks of {n_batch} tokens, as ReAct Lab reads it, so the reply is the same.
-llm = Llama(model_path=os.environ.get("MODEL_PATH", {path!r}), n_ctx={n_ctx}, n_batch={n_batch}, verbose=False)
+llm = Llama(model_path=os.environ.get("MODEL_PATH", {path!r}), n_ctx={n_ctx}, n_batch={n_batch}, verbose=False{lora})
 arguments = {arguments}
 prompt = llm.tokenize(arguments.pop("prompt").encode("utf-8"), add_bos=True, special=False)
 if arguments.get("grammar"):
@@ -249,7 +295,7 @@ class LocalProvider(Provider):
     label = "On-device (llama.cpp)"
     choice = "On-device demo model (Gemma 3 270M)"
     default_model = DEFAULT_LABEL
-    options = ("model_path",)
+    options = ("model_path", "adapter")
     # One model per process, shared by every session behind a lock: one call at a time.
     concurrent = False
     shared = True
@@ -265,11 +311,18 @@ class LocalProvider(Provider):
     extra_stops = (QUESTION_STOP,)
 
     def __init__(
-        self, model_path: str | Path | None = None, *, n_ctx: int = N_CTX, on_progress: Progress | None = _stderr
+        self,
+        model_path: str | Path | None = None,
+        *,
+        adapter: str | Path | None = None,
+        n_ctx: int = N_CTX,
+        on_progress: Progress | None = _stderr,
     ) -> None:
         self.model_path = Path(model_path).expanduser() if model_path else None
+        self.adapter = adapter_for(self.model_path, adapter)
         self.is_demo = self.model_path is None
-        self.model = DEFAULT_LABEL if self.is_demo else self.model_path.name
+        self.model = model_name(self.model_path, self.adapter)
+        self.demo_notice = notice_for(self.adapter)
         self.n_ctx = n_ctx
         self.on_progress = on_progress
         self._shared: SharedModel | None = None
@@ -282,12 +335,16 @@ class LocalProvider(Provider):
 
         snippets.check_style(style, cls.label)
         body, model = dict(call["body"]), str(call.get("model") or "")
-        path = default_model_file() if model in ("", DEFAULT_LABEL) else model
+        file = model.split(" + ", 1)[0]  # the model's label names its adapter after " + "
+        path = default_model_file() if file in ("", DEFAULT_LABEL, DEFAULT_LABEL.removesuffix(ON_DEVICE)) else file
+        recorded = str(call.get("adapter") or "")
+        adapter = str(adapters.shipped_path()) if recorded == adapters.SHIPPED else recorded
         step = f"Step {call.get('step', '?')}'s model call"
         if style == "curl":
+            lora = f" --lora_path {shlex.quote(adapter)}" if adapter else ""
             comment = (
                 f"{step}, sent to llama.cpp's OpenAI-compatible server, started first with:\n"
-                f"  python -m react_core.providers.llama_server --model {shlex.quote(path)} --port 8000 "
+                f"  python -m react_core.providers.llama_server --model {shlex.quote(path)}{lora} --port 8000 "
                 f"--n_ctx {N_CTX} --n_batch {BLOCK}\n"
                 "(LLAMA_SERVER overrides its address.)"
             )
@@ -300,6 +357,8 @@ class LocalProvider(Provider):
             n_batch=BLOCK,
             arguments=snippets.literal(body),
             load_as_the_app="" if extra_buffers_wanted() else _WITHOUT_EXTRA_BUFFERS,
+            # The LoRA adapter it ran with (ADAPTER_PATH overrides it).
+            lora=f', lora_path=os.environ.get("ADAPTER_PATH", {adapter!r})' if adapter else "",
         )
 
     @classmethod
@@ -308,21 +367,56 @@ class LocalProvider(Provider):
         return not settings.get("model_path")
 
     @classmethod
+    def notice_for_settings(cls, settings: Mapping[str, Any]) -> str:
+        """The demo notice for these settings (it names the adapter and how often it is right), without loading."""
+        if not cls.demo_for(settings):
+            return ""
+        try:
+            return notice_for(adapter_for(None, settings.get("adapter")))
+        except ConfigError:
+            return DEMO_NOTICE
+
+    @classmethod
+    def preset_for(cls, settings: Mapping[str, Any]) -> str:
+        """The adapter's own prompt (its manifest's preset): a fine-tuned model answers what it learned."""
+        path = Path(str(settings["model_path"])) if settings.get("model_path") else None
+        try:
+            adapter = adapter_for(path, settings.get("adapter"))
+        except ConfigError:
+            return ""
+        manifest = adapters.read_manifest(adapter) if adapter else None
+        return manifest.preset if manifest else ""
+
+    @classmethod
+    def label_for(cls, settings: Mapping[str, Any]) -> str:
+        """The model label for these settings (``providers.model_label``): the file and the adapter that would run."""
+        path = Path(str(settings["model_path"])) if settings.get("model_path") else None
+        try:
+            return model_name(path, adapter_for(path, settings.get("adapter")))
+        except ConfigError:
+            return model_name(path, None) + f" + {Path(str(settings.get('adapter'))).name}"
+
+    @classmethod
     def create(
-        cls, *, model_path: str | None = None, on_progress: Progress | None = _stderr, **_ignored: Any
+        cls,
+        *,
+        model_path: str | None = None,
+        adapter: str | None = None,
+        on_progress: Progress | None = _stderr,
+        **_ignored: Any,
     ) -> LocalProvider:
-        """Cheap: checks a given file exists; the model itself loads on first use (or ``prepare()``)."""
+        """Cheap: checks the given files exist; the model itself loads on first use (or ``prepare()``)."""
         if model_path:
             path = Path(model_path).expanduser()
             if not path.is_file():
                 raise ConfigError(f"Model file {path} does not exist: give a GGUF file with --model-path.")
-        return cls(model_path, on_progress=on_progress)
+        return cls(model_path, adapter=adapter, on_progress=on_progress)
 
     def prepare(self) -> SharedModel:
         """Assemble (first time) and load the model now rather than on the first step."""
         if self._shared is None:
             path = self.model_path or default_model_path(self.on_progress)
-            self._shared = shared_model(path, n_ctx=self.n_ctx, on_progress=self.on_progress)
+            self._shared = shared_model(path, adapter=self.adapter, n_ctx=self.n_ctx, on_progress=self.on_progress)
         return self._shared
 
     @property
@@ -342,9 +436,10 @@ class LocalProvider(Provider):
         """What the model is doing ("not loaded", "loading", "idle", "warming", "reading", "generating"), at how many
         tokens per second against its normal rate on this machine, and whether that is slow (the machine is busy)."""
         path = (self.model_path or Path(default_model_file())).expanduser().resolve()
-        shared = self._shared or _MODELS.get(path)
+        key = (path, self.adapter.resolve() if self.adapter else None)
+        shared = self._shared or _MODELS.get(key)
         if shared is None or shared.activity is None:
-            return Status("loading" if path in _LOADING else "not loaded")
+            return Status("loading" if key in _LOADING else "not loaded")
         return shared.activity.status()
 
     def stream(self, request: CompletionRequest) -> Iterator[Chunk]:

@@ -27,6 +27,7 @@ from react_core.base.answers import normalize_answer
 from react_core.base.trace import Action, Observation, Step, Trace
 from react_core.dialects.grammar import MAX_INPUT_CHARS, MAX_THOUGHT_CHARS
 from react_core.tools.registry import ToolRegistry
+from react_core.tools.wiki import similar_titles
 
 # Sentences a Search shows (the paper's and the app's default): a supporting sentence past them needs a Lookup.
 SEARCH_SENTENCES = 5
@@ -225,10 +226,23 @@ class _Writer:
         self.steps.append(Step(len(self.steps) + 1, thought=thought, action=action, observation=observation))
         return observation
 
-    def read(self, thought: str, title: str) -> bool:
-        """Search ``title``, then Lookup a supporting sentence the Search did not show; False when the source does
-        not hold what the annotation says (no faithful observation to learn from)."""
-        seen = self.act(thought, "search", title)
+    def name_for(self, title: str) -> str:
+        """What a reader searches first: the name a text uses (``Doolittle`` for ``Doolittle (album)``) when
+        searching it misses and offers the title among the similar ones (a miss to recover from), else the title."""
+        name = base_title(title)
+        if name == title or not _writable(name):
+            return title
+        probe = self.tools.run(Action("search", name))  # not recorded: the same search is made again in ``read``
+        return name if not probe.evidence and title in similar_titles(probe.text) else title
+
+    def read(self, thought: str, title: str, name: str) -> bool:
+        """Search ``name`` (recovering to ``title`` from a miss), then Lookup a supporting sentence the Search did
+        not show; False when the source does not hold what the annotation says (no faithful observation to learn
+        from)."""
+        if name != title:
+            self.act(thought, "search", name)
+            thought = f"{title} is among the similar titles, so I need to search it."
+        seen = self.act(thought[:MAX_THOUGHT_CHARS], "search", title)
         if seen.is_error or not seen.evidence:
             return False
         sentences = self.gold.paragraphs.get(title, [])
@@ -256,19 +270,20 @@ class _Writer:
         )
 
 
-def _first_thought(gold: GoldQuestion, hops: list[str]) -> str:
+def _first_thought(gold: GoldQuestion, hops: list[str], names: Mapping[str, str]) -> str:
+    first = names[hops[0]]
     if len(hops) == 2 and (gold.type == "comparison" or gold.yes_no):
-        return f"I need to search {hops[0]} and {hops[1]}, then compare them."
+        return f"I need to search {first} and {names[hops[1]]}, then compare them."[:MAX_THOUGHT_CHARS]
     if _mentioned_at(gold.question, hops[0]) >= 0:
         return _variant(
             gold,
             (
-                f"I need to search {hops[0]}, then find what the question asks about it.",
-                f"The question is about {base_title(hops[0])}. I need to search {hops[0]} first.",
-                f"I need to search {hops[0]} and follow what it says to the answer.",
+                f"I need to search {first}, then find what the question asks about it.",
+                f"The question is about {base_title(hops[0])}. I need to search {first} first.",
+                f"I need to search {first} and follow what it says to the answer.",
             ),
         )[:MAX_THOUGHT_CHARS]
-    return f"I need to search {hops[0]}."[:MAX_THOUGHT_CHARS]
+    return f"I need to search {first}."[:MAX_THOUGHT_CHARS]
 
 
 def write_react(gold: GoldQuestion, tools: ToolRegistry) -> Trace | None:
@@ -281,10 +296,11 @@ def write_react(gold: GoldQuestion, tools: ToolRegistry) -> Trace | None:
         return None
     compare = gold.type == "comparison" or gold.yes_no
     writer = _Writer(gold, tools, [])
-    thought = _first_thought(gold, hops)
+    names = {t: writer.name_for(t) for t in hops}
+    thought = _first_thought(gold, hops, names)
     quotes: dict[str, str] = {}
     for n, title in enumerate(hops):
-        if not writer.read(thought, title):
+        if not writer.read(thought, title, names[title]):
             return None
         evidence = gold.evidence(title) or [""]
         rest = hops[n + 1 :]
@@ -297,7 +313,11 @@ def write_react(gold: GoldQuestion, tools: ToolRegistry) -> Trace | None:
             anchor = base_title(nxt)
             best = next((s for s in evidence if anchor.casefold() in s.casefold()), evidence[0])
             thought = _quoted(
-                'It says "{quote}". Next I need to search {nxt}.', best, anchor=anchor, about=gold.question, nxt=nxt
+                'It says "{quote}". Next I need to search {nxt}.',
+                best,
+                anchor=anchor,
+                about=gold.question,
+                nxt=names[nxt],
             )
         elif nxt:
             quotes[title] = _best_for_question(evidence, gold)
@@ -307,7 +327,7 @@ def write_react(gold: GoldQuestion, tools: ToolRegistry) -> Trace | None:
                 anchor="",
                 about=gold.question,
                 name=base_title(title),
-                nxt=nxt,
+                nxt=names[nxt],
             )
         else:
             quotes[title] = _best_for_question(evidence, gold)
