@@ -83,6 +83,15 @@ class GoldQuestion:
         return [s for s in (self.sentence(title, n) for n in self.supporting.get(title, [])) if s]
 
     @property
+    def final(self) -> str:
+        """The answer as Finish writes it: a quoted title loses its quotes (Finish reads ``"Salt Rain"`` as
+        ``Salt Rain``; the score ignores them), an answer with quotes inside is not written at all ('')."""
+        answer = self.answer
+        if len(answer) > 2 and answer[0] == answer[-1] and answer[0] in "\"'":
+            answer = answer[1:-1]
+        return "" if any(q in answer for q in "\"“”") else answer
+
+    @property
     def yes_no(self) -> bool:
         return normalize_answer(self.answer) in YES_NO
 
@@ -257,14 +266,14 @@ class _Writer:
         return not found.is_error and found.evidence
 
     def finish(self, thought: str) -> None:
-        self.steps.append(Step(len(self.steps) + 1, thought=thought, final_answer=self.gold.answer))
+        self.steps.append(Step(len(self.steps) + 1, thought=thought, final_answer=self.gold.final))
 
     def trace(self, strategy: str = "react") -> Trace:
         return Trace(
             question=self.gold.question,
             settings={"strategy": strategy, "source": "gold"},
             steps=self.steps,
-            final_answer=self.gold.answer,
+            final_answer=self.gold.final,
             stop_reason="finished",
             expected_answer=self.gold.answer,
         )
@@ -289,7 +298,7 @@ def _first_thought(gold: GoldQuestion, hops: list[str], names: Mapping[str, str]
 def write_react(gold: GoldQuestion, tools: ToolRegistry) -> Trace | None:
     """The ReAct trajectory of ``gold`` with ``tools`` (Search and Lookup over a knowledge source that holds its
     paragraphs), or None when it cannot be written faithfully."""
-    if not _writable(gold.answer) or len(gold.supporting) < 2:
+    if not _writable(gold.final) or len(gold.supporting) < 2:
         return None
     hops = plan_hops(gold)
     if any(not _writable(t) for t in hops):
@@ -347,7 +356,7 @@ def _answer_thought(gold: GoldQuestion, evidence: Sequence[str]) -> str:
         best,
         anchor=gold.answer,
         about=gold.question,
-        answer=gold.answer,
+        answer=gold.final,
     )
 
 
@@ -365,12 +374,12 @@ def _best_for_question(evidence: Sequence[str], gold: GoldQuestion) -> str:
 def _comparing_thought(gold: GoldQuestion, hops: list[str], quotes: Mapping[str, str]) -> str:
     """Both quotes side by side, then the answer."""
     a, b = hops[0], hops[-1]
-    frame = f'"" and "". So the answer is {gold.answer}.'
+    frame = f'"" and "". So the answer is {gold.final}.'
     half = (MAX_THOUGHT_CHARS - len(frame)) // 2
     if half < 8:
-        return f"So the answer is {gold.answer}."[:MAX_THOUGHT_CHARS]
+        return f"So the answer is {gold.final}."[:MAX_THOUGHT_CHARS]
     qa, qb = (snippet(quotes.get(t, ""), half, about=gold.question) for t in (a, b))
-    return f'"{qa}" and "{qb}". So the answer is {gold.answer}.'
+    return f'"{qa}" and "{qb}". So the answer is {gold.final}.'
 
 
 def write_act(gold: GoldQuestion, tools: ToolRegistry) -> Trace | None:
@@ -386,12 +395,12 @@ def write_act(gold: GoldQuestion, tools: ToolRegistry) -> Trace | None:
 
 def write_cot(gold: GoldQuestion) -> Trace | None:
     """Chain of thought from the supporting sentences, no tools (the paper's CoT): the facts, then the answer."""
-    if not _writable(gold.answer):
+    if not _writable(gold.final):
         return None
     facts = [
         snippet(s, 90, anchor=gold.answer, about=gold.question) for t in plan_hops(gold) for s in gold.evidence(t)[:1]
     ]
-    thought = "Let's think step by step. " + ". ".join(f for f in facts if f) + f". So the answer is {gold.answer}."
+    thought = "Let's think step by step. " + ". ".join(f for f in facts if f) + f". So the answer is {gold.final}."
     writer = _Writer(gold, ToolRegistry(), [])
     writer.finish(thought)
     return writer.trace("cot")
@@ -399,7 +408,7 @@ def write_cot(gold: GoldQuestion) -> Trace | None:
 
 def write_standard(gold: GoldQuestion) -> Trace | None:
     """The answer alone (the paper's Standard prompting)."""
-    if not _writable(gold.answer):
+    if not _writable(gold.final):
         return None
     writer = _Writer(gold, ToolRegistry(), [])
     writer.finish("")
