@@ -28,6 +28,7 @@ from react_core.evaluation.strategies import (
     SAMPLING,
     SC_TEMPERATURE,
     STRATEGIES,
+    role_presets,
 )
 from react_core.loop.settings import RunSettings
 from react_core.presets.store import PresetStore
@@ -117,10 +118,10 @@ class EvalPlan:
         """What runs, in order: for each model, each strategy with the plan's prompts, or with ``versions``, Act and
         ReAct once per version, keyed ``react@name@3`` (also its results file's name), with several models
         ``react@name@3+provider-model``."""
-        presets = {role: self.presets.get(role) or name for role, name in DEFAULT_PRESETS.items()}
         several = len(self.models) > 1
         out = []
         for m, settings in enumerate(self.model_settings()):
+            presets = role_presets(settings.to_dict(), self.presets, self.owner)
             suffix = f"+{model_slug(settings)}" if several else ""
             for strategy in self.strategies:
                 if not self.versions:
@@ -193,7 +194,7 @@ def strategy_config(
     """What decides a strategy's results, as recorded in its file's header; a resume must match it. ``settings``: the
     model's, when the plan runs several."""
     s = settings or plan.settings
-    presets = presets or plan.presets
+    presets = presets or role_presets(s.to_dict(), plan.presets, plan.owner)
     options = [o for o in provider_class(s.provider).options if o != "delay"]
     config: dict[str, Any] = {"provider": s.provider, "model": model}
     config.update({o: getattr(s, o) for o in options if o != "model" and getattr(s, o, "")})

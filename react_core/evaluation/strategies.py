@@ -58,6 +58,32 @@ DEFAULT_PRESETS = {
     "act": "hotpotqa-act",
     "react": "hotpotqa-react",
 }
+
+
+def role_of(preset: Preset) -> str:
+    """The role a prompt plays in the paper's strategies: its mode for a direct answer, else Act or ReAct."""
+    if preset.mode != "react":
+        return preset.mode
+    return "act" if preset.dialect == "act" else "react"
+
+
+def role_presets(
+    settings: Mapping[str, Any], chosen: Mapping[str, str] | None = None, owner: str = ""
+) -> dict[str, str]:
+    """Each role's prompt for a model: the one chosen (a paper prompt counts as not chosen), else the one the model
+    learned (a fine-tuned adapter answers its own prompt, for the role that prompt plays), else the paper's."""
+    from react_core.providers import provider_class
+
+    out = dict(DEFAULT_PRESETS)
+    learned = (
+        provider_class(str(settings.get("provider") or "")).preset_for(settings) if settings.get("provider") else ""
+    )
+    if learned:
+        out[role_of(PresetStore(owner).load(learned))] = learned
+    out.update({role: name for role, name in (chosen or {}).items() if name and name != DEFAULT_PRESETS.get(role)})
+    return out
+
+
 # The paper's setup: 7 steps for ReAct on HotpotQA (its notebook loops over range(1, 8)) with Search and Lookup
 # only, 21 CoT-SC samples at temperature 0.7, greedy decoding otherwise.
 PAPER_REACT_STEPS = 7
