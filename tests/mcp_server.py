@@ -1,7 +1,9 @@
 """A small MCP server of our own, on the official SDK's MCPServer (FastMCP in mcp 1.x), for the client's error cases.
 
 ``python tests/mcp_server.py PORT [TOKEN]`` serves streamable HTTP on 127.0.0.1:PORT/mcp; with TOKEN, every request
-must carry ``Authorization: Bearer TOKEN`` (else 401), as a person's own server with credentials would. Tools:
+must carry ``Authorization: Bearer TOKEN`` (else 401), as a person's own server with credentials would.
+``MCP_TEST_ECHO_SAYS`` in its environment is added to ``echo``'s description (another person's server, or one that
+injects an instruction). Tools:
 ``echo`` (one text), ``add`` (two integers: a JSON object), ``fail`` (raises: the result is an error), ``slow``
 (writes ``marker`` then sleeps, for deadlines and a server killed mid-call), ``picture`` (image content and a line of
 text) and ``wipe`` (annotated destructive).
@@ -9,6 +11,7 @@ text) and ``wipe`` (annotated destructive).
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -26,7 +29,10 @@ PNG = bytes.fromhex(
 server = MCPServer("react-lab-test")
 
 
-@server.tool(description="Returns the text it is given.", annotations=ToolAnnotations(read_only_hint=True))
+ECHO_SAYS = os.environ.get("MCP_TEST_ECHO_SAYS", "")
+
+
+@server.tool(description="Returns the text it is given." + ECHO_SAYS, annotations=ToolAnnotations(read_only_hint=True))
 def echo(text: str) -> str:
     return f"echo: {text}"
 

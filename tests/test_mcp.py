@@ -136,8 +136,8 @@ def test_a_server_that_is_not_there():
 
 def test_names_are_spaced_so_they_cannot_shadow_built_in_tools(ours):
     assert tool_name("git", "Git-Status.v2") == "git_git_status_v2"
-    with pytest.raises(ValueError):
-        tool_specs.register(tool_specs.ToolSpec("search", "Search", "q", "x", "d", "d"))
+    with pytest.raises(ValueError), tool_specs.known([tool_specs.ToolSpec("search", "Search", "q", "x", "d", "d")]):
+        pass
     tools = build_tools(None, ["calculator", "t_echo"], mcp_servers=[ours])
     assert tools.names == ["calculator", "t_echo"]
 

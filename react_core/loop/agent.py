@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from react_core.base import call_records
+from react_core.base import call_records, tool_specs
 from react_core.base import cancel as cancellation
 from react_core.base.cancel import Cancelled
 from react_core.base.errors import ConfigError, ContextOverflowError, ReactLabError
@@ -133,7 +133,8 @@ class Agent:
         try:
             # Within the scope, whatever waits for this run (a stream, a backoff, a Wikipedia request) hears Stop.
             with cancellation.scope(cancel) if cancel is not None else contextlib.nullcontext():
-                yield from events
+                # The run's own tools (an MCP server's) are known to the dialect and the prompt while it runs only.
+                yield from tool_specs.scoped(events, self.config.tools.specs)
         except Cancelled:
             trace.stop_reason = "cancelled"
         except ContextOverflowError as e:

@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
-from react_core.base import call_records
+from react_core.base import call_records, tool_specs
 from react_core.base.errors import ConfigError, ReactLabError
 from react_core.base.events import Event, Paused, RunDone, StepStarted
 from react_core.base.trace import Alternative, Intervention, Observation, Step, Trace
@@ -116,7 +116,8 @@ def resume(agent: Agent, trace: Trace, decision: Decision, *, cancel: threading.
         raise ConfigError(
             f"This run is written in the {trace.settings.get('dialect')} dialect, not {agent.dialect.name}."
         )
-    check = _check(agent, pending, decision)
+    with tool_specs.known(agent.config.tools.specs):  # an edited action is read knowing the run's own tools
+        check = _check(agent, pending, decision)
     trace = Trace.from_dict(trace.to_dict())
     if agent.config.pause_before:
         trace.settings["pause_before"] = list(agent.config.pause_before)

@@ -1,8 +1,9 @@
 """MCP servers' tools as registered tools: named, described and called like Search, Lookup and Calculator.
 
-Each tool a server lists becomes a ``ToolSpec`` (``react_core.base.tool_specs.register``) named ``{server}_{tool}``,
-so it can never shadow a built-in tool, with the server's description and input JSON Schema: the dialects write the
-prompt's tool section, the native function declarations and the on-device grammar from it like any other tool's.
+Each tool a server lists becomes a ``ToolSpec`` named ``{server}_{tool}``, so it can never shadow a built-in tool, with
+the server's description and input JSON Schema, carried by the run's own tool (``Tool.spec``, known only while that run
+runs: ``react_core.base.tool_specs.known``): the dialects write the prompt's tool section, the native function
+declarations and the on-device grammar from it like any other tool's.
 
 An action's input is one text. A tool whose only required argument is a string takes the text as that argument, or a
 JSON object of its arguments (to set optional ones too); any other tool takes a JSON object, and text that is not one
@@ -23,7 +24,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from react_core.base import tool_specs
 from react_core.base.errors import ConfigError, ToolError
 from react_core.base.tool_specs import ToolSpec
 from react_core.base.trace import McpCall, Observation
@@ -200,7 +200,7 @@ def make_tool(config: ServerConfig, tool: McpTool) -> Tool:
         failed = bool(result.is_error)
         return Observation(text=content_text(result), is_error=failed, mcp=record, evidence=not failed)
 
-    return Tool(name=tool.name, function=call)
+    return Tool(name=tool.name, function=call, spec=tool.spec())
 
 
 def _unavailable(config: ServerConfig, name: str, why: str) -> Tool:
@@ -216,7 +216,7 @@ def server_tools(config: ServerConfig) -> list[McpTool]:
 
 
 def mcp_tools(enabled: Iterable[str], servers: Iterable[ServerConfig]) -> list[Tool]:
-    """The enabled tools of these servers, their specs registered. A server that cannot be reached, or no longer
+    """The enabled tools of these servers, each with its spec. A server that cannot be reached, or no longer
     offers a tool, gives that tool as one that answers with why, so the run goes on and the model hears it."""
     wanted = set(enabled)
     tools: list[Tool] = []
@@ -231,7 +231,6 @@ def mcp_tools(enabled: Iterable[str], servers: Iterable[ServerConfig]) -> list[T
             continue
         for name in sorted(mine):
             if name in offered:
-                tool_specs.register(offered[name].spec())
                 tools.append(make_tool(config, offered[name]))
             else:
                 tools.append(_unavailable(config, name, f"MCP server {config.name!r} no longer offers {name}."))

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from react_core.base.cancel import Cancelled
 from react_core.base.errors import ToolError
-from react_core.base.tool_specs import TOOL_ORDER, label
+from react_core.base.tool_specs import TOOL_ORDER, ToolSpec, label
 from react_core.base.trace import Action, Observation
 
 # Far above 5 sentences of any article (HotpotQA's longest paragraph is 8,237 characters), but a page whose "sentence"
@@ -41,6 +41,8 @@ class Tool:
 
     name: str
     function: Callable[[str], Observation | str]
+    # A tool from outside (an MCP server's) brings its spec; it is known only while its run runs (``tool_specs.known``).
+    spec: ToolSpec | None = None
 
 
 class ToolRegistry:
@@ -58,6 +60,11 @@ class ToolRegistry:
     def names(self) -> list[str]:
         order = {n: i for i, n in enumerate(TOOL_ORDER)}
         return sorted(self._tools, key=lambda n: (order.get(n, len(order)), n))
+
+    @property
+    def specs(self) -> tuple[ToolSpec, ...]:
+        """The specs the run's own tools bring (an MCP server's), for ``tool_specs.known``."""
+        return tuple(t.spec for t in self._tools.values() if t.spec is not None)
 
     def __contains__(self, name: object) -> bool:
         return name in self._tools
