@@ -6,7 +6,8 @@ must carry ``Authorization: Bearer TOKEN`` (else 401), as a person's own server 
 injects an instruction). Tools:
 ``echo`` (one text), ``add`` (two integers: a JSON object), ``fail`` (raises: the result is an error), ``slow``
 (writes ``marker`` then sleeps, for deadlines and a server killed mid-call), ``picture`` (image content and a line of
-text) and ``wipe`` (annotated destructive).
+text), each declared read-only; ``wipe`` (annotated destructive), ``run_command`` (no annotations: destructive by the
+MCP schema's defaults) and ``append_note`` (declared merely additive, ``destructiveHint: false``).
 """
 
 from __future__ import annotations
@@ -37,24 +38,27 @@ def echo(text: str) -> str:
     return f"echo: {text}"
 
 
-@server.tool(description="Adds two integers.")
+READ_ONLY = ToolAnnotations(read_only_hint=True)
+
+
+@server.tool(description="Adds two integers.", annotations=READ_ONLY)
 def add(a: int, b: int) -> str:
     return str(a + b)
 
 
-@server.tool(description="Always fails.")
+@server.tool(description="Always fails.", annotations=READ_ONLY)
 def fail(reason: str) -> str:
     raise ValueError(f"it failed on purpose: {reason}")
 
 
-@server.tool(description="Writes the marker file, then waits.")
+@server.tool(description="Writes the marker file, then waits.", annotations=READ_ONLY)  # the test's own file
 def slow(marker: str, seconds: float = 60.0) -> str:
     Path(marker).write_text("started", encoding="utf-8")
     time.sleep(seconds)
     return "done"
 
 
-@server.tool(description="Returns a picture and a caption.")
+@server.tool(description="Returns a picture and a caption.", annotations=READ_ONLY)
 def picture() -> list:
     return [Image(data=PNG, format="png"), "a one-pixel picture"]
 
@@ -62,6 +66,16 @@ def picture() -> list:
 @server.tool(description="Deletes everything.", annotations=ToolAnnotations(destructive_hint=True))
 def wipe(target: str) -> str:
     return f"wiped {target}"
+
+
+@server.tool(description="Runs a shell command (here: only says it did).")
+def run_command(command: str) -> str:
+    return f"ran {command}"
+
+
+@server.tool(description="Appends a note.", annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False))
+def append_note(note: str) -> str:
+    return f"noted {note}"
 
 
 class RequireToken:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from app_helpers import ask, go, last_trace, markdowns, new_session, use_app
+from app_helpers import ask, go, last_trace, markdowns, new_session, use_app, wait_idle
 from mcp_helpers import our_server
 from provider_helpers import free_port
 
@@ -38,3 +38,25 @@ def test_settings_lists_servers_and_an_enabled_tool_is_called(monkeypatch, tmp_p
     assert "t_echo" in trace["settings"]["tools"] and trace["final_answer"] == "echo: hi"
     assert trace["steps"][0]["observation"]["mcp"]["arguments"] == {"text": "hi"}
     assert "**MCP call**" in markdowns(at)
+
+
+def test_settings_marks_destructive_tools_and_step_mode_asks_before_one_runs(monkeypatch, tmp_path, url):
+    script = ["Thought 1: List the files.\nAction 1: T_run_command[ls]", "Thought 2: Done.\nAction 2: Finish[done]"]
+    use_app(monkeypatch, tmp_path, script)
+    monkeypatch.delenv("REACT_MCP_ALLOW_DESTRUCTIVE", raising=False)
+    monkeypatch.setenv("REACT_MCP_SERVERS", json.dumps({"t": {"url": url}}))
+    at = go(new_session(), "settings")
+    assert at.checkbox(key="set-tool-t_echo").label == "t_echo · read-only"
+    marked = "t_run_command · destructive: refused unless you approve the call in step mode"
+    assert at.checkbox(key="set-tool-t_run_command").label == marked  # no annotations: destructive by default
+    at.checkbox(key="set-tool-t_run_command").check().run()
+    go(at, "chat")
+    at.toggle(key="chat-step-mode").set_value(True).run()
+    at = ask(at, "Which files are there?")
+    turn = at.session_state.chat["turns"][-1]
+    assert turn.trace.steps[0].pending == "destructive" and turn.trace.steps[0].observation is None
+    assert any("Run approves this one call" in c.value for c in at.caption)
+    at.button(key=f"t{turn.id}-s1-run").click().run()
+    at = wait_idle(at)
+    step = at.session_state.chat["turns"][-1].trace.steps[0]
+    assert step.observation.text == "ran ls" and step.interventions[0].at == "destructive"

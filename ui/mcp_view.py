@@ -60,8 +60,9 @@ def render_servers(statuses: list[Any], enabled: set[str], on_toggle: Any) -> No
         for tool in status.tools:
             key = f"set-tool-{tool.name}"
             st.session_state.setdefault(key, tool.name in enabled)
-            note = " · destructive" if tool.destructive else (" · read-only" if tool.read_only else "")
-            st.checkbox(f"{tool.name}{note}", key=key, help=tool.description or None, on_change=on_toggle)
+            st.checkbox(
+                f"{tool.name} · {status.marking(tool)}", key=key, help=tool.description or None, on_change=on_toggle
+            )
             with st.popover("Input schema", width="content"):
                 st.caption(md_escape(tool.description or "(no description)"))
                 st.json(tool.schema, expanded=True)

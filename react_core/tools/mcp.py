@@ -11,8 +11,14 @@ with the required arguments is an error observation quoting the schema. The resu
 observation (the registry caps it like every other); other content is named ("[image content omitted]"), never
 dropped silently; a result the server marks as an error is an error observation. A server that cannot be reached or
 dies, and a call past its deadline, are error observations too, and the run goes on. Every call is recorded on its
-observation (``Observation.mcp``). Tools the server marks destructive (``destructiveHint``) are refused unless the
-operator allows them (``mcp_config.destructive_allowed``).
+observation (``Observation.mcp``).
+
+A tool its server does not declare read-only is destructive here. The MCP schema's ``ToolAnnotations`` say so by
+default (``readOnlyHint`` false, ``destructiveHint`` true), and a tool that declares itself merely additive
+(``destructiveHint`` false) still writes, sends or creates things: only ``readOnlyHint: true`` makes a tool harmless.
+A destructive tool is refused unless the operator allows such tools (``mcp_config.destructive_allowed``); in step mode a
+person may approve one call (the ``destructive`` breakpoint, ``Tool.run_approved``), except a visitor's call to one of
+the operator's servers, which only the operator can allow (``guard``).
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ import re
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from react_core.base.errors import ConfigError, ToolError
@@ -50,8 +57,12 @@ class McpTool:
     original: str  # its name on the server
     description: str
     schema: dict[str, Any] = field(compare=False, hash=False)
-    read_only: bool = False
-    destructive: bool = False
+    read_only: bool = False  # declared so by its server (``readOnlyHint: true``)
+
+    @property
+    def destructive(self) -> bool:
+        """Not declared read-only (the module's docstring says why that is destructive)."""
+        return not self.read_only
 
     @property
     def single(self) -> str:
@@ -77,7 +88,7 @@ class McpTool:
             about += f" Input: a JSON object of its arguments: {compact(self.schema)}"
             example = json.dumps({k: _placeholder(props.get(k) or {}) for k in self.schema.get("required") or []})
         if self.destructive:
-            about += " (Marked destructive by its server.)"
+            about += " (Not read-only: it may change or delete things.)"
         return ToolSpec(
             name=self.name,
             label=self.name,
@@ -113,8 +124,7 @@ def listed(server: str, tool: Any) -> McpTool:
         original=tool.name,
         description=tool.description or getattr(tool, "title", None) or "",
         schema=schema,
-        read_only=bool(notes and notes.read_only_hint),
-        destructive=bool(notes and notes.destructive_hint is True),
+        read_only=bool(notes and notes.read_only_hint is True),
     )
 
 
@@ -176,20 +186,42 @@ def recorded(result: Any) -> dict[str, Any]:
     return data
 
 
-def make_tool(config: ServerConfig, tool: McpTool) -> Tool:
-    """The registered tool that calls ``tool`` on ``config``'s server (reconnecting when the server went away)."""
+# How a destructive tool runs here (``guard``): only a call a person approves in step mode, or never.
+ASKS, REFUSED = "asks", "refused"
 
-    def call(text: str) -> Observation:
+
+def guard(config: ServerConfig, tool: McpTool, *, visitor: bool) -> str:
+    """'' when ``tool`` runs unasked (declared read-only, or the operator allows destructive tools); ``ASKS`` when only
+    a call a person approves in step mode runs; ``REFUSED`` when it never runs: a visitor (``visitor``: public demo or
+    signed-in mode) may not approve a destructive call on the operator's servers."""
+    if not tool.destructive or destructive_allowed():
+        return ""
+    return REFUSED if visitor and config.operators else ASKS
+
+
+def refusal(tool: McpTool, how: str) -> str:
+    """Why a destructive tool was not run: the error observation the model hears."""
+    why = (
+        f"{tool.name} is not declared read-only by its MCP server, so it is treated as destructive and was not run: "
+        "this deployment does not allow destructive tools (the operator can, with REACT_MCP_ALLOW_DESTRUCTIVE=1)"
+    )
+    return why + ("; in step mode a person can approve one call." if how == ASKS else ".")
+
+
+def make_tool(config: ServerConfig, tool: McpTool) -> Tool:
+    """The registered tool that calls ``tool`` on ``config``'s server (reconnecting when the server went away). Built
+    under the job's rules: whether this person may approve a destructive call is decided now (``guard``)."""
+    from react_core.providers.keys import visitor
+
+    how = guard(config, tool, visitor=visitor())
+
+    def call(text: str, approved: bool = False) -> Observation:
         record = McpCall(server=config.name, tool=tool.original)
         started = time.perf_counter()
         try:
             record.arguments = arguments(tool, text)
-            if tool.destructive and not destructive_allowed():
-                # Step mode (built elsewhere) would pause here for the person's approval instead of refusing.
-                raise ToolError(
-                    f"{tool.name} is marked destructive by its MCP server, so it was not run: this deployment does "
-                    "not allow destructive tools (the operator can, with REACT_MCP_ALLOW_DESTRUCTIVE=1)."
-                )
+            if tool.destructive and not destructive_allowed() and not (approved and how == ASKS):
+                raise ToolError(refusal(tool, how))
             result = POOL.get(config).call_tool(tool.original, record.arguments)
         except (ToolError, McpFailure) as e:
             record.error = str(e)
@@ -200,7 +232,8 @@ def make_tool(config: ServerConfig, tool: McpTool) -> Tool:
         failed = bool(result.is_error)
         return Observation(text=content_text(result), is_error=failed, mcp=record, evidence=not failed)
 
-    return Tool(name=tool.name, function=call, spec=tool.spec())
+    approvable = partial(call, approved=True) if how == ASKS else None
+    return Tool(name=tool.name, function=call, spec=tool.spec(), run_approved=approvable)
 
 
 def _unavailable(config: ServerConfig, name: str, why: str) -> Tool:
@@ -247,17 +280,32 @@ class ServerStatus:
     operators: bool
     error: str = ""  # '' when connected
     tools: list[McpTool] = field(default_factory=list)
+    visitor: bool = False  # shown to a visitor (public demo or signed-in mode)
 
     @property
     def connected(self) -> bool:
         return not self.error
 
+    def marking(self, tool: McpTool) -> str:
+        """How Settings marks ``tool``: read-only, or destructive and how it runs here (``guard``)."""
+        if tool.read_only:
+            return "read-only"
+        how = guard(ServerConfig(self.name, operators=self.operators), tool, visitor=self.visitor)
+        return (
+            "destructive: "
+            + {
+                "": "allowed by the operator",
+                ASKS: "refused unless you approve the call in step mode",
+                REFUSED: "refused here (the operator has not allowed destructive tools)",
+            }[how]
+        )
 
-def server_statuses(servers: Iterable[ServerConfig]) -> list[ServerStatus]:
-    """Each server's state (connected, or failed and why) and its tools."""
+
+def server_statuses(servers: Iterable[ServerConfig], *, visitor: bool = False) -> list[ServerStatus]:
+    """Each server's state (connected, or failed and why) and its tools, as shown to a ``visitor`` or not."""
     out = []
     for config in servers:
-        status = ServerStatus(config.name, config.transport, config.where, config.operators)
+        status = ServerStatus(config.name, config.transport, config.where, config.operators, visitor=visitor)
         try:
             status.tools = server_tools(config)
         except McpFailure as e:
@@ -273,4 +321,4 @@ def mcp_statuses(urls: dict[str, Any] | None = None, *, visitor: bool = False) -
         servers = all_servers(urls or {}, visitor=visitor)
     except ConfigError as e:
         return [], str(e)
-    return server_statuses(servers), ""
+    return server_statuses(servers, visitor=visitor), ""

@@ -43,6 +43,9 @@ class Tool:
     function: Callable[[str], Observation | str]
     # A tool from outside (an MCP server's) brings its spec; it is known only while its run runs (``tool_specs.known``).
     spec: ToolSpec | None = None
+    # A tool that runs only with a person's approval (an MCP tool not declared read-only, where the operator does not
+    # allow destructive tools): ``function`` refuses it, and this runs one call a person approved in step mode.
+    run_approved: Callable[[str], Observation | str] | None = None
 
 
 class ToolRegistry:
@@ -72,19 +75,26 @@ class ToolRegistry:
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)
 
+    def asks_approval(self, name: str) -> bool:
+        """Whether ``name`` runs only when a person approves the call (``Tool.run_approved``)."""
+        tool = self._tools.get(name)
+        return tool is not None and tool.run_approved is not None
+
     def unknown_tool(self, name: str) -> Observation:
         listed = ", ".join(label(n) for n in self.names) or "none"
         return Observation.error(
             bounded(f"Unknown tool {name!r}. Available tools: {listed}; use Finish to give the answer.")
         )
 
-    def run(self, action: Action) -> Observation:
+    def run(self, action: Action, *, approved: bool = False) -> Observation:
+        """The action's observation; ``approved``: a person approved this call (step mode), for a tool that asks."""
         tool = self._tools.get(action.tool)
         if tool is None:
             return self.unknown_tool(action.tool)
+        function = tool.run_approved if approved and tool.run_approved is not None else tool.function
         started = time.perf_counter()
         try:
-            result = tool.function(action.input)
+            result = function(action.input)
         except Cancelled:
             raise
         except ToolError as e:
