@@ -2,12 +2,14 @@
 
 ``python tests/mcp_server.py PORT [TOKEN]`` serves streamable HTTP on 127.0.0.1:PORT/mcp; with TOKEN, every request
 must carry ``Authorization: Bearer TOKEN`` (else 401), as a person's own server with credentials would.
+``python tests/mcp_server.py stdio`` serves the same tools over stdio, as an operator's command.
 ``MCP_TEST_ECHO_SAYS`` in its environment is added to ``echo``'s description (another person's server, or one that
-injects an instruction). Tools:
-``echo`` (one text), ``add`` (two integers: a JSON object), ``fail`` (raises: the result is an error), ``slow``
-(writes ``marker`` then sleeps, for deadlines and a server killed mid-call), ``picture`` (image content and a line of
-text), each declared read-only; ``wipe`` (annotated destructive), ``run_command`` (no annotations: destructive by the
-MCP schema's defaults) and ``append_note`` (declared merely additive, ``destructiveHint: false``).
+injects an instruction). Tools: ``echo`` (one text), ``add`` (two integers: a JSON object), ``fail`` (raises: the
+result is an error), ``slow`` (writes ``marker`` then sleeps, for deadlines and a server killed mid-call), ``picture``
+(image content and a line of text), ``big`` (that many characters of text, or an image of that many bytes, in as
+many blocks as asked: a result far larger than any message should be), ``table`` (structured content), each declared
+read-only; ``wipe`` (annotated destructive), ``run_command`` (no annotations: destructive by the MCP schema's
+defaults) and ``append_note`` (declared merely additive, ``destructiveHint: false``).
 """
 
 from __future__ import annotations
@@ -63,6 +65,20 @@ def picture() -> list:
     return [Image(data=PNG, format="png"), "a one-pixel picture"]
 
 
+@server.tool(description="Returns that many characters of text, or an image of that many bytes.", annotations=READ_ONLY)
+def big(size: int, image: bool = False, blocks: int = 1) -> list:
+    return [Image(data=b"\0" * size, format="png") if image else "x" * size for _ in range(blocks)]
+
+
+@server.tool(
+    description="Returns a table of that many rows as structured content.",
+    annotations=READ_ONLY,
+    structured_output=True,
+)
+def table(rows: int) -> dict[str, list[dict[str, int | str]]]:
+    return {"rows": [{"id": n, "name": f"row {n}"} for n in range(rows)]}
+
+
 @server.tool(description="Deletes everything.", annotations=ToolAnnotations(destructive_hint=True))
 def wipe(target: str) -> str:
     return f"wiped {target}"
@@ -94,6 +110,9 @@ class RequireToken:
 
 
 if __name__ == "__main__":
+    if sys.argv[1] == "stdio":
+        server.run("stdio")
+        sys.exit()
     port = int(sys.argv[1])
     if len(sys.argv) < 3:
         server.run("streamable-http", host="127.0.0.1", port=port)

@@ -36,11 +36,10 @@ from react_core.base.tool_specs import ToolSpec
 from react_core.base.trace import McpCall, Observation
 from react_core.tools.mcp_client import POOL, McpFailure
 from react_core.tools.mcp_config import ServerConfig, all_servers, destructive_allowed
-from react_core.tools.registry import MAX_OBSERVATION_CHARS, Tool, bounded
+from react_core.tools.mcp_results import content_text, recorded
+from react_core.tools.registry import Tool, bounded
 
 MAX_DESCRIPTION_CHARS = 1_500
-# A result's texts as the trace keeps them: beyond what the observation shows, bounded all the same.
-MAX_RECORDED_CHARS = 2 * MAX_OBSERVATION_CHARS
 
 
 def tool_name(server: str, name: str) -> str:
@@ -148,42 +147,6 @@ def arguments(tool: McpTool, text: str) -> dict[str, Any]:
     if not (tool.schema.get("required") or []) and not text.strip("{} "):
         return {}
     raise ToolError(f"{tool.name} takes a JSON object of its arguments: {compact(tool.schema)}")
-
-
-def content_text(result: Any) -> str:
-    """The observation's text: text content joined, other content named; structured content when there is nothing
-    else."""
-    parts = []
-    for block in result.content or []:
-        kind = getattr(block, "type", "")
-        if kind == "text":
-            parts.append(block.text)
-        elif kind in ("image", "audio"):
-            parts.append(f"[{kind} content omitted ({getattr(block, 'mime_type', '') or 'unknown type'})]")
-        elif kind == "resource":
-            resource = block.resource
-            text = getattr(resource, "text", None)
-            parts.append(text if text is not None else f"[binary resource omitted: {resource.uri}]")
-        elif kind == "resource_link":
-            parts.append(f"[resource link: {block.uri}]")
-        else:
-            parts.append(f"[{kind or 'unknown'} content omitted]")
-    if not parts and result.structured_content is not None:
-        parts.append(json.dumps(result.structured_content, ensure_ascii=False))
-    return "\n".join(parts) if parts else "(The tool returned no content.)"
-
-
-def recorded(result: Any) -> dict[str, Any]:
-    """The result as the trace keeps it: JSON, with binary data replaced by its size and long texts cut."""
-    data = result.model_dump(mode="json", by_alias=True, exclude_none=True)
-    for block in data.get("content") or []:
-        for holder in (block, block.get("resource") or {}):
-            for key in ("data", "blob"):
-                if isinstance(holder.get(key), str):
-                    holder[key] = f"[{len(holder[key]):,} characters of base64 omitted]"
-            if isinstance(holder.get("text"), str):
-                holder["text"] = bounded(holder["text"], MAX_RECORDED_CHARS)
-    return data
 
 
 # How a destructive tool runs here (``guard``): only a call a person approves in step mode, or never.

@@ -35,9 +35,12 @@ class McpFailure(Exception):
 
 
 def describe(error: BaseException) -> str:
-    """One line for an exception out of the SDK (task groups wrap the real cause in an ExceptionGroup)."""
+    """One line for an exception out of the SDK (task groups wrap the real cause in an ExceptionGroup); our own
+    failures (a message too large) say it themselves."""
     while isinstance(error, BaseExceptionGroup) and error.exceptions:
         error = error.exceptions[0]
+    if isinstance(error, McpFailure):
+        return str(error)
     text = " ".join(str(error).split())[:300]
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
@@ -62,7 +65,8 @@ class McpConnection:
 
     @property
     def alive(self) -> bool:
-        return self._ready.is_set() and not self._done.is_set() and self._session is not None
+        # ``error`` is set as soon as the transport ends the connection, before it has wound down.
+        return self._ready.is_set() and not self._done.is_set() and self._session is not None and not self.error
 
     # -- opening and closing --------------------------------------------------------------------------
     def open(self, timeout: float = CONNECT_SECONDS) -> None:
@@ -112,12 +116,14 @@ class McpConnection:
     def _transport(self) -> contextlib.AbstractAsyncContextManager[Any]:
         cfg = self.config
         if cfg.command:
-            from mcp import StdioServerParameters, stdio_client
+            from mcp import StdioServerParameters
+
+            from react_core.tools.mcp_bounds import bounded_stdio_client
 
             params = StdioServerParameters(
                 command=cfg.command, args=list(cfg.args), env=dict(cfg.env) or None, cwd=cfg.cwd or None
             )
-            return stdio_client(params, errlog=self._stderr)
+            return bounded_stdio_client(params, self._stderr, self._ending)
         import httpx2
         from mcp.client.streamable_http import streamable_http_client
 
@@ -132,6 +138,10 @@ class McpConnection:
             event_hooks={"response": [noted]},
         )
         return _owning(client, streamable_http_client(cfg.url, http_client=client))
+
+    def _ending(self, why: str) -> None:
+        """The transport is ending the connection, for this reason (the call waiting on it gives it)."""
+        self.error = self.error or why
 
     @staticmethod
     async def _list(session: Any) -> list[Any]:
@@ -219,7 +229,7 @@ class McpConnection:
             future.cancel()
             raise McpFailure(f"MCP server {self.config.name!r} did not answer within {timeout:g} s.") from None
         except Exception as e:  # the SDK's own error for a failed request (MCPError, a closed stream, …)
-            if self._done.is_set():
+            if self._done.is_set() or self.error:
                 raise McpFailure(f"MCP server {self.config.name!r} stopped during the call: {self.error}") from None
             raise McpFailure(
                 f"MCP server {self.config.name!r} failed the call: {self._refusal() or self.hidden(describe(e))}"
