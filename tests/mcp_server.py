@@ -4,7 +4,10 @@
 must carry ``Authorization: Bearer TOKEN`` (else 401), as a person's own server with credentials would.
 ``python tests/mcp_server.py stdio`` serves the same tools over stdio, as an operator's command.
 ``MCP_TEST_ECHO_SAYS`` in its environment is added to ``echo``'s description (another person's server, or one that
-injects an instruction). Tools: ``echo`` (one text), ``add`` (two integers: a JSON object), ``fail`` (raises: the
+injects an instruction); ``MCP_TEST_REPLIES=json`` answers each request with one JSON body instead of a stream of
+events, ``=gzip`` with one compressed whatever the client asked for.
+
+Tools: ``echo`` (one text), ``add`` (two integers: a JSON object), ``fail`` (raises: the
 result is an error), ``slow`` (writes ``marker`` then sleeps, for deadlines and a server killed mid-call), ``picture``
 (image content and a line of text), ``big`` (that many characters of text, or an image of that many bytes, in as
 many blocks as asked: a result far larger than any message should be), ``table`` (structured content), each declared
@@ -109,15 +112,31 @@ class RequireToken:
         await self.app(scope, receive, send)
 
 
+class ForceGzip:
+    """Plain ASGI: every reply compressed, as if the client had asked for it (it asks for none)."""
+
+    def __init__(self, app) -> None:
+        from starlette.middleware.gzip import GZipMiddleware
+
+        self.app = GZipMiddleware(app, minimum_size=1)
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "http":
+            kept = [(k, v) for k, v in scope["headers"] if k != b"accept-encoding"]
+            scope = {**scope, "headers": [*kept, (b"accept-encoding", b"gzip")]}
+        await self.app(scope, receive, send)
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "stdio":
         server.run("stdio")
         sys.exit()
-    port = int(sys.argv[1])
-    if len(sys.argv) < 3:
-        server.run("streamable-http", host="127.0.0.1", port=port)
-    else:
-        import uvicorn
+    import uvicorn
 
-        app = RequireToken(server.streamable_http_app(host="127.0.0.1"), sys.argv[2])
-        uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+    replies = os.environ.get("MCP_TEST_REPLIES", "")
+    app = server.streamable_http_app(host="127.0.0.1", json_response=bool(replies))
+    if replies == "gzip":
+        app = ForceGzip(app)
+    if len(sys.argv) > 2:
+        app = RequireToken(app, sys.argv[2])
+    uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning")

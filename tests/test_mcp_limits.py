@@ -1,6 +1,7 @@
 """Bounds on what an MCP server sends and what a run keeps of it: one message at most 1 MiB (our server,
-tests/mcp_server.py, started as an operator's stdio command), and a result as the trace records it cut to its bound,
-however the server shapes it (one long text, many blocks, structured content)."""
+tests/mcp_server.py, started as an operator's stdio command, and over HTTP answering with a stream of events or with
+one JSON body), no compressed reply, and a result as the trace records it cut to its bound, however the server shapes
+it (one long text, many blocks, structured content)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,10 @@ import sys
 
 import anyio
 import pytest
-from mcp_helpers import HERE
+from mcp_helpers import HERE, our_server
 
 from react_core.base.trace import Action
-from react_core.tools.mcp import mcp_tools
+from react_core.tools.mcp import mcp_tools, server_statuses
 from react_core.tools.mcp_bounds import MAX_MESSAGE_BYTES, MessageTooLarge, lines
 from react_core.tools.mcp_client import POOL
 from react_core.tools.mcp_config import server_config
@@ -44,6 +45,29 @@ def test_a_stdio_message_over_the_bound_fails_the_call_and_the_server_starts_aga
 def test_a_stdio_message_under_the_bound_is_read(command, image):
     obs = call(command, "big", size=600_000, image=image)  # 800,000 characters of base64 for the image
     assert not obs.is_error and len(obs.text) <= MAX_OBSERVATION_CHARS
+
+
+@pytest.mark.parametrize("replies", ["", "json"], ids=["a stream of events", "one JSON body"])
+def test_an_http_message_over_the_bound_fails_the_call(replies):
+    with our_server(replies=replies) as (url, _proc):
+        config = server_config("web", {"url": url, "timeout": 20})
+        try:
+            late = call(config, "big", size=MAX_MESSAGE_BYTES)
+            assert late.is_error and late.mcp.result is None
+            assert TOO_LARGE in late.text or f"exceeded the {MAX_MESSAGE_BYTES} byte limit" in late.text  # the SDK's
+            assert call(config, "echo", text="still here").text == "echo: still here"
+            assert not call(config, "big", size=600_000).is_error
+        finally:
+            POOL.close_all()
+
+
+def test_a_compressed_http_reply_is_refused():
+    with our_server(replies="gzip") as (url, _proc):
+        try:
+            (status,) = server_statuses([server_config("web", {"url": url, "timeout": 20})])
+        finally:
+            POOL.close_all()
+    assert not status.connected and "the server sent its reply compressed (gzip)" in status.error
 
 
 def read(chunks: list[bytes], limit: int) -> list[bytes]:

@@ -9,6 +9,11 @@ accepts, so the connection ends with ``MessageTooLarge`` saying so (``on_failure
 for it fails at once (an error observation; the run goes on) and the server is started again on its next use. The rest
 is the SDK's own code, called as it calls it: starting the command in a session of its own, writing to its stdin, and
 the shutdown the MCP spec asks for (close stdin, wait, terminate the process tree).
+
+**Streamable HTTP** (an operator's server, or a person's own): the SDK bounds each event of a stream of events itself
+(``max_sse_event_size``, 1 MiB) but reads a reply that is one JSON body whole. ``bound_reply`` (the HTTP client's
+response hook, so it holds behind a proxy too) ends such a body past the bound, and refuses a compressed reply (the
+client asks for none: a 1 MiB body can inflate to a gigabyte); the SDK turns either into an error for that call.
 """
 
 from __future__ import annotations
@@ -18,15 +23,16 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import aclosing, asynccontextmanager
 from typing import Any, TextIO
 
+import httpx2
+
 from react_core.providers.bodies import MAX_EVENT_BYTES
-from react_core.tools.mcp_client import McpFailure
 
 log = logging.getLogger(__name__)
 MAX_MESSAGE_BYTES = MAX_EVENT_BYTES
 
 
-class MessageTooLarge(McpFailure):
-    """The server wrote a message longer than this client reads."""
+class MessageTooLarge(Exception):
+    """The server wrote a message longer than this client reads (the connection gives ``on_failure``'s reason)."""
 
 
 async def lines(stdout: Any, limit: int = MAX_MESSAGE_BYTES) -> AsyncIterator[bytes]:
@@ -52,6 +58,40 @@ def _too_large(limit: int) -> str:
         f"the server sent a message of more than {limit:,} bytes (a result that large is not read), so the "
         "connection was closed; it is opened again on the next call"
     )
+
+
+class Refused(httpx2.StreamError):
+    """A reply this client does not read (the SDK answers the call with an error that quotes it)."""
+
+
+class _Bounded(httpx2.AsyncByteStream):
+    """A reply's body, ended past ``limit`` bytes (None: a stream of events, which the SDK bounds event by event)."""
+
+    def __init__(self, inner: Any, limit: int | None, refused: str) -> None:
+        self._inner, self._limit, self._refused = inner, limit, refused
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        if self._refused:
+            raise Refused(self._refused)
+        seen = 0
+        async for chunk in self._inner:
+            seen += len(chunk)
+            if self._limit is not None and seen > self._limit:
+                raise Refused(f"the server sent a reply of more than {self._limit:,} bytes, which is not read")
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+async def bound_reply(response: httpx2.Response) -> None:
+    """An HTTP client's response hook: the body of ``response`` (not read yet) bounded as the module says."""
+    encoding = response.headers.get("content-encoding", "").strip().lower()
+    events = response.headers.get("content-type", "").lower().startswith("text/event-stream")
+    refused = ""
+    if encoding not in ("", "identity"):
+        refused = f"the server sent its reply compressed ({encoding[:40]}), which is not read"
+    response.stream = _Bounded(response.stream, None if events else MAX_MESSAGE_BYTES, refused)
 
 
 @asynccontextmanager

@@ -35,12 +35,9 @@ class McpFailure(Exception):
 
 
 def describe(error: BaseException) -> str:
-    """One line for an exception out of the SDK (task groups wrap the real cause in an ExceptionGroup); our own
-    failures (a message too large) say it themselves."""
+    """One line for an exception out of the SDK (task groups wrap the real cause in an ExceptionGroup)."""
     while isinstance(error, BaseExceptionGroup) and error.exceptions:
         error = error.exceptions[0]
-    if isinstance(error, McpFailure):
-        return str(error)
     text = " ".join(str(error).split())[:300]
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
@@ -127,15 +124,17 @@ class McpConnection:
         import httpx2
         from mcp.client.streamable_http import streamable_http_client
 
+        from react_core.tools.mcp_bounds import bound_reply
+
         async def noted(response: Any) -> None:
             # The SDK turns any refused request into "Server returned an error response": keep the status.
             if response.status_code in (401, 403):
                 self._refused = f"{response.status_code} {response.reason_phrase}".strip()
 
         client = httpx2.AsyncClient(
-            headers=dict(cfg.headers),
+            headers={**dict(cfg.headers), "Accept-Encoding": "identity"},  # a compressed reply is refused
             timeout=httpx2.Timeout(cfg.timeout, connect=10.0),
-            event_hooks={"response": [noted]},
+            event_hooks={"response": [noted, bound_reply]},
         )
         return _owning(client, streamable_http_client(cfg.url, http_client=client))
 
