@@ -8,7 +8,7 @@ import json
 import pytest
 from app_helpers import ask, go, last_trace, markdowns, new_session, use_app, wait_idle
 from mcp_helpers import our_server
-from provider_helpers import free_port
+from provider_helpers import FakeOpenAI, free_port
 
 from react_core.tools.mcp_client import POOL
 
@@ -60,3 +60,17 @@ def test_settings_marks_destructive_tools_and_step_mode_asks_before_one_runs(mon
     at = wait_idle(at)
     step = at.session_state.chat["turns"][-1].trace.steps[0]
     assert step.observation.text == "ran ls" and step.interventions[0].at == "destructive"
+
+
+def test_settings_shows_a_server_that_never_answers_as_connecting_without_waiting_for_it(monkeypatch, tmp_path, url):
+    use_app(monkeypatch, tmp_path)
+    with FakeOpenAI().fail({"silent": True}) as hung:  # accepts the client's first request and never answers
+        servers = {"t": {"url": url}, "stuck": {"url": f"{hung.root}/v1/chat/completions", "timeout": 45}}
+        monkeypatch.setenv("REACT_MCP_SERVERS", json.dumps(servers))
+        try:
+            at = go(new_session(), "settings")
+            shown = " ".join(markdowns(at))
+            assert "[**t**] — connected" in shown and "[**stuck**] — connecting" in shown
+            assert at.button(key="set-mcp-again-stuck")
+        finally:
+            hung.closing.set()

@@ -52,6 +52,11 @@ def render_servers(statuses: list[Any], enabled: set[str], on_toggle: Any) -> No
     """Each server with its state, and its tools with their descriptions and input schemas, each a checkbox."""
     for status in statuses:
         where = f"{status.transport} · {status.where}" + ("" if status.operators else " · yours")
+        if status.connecting:
+            st.markdown(f":orange[**{md_escape(status.name)}**] — connecting · {md_escape(where)}")
+            st.caption("It has not answered yet and goes on connecting: its tools show here once it has.")
+            st.button("Check again", key=f"set-mcp-again-{status.name}")  # a rerun draws the list again
+            continue
         if not status.connected:
             st.markdown(f":red[**{md_escape(status.name)}**] — failed · {md_escape(where)}")
             st.caption(md_escape(status.error))

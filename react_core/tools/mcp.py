@@ -40,6 +40,8 @@ from react_core.tools.mcp_results import content_text, recorded
 from react_core.tools.registry import Tool, bounded
 
 MAX_DESCRIPTION_CHARS = 1_500
+# How long the Settings page waits for servers being connected to, all together.
+PAGE_WAIT_SECONDS = 5.0
 
 
 def tool_name(server: str, name: str) -> str:
@@ -206,9 +208,11 @@ def _unavailable(config: ServerConfig, name: str, why: str) -> Tool:
     return Tool(name=name, function=call)
 
 
-def server_tools(config: ServerConfig) -> list[McpTool]:
-    """The server's tools, connecting when needed; McpFailure when it cannot be reached."""
-    return [listed(config.name, t) for t in POOL.get(config).tools]
+def server_tools(config: ServerConfig, wait: float | None = None) -> list[McpTool]:
+    """The server's tools, connecting when needed (waiting at most ``wait`` seconds, else the connection's deadline);
+    McpFailure when it cannot be reached."""
+    conn = POOL.get(config) if wait is None else POOL.get(config, wait)
+    return [listed(config.name, t) for t in conn.tools]
 
 
 def mcp_tools(enabled: Iterable[str], servers: Iterable[ServerConfig]) -> list[Tool]:
@@ -244,6 +248,7 @@ class ServerStatus:
     error: str = ""  # '' when connected
     tools: list[McpTool] = field(default_factory=list)
     visitor: bool = False  # shown to a visitor (public demo or signed-in mode)
+    connecting: bool = False  # not connected yet, not failed either (``error`` says so)
 
     @property
     def connected(self) -> bool:
@@ -264,24 +269,33 @@ class ServerStatus:
         )
 
 
-def server_statuses(servers: Iterable[ServerConfig], *, visitor: bool = False) -> list[ServerStatus]:
-    """Each server's state (connected, or failed and why) and its tools, as shown to a ``visitor`` or not."""
+def server_statuses(
+    servers: Iterable[ServerConfig], *, visitor: bool = False, wait: float | None = None
+) -> list[ServerStatus]:
+    """Each server's state (connected, connecting, or failed and why) and its tools, as shown to a ``visitor`` or not.
+    The servers are connected to at once, each on its own, and waited for at most ``wait`` seconds in all (None: each
+    to its connection's deadline)."""
+    servers = list(servers)
+    for config in servers:
+        POOL.start(config)
+    until = None if wait is None else time.monotonic() + wait
     out = []
     for config in servers:
         status = ServerStatus(config.name, config.transport, config.where, config.operators, visitor=visitor)
         try:
-            status.tools = server_tools(config)
+            status.tools = server_tools(config, None if until is None else max(0.0, until - time.monotonic()))
         except McpFailure as e:
-            status.error = str(e)
+            status.error, status.connecting = str(e), POOL.connecting(config)
         out.append(status)
     return out
 
 
 def mcp_statuses(urls: dict[str, Any] | None = None, *, visitor: bool = False) -> tuple[list[ServerStatus], str]:
     """The operator's servers and the person's own (``urls``), each with its state and tools, and '' or why the
-    configuration itself could not be read."""
+    configuration itself could not be read. A page waits ``PAGE_WAIT_SECONDS`` at most: a server still connecting
+    then is shown so, and goes on connecting."""
     try:
         servers = all_servers(urls or {}, visitor=visitor)
     except ConfigError as e:
         return [], str(e)
-    return server_statuses(servers, visitor=visitor), ""
+    return server_statuses(servers, visitor=visitor, wait=PAGE_WAIT_SECONDS), ""
