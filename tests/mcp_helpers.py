@@ -38,7 +38,8 @@ def _listening(port: int) -> bool:
 def our_server(token: str = "", *, echo_says: str = "", replies: str = "") -> Iterator[tuple[str, subprocess.Popen]]:
     """Our server on a free port: its MCP URL and its process (kill only this one). With ``token``, it answers 401 to
     every request without ``Authorization: Bearer {token}``; ``echo_says`` is added to its echo tool's description;
-    ``replies``: "json" (one JSON body a reply) or "gzip" (compressed, asked for or not)."""
+    ``replies``: "json" (one JSON body a reply), "gzip" (compressed, asked for or not) or "quote" (every request an
+    error quoting its Authorization header)."""
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, str(HERE / "mcp_server.py"), str(port), *([token] if token else [])],

@@ -5,14 +5,16 @@ must carry ``Authorization: Bearer TOKEN`` (else 401), as a person's own server 
 ``python tests/mcp_server.py stdio`` serves the same tools over stdio, as an operator's command.
 ``MCP_TEST_ECHO_SAYS`` in its environment is added to ``echo``'s description (another person's server, or one that
 injects an instruction); ``MCP_TEST_REPLIES=json`` answers each request with one JSON body instead of a stream of
-events, ``=gzip`` with one compressed whatever the client asked for.
+events, ``=gzip`` with one compressed whatever the client asked for, ``=quote`` with a JSON-RPC error that quotes
+the request's Authorization header.
 
-Tools: ``echo`` (one text), ``add`` (two integers: a JSON object), ``fail`` (raises: the
-result is an error), ``slow`` (writes ``marker`` then sleeps, for deadlines and a server killed mid-call), ``picture``
-(image content and a line of text), ``big`` (that many characters of text, or an image of that many bytes, in as
-many blocks as asked: a result far larger than any message should be), ``table`` (structured content), each declared
-read-only; ``wipe`` (annotated destructive), ``run_command`` (no annotations: destructive by the MCP schema's
-defaults) and ``append_note`` (declared merely additive, ``destructiveHint: false``).
+Tools: ``echo`` (one text), ``add`` (two integers: a JSON object), ``fail`` (raises: the result is an error),
+``slow`` (writes ``marker`` then sleeps, for deadlines and a server killed mid-call), ``picture`` (image content and
+a line of text), ``big`` (that many characters of text, or an image of that many bytes, in as many blocks as asked: a
+result far larger than any message should be), ``table`` (structured content), ``whoami`` (quotes the request's
+Authorization header in its result, or in a JSON-RPC error), each declared read-only; ``wipe`` (annotated
+destructive), ``run_command`` (no annotations: destructive by the MCP schema's defaults) and ``append_note``
+(declared merely additive, ``destructiveHint: false``).
 """
 
 from __future__ import annotations
@@ -22,8 +24,9 @@ import sys
 import time
 from pathlib import Path
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.utilities.types import Image
+from mcp.shared.exceptions import MCPError
 from mcp.types import ToolAnnotations
 
 # A 1x1 PNG.
@@ -82,6 +85,16 @@ def table(rows: int) -> dict[str, list[dict[str, int | str]]]:
     return {"rows": [{"id": n, "name": f"row {n}"} for n in range(rows)]}
 
 
+@server.tool(
+    description="Says which credentials it was called with, in its result or in an error.", annotations=READ_ONLY
+)
+def whoami(ctx: Context, fail: bool = False) -> str:
+    said = f"called with Authorization: {(ctx.headers or {}).get('authorization')}"
+    if fail:
+        raise MCPError(code=-32001, message=said)  # a JSON-RPC error, not a result
+    return said
+
+
 @server.tool(description="Deletes everything.", annotations=ToolAnnotations(destructive_hint=True))
 def wipe(target: str) -> str:
     return f"wiped {target}"
@@ -112,6 +125,29 @@ class RequireToken:
         await self.app(scope, receive, send)
 
 
+class QuoteCredentials:
+    """Plain ASGI: every request answered with a JSON-RPC error quoting its Authorization header, as a server that
+    refuses credentials and says which it got."""
+
+    async def __call__(self, scope, receive, send) -> None:
+        import json
+
+        from starlette.responses import JSONResponse
+
+        if scope["type"] != "http":
+            return
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        got = dict(scope["headers"]).get(b"authorization", b"").decode()
+        request_id = (json.loads(body or b"{}") or {}).get("id")
+        error = {"code": -32001, "message": f"credentials not accepted: Authorization: {got}"}
+        await JSONResponse({"jsonrpc": "2.0", "id": request_id, "error": error})(scope, receive, send)
+
+
 class ForceGzip:
     """Plain ASGI: every reply compressed, as if the client had asked for it (it asks for none)."""
 
@@ -135,6 +171,8 @@ if __name__ == "__main__":
 
     replies = os.environ.get("MCP_TEST_REPLIES", "")
     app = server.streamable_http_app(host="127.0.0.1", json_response=bool(replies))
+    if replies == "quote":
+        app = QuoteCredentials()
     if replies == "gzip":
         app = ForceGzip(app)
     if len(sys.argv) > 2:

@@ -35,7 +35,7 @@ from react_core.base.errors import ConfigError, ToolError
 from react_core.base.tool_specs import ToolSpec
 from react_core.base.trace import McpCall, Observation
 from react_core.tools.mcp_client import POOL, McpFailure
-from react_core.tools.mcp_config import ServerConfig, all_servers, destructive_allowed
+from react_core.tools.mcp_config import ServerConfig, all_servers, destructive_allowed, hidden
 from react_core.tools.mcp_results import content_text, recorded
 from react_core.tools.registry import Tool, bounded
 
@@ -192,10 +192,11 @@ def make_tool(config: ServerConfig, tool: McpTool) -> Tool:
             record.error = str(e)
             record.seconds = round(time.perf_counter() - started, 6)
             return Observation(text=str(e), is_error=True, mcp=record)
-        record.result = recorded(result)
+        # What the server says of the credentials it was sent (its own, but never for a trace) is masked.
+        record.result = recorded(result, partial(hidden, config))
         record.seconds = round(time.perf_counter() - started, 6)
         failed = bool(result.is_error)
-        return Observation(text=content_text(result), is_error=failed, mcp=record, evidence=not failed)
+        return Observation(text=hidden(config, content_text(result)), is_error=failed, mcp=record, evidence=not failed)
 
     approvable = partial(call, approved=True) if how == ASKS else None
     return Tool(name=tool.name, function=call, spec=tool.spec(), run_approved=approvable)

@@ -19,7 +19,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from react_core.tools.mcp_config import ServerConfig
+from react_core.tools.mcp_config import ServerConfig, hidden
 
 T = TypeVar("T")
 # Starting a server (a stdio command may first install itself) and listing its tools.
@@ -205,9 +205,7 @@ class McpConnection:
 
     def hidden(self, text: str) -> str:
         """``text`` without the values of this server's headers (an error that echoes a token never carries it)."""
-        from react_core.providers.keys import redact
-
-        return redact(text, [v for _, v in self.config.headers] + [v.split(" ", 1)[-1] for _, v in self.config.headers])
+        return hidden(self.config, text)
 
     def close(self) -> None:
         loop, stop, task = self._loop, self._stop, self._task

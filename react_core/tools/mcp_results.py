@@ -10,6 +10,7 @@ each cut saying so. A message is already at most 1 MiB (``mcp_bounds``); a trace
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from react_core.tools.registry import MAX_OBSERVATION_CHARS, bounded
@@ -43,22 +44,23 @@ def content_text(result: Any) -> str:
     return "\n".join(parts) if parts else "(The tool returned no content.)"
 
 
-def recorded(result: Any) -> dict[str, Any]:
-    """The result as the trace keeps it: JSON, with binary data replaced by its size, and cut to share
-    ``MAX_RECORDED_CHARS``."""
+def recorded(result: Any, hide: Callable[[str], str] = str) -> dict[str, Any]:
+    """The result as the trace keeps it: JSON, with binary data replaced by its size, cut to share
+    ``MAX_RECORDED_CHARS``, and every text passed through ``hide`` (the server's credentials masked)."""
     data = result.model_dump(mode="json", by_alias=True, exclude_none=True)
     for block in data.get("content") or []:
         for holder in (block, block.get("resource") or {}):
             for key in ("data", "blob"):
                 if isinstance(holder.get(key), str):
                     holder[key] = f"[{len(holder[key]):,} characters of base64 omitted]"
-    return _kept(data, [MAX_RECORDED_CHARS])
+    return _kept(data, [MAX_RECORDED_CHARS], hide)
 
 
-def _kept(value: Any, left: list[int]) -> Any:
+def _kept(value: Any, left: list[int], hide: Callable[[str], str]) -> Any:
     """``value`` with its texts cut and its lists and objects shortened so that all of it shares ``left[0]``
     characters of JSON; each cut says what it left out. Read in order: what comes first is kept first."""
     if isinstance(value, str):
+        value = hide(value)
         size = len(json.dumps(value, ensure_ascii=False))
         if size > left[0]:  # cut in proportion, so that escaped characters are counted too
             value = bounded(value, max(_SHORTEST_CUT, left[0] * len(value) // size))
@@ -77,10 +79,10 @@ def _kept(value: Any, left: list[int]) -> Any:
                     out.append(note)
                 break
             if isinstance(out, dict):
-                name = _kept(str(key), left)
-                out[name] = _kept(item, left)
+                name = _kept(str(key), left, hide)
+                out[name] = _kept(item, left, hide)
             else:
-                out.append(_kept(item, left))
+                out.append(_kept(item, left, hide))
         return out
     left[0] -= 8  # a number, true, false or null
     return value
