@@ -56,10 +56,16 @@ def test_settings_marks_destructive_tools_and_step_mode_asks_before_one_runs(mon
     turn = at.session_state.chat["turns"][-1]
     assert turn.trace.steps[0].pending == "destructive" and turn.trace.steps[0].observation is None
     assert any("Run approves this one call" in c.value for c in at.caption)
+    at.text_input(key=f"t{turn.id}-s1-edit-text").set_value("Action 1: T_run_command[pwd]")
+    at.button(key=f"t{turn.id}-s1-edit-go").click().run()
+    at = wait_idle(at)
+    turn = at.session_state.chat["turns"][-1]  # the edited call is shown again before it runs
+    assert turn.trace.steps[0].pending == "destructive" and turn.trace.steps[0].observation is None
     at.button(key=f"t{turn.id}-s1-run").click().run()
     at = wait_idle(at)
     step = at.session_state.chat["turns"][-1].trace.steps[0]
-    assert step.observation.text == "ran ls" and step.interventions[0].at == "destructive"
+    assert step.observation.text == "ran pwd"
+    assert [(n.kind, n.at) for n in step.interventions] == [("edit", "destructive"), ("run", "destructive")]
 
 
 def test_settings_shows_a_server_that_never_answers_as_connecting_without_waiting_for_it(monkeypatch, tmp_path, url):
