@@ -1,20 +1,32 @@
 """A small MCP server of our own, on the official SDK's MCPServer (FastMCP in mcp 1.x), for the client's error cases.
 
 ``python tests/mcp_server.py PORT [TOKEN]`` serves streamable HTTP on 127.0.0.1:PORT/mcp; with TOKEN, every request
-must carry ``Authorization: Bearer TOKEN`` (else 401), as a person's own server with credentials would. Tools:
-``echo`` (one text), ``add`` (two integers: a JSON object), ``fail`` (raises: the result is an error), ``slow``
-(writes ``marker`` then sleeps, for deadlines and a server killed mid-call), ``picture`` (image content and a line of
-text) and ``wipe`` (annotated destructive).
+must carry ``Authorization: Bearer TOKEN`` (else 401), as a person's own server with credentials would.
+``python tests/mcp_server.py stdio`` serves the same tools over stdio, as an operator's command.
+``MCP_TEST_ECHO_SAYS`` in its environment is added to ``echo``'s description (another person's server, or one that
+injects an instruction); ``MCP_TEST_REPLIES=json`` answers each request with one JSON body instead of a stream of
+events, ``=gzip`` with one compressed whatever the client asked for, ``=quote`` with a JSON-RPC error that quotes
+the request's Authorization header.
+
+Tools: ``echo`` (one text), ``add`` (two integers: a JSON object), ``fail`` (raises: the result is an error),
+``slow`` (writes ``marker`` then sleeps, for deadlines and a server killed mid-call), ``picture`` (image content and
+a line of text), ``big`` (that many characters of text, or an image of that many bytes, in as many blocks as asked: a
+result far larger than any message should be), ``table`` (structured content), ``whoami`` (quotes the request's
+Authorization header in its result, or in a JSON-RPC error), each declared read-only; ``wipe`` (annotated
+destructive), ``run_command`` (no annotations: destructive by the MCP schema's defaults) and ``append_note``
+(declared merely additive, ``destructiveHint: false``).
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.utilities.types import Image
+from mcp.shared.exceptions import MCPError
 from mcp.types import ToolAnnotations
 
 # A 1x1 PNG.
@@ -26,36 +38,76 @@ PNG = bytes.fromhex(
 server = MCPServer("react-lab-test")
 
 
-@server.tool(description="Returns the text it is given.", annotations=ToolAnnotations(read_only_hint=True))
+ECHO_SAYS = os.environ.get("MCP_TEST_ECHO_SAYS", "")
+
+
+@server.tool(description="Returns the text it is given." + ECHO_SAYS, annotations=ToolAnnotations(read_only_hint=True))
 def echo(text: str) -> str:
     return f"echo: {text}"
 
 
-@server.tool(description="Adds two integers.")
+READ_ONLY = ToolAnnotations(read_only_hint=True)
+
+
+@server.tool(description="Adds two integers.", annotations=READ_ONLY)
 def add(a: int, b: int) -> str:
     return str(a + b)
 
 
-@server.tool(description="Always fails.")
+@server.tool(description="Always fails.", annotations=READ_ONLY)
 def fail(reason: str) -> str:
     raise ValueError(f"it failed on purpose: {reason}")
 
 
-@server.tool(description="Writes the marker file, then waits.")
+@server.tool(description="Writes the marker file, then waits.", annotations=READ_ONLY)  # the test's own file
 def slow(marker: str, seconds: float = 60.0) -> str:
     Path(marker).write_text("started", encoding="utf-8")
     time.sleep(seconds)
     return "done"
 
 
-@server.tool(description="Returns a picture and a caption.")
+@server.tool(description="Returns a picture and a caption.", annotations=READ_ONLY)
 def picture() -> list:
     return [Image(data=PNG, format="png"), "a one-pixel picture"]
+
+
+@server.tool(description="Returns that many characters of text, or an image of that many bytes.", annotations=READ_ONLY)
+def big(size: int, image: bool = False, blocks: int = 1) -> list:
+    return [Image(data=b"\0" * size, format="png") if image else "x" * size for _ in range(blocks)]
+
+
+@server.tool(
+    description="Returns a table of that many rows as structured content.",
+    annotations=READ_ONLY,
+    structured_output=True,
+)
+def table(rows: int) -> dict[str, list[dict[str, int | str]]]:
+    return {"rows": [{"id": n, "name": f"row {n}"} for n in range(rows)]}
+
+
+@server.tool(
+    description="Says which credentials it was called with, in its result or in an error.", annotations=READ_ONLY
+)
+def whoami(ctx: Context, fail: bool = False) -> str:
+    said = f"called with Authorization: {(ctx.headers or {}).get('authorization')}"
+    if fail:
+        raise MCPError(code=-32001, message=said)  # a JSON-RPC error, not a result
+    return said
 
 
 @server.tool(description="Deletes everything.", annotations=ToolAnnotations(destructive_hint=True))
 def wipe(target: str) -> str:
     return f"wiped {target}"
+
+
+@server.tool(description="Runs a shell command (here: only says it did).")
+def run_command(command: str) -> str:
+    return f"ran {command}"
+
+
+@server.tool(description="Appends a note.", annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False))
+def append_note(note: str) -> str:
+    return f"noted {note}"
 
 
 class RequireToken:
@@ -73,12 +125,56 @@ class RequireToken:
         await self.app(scope, receive, send)
 
 
-if __name__ == "__main__":
-    port = int(sys.argv[1])
-    if len(sys.argv) < 3:
-        server.run("streamable-http", host="127.0.0.1", port=port)
-    else:
-        import uvicorn
+class QuoteCredentials:
+    """Plain ASGI: every request answered with a JSON-RPC error quoting its Authorization header, as a server that
+    refuses credentials and says which it got."""
 
-        app = RequireToken(server.streamable_http_app(host="127.0.0.1"), sys.argv[2])
-        uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+    async def __call__(self, scope, receive, send) -> None:
+        import json
+
+        from starlette.responses import JSONResponse
+
+        if scope["type"] != "http":
+            return
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        got = dict(scope["headers"]).get(b"authorization", b"").decode()
+        request_id = (json.loads(body or b"{}") or {}).get("id")
+        error = {"code": -32001, "message": f"credentials not accepted: Authorization: {got}"}
+        await JSONResponse({"jsonrpc": "2.0", "id": request_id, "error": error})(scope, receive, send)
+
+
+class ForceGzip:
+    """Plain ASGI: every reply compressed, as if the client had asked for it (it asks for none)."""
+
+    def __init__(self, app) -> None:
+        from starlette.middleware.gzip import GZipMiddleware
+
+        self.app = GZipMiddleware(app, minimum_size=1)
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "http":
+            kept = [(k, v) for k, v in scope["headers"] if k != b"accept-encoding"]
+            scope = {**scope, "headers": [*kept, (b"accept-encoding", b"gzip")]}
+        await self.app(scope, receive, send)
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "stdio":
+        server.run("stdio")
+        sys.exit()
+    import uvicorn
+
+    replies = os.environ.get("MCP_TEST_REPLIES", "")
+    app = server.streamable_http_app(host="127.0.0.1", json_response=bool(replies))
+    if replies == "quote":
+        app = QuoteCredentials()
+    if replies == "gzip":
+        app = ForceGzip(app)
+    if len(sys.argv) > 2:
+        app = RequireToken(app, sys.argv[2])
+    uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning")

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from app_helpers import ask, go, last_trace, markdowns, new_session, use_app
+from app_helpers import ask, go, last_trace, markdowns, new_session, use_app, wait_idle
 from mcp_helpers import our_server
-from provider_helpers import free_port
+from provider_helpers import FakeOpenAI, free_port
 
 from react_core.tools.mcp_client import POOL
 
@@ -38,3 +38,45 @@ def test_settings_lists_servers_and_an_enabled_tool_is_called(monkeypatch, tmp_p
     assert "t_echo" in trace["settings"]["tools"] and trace["final_answer"] == "echo: hi"
     assert trace["steps"][0]["observation"]["mcp"]["arguments"] == {"text": "hi"}
     assert "**MCP call**" in markdowns(at)
+
+
+def test_settings_marks_destructive_tools_and_step_mode_asks_before_one_runs(monkeypatch, tmp_path, url):
+    script = ["Thought 1: List the files.\nAction 1: T_run_command[ls]", "Thought 2: Done.\nAction 2: Finish[done]"]
+    use_app(monkeypatch, tmp_path, script)
+    monkeypatch.delenv("REACT_MCP_ALLOW_DESTRUCTIVE", raising=False)
+    monkeypatch.setenv("REACT_MCP_SERVERS", json.dumps({"t": {"url": url}}))
+    at = go(new_session(), "settings")
+    assert at.checkbox(key="set-tool-t_echo").label == "t_echo · read-only"
+    marked = "t_run_command · destructive: refused unless you approve the call in step mode"
+    assert at.checkbox(key="set-tool-t_run_command").label == marked  # no annotations: destructive by default
+    at.checkbox(key="set-tool-t_run_command").check().run()
+    go(at, "chat")
+    at.toggle(key="chat-step-mode").set_value(True).run()
+    at = ask(at, "Which files are there?")
+    turn = at.session_state.chat["turns"][-1]
+    assert turn.trace.steps[0].pending == "destructive" and turn.trace.steps[0].observation is None
+    assert any("Run approves this one call" in c.value for c in at.caption)
+    at.text_input(key=f"t{turn.id}-s1-edit-text").set_value("Action 1: T_run_command[pwd]")
+    at.button(key=f"t{turn.id}-s1-edit-go").click().run()
+    at = wait_idle(at)
+    turn = at.session_state.chat["turns"][-1]  # the edited call is shown again before it runs
+    assert turn.trace.steps[0].pending == "destructive" and turn.trace.steps[0].observation is None
+    at.button(key=f"t{turn.id}-s1-run").click().run()
+    at = wait_idle(at)
+    step = at.session_state.chat["turns"][-1].trace.steps[0]
+    assert step.observation.text == "ran pwd"
+    assert [(n.kind, n.at) for n in step.interventions] == [("edit", "destructive"), ("run", "destructive")]
+
+
+def test_settings_shows_a_server_that_never_answers_as_connecting_without_waiting_for_it(monkeypatch, tmp_path, url):
+    use_app(monkeypatch, tmp_path)
+    with FakeOpenAI().fail({"silent": True}) as hung:  # accepts the client's first request and never answers
+        servers = {"t": {"url": url}, "stuck": {"url": f"{hung.root}/v1/chat/completions", "timeout": 45}}
+        monkeypatch.setenv("REACT_MCP_SERVERS", json.dumps(servers))
+        try:
+            at = go(new_session(), "settings")
+            shown = " ".join(markdowns(at))
+            assert "[**t**] — connected" in shown and "[**stuck**] — connecting" in shown
+            assert at.button(key="set-mcp-again-stuck")
+        finally:
+            hung.closing.set()

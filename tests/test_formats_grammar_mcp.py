@@ -78,10 +78,10 @@ def types_only(schema):
     return [types_only(v) for v in schema] if isinstance(schema, list) else schema
 
 
-@pytest.fixture(scope="module", autouse=True)
+@pytest.fixture(autouse=True)
 def specs():
-    for tool in TOOLS.values():
-        tool_specs.register(tool.spec())
+    with tool_specs.known(tool.spec() for tool in TOOLS.values()):
+        yield
 
 
 def reply(fmt: str, tool: str, arguments: str, shaped: bool = True) -> str:

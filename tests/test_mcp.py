@@ -10,7 +10,7 @@ import threading
 
 import pytest
 from mcp_helpers import GIT_SERVER, HERE, git_repository, our_server
-from provider_helpers import free_port, wait_for
+from provider_helpers import FakeOpenAI, free_port, wait_for
 
 from react_core.base import tool_specs
 from react_core.base.trace import Action
@@ -136,8 +136,8 @@ def test_a_server_that_is_not_there():
 
 def test_names_are_spaced_so_they_cannot_shadow_built_in_tools(ours):
     assert tool_name("git", "Git-Status.v2") == "git_git_status_v2"
-    with pytest.raises(ValueError):
-        tool_specs.register(tool_specs.ToolSpec("search", "Search", "q", "x", "d", "d"))
+    with pytest.raises(ValueError), tool_specs.known([tool_specs.ToolSpec("search", "Search", "q", "x", "d", "d")]):
+        pass
     tools = build_tools(None, ["calculator", "t_echo"], mcp_servers=[ours])
     assert tools.names == ["calculator", "t_echo"]
 
@@ -153,3 +153,28 @@ def test_a_command_that_never_answers_is_given_up_and_ended(tmp_path):
 def test_a_command_that_cannot_start_says_why():
     (status,) = server_statuses([server_config("nothere", {"command": str(HERE / "no-such-server")})])
     assert not status.connected and "could not be reached" in status.error
+
+
+def test_a_server_that_never_answers_holds_up_only_those_who_wait_for_it(ours):
+    """A server that accepts a connection and never answers (the fake model server's silent fault) is being connected
+    to; meanwhile another server's tools and the Settings page's list answer at once, and the page shows it as
+    connecting instead of waiting for it."""
+    outcome: dict = {}
+    with FakeOpenAI().fail({"silent": True}) as hung:
+        # The path its faults answer on: the client's first POST (initialize) is held there.
+        stuck = server_config("stuck", {"url": f"{hung.root}/v1/chat/completions", "timeout": 45})
+        waiting = threading.Thread(
+            target=lambda: outcome.update(obs=registry(stuck, "stuck_echo").run(Action("stuck_echo", "x")))
+        )
+        waiting.start()
+        try:
+            assert hung.holding.wait(30)  # its connection is being opened, held by the server
+            assert registry(ours, "t_echo").run(Action("t_echo", "hi")).text == "echo: hi"
+            shown = {s.name: s for s in server_statuses([ours, stuck], wait=0.5)}
+            assert shown["t"].connected and shown["stuck"].connecting and not shown["stuck"].connected
+            assert "still connecting" in shown["stuck"].error
+            assert waiting.is_alive()  # none of the above waited for the stuck server
+        finally:
+            hung.closing.set()  # the held request ends: the stuck connection fails now
+    waiting.join(60)
+    assert outcome["obs"].is_error and "stuck" in outcome["obs"].text

@@ -16,6 +16,7 @@ from app_helpers import ask, go, last_trace, new_session, unescape, use_app
 from mcp_helpers import our_server
 
 from react_core.base.errors import ConfigError
+from react_core.base.trace import Action
 from react_core.history import open_history
 from react_core.loop.agent import Agent
 from react_core.loop.settings import RunSettings, build_run_config
@@ -23,9 +24,10 @@ from react_core.providers.scripted import ScriptedProvider
 from react_core.report.exports import to_json
 from react_core.report.html import to_html
 from react_core.telemetry.otlp_json import to_otlp_json
-from react_core.tools.mcp import server_statuses
+from react_core.tools.mcp import mcp_tools, server_statuses
 from react_core.tools.mcp_client import POOL
 from react_core.tools.mcp_config import masked_headers, parse_headers, persons_servers
+from react_core.tools.registry import ToolRegistry
 
 TOKEN = "tok-7f3a9c1e5b2d4f60-1234"  # long enough that its last four may be shown
 
@@ -163,3 +165,23 @@ def test_a_visitor_adds_their_own_server_with_a_token_that_no_one_else_sees(monk
     alice.button(key="set-mcp-cred-mine-remove").click().run()  # removable
     assert alice.session_state.settings["mcp_servers"] == {"mine": url}
     assert "mine · no headers" in [unescape(c.value) for c in alice.caption]
+
+
+def test_a_refusal_quoting_the_credentials_never_carries_them():
+    """A server that refuses every request with a JSON-RPC error quoting its Authorization header: the reason is shown,
+    the credentials masked."""
+    with our_server(replies="quote") as (address, _proc):
+        try:
+            status = status_of({"url": address, "headers": {"Authorization": f"Bearer {TOKEN}"}})
+        finally:
+            POOL.close_all()
+    assert not status.connected and "credentials not accepted: Authorization: ***" in status.error
+    assert TOKEN not in status.error
+
+
+@pytest.mark.parametrize("fail", [False, True], ids=["in its result", "in a JSON-RPC error"])
+def test_a_call_quoting_the_credentials_never_carries_them(url, fail):
+    (config,) = persons_servers({"mine": {"url": url, "headers": {"Authorization": f"Bearer {TOKEN}"}}}, visitor=False)
+    obs = ToolRegistry(mcp_tools(["mine_whoami"], [config])).run(Action("mine_whoami", json.dumps({"fail": fail})))
+    assert obs.is_error == fail and "called with Authorization: ***" in obs.text
+    assert TOKEN not in obs.text and TOKEN not in json.dumps(obs.mcp.to_dict())

@@ -52,6 +52,11 @@ def render_servers(statuses: list[Any], enabled: set[str], on_toggle: Any) -> No
     """Each server with its state, and its tools with their descriptions and input schemas, each a checkbox."""
     for status in statuses:
         where = f"{status.transport} · {status.where}" + ("" if status.operators else " · yours")
+        if status.connecting:
+            st.markdown(f":orange[**{md_escape(status.name)}**] — connecting · {md_escape(where)}")
+            st.caption("It has not answered yet and goes on connecting: its tools show here once it has.")
+            st.button("Check again", key=f"set-mcp-again-{status.name}")  # a rerun draws the list again
+            continue
         if not status.connected:
             st.markdown(f":red[**{md_escape(status.name)}**] — failed · {md_escape(where)}")
             st.caption(md_escape(status.error))
@@ -60,8 +65,9 @@ def render_servers(statuses: list[Any], enabled: set[str], on_toggle: Any) -> No
         for tool in status.tools:
             key = f"set-tool-{tool.name}"
             st.session_state.setdefault(key, tool.name in enabled)
-            note = " · destructive" if tool.destructive else (" · read-only" if tool.read_only else "")
-            st.checkbox(f"{tool.name}{note}", key=key, help=tool.description or None, on_change=on_toggle)
+            st.checkbox(
+                f"{tool.name} · {status.marking(tool)}", key=key, help=tool.description or None, on_change=on_toggle
+            )
             with st.popover("Input schema", width="content"):
                 st.caption(md_escape(tool.description or "(no description)"))
                 st.json(tool.schema, expanded=True)

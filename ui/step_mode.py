@@ -67,8 +67,9 @@ def render_switch() -> None:
         "Step mode",
         key=SWITCH_KEY,
         on_change=_switched,
-        help="Stop the agent before it acts: before every tool call, on an unreadable step, before Finish. Run, "
-        "edit the action, write the observation yourself, or regenerate the step.",
+        help="Stop the agent before it acts: before every tool call, on an unreadable step, before Finish, before a "
+        "destructive tool call (Run approves it). Run, edit the action, write the observation yourself, or "
+        "regenerate the step.",
     )
     if on:
         render_breakpoints("chat-breakpoints")
@@ -88,6 +89,11 @@ def render_pause(trace: Trace, position: int, *, key: str, on_decide: DecisionHa
     if call:
         st.markdown("**The tool call that would run**")
         st.code(call, language=None, wrap_lines=True)
+    if step.pending == "destructive":
+        st.caption(
+            "Its MCP server does not declare this tool read-only: it may change or delete things. Run approves "
+            "this one call."
+        )
     if step.offered:
         _render_offered(trace, position, key=key, on_decide=on_decide)
     if on_decide is None:

@@ -4,17 +4,25 @@ Dialects render and parse actions with these names and argument names, prompts l
 quote the example inputs, native tool calling declares the tools from them, and the UI labels tools with them. The
 functions behind the tools live in ``react_core.tools``.
 
-Tools from MCP servers (``react_core.tools.mcp``) add their specs at run time with ``register``: their name is
-name-spaced by their server (``git_git_status``), so they can never shadow Search, Lookup or Calculator, and ``schema``
-carries the server's JSON Schema for their input.
+Tools from MCP servers (``react_core.tools.mcp``) belong to the run that enabled them, never to this module: their
+specs travel with the run's tools (``ToolRegistry.specs``) and are known by name only while that run's code runs
+(``known``, ``scoped``), so one person's server's description (or an instruction injected in it) never reaches another
+person's prompt, even when both named their servers alike. Their name is name-spaced by their server
+(``git_git_status``), so they can never shadow Search, Lookup or Calculator, and ``schema`` carries the server's JSON
+Schema for their input.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
+from types import MappingProxyType
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -94,48 +102,89 @@ def ordered_tools(names: Iterable[str]) -> list[str]:
     return [t for t in TOOL_ORDER if t in names] + sorted(names - set(TOOL_ORDER))
 
 
-SPECS: dict[str, ToolSpec] = {t.name: t for t in (*TOOLS, FINISH)}
+# The built-in tools, read-only: a tool from outside is its run's own (``known``).
+SPECS: Mapping[str, ToolSpec] = MappingProxyType({t.name: t for t in (*TOOLS, FINISH)})
 BUILTIN = frozenset(SPECS)
 
 
-def register(extra: ToolSpec) -> None:
-    """Make a tool from outside (an MCP server's) known to dialects, prompts and declarations, by its name."""
-    if extra.name in BUILTIN:
-        raise ValueError(f"{extra.name!r} is a built-in tool's name")
-    SPECS[extra.name] = extra
+# The specs of the run whose code is running on this thread (``known``): empty outside a run.
+_run_specs: ContextVar[Mapping[str, ToolSpec]] = ContextVar("react_run_tool_specs", default=MappingProxyType({}))
+
+
+@contextmanager
+def known(specs: Iterable[ToolSpec]) -> Iterator[None]:
+    """Within this block (on this thread), one run's tools from outside (an MCP server's) are known by their specs to
+    dialects, prompts and declarations, besides the built-in ones."""
+    extra: dict[str, ToolSpec] = {}
+    for s in specs:
+        if s.name in BUILTIN:
+            raise ValueError(f"{s.name!r} is a built-in tool's name")
+        extra[s.name] = s
+    token = _run_specs.set(MappingProxyType(extra))
+    try:
+        yield
+    finally:
+        _run_specs.reset(token)
+
+
+def scoped(items: Iterator[T], specs: Iterable[ToolSpec]) -> Iterator[T]:
+    """``items`` (a run's events) advanced with ``specs`` known each time, and unknown again in between: whoever reads
+    a run's events on its thread, and another run read on the same thread, never sees this run's tools."""
+    specs = tuple(specs)
+    try:
+        while True:
+            with known(specs):
+                try:
+                    item = next(items)
+                except StopIteration:
+                    return
+            yield item
+    finally:
+        close = getattr(items, "close", None)
+        if close is not None:
+            with known(specs):
+                close()
+
+
+def _all() -> Mapping[str, ToolSpec]:
+    extra = _run_specs.get()
+    return {**SPECS, **extra} if extra else SPECS
 
 
 class _Params(Mapping[str, str]):
-    """Tool name -> the argument name call-style dialects write, over every known spec (registered ones too)."""
+    """Tool name -> the argument name call-style dialects write, over every known spec (the running run's too)."""
 
     def __getitem__(self, name: str) -> str:
-        return SPECS[name].param
+        return _all()[name].param
 
     def __iter__(self) -> Iterator[str]:
-        return iter(SPECS)
+        return iter(_all())
 
     def __len__(self) -> int:
-        return len(SPECS)
+        return len(_all())
 
 
 PARAMS: Mapping[str, str] = _Params()
 
 
 def spec(name: str) -> ToolSpec | None:
-    return SPECS.get(name)
+    return SPECS.get(name) or _run_specs.get().get(name)
 
 
 def label(name: str) -> str:
-    """A tool's name for people: its label when known, else the name capitalised."""
-    known = SPECS.get(name)
-    return known.label if known else name[:1].upper() + name[1:]
+    """A tool's name for people: its label when known; an MCP tool's name as it is (its label, in a run or not);
+    else the name capitalised."""
+    found = spec(name)
+    if found:
+        return found.label
+    return name if MCP_TOOL_NAME.match(name) else name[:1].upper() + name[1:]
 
 
 def param(name: str) -> str:
-    known = SPECS.get(name)
-    return known.param if known else "input"
+    found = spec(name)
+    return found.param if found else "input"
 
 
 def example(name: str) -> str:
-    known = SPECS.get(name)
-    return known.example if known else "input"
+    found = spec(name)
+    return found.example if found else "input"

@@ -32,6 +32,8 @@ BREAKPOINTS = {
     "tool": "before every tool call",
     "error": "on an unreadable step",
     "finish": "before Finish",
+    # A call to a tool that runs only with a person's approval (an MCP tool not declared read-only): Run approves it.
+    "destructive": "before a destructive tool call",
 }
 
 # The settings a trace records. A key or any other secret is never one of them: Trace.from_dict and the

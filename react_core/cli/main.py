@@ -279,7 +279,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--pause-before",
         metavar="BREAKPOINTS",
-        help="step mode: pause at tool, error, finish (comma-separated) and read each decision as a line on stdin",
+        help="step mode: pause at tool, error, finish, destructive (comma-separated) and read each decision as a line "
+        "on stdin (run, at destructive, approves the call)",
     )
     p.set_defaults(func=_cmd_ask)
 

@@ -29,7 +29,7 @@ from react_core.dialects.lenient import (
 )
 
 # Canonical tool names and the argument name each takes in call-style dialects.
-TOOL_PARAMS = tool_specs.PARAMS  # a live view: MCP tools registered at run time are known too
+TOOL_PARAMS = tool_specs.PARAMS  # a live view: the running run's own MCP tools are known too
 FINISH = tool_specs.FINISH.name
 # A step title's length at most, ellipsis included.
 TITLE_CHARS = 80

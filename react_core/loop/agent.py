@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from react_core.base import call_records
+from react_core.base import call_records, tool_specs
 from react_core.base import cancel as cancellation
 from react_core.base.cancel import Cancelled
 from react_core.base.errors import ConfigError, ContextOverflowError, ReactLabError
@@ -133,7 +133,8 @@ class Agent:
         try:
             # Within the scope, whatever waits for this run (a stream, a backoff, a Wikipedia request) hears Stop.
             with cancellation.scope(cancel) if cancel is not None else contextlib.nullcontext():
-                yield from events
+                # The run's own tools (an MCP server's) are known to the dialect and the prompt while it runs only.
+                yield from tool_specs.scoped(events, self.config.tools.specs)
         except Cancelled:
             trace.stop_reason = "cancelled"
         except ContextOverflowError as e:
@@ -222,16 +223,17 @@ class Agent:
                 index += 1
         trace.stop_reason = "max_calls"
 
-    def settle(self, trace: Trace, step: Step, started: float) -> Iterator[Event]:
+    def settle(self, trace: Trace, step: Step, started: float, *, approved: bool = False) -> Iterator[Event]:
         """The step carried through: its answer ends the run, its action runs (an unreadable step already has its
-        error observation), a loop ends the run; then ``StepDone``."""
+        error observation), a loop ends the run; then ``StepDone``. ``approved``: a person approved its call (step
+        mode's ``destructive`` breakpoint)."""
         if step.final_answer is not None:
             trace.final_answer, trace.stop_reason = step.final_answer, "finished"
         elif step.observation is None:  # an action to run
             assert step.action is not None
             yield ActionParsed(step.index, step.action)
             cancellation.check()
-            step.observation = self._act(step)
+            step.observation = self._act(step, approved)
         if trace.stop_reason is None and self._looping(trace.steps):
             trace.stop_reason = "loop"
             step.observation.note = (
@@ -248,6 +250,9 @@ class Agent:
             hit = "error"
         else:
             hit = "tool" if step.action is not None else ""
+            # A call only a person's approval runs: with that breakpoint chosen, the person is asked (else refused).
+            if hit and self.config.tools.asks_approval(step.action.tool) and "destructive" in self.config.pause_before:
+                hit = "destructive"
         return hit if hit in self.config.pause_before else ""
 
     def request_at(self, trace: Trace, index: int) -> CompletionRequest:
@@ -328,9 +333,10 @@ class Agent:
             step.observation = Observation.error(f"{parsed.error} {self.dialect.reminder(self.config.tools.names)}")
         return step
 
-    def _act(self, step: Step) -> Observation:
+    def _act(self, step: Step, approved: bool = False) -> Observation:
         assert step.action is not None
-        return self.config.tools.run(step.action)  # an unknown tool gets the list of tools; every text is capped
+        # An unknown tool gets the list of tools; every text is capped.
+        return self.config.tools.run(step.action, approved=approved)
 
     @staticmethod
     def _looping(steps: list[Step]) -> bool:

@@ -6,7 +6,8 @@ last step pending (its raw reply, Thought, Action; nothing run yet). Like the Op
 paused Trace is the whole state: saved to History, it can be resumed by another process after a restart.
 ``resume(agent, trace, decision)`` applies one ``Decision`` to the pending step and goes on, as events:
 
-- **run** the step as it is (its tool call, its error observation, its Finish);
+- **run** the step as it is (its tool call, its error observation, its Finish); at the ``destructive`` breakpoint
+  this approves the one call (an edited or picked call to such a tool pauses there again first);
 - **edit** its action: the text is read by the dialect's own parser and held to the prompt editor's rules
   (``presets.check.check_action``), refused with the same message when it does not pass; then it runs;
 - **observe**: the person writes the observation instead of the tool (capped like every observation, marked
@@ -29,7 +30,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
-from react_core.base import call_records
+from react_core.base import call_records, tool_specs
 from react_core.base.errors import ConfigError, ReactLabError
 from react_core.base.events import Event, Paused, RunDone, StepStarted
 from react_core.base.trace import Alternative, Intervention, Observation, Step, Trace
@@ -116,7 +117,8 @@ def resume(agent: Agent, trace: Trace, decision: Decision, *, cancel: threading.
         raise ConfigError(
             f"This run is written in the {trace.settings.get('dialect')} dialect, not {agent.dialect.name}."
         )
-    check = _check(agent, pending, decision)
+    with tool_specs.known(agent.config.tools.specs):  # an edited action is read knowing the run's own tools
+        check = _check(agent, pending, decision)
     trace = Trace.from_dict(trace.to_dict())
     if agent.config.pause_before:
         trace.settings["pause_before"] = list(agent.config.pause_before)
@@ -181,12 +183,18 @@ def _resumed(agent: Agent, trace: Trace, step: Step, decision: Decision, checked
             step.observation = Observation.error(f"{chosen.error} {agent.dialect.reminder(agent.config.tools.names)}")
     note.after = step.observation.text if decision.kind == "observe" and step.observation else _said(agent, step)
     step.interventions.append(note)
+    approved = decision.kind == "run" and step.pending == "destructive"  # Run at that breakpoint approves the call
     step.pending = ""
     if decision.kind == "stop":
         trace.stop_reason = "cancelled"
         return
+    if not approved and step.observation is None and agent.breakpoint_at(step) == "destructive":
+        # An edited or picked call that only a person's approval runs: shown to them before it runs.
+        step.pending, trace.stop_reason = "destructive", "paused"
+        yield Paused(step)
+        return
     yield StepStarted(step.index)  # a watcher shows the step again while its action runs
-    yield from agent.settle(trace, step, started)
+    yield from agent.settle(trace, step, started, approved=approved)
     if trace.stop_reason:
         return
     left = agent.config.max_calls - calls_spent(trace)

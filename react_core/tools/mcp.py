@@ -1,8 +1,9 @@
 """MCP servers' tools as registered tools: named, described and called like Search, Lookup and Calculator.
 
-Each tool a server lists becomes a ``ToolSpec`` (``react_core.base.tool_specs.register``) named ``{server}_{tool}``,
-so it can never shadow a built-in tool, with the server's description and input JSON Schema: the dialects write the
-prompt's tool section, the native function declarations and the on-device grammar from it like any other tool's.
+Each tool a server lists becomes a ``ToolSpec`` named ``{server}_{tool}``, so it can never shadow a built-in tool, with
+the server's description and input JSON Schema, carried by the run's own tool (``Tool.spec``, known only while that run
+runs: ``react_core.base.tool_specs.known``): the dialects write the prompt's tool section, the native function
+declarations and the on-device grammar from it like any other tool's.
 
 An action's input is one text. A tool whose only required argument is a string takes the text as that argument, or a
 JSON object of its arguments (to set optional ones too); any other tool takes a JSON object, and text that is not one
@@ -10,8 +11,14 @@ with the required arguments is an error observation quoting the schema. The resu
 observation (the registry caps it like every other); other content is named ("[image content omitted]"), never
 dropped silently; a result the server marks as an error is an error observation. A server that cannot be reached or
 dies, and a call past its deadline, are error observations too, and the run goes on. Every call is recorded on its
-observation (``Observation.mcp``). Tools the server marks destructive (``destructiveHint``) are refused unless the
-operator allows them (``mcp_config.destructive_allowed``).
+observation (``Observation.mcp``).
+
+A tool its server does not declare read-only is destructive here. The MCP schema's ``ToolAnnotations`` say so by
+default (``readOnlyHint`` false, ``destructiveHint`` true), and a tool that declares itself merely additive
+(``destructiveHint`` false) still writes, sends or creates things: only ``readOnlyHint: true`` makes a tool harmless.
+A destructive tool is refused unless the operator allows such tools (``mcp_config.destructive_allowed``); in step mode a
+person may approve one call (the ``destructive`` breakpoint, ``Tool.run_approved``), except a visitor's call to one of
+the operator's servers, which only the operator can allow (``guard``).
 """
 
 from __future__ import annotations
@@ -21,19 +28,20 @@ import re
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
-from react_core.base import tool_specs
 from react_core.base.errors import ConfigError, ToolError
 from react_core.base.tool_specs import ToolSpec
 from react_core.base.trace import McpCall, Observation
 from react_core.tools.mcp_client import POOL, McpFailure
-from react_core.tools.mcp_config import ServerConfig, all_servers, destructive_allowed
-from react_core.tools.registry import MAX_OBSERVATION_CHARS, Tool, bounded
+from react_core.tools.mcp_config import ServerConfig, all_servers, destructive_allowed, hidden
+from react_core.tools.mcp_results import content_text, recorded
+from react_core.tools.registry import Tool, bounded
 
 MAX_DESCRIPTION_CHARS = 1_500
-# A result's texts as the trace keeps them: beyond what the observation shows, bounded all the same.
-MAX_RECORDED_CHARS = 2 * MAX_OBSERVATION_CHARS
+# How long the Settings page waits for servers being connected to, all together.
+PAGE_WAIT_SECONDS = 5.0
 
 
 def tool_name(server: str, name: str) -> str:
@@ -50,8 +58,12 @@ class McpTool:
     original: str  # its name on the server
     description: str
     schema: dict[str, Any] = field(compare=False, hash=False)
-    read_only: bool = False
-    destructive: bool = False
+    read_only: bool = False  # declared so by its server (``readOnlyHint: true``)
+
+    @property
+    def destructive(self) -> bool:
+        """Not declared read-only (the module's docstring says why that is destructive)."""
+        return not self.read_only
 
     @property
     def single(self) -> str:
@@ -77,7 +89,7 @@ class McpTool:
             about += f" Input: a JSON object of its arguments: {compact(self.schema)}"
             example = json.dumps({k: _placeholder(props.get(k) or {}) for k in self.schema.get("required") or []})
         if self.destructive:
-            about += " (Marked destructive by its server.)"
+            about += " (Not read-only: it may change or delete things.)"
         return ToolSpec(
             name=self.name,
             label=self.name,
@@ -113,8 +125,7 @@ def listed(server: str, tool: Any) -> McpTool:
         original=tool.name,
         description=tool.description or getattr(tool, "title", None) or "",
         schema=schema,
-        read_only=bool(notes and notes.read_only_hint),
-        destructive=bool(notes and notes.destructive_hint is True),
+        read_only=bool(notes and notes.read_only_hint is True),
     )
 
 
@@ -140,67 +151,55 @@ def arguments(tool: McpTool, text: str) -> dict[str, Any]:
     raise ToolError(f"{tool.name} takes a JSON object of its arguments: {compact(tool.schema)}")
 
 
-def content_text(result: Any) -> str:
-    """The observation's text: text content joined, other content named; structured content when there is nothing
-    else."""
-    parts = []
-    for block in result.content or []:
-        kind = getattr(block, "type", "")
-        if kind == "text":
-            parts.append(block.text)
-        elif kind in ("image", "audio"):
-            parts.append(f"[{kind} content omitted ({getattr(block, 'mime_type', '') or 'unknown type'})]")
-        elif kind == "resource":
-            resource = block.resource
-            text = getattr(resource, "text", None)
-            parts.append(text if text is not None else f"[binary resource omitted: {resource.uri}]")
-        elif kind == "resource_link":
-            parts.append(f"[resource link: {block.uri}]")
-        else:
-            parts.append(f"[{kind or 'unknown'} content omitted]")
-    if not parts and result.structured_content is not None:
-        parts.append(json.dumps(result.structured_content, ensure_ascii=False))
-    return "\n".join(parts) if parts else "(The tool returned no content.)"
+# How a destructive tool runs here (``guard``): only a call a person approves in step mode, or never.
+ASKS, REFUSED = "asks", "refused"
 
 
-def recorded(result: Any) -> dict[str, Any]:
-    """The result as the trace keeps it: JSON, with binary data replaced by its size and long texts cut."""
-    data = result.model_dump(mode="json", by_alias=True, exclude_none=True)
-    for block in data.get("content") or []:
-        for holder in (block, block.get("resource") or {}):
-            for key in ("data", "blob"):
-                if isinstance(holder.get(key), str):
-                    holder[key] = f"[{len(holder[key]):,} characters of base64 omitted]"
-            if isinstance(holder.get("text"), str):
-                holder["text"] = bounded(holder["text"], MAX_RECORDED_CHARS)
-    return data
+def guard(config: ServerConfig, tool: McpTool, *, visitor: bool) -> str:
+    """'' when ``tool`` runs unasked (declared read-only, or the operator allows destructive tools); ``ASKS`` when only
+    a call a person approves in step mode runs; ``REFUSED`` when it never runs: a visitor (``visitor``: public demo or
+    signed-in mode) may not approve a destructive call on the operator's servers."""
+    if not tool.destructive or destructive_allowed():
+        return ""
+    return REFUSED if visitor and config.operators else ASKS
+
+
+def refusal(tool: McpTool, how: str) -> str:
+    """Why a destructive tool was not run: the error observation the model hears."""
+    why = (
+        f"{tool.name} is not declared read-only by its MCP server, so it is treated as destructive and was not run: "
+        "this deployment does not allow destructive tools (the operator can, with REACT_MCP_ALLOW_DESTRUCTIVE=1)"
+    )
+    return why + ("; in step mode a person can approve one call." if how == ASKS else ".")
 
 
 def make_tool(config: ServerConfig, tool: McpTool) -> Tool:
-    """The registered tool that calls ``tool`` on ``config``'s server (reconnecting when the server went away)."""
+    """The registered tool that calls ``tool`` on ``config``'s server (reconnecting when the server went away). Built
+    under the job's rules: whether this person may approve a destructive call is decided now (``guard``)."""
+    from react_core.providers.keys import visitor
 
-    def call(text: str) -> Observation:
+    how = guard(config, tool, visitor=visitor())
+
+    def call(text: str, approved: bool = False) -> Observation:
         record = McpCall(server=config.name, tool=tool.original)
         started = time.perf_counter()
         try:
             record.arguments = arguments(tool, text)
-            if tool.destructive and not destructive_allowed():
-                # Step mode (built elsewhere) would pause here for the person's approval instead of refusing.
-                raise ToolError(
-                    f"{tool.name} is marked destructive by its MCP server, so it was not run: this deployment does "
-                    "not allow destructive tools (the operator can, with REACT_MCP_ALLOW_DESTRUCTIVE=1)."
-                )
+            if tool.destructive and not destructive_allowed() and not (approved and how == ASKS):
+                raise ToolError(refusal(tool, how))
             result = POOL.get(config).call_tool(tool.original, record.arguments)
         except (ToolError, McpFailure) as e:
             record.error = str(e)
             record.seconds = round(time.perf_counter() - started, 6)
             return Observation(text=str(e), is_error=True, mcp=record)
-        record.result = recorded(result)
+        # What the server says of the credentials it was sent (its own, but never for a trace) is masked.
+        record.result = recorded(result, partial(hidden, config))
         record.seconds = round(time.perf_counter() - started, 6)
         failed = bool(result.is_error)
-        return Observation(text=content_text(result), is_error=failed, mcp=record, evidence=not failed)
+        return Observation(text=hidden(config, content_text(result)), is_error=failed, mcp=record, evidence=not failed)
 
-    return Tool(name=tool.name, function=call)
+    approvable = partial(call, approved=True) if how == ASKS else None
+    return Tool(name=tool.name, function=call, spec=tool.spec(), run_approved=approvable)
 
 
 def _unavailable(config: ServerConfig, name: str, why: str) -> Tool:
@@ -210,13 +209,15 @@ def _unavailable(config: ServerConfig, name: str, why: str) -> Tool:
     return Tool(name=name, function=call)
 
 
-def server_tools(config: ServerConfig) -> list[McpTool]:
-    """The server's tools, connecting when needed; McpFailure when it cannot be reached."""
-    return [listed(config.name, t) for t in POOL.get(config).tools]
+def server_tools(config: ServerConfig, wait: float | None = None) -> list[McpTool]:
+    """The server's tools, connecting when needed (waiting at most ``wait`` seconds, else the connection's deadline);
+    McpFailure when it cannot be reached."""
+    conn = POOL.get(config) if wait is None else POOL.get(config, wait)
+    return [listed(config.name, t) for t in conn.tools]
 
 
 def mcp_tools(enabled: Iterable[str], servers: Iterable[ServerConfig]) -> list[Tool]:
-    """The enabled tools of these servers, their specs registered. A server that cannot be reached, or no longer
+    """The enabled tools of these servers, each with its spec. A server that cannot be reached, or no longer
     offers a tool, gives that tool as one that answers with why, so the run goes on and the model hears it."""
     wanted = set(enabled)
     tools: list[Tool] = []
@@ -231,7 +232,6 @@ def mcp_tools(enabled: Iterable[str], servers: Iterable[ServerConfig]) -> list[T
             continue
         for name in sorted(mine):
             if name in offered:
-                tool_specs.register(offered[name].spec())
                 tools.append(make_tool(config, offered[name]))
             else:
                 tools.append(_unavailable(config, name, f"MCP server {config.name!r} no longer offers {name}."))
@@ -248,30 +248,55 @@ class ServerStatus:
     operators: bool
     error: str = ""  # '' when connected
     tools: list[McpTool] = field(default_factory=list)
+    visitor: bool = False  # shown to a visitor (public demo or signed-in mode)
+    connecting: bool = False  # not connected yet, not failed either (``error`` says so)
 
     @property
     def connected(self) -> bool:
         return not self.error
 
+    def marking(self, tool: McpTool) -> str:
+        """How Settings marks ``tool``: read-only, or destructive and how it runs here (``guard``)."""
+        if tool.read_only:
+            return "read-only"
+        how = guard(ServerConfig(self.name, operators=self.operators), tool, visitor=self.visitor)
+        return (
+            "destructive: "
+            + {
+                "": "allowed by the operator",
+                ASKS: "refused unless you approve the call in step mode",
+                REFUSED: "refused here (the operator has not allowed destructive tools)",
+            }[how]
+        )
 
-def server_statuses(servers: Iterable[ServerConfig]) -> list[ServerStatus]:
-    """Each server's state (connected, or failed and why) and its tools."""
+
+def server_statuses(
+    servers: Iterable[ServerConfig], *, visitor: bool = False, wait: float | None = None
+) -> list[ServerStatus]:
+    """Each server's state (connected, connecting, or failed and why) and its tools, as shown to a ``visitor`` or not.
+    The servers are connected to at once, each on its own, and waited for at most ``wait`` seconds in all (None: each
+    to its connection's deadline)."""
+    servers = list(servers)
+    for config in servers:
+        POOL.start(config)
+    until = None if wait is None else time.monotonic() + wait
     out = []
     for config in servers:
-        status = ServerStatus(config.name, config.transport, config.where, config.operators)
+        status = ServerStatus(config.name, config.transport, config.where, config.operators, visitor=visitor)
         try:
-            status.tools = server_tools(config)
+            status.tools = server_tools(config, None if until is None else max(0.0, until - time.monotonic()))
         except McpFailure as e:
-            status.error = str(e)
+            status.error, status.connecting = str(e), POOL.connecting(config)
         out.append(status)
     return out
 
 
 def mcp_statuses(urls: dict[str, Any] | None = None, *, visitor: bool = False) -> tuple[list[ServerStatus], str]:
     """The operator's servers and the person's own (``urls``), each with its state and tools, and '' or why the
-    configuration itself could not be read."""
+    configuration itself could not be read. A page waits ``PAGE_WAIT_SECONDS`` at most: a server still connecting
+    then is shown so, and goes on connecting."""
     try:
         servers = all_servers(urls or {}, visitor=visitor)
     except ConfigError as e:
         return [], str(e)
-    return server_statuses(servers), ""
+    return server_statuses(servers, visitor=visitor, wait=PAGE_WAIT_SECONDS), ""

@@ -19,7 +19,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from react_core.tools.mcp_config import ServerConfig
+from react_core.tools.mcp_config import ServerConfig, hidden
 
 T = TypeVar("T")
 # Starting a server (a stdio command may first install itself) and listing its tools.
@@ -56,29 +56,50 @@ class McpConnection:
         self._stop: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
         self._gone: asyncio.Event | None = None  # set in the loop when the session ends, for calls waiting on it
-        self._ready = threading.Event()
+        self._started = threading.Event()
+        self._ready = threading.Event()  # connected, or failed
         self._done = threading.Event()
         self._stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115 (kept open)
 
     @property
     def alive(self) -> bool:
-        return self._ready.is_set() and not self._done.is_set() and self._session is not None
+        # ``error`` is set as soon as the transport ends the connection, before it has wound down.
+        return self._ready.is_set() and not self._done.is_set() and self._session is not None and not self.error
+
+    @property
+    def connecting(self) -> bool:
+        """Started, and neither connected nor failed yet."""
+        return self._started.is_set() and not self._ready.is_set()
 
     # -- opening and closing --------------------------------------------------------------------------
+    def start(self, timeout: float = CONNECT_SECONDS) -> None:
+        """Begin to connect and list the tools, in the background; given up after ``timeout`` seconds."""
+        self._started.set()
+        thread = threading.Thread(target=self._thread, args=(timeout,), name=f"mcp-{self.config.name}", daemon=True)
+        thread.start()
+
+    def wait(self, timeout: float | None) -> bool:
+        """Whether the connection has settled (connected, or failed) within ``timeout`` seconds."""
+        return self._ready.wait(timeout)
+
     def open(self, timeout: float = CONNECT_SECONDS) -> None:
         """Connect and list the tools; McpFailure when the server cannot be reached in ``timeout`` seconds."""
-        thread = threading.Thread(target=self._thread, name=f"mcp-{self.config.name}", daemon=True)
-        thread.start()
-        if not self._ready.wait(timeout):
+        self.start(timeout)
+        if not self.wait(timeout + CLOSE_SECONDS):  # given up at ``timeout``; this is the bound on winding down
             self.close()
             raise McpFailure(f"MCP server {self.config.name!r} did not answer within {timeout:g} s.")
-        if self._session is None:
+        self.check()
+
+    def check(self) -> None:
+        """McpFailure saying why, when the connection has settled without connecting."""
+        if self._session is None or self.error:
             raise McpFailure(f"MCP server {self.config.name!r} could not be reached: {self.error}")
 
-    def _thread(self) -> None:
+    def _thread(self, timeout: float) -> None:
         loop = asyncio.new_event_loop()
         self._loop = loop
         self._task = loop.create_task(self._main())
+        loop.call_later(timeout, self._give_up, timeout)
         try:
             loop.run_until_complete(self._task)
         finally:
@@ -109,17 +130,27 @@ class McpConnection:
             self._done.set()
             self._ready.set()
 
+    def _give_up(self, timeout: float) -> None:
+        """Still connecting at the deadline: the attempt ends, and says why."""
+        if not self._ready.is_set() and self._task is not None:
+            self.error = self.error or f"it did not answer within {timeout:g} s"
+            self._task.cancel()
+
     def _transport(self) -> contextlib.AbstractAsyncContextManager[Any]:
         cfg = self.config
         if cfg.command:
-            from mcp import StdioServerParameters, stdio_client
+            from mcp import StdioServerParameters
+
+            from react_core.tools.mcp_bounds import bounded_stdio_client
 
             params = StdioServerParameters(
                 command=cfg.command, args=list(cfg.args), env=dict(cfg.env) or None, cwd=cfg.cwd or None
             )
-            return stdio_client(params, errlog=self._stderr)
+            return bounded_stdio_client(params, self._stderr, self._ending)
         import httpx2
         from mcp.client.streamable_http import streamable_http_client
+
+        from react_core.tools.mcp_bounds import bound_reply
 
         async def noted(response: Any) -> None:
             # The SDK turns any refused request into "Server returned an error response": keep the status.
@@ -127,11 +158,15 @@ class McpConnection:
                 self._refused = f"{response.status_code} {response.reason_phrase}".strip()
 
         client = httpx2.AsyncClient(
-            headers=dict(cfg.headers),
+            headers={**dict(cfg.headers), "Accept-Encoding": "identity"},  # a compressed reply is refused
             timeout=httpx2.Timeout(cfg.timeout, connect=10.0),
-            event_hooks={"response": [noted]},
+            event_hooks={"response": [noted, bound_reply]},
         )
         return _owning(client, streamable_http_client(cfg.url, http_client=client))
+
+    def _ending(self, why: str) -> None:
+        """The transport is ending the connection, for this reason (the call waiting on it gives it)."""
+        self.error = self.error or why
 
     @staticmethod
     async def _list(session: Any) -> list[Any]:
@@ -170,9 +205,7 @@ class McpConnection:
 
     def hidden(self, text: str) -> str:
         """``text`` without the values of this server's headers (an error that echoes a token never carries it)."""
-        from react_core.providers.keys import redact
-
-        return redact(text, [v for _, v in self.config.headers] + [v.split(" ", 1)[-1] for _, v in self.config.headers])
+        return hidden(self.config, text)
 
     def close(self) -> None:
         loop, stop, task = self._loop, self._stop, self._task
@@ -219,7 +252,7 @@ class McpConnection:
             future.cancel()
             raise McpFailure(f"MCP server {self.config.name!r} did not answer within {timeout:g} s.") from None
         except Exception as e:  # the SDK's own error for a failed request (MCPError, a closed stream, …)
-            if self._done.is_set():
+            if self._done.is_set() or self.error:
                 raise McpFailure(f"MCP server {self.config.name!r} stopped during the call: {self.error}") from None
             raise McpFailure(
                 f"MCP server {self.config.name!r} failed the call: {self._refusal() or self.hidden(describe(e))}"
@@ -243,35 +276,62 @@ async def _owning(client: Any, transport: contextlib.AbstractAsyncContextManager
 
 
 class McpPool:
-    """The process's connections, one per server configuration, opened on first use and again after a failure."""
+    """The process's connections, one per server configuration, opened on first use and again after a failure.
+
+    Each server is connected to on its own thread, and the pool's lock is held only to look up and change its tables,
+    never while a server answers: a server that accepts and never answers holds up only those who wait for it, each
+    as long as it chooses (a run's tool call up to the connection's deadline; the Settings page a moment)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._connections: dict[ServerConfig, McpConnection] = {}
         self.failures: dict[ServerConfig, tuple[float, str]] = {}
 
-    def get(self, config: ServerConfig) -> McpConnection:
-        """A live connection to ``config``'s server; McpFailure (remembered for ``failure``) when there is none."""
+    def get(self, config: ServerConfig, wait: float = CONNECT_SECONDS + CLOSE_SECONDS) -> McpConnection:
+        """A live connection to ``config``'s server, waiting at most ``wait`` seconds for one being opened; McpFailure
+        (remembered for ``RETRY_SECONDS``) when there is none, or one that says it is still connecting."""
+        conn = self._connection(config)
+        if not conn.wait(wait):
+            raise McpFailure(f"MCP server {config.name!r} is still connecting (it has not answered yet).")
+        try:
+            conn.check()
+        except McpFailure as e:
+            with self._lock:
+                if self._connections.get(config) is conn:
+                    del self._connections[config]
+                    self.failures[config] = (time.monotonic(), str(e))
+            conn.close()
+            raise
+        with self._lock:
+            self.failures.pop(config, None)
+        return conn
+
+    def start(self, config: ServerConfig) -> None:
+        """Begin to connect to ``config``'s server unless it is connected, connecting or failed a moment ago."""
+        with contextlib.suppress(McpFailure):
+            self._connection(config)
+
+    def connecting(self, config: ServerConfig) -> bool:
         with self._lock:
             conn = self._connections.get(config)
-            if conn is not None and conn.alive:
+        return conn is not None and conn.connecting
+
+    def _connection(self, config: ServerConfig) -> McpConnection:
+        """The live connection, the one being opened, or one started now; McpFailure while a recent failure stands
+        (a page drawn again does not wait on it again)."""
+        with self._lock:
+            conn = self._connections.get(config)
+            if conn is not None and (conn.alive or conn.connecting):
                 return conn
-            if conn is not None:
-                conn.close()
+            stale = self._connections.pop(config, None)
             when, why = self.failures.get(config, (0.0, ""))
-            if why and time.monotonic() - when < RETRY_SECONDS:  # a page drawn again does not wait on it again
+            if why and time.monotonic() - when < RETRY_SECONDS:
                 raise McpFailure(why)
-            conn = McpConnection(config)
-            try:
-                conn.open()
-            except McpFailure as e:
-                conn.close()
-                self._connections.pop(config, None)
-                self.failures[config] = (time.monotonic(), str(e))
-                raise
-            self._connections[config] = conn
-            self.failures.pop(config, None)
-            return conn
+            conn = self._connections[config] = McpConnection(config)
+            conn.start()
+        if stale is not None:
+            stale.close()  # its server died or ended the connection: left to wind down
+        return conn
 
     def close_all(self) -> None:
         with self._lock:

@@ -219,6 +219,13 @@ def entry_headers(entry: Any) -> dict[str, str]:
     return dict(headers) if isinstance(headers, Mapping) else {}
 
 
+def hidden(config: ServerConfig, text: str) -> str:
+    """``text`` without the values of ``config``'s headers (what a server echoes of a token never goes further)."""
+    from react_core.providers.keys import redact
+
+    return redact(text, [v for _, v in config.headers] + [v.split(" ", 1)[-1] for _, v in config.headers])
+
+
 def masked(value: str) -> str:
     """A secret as it is shown back: its last four characters when it is long enough to keep the rest hidden."""
     return MASK + value[-4:] if len(value) >= 16 else MASK

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from react_core.base.cancel import Cancelled
 from react_core.base.errors import ToolError
-from react_core.base.tool_specs import TOOL_ORDER, label
+from react_core.base.tool_specs import TOOL_ORDER, ToolSpec, label
 from react_core.base.trace import Action, Observation
 
 # Far above 5 sentences of any article (HotpotQA's longest paragraph is 8,237 characters), but a page whose "sentence"
@@ -41,6 +41,11 @@ class Tool:
 
     name: str
     function: Callable[[str], Observation | str]
+    # A tool from outside (an MCP server's) brings its spec; it is known only while its run runs (``tool_specs.known``).
+    spec: ToolSpec | None = None
+    # A tool that runs only with a person's approval (an MCP tool not declared read-only, where the operator does not
+    # allow destructive tools): ``function`` refuses it, and this runs one call a person approved in step mode.
+    run_approved: Callable[[str], Observation | str] | None = None
 
 
 class ToolRegistry:
@@ -59,11 +64,21 @@ class ToolRegistry:
         order = {n: i for i, n in enumerate(TOOL_ORDER)}
         return sorted(self._tools, key=lambda n: (order.get(n, len(order)), n))
 
+    @property
+    def specs(self) -> tuple[ToolSpec, ...]:
+        """The specs the run's own tools bring (an MCP server's), for ``tool_specs.known``."""
+        return tuple(t.spec for t in self._tools.values() if t.spec is not None)
+
     def __contains__(self, name: object) -> bool:
         return name in self._tools
 
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)
+
+    def asks_approval(self, name: str) -> bool:
+        """Whether ``name`` runs only when a person approves the call (``Tool.run_approved``)."""
+        tool = self._tools.get(name)
+        return tool is not None and tool.run_approved is not None
 
     def unknown_tool(self, name: str) -> Observation:
         listed = ", ".join(label(n) for n in self.names) or "none"
@@ -71,13 +86,15 @@ class ToolRegistry:
             bounded(f"Unknown tool {name!r}. Available tools: {listed}; use Finish to give the answer.")
         )
 
-    def run(self, action: Action) -> Observation:
+    def run(self, action: Action, *, approved: bool = False) -> Observation:
+        """The action's observation; ``approved``: a person approved this call (step mode), for a tool that asks."""
         tool = self._tools.get(action.tool)
         if tool is None:
             return self.unknown_tool(action.tool)
+        function = tool.run_approved if approved and tool.run_approved is not None else tool.function
         started = time.perf_counter()
         try:
-            result = tool.function(action.input)
+            result = function(action.input)
         except Cancelled:
             raise
         except ToolError as e:
