@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from react_core.base import call_records, cancel
+from react_core.base.calls import LENGTH, cut_reason
 from react_core.base.cancel import Cancelled
 from react_core.base.errors import ProviderError, ReactLabError
 from react_core.base.text import scrub
@@ -33,10 +34,6 @@ CHARS_PER_TOKEN = 8
 MAX_REPLY_CHARS = 20_000
 # The most native tool calls one reply may bring (each becomes a step; the run's budget still counts model calls).
 MAX_TOOL_CALLS = 32
-# The finish reason of a reply cut because it ran out of tokens: the local budget here, and every provider (OpenAI's
-# word, which llama.cpp uses too; Gemini's MAX_TOKENS is reported as it). Such a reply is read as possibly
-# half-written (``Dialect.parse(..., cut_at_length=True)``).
-LENGTH = "length"
 
 
 @dataclass
@@ -52,9 +49,11 @@ class Reply:
     tool_calls: list[ToolCall] = field(default_factory=list)  # native function calls, in order
 
     @property
-    def cut_at_length(self) -> bool:
-        """The model ran out of tokens: what it was writing may be unfinished."""
-        return self.finish_reason == LENGTH
+    def cut(self) -> str:
+        """Why the reply was cut before the model ended it ('' when it ended it): ``length`` (it ran out of tokens:
+        the local budget here, or the provider's), or the service's reason (a content filter, a safety block). What
+        it was writing may be unfinished (``Dialect.parse(..., cut=reply.cut)``)."""
+        return cut_reason(self.finish_reason)
 
 
 def stream_completion(

@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from react_core.base.calls import LENGTH
 from react_core.base.tool_specs import ToolSpec
 from react_core.base.trace import Usage
 from react_core.providers.base import CompletionRequest
@@ -156,7 +157,7 @@ class OpenAIProvider(HostedProvider):
                 details = getattr(usage, "prompt_tokens_details", None)
                 reading.cached = getattr(details, "cached_tokens", None) if details else None
             if calls.argument_chars > MAX_ARGUMENT_CHARS:
-                reading.finish = "length"  # arguments without end: what came is kept (cut, so malformed) and no more
+                reading.finish = LENGTH  # arguments without end: what came is kept (cut, so malformed) and no more
                 break
         reading.calls = calls.calls()
         if reading.finish == "content_filter":
