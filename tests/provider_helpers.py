@@ -29,6 +29,8 @@ outputs, one per request:
     {"gzip_bomb": 64 << 20, "comments": True}   ... to that many bytes of ``: keepalive`` lines instead
     {"flood": 64 << 20, "status": 200, "content_type": "application/json"}   a body that is not a stream of
         events (or, with an error status, an error page) of that many bytes, until the client hangs up
+    {"flood": 64 << 20, "content_type": "text/event-stream", "lines": True}   ... of short ``data:`` lines and no
+        blank line: one event that never ends (with an error status: an error sent as events)
 
 OpenAI-compatible servers differ in how they stream (``FakeOpenAI`` options): ``calls="split"`` names a tool call
 once and splits its arguments (OpenAI, vLLM, llama.cpp), ``"repeat_name"`` repeats the id and name in every piece
@@ -297,7 +299,7 @@ class FakeModelServer:
         h.send_header("Content-Type", fault.get("content_type", "application/json"))
         h.send_header("Transfer-Encoding", "chunked")
         h.end_headers()
-        piece = b"x" * (64 << 10)
+        piece = b"data: x\n" * (8 << 10) if fault.get("lines") else b"x" * (64 << 10)
         frame = f"{len(piece):x}\r\n".encode() + piece + b"\r\n"
         try:
             for _ in range(int(fault["flood"]) // len(piece)):

@@ -24,6 +24,7 @@ from react_core.base.errors import ProviderError, ReactLabError
 from react_core.base.text import scrub
 from react_core.base.trace import ModelCall, ToolCall, Usage
 from react_core.providers.base import CompletionRequest, Provider, cut_at_stop, estimate_tokens
+from react_core.providers.messages import said
 
 # A model call that has not finished within this many seconds has failed (a stream that keeps sending keep-alive
 # comments, a server that trickles). Generous: a slow on-device step takes a few seconds.
@@ -132,7 +133,7 @@ def read_reply(
             if guard.expired:
                 raise _too_slow(provider, deadline) from None
             # An SDK's own exception: still the provider's failure, reported as such.
-            raise ProviderError(f"{provider.label} provider failed: {type(e).__name__}: {e}") from e
+            raise ProviderError(f"{provider.label} provider failed: {said(f'{type(e).__name__}: {e}')}") from e
         finally:
             close = getattr(stream, "close", None)
             if close:

@@ -23,7 +23,8 @@ from react_core.base.errors import ConfigError, ProviderError
 from react_core.base.tool_specs import ToolSpec
 from react_core.base.trace import ToolCall, Usage
 from react_core.providers.base import CompletionRequest
-from react_core.providers.hosted import Fault, HostedProvider, Reading, one_line
+from react_core.providers.hosted import Fault, HostedProvider, Reading
+from react_core.providers.messages import one_line
 
 # Gemini 3.8 Flash: the current generally available Flash model (the SDK's own examples use it). Editable.
 DEFAULT_MODEL = "gemini-3.8-flash"

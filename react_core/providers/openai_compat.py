@@ -20,7 +20,8 @@ from react_core.base.calls import LENGTH
 from react_core.base.tool_specs import ToolSpec
 from react_core.base.trace import Usage
 from react_core.providers.base import CompletionRequest
-from react_core.providers.hosted import CUT_LOCALLY, Fault, HostedProvider, Reading, one_line
+from react_core.providers.hosted import CUT_LOCALLY, Fault, HostedProvider, Reading
+from react_core.providers.messages import one_line
 from react_core.providers.openai_reply import ToolCallPieces, completion_events, content_text
 
 # A current small OpenAI model (GPT-5.4 mini, March 2026): fast and cheap. It is a reasoning model, so stop
