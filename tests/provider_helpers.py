@@ -36,8 +36,9 @@ OpenAI-compatible servers differ in how they stream (``FakeOpenAI`` options): ``
 once and splits its arguments (OpenAI, vLLM, llama.cpp), ``"repeat_name"`` repeats the id and name in every piece
 (MiniMax through NVIDIA NIM), ``"whole_twice"`` sends the whole call twice, ``"name_split"`` splits the name too;
 ``ignore_stream=True`` answers a streamed request with one whole ``chat.completion`` JSON body; ``content_parts=True``
-sends ``content`` as a list of typed parts, a thinking part first (Mistral's API). ``cached=N`` (either server) reports
-N prompt tokens reused from the server's cache.
+sends ``content`` as a list of typed parts, a thinking part first (Mistral's API); ``responses_api=True`` answers with
+the Responses API's events (or, with ``ignore_stream``, its ``response`` body) instead of a chat completion.
+``cached=N`` (either server) reports N prompt tokens reused from the server's cache.
 
 Imports from the project only the retry policy (for ``fast_retry``); never a UI.
 """
@@ -477,9 +478,11 @@ class FakeOpenAI(FakeModelServer):
         calls: str = "split",
         ignore_stream: bool = False,
         content_parts: bool = False,
+        responses_api: bool = False,
         **kw: Any,
     ) -> None:
         super().__init__(outputs, **kw)
+        self.responses_api = responses_api
         self.refuse = list(refuse)  # parameters this "model" rejects (in this order), as reasoning models do stop
         self.key = key  # when set, any other bearer token gets a 401 that echoes it, as OpenAI's does
         self.calls = calls  # how tool calls are streamed (see the module's docstring)
@@ -524,6 +527,9 @@ class FakeOpenAI(FakeModelServer):
             usage["prompt_tokens_details"] = {"cached_tokens": self.cached}
         base = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0, "model": body["model"]}
         finish = "tool_calls" if calls else "stop"
+        if self.responses_api:
+            self._responses(h, text, streamed=body.get("stream") and not self.ignore_stream)
+            return
         if not body.get("stream") or self.ignore_stream:
             message: dict[str, Any] = {"role": "assistant", "content": self._content(text, first=True)}
             if calls:
@@ -549,6 +555,20 @@ class FakeOpenAI(FakeModelServer):
             yield "[DONE]"
 
         self._sse(h, events(), fault)
+
+    def _responses(self, h: BaseHTTPRequestHandler, text: str, *, streamed: bool) -> None:
+        """The Responses API's answer (``POST /v1/responses``), sent where a chat completion belongs."""
+        item = {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": text}]}
+        done = {"id": "resp_fake", "object": "response", "status": "completed", "output": [item]}
+        if not streamed:
+            self._json(h, 200, done)
+            return
+        started = {**done, "status": "in_progress", "output": []}
+        events: list[Any] = [{"type": "response.created", "sequence_number": 0, "response": started}]
+        for n, piece in enumerate(self._stream_text(text), start=1):
+            events.append({"type": "response.output_text.delta", "sequence_number": n, "delta": piece})
+        events.append({"type": "response.completed", "sequence_number": len(events), "response": done})
+        self._sse(h, events, None)
 
     def _content(self, text: str, *, first: bool) -> Any:
         """``content`` as this server sends it: a string, or (Mistral) a list of typed parts, a thinking part first."""

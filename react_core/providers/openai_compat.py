@@ -22,7 +22,13 @@ from react_core.base.trace import Usage
 from react_core.providers.base import CompletionRequest
 from react_core.providers.hosted import CUT_LOCALLY, Fault, HostedProvider, Reading
 from react_core.providers.messages import one_line
-from react_core.providers.openai_reply import ToolCallPieces, completion_events, content_text
+from react_core.providers.openai_reply import (
+    ToolCallPieces,
+    completion_events,
+    content_text,
+    not_chat_completions,
+    responses_api,
+)
 
 # A current small OpenAI model (GPT-5.4 mini, March 2026): fast and cheap. It is a reasoning model, so stop
 # sequences are enforced by local cutting; set --model to any other model.
@@ -144,6 +150,8 @@ class OpenAIProvider(HostedProvider):
     def _read(self, events: Iterator[Any], reading: Reading) -> Iterator[str]:
         calls = ToolCallPieces()
         for event in events:
+            if responses_api(event):
+                raise not_chat_completions(self._service)
             for choice in event.choices or ():
                 delta = choice.delta
                 text = content_text(getattr(delta, "content", None)) if delta else ""
