@@ -239,3 +239,21 @@ def test_ask_says_in_one_line_when_its_run_could_not_be_sent(receiver, tmp_path)
     assert out.returncode == 0 and json.loads(out.stdout)["final_answer"] == "42"  # the run is not affected
     (line,) = out.stderr.strip().splitlines()
     assert line.startswith(f"The last run could not be sent to {r.base}/v1/traces")
+
+
+def test_ask_waits_its_five_seconds_for_a_silent_endpoint_then_says_so(receiver, tmp_path):
+    r = receiver(hold=True)
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([" So.\nAction 1: Finish[42]"]))
+    env = {**os.environ, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": r.base + "/v1/traces"}
+    try:
+        out = subprocess.run(
+            [sys.executable, "-m", "react_core", "ask", "What is 6 * 7?", "--provider", "scripted",
+             "--script", str(script), "--json"],
+            capture_output=True, text=True, cwd=ROOT, timeout=60, env=env,
+        )  # fmt: skip
+    finally:
+        r.release.set()
+    assert out.returncode == 0 and json.loads(out.stdout)["final_answer"] == "42"
+    (line,) = out.stderr.strip().splitlines()
+    assert line == f"The run was not sent to {r.base}/v1/traces within 5 seconds."
