@@ -74,8 +74,10 @@ class BoundedTransport(BaseHTTPTransport):
         data: bytes | None = None,
     ) -> BaseHTTPResult:
         result = self._request(method, url, headers, timeout, data)
-        if result.error is not None:
+        if isinstance(result.error, TimedOut):
             self.failure = str(result.error)
+        elif result.error is not None:
+            self.failure = f"it could not be reached ({type(result.error).__name__}: {result.error})"
         elif result.status_code is not None and not 200 <= result.status_code < 400:
             self.failure = f"it answered HTTP {result.status_code} {result.reason or ''}".rstrip()
         else:
