@@ -185,16 +185,24 @@ def genai_run() -> str:
 
 class Receiver:
     """A tiny OTLP/HTTP receiver on 127.0.0.1: records each request's spans, answers with ``status``, and holds its
-    answer until ``release`` is set (a hung endpoint) when ``hold`` is on."""
+    answer until ``release`` is set (a hung endpoint) when ``hold`` is on. Hostile replies, each over when the client
+    hangs up (``hung_up`` is set) or the receiver closes:
 
-    def __init__(self, status: int = 200, hold: bool = False) -> None:
+        reply="flood"      a body of ``size`` bytes (sent as it is read: ``sent`` counts them)
+        reply="gzip_bomb"  a small gzip body that inflates to ``size`` bytes, said to be gzip
+        reply="trickle"    the whole answer, status line first, one byte every 0.05 s
+    """
+
+    def __init__(self, status: int = 200, hold: bool = False, reply: str = "", size: int = 64 << 20) -> None:
         import threading
         from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
         from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
         self.status, self.requests, self.paths = status, [], []
+        self.reply, self.size, self.sent = reply, size, 0
         self.arrived, self.release = threading.Event(), threading.Event()
+        self.hung_up, self.closing = threading.Event(), threading.Event()
         if not hold:
             self.release.set()
         outer = self
@@ -207,16 +215,43 @@ class Receiver:
                 outer.paths.append(self.path)
                 outer.arrived.set()
                 outer.release.wait(60)
-                self.send_response(outer.status)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
+                try:
+                    outer._answer(self)
+                except (BrokenPipeError, ConnectionResetError):
+                    outer.hung_up.set()
 
             def log_message(self, *args) -> None:
                 pass
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
+
+    def _answer(self, h) -> None:
+        if self.reply == "trickle":
+            for byte in f"HTTP/1.1 {self.status} OK\r\nContent-Length: 0\r\n\r\n".encode():
+                if self.closing.wait(0.05):
+                    return
+                h.wfile.write(bytes([byte]))
+                h.wfile.flush()
+            return
+        h.send_response(self.status)
+        if self.reply == "gzip_bomb":
+            from provider_helpers import gzip_bomb
+
+            body = gzip_bomb(self.size)
+            h.send_header("Content-Encoding", "gzip")
+            h.send_header("Content-Length", str(len(body)))
+            h.end_headers()
+            h.wfile.write(body)
+            return
+        h.send_header("Content-Length", str(self.size if self.reply == "flood" else 0))
+        h.end_headers()
+        piece = b"x" * (64 << 10)
+        while self.reply == "flood" and self.sent < self.size and not self.closing.is_set():
+            h.wfile.write(piece)
+            self.sent += len(piece)
 
     @property
     def base(self) -> str:
@@ -227,6 +262,7 @@ class Receiver:
         return [s.name for batch in self.requests for s in batch]
 
     def close(self) -> None:
+        self.closing.set()
         self.release.set()
         self.server.shutdown()
         self.server.server_close()

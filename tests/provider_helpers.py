@@ -29,13 +29,16 @@ outputs, one per request:
     {"gzip_bomb": 64 << 20, "comments": True}   ... to that many bytes of ``: keepalive`` lines instead
     {"flood": 64 << 20, "status": 200, "content_type": "application/json"}   a body that is not a stream of
         events (or, with an error status, an error page) of that many bytes, until the client hangs up
+    {"flood": 64 << 20, "content_type": "text/event-stream", "lines": True}   ... of short ``data:`` lines and no
+        blank line: one event that never ends (with an error status: an error sent as events)
 
 OpenAI-compatible servers differ in how they stream (``FakeOpenAI`` options): ``calls="split"`` names a tool call
 once and splits its arguments (OpenAI, vLLM, llama.cpp), ``"repeat_name"`` repeats the id and name in every piece
 (MiniMax through NVIDIA NIM), ``"whole_twice"`` sends the whole call twice, ``"name_split"`` splits the name too;
 ``ignore_stream=True`` answers a streamed request with one whole ``chat.completion`` JSON body; ``content_parts=True``
-sends ``content`` as a list of typed parts, a thinking part first (Mistral's API). ``cached=N`` (either server) reports
-N prompt tokens reused from the server's cache.
+sends ``content`` as a list of typed parts, a thinking part first (Mistral's API); ``responses_api=True`` answers with
+the Responses API's events (or, with ``ignore_stream``, its ``response`` body) instead of a chat completion.
+``cached=N`` (either server) reports N prompt tokens reused from the server's cache.
 
 Imports from the project only the retry policy (for ``fast_retry``); never a UI.
 """
@@ -297,7 +300,7 @@ class FakeModelServer:
         h.send_header("Content-Type", fault.get("content_type", "application/json"))
         h.send_header("Transfer-Encoding", "chunked")
         h.end_headers()
-        piece = b"x" * (64 << 10)
+        piece = b"data: x\n" * (8 << 10) if fault.get("lines") else b"x" * (64 << 10)
         frame = f"{len(piece):x}\r\n".encode() + piece + b"\r\n"
         try:
             for _ in range(int(fault["flood"]) // len(piece)):
@@ -475,9 +478,11 @@ class FakeOpenAI(FakeModelServer):
         calls: str = "split",
         ignore_stream: bool = False,
         content_parts: bool = False,
+        responses_api: bool = False,
         **kw: Any,
     ) -> None:
         super().__init__(outputs, **kw)
+        self.responses_api = responses_api
         self.refuse = list(refuse)  # parameters this "model" rejects (in this order), as reasoning models do stop
         self.key = key  # when set, any other bearer token gets a 401 that echoes it, as OpenAI's does
         self.calls = calls  # how tool calls are streamed (see the module's docstring)
@@ -522,6 +527,9 @@ class FakeOpenAI(FakeModelServer):
             usage["prompt_tokens_details"] = {"cached_tokens": self.cached}
         base = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0, "model": body["model"]}
         finish = "tool_calls" if calls else "stop"
+        if self.responses_api:
+            self._responses(h, text, streamed=body.get("stream") and not self.ignore_stream)
+            return
         if not body.get("stream") or self.ignore_stream:
             message: dict[str, Any] = {"role": "assistant", "content": self._content(text, first=True)}
             if calls:
@@ -547,6 +555,20 @@ class FakeOpenAI(FakeModelServer):
             yield "[DONE]"
 
         self._sse(h, events(), fault)
+
+    def _responses(self, h: BaseHTTPRequestHandler, text: str, *, streamed: bool) -> None:
+        """The Responses API's answer (``POST /v1/responses``), sent where a chat completion belongs."""
+        item = {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": text}]}
+        done = {"id": "resp_fake", "object": "response", "status": "completed", "output": [item]}
+        if not streamed:
+            self._json(h, 200, done)
+            return
+        started = {**done, "status": "in_progress", "output": []}
+        events: list[Any] = [{"type": "response.created", "sequence_number": 0, "response": started}]
+        for n, piece in enumerate(self._stream_text(text), start=1):
+            events.append({"type": "response.output_text.delta", "sequence_number": n, "delta": piece})
+        events.append({"type": "response.completed", "sequence_number": len(events), "response": done})
+        self._sse(h, events, None)
 
     def _content(self, text: str, *, first: bool) -> Any:
         """``content`` as this server sends it: a string, or (Mistral) a list of typed parts, a thinking part first."""

@@ -65,6 +65,18 @@ def test_only_whole_blocks_of_a_prompt_evaluated_from_a_boundary_are_reusable() 
     assert positions.reusable(prompt[:100] + [999] * 60) == 64
 
 
+def test_a_long_prompt_is_heard_block_by_block_in_the_batches_llama_cpp_would_make() -> None:
+    llama, positions = tracked()
+    heard: list[int] = []
+    positions.listeners.append(lambda tokens, seconds: heard.append(tokens))
+    llama.eval(list(range(2, 152)))  # what llama.cpp's generate does with a prompt: one eval of all of it
+    assert heard == [64, 64, 22]  # each block as it is done: a call's deadline sees the reading progress
+    assert llama.batches == [(0, 64), (64, 64), (128, 22)]  # the batches llama.cpp makes of it itself
+    assert positions.canonical == list(range(2, 130))
+    llama.eval([7])
+    assert heard[-1] == 1
+
+
 def test_an_evaluation_from_an_unaligned_position_is_not_canonical_and_reset_forgets_all() -> None:
     llama, positions = tracked()
     llama.eval(list(range(2, 200)))

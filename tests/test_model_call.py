@@ -1,10 +1,13 @@
-"""One model call within its limits: cut at stop sequences, a token budget, a wall-clock deadline, Stop reaching a
-read that is waiting; and a run that keeps its steps whatever escapes."""
+"""One model call within its limits: cut at stop sequences, a token budget, a wall-clock deadline (for a model
+computing on this machine, counted from its last progress), Stop reaching a read that is waiting; and a run that keeps
+its steps whatever escapes."""
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
+from types import SimpleNamespace
 
 import pytest
 
@@ -82,15 +85,83 @@ def test_the_default_deadline_is_the_documented_180_s_and_the_loop_calls_under_i
     deadlines = []
     real = cancel.guarded_call
 
-    def recording(deadline):
+    def recording(deadline, progress=None):
         deadlines.append(deadline)
-        return real(deadline)
+        return real(deadline, progress)
 
     monkeypatch.setattr(model_call.cancel, "guarded_call", recording)
     provider = ScriptedProvider(["Thought 1: a\nAction 1: Search[x]", "Thought 2: b\nAction 2: Finish[y]"])
     config = RunConfig(provider=provider, preset=_preset(), tools=ToolRegistry([Tool("search", lambda q: q)]))
     assert Agent(config).run("q").stop_reason == "finished"
     assert deadlines == [180.0, 180.0]  # every model call of a run, with no deadline passed, is under the default
+
+
+class Busy(Provider):
+    """A model on a busy machine: it reads its prompt a block at a time (``progress``) and then writes a piece at a
+    time, each step taking ``pause`` seconds and all of them together far more than the deadline. ``computes``
+    says whether it computes here; ``reports`` whether it says how far its prompt reading has come."""
+
+    name, label = "busy", "Busy"
+
+    def __init__(self, computes: bool, *, blocks: int = 0, pieces: int = 0, pause: float, reports: bool = True):
+        self.computes_here, self.blocks, self.pieces, self.pause = computes, blocks, pieces, pause
+        self.reports, self.read = reports, 0
+
+    def progress(self) -> int:
+        return self.read if self.reports else 0
+
+    def stream(self, request):
+        for _ in range(self.blocks):
+            time.sleep(self.pause)
+            self.read += 1
+        for _ in range(self.pieces):
+            time.sleep(self.pause)
+            yield Chunk(text="x")
+        yield Chunk(finish_reason="stop")
+
+
+# Each step a tenth of the deadline, the whole call four deadlines: only a deadline about progress lets it finish.
+DEADLINE, PAUSE, STEPS = 0.5, 0.05, 40
+
+
+def test_a_model_computing_here_may_take_long_while_it_writes():
+    reply = stream_completion(Busy(True, pieces=STEPS, pause=PAUSE), request(max_tokens=400), deadline=DEADLINE)
+    assert reply.text == "x" * STEPS and reply.finish_reason == "stop"
+
+
+def test_a_model_computing_here_may_take_long_to_read_its_prompt_before_the_first_token():
+    busy = Busy(True, blocks=STEPS, pieces=1, pause=PAUSE)
+    assert stream_completion(busy, request(), deadline=DEADLINE).text == "x"
+    silent = Busy(True, blocks=STEPS, pieces=1, pause=PAUSE, reports=False)  # reading, but never saying so
+    with pytest.raises(ProviderError, match=r"^Busy made no progress for 0.5 s \(no prompt read, no token written\)"):
+        stream_completion(silent, request(), deadline=DEADLINE)
+
+
+def test_a_hosted_call_keeps_its_deadline_for_the_whole_reply():
+    with pytest.raises(ProviderError, match="did not finish its reply within 0.5 s"):
+        stream_completion(Busy(False, pieces=STEPS, pause=PAUSE), request(max_tokens=400), deadline=DEADLINE)
+
+
+def test_a_model_computing_here_that_stalls_ends_at_the_deadline():
+    class Stalled(Silent):
+        computes_here = True
+
+    stalled = Stalled()
+    with pytest.raises(ProviderError, match="made no progress for 0.2 s"):
+        stream_completion(stalled, request(), deadline=0.2)
+    assert stalled.closed.is_set()
+
+
+def test_the_on_device_models_progress_is_every_token_it_evaluates():
+    from react_core.providers.llama_activity import Activity
+    from react_core.providers.local import LocalProvider
+
+    provider = LocalProvider()
+    assert provider.progress() == 0  # not loaded: nothing to tell
+    provider._shared = SimpleNamespace(activity=Activity("k", None))
+    provider._shared.activity.on_eval(64, 0.5)
+    provider._shared.activity.on_eval(1, 0.1)
+    assert provider.progress() == 65
 
 
 def test_stop_closes_a_read_that_is_waiting():

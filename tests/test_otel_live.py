@@ -1,7 +1,8 @@
 """Live export (react_core.telemetry.live): finished runs sent over OTLP/HTTP from a bounded queue on a background
 thread, against a small receiver on 127.0.0.1 (the real one, Phoenix, is in test_otel_phoenix.py): what is sent,
-that a hung endpoint never holds up the run, that a refusing endpoint is reported and a good export clears it, and
-that the command line's ``ask`` sends its run when the OpenTelemetry variables say where."""
+that a hung endpoint never holds up the run, that a refusing endpoint is reported and a good export clears it, that
+a hostile endpoint (a huge reply, a gzip bomb, silence, a trickle) costs a bounded memory and time and is reported,
+and that the command line's ``ask`` sends its run when the OpenTelemetry variables say where."""
 
 from __future__ import annotations
 
@@ -9,10 +10,12 @@ import json
 import os
 import subprocess
 import sys
+import tracemalloc
 from pathlib import Path
 
 import pytest
 from otel_helpers import Receiver, scripted_run
+from provider_helpers import gzip_bomb, wait_for
 
 from react_core.telemetry import live
 
@@ -98,6 +101,64 @@ def test_a_refusing_endpoint_is_reported_and_a_good_export_clears_the_report(rec
         exporter.shutdown()
 
 
+HOSTILE = 64 << 20  # far more than an OTLP reply: each one below is read only as far as its first 64 KiB
+
+
+@pytest.mark.parametrize(("reply", "status"), [("flood", 200), ("gzip_bomb", 200), ("flood", 400)])
+def test_an_endpoints_reply_costs_a_bounded_memory_and_is_never_inflated(receiver, tmp_path, reply, status):
+    trace = scripted_run(tmp_path)
+    gzip_bomb(HOSTILE)  # made (and cached) before memory is counted
+    r = receiver(reply=reply, status=status, size=HOSTILE)
+    exporter = live.LiveExport(r.base + "/v1/traces")
+    tracemalloc.start()
+    try:
+        exporter.send(trace)
+        assert exporter.flush(60)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+        exporter.shutdown()
+    assert peak < 8 << 20, f"{peak / (1 << 20):.0f} MiB held for a {HOSTILE >> 20} MiB reply"
+    if reply == "flood":  # the rest was never read: the exporter hung up
+        assert wait_for(r.hung_up.is_set) and r.sent < HOSTILE
+    if status == 200:
+        assert exporter.problem == ""
+    else:
+        assert exporter.problem.endswith("it answered HTTP 400 Bad Request")
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("endpoint", ["silent", "trickling"])
+def test_flush_returns_in_the_time_it_is_given_whatever_the_endpoint_does(receiver, tmp_path, endpoint):
+    # ask's documented 5 s: a silent endpoint held it 12.5 s, one trickling its answer for as long as it liked.
+    r = receiver(hold=True) if endpoint == "silent" else receiver(reply="trickle")
+    exporter = live.LiveExport(r.base + "/v1/traces")
+    try:
+        exporter.send(scripted_run(tmp_path))
+        assert exporter.flush(0.5) is False  # not sent in that time: said, and the call returned
+    finally:
+        r.closing.set()
+        r.release.set()
+        exporter.shutdown()
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("endpoint", ["silent", "trickling"])
+def test_the_export_timeout_is_the_whole_requests(receiver, monkeypatch, tmp_path, endpoint):
+    # The SDK's timeout was per socket read: an endpoint answering a byte at a time was never cut.
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "0.5")
+    r = receiver(hold=True) if endpoint == "silent" else receiver(reply="trickle")
+    exporter = live.LiveExport(r.base + "/v1/traces")
+    try:
+        exporter.send(scripted_run(tmp_path))
+        assert exporter.flush(25)
+        assert exporter.problem.endswith("it did not answer within 0.5 s")
+    finally:
+        r.closing.set()
+        r.release.set()
+        exporter.shutdown()
+
+
 def test_the_front_door_sends_only_when_an_endpoint_is_set(receiver, fresh_live, monkeypatch, tmp_path):
     import react_core
 
@@ -178,3 +239,21 @@ def test_ask_says_in_one_line_when_its_run_could_not_be_sent(receiver, tmp_path)
     assert out.returncode == 0 and json.loads(out.stdout)["final_answer"] == "42"  # the run is not affected
     (line,) = out.stderr.strip().splitlines()
     assert line.startswith(f"The last run could not be sent to {r.base}/v1/traces")
+
+
+def test_ask_waits_its_five_seconds_for_a_silent_endpoint_then_says_so(receiver, tmp_path):
+    r = receiver(hold=True)
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([" So.\nAction 1: Finish[42]"]))
+    env = {**os.environ, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": r.base + "/v1/traces"}
+    try:
+        out = subprocess.run(
+            [sys.executable, "-m", "react_core", "ask", "What is 6 * 7?", "--provider", "scripted",
+             "--script", str(script), "--json"],
+            capture_output=True, text=True, cwd=ROOT, timeout=60, env=env,
+        )  # fmt: skip
+    finally:
+        r.release.set()
+    assert out.returncode == 0 and json.loads(out.stdout)["final_answer"] == "42"
+    (line,) = out.stderr.strip().splitlines()
+    assert line == f"The run was not sent to {r.base}/v1/traces within 5 seconds."

@@ -70,17 +70,39 @@ def test_cli_rejected_key_is_one_line_without_the_key() -> None:
 @pytest.mark.parametrize("name", ["openai", "gemini"])
 def test_agent_runs_and_failures_log_nothing_of_the_key(name: str, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG)  # every logger, SDKs and HTTP clients included, at their chattiest
-    fake = FakeOpenAI if name == "openai" else FakeGemini
-    preset = Preset(name="t", dialect="paper", instructions="Tools:\n{tools}", examples="")
-    with fake(ANSWER) as server:
-        base_url = server.root + ("/v1" if name == "openai" else "")
-        options = {"model": "gpt-4.1-mini"} if name == "openai" else {}
-        provider = create_provider(name, api_key=MARKER, base_url=base_url, retry=fast_retry(), **options)
-        ok = Agent(RunConfig(provider=provider, preset=preset, tools=ToolRegistry([CALCULATOR]))).run("6*7?")
+    with FAKES[name](ANSWER) as server:
+        provider = _hosted(name, server)
+        ok = _run(provider)
         # A rejection that quotes the key back, as real services do.
         server.fail({"status": 401 if name == "openai" else 400, "message": f"API key not valid: {MARKER}"})
-        failed = Agent(RunConfig(provider=provider, preset=preset, tools=ToolRegistry([CALCULATOR]))).run("6*7?")
+        failed = _run(provider)
     assert ok.final_answer == "42"
     assert failed.stop_reason == "error" and "rejected the API key" in failed.error
     assert caplog.records, "the SDKs logged nothing at DEBUG: the check would prove nothing"
     assert_no_secret(MARKER, ok, failed, caplog.text, [r.getMessage() for r in caplog.records])
+
+
+@pytest.mark.parametrize("name", ["openai", "gemini"])
+def test_a_key_echoed_where_a_message_is_cut_is_taken_out_before_the_cut(name: str) -> None:
+    # The message is cut to 300 characters for a person; cut first, the key's first letters would stay unredacted.
+    with FAKES[name](ANSWER) as server:
+        provider = _hosted(name, server)
+        server.fail({"status": 400, "message": "Bad request " + "." * 280 + MARKER})
+        failed = _run(provider)
+    assert failed.stop_reason == "error" and "HTTP 400: Bad request ..." in failed.error
+    assert_no_secret(MARKER[:8], failed)
+
+
+FAKES = {"openai": FakeOpenAI, "gemini": FakeGemini}
+
+
+def _hosted(name: str, server):
+    """The provider ``name`` against its fake ``server``, with the marker as its key."""
+    base_url = server.root + ("/v1" if name == "openai" else "")
+    options = {"model": "gpt-4.1-mini"} if name == "openai" else {}
+    return create_provider(name, api_key=MARKER, base_url=base_url, retry=fast_retry(), **options)
+
+
+def _run(provider):
+    preset = Preset(name="t", dialect="paper", instructions="Tools:\n{tools}", examples="")
+    return Agent(RunConfig(provider=provider, preset=preset, tools=ToolRegistry([CALCULATOR]))).run("6*7?")

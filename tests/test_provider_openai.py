@@ -245,6 +245,15 @@ def test_a_reply_that_is_neither_a_stream_nor_a_completion_is_one_line_not_retri
 
 
 @pytest.mark.parametrize("stream", [True, False], ids=["streamed", "whole"])
+def test_a_server_speaking_the_responses_api_is_said_to_in_one_line_and_not_retried(stream: bool) -> None:
+    with FakeOpenAI(["Hello there."] * 3, responses_api=True, ignore_stream=not stream) as server:
+        preset = Preset(name="t", dialect="paper", instructions="Tools:\n{tools}", examples="")
+        trace = Agent(RunConfig(provider=provider(server), preset=preset, tools=ToolRegistry([CALCULATOR]))).run("q")
+    assert trace.stop_reason == "error" and "does not speak Chat Completions" in trace.error
+    assert "in a row" not in trace.error and len(server.requests) == 1
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["streamed", "whole"])
 def test_content_sent_as_typed_parts_is_read_as_its_text_parts(stream: bool) -> None:
     # Mistral's API: content is a list of parts; a thinking part (the model's reasoning) and references are not text.
     answer = " Multiply.\nAction 1: Calculator[6*7]"

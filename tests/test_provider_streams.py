@@ -135,6 +135,15 @@ HOSTILE_BODIES = {
     "gzip bomb": ({"gzip_bomb": HOSTILE}, "a single event of more than 1 MiB"),
     "not events": ({"flood": HOSTILE}, "more than 1 MiB in a reply that is not a stream of events"),
     "error page": ({"flood": HOSTILE, "status": 502, "content_type": "text/html"}, "HTTP 502 with more than 1 MiB"),
+    # The SDKs join an event's data: lines until a blank line: an event of short lines is bounded as a whole.
+    "one event of short lines": (
+        {"flood": HOSTILE, "content_type": "text/event-stream", "lines": True},
+        "a single event of more than 1 MiB",
+    ),
+    "error as events": (
+        {"flood": HOSTILE, "status": 500, "content_type": "text/event-stream", "lines": True},
+        "HTTP 500 with more than 1 MiB",
+    ),
 }
 
 
@@ -263,6 +272,26 @@ def test_comment_lines_go_whatever_the_line_endings_and_chunk_boundaries() -> No
         out, stream = _filtered(*[raw[i : i + size] for i in range(0, len(raw), size)])
         assert out == expected, size
         assert stream.last_data == b"[DONE]"
+
+
+def test_an_event_is_bounded_as_a_whole_and_a_blank_line_starts_the_count_again() -> None:
+    line = b"data: " + b"x" * 1000 + b"\n"
+    many = line * (MAX_EVENT_BYTES // len(line) + 1)
+    with pytest.raises(ProviderError, match="a single event of more than 1 MiB"):
+        _filtered(many)
+    for blank in (b"\n", b"\r\n", b"\r"):
+        events = many[: len(many) // 2] + blank  # each event under the bound, together far over it
+        out, _ = _filtered(*[events] * 8, b": keepalive\n" * 2000)
+        assert len(out) == 8 * len(events)
+
+
+def test_an_sdks_error_that_carries_the_whole_body_is_one_short_line() -> None:
+    # One event of half a MiB that is not JSON: the Gemini SDK raises with all of it in its message ("Raw response:").
+    with FakeGemini() as server:
+        server.fail({"flood": MAX_EVENT_BYTES // 2, "content_type": "text/event-stream", "lines": True})
+        trace = agent(hosted("gemini", server)).run("Which country?")
+    assert trace.stop_reason == "error" and "Raw response: x x x" in trace.error
+    assert "\n" not in trace.error and len(trace.error) < 600, trace.error[:600]
 
 
 def test_the_last_data_line_is_remembered_and_a_long_line_is_refused() -> None:

@@ -9,6 +9,18 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+# Why a model stopped, in the words every provider reports (OpenAI's, which llama.cpp uses too; Gemini's are mapped to
+# them): it ended its reply itself (``COMPLETE``: a stop, or a call of tools), or it ran out of tokens (``LENGTH``).
+# Any other reason (a content filter, a safety or recitation block, Gemini's OTHER) cut the reply where it was.
+LENGTH = "length"
+COMPLETE = ("stop", "tool_calls", "function_call")
+
+
+def cut_reason(finish_reason: str) -> str:
+    """The finish reason of a reply that was cut before the model ended it, so what it was writing may be unfinished;
+    '' for a reply the model ended itself (or whose provider gives no reason)."""
+    return finish_reason if finish_reason and finish_reason not in COMPLETE else ""
+
 
 @dataclass
 class ToolCall:

@@ -4,7 +4,8 @@ The loop runs a question inside ``scope(event)``; anything that waits on its beh
 a Wikipedia request) calls ``check()`` between reads or ``sleep()`` instead of ``time.sleep``, so Stop interrupts the
 wait instead of taking effect only at the next step. A read that blocks (a model stream that goes quiet) runs inside
 ``guarded_call``: at Stop or at its deadline, what the provider registered with ``on_abort`` closes the response under
-it. Outside a scope nothing is ever cancelled.
+it. A call whose work is measured in progress (a model computing on this machine) gets its deadline counted from its
+last progress instead of its start. Outside a scope nothing is ever cancelled.
 """
 
 from __future__ import annotations
@@ -59,11 +60,17 @@ def sleep(seconds: float) -> None:
 
 class CallGuard:
     """One call that may block in a read (a model stream): at Stop or at its deadline, the callbacks registered with
-    ``on_abort`` run on a watcher thread (closing the response makes the blocked read fail at once)."""
+    ``on_abort`` run on a watcher thread (closing the response makes the blocked read fail at once).
 
-    def __init__(self, deadline: float | None) -> None:
+    With ``progress`` (a value that changes as the work advances, read by the watcher), the deadline counts from the
+    last progress: the last change of that value or the last ``alive()``, so a call that keeps advancing however
+    slowly is never cut, and one that stands still for ``deadline`` seconds is."""
+
+    def __init__(self, deadline: float | None, progress: Callable[[], object] | None = None) -> None:
         self.deadline = deadline
+        self.progress = progress
         self.expired = False
+        self._since = time.monotonic()
         self._callbacks: list[Callable[[], object]] = []
         self._lock = threading.Lock()
         self._finished = threading.Event()
@@ -79,10 +86,26 @@ class CallGuard:
         if fire_now:
             _quietly(callback)
 
+    def alive(self) -> None:
+        """The call made progress (a piece of the reply arrived): with ``progress``, its deadline starts again."""
+        if self.progress is not None:
+            self._since = time.monotonic()
+
+    def _advanced(self, seen: object) -> object:
+        """The progress value now, the deadline starting again when it moved on from ``seen``."""
+        try:
+            value = self.progress() if self.progress is not None else None
+        except Exception:  # a provider that cannot tell has not advanced
+            return seen
+        if value != seen:
+            self._since = time.monotonic()
+        return value
+
     def _watch(self, stop: threading.Event | None) -> None:
-        started = time.monotonic()
+        seen = self._advanced(None)
         while not self._finished.is_set():
-            left = None if self.deadline is None else self.deadline - (time.monotonic() - started)
+            seen = self._advanced(seen)
+            left = None if self.deadline is None else self.deadline - (time.monotonic() - self._since)
             if left is not None and left <= 0:
                 self.expired = True
                 break
@@ -103,9 +126,10 @@ _guard: ContextVar[CallGuard | None] = ContextVar("react_call_guard", default=No
 
 
 @contextmanager
-def guarded_call(deadline: float | None) -> Iterator[CallGuard]:
-    """Run one blocking call under Stop and a wall-clock deadline (seconds, or None for Stop only)."""
-    guard = CallGuard(deadline)
+def guarded_call(deadline: float | None, progress: Callable[[], object] | None = None) -> Iterator[CallGuard]:
+    """Run one blocking call under Stop and a wall-clock deadline (seconds, or None for Stop only), counted from the
+    call's start, or with ``progress`` from its last progress (``CallGuard``)."""
+    guard = CallGuard(deadline, progress)
     watcher = threading.Thread(target=guard._watch, args=(_current.get(),), name="react-call-guard", daemon=True)
     token = _guard.set(guard)
     watcher.start()

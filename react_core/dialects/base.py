@@ -5,9 +5,10 @@ how an observation is fed back, a one-line title for a step, whether an action c
 llama.cpp grammar for its replies. The parsers never raise on model text and take linear time: any string gives a
 ParseResult, with ``error`` set when no action or final answer could be read.
 
-A reply cut at its length (the model ran out of tokens) is read with ``parse(text, cut_at_length=True)``: what it
-holds is taken only when the dialect saw the action or the final answer closed (``ParseResult.closed``); otherwise it
-is an error that says the reply was cut, never a half-written action or answer.
+A reply cut before the model ended it (it ran out of tokens, or the service's content filter stopped it) is read with
+``parse(text, cut=finish_reason)``: what it holds is taken only when the dialect saw the action or the final answer
+closed (``ParseResult.closed``); otherwise it is an error that says the reply was cut, never a half-written action or
+answer.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from react_core.base import tool_specs
+from react_core.base.calls import LENGTH
 from react_core.base.text import scrub
 from react_core.base.trace import Action, Step
 from react_core.dialects.grammar import grammar_for
@@ -69,10 +71,10 @@ class ParseResult:
         return self
 
 
-def cut_short(result: ParseResult) -> ParseResult:
-    """A reply cut at its length, as the loop takes it: its action or final answer when the dialect saw it closed,
-    else an error for the model (its mistake: the loop goes on). A half-written ``Finish[Par`` is never the answer
-    "Par", and a half-written input is never run."""
+def cut_short(result: ParseResult, cut: str) -> ParseResult:
+    """A reply cut before the model ended it (``cut``: its finish reason, ``length`` or the service's), as the loop
+    takes it: its action or final answer when the dialect saw it closed, else an error for the model (the loop goes
+    on). A half-written ``Finish[Par`` is never the answer "Par", and a half-written input is never run."""
     if result.closed and (result.action is not None or result.final_answer is not None):
         return result
     if result.final_answer is not None:
@@ -81,11 +83,11 @@ def cut_short(result: ParseResult) -> ParseResult:
         what = "before its action was complete, so the action was not run"
     else:
         what = "before it wrote a complete action"
-    return ParseResult(
-        thought=result.thought,
-        leaked_observation=result.leaked_observation,
-        error=f"Your reply was cut at its length (it ran out of tokens) {what}. Keep the thought short.",
-    )
+    if cut == LENGTH:
+        error = f"Your reply was cut at its length (it ran out of tokens) {what}. Keep the thought short."
+    else:
+        error = f"Your reply was cut off by the model's service (finish reason {cut}) {what}."
+    return ParseResult(thought=result.thought, leaked_observation=result.leaked_observation, error=error)
 
 
 def takes_json(tool: str) -> bool:
@@ -176,12 +178,12 @@ class Dialect:
         )
 
     # -- reading the model ---------------------------------------------------------------------------
-    def parse(self, text: str, *, cut_at_length: bool = False) -> ParseResult:
+    def parse(self, text: str, *, cut: str = "") -> ParseResult:
         """The model's reply as an action, a final answer or an error. Never raises; linear in the text's length.
 
-        ``cut_at_length``: the reply was cut because it ran out of tokens (see ``cut_short``)."""
+        ``cut``: the finish reason of a reply cut before the model ended it (see ``cut_short``); '' when it was not."""
         result = self.read(text).scrubbed()
-        return cut_short(result) if cut_at_length else result
+        return cut_short(result, cut) if cut else result
 
     def read(self, text: str) -> ParseResult:
         """The dialect's own reading of ``text`` (``parse`` makes every string in it well-formed)."""

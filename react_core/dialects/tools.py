@@ -36,20 +36,21 @@ class ToolsFormat(FunctionFormat):
 
     # -- reading the model ---------------------------------------------------------------------------
 
-    def parse(self, text: str, *, cut_at_length: bool = False) -> ParseResult:
+    def parse(self, text: str, *, cut: str = "") -> ParseResult:
         """A reply that made no native call: read as text, in the function-call syntax."""
-        result = super().parse(text, cut_at_length=cut_at_length)
+        result = super().parse(text, cut=cut)
         if result.error and result.error.startswith("No action found"):
             result.error = "No function call: call one of the functions you were given."
         return result
 
-    def read_reply(self, text: str, calls: Sequence[ToolCall], *, cut_at_length: bool = False) -> list[ParseResult]:
+    def read_reply(self, text: str, calls: Sequence[ToolCall], *, cut: str = "") -> list[ParseResult]:
         """One result per call, in order (the reply's text is the first one's thought); a reply without calls is
-        read as text. In a reply cut at its length, a call is taken only when its arguments are whole JSON."""
+        read as text. In a reply that was cut (``cut``: its finish reason), a call is taken only when its arguments
+        are whole JSON."""
         if not calls:
-            return [self.parse(text, cut_at_length=cut_at_length)]
+            return [self.parse(text, cut=cut)]
         results = [self.read_call(text.strip() if n == 0 else "", call) for n, call in enumerate(calls)]
-        return [cut_short(r) for r in results] if cut_at_length else results
+        return [cut_short(r, cut) for r in results] if cut else results
 
     def read_call(self, thought: str, call: ToolCall) -> ParseResult:
         name = self.resolve(call.name)

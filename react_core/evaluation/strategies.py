@@ -182,8 +182,8 @@ def _direct_step(
         m = _ANSWER.search(text)
         thought = (text[: m.start()] if m else text).strip()
         answer = m.group(1).strip() if m else None
-    if reply.finish_reason == "length":
-        answer = None  # the model ran out of tokens: what it wrote may be half an answer, so it is none
+    if reply.cut:
+        answer = None  # cut before the model ended it (out of tokens, a content filter): maybe half an answer
     return Step(
         index=index,
         thought=thought,

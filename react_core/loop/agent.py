@@ -295,12 +295,13 @@ class Agent:
 
     def _read(self, reply: Reply, seed: str | None) -> list[ParseResult]:
         """What the model did: one result for a text dialect, one per call for native tool calls (a reply's calls
-        beyond the run's budget are not run). A reply cut at its length gives an action or an answer only where the
-        dialect saw it closed: else an error observation, never a half-written answer."""
-        cut = reply.cut_at_length
+        beyond the run's budget are not run). A reply cut before the model ended it (at its length, by a content
+        filter) gives an action or an answer only where the dialect saw it closed: else an error observation, never a
+        half-written answer."""
+        cut = reply.cut
         if self.dialect.native_tools:
-            return self.dialect.read_reply(reply.text, reply.tool_calls, cut_at_length=cut)[: self.config.max_calls]
-        return [self.dialect.parse(seed.strip() + reply.text if seed else reply.text, cut_at_length=cut)]
+            return self.dialect.read_reply(reply.text, reply.tool_calls, cut=cut)[: self.config.max_calls]
+        return [self.dialect.parse(seed.strip() + reply.text if seed else reply.text, cut=cut)]
 
     def _constrained(self) -> bool:
         return self.config.grammar and self.config.provider.constrained

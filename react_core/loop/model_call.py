@@ -4,7 +4,8 @@ The loop reads a reply as it arrives with ``read_reply`` (a generator of text pi
 evaluation's direct-answer strategies and the tests call ``stream_completion``, the same read whole. It reads the
 provider's chunks until a stop sequence appears (enforced here whatever the provider did), the reply outgrows its
 token budget (the rest is not read: the reply is cut, as a model stopping at its length would be), the call passes
-its wall-clock deadline (a provider failure: nothing half-read is ever taken for an answer), or the person presses
+its wall-clock deadline (a provider failure: nothing half-read is ever taken for an answer; for a model computing on
+this machine, counted from its last progress: a busy machine slows it down, a stall ends it), or the person presses
 Stop (which also cuts a read that is waiting, through ``react_core.base.cancel.guarded_call``). A provider that tries a
 failed stream again says so with a ``restart`` chunk: the text so far is dropped and the reader hears it start over.
 Native tool calls come back whole in ``Reply.tool_calls``.
@@ -18,14 +19,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from react_core.base import call_records, cancel
+from react_core.base.calls import LENGTH, cut_reason
 from react_core.base.cancel import Cancelled
 from react_core.base.errors import ProviderError, ReactLabError
 from react_core.base.text import scrub
 from react_core.base.trace import ModelCall, ToolCall, Usage
 from react_core.providers.base import CompletionRequest, Provider, cut_at_stop, estimate_tokens
+from react_core.providers.messages import said
 
 # A model call that has not finished within this many seconds has failed (a stream that keeps sending keep-alive
-# comments, a server that trickles). Generous: a slow on-device step takes a few seconds.
+# comments, a server that trickles). Generous: a slow on-device step takes a few seconds. A model computing on this
+# machine (``computes_here``) fails only after this long without progress (no prompt block read, no token written):
+# on a busy machine a long prompt is read at a few tokens a second, which is slow, not broken.
 CALL_DEADLINE = 180.0
 # Characters read per token of the budget before the rest of a reply is left unread (a token is about four).
 CHARS_PER_TOKEN = 8
@@ -33,10 +38,6 @@ CHARS_PER_TOKEN = 8
 MAX_REPLY_CHARS = 20_000
 # The most native tool calls one reply may bring (each becomes a step; the run's budget still counts model calls).
 MAX_TOOL_CALLS = 32
-# The finish reason of a reply cut because it ran out of tokens: the local budget here, and every provider (OpenAI's
-# word, which llama.cpp uses too; Gemini's MAX_TOKENS is reported as it). Such a reply is read as possibly
-# half-written (``Dialect.parse(..., cut_at_length=True)``).
-LENGTH = "length"
 
 
 @dataclass
@@ -52,9 +53,11 @@ class Reply:
     tool_calls: list[ToolCall] = field(default_factory=list)  # native function calls, in order
 
     @property
-    def cut_at_length(self) -> bool:
-        """The model ran out of tokens: what it was writing may be unfinished."""
-        return self.finish_reason == LENGTH
+    def cut(self) -> str:
+        """Why the reply was cut before the model ended it ('' when it ended it): ``length`` (it ran out of tokens:
+        the local budget here, or the provider's), or the service's reason (a content filter, a safety block). What
+        it was writing may be unfinished (``Dialect.parse(..., cut=reply.cut)``)."""
+        return cut_reason(self.finish_reason)
 
 
 def stream_completion(
@@ -87,10 +90,12 @@ def read_reply(
     budget = min(MAX_REPLY_CHARS, max(1, request.max_tokens) * CHARS_PER_TOKEN)
     longest_stop = max((len(s) for s in request.stop), default=0)
     hit: str | None = None
-    with cancel.guarded_call(deadline) as guard:
+    stalls = provider.computes_here  # its deadline is about progress, not the whole reply's time
+    with cancel.guarded_call(deadline, provider.progress if stalls else None) as guard:
         stream = provider.stream(request)
         try:
             for chunk in stream:
+                guard.alive()
                 cancel.check()
                 if guard.expired:
                     break
@@ -126,21 +131,21 @@ def read_reply(
         except ReactLabError:
             cancel.check()
             if guard.expired:  # the provider's error came from the deadline cutting its read
-                raise _too_slow(provider, deadline) from None
+                raise _too_slow(provider, deadline, stalls) from None
             raise
         except Exception as e:
             cancel.check()  # a read that failed because Stop closed it is a stop, not a provider failure
             if guard.expired:
-                raise _too_slow(provider, deadline) from None
+                raise _too_slow(provider, deadline, stalls) from None
             # An SDK's own exception: still the provider's failure, reported as such.
-            raise ProviderError(f"{provider.label} provider failed: {type(e).__name__}: {e}") from e
+            raise ProviderError(f"{provider.label} provider failed: {said(f'{type(e).__name__}: {e}')}") from e
         finally:
             close = getattr(stream, "close", None)
             if close:
                 close()
     cancel.check()
     if guard.expired and hit is None and finish != LENGTH:
-        raise _too_slow(provider, deadline)
+        raise _too_slow(provider, deadline, stalls)
     cut_at = text.find(hit) if hit is not None else None
     if usage is None:
         usage = Usage(estimate_tokens(request.system + request.prompt), estimate_tokens(text))
@@ -186,7 +191,12 @@ def _bounded(call: ToolCall) -> ToolCall:
     return ToolCall(scrub(call.id)[:200], scrub(call.name)[:200], arguments, call.signature)
 
 
-def _too_slow(provider: Provider, deadline: float | None) -> ProviderError:
+def _too_slow(provider: Provider, deadline: float | None, stalls: bool) -> ProviderError:
+    if stalls:
+        return ProviderError(
+            f"{provider.label} made no progress for {deadline:g} s (no prompt read, no token written); nothing it "
+            "wrote was used. Try again, or switch provider in the settings."
+        )
     return ProviderError(
         f"{provider.label} did not finish its reply within {deadline:g} s; nothing it sent was used. "
         "Try again, or switch provider in the settings."

@@ -246,7 +246,7 @@ def _draw(agent: Agent, trace: Trace, step: Step, decision: Decision) -> Iterato
     for _ in range(decision.k):
         yield StepStarted(step.index)
         reply = yield from agent.generate(request, step.index)
-        parsed = agent.dialect.parse(reply.text, cut_at_length=reply.cut_at_length)
+        parsed = agent.dialect.parse(reply.text, cut=reply.cut)
         drawn.append(
             Alternative(
                 raw_output=reply.text,

@@ -110,7 +110,8 @@ class Provider:
     # It can serve several calls at once (an evaluation may run questions in parallel).
     concurrent: bool = True
     # It computes on this machine's cores, in the app's own process: whatever else the machine does meanwhile (a page
-    # redrawing a live run, the browser drawing it) slows the model down.
+    # redrawing a live run, the browser drawing it) slows the model down, so a call's deadline counts from its last
+    # progress (``progress``), not from its start.
     computes_here: bool = False
     # One instance serves every browser session of the process: a session never closes it.
     shared: bool = False
@@ -180,6 +181,12 @@ class Provider:
         whole text of a likely first request) as can be read before it is asked; return a handle with ``state``,
         ``progress``, ``finished`` and ``wait()``; None when the provider has nothing to prepare."""
         return None
+
+    def progress(self) -> int:
+        """How much the model has computed so far (prompt tokens read and tokens written, by any call), for a model
+        that computes here: a call on it fails only when this and its reply stand still for the whole deadline
+        (``loop.model_call``); 0 when the provider cannot tell."""
+        return 0
 
     def status(self) -> Any:
         """What the model is doing and how fast against its normal speed here (``.slow``, ``.state``, ``.describe()``);

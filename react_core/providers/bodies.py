@@ -4,9 +4,10 @@ No SDK bounds what it reads: they read an error page whole, and split a stream i
 the HTTP client (``transport.StreamingClient``) hands on passes through here first.
 
 - **Server-sent events.** Comment lines (``: keepalive``, legal SSE that the Gemini SDK takes for a broken JSON chunk)
-  are dropped before the SDK sees them; a line longer than ``MAX_EVENT_BYTES`` ends the reply with a ProviderError
-  instead of growing in memory; the last ``data:`` line is remembered (``EventStream.last_data``) so a provider can
-  tell a stream that ended with ``[DONE]`` from one cut short.
+  are dropped before the SDK sees them; an event longer than ``MAX_EVENT_BYTES`` ends the reply with a ProviderError
+  instead of growing in memory, whether it is one long line or many short ones (the SDKs join an event's ``data:``
+  lines until the blank line that ends it); the last ``data:`` line is remembered (``EventStream.last_data``) so a
+  provider can tell a stream that ended with ``[DONE]`` from one cut short.
 - **Any other body** (one that is not a stream of events, or an error) ends the call with a ProviderError past
   ``MAX_EVENT_BYTES`` in all, before the SDK has it whole.
 - **Compression.** Bodies are requested uncompressed. A server that compresses anyway (gzip, deflate) is inflated
@@ -28,7 +29,7 @@ from typing import Any
 import httpx2
 
 from react_core.base.errors import ProviderError
-from react_core.providers.keys import redact
+from react_core.providers.messages import said
 
 # No event of a ReAct step comes near this; a server that sends more in one line (or, in a body that is not a stream
 # of events or is an error, more in all) is not answering a step.
@@ -88,13 +89,13 @@ def whole_json(body: bytes, kind: str, service: str, secrets: Iterable[str | Non
     error = data.get("error") if isinstance(data, dict) else None
     if error:
         message = error.get("message") if isinstance(error, dict) else error
-        detail = redact(" ".join(str(message).split())[:300], secrets)
+        detail = said(message, secrets)
         raise ProviderError(f"{service} answered with an error: {detail}")
     return data
 
 
 class EventStream(httpx2.SyncByteStream):
-    """Server-sent events as the SDK should read them: comment lines dropped, lines bounded, the last data kept."""
+    """Server-sent events as the SDK should read them: comment lines dropped, events bounded, the last data kept."""
 
     def __init__(self, inner: Iterable[bytes]) -> None:
         self._inner = inner
@@ -102,7 +103,8 @@ class EventStream(httpx2.SyncByteStream):
         self._comment = False  # inside a comment line
         self._line_start = True
         self._cr: bool | None = None  # a CR ended the last line (True when that line was kept)
-        self._length = 0
+        self._length = 0  # of the current line
+        self._event = 0  # of the current event: its lines so far (comments left out), until a blank line
         self._head = b""  # the first bytes of the current line, enough to recognise "data: [DONE]"
 
     def __iter__(self) -> Iterator[bytes]:
@@ -136,9 +138,10 @@ class EventStream(httpx2.SyncByteStream):
                 piece = chunk[i:end]
                 out += piece
                 self._length += len(piece)
+                self._event += len(piece)
                 if len(self._head) < 16:
                     self._head += piece[: 16 - len(self._head)]
-                if self._length > MAX_EVENT_BYTES:
+                if self._event > MAX_EVENT_BYTES:
                     self.close()
                     raise ProviderError(
                         f"The model's server sent a single event of more than {MAX_EVENT_BYTES >> 20} MiB; "
@@ -148,6 +151,7 @@ class EventStream(httpx2.SyncByteStream):
                 break
             if not self._comment:
                 out.append(chunk[end])
+                self._event = self._event + 1 if self._length else 0  # a blank line ends the event
                 if self._head.startswith(b"data:"):
                     self.last_data = self._head[5:].strip() if self._length <= 16 else b"..."
             if chunk[end] == 0x0D:

@@ -18,11 +18,13 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from react_core.base.calls import LENGTH
 from react_core.base.errors import ConfigError, ProviderError
 from react_core.base.tool_specs import ToolSpec
 from react_core.base.trace import ToolCall, Usage
 from react_core.providers.base import CompletionRequest
-from react_core.providers.hosted import Fault, HostedProvider, Reading, one_line
+from react_core.providers.hosted import Fault, HostedProvider, Reading
+from react_core.providers.messages import one_line
 
 # Gemini 3.8 Flash: the current generally available Flash model (the SDK's own examples use it). Editable.
 DEFAULT_MODEL = "gemini-3.8-flash"
@@ -204,8 +206,9 @@ def _finish(chunk: Any) -> str:
     for candidate in getattr(chunk, "candidates", None) or []:
         if candidate.finish_reason:
             reason = str(getattr(candidate.finish_reason, "value", candidate.finish_reason))
-            # Out of tokens, in the loop's vocabulary (model_call.LENGTH): the reply may be half-written.
-            return "length" if reason == "MAX_TOKENS" else reason.lower()
+            # In the loop's words (base.calls): STOP is "stop", out of tokens (the reply's or the request's limit) is
+            # LENGTH; any other reason (SAFETY, RECITATION, OTHER, …) is kept, lower-cased: it cut the reply too.
+            return LENGTH if reason in _OUT_OF_TOKENS else reason.lower()
     return ""
 
 
@@ -261,6 +264,7 @@ def _call_part(call: Mapping[str, Any]) -> dict[str, Any]:
     return part
 
 
+_OUT_OF_TOKENS = ("MAX_TOKENS", "CONTINUATION")
 _REFUSALS = {"SAFETY", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "RECITATION", "JAILBREAK", "MODEL_ARMOR"}
 
 

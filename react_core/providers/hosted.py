@@ -34,7 +34,8 @@ from react_core.base.errors import ConfigError, ProviderError
 from react_core.base.retry_after import parse_retry_after
 from react_core.base.trace import ToolCall, Usage
 from react_core.providers.base import Chunk, CompletionRequest, Provider
-from react_core.providers.keys import missing_key, redact, rejected_key, resolve_base_url, resolve_key, withheld
+from react_core.providers.keys import missing_key, rejected_key, resolve_base_url, resolve_key, withheld
+from react_core.providers.messages import said
 from react_core.providers.retry import (
     CONNECT_TIMEOUT,
     READ_TIMEOUT,
@@ -58,7 +59,7 @@ class Fault:
     # "timeout": no answer in time; "unreachable": no connection; "http": the service answered with an error status;
     # "other": any other error of the SDK (its message is the detail).
     kind: Literal["timeout", "unreachable", "http", "other"]
-    detail: str = ""  # the service's own message, on one line (the key is taken out later)
+    detail: str = ""  # the service's own message, on one line (``_classify`` takes the key out, then cuts it)
     status: int = 0
     headers: Mapping[str, str] | None = None  # of the error response (Retry-After)
     retry_after: float | None = None  # a wait the error body asks for, where the API says it there
@@ -314,12 +315,12 @@ class HostedProvider(Provider):
     def _classify(self, error: Exception) -> Failure:
         fault = self._fault_of(error)
         if fault is None:
-            return Failure(redact(f"{type(error).__name__}: {error}", [self._key]))
+            return Failure(said(f"{type(error).__name__}: {error}", [self._key]))
         if fault.kind == "timeout":
             return Failure(f"no answer within the {self.read_timeout:g} s timeout", retryable=True)
         if fault.kind == "unreachable":
             return Failure(f"cannot connect to {self.base_url or self.host}", retryable=True)
-        detail = redact(fault.detail, [self._key])
+        detail = said(fault.detail, [self._key])
         if fault.kind == "other":
             return Failure(detail)
         status = fault.status
@@ -356,11 +357,6 @@ class _Refused(Exception):
     def __init__(self, param: str) -> None:
         super().__init__(param)
         self.param = param
-
-
-def one_line(text: Any) -> str:
-    """A service's message on one line, and not endless."""
-    return " ".join(str(text).split())[:300]
 
 
 def _header_delay(headers: Mapping[str, str] | None) -> float | None:

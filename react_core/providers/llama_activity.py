@@ -5,7 +5,8 @@ a hang. ``Activity`` hears every batch the model evaluates (``llama_states.Posit
 token a batch) and reading a prompt (whole blocks) are timed apart, each over its last ``WINDOW`` tokens. The normal
 rate of each is the best this model has shown with these threads on this machine, kept in a small file beside the
 saved states so a restart knows it (the first warm-up measures generation when it is unknown). ``Status.slow`` says
-the live rate is under ``SLOW`` times the normal one.
+the live rate is under ``SLOW`` times the normal one. ``evaluated`` counts every token evaluated, by any call: the
+progress a call's deadline watches (``LocalProvider.progress``).
 """
 
 from __future__ import annotations
@@ -79,12 +80,14 @@ class Activity:
         self.state = "idle"
         self.warming_progress: float | None = None
         self.generating, self.reading = Rate(), Rate()
+        self.evaluated = 0
         self.normal = self._load()
         self._lock = threading.Lock()
 
     def on_eval(self, tokens: int, seconds: float) -> None:
         now = time.monotonic()
         with self._lock:
+            self.evaluated += tokens
             (self.generating if tokens == 1 else self.reading).add(tokens, seconds, now)
             if tokens == 1 and self.state == "reading":
                 self.state = "generating"

@@ -12,7 +12,8 @@ same logits (the model tests compare them bit for bit, and the thread count does
 A restored state is reusable only as a whole: llama.cpp saves a sliding-window layer's keys and values only for the
 positions still inside its window (Gemma 3: 512), so going on from an earlier position would attend to missing ones.
 
-``Positions`` keeps that account for one context by watching every ``Llama.eval``, whoever calls it. ``StateStore``
+``Positions`` keeps that account for one context by watching every ``Llama.eval``, whoever calls it, and tells its
+listeners of each block evaluated. ``StateStore``
 keeps snapshots of a context that holds a prompt prefix (the instructions and examples before the question), in memory
 (least recently used out beyond ``MEMORY_BYTES``) and on disk in ``paths.llama_states_dir()`` (beyond ``DISK_BYTES``,
 same rule), keyed by the model file, the block, llama.cpp's version and the exact bytes of the prefix. A state carries
@@ -74,7 +75,7 @@ class Positions:
     def install(self) -> Positions:
         llama, evaluate, reset = self.llama, self.llama.eval, self.llama.reset
 
-        def eval(tokens: Sequence[int]) -> None:
+        def batch(tokens: Sequence[int]) -> None:
             start = llama.n_tokens
             del self.canonical[start:]
             if start == 0:
@@ -86,6 +87,12 @@ class Positions:
                 self.canonical.extend(list(tokens)[: aligned(len(tokens), self.block)])
             for listener in self.listeners:
                 listener(len(tokens), seconds)
+
+        def eval(tokens: Sequence[int]) -> None:
+            # A block at a time, as llama.cpp batches them itself (n_batch == block: the same batches, the same
+            # numbers), so the listeners hear a long prompt being read block by block, not once at its end.
+            for at in range(0, len(tokens), self.block):
+                batch(tokens[at : at + self.block])
 
         def forget() -> None:
             self.canonical.clear()

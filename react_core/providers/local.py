@@ -442,6 +442,12 @@ class LocalProvider(Provider):
             return Status("loading" if key in _LOADING else "not loaded")
         return shared.activity.status()
 
+    def progress(self) -> int:
+        """Tokens the model has evaluated, by any call: a long prompt read on a busy machine is progress, and a call
+        waiting for the model behind another one sees that one's."""
+        shared = self._shared
+        return shared.activity.evaluated if shared is not None and shared.activity is not None else 0
+
     def stream(self, request: CompletionRequest) -> Iterator[Chunk]:
         shared = self.prepare()
         llama = shared.llama

@@ -16,11 +16,19 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from react_core.base.calls import LENGTH
 from react_core.base.tool_specs import ToolSpec
 from react_core.base.trace import Usage
 from react_core.providers.base import CompletionRequest
-from react_core.providers.hosted import CUT_LOCALLY, Fault, HostedProvider, Reading, one_line
-from react_core.providers.openai_reply import ToolCallPieces, completion_events, content_text
+from react_core.providers.hosted import CUT_LOCALLY, Fault, HostedProvider, Reading
+from react_core.providers.messages import one_line
+from react_core.providers.openai_reply import (
+    ToolCallPieces,
+    completion_events,
+    content_text,
+    not_chat_completions,
+    responses_api,
+)
 
 # A current small OpenAI model (GPT-5.4 mini, March 2026): fast and cheap. It is a reasoning model, so stop
 # sequences are enforced by local cutting; set --model to any other model.
@@ -142,6 +150,8 @@ class OpenAIProvider(HostedProvider):
     def _read(self, events: Iterator[Any], reading: Reading) -> Iterator[str]:
         calls = ToolCallPieces()
         for event in events:
+            if responses_api(event):
+                raise not_chat_completions(self._service)
             for choice in event.choices or ():
                 delta = choice.delta
                 text = content_text(getattr(delta, "content", None)) if delta else ""
@@ -156,7 +166,7 @@ class OpenAIProvider(HostedProvider):
                 details = getattr(usage, "prompt_tokens_details", None)
                 reading.cached = getattr(details, "cached_tokens", None) if details else None
             if calls.argument_chars > MAX_ARGUMENT_CHARS:
-                reading.finish = "length"  # arguments without end: what came is kept (cut, so malformed) and no more
+                reading.finish = LENGTH  # arguments without end: what came is kept (cut, so malformed) and no more
                 break
         reading.calls = calls.calls()
         if reading.finish == "content_filter":

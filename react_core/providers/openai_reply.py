@@ -14,6 +14,9 @@
   transport): it is read whole and handed to the SDK as the one event a stream would have carried (text, tool calls,
   usage, finish reason). A body that is neither that nor a stream of events is one clear line, never a reply cut
   short and tried again.
+- **A server that speaks the Responses API** at ``/chat/completions`` (its events ``type: "response.…"``, its body
+  ``object: "response"``) has no chat completion to give, however often it is asked: one clear line saying so, never
+  "stopped in the middle of an answer" after three tries.
 """
 
 from __future__ import annotations
@@ -73,6 +76,8 @@ def completion_events(data: Any, service: str) -> list[Any]:
     body (its JSON) becomes the one chunk a stream would have carried (each choice's message as its delta, its tool
     calls indexed, its finish reason, ``stop`` when it names none: the body is complete) and ``[DONE]``. Anything else
     is one clear line."""
+    if responses_api(data):
+        raise not_chat_completions(service)
     if not (isinstance(data, dict) and isinstance(data.get("choices"), list)):
         raise ProviderError(
             f"{service} did not stream its reply and sent no chat completion; nothing it sent was used."
@@ -88,6 +93,20 @@ def completion_events(data: Any, service: str) -> list[Any]:
         finish = choice.get("finish_reason") or "stop"
         choices.append({"index": choice.get("index", n), "delta": delta, "finish_reason": finish})
     return [{**data, "object": "chat.completion.chunk", "choices": choices}, "[DONE]"]
+
+
+def responses_api(data: Any) -> bool:
+    """Whether a body or event is the Responses API's (``object: "response"``, ``type: "response.…"``)."""
+    kind = _field(data, "type")
+    return _field(data, "object") == "response" or (isinstance(kind, str) and kind.startswith("response."))
+
+
+def not_chat_completions(service: str) -> ProviderError:
+    return ProviderError(
+        f"{service} does not speak Chat Completions: it answered with the Responses API's events or body, which "
+        "hold no chat completion; nothing it sent was used. Give the base URL of a server that serves "
+        "/chat/completions."
+    )
 
 
 def _field(value: Any, name: str) -> Any:

@@ -1,5 +1,6 @@
 """The HTTP client the hosted providers hand to their SDKs: split timeouts, a User-Agent, the request as sent, streams
-that Stop and the deadline can cut, and bodies read within bounds.
+that Stop and the deadline can cut, and bodies read within bounds. ``AbortableClient`` is the part of it that any
+request the app makes to a server it does not control can use (the live OpenTelemetry export does).
 
 - **Timeouts.** The Gemini SDK passes one timeout for every phase (or none at all); this client forces the
   connect/read timeouts on every request.
@@ -48,8 +49,37 @@ def timeouts(read: float = READ_TIMEOUT, connect: float = CONNECT_TIMEOUT) -> ht
     return httpx2.Timeout(read, connect=connect)
 
 
-class StreamingClient(httpx2.Client):
-    """An httpx2 client with fixed timeouts that records what it sends and lets Stop cut what it waits for."""
+class AbortableClient(httpx2.Client):
+    """An httpx2 client with fixed timeouts, asking for uncompressed bodies, whose request Stop and the deadline of
+    the guarded call it runs in (``cancel.guarded_call``) can cut wherever it waits: the socket is shut down."""
+
+    def __init__(
+        self,
+        *,
+        read: float = READ_TIMEOUT,
+        connect: float = CONNECT_TIMEOUT,
+        transport: httpx2.HTTPTransport | None = None,
+    ) -> None:
+        transport = transport or httpx2.HTTPTransport()
+        _track_sockets(transport)
+        super().__init__(
+            timeout=timeouts(read, connect),
+            headers={"User-Agent": USER_AGENT, "Accept-Encoding": "identity"},
+            transport=transport,
+        )
+        self._fixed = timeouts(read, connect).as_dict()
+
+    def send(self, request: httpx2.Request, **kwargs):  # type: ignore[override]
+        # The SDK sets its own (often absent) timeout on the request; ours are the contract.
+        request.extensions = {**request.extensions, "timeout": self._fixed}
+        call = _Call()
+        _current.call = call
+        cancel.on_abort(call.abort)
+        return super().send(request, **kwargs)
+
+
+class StreamingClient(AbortableClient):
+    """The hosted providers' client: it records what it sends and hands every body on bounded (``bodies``)."""
 
     def __init__(
         self,
@@ -60,24 +90,12 @@ class StreamingClient(httpx2.Client):
     ) -> None:
         """``whole(body, content_type)``: the events (JSON-able values, or strings sent as they are) that a streamed
         request's successful reply stands for when it is not a stream of events; None leaves the body to the SDK."""
-        transport = _BoundedTransport()
-        _track_sockets(transport)
-        super().__init__(
-            timeout=timeouts(read, connect),
-            headers={"User-Agent": USER_AGENT, "Accept-Encoding": "identity"},
-            transport=transport,
-        )
-        self._fixed = timeouts(read, connect).as_dict()
+        super().__init__(read=read, connect=connect, transport=_BoundedTransport())
         self._local = threading.local()
         self._whole = whole
 
     def send(self, request: httpx2.Request, **kwargs):  # type: ignore[override]
-        # The SDK sets its own (often absent) timeout on the request; ours are the contract.
-        request.extensions = {**request.extensions, "timeout": self._fixed}
         self._local.request = (_public_url(request.url), _body(request))
-        call = _Call()
-        _current.call = call
-        cancel.on_abort(call.abort)
         response = super().send(request, **kwargs)
         if kwargs.get("stream"):
             if self._whole is not None and response.is_success and not is_event_stream(response):

@@ -8,8 +8,10 @@ too; elsewhere only the operator's variables apply (``endpoint`` keeps that rule
 
 A run is never slowed or broken by its export: ``export_finished_run`` hands the spans to the SDK's
 BatchSpanProcessor (a bounded queue that drops rather than waits when full) and returns; a background thread sends
-them, and a failing or slow endpoint costs only that thread's time. ``problem()`` says what went wrong last, for the
-sidebar; it is cleared by the next export that succeeds.
+them, and a failing or slow endpoint costs only that thread's time, bounded too: the exporter sends through
+``otlp_http.BoundedTransport`` (the export's timeout is the whole request's, the reply is read raw and only its head
+kept). ``flush`` waits no longer than it is told, whatever the endpoint does. ``problem()`` says what went wrong last,
+for the sidebar; it is cleared by the next export that succeeds.
 """
 
 from __future__ import annotations
@@ -66,6 +68,8 @@ class LiveExport:
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
         from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
 
+        from react_core.telemetry.otlp_http import BoundedTransport
+
         self.url, self.include_content = url, include_content
         self._problem = ""
         outer = self
@@ -74,7 +78,8 @@ class LiveExport:
             """The SDK's exporter, with each batch's outcome kept for ``problem``."""
 
             def __init__(self) -> None:
-                self.inner = OTLPSpanExporter(endpoint=url)
+                self.transport = BoundedTransport()
+                self.inner = OTLPSpanExporter(endpoint=url, _transport=self.transport)
 
             def export(self, spans):
                 try:
@@ -82,7 +87,8 @@ class LiveExport:
                 except Exception as e:  # the exporter should not raise; if it does, it is this thread's problem
                     result, why = SpanExportResult.FAILURE, str(e)
                 else:
-                    why = "" if result is SpanExportResult.SUCCESS else "it could not be reached or did not accept them"
+                    failed = self.transport.failure or "it could not be reached or did not accept them"
+                    why = "" if result is SpanExportResult.SUCCESS else failed
                 outer._note(why)
                 return result
 
@@ -117,8 +123,19 @@ class LiveExport:
             self._processor.on_end(span)
 
     def flush(self, timeout_seconds: float = 5.0) -> bool:
-        """Send what is queued now, waiting at most ``timeout_seconds`` (the command line, before it exits)."""
-        return self._processor.force_flush(int(timeout_seconds * 1000))
+        """Send what is queued now, waiting at most ``timeout_seconds`` (the command line, before it exits); False
+        when that was not enough. The SDK's ``force_flush`` ignores its timeout (it sends in the caller's thread, for
+        as long as the exporter takes), so it runs on a thread of its own that is waited for only that long."""
+        sent = threading.Event()
+
+        def send_all() -> None:
+            try:
+                self._processor.force_flush()
+            finally:
+                sent.set()
+
+        threading.Thread(target=send_all, name="otel-flush", daemon=True).start()
+        return sent.wait(timeout_seconds)
 
     def shutdown(self) -> None:
         self._processor.shutdown()
