@@ -191,6 +191,26 @@ def test_our_own_export_with_a_broken_step_record_is_refused_naming_the_attribut
         read_trace_file(json.dumps(data))
 
 
+@pytest.mark.parametrize("levels", [40, 100_000])
+def test_json_nested_deep_inside_an_attribute_is_refused_or_read_as_text_never_a_crash(levels, tmp_path):
+    deep = "[" * levels + "]" * levels
+    data = json.loads(to_otlp_json(scripted_run(tmp_path), include_content=True))
+    own = data["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    for a in own[1]["attributes"]:
+        if a["key"] == "reactlab.step":
+            a["value"] = {"stringValue": '{"index": 1, "x": ' + deep + "}"}
+    with pytest.raises(ConfigError, match=r"reactlab\.step of span .* nested deeper than 32 levels\.$"):
+        read_trace_file(json.dumps(data))
+    foreign = smol()  # another tool's run: its question, answer and replies are JSON when they can be
+    for span_ in foreign["resourceSpans"][0]["scopeSpans"][0]["spans"]:
+        for a in span_["attributes"]:
+            if a["key"] in ("input.value", "output.value", "llm.output_messages.0.message.content"):
+                a["value"] = {"stringValue": deep}
+        span_["attributes"].append(attr("gen_ai.input.messages", deep))
+    trace = read_trace_file(json.dumps(foreign)).trace
+    assert trace.final_answer == deep and trace.steps  # kept as the text it is
+
+
 JSONISH = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats() | st.text(max_size=20),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4),
