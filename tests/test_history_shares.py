@@ -82,3 +82,28 @@ def test_the_shares_migration_upgrades_an_existing_history(tmp_path):
     assert again.resolve_share(share.token).trace.question == "Before"
     with sqlite3.connect(path) as conn:
         assert conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0] == LATEST
+
+
+def test_a_link_is_the_whole_256_bit_token_and_nothing_near_it(open_store):
+    import base64
+
+    ann, stranger = open_store("oidc:ann"), open_store()
+    run = _run(ann, "Ann's")
+    tokens = {ann.create_share(run).token for _ in range(20)}
+    assert len(tokens) == 20
+    for token in tokens:  # 32 random bytes each: a guess has 2**-256 odds, not 2**-64
+        assert len(base64.urlsafe_b64decode(token + "=")) == 32
+    token = sorted(tokens)[0]
+    swap = {c: "B" if c == "A" else "A" for c in token}
+    near = [
+        token[:8] + "".join(swap[c] for c in token[8:]),  # the same first 8 characters, the rest different
+        token[:-1] + swap[token[-1]],  # one character off at the end
+        token[:20] + swap[token[20]] + token[21:],  # one in the middle
+        token.swapcase(),  # another case
+        "_" * 43,  # every character a LIKE wildcard
+    ]
+    for guess in near:
+        assert well_formed(guess) and guess not in tokens
+        assert stranger.resolve_share(guess) is None, guess
+        assert ann.revoke_share(guess) is False
+    assert len(ann.shares(run)) == 20 and stranger.resolve_share(token).id == run
