@@ -146,6 +146,11 @@ HOSTILE = [
     (with_span("spanId", "xyz"), f"{SPAN0}.spanId must be 16 hexadecimal digits"),
     (with_span("traceId", 7), f"{SPAN0}.traceId must be 32 hexadecimal digits"),
     (with_span("parentSpanId", "12"), f"{SPAN0}.parentSpanId must be 16 hexadecimal digits"),
+    # The right length but not hexadecimal: an id is a key the run's steps are found by, never markup or text.
+    (with_span("spanId", "<script>alert(1)"), f"{SPAN0}.spanId must be 16 hexadecimal digits"),
+    (with_span("traceId", "g" * 32), f"{SPAN0}.traceId must be 32 hexadecimal digits"),
+    (with_span("spanId", "0x0123_456789abc"), f"{SPAN0}.spanId must be 16 hexadecimal digits"),  # int(x, 16) reads it
+    (with_span("parentSpanId", "0123456789abcde\u0661"), f"{SPAN0}.parentSpanId must be 16 hexadecimal digits"),
     (with_span("startTimeUnixNano", "-5"), f"{SPAN0}.startTimeUnixNano must be a time in nanoseconds"),
     (with_span("endTimeUnixNano", "9" * 30), f"{SPAN0}.endTimeUnixNano must be a time in nanoseconds"),
     (with_span("name", ["x"]), f"{SPAN0}.name must be text"),
