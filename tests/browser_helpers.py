@@ -139,6 +139,13 @@ def settled(page) -> None:
     page.locator("[data-testid='stApp'][data-test-script-state='notRunning']").wait_for(state="attached")
 
 
+def painted(page) -> None:
+    """Wait until the page is drawn as its last run left it, for a picture: the run has ended and what the page fetches
+    after it (a table's rows, a code block's highlighter) has arrived."""
+    settled(page)
+    page.wait_for_load_state("networkidle")
+
+
 def reveal(page, target, is_open, open_it) -> None:
     """Wait for ``target``, drawn behind a control that a rerun may close again (an expander, a select's list): once no
     rerun is under way the control is opened when ``is_open()`` says it is closed (a click on an open one would close
@@ -196,5 +203,5 @@ def shot(page, name: str, top: bool = False) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     if top:  # Streamlit scrolls its main area, not the window
         page.evaluate("for (const el of document.querySelectorAll('*')) { if (el.scrollTop > 0) el.scrollTop = 0 }")
-    settled(page)  # the picture is of the page as the last run drew it
+    painted(page)
     page.screenshot(path=str(SHOTS / name), full_page=False)

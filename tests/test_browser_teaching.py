@@ -18,8 +18,8 @@ from browser_helpers import (
     nav,
     needs_chromium,
     open_page,
+    painted,
     set_max_calls,
-    settled,
     shot,
     streamlit,
 )
@@ -136,7 +136,7 @@ def shot_of(element, name: str) -> None:
     """A picture of one element (the chat keeps its view at the bottom, so a scrolled page shot would not show it)."""
     element.page.add_style_tag(content="[data-testid='stHeader'] {display: none}")  # it would cover the top
     element.scroll_into_view_if_needed()
-    settled(element.page)  # the picture is of the page as the last run drew it
+    painted(element.page)
     element.screenshot(path=str(SHOTS / name))
 
 
