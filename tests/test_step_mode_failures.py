@@ -12,7 +12,6 @@ from provider_helpers import FakeOpenAI, fast_retry
 from test_step_mode import COMPUTE, FINISH, agent, preset, saved_pause
 
 from react_core.base.events import RunDone, StepStarted, final_trace
-from react_core.history import open_history
 from react_core.loop.agent import Agent, RunConfig
 from react_core.loop.pause import Decision, resume, resume_saved
 from react_core.providers.openai_compat import OpenAIProvider
@@ -22,15 +21,6 @@ from react_core.tools.calculator import CALCULATOR
 from react_core.tools.registry import ToolRegistry
 
 DRAWN = " Again.\nAction 1: Calculator[2*21]"
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def reopen(request, tmp_path):
-    if request.param == "sqlite":
-        path = tmp_path / "h.sqlite"
-        return lambda: open_history(url="", path=path)
-    url = request.getfixturevalue("postgres_url")
-    return lambda: open_history(url=url)
 
 
 def on(provider) -> Agent:
@@ -73,19 +63,19 @@ def regenerate_cut_short(failure: str, store, run_id: int):
         ("stop", "Stopped while regenerating, with 1 of 3 alternatives drawn"),
     ],
 )
-def test_regenerating_cut_short_keeps_the_run_paused_with_what_was_drawn_and_says_why(reopen, failure, said):
-    run_id = saved_pause(reopen)
-    resumed, trace = regenerate_cut_short(failure, reopen(), run_id)
+def test_regenerating_cut_short_keeps_the_run_paused_with_what_was_drawn_and_says_why(open_store, failure, said):
+    run_id = saved_pause(open_store)
+    resumed, trace = regenerate_cut_short(failure, open_store(), run_id)
     step = trace.steps[-1]
     assert trace.stop_reason == "paused" and step.pending == "tool" and step.observation is None
     assert [alt.raw_output for alt in step.offered] == [DRAWN]  # the one drawn before the failure is offered
     assert re.search(said, trace.error or "") and trace.error.endswith("The run stays paused here.")
     assert not resumed.save_error and resumed.revision == 2
-    rec = reopen().get(run_id)
+    rec = open_store().get(run_id)
     assert not rec.damaged and rec.stop_reason == "paused" and rec.revision == 2
     assert rec.trace.to_dict() == trace.to_dict()
     # Still the person's to decide on: the one alternative is picked, and the failure is no longer said.
-    again = resume_saved(reopen(), run_id, Decision("pick", number=1), agent=agent([FINISH]), revision=2)
+    again = resume_saved(open_store(), run_id, Decision("pick", number=1), agent=agent([FINISH]), revision=2)
     done = final_trace(again.events)
     assert done.stop_reason == "finished" and done.final_answer == "42" and done.error is None
     assert done.steps[0].observation.text == "2*21 = 42"
@@ -102,16 +92,16 @@ def test_regenerating_that_fails_before_any_draw_keeps_the_earlier_alternatives_
     assert failed.error.startswith("Regenerating failed with 0 of 2 alternatives drawn: HTTP 503 overloaded")
 
 
-def test_a_stale_resume_cannot_write_over_a_run_resumed_since(reopen):
-    run_id = saved_pause(reopen)
-    first = resume_saved(reopen(), run_id, Decision("regenerate", k=1), agent=agent([DRAWN]), revision=0)
+def test_a_stale_resume_cannot_write_over_a_run_resumed_since(open_store):
+    run_id = saved_pause(open_store)
+    first = resume_saved(open_store(), run_id, Decision("regenerate", k=1), agent=agent([DRAWN]), revision=0)
     final_trace(first.events)  # claimed at 0 -> 1, written at 1 -> 2: paused again, with one alternative
-    second = resume_saved(reopen(), run_id, Decision("pick", number=1), agent=agent([FINISH]), revision=2)
+    second = resume_saved(open_store(), run_id, Decision("pick", number=1), agent=agent([FINISH]), revision=2)
     done = final_trace(second.events)  # claimed at 2 -> 3, written at 3 -> 4
-    store = reopen()
+    store = open_store()
     stale = Agent(RunConfig(provider=ScriptedProvider([]), preset=preset())).run("q")
     assert not store.update(run_id, stale, 1)  # the first resume's revision: refused, nothing written
     assert not store.update(run_id, stale, 3)  # nor the second's once it has been used
-    rec = reopen().get(run_id)
+    rec = open_store().get(run_id)
     assert rec.revision == 4 and rec.trace.to_dict() == done.to_dict()
-    assert store.update(run_id, done, 4) and reopen().get(run_id).revision == 5
+    assert store.update(run_id, done, 4) and open_store().get(run_id).revision == 5
