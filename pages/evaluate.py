@@ -32,7 +32,7 @@ from react_core import (
     shared_data_dir,
     tool_label,
 )
-from ui import bootstrap_view, eval_models, identity, state
+from ui import bootstrap_view, eval_models, identity, questions_table, state
 from ui import evaluations as ev
 from ui import question_sets as qs
 from ui.jobs.evaluation import EvalJob
@@ -119,29 +119,10 @@ def _results(folder: str) -> None:
     )
     _checks_and_baseline(evaluation)
     rows, cells = ev.records(evaluation), ev.cells(evaluation)
-    checked = qs.check_columns(evaluation, qs.checks())
     st.subheader("Questions", anchor=False)
-    st.dataframe(
-        [
-            {
-                "strategy": STRATEGY_LABELS.get(r["strategy"], r["strategy"]),
-                "prompt version": cell.version,
-                "model": cell.model,
-                "id": r["id"],
-                "question": r["question"],
-                "gold": r["gold"],
-                "prediction": r["prediction"],
-                "EM": r["em"],
-                "F1": r["f1"],
-                "steps": r["steps"],
-                "ended": r["stop_reason"],
-                **checks,
-            }
-            for r, cell, checks in zip(rows, cells, checked, strict=True)
-        ],
-        hide_index=True,
-        width="stretch",
-    )
+    table = questions_table.question_rows(evaluation)
+    st.dataframe(table, hide_index=True, width="stretch")
+    questions_table.render_download(table, f"{evaluation.folder.name}-questions.csv", key="eval-questions-csv")
     several = qs.several_models(evaluation)
     labels = [
         f"{qs.result_name(cell, model=several)} · {r['id']} · {r['question'][:80]}"
@@ -245,6 +226,12 @@ def _checks_and_baseline(evaluation: Any) -> None:
             f"{len(c.newly_fail)} newly fail ({c.both_pass} pass in both, {c.both_fail} fail in both)"
         )
         st.dataframe(table, hide_index=True, width="stretch", key=f"eval-compare-{current.name}")
+        questions_table.render_download(
+            table.to_dict("records"),
+            f"{current.name}-changes.csv",
+            key=f"eval-compare-csv-{current.name}",
+            columns=list(table.columns),
+        )
         changed = [*c.newly_pass, *c.newly_fail]
         pick = st.selectbox("Open both traces", changed, index=None, key=f"eval-both-{current.name}")
         if pick is not None:

@@ -150,6 +150,7 @@ _EXPORTS: dict[str, str] = {
     # reading a run: grounding, the expected answer, exports, how a run is said
     "check_grounding": "report.grounding",
     "to_html": "report.html",
+    "csv_text": "report.spreadsheet",
     **dict.fromkeys(("check_expected", "expected_answer_for"), "report.expected"),
     **dict.fromkeys(
         (

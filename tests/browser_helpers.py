@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -30,7 +31,9 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-WAIT_MS = 20_000  # generous waits for a loaded machine; never a speed assertion
+# How long a journey waits for what it expects the page to show: a cap for a loaded machine (several test runs and a
+# model's training at once), never a delay and never a speed assertion.
+WAIT_MS = 60_000
 needs_chromium = pytest.mark.skipif(
     not CHROMIUM.exists(), reason="needs Debian's Chromium: apt-get install -y chromium"
 )
@@ -129,9 +132,76 @@ def nav(page, title: str) -> None:
     page.get_by_role("heading", name=title).wait_for()
 
 
+def settled(page) -> None:
+    """Wait until the app's script run has ended, by Streamlit's own state on its root element: what the last action
+    changed is drawn, and the next action is not lost in a rerun. (A run the last action has not started yet is not
+    waited for: wait for what that action shows first.)"""
+    page.locator("[data-testid='stApp'][data-test-script-state='notRunning']").wait_for(state="attached")
+
+
+def painted(page) -> None:
+    """Wait until the page is drawn as its last run left it, for a picture: the run has ended and what the page fetches
+    after it (a table's rows, a code block's highlighter) has arrived."""
+    settled(page)
+    page.wait_for_load_state("networkidle")
+
+
+def reveal(page, target, is_open, open_it) -> None:
+    """Wait for ``target``, drawn behind a control that a rerun may close again (an expander, a select's list): once no
+    rerun is under way the control is opened when ``is_open()`` says it is closed (a click on an open one would close
+    it), and looked at again each second until ``target`` shows, for at most WAIT_MS."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while True:
+        settled(page)
+        if not is_open():
+            open_it()
+        try:
+            target.wait_for(timeout=1_000)
+            return
+        except PlaywrightTimeout:
+            assert time.monotonic() < deadline, f"{target} never showed"
+
+
+def uploaded(page, file_name: str) -> None:
+    """Wait until a file chosen in a file uploader has reached the app: its chip shows, without the spinner of an
+    upload under way, and the rerun that hands it to the app has ended."""
+    chip = page.get_by_test_id("stFileChip").filter(has_text=file_name)
+    chip.wait_for()
+    chip.get_by_test_id("stFileChipIconSpinner").wait_for(state="detached")
+    settled(page)
+
+
+def set_slider(page, label: str, steps: int, shown: str) -> None:
+    """A Settings slider moved by the keyboard to its minimum (Home) and ``steps`` steps up, where its thumb shows
+    ``shown``, and kept: the slider sends its value after a debounce, and a page change before then loses it. So the
+    page is left and opened again until the slider, drawn from the session, shows ``shown``."""
+    box = page.get_by_test_id("stSlider").filter(has_text=label)
+    thumb = box.get_by_test_id("stSliderThumbValue")
+    for _ in range(3):
+        nav(page, "Settings")
+        settled(page)
+        if thumb.inner_text().strip() == shown:
+            return
+        slider = box.get_by_role("slider")
+        slider.focus()
+        slider.press("Home")
+        for _ in range(steps):
+            slider.press("ArrowRight")
+        thumb.filter(has_text=re.compile(rf"^{re.escape(shown)}$")).wait_for()
+        settled(page)
+        nav(page, "Chat")
+    raise AssertionError(f"{label} did not keep {shown}")
+
+
+def set_max_calls(page, n: int) -> None:
+    set_slider(page, "Max model calls", n - 1, str(n))
+
+
 def shot(page, name: str, top: bool = False) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     if top:  # Streamlit scrolls its main area, not the window
         page.evaluate("for (const el of document.querySelectorAll('*')) { if (el.scrollTop > 0) el.scrollTop = 0 }")
-    page.wait_for_timeout(300)  # let the last rerun settle so the picture is not mid-paint
+    painted(page)
     page.screenshot(path=str(SHOTS / name), full_page=False)

@@ -76,3 +76,18 @@ def test_it_has_one_home_that_imports_nothing_from_the_project():
     assert not [m for m in imported if m and m.startswith("react_core")]
     defined = [p for p in (ROOT / "react_core").rglob("*.py") if "def normalize_answer" in p.read_text("utf-8")]
     assert defined == [ROOT / "react_core" / "base" / "answers.py"]
+
+
+@pytest.mark.parametrize(
+    ("prediction", "gold", "em", "f1"),
+    [
+        ("the Chief of Protocol!", "Chief of Protocol", 1.0, 1.0),
+        ("Chief Protocol", "Chief of Protocol", 0.0, 0.8),  # most of the words is not the answer
+        ("Protocol", "Chief of Protocol", 0.0, 0.5),
+        ("yes", "no", 0.0, 0.0),
+        ("yes indeed", "yes", 0.0, 0.0),  # HotpotQA's script: yes, no and noanswer score only exactly
+        (None, "Paris", 0.0, 0.0),
+    ],
+)
+def test_exact_match_and_f1_score_as_hotpotqa_scores_them(prediction, gold, em, f1):
+    assert answers.exact_match(prediction, gold) == em and answers.f1_score(prediction, gold) == pytest.approx(f1)

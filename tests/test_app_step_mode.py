@@ -168,3 +168,24 @@ def test_a_paused_run_whose_provider_is_not_configured_says_so_and_stays_paused(
     assert paused_turn(other).history_id == run_id
     again = HistoryStore().get(run_id)
     assert again.stop_reason == "paused" and again.revision == 0 and again.trace.to_dict() == moved.to_dict()
+
+
+def test_regenerating_that_fails_keeps_the_run_paused_with_what_was_drawn_and_says_so(monkeypatch, tmp_path):
+    script = [SCRIPT[0], SCRIPT[1].replace("2", "1"), {"error": "HTTP 429: Too Many Requests"}, SCRIPT[4]]
+    use_app(monkeypatch, tmp_path, script)
+    at = new_session()
+    at.toggle(key="chat-step-mode").set_value(True).run()
+    at.chat_input[0].set_value(NATIONALITY_Q).run()
+    wait_idle(at)
+    key = f"t{paused_turn(at).id}-s1"
+    at.number_input(key=f"{key}-k").set_value(3)
+    at = click(at, f"{key}-regenerate-go")
+
+    turn = paused_turn(at)  # still paused, still resumable from here
+    assert [a.action.input for a in turn.trace.steps[0].offered] == ["Ed Wodd"]  # the one drawn before the 429
+    said = " ".join(unescape(e.value) for e in at.error)
+    assert "Regenerating failed with 1 of 3 alternatives drawn (offered below): HTTP 429" in said
+    assert "The run stays paused here." in said and "damaged" not in said
+    rec = HistoryStore().get(turn.history_id)
+    assert not rec.damaged and rec.stop_reason == "paused" and rec.trace.to_dict() == turn.trace.to_dict()
+    assert at.button(key=f"{key}-pick-1") is not None

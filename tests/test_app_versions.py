@@ -189,3 +189,15 @@ def test_a_saved_version_can_be_evaluated(monkeypatch, tmp_path):
     assert at.session_state.eval_job.wait(30)
     out = Path(at.session_state.eval_job.snapshot()["out_dir"])
     assert read_file(out / "react.jsonl")[1][0]["trace"]["settings"]["prompt_version"] == "hotpotqa-react@2"
+
+
+def test_a_version_file_nested_hundreds_of_levels_deep_is_refused_in_one_line(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [FINISH])
+    at = go(new_session(), "settings")
+    deep = 'dialect = "paper"\nx = ' + "[" * 700 + "]" * 700 + "\n"
+    at.file_uploader(key="import-version-file").upload("deep.toml", deep.encode(), "application/toml").run()
+    at.button(key="import-version").click().run()
+    assert not at.exception, at.exception
+    said = [unescape(e.value) for e in at.error]
+    assert said == ["The file was not imported: the TOML is nested deeper than 32 levels."]
+    assert [n for n, _, _ in PresetStore().versions("paper")] == [1]

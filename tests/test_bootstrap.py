@@ -234,3 +234,25 @@ def test_a_right_yes_no_answer_qualifies_only_after_a_tool_returned_evidence():
     miss = Observation("Could not find [A]. Similar: ['A (film)'].", evidence=False)
     records = [run("read", page), run("memory", None), run("missed", miss)]
     assert list(qualified_examples(records, load_preset("paper"), ["search"])) == ["read"]
+
+
+def test_a_wrong_answer_never_qualifies_even_when_grounded_finished_and_readable():
+    # The teacher's wrong runs above are also ungrounded; this one read its answer in a page and is still wrong (its
+    # F1 is high: only an exact match qualifies).
+    from react_core.base.trace import Action, Observation, Step, Trace
+    from react_core.evaluation.bootstrap import qualified_examples
+
+    def run(qid: str, answer: str, em: float | None, f1: float) -> dict:
+        page = Observation("Ed Wood was an American filmmaker born in 1924.", evidence=True)
+        steps = [Step(1, "Search him.", Action("search", "Ed Wood"), observation=page)]
+        steps.append(Step(2, "Found it.", final_answer=answer))
+        trace = Trace("Where was Ed Wood from?", steps=steps, final_answer=answer, stop_reason="finished")
+        record = {"id": qid, "index": len(qid), "f1": f1, "trace": trace.to_dict()}
+        return record if em is None else {**record, "em": em}
+
+    records = [
+        run("right", "American", 1.0, 1.0),
+        run("wrong", "American filmmaker", 0.0, 0.67),
+        run("unscored", "American", None, 1.0),
+    ]
+    assert list(qualified_examples(records, load_preset("paper"), ["search"])) == ["right"]

@@ -15,7 +15,18 @@ from pathlib import Path
 
 import pytest
 from app_helpers import NATIONALITY_Q, NATIONALITY_SCRIPT
-from browser_helpers import WAIT_MS, ask, chromium, nav, needs_chromium, open_page, shot, streamlit
+from browser_helpers import (
+    WAIT_MS,
+    ask,
+    chromium,
+    nav,
+    needs_chromium,
+    open_page,
+    set_max_calls,
+    set_slider,
+    shot,
+    streamlit,
+)
 
 LIVE = re.compile(r"Getting ready…|Thinking… step \d+ of \d+")
 # Our own fixtures, named so that they never meet pytest-playwright's (``browser``, ``page``) if it is installed.
@@ -88,13 +99,7 @@ def test_journey_ask_inspect_change_settings_ask_again_history_export(app_server
         panel.get_by_text("Model call").scroll_into_view_if_needed()
         shot(page, "model-call.png")
 
-        nav(page, "Settings")
-        slider = page.get_by_role("slider", name="Temperature")
-        slider.focus()
-        for _ in range(14):  # 0.00 -> 0.70 in steps of 0.05
-            slider.press("ArrowRight")
-        thumb = page.get_by_role("group", name="Temperature").get_by_test_id("stSliderThumbValue")
-        thumb.filter(has_text="0.70").wait_for()
+        set_slider(page, "Temperature", 14, "0.70")  # 0.00 -> 0.70 in steps of 0.05
         instructions = page.get_by_role("textbox", name="Instructions")
         instructions.fill("Answer briefly.\n" + instructions.input_value())
         instructions.press("Control+Enter")
@@ -138,11 +143,7 @@ def test_two_browser_sessions_at_once_keep_their_own_conversation_and_settings(a
         open_page(chromium_browser, app_server["url"]),
     )
     try:
-        nav(alice, "Settings")
-        alice.get_by_role("slider", name="Max model calls").focus()
-        alice.get_by_role("slider", name="Max model calls").press("ArrowLeft")
-        thumb = alice.get_by_role("group", name="Max model calls").get_by_test_id("stSliderThumbValue")
-        thumb.filter(has_text="7").wait_for()
+        set_max_calls(alice, 7)
         nav(alice, "Chat")
 
         ask(alice, "Alice: " + NATIONALITY_Q)

@@ -11,7 +11,18 @@ import re
 
 import pytest
 from app_helpers import offline_pack
-from browser_helpers import SHOTS, WAIT_MS, chromium, nav, needs_chromium, open_page, shot, streamlit
+from browser_helpers import (
+    SHOTS,
+    WAIT_MS,
+    chromium,
+    nav,
+    needs_chromium,
+    open_page,
+    painted,
+    set_max_calls,
+    shot,
+    streamlit,
+)
 
 from react_core.history import open_history
 from react_core.knowledge.pack import PackSource
@@ -20,7 +31,7 @@ from react_core.knowledge.pack import PackSource
 # waits (and the tests' timeouts) allow for the second, and nothing here measures speed.
 pytestmark = [pytest.mark.browser, pytest.mark.model, needs_chromium, pytest.mark.timeout(1200)]
 ENDED = re.compile(r"^(Answered|No answer: [^·]+|Failed|Stopped by you) · \d+ steps? ·")
-MODEL_WAIT = 30 * WAIT_MS
+MODEL_WAIT = 10 * WAIT_MS
 
 
 @pytest.fixture(scope="module")
@@ -28,19 +39,6 @@ def local_app(tmp_path_factory):
     home = tmp_path_factory.mktemp("teaching")
     with streamlit(home, [], env={"REACT_PROVIDER": "local"}) as server, chromium() as browser:
         yield server, browser
-
-
-def set_max_calls(page, n: int) -> None:
-    """Settings' Max model calls slider, by the keyboard: Home is 1, each → one more."""
-    nav(page, "Settings")
-    box = page.get_by_test_id("stSlider").filter(has_text="Max model calls")
-    slider = box.get_by_role("slider")
-    slider.focus()
-    slider.press("Home")
-    for _ in range(n - 1):
-        slider.press("ArrowRight")
-    box.get_by_test_id("stSliderThumbValue").filter(has_text=re.compile(rf"^{n}$")).wait_for()
-    page.wait_for_timeout(1000)  # the slider sends its value after a short debounce; the next page change needs it
 
 
 def paused(page, steps: int):
@@ -138,7 +136,7 @@ def shot_of(element, name: str) -> None:
     """A picture of one element (the chat keeps its view at the bottom, so a scrolled page shot would not show it)."""
     element.page.add_style_tag(content="[data-testid='stHeader'] {display: none}")  # it would cover the top
     element.scroll_into_view_if_needed()
-    element.page.wait_for_timeout(1000)  # let the code blocks paint
+    painted(element.page)
     element.screenshot(path=str(SHOTS / name))
 
 

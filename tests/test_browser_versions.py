@@ -13,7 +13,18 @@ from __future__ import annotations
 import re
 
 import pytest
-from browser_helpers import WAIT_MS, chromium, nav, needs_chromium, open_page, shot, streamlit
+from browser_helpers import (
+    WAIT_MS,
+    chromium,
+    nav,
+    needs_chromium,
+    open_page,
+    reveal,
+    settled,
+    shot,
+    streamlit,
+    uploaded,
+)
 
 pytestmark = [pytest.mark.browser, needs_chromium]
 
@@ -31,53 +42,33 @@ SCRIPT = [
 ADDED = "Answer with a number when the question asks for one."
 
 
-def _open_and_click(box, item) -> None:
-    """Open a select or multiselect and click an option of it. A rerun under way (each choice makes one) can close
-    the list just opened, so it is opened again until the option shows."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    for attempt in range(3):
-        box.locator("input").click()
-        try:
-            item.wait_for(timeout=3_000 if attempt < 2 else WAIT_MS)
-            break
-        except PlaywrightTimeout:
-            if attempt == 2:
-                raise
+def _open_and_click(page, box, item) -> None:
+    """Open a select or multiselect and click an option of it (a rerun, which each choice makes, may close the list)."""
+    field = box.locator("input")
+    reveal(page, item, lambda: field.get_attribute("aria-expanded") == "true", field.click)
     item.click()
 
 
 def _expand(page, title: str, inside: str) -> None:
-    """Open an expander and wait for ``inside`` in it; opened again if a rerun under way redrew it closed."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
+    """Open an expander and wait for ``inside`` in it (a rerun under way may draw it closed again)."""
     expander = page.get_by_test_id("stExpander").filter(has_text=title)
-    content = page.get_by_text(inside, exact=True)
-    for attempt in range(3):
-        # Clicked only when closed: content not drawn yet inside an open expander (a rerun under way) would be
-        # closed again by a click.
-        if expander.locator("xpath=descendant-or-self::details").first.get_attribute("open") is None:
-            expander.locator("summary").click()
-        try:
-            content.wait_for(timeout=3_000 if attempt < 2 else WAIT_MS)
-            return
-        except PlaywrightTimeout:
-            if attempt == 2:
-                raise
+    details = expander.locator("xpath=descendant-or-self::details").first
+    summary = expander.locator("summary").first
+    reveal(page, page.get_by_text(inside, exact=True), lambda: details.get_attribute("open") is not None, summary.click)
 
 
 def _pick(page, label: str, *options: str) -> None:
     """Choose options of a multiselect by their text."""
     box = page.get_by_test_id("stMultiSelect").filter(has_text=label)
     for option in options:
-        _open_and_click(box, page.get_by_role("option", name=option, exact=True))
+        _open_and_click(page, box, page.get_by_role("option", name=option, exact=True))
         box.get_by_label(f"Remove {option}", exact=True).wait_for()
         page.keyboard.press("Escape")
 
 
 def _select(page, label: str, option: str | re.Pattern) -> None:
     box = page.get_by_test_id("stSelectbox").filter(has_text=label)
-    _open_and_click(box, page.get_by_role("option", name=option, exact=isinstance(option, str)))
+    _open_and_click(page, box, page.get_by_role("option", name=option, exact=isinstance(option, str)))
 
 
 def test_save_a_version_diff_it_and_evaluate_it_against_version_one(tmp_path):
@@ -111,9 +102,12 @@ def test_save_a_version_diff_it_and_evaluate_it_against_version_one(tmp_path):
             _expand(page, "Your own questions", "Keep this set")
             (tmp_path / "arith.csv").write_text(QUESTIONS)
             page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(tmp_path / "arith.csv"))
+            uploaded(page, "arith.csv")  # kept before it reached the app, the page would ask for a file
             name = page.get_by_role("textbox", name="Name", exact=True)
             name.fill("arith")
             name.press("Enter")
+            expect(name).to_have_value("arith")
+            settled(page)
             page.get_by_role("button", name="Keep this set").click()
             page.get_by_text("Kept 2 questions as 'arith'").wait_for()
             strategies = page.get_by_test_id("stMultiSelect").filter(has_text="Strategies")

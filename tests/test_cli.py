@@ -228,6 +228,15 @@ def test_ask_in_step_mode_stops_at_the_end_of_its_input_and_json_stays_clean(tmp
     assert json.loads(out.stdout)["stop_reason"] == "cancelled" and "(end of input: stop)" in out.stderr
 
 
+def test_ask_in_step_mode_says_why_regenerating_failed_and_stays_paused(tmp_path):
+    path = script(tmp_path, [" Compute it.\nAction 1: Calculator[6*7]", {"error": "HTTP 429: Too Many Requests"}])
+    args = ("ask", "q?", "--provider", "scripted", "--script", path, "--tools", "calculator")
+    out = cli(*args, "--pause-before", "tool", stdin="regenerate 1\nstop\n")
+    assert out.returncode == 0, out.stderr
+    assert "Regenerating failed with 0 of 1 alternatives drawn: HTTP 429: Too Many Requests." in out.stdout
+    assert out.stdout.rstrip().endswith("stop reason: cancelled)")  # the next decision was still taken
+
+
 def test_ask_refuses_a_breakpoint_that_is_not_one(tmp_path):
     path = script(tmp_path, ["x"])
     out = cli("ask", "q?", "--provider", "scripted", "--script", path, "--pause-before", "tool,never")

@@ -33,6 +33,24 @@ def answered(answer: str | None, expected: str | None) -> Trace:
             "close",
             "Expected answer: «Chief of Protocol» · not an exact match (word overlap F1 0.50)",
         ),
+        (  # most words right is still not the answer: only an exact match is a match
+            "Chief Protocol",
+            "Chief of Protocol",
+            "close",
+            "Expected answer: «Chief of Protocol» · not an exact match (word overlap F1 0.80)",
+        ),
+        (
+            "Chief of Protocol of the United States",
+            "Chief of Protocol of United States",
+            "match",  # HotpotQA's normalisation drops articles
+            "Expected answer: «Chief of Protocol of United States» · exact match",
+        ),
+        (
+            "Chief of Protocol of the US",
+            "Chief of Protocol of United States",
+            "close",
+            "Expected answer: «Chief of Protocol of United States» · not an exact match (word overlap F1 0.73)",
+        ),
         ("1925 Birthday Honours", "Rachel Jackson", "differs", "Expected answer: «Rachel Jackson» · no match"),
         ("no", "yes", "differs", "Expected answer: «yes» · no match"),
         (None, "yes", "no_answer", "Expected answer: «yes» · this run gave no answer"),

@@ -241,3 +241,16 @@ def test_hostile_model_replies_and_prompts_stay_text_in_the_model_call_sections(
     text = "".join(shape.data)
     assert text.count(bad) >= 6  # question, thought, action, observation, raw reply, prompt, answer…
     assert all(v.startswith("https://") for _t, n, v in shape.attrs if n == "href")
+
+
+def test_text_after_a_stop_sequence_cut_is_struck_out_as_text_never_markup():
+    bad = "<script>alert(1)</script><del>x</del></pre>"  # one piece of the stream, read with the stop sequence
+    reply = f"Thought 1: Look.\nAction 1: Search[France]\nObservation{bad} more"
+    trace = scripted_run([reply, "Thought 2: Done.\nAction 2: Finish[Paris]"])
+    call = trace.steps[0].call
+    assert call.cut_at is not None and bad in trace.steps[0].raw_output[call.cut_at :]  # what the loop set aside
+    shape = Shape(to_html(trace))
+    for tag, names in shape.elements:
+        assert tag in ALLOWED and set(names) <= ALLOWED[tag], (tag, names)
+    assert "del" in {tag for tag, _ in shape.elements}
+    assert f"\nObservation{bad}" in "".join(shape.data)  # the struck-out part, shown as it was written

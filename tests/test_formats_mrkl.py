@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from react_core.base import tool_specs
 from react_core.base.trace import Action, Observation, Step
 from react_core.dialects import DIALECTS, get_dialect
 from react_core.loop.agent import Agent, RunConfig
@@ -136,6 +137,72 @@ def test_the_loop_tells_the_model_to_write_one_or_the_other_and_goes_on():
 def test_a_fenced_input_is_the_fence_s_content_as_one_line(text, value):
     # LangChain passes the fence itself on (its tools may be a Python shell); ours take one line of text.
     assert MRKL.parse(text).action == Action("calculator", value)
+
+
+# LangChain's own test inputs (tests/unit_tests/agents/test_mrkl.py) and what its MRKLOutputParser gives for them: a
+# tool's input keeps its lines and its code fence. Ours ends at its last non-blank character (LangChain keeps a last
+# newline: "ls -l ~/.bashrc.d/\n") and names the tool in lower case.
+LANGCHAIN_INPUTS = [
+    (
+        "Now I need to write a unittest for the function.\n\n"
+        "Action: Python\nAction Input:\n```\nimport unittest\n\nunittest.main()\n```",
+        Action("python", "```\nimport unittest\n\nunittest.main()\n```"),
+    ),
+    (
+        "\n    I can use the `ls` command to list the contents of the directory     and `grep` to search for the "
+        "specific file.\n\n    Action:\n    Terminal\n\n    Action Input:\n    ls -l ~/.bashrc.d/\n    ",
+        Action("terminal", "ls -l ~/.bashrc.d/"),
+    ),
+    (
+        "\n    I should query for the largest single shift payment for every unique user.\n    Action: query_sql_db\n"
+        '    Action Input:     SELECT "UserName", MAX(totalpayment) FROM user_shifts GROUP BY "UserName" ',
+        Action("query_sql_db", 'SELECT "UserName", MAX(totalpayment) FROM user_shifts GROUP BY "UserName"'),
+    ),
+    ("Thought: I need to search for NBA\nAction: Search \nAction Input: NBA", Action("search", "NBA")),
+]
+
+
+@pytest.mark.parametrize(("text", "action"), LANGCHAIN_INPUTS)
+def test_a_tools_input_keeps_its_lines_and_fence_as_langchain_reads_them(text, action):
+    assert MRKL.parse(text).action == action
+
+
+@pytest.fixture
+def code_tool(monkeypatch):
+    """An MCP server's tool that runs Python, known to the dialects for this test only."""
+    spec = tool_specs.ToolSpec("py_run", "py_run", "code", "print(1)", "Runs Python.", "The code.", schema={})
+    monkeypatch.setitem(tool_specs.SPECS, spec.name, spec)
+    return spec.name
+
+
+@pytest.mark.parametrize(
+    ("written", "code"),
+    [
+        ("```python\nx = 1\nprint(x)\n```", "```python\nx = 1\nprint(x)\n```"),  # opened on the label's line
+        ("\n```\nfor i in range(3):\n    print(i)\n```\nObs", "```\nfor i in range(3):\n    print(i)\n```"),
+        ("x = 1\nprint(x)\nThought: and then more", "x = 1\nprint(x)"),  # ends at a step, indentation kept
+        ('"print(\'a\')\\nprint(\'b\')"', "print('a')\nprint('b')"),  # a JSON string, decoded
+    ],
+)
+def test_a_code_tools_input_keeps_its_lines_where_search_joins_them(code_tool, written, code):
+    assert MRKL.parse(f"Run it.\nAction: py_run\nAction Input: {written}").action == Action(code_tool, code)
+    joined = MRKL.parse(f"Look.\nAction: Search\nAction Input: {written}").action
+    assert joined is not None and "\n" not in joined.input and "```" not in joined.input  # one line, as before
+
+
+def test_a_code_input_longer_than_an_input_may_be_is_refused_not_cut(code_tool):
+    code = "x = 1\n" * 400  # 2,400 characters: cut, it would be other code
+    result = MRKL.parse(f"Run it.\nAction: py_run\nAction Input: {code}")
+    assert result.action is None and "py_run input is 2,399 characters long; write at most 2,000" in result.error
+
+
+def test_a_multi_line_input_is_written_into_the_next_prompt_and_reads_back(code_tool):
+    action = Action(code_tool, "```python\nfor i in range(3):\n    print(i)\n```")
+    assert MRKL.unrenderable(action) == ""
+    rendered = MRKL.render_model_part(Step(2, thought="Go.", action=action))
+    assert rendered == f"Thought: Go.\nAction: py_run\nAction Input: {action.input}\n"
+    assert MRKL.parse(rendered).action == action
+    assert get_dialect("paper").unrenderable(action) != ""  # a dialect of one-line calls still says it cannot
 
 
 @pytest.mark.parametrize(

@@ -108,3 +108,28 @@ def test_a_shared_follow_up_leaves_out_the_earlier_turns_and_the_calls_that_carr
 
     first = ask("Who signed it?", RunSettings(provider="scripted", script=["Thought 1: x\nAction 1: Finish[y]"]))
     assert shared_view(first).trace is first and shared_view(first).calls_left_out == ""
+
+
+def test_a_link_is_the_whole_256_bit_token_and_nothing_near_it(open_store):
+    import base64
+
+    ann, stranger = open_store("oidc:ann"), open_store()
+    run = _run(ann, "Ann's")
+    tokens = {ann.create_share(run).token for _ in range(20)}
+    assert len(tokens) == 20
+    for token in tokens:  # 32 random bytes each: a guess has 2**-256 odds, not 2**-64
+        assert len(base64.urlsafe_b64decode(token + "=")) == 32
+    token = sorted(tokens)[0]
+    swap = {c: "B" if c == "A" else "A" for c in token}
+    near = [
+        token[:8] + "".join(swap[c] for c in token[8:]),  # the same first 8 characters, the rest different
+        token[:-1] + swap[token[-1]],  # one character off at the end
+        token[:20] + swap[token[20]] + token[21:],  # one in the middle
+        token.swapcase(),  # another case
+        "_" * 43,  # every character a LIKE wildcard
+    ]
+    for guess in near:
+        assert well_formed(guess) and guess not in tokens
+        assert stranger.resolve_share(guess) is None, guess
+        assert ann.revoke_share(guess) is False
+    assert len(ann.shares(run)) == 20 and stranger.resolve_share(token).id == run

@@ -187,6 +187,11 @@ HOSTILE = [
     (with_span("spanId", "xyz"), f"{SPAN0}.spanId must be 16 hexadecimal digits"),
     (with_span("traceId", 7), f"{SPAN0}.traceId must be 32 hexadecimal digits"),
     (with_span("parentSpanId", "12"), f"{SPAN0}.parentSpanId must be 16 hexadecimal digits"),
+    # The right length but not hexadecimal: an id is a key the run's steps are found by, never markup or text.
+    (with_span("spanId", "<script>alert(1)"), f"{SPAN0}.spanId must be 16 hexadecimal digits"),
+    (with_span("traceId", "g" * 32), f"{SPAN0}.traceId must be 32 hexadecimal digits"),
+    (with_span("spanId", "0x0123_456789abc"), f"{SPAN0}.spanId must be 16 hexadecimal digits"),  # int(x, 16) reads it
+    (with_span("parentSpanId", "0123456789abcde\u0661"), f"{SPAN0}.parentSpanId must be 16 hexadecimal digits"),
     (with_span("startTimeUnixNano", "-5"), f"{SPAN0}.startTimeUnixNano must be a time in nanoseconds"),
     (with_span("endTimeUnixNano", "9" * 30), f"{SPAN0}.endTimeUnixNano must be a time in nanoseconds"),
     (with_span("name", ["x"]), f"{SPAN0}.name must be text"),
@@ -230,6 +235,26 @@ def test_our_own_export_with_a_broken_step_record_is_refused_naming_the_attribut
             a["value"] = {"stringValue": "{not json"}
     with pytest.raises(ConfigError, match=r"the attribute reactlab\.step of span \"text_completion script\""):
         read_trace_file(json.dumps(data))
+
+
+@pytest.mark.parametrize("levels", [40, 100_000])
+def test_json_nested_deep_inside_an_attribute_is_refused_or_read_as_text_never_a_crash(levels, tmp_path):
+    deep = "[" * levels + "]" * levels
+    data = json.loads(to_otlp_json(scripted_run(tmp_path), include_content=True))
+    own = data["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    for a in own[1]["attributes"]:
+        if a["key"] == "reactlab.step":
+            a["value"] = {"stringValue": '{"index": 1, "x": ' + deep + "}"}
+    with pytest.raises(ConfigError, match=r"reactlab\.step of span .* nested deeper than 32 levels\.$"):
+        read_trace_file(json.dumps(data))
+    foreign = smol()  # another tool's run: its question, answer and replies are JSON when they can be
+    for span_ in foreign["resourceSpans"][0]["scopeSpans"][0]["spans"]:
+        for a in span_["attributes"]:
+            if a["key"] in ("input.value", "output.value", "llm.output_messages.0.message.content"):
+                a["value"] = {"stringValue": deep}
+        span_["attributes"].append(attr("gen_ai.input.messages", deep))
+    trace = read_trace_file(json.dumps(foreign)).trace
+    assert trace.final_answer == deep and trace.steps  # kept as the text it is
 
 
 JSONISH = st.recursive(

@@ -6,6 +6,7 @@ records its version, and a run written back as an example in every text dialect.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 
 import pytest
@@ -16,7 +17,7 @@ from react_core.base.trace import Action, Observation, Step, Trace
 from react_core.base.trace_schema import parse_trace_json
 from react_core.presets.diff import ADDED, CHANGED, REMOVED, diff_versions, split_examples
 from react_core.presets.from_run import example_from_run
-from react_core.presets.preset import dump_preset, load_preset, preset_from_toml
+from react_core.presets.preset import dump_preset, list_presets, load_preset, preset_from_toml
 from react_core.presets.store import PresetStore
 from react_core.presets.versions import VersionRef, export_version, import_version, parse_ref
 
@@ -236,6 +237,31 @@ def test_an_import_that_does_not_parse_is_refused_with_the_reason_and_the_line()
         import_version(text, "../x")
     with pytest.raises(ConfigError, match="question = run id"):
         preset_from_toml(text + "\n[example_sources]\n'Question: q' = 'seven'\n", "x", where="x")
+
+
+DEEP = {
+    "array": lambda n: "x = " + "[" * n + "]" * n,
+    "inline table": lambda n: "x = " + "{a = " * n + "1" + "}" * n,
+    "dotted key": lambda n: ".".join(["a"] * n) + " = 1",
+    "table header": lambda n: "[" + ".".join(["a"] * n) + "]",
+}
+
+
+@pytest.mark.parametrize("levels", [33, 700])
+@pytest.mark.parametrize("form", DEEP)
+def test_a_toml_file_nested_too_deep_is_refused_in_one_line_wherever_a_prompt_is_read(form, levels, tmp_path):
+    text = 'dialect = "paper"\n' + DEEP[form](levels) + "\n"
+    refused = "nested deeper than 32 levels."
+    with pytest.raises(ConfigError, match=f"^The file was not imported: the TOML is {refused}$"):
+        import_version(text, "deep")
+    with pytest.raises(ConfigError, match=f"^The file was not imported: the TOML is {refused}$"):
+        PresetStore().import_file(text.encode(), "deep")
+    folder = tmp_path / "no-presets"  # a file in the presets folder: listed on every page, adopted as a line
+    folder.mkdir()
+    (folder / "deep.toml").write_text(text, encoding="utf-8")
+    assert "deep" in list_presets() and "deep" not in PresetStore().names()  # the lists still read; not adopted
+    with pytest.raises(ConfigError, match=f"^Preset {re.escape(str(folder))}/deep.toml was refused: the TOML is"):
+        load_preset("deep")
 
 
 # -- a run as an example ------------------------------------------------------------------------------------------

@@ -61,6 +61,8 @@ def test_a_csv_and_a_jsonl_file_give_the_same_questions(tmp_path):
         ),
         ('{"question": "Who\\u0007?", "answer": "Ann"}\n', "set.jsonl", 1, "control character U+0007"),
         ('{"question": "' + "x" * 2001 + '", "answer": "A"}\n', "set.jsonl", 1, "at most 2,000"),
+        ('{"question": "Q", "answer": "A"}\n' + "[" * 100_000 + "]" * 100_000, "set.jsonl", 2, "nested deeper"),
+        ('{"question": "Q", "answer": "A", "x": ' + "[" * 40 + "]" * 40 + "}\n", "set.jsonl", 1, "nested deeper"),
         ("question,answer\n", "set.csv", 0, "no questions"),
         ("question,answer\nWho?,Ann\n", "set.txt", 0, ".csv or .jsonl"),
     ],

@@ -21,11 +21,11 @@ from functools import cache
 from typing import Any, Union, get_args, get_origin, get_type_hints
 
 from react_core.base.errors import ConfigError
+from react_core.base.nesting import TooDeep, check_depth, loads_json
 from react_core.base.text import scrub, scrub_value
 from react_core.base.trace import BREAKPOINTS, STOP_REASONS, Step, Trace, current_names
 
 MAX_IMPORT_BYTES = 5_000_000
-MAX_DEPTH = 32  # a real trace nests 6 levels deep
 MAX_ITEMS = 10_000  # per list: steps, sources, context turns, tools
 MAX_NUMBER = 10**12  # a trillion tokens, requests or seconds is beyond any run (and far inside a 64-bit column)
 # The type of each setting a trace records (``trace.SETTINGS_FIELDS``), as ``RunSettings`` declares it; a test keeps
@@ -66,7 +66,7 @@ def parse_trace_json(data: bytes | str) -> Trace:
 
 def read_import(data: bytes | str) -> Any:
     """The JSON value of a file a person imports (a trace, or an OTLP/JSON file of spans), refused when it is larger
-    than ``MAX_IMPORT_BYTES``, not JSON, or nested deeper than ``MAX_DEPTH``: the limits every import shares."""
+    than ``MAX_IMPORT_BYTES``, not JSON, or nested deeper than ``nesting.MAX_DEPTH``: the limits every import shares."""
     if len(data) > MAX_IMPORT_BYTES:
         raise ConfigError(f"The file is larger than {MAX_IMPORT_BYTES // 1_000_000} MB; a trace is far smaller.")
     value = _json_value(data)
@@ -81,9 +81,9 @@ def load_trace_json(data: bytes | str) -> Trace:
 
 def _json_value(data: bytes | str) -> Any:
     try:
-        return json.loads(data)
-    except RecursionError:
-        raise InvalidTrace("", f"the JSON is nested deeper than {MAX_DEPTH} levels") from None
+        return loads_json(data)
+    except TooDeep as e:
+        raise InvalidTrace("", str(e)) from None
     except ValueError as e:  # UnicodeDecodeError is one
         raise ConfigError(f"Not valid JSON: {scrub(str(e))}.") from None
 
@@ -98,16 +98,10 @@ def validate_trace(value: Any) -> dict[str, Any]:
 
 
 def _check_depth(value: Any) -> None:
-    # Iterative, so a hostile depth cannot exhaust the stack before it is refused.
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if depth > MAX_DEPTH:
-            raise InvalidTrace("", f"the JSON is nested deeper than {MAX_DEPTH} levels")
-        if isinstance(item, dict):
-            stack.extend((v, depth + 1) for v in item.values())
-        elif isinstance(item, list):
-            stack.extend((v, depth + 1) for v in item)
+    try:
+        check_depth(value)
+    except TooDeep as e:
+        raise InvalidTrace("", str(e)) from None
 
 
 def _join(path: str, key: str) -> str:

@@ -81,6 +81,8 @@ def drive(
         assert trace is not None
         if trace.stop_reason != "paused":
             return trace
+        if trace.error:  # regenerating cut short: the run is still paused, and the person reads why
+            print(visible_controls(trace.error), file=out, flush=True)
         events = _decided(agent, trace, read_line, out)
 
 

@@ -147,6 +147,11 @@ class Dialect:
         """Whether a word names a tool this dialect knows (canonical name or alias)."""
         return self.resolve(word) in TOOL_PARAMS
 
+    def input_text(self, tool: str, value: str) -> str:
+        """An input as ``tool`` is given it: one trimmed line without surrounding quotes (``clean_input``). A dialect
+        whose tools may take lines (code) keeps them for those (``clean_block``)."""
+        return clean_input(value)
+
     def result(
         self, thought: str, tool: str, arg: str, leaked: bool, *, answer: str | None = None, closed: bool = False
     ) -> ParseResult:
@@ -166,7 +171,13 @@ class Dialect:
                     error=f"The answer is empty: write {self.render_action(None, 'your answer')}.",
                 )
             return ParseResult(thought=thought, final_answer=final, leaked_observation=leaked, closed=closed)
-        value = clean_input(arg)
+        value = self.input_text(name, arg)
+        if len(value) > MAX_INPUT_CHARS:
+            return ParseResult(
+                thought=thought,
+                leaked_observation=leaked,
+                error=f"The {name} input is {len(value):,} characters long; write at most {MAX_INPUT_CHARS:,}.",
+            )
         if not value and name in TOOL_PARAMS:
             return ParseResult(
                 thought=thought,
@@ -285,18 +296,20 @@ class Dialect:
 
     def unrenderable(self, action: Action | None, final_answer: str | None = None) -> str:
         """'' when this dialect writes the action (or the final answer) so that parsing reads it back exactly; else
-        why not, for a person. Inputs are as parsing leaves them: one trimmed line without surrounding quotes."""
+        why not, for a person. Inputs are as parsing leaves them (``input_text``): one trimmed line without surrounding
+        quotes, unless the dialect keeps the tool's lines."""
         if action is None and final_answer is None:
             return "There is no action or final answer to write."
         value = action.input if action is not None else final_answer or ""
         if scrub(value) != value:
             return "The input holds a lone surrogate (a broken character), which no text can carry."
-        if not clean_input(value):
+        cleaned = self.input_text(action.tool, value) if action is not None else clean_input(value)
+        if not cleaned:
             return "The input is empty; an empty input is read as a mistake, not as an action."
-        if clean_input(value) != value:
+        if cleaned != value:
             return (
                 "The input is not one trimmed line without surrounding quotes; parsing would read it as "
-                f"{clean_input(value)[:60]!r}."
+                f"{cleaned[:60]!r}."
             )
         if action is not None and (not action.tool or self.resolve(action.tool) != action.tool):
             return f"The tool name {action.tool!r} is not a canonical lower-case name this dialect reads back."

@@ -126,6 +126,21 @@ def clean_input(value: str) -> str:
         value = value[:MAX_INPUT_CHARS]  # the cut may leave a blank or a new pair at the end: clean again
 
 
+def clean_block(value: str) -> str:
+    """An action input that keeps its lines (a code tool's, as LangChain's parsers pass it on): trimmed around, and
+    matching quotes around it removed; backticks stay, since a code fence is part of what such a tool is given."""
+    i, j = 0, len(value)
+    while True:
+        while i < j and value[i].isspace():
+            i += 1
+        while j > i and value[j - 1].isspace():
+            j -= 1
+        if j - i >= 2 and value[i] == value[j - 1] and value[i] in "\"'":
+            i, j = i + 1, j - 1
+        else:
+            return value[i:j]
+
+
 def strip_label(thought: str, label: str = "Thought") -> str:
     """Remove a leading "Thought 3:" (or "Thought 3" on its own line) that the model repeated.
 

@@ -4,9 +4,12 @@
 Read as LangChain's ``MRKLOutputParser`` and ``ReActSingleInputOutputParser`` read it. The input is everything after
 ``Action Input:`` up to the end of the reply or a line that starts another step, so it may span lines or sit in a
 code fence (even one opened on the label's line); a last line that is the first letters of ``Observation`` is not
-part of it. An input that is a JSON object (LlamaIndex writes ``{"query": "…"}``) gives the tool's named argument; a
-JSON string literal is decoded. ``Action:`` without ``Action Input:`` is an error that restates the dialect, and so is
-a reply with both an action and a final answer, as LangChain refuses it. The model is stopped on ``\\nObservation:``.
+part of it. As LangChain passes it on, it keeps its lines and its fence (a tool from an MCP server may run code),
+except for Search, Lookup and Calculator, whose input is one line of text: theirs is joined into one line, a fence
+around it dropped. An input that is a JSON object (LlamaIndex writes ``{"query": "…"}``) gives the tool's named
+argument; a JSON string literal is decoded. ``Action:`` without ``Action Input:`` is an error that restates the
+dialect, and so is a reply with both an action and a final answer, as LangChain refuses it. The model is stopped on
+``\\nObservation:``.
 
 An input or a final answer may span lines, so only a line after it shows that it is complete (another step's label,
 or the first letters of ``Observation``), or, for a JSON object, its closing brace: a reply cut at its length without
@@ -23,6 +26,8 @@ from react_core.base.trace import Action
 from react_core.dialects.base import FINISH, TOOL_PARAMS, LangChainSteps, ParseResult, takes_json, whole_object
 from react_core.dialects.json_blob import read_blob_closed
 from react_core.dialects.lenient import (
+    clean_block,
+    clean_input,
     cut_environment,
     input_from_value,
     line_label,
@@ -71,6 +76,17 @@ def _input_value(raw: str, param: str, tool: str = "") -> tuple[str | None, bool
     return raw, False
 
 
+def _keeps_lines(tool: str) -> bool:
+    """Whether the tool's input keeps its lines and fences as LangChain's parsers pass them on (a tool from an MCP
+    server may run code): all but Search, Lookup and Calculator, whose input is one line of text (a title, a word,
+    an expression), so theirs is joined into one line and a fence around it dropped."""
+    return tool not in tool_specs.TOOL_ORDER and tool != FINISH
+
+
+def _thought(text: str) -> str:
+    return strip_label(strip_fences(text))
+
+
 class MrklFormat(LangChainSteps):
     name = "mrkl"
     label = "LangChain MRKL (Action: / Action Input:)"
@@ -79,22 +95,21 @@ class MrklFormat(LangChainSteps):
     question_template = "Question: {question}\n"
 
     def read(self, text: str) -> ParseResult:
+        # Fences are dropped from everything but a multi-line tool's input (``_keeps_lines``), which keeps them.
         text = _FENCE_ON_INPUT_LINE.sub("\\1\n\\2", normalize(text))
-        text, leaked = cut_environment(strip_fences(text))
+        text, leaked = cut_environment(text)
         action_m, final_m = _ACTION.search(text), _FINAL.search(text)
         if final_m and action_m and _INLINE_INPUT.search(text, action_m.end()) is not None:
             # An action and a final answer in one reply, in either order: LangChain's parsers refuse it, and so do we.
             first = min(final_m.start(), action_m.start())
-            return ParseResult(thought=strip_label(text[:first]), error=_BOTH, leaked_observation=leaked)
+            return ParseResult(thought=_thought(text[:first]), error=_BOTH, leaked_observation=leaked)
         if final_m and (not action_m or final_m.start() < action_m.start()):
-            answer, ended = read_answer(text[final_m.end() :], self.stop)
-            thought = strip_label(text[: final_m.start()])
+            answer, ended = read_answer(strip_fences(text[final_m.end() :]), self.stop)
+            thought = _thought(text[: final_m.start()])
             return self.result(thought, FINISH, answer, leaked, answer=answer, closed=ended)
         if not action_m:
-            return ParseResult(
-                thought=strip_label(text), error=f"No action found: {_FORMAT}.", leaked_observation=leaked
-            )
-        thought = strip_label(text[: action_m.start()])
+            return ParseResult(thought=_thought(text), error=f"No action found: {_FORMAT}.", leaked_observation=leaked)
+        thought = _thought(text[: action_m.start()])
         start, end = action_m.end(), text.find("\n", action_m.end())
         end = len(text) if end < 0 else end
         if not text[start:end].strip() and end < len(text):  # "Action:" alone, the tool on the next line
@@ -118,14 +133,18 @@ class MrklFormat(LangChainSteps):
                 error=f"`Action: {tool}` has no `Action Input:` line: {_FORMAT}.",
                 leaked_observation=leaked,
             )
-        raw, ended = read_answer(rest, self.stop)
         name = self.resolve(tool)
+        lines = _keeps_lines(name)
+        raw, ended = read_answer(rest if lines else strip_fences(rest), self.stop)
         value, blob_closed = _input_value(raw, TOOL_PARAMS.get(name, "input"), name)
         if value is None:
             return ParseResult(
                 thought=thought, error="The Action Input is too long to read.", leaked_observation=leaked
             )
         return self.result(thought, tool, value, leaked, answer=value, closed=ended or blob_closed)
+
+    def input_text(self, tool: str, value: str) -> str:
+        return clean_block(value) if _keeps_lines(self.resolve(tool)) else clean_input(value)
 
     def _tool(self, text: str) -> str:
         """The tool named on the action line: the whole line when it is a known name ("Final Answer"), else its first

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from react_core.base.errors import ConfigError
+from react_core.base.nesting import TooDeep, loads_json
 from react_core.evaluation.data import Question, load_questions
 
 SUFFIXES = (".csv", ".jsonl")
@@ -131,11 +132,11 @@ def _jsonl_rows(text: str, name: str) -> list[tuple[int, dict[str, Any]]]:
         if not line.strip():
             continue
         try:
-            item = json.loads(line)
-        except (ValueError, RecursionError) as e:
-            raise QuestionSetError(
-                name, line_no, f"not a JSON object ({getattr(e, 'msg', 'too deeply nested')})"
-            ) from None
+            item = loads_json(line)
+        except TooDeep as e:
+            raise QuestionSetError(name, line_no, str(e)) from None
+        except ValueError as e:
+            raise QuestionSetError(name, line_no, f"not a JSON object ({getattr(e, 'msg', e)})") from None
         if not isinstance(item, dict):
             raise QuestionSetError(name, line_no, "each line must be one JSON object with question and answer")
         rows.append((line_no, item))

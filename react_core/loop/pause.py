@@ -24,6 +24,7 @@ revision, so of two resumes at once one wins and the other is told), and the row
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Iterator
@@ -31,6 +32,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from react_core.base import call_records, tool_specs
+from react_core.base.cancel import Cancelled
 from react_core.base.errors import ConfigError, ReactLabError
 from react_core.base.events import Event, Paused, RunDone, StepStarted
 from react_core.base.trace import Alternative, Intervention, Observation, Step, Trace
@@ -41,6 +43,7 @@ from react_core.loop.settings import RunSettings, build_run_config
 from react_core.presets.check import check_action
 from react_core.tools.registry import MAX_OBSERVATION_CHARS, bounded
 
+log = logging.getLogger(__name__)
 DECISIONS = ("run", "edit", "observe", "regenerate", "pick", "stop")
 DEFAULT_ALTERNATIVES = 3
 MAX_ALTERNATIVES = 5
@@ -154,10 +157,16 @@ def _check(agent: Agent, step: Step, decision: Decision) -> Any:
 
 def _resumed(agent: Agent, trace: Trace, step: Step, decision: Decision, checked: Any) -> Iterator[Event]:
     started = time.perf_counter()
-    trace.stop_reason = None
+    trace.stop_reason, trace.error = None, None  # a failure said at the pause is over once the person decides
     if decision.kind == "regenerate":
-        _not_taken(step, decision.by)
-        step.offered = yield from _draw(agent, trace, step, decision)
+        drawn: list[Alternative] = []
+        try:
+            yield from _draw(agent, trace, step, decision, drawn)
+        except Exception as e:  # Stop, a provider failure, a bug: the paused run survives whatever ends the draws
+            trace.error = _draws_failed(e, len(drawn), decision.k)
+        if drawn:
+            _not_taken(step, decision.by)
+            step.offered = drawn
         trace.stop_reason = "paused"
         yield Paused(step)
         return
@@ -237,12 +246,25 @@ def _as_alternative(agent: Agent, trace: Trace, step: Step) -> Alternative:
     )
 
 
-def _draw(agent: Agent, trace: Trace, step: Step, decision: Decision) -> Iterator[Event]:
-    """``decision.k`` replies drawn for ``step`` from the prompt that wrote it, each with its own model call."""
+def _draws_failed(e: Exception, done: int, wanted: int) -> str:
+    """What the person reads at the pause when regenerating ended early: the run is still theirs to decide on."""
+    kept = f"{done} of {wanted} alternatives drawn" + (" (offered below)" if done else "")
+    if isinstance(e, Cancelled):
+        return f"Stopped while regenerating, with {kept}. The run stays paused here."
+    if isinstance(e, ReactLabError):
+        why = str(e).strip()
+        end = "" if why.endswith((".", "!", "?")) else "."
+        return f"Regenerating failed with {kept}: {why}{end} The run stays paused here."
+    log.exception("regenerating a paused step failed unexpectedly")
+    return f"Regenerating failed unexpectedly ({type(e).__name__}: {e}) with {kept}. The run stays paused here."
+
+
+def _draw(agent: Agent, trace: Trace, step: Step, decision: Decision, drawn: list[Alternative]) -> Iterator[Event]:
+    """``decision.k`` replies drawn for ``step`` from the prompt that wrote it, each with its own model call, into
+    ``drawn`` as each arrives (so a failure keeps the ones before it)."""
     request = replace(agent.request_at(trace, step.index), temperature=float(decision.temperature))
     earlier = [s for s in trace.steps if s.index < step.index]
     previous = call_records.texts(earlier)[-1] if earlier else None
-    drawn = []
     for _ in range(decision.k):
         yield StepStarted(step.index)
         reply = yield from agent.generate(request, step.index)
@@ -259,7 +281,6 @@ def _draw(agent: Agent, trace: Trace, step: Step, decision: Decision) -> Iterato
                 call=call_record(request, reply, previous),
             )
         )
-    return drawn
 
 
 # -- runs in History ---------------------------------------------------------------------------------------------

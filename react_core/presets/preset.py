@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from react_core.base.errors import ConfigError
+from react_core.base.nesting import TooDeep, loads_toml
 from react_core.base.paths import BUILTIN_PRESETS_DIR, presets_dir, shared_data_dir
 from react_core.base.tool_specs import TOOL_ORDER, is_tool_name
 from react_core.base.trace import current_names
@@ -139,7 +140,7 @@ def load_preset_file(path: str | Path, *, builtin: bool = False) -> Preset:
 
 @functools.lru_cache(maxsize=128)
 def _parsed(text: str) -> dict[str, Any]:
-    return tomllib.loads(text)
+    return loads_toml(text)  # a file nested hundreds of levels deep is refused, never a RecursionError
 
 
 def _toml(text: str) -> dict[str, Any]:
@@ -152,6 +153,8 @@ def preset_from_toml(text: str, name: str, *, where: str, builtin: bool = False)
     is its ``path``."""
     try:
         data = _toml(text)
+    except TooDeep as e:
+        raise ConfigError(f"Preset {where} was refused: {e}.") from None
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"Preset {where} is not valid TOML: {e}.") from None
     data = current_names(data)
@@ -227,7 +230,7 @@ def list_presets(mode: str | None = None) -> list[str]:
 def _read_key(path: Path, key: str, default: str = "") -> str:
     try:
         return current_names(_toml(path.read_text(encoding="utf-8"))).get(key, default)
-    except (OSError, tomllib.TOMLDecodeError):
+    except (OSError, ValueError):  # unreadable, not UTF-8, not TOML, nested too deep: it is listed, and says why
         return default
 
 

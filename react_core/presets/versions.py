@@ -14,6 +14,7 @@ import tomllib
 from dataclasses import dataclass
 
 from react_core.base.errors import ConfigError
+from react_core.base.nesting import TooDeep, loads_toml
 from react_core.presets.check import Problem, validate_preset
 from react_core.presets.preset import NAME, Preset, dump_preset, preset_from_toml
 
@@ -100,7 +101,9 @@ def import_version(text: str | bytes, name: str, tools=None) -> Preset:
             raise ConfigError(f"The file is not UTF-8 text (byte {e.start}).") from None
     check_name(name)
     try:
-        tomllib.loads(text)
+        loads_toml(text)
+    except TooDeep as e:
+        raise ConfigError(f"The file was not imported: {e}.") from None
     except tomllib.TOMLDecodeError as e:  # its message names the line and the column
         raise ConfigError(f"The file was not imported: it is not valid TOML: {e}.") from None
     try:

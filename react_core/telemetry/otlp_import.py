@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from react_core.base.nesting import TooDeep, loads_json
 from react_core.base.trace import Trace
 from react_core.base.trace_schema import read_import, validate_trace
 from react_core.telemetry.otlp_spans import InvalidOtlp, Span, descendants, parse_spans
@@ -72,12 +73,15 @@ def _iso(nanos: int) -> str:
 
 def _json_attribute(span: Span, key: str, kind: type) -> Any:
     text = span.attributes.get(key)
+    where = f"the attribute {key} of span {json.dumps(span.name[:60])}"
     try:
-        value = json.loads(text) if isinstance(text, str) else None
+        value = loads_json(text) if isinstance(text, str) else None
+    except TooDeep:
+        raise InvalidOtlp(where, TooDeep.problem) from None
     except ValueError:
         value = None
     if not isinstance(value, kind):
-        raise InvalidOtlp(f"the attribute {key} of span {json.dumps(span.name[:60])}", "must hold JSON")
+        raise InvalidOtlp(where, "must hold JSON")
     return value
 
 
@@ -115,7 +119,7 @@ def _own_export(root: Span, inside: list[Span], unmapped: list[str]) -> dict[str
 def _message_text(span: Span, key: str, roles: tuple[str, ...]) -> str | None:
     """The text parts of the last message of one of ``roles`` in a GenAI messages attribute (JSON)."""
     try:
-        messages = json.loads(span.attributes.get(key, "null"))
+        messages = loads_json(span.attributes.get(key, "null"))
     except (TypeError, ValueError):
         return None
     if not isinstance(messages, list):
@@ -133,8 +137,8 @@ def _plain(text: str | None, keys: tuple[str, ...]) -> str | None:
     if text is None:
         return None
     try:
-        value = json.loads(text)
-    except ValueError:
+        value = loads_json(text)
+    except ValueError:  # not JSON, or nested too deep to be arguments: the text as it is
         return text
     if isinstance(value, dict) and isinstance(value.get("kwargs"), dict):
         args = value["args"] if isinstance(value.get("args"), list) else []
@@ -166,7 +170,7 @@ def _reply(span: Span) -> str:
         return text
     output = span.text("output.value") or ""
     try:
-        value = json.loads(output)
+        value = loads_json(output)
     except ValueError:
         return output
     return value["content"] if isinstance(value, dict) and isinstance(value.get("content"), str) else output
