@@ -168,11 +168,11 @@ def test_a_tools_input_keeps_its_lines_and_fence_as_langchain_reads_them(text, a
 
 
 @pytest.fixture
-def code_tool(monkeypatch):
-    """An MCP server's tool that runs Python, known to the dialects for this test only."""
+def code_tool():
+    """An MCP server's tool that runs Python, known to the dialects for this test only (as a run knows its tools)."""
     spec = tool_specs.ToolSpec("py_run", "py_run", "code", "print(1)", "Runs Python.", "The code.", schema={})
-    monkeypatch.setitem(tool_specs.SPECS, spec.name, spec)
-    return spec.name
+    with tool_specs.known([spec]):
+        yield spec.name
 
 
 @pytest.mark.parametrize(

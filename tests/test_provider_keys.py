@@ -136,7 +136,7 @@ def test_local_provider_is_labelled_a_demo_unless_the_person_chose_a_file(tmp_pa
 
 
 def test_every_provider_describes_itself_for_menus_keys_and_scheduling() -> None:
-    settings_fields = {"model", "base_url", "model_path", "script", "delay"}
+    settings_fields = {"model", "base_url", "model_path", "adapter", "script", "delay"}
     for name, cls in CATALOGUE.items():
         assert cls.name == name and cls.label and cls.choice and cls.default_model
         assert set(cls.options) <= settings_fields, name
