@@ -96,7 +96,12 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("ModelChoice", "offered_models", "environment_settings"), "providers.choice"),
     **dict.fromkeys(("Provider", "estimate_tokens"), "providers.base"),
     **dict.fromkeys(("Allowance", "OPERATOR", "CallWindow"), "providers.allowance"),
-    **dict.fromkeys(("script_choices", "model_file_choices"), "providers.file_choices"),
+    **dict.fromkeys(("script_choices", "model_file_choices", "adapter_choices"), "providers.file_choices"),
+    **dict.fromkeys(("shipped_adapter", "adapter_label", "found_adapters"), "providers.adapters"),
+    # fine-tuning
+    **dict.fromkeys(("FinetunePlan", "finetune", "write_only", "check_environment"), "training.finetune"),
+    **dict.fromkeys(("Recipe", "METHODS"), "training.recipe"),
+    **dict.fromkeys(("finetune_dir", "training_python"), "base.paths"),
     **dict.fromkeys(("script_outputs", "MAX_SCRIPT_BYTES"), "providers.scripted"),
     # prompts
     **dict.fromkeys(

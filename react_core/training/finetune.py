@@ -50,6 +50,7 @@ class FinetunePlan:
     export_chat: Path | None = None
     export_instructions: Path | None = None
     python: Path | None = None  # the training environment's Python
+    threads: int = 0  # the cores training computes with (0: every one)
 
     @property
     def folder(self) -> Path:
@@ -280,7 +281,7 @@ def finetune(
     check_environment(python)
     trajectories, base_model = prepare(plan, notify)
     folder = plan.folder
-    recipe = {**plan.recipe.to_dict(), "base_model": str(base_model), "threads": os.cpu_count() or 1}
+    recipe = {**plan.recipe.to_dict(), "base_model": str(base_model), "threads": plan.threads or os.cpu_count() or 1}
     (folder / "recipe.json").write_text(json.dumps(recipe, indent=1), encoding="utf-8")
     notify({"kind": "phase", "phase": "training"})
     status, report = run_worker(python, folder, notify, cancel)
