@@ -26,6 +26,7 @@ from react_core import (
     STRATEGY_LABELS,
     TOOL_ORDER,
     Trace,
+    figure3_table,
     knowledge_label,
     model_label,
     provider_class,
@@ -294,3 +295,11 @@ elif job is not None and str(job.plan.out_dir) == ev.opened():
 if ev.opened():
     _results(ev.opened())
 _past()
+with st.expander("Figure 3: prompted and fine-tuned", icon=":material/model_training:"):
+    st.caption(
+        "The paper's Figure 3 in small: Standard, CoT, Act and ReAct, each with the paper's 6-shot prompt on the base "
+        "model and with its own fine-tuned adapter (Fine-tune page), on the 200 shared dev questions none of them "
+        "trained on. `python -m react_core figure3` trains what is missing and regenerates it (hours on 2 cores)."
+    )
+    table = figure3_table()
+    st.markdown(table) if table else st.caption("No Figure 3 results on this machine yet: docs/evaluation.md has ours.")

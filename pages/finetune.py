@@ -27,7 +27,8 @@ PHASES = {
     "converting": "writing the adapter for llama.cpp",
 }
 
-st.title("Fine-tune")
+st.header("Fine-tune", anchor=False)
+state.show_flash()
 st.caption(
     "The ReAct paper's answer for small models (its Figure 3): learn from trajectories instead of reading examples. "
     "Gold trajectories are written from the HotpotQA train questions' supporting facts (HotpotQA, CC BY-SA 4.0; "

@@ -219,6 +219,7 @@ _EXPORTS: dict[str, str] = {
     ),
     **dict.fromkeys(("Checks", "run_checks"), "report.checks"),
     **dict.fromkeys(("BootstrapPlan", "bootstrap"), "evaluation.bootstrap"),
+    "figure3_table": "evaluation.figure3",
     **dict.fromkeys(
         (
             "STRATEGIES",
@@ -232,6 +233,7 @@ _EXPORTS: dict[str, str] = {
             "PAPER_TEMPERATURE",
             "PAPER_TOOLS",
             "SC_TEMPERATURE",
+            "role_presets",
         ),
         "evaluation.strategies",
     ),

@@ -79,17 +79,22 @@ def section(plan: EvalPlan, evaluation: Evaluation, command: str, minutes: float
 
 
 def rewrite(doc: str | Path, new_section: str) -> None:
-    """Replace the marked section of ``doc`` (written beside and renamed, so never half written)."""
+    """Replace the table's marked section of ``doc``."""
+    rewrite_section(doc, new_section, BEGIN, END)
+
+
+def rewrite_section(doc: str | Path, new_section: str, begin_marker: str, end_marker: str) -> None:
+    """Replace what lies between two markers of ``doc`` (written beside and renamed, so never half written)."""
     doc = Path(doc)
     try:
         text = doc.read_text(encoding="utf-8")
     except OSError as e:
         raise ConfigError(f"Cannot read {doc}: {e.strerror or e}.") from None
-    begin = text.find(BEGIN.split(" (")[0])
-    end = text.find(END, begin + 1) if begin >= 0 else -1
+    begin = text.find(begin_marker.split(" (")[0])
+    end = text.find(end_marker, begin + 1) if begin >= 0 else -1
     if begin < 0 or end < 0:
-        raise ConfigError(f"{doc} has no table section: put {BEGIN!r} and {END!r} lines where the table goes.")
-    updated = text[:begin] + new_section + text[end + len(END) :]
+        raise ConfigError(f"{doc} has no such section: put {begin_marker!r} and {end_marker!r} lines where it goes.")
+    updated = text[:begin] + new_section + text[end + len(end_marker) :]
     partial = doc.with_name(f".{doc.name}.partial")
     partial.write_text(updated, encoding="utf-8")
     os.replace(partial, doc)
