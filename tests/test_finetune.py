@@ -26,7 +26,7 @@ pytestmark = [
 
 
 def _plan(folder: Path, data: Path) -> FinetunePlan:
-    recipe = Recipe(gold=(str(data),), rank=2, alpha=4, epochs=1, batch=2, checkpoint_every=1)
+    recipe = Recipe(gold=(str(data),), arithmetic=1, rank=2, alpha=4, epochs=1, batch=2, checkpoint_every=1)
     return FinetunePlan(recipe=recipe, out=folder, title="Tiny test adapter", threads=1)
 
 
@@ -45,7 +45,7 @@ def test_gold_trajectories_become_an_adapter_llama_cpp_loads_with_a_manifest_of_
     assert 0 < result.adapter.stat().st_size < 10_000_000
     manifest = read_manifest(result.adapter)
     assert manifest.recipe == _plan(result.folder, data).recipe.to_dict() and manifest.preset == "tuned-react"
-    assert manifest.data["trajectories"] == 5 and manifest.data["by_source"] == {"gold": 5}
+    assert manifest.data["trajectories"] == 6 and manifest.data["by_source"] == {"gold": 6}
     assert manifest.adapter_sha256 == file_sha256(result.adapter) and manifest.title == "Tiny test adapter"
     steps = [e for e in events if e["kind"] == "step"]
     assert [e["step"] for e in steps] == [1, 2, 3] and all(e["loss"] > 0 and e["eta"] >= 0 for e in steps)
