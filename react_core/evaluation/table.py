@@ -63,7 +63,7 @@ def describe(plan: EvalPlan, evaluation: Evaluation, command: str, minutes: floa
     tools = ", ".join(label(t) for t in plan.tools) or "no tools"
     source = ", ".join(f"`{Path(d).name}`" for d in plan.datasets)
     if plan.indices:
-        source = f"the rows listed in `{Path(plan.indices).name}` of {source}"
+        source = f"the rows of {source} listed in `{Path(plan.indices).name}`"
     day = datetime.now(UTC).strftime("%Y-%m-%d")
     decoded = next((r.config["grammar"] for r in evaluation.results if "grammar" in (r.config or {})), None)
     grammar = {True: ", each step decoded under the dialect's grammar", False: ", no grammar"}.get(decoded, "")
@@ -87,7 +87,7 @@ def describe(plan: EvalPlan, evaluation: Evaluation, command: str, minutes: floa
     )
     return (
         f"_Generated on {day} by `{command}`._ Model: {config.get('model', '?')} (`{plan.settings.provider}`). "
-        f"{task.items.capitalize()}: the first {evaluation.planned} of {source} ({task.credit.rstrip('.')}). "
+        f"{task.items.capitalize()}: the first {evaluation.planned} of {source}, from {task.source}. "
         f"{agents}CoT-SC: {plan.samples} samples at temperature {plan.sc_temperature}; "
         f"greedy decoding (temperature {plan.temperature}) otherwise. {reuse}"
         f"{timing} The columns `finished` … `loop` count the episodes by how they ended."

@@ -42,11 +42,17 @@ class Task:
     items: str  # what a row of the dataset is, in words
     presets: Mapping[str, str]  # the paper's prompt for each role
     paper: Mapping[str, float]  # the paper's Table 1 column (PaLM-540B), per strategy
-    credit: str  # the licence line wherever the app shows the dataset's text
+    source: str  # the dataset, its authors and licence
+    shown: str  # what of it the app shows, in the credit line
     scores: Callable[[str | None, str], tuple[float, float]]  # (EM, F1) of an answer against the gold one
     folder: str  # its folder in the shared data
     dev_file: str  # the dev file the paper's 500 rows (PAPER_500, in the same folder) are rows of
     f1: bool = True  # whether F1 says anything beside the metric
+
+    @property
+    def credit(self) -> str:
+        """The line wherever the app shows the dataset's text."""
+        return f"{self.shown}: {self.source}."
 
     def paper_files(self) -> tuple[Path, Path]:
         """The paper's dev file and its 500 row indices, in the shared data."""
@@ -62,7 +68,8 @@ HOTPOTQA = Task(
     items="questions",
     presets=DEFAULT_PRESETS,
     paper=PAPER_HOTPOTQA_EM,
-    credit="Questions and Wikipedia paragraphs: HotpotQA (CC BY-SA 4.0).",
+    source="HotpotQA (CC BY-SA 4.0)",
+    shown="Questions and Wikipedia paragraphs",
     scores=qa_scores,
     folder="hotpotqa",
     dev_file="hotpot_dev_v1_simplified.json",
@@ -75,7 +82,8 @@ FEVER = Task(
     items="claims",
     presets={"standard": "fever-standard", "cot": "fever-cot", "act": "fever-act", "react": "fever-react"},
     paper=PAPER_FEVER_ACC,
-    credit="Claims: FEVER (Thorne et al. 2018, CC BY-SA 3.0).",
+    source="FEVER (Thorne et al. 2018, CC BY-SA 3.0)",
+    shown="Claims",
     scores=fever_scores,
     folder="fever",
     dev_file="paper_dev.jsonl",
