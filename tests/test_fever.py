@@ -201,9 +201,9 @@ def test_eval_table_writes_the_fever_section_and_leaves_hotpotqas_alone(tmp_path
     assert text.startswith(f"# Before\n\n{hotpot}\n\nMiddle.\n\n") and text.endswith(f"{table.FEVER_END}\n\nAfter.\n")
     section = text[text.index(table.FEVER_BEGIN) :]
     assert "old" not in section and "react_paper_eval_500_indices.json" in section and "--task fever" in section
-    assert (
-        "FEVER (Thorne et al. 2018, CC BY-SA 3.0)" in section and "Act, ReAct and the combinations were not" in section
-    )
+    claims = "Claims: the first 2 of the rows of `paper_dev.jsonl` listed in `react_paper_eval_500_indices.json`"
+    assert f"{claims}, from FEVER (Thorne et al. 2018, CC BY-SA 3.0). " in section  # credited once
+    assert "Act, ReAct and the combinations were not run" in section
     rows = [line for line in section.splitlines() if line.startswith("| ")]
     assert "| n | accuracy | well-formed steps |" in rows[0] and rows[0].endswith(
         "| paper accuracy (PaLM-540B, n=500) |"
