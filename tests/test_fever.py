@@ -65,6 +65,19 @@ def test_the_task_is_the_datasets_unless_one_is_named(tmp_path):
         task_for([dev], "squad")
 
 
+def test_fever_runs_the_papers_fever_prompts_also_on_a_model_fine_tuned_for_hotpotqa(monkeypatch):
+    # An adapter answers the prompt it learned (HotpotQA's zero-shot ReAct): on HotpotQA it replaces the paper's, on
+    # FEVER's claims the paper's FEVER prompt stays (a prompt chosen by hand still wins).
+    monkeypatch.setattr(ScriptedProvider, "preset_for", classmethod(lambda cls, settings: "tuned-react"))
+    dev, _ = fever_files()
+    hotpot = str(shared_data_dir() / "hotpotqa" / "dev_distractor_first100.json")
+    settings = RunSettings(provider="scripted")
+    assert EvalPlan([hotpot], ["react"], "out", settings).role_presets()["react"] == "tuned-react"
+    assert EvalPlan([str(dev)], ["react"], "out", settings).role_presets() == dict(FEVER.presets)
+    chosen = EvalPlan([str(dev)], ["react"], "out", settings, presets={"react": "paper"})
+    assert chosen.units()[0].presets["react"] == "paper"
+
+
 def test_accuracy_is_the_papers_fever_reward():
     # FeverWrapper: reward 1 when normalize_answer(label) == normalize_answer(answer), recorded as EM and F1 alike.
     assert fever_scores("Supports", "SUPPORTS") == (1.0, 1.0)
