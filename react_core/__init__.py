@@ -202,6 +202,7 @@ _EXPORTS: dict[str, str] = {
     "eval_results": "evaluation.results:",
     **dict.fromkeys(("PAPER_HOTPOTQA_EM", "PAPER_MODEL", "STRATEGY_LABELS"), "evaluation.paper"),
     **dict.fromkeys(("PAPER_N", "result_label"), "evaluation.report"),
+    **dict.fromkeys(("TASKS", "HOTPOTQA", "PAPER_500", "Task", "dataset_task"), "evaluation.tasks"),
     "ENDINGS": "evaluation.summary",
     # a person's own questions, repetitions, baselines and trajectory checks; bootstrapping
     **dict.fromkeys(
