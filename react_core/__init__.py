@@ -84,7 +84,7 @@ _EXPORTS: dict[str, str] = {
         "loop.pause",
     ),
     **dict.fromkeys(
-        ("RunSettings", "build_run_config", "default_provider", "MAX_CALLS_LIMIT"),
+        ("RunSettings", "build_run_config", "default_provider", "default_preset", "MAX_CALLS_LIMIT"),
         "loop.settings",
     ),
     # the registries
