@@ -55,6 +55,7 @@ def test_open_a_run_to_read_its_panels_export_and_delete_it(monkeypatch, tmp_pat
         "Export JSON",
         "Export Markdown",
         "Export HTML",
+        "Export ATIF",
         "Export OpenTelemetry (OTLP/JSON)",
         "Download HTML",  # the Compare tab's, of the two runs it shows side by side
     ]

@@ -224,6 +224,8 @@ def _run_attributes(trace: Trace, content: bool) -> dict[str, Any]:
         out["reactlab.outcome"] = STOP_REASONS.get(trace.stop_reason, trace.stop_reason)
     if trace.started_at:
         out["reactlab.started_at"] = trace.started_at
+    if trace.imported_from is not None:
+        out["reactlab.imported_from"] = to_json(trace.imported_from.to_dict())
     totals = trace.totals
     out["gen_ai.usage.input_tokens"] = totals["prompt_tokens"]
     out["gen_ai.usage.output_tokens"] = totals["completion_tokens"]
