@@ -201,7 +201,7 @@ def _otel_export(record: RunRecord, stem: str) -> None:
         "Include messages (question, prompts, replies, tool results)", key="otel-content", value=False
     )
     try:
-        data = to_otlp_json(record.trace, include_content=content)
+        data = to_otlp_json(record.trace, include_content=content, conversation=record.conversation)
     except ReactLabError as e:
         st.error(md_literal(str(e)))
         return

@@ -109,6 +109,11 @@ class McpCall:
     result: dict[str, Any] | None = None
     error: str = ""  # no result: refused, timed out, the server died or refused the call
     seconds: float = 0.0
+    # How the call went: the transport ("stdio" or "streamable-http"), the server's URL for HTTP (without its query or
+    # credentials: ``ServerConfig.where``) and the protocol version the session agreed ('' when not known).
+    transport: str = ""
+    url: str = ""
+    protocol_version: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

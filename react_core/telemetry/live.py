@@ -117,9 +117,9 @@ class LiveExport:
     def problem(self) -> str:
         return self._problem
 
-    def send(self, trace: Trace) -> None:
-        """Queue the run's spans; returns at once."""
-        for span in run_spans(trace, include_content=self.include_content):
+    def send(self, trace: Trace, conversation: str = "") -> None:
+        """Queue the run's spans (``conversation``: the chat it was a turn of); returns at once."""
+        for span in run_spans(trace, include_content=self.include_content, conversation=conversation):
             self._processor.on_end(span)
 
     def flush(self, timeout_seconds: float = 5.0) -> bool:
@@ -164,16 +164,22 @@ _target = ""  # where the last finished run was to go ('' when live export was o
 
 
 def export_finished_run(
-    trace: Trace, *, chosen_url: str = "", chosen_content: bool | None = None, visitor: bool = True
+    trace: Trace,
+    *,
+    chosen_url: str = "",
+    chosen_content: bool | None = None,
+    visitor: bool = True,
+    conversation: str = "",
 ) -> None:
     """Send a finished run to the OTLP endpoint, if one is configured (``endpoint``: the operator's variables, or in
-    local mode the Settings page's URL); never raises, never waits for the network."""
+    local mode the Settings page's URL); never raises, never waits for the network. ``conversation``: the chat the
+    run was a turn of, so that a chat's turns are one session where the spans are read."""
     global _setup_problem
     try:
         url = endpoint(chosen=chosen_url, visitor=visitor)
         live = _current(url, include_content(chosen=chosen_content, visitor=visitor))
         if live is not None:
-            live.send(trace)
+            live.send(trace, conversation)
         _setup_problem = ""
     except Exception as e:  # a missing package or a malformed endpoint must not break the run that just finished
         log.warning("OpenTelemetry export is not working: %s", e)

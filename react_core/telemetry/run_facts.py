@@ -20,16 +20,10 @@ AGENT_DESCRIPTION = (
 
 
 def run_id(trace: Trace) -> str:
-    """32 hexadecimal digits that name this run and no other, the same at every export: a hash of what the run was
-    asked and when, with which settings and after which conversation (never of what it went on to do, so a paused
-    run resumed later is still the same run)."""
-    identity = {
-        "question": trace.question,
-        "started_at": trace.started_at,
-        "settings": trace.settings,
-        "context": [t.to_dict() for t in trace.context],
-    }
-    text = json.dumps(identity, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    """32 hexadecimal digits that name this run and no other, the same at every export: a hash of the run's whole
+    record, so the run sent live, saved, and exported again from History is one id, and two runs that differ in
+    anything are two."""
+    text = json.dumps(trace.to_dict(), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(b"react-lab run " + text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
@@ -55,6 +49,21 @@ def request_model(trace: Trace) -> str:
 
         model = model.split(" + ", 1)[0].removesuffix(ON_DEVICE).strip()
     return model
+
+
+# OpenInference's ``llm.provider`` names a provider in its own words (Gemini's is ``google``), and only those it lists.
+_OPENINFERENCE_PROVIDERS = {
+    "openai": "openai", "gcp.gemini": "google", "gcp.vertex_ai": "google", "gcp.gen_ai": "google",
+}  # fmt: skip
+
+
+def openinference_provider(trace: Trace) -> str:
+    """OpenInference's name for the run's provider ('' for one it has no name for: llama.cpp, a script)."""
+    from openinference.semconv.trace import OpenInferenceLLMProviderValues
+
+    cls = provider_class(trace)
+    name = _OPENINFERENCE_PROVIDERS.get(cls.genai_name if cls else "", "")
+    return OpenInferenceLLMProviderValues(name).value if name else ""
 
 
 def tool_definitions(trace: Trace) -> list[dict[str, Any]]:
