@@ -276,3 +276,33 @@ def test_a_real_mcp_call_records_how_it_went_and_its_span_says_so():
     assert tool.attributes["mcp.protocol.version"] == record.protocol_version
     assert tool.attributes["network.transport"] == "tcp" and tool.attributes["server.address"] == "127.0.0.1"
     assert "not-recorded" not in json.dumps(dict(tool.attributes), default=list)
+
+
+def test_a_hosted_replys_id_and_model_are_recorded_and_named_on_its_span():
+    from provider_helpers import FakeGemini, FakeOpenAI, fast_retry
+
+    from react_core.loop.agent import Agent, RunConfig
+    from react_core.presets.preset import load_preset
+    from react_core.providers.gemini import GeminiProvider
+    from react_core.providers.openai_compat import OpenAIProvider
+    from react_core.tools.registry import ToolRegistry
+
+    def run(provider) -> Trace:
+        config = RunConfig(provider=provider, preset=load_preset("paper"), tools=ToolRegistry([]), max_calls=2)
+        trace = Agent(config).run("q")
+        trace.settings["provider"] = provider.name
+        return trace
+
+    with FakeOpenAI([" So.\nAction 1: Finish[42]"]) as server:  # a real local server, streaming as OpenAI does
+        openai = OpenAIProvider.create(
+            base_url=server.root + "/v1", api_key="sk-test-0123456789abcdef", model="gpt-4.1-mini", retry=fast_retry()
+        )
+        call = run(openai).steps[0].call
+    assert (call.response_id, call.response_model) == ("chatcmpl-fake", "gpt-4.1-mini")
+    span = run_spans(Trace("q", settings={"provider": "openai"}, steps=[Step(1, call=call)]))[1]
+    assert span.attributes["gen_ai.response.id"] == "chatcmpl-fake"
+    assert span.attributes["gen_ai.response.model"] == "gpt-4.1-mini"
+    with FakeGemini([" So.\nAction 1: Finish[42]"]) as server:
+        gemini = GeminiProvider.create(api_key="gemini-test-key-0123456789", base_url=server.root, retry=fast_retry())
+        call = run(gemini).steps[0].call
+    assert call.response_model == gemini.model  # the model version it names

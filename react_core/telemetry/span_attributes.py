@@ -203,6 +203,10 @@ def call_attributes(
             out[gen_ai.GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK] = call.first_token_seconds
         if call.finish_reason:
             out[gen_ai.GEN_AI_RESPONSE_FINISH_REASONS] = [call.finish_reason]
+        if call.response_id:
+            out[gen_ai.GEN_AI_RESPONSE_ID] = call.response_id
+        if call.response_model:
+            out[gen_ai.GEN_AI_RESPONSE_MODEL] = call.response_model
         if call.api:
             out["reactlab.api"] = call.api
         if call.stop_local:
