@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from app_helpers import ask, go, markdowns, new_session, provider, unescape, use_app, wait_idle
+from app_helpers import ask, fork_thought, go, markdowns, new_session, provider, unescape, use_app
 from test_atif import terminus_trajectory
 
 from react_core.history import HistoryStore
@@ -82,10 +82,7 @@ def test_another_tools_run_says_where_it_came_from_and_claims_no_settings_of_our
 def test_an_imported_trajectory_is_forked_and_run_again_from_any_step(monkeypatch, tmp_path):
     use_app(monkeypatch, tmp_path, ["Thought 2: So it is big.bin.\nAction 2: Finish[big.bin]"])
     at = _import(go(new_session(), "history"), "terminus.atif.json", json.dumps(terminus_trajectory()))
-    at.selectbox(key="fork-step-1").set_value(2).run()
-    at.text_area(key="fork-text-1-2-thought").input("The listing named one file").run()
-    at.button(key="fork-run").click().run()
-    wait_idle(at)
+    fork_thought(at, 1, 2, "The listing named one file")
 
     turn = at.session_state.chat["turns"][-1]
     assert turn.label == "Fork of run #1 from step 2 (thought edited)"

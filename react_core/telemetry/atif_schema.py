@@ -113,16 +113,21 @@ def _numbers(value: Any, names: tuple[str, ...], path: str) -> None:
             raise InvalidAtif(f"{path}.{name}", "must be a number")
 
 
+def _objects(value: Any, path: str) -> list[tuple[str, dict[str, Any]]]:
+    """A list that must hold objects: each with its path."""
+    if not isinstance(value, list):
+        raise InvalidAtif(path, "must be a list")
+    for i, item in enumerate(value):
+        if not isinstance(item, dict):
+            raise InvalidAtif(f"{path}[{i}]", "must be an object")
+    return [(f"{path}[{i}]", item) for i, item in enumerate(value)]
+
+
 def _subagents(value: Any, path: str) -> set[str]:
     if value is None:
         return set()
-    if not isinstance(value, list):
-        raise InvalidAtif(path, "must be a list")
     ids: set[str] = set()
-    for j, subagent in enumerate(value):
-        where = f"{path}[{j}]"
-        if not isinstance(subagent, dict):
-            raise InvalidAtif(where, "must be an object")
+    for where, subagent in _objects(value, path):
         trajectory_id = subagent.get("trajectory_id")
         if not _text(trajectory_id):
             raise InvalidAtif(f"{where}.trajectory_id", "is required")
@@ -183,14 +188,8 @@ def _iso(value: Any) -> bool:
 def _tool_calls(step: dict[str, Any], path: str) -> set[str]:
     if "tool_calls" not in step:
         return set()
-    calls = step["tool_calls"]
-    if not isinstance(calls, list):
-        raise InvalidAtif(f"{path}.tool_calls", "must be a list")
     ids: set[str] = set()
-    for j, call in enumerate(calls):
-        where = f"{path}.tool_calls[{j}]"
-        if not isinstance(call, dict):
-            raise InvalidAtif(where, "must be an object")
+    for where, call in _objects(step["tool_calls"], f"{path}.tool_calls"):
         for name in ("tool_call_id", "function_name", "arguments"):
             if name not in call:
                 raise InvalidAtif(f"{where}.{name}", "is missing")
@@ -202,25 +201,14 @@ def _tool_calls(step: dict[str, Any], path: str) -> set[str]:
 def _observation(observation: Any, path: str, call_ids: set[str], minor: int, embedded_ids: set[str]) -> None:
     if not isinstance(observation, dict) or "results" not in observation:
         raise InvalidAtif(path, "must be an object with results")
-    results = observation["results"]
-    if not isinstance(results, list):
-        raise InvalidAtif(f"{path}.results", "must be a list")
-    for k, result in enumerate(results):
-        where = f"{path}.results[{k}]"
-        if not isinstance(result, dict):
-            raise InvalidAtif(where, "must be an object")
+    for where, result in _objects(observation["results"], f"{path}.results"):
         source = result.get("source_call_id")
         if isinstance(source, str) and call_ids and source not in call_ids:
             raise InvalidAtif(f"{where}.source_call_id", f"{source!r} names no tool call of this step")
         refs = result.get("subagent_trajectory_ref")
         if refs is None:
             continue
-        if not isinstance(refs, list):
-            raise InvalidAtif(f"{where}.subagent_trajectory_ref", "must be a list")
-        for n, ref in enumerate(refs):
-            at = f"{where}.subagent_trajectory_ref[{n}]"
-            if not isinstance(ref, dict):
-                raise InvalidAtif(at, "must be an object")
+        for at, ref in _objects(refs, f"{where}.subagent_trajectory_ref"):
             if minor < 7:
                 continue
             has_id, has_path = _text(ref.get("trajectory_id")), _text(ref.get("trajectory_path"))
