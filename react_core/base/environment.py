@@ -65,6 +65,7 @@ VARIABLES = (
     # the SDK's exporter reads them, and its other OTEL_EXPORTER_OTLP_* variables, itself.
     Variable("OTEL_EXPORTER_OTLP_ENDPOINT", "send each finished run as OpenTelemetry spans to this OTLP/HTTP base URL"),
     Variable("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "the same, as the full traces URL (wins over the base URL)"),
+    Variable("OTEL_EXPORTER_OTLP_LOGS_ENDPOINT", "also send each run's evaluation results as log events to this URL"),
     Variable("OTEL_EXPORTER_OTLP_HEADERS", "headers sent with each export, e.g. Authorization=Basic … for Langfuse"),
     Variable("REACT_OTEL_CONTENT", "1: exported spans include the messages (question, prompts, replies, tool results)"),
     # Read by the SDK itself, for every span this app makes (live and in files): the service the spans come from.
