@@ -275,7 +275,8 @@ def tool_attributes(step: Step, content: bool) -> dict[str, Any]:
 def _mcp(obs: Any) -> dict[str, Any]:
     """An MCP tool's call as the MCP conventions describe a ``tools/call`` that a GenAI tool span already covers: the
     method, the protocol version the session agreed, the transport, the server (HTTP), ``tool_error`` when the server
-    said the call failed."""
+    said the call failed. Never ``mcp.session.id``: whoever holds an HTTP session's id can act in it, and the app's
+    connection to a server is everyone's."""
     call = obs.mcp
     out: dict[str, Any] = {mcp.MCP_METHOD_NAME: MCP_TOOLS_CALL, "reactlab.mcp.server": call.server}
     if call.protocol_version:
