@@ -154,6 +154,7 @@ _EXPORTS: dict[str, str] = {
     "conversation_turns": "history.conversations",
     # reading a run: grounding, the expected answer, exports, how a run is said
     "check_grounding": "report.grounding",
+    **dict.fromkeys(("run_sign", "SIGNS"), "report.signs"),
     "to_html": "report.html",
     "csv_text": "report.spreadsheet",
     **dict.fromkeys(("check_expected", "expected_answer_for"), "report.expected"),

@@ -21,6 +21,7 @@ from streamlit.components.v2 import manifest_scanner
 from streamlit.testing.v1 import AppTest
 
 from react_core.providers.local import LocalProvider
+from react_core.report.signs import SIGNS
 from ui.jobs import registry
 
 # Every new AppTest scans the metadata of every installed package for Streamlit components (a tenth of a second each,
@@ -125,8 +126,23 @@ def unescape(label: str) -> str:
     return re.sub(r"\\(.)", r"\1", label).replace("\u200b", "")
 
 
+def run_headers(at: AppTest) -> list:
+    """Each turn's header, in page order: a running turn's st.status, a finished run's expander wearing its sign."""
+    signs = {s.icon for s in SIGNS.values()}
+    found = []
+
+    def walk(node) -> None:
+        if node.type == "status" or (node.type == "expander" and node.icon in signs and " · " in node.label):
+            found.append(node)
+        for child in getattr(node, "children", {}).values():
+            walk(child)
+
+    walk(at._tree)
+    return found
+
+
 def expander_labels(at: AppTest) -> list[str]:
-    return [unescape(e.label) for e in at.expander]
+    return [unescape(e.label) for e in at.expander if e not in run_headers(at)]
 
 
 def texts(at: AppTest) -> list[str]:
