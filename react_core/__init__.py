@@ -200,6 +200,7 @@ _EXPORTS: dict[str, str] = {
     "ArenaSummary": "history.arenas",
     # evaluation
     **dict.fromkeys(("EvalPlan", "run_evaluation", "VERSIONED"), "evaluation.run"),
+    **dict.fromkeys(("HOSTED_CONCURRENCY", "HOSTED_RPM"), "evaluation.plan"),
     "eval_results": "evaluation.results:",
     **dict.fromkeys(("PAPER_HOTPOTQA_EM", "PAPER_MODEL", "STRATEGY_LABELS"), "evaluation.paper"),
     **dict.fromkeys(("PAPER_N", "result_label"), "evaluation.report"),
