@@ -101,7 +101,9 @@ def test_hosted_questions_run_at_once_by_default_on_the_command_line_and_in_a_pl
 
     parser = argparse.ArgumentParser()
     register(parser.add_subparsers())
-    args = parser.parse_args(["eval", "--dataset", "d.json", "--strategy", "react", "--out", "o", "--provider", "openai"])
+    args = parser.parse_args(
+        ["eval", "--dataset", "d.json", "--strategy", "react", "--out", "o", "--provider", "openai"]
+    )
     assert (args.concurrency, args.rpm) == (HOSTED_CONCURRENCY, HOSTED_RPM)
     plan = EvalPlan(["d.json"], ["react"], "out", RunSettings())
     assert (plan.concurrency, plan.rpm) == (HOSTED_CONCURRENCY, HOSTED_RPM) and HOSTED_CONCURRENCY > 1
