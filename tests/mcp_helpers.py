@@ -35,17 +35,20 @@ def _listening(port: int) -> bool:
 
 
 @contextmanager
-def our_server(token: str = "", *, echo_says: str = "", replies: str = "") -> Iterator[tuple[str, subprocess.Popen]]:
+def our_server(
+    token: str = "", *, echo_says: str = "", replies: str = "", era: str = ""
+) -> Iterator[tuple[str, subprocess.Popen]]:
     """Our server on a free port: its MCP URL and its process (kill only this one). With ``token``, it answers 401 to
     every request without ``Authorization: Bearer {token}``; ``echo_says`` is added to its echo tool's description;
     ``replies``: "json" (one JSON body a reply), "gzip" (compressed, asked for or not) or "quote" (every request an
-    error quoting its Authorization header)."""
+    error quoting its Authorization header); ``era`` "2025-11-25": a server of the revision before today's (no
+``server/discover``)."""
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, str(HERE / "mcp_server.py"), str(port), *([token] if token else [])],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
-        env={**os.environ, "MCP_TEST_ECHO_SAYS": echo_says, "MCP_TEST_REPLIES": replies},
+        env={**os.environ, "MCP_TEST_ECHO_SAYS": echo_says, "MCP_TEST_REPLIES": replies, "MCP_TEST_ERA": era},
     )
     try:
         if not wait_for(lambda: _listening(port) or proc.poll() is not None, timeout=30):

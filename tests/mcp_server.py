@@ -6,7 +6,8 @@ must carry ``Authorization: Bearer TOKEN`` (else 401), as a person's own server 
 ``MCP_TEST_ECHO_SAYS`` in its environment is added to ``echo``'s description (another person's server, or one that
 injects an instruction); ``MCP_TEST_REPLIES=json`` answers each request with one JSON body instead of a stream of
 events, ``=gzip`` with one compressed whatever the client asked for, ``=quote`` with a JSON-RPC error that quotes
-the request's Authorization header.
+the request's Authorization header. ``MCP_TEST_ERA=2025-11-25`` makes it a server of the revision before today's:
+it does not know ``server/discover`` (method not found), so a client falls back to the ``initialize`` handshake.
 
 Tools: ``echo`` (one text), ``add`` (two integers: a JSON object), ``fail`` (raises: the result is an error),
 ``slow`` (writes ``marker`` then sleeps, for deadlines and a server killed mid-call), ``picture`` (image content and
@@ -161,6 +162,18 @@ class ForceGzip:
             kept = [(k, v) for k, v in scope["headers"] if k != b"accept-encoding"]
             scope = {**scope, "headers": [*kept, (b"accept-encoding", b"gzip")]}
         await self.app(scope, receive, send)
+
+
+if os.environ.get("MCP_TEST_ERA") == "2025-11-25":
+
+    async def _no_discover(ctx, params):
+        from mcp.types import METHOD_NOT_FOUND
+
+        raise MCPError(code=METHOD_NOT_FOUND, message="Method not found: server/discover")
+
+    from mcp.types import RequestParams
+
+    server._lowlevel_server.add_request_handler("server/discover", RequestParams, _no_discover)
 
 
 if __name__ == "__main__":

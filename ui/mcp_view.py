@@ -62,6 +62,7 @@ def render_servers(statuses: list[Any], enabled: set[str], on_toggle: Any) -> No
             st.caption(md_escape(status.error))
             continue
         st.markdown(f":green[**{md_escape(status.name)}**] — connected · {md_escape(where)}")
+        st.caption(md_escape(status.speaks))
         for tool in status.tools:
             key = f"set-tool-{tool.name}"
             st.session_state.setdefault(key, tool.name in enabled)

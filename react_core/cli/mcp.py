@@ -37,6 +37,8 @@ def _cmd_list(args: argparse.Namespace) -> int:
         print(f"No MCP servers configured: list them in {SERVERS_VARIABLE} (see docs/tools.md).")
     for status in statuses if not args.json else ():
         print(f"{status.name}: {'connected' if status.connected else 'failed'} ({status.transport}, {status.where})")
+        if status.connected:
+            print(f"  {status.speaks}")
         if not status.connected:
             print(f"  {status.error}")
         for tool in status.tools:
@@ -59,4 +61,5 @@ def _as_dict(status: Any) -> dict[str, Any]:
         for t in status.tools
     ]
     state = {"connected": status.connected, "error": status.error}
+    state |= {"protocol_version": status.protocol_version, "server": status.server_info}
     return {"name": status.name, "transport": status.transport, "where": status.where, **state, "tools": tools}

@@ -209,11 +209,9 @@ def _unavailable(config: ServerConfig, name: str, why: str) -> Tool:
     return Tool(name=name, function=call)
 
 
-def server_tools(config: ServerConfig, wait: float | None = None) -> list[McpTool]:
-    """The server's tools, connecting when needed (waiting at most ``wait`` seconds, else the connection's deadline);
-    McpFailure when it cannot be reached."""
-    conn = POOL.get(config) if wait is None else POOL.get(config, wait)
-    return [listed(config.name, t) for t in conn.tools]
+def server_tools(config: ServerConfig) -> list[McpTool]:
+    """The server's tools, connecting when needed; McpFailure when it cannot be reached."""
+    return [listed(config.name, t) for t in POOL.get(config).tools]
 
 
 def mcp_tools(enabled: Iterable[str], servers: Iterable[ServerConfig]) -> list[Tool]:
@@ -250,6 +248,14 @@ class ServerStatus:
     tools: list[McpTool] = field(default_factory=list)
     visitor: bool = False  # shown to a visitor (public demo or signed-in mode)
     connecting: bool = False  # not connected yet, not failed either (``error`` says so)
+    protocol_version: str = ""  # the MCP revision negotiated with it
+    server_info: str = ""  # its name and version, as it gives them
+
+    @property
+    def speaks(self) -> str:
+        """What it runs and which revision it speaks, for people: ``mcp-git 2026.10.19 · MCP 2026-07-28``."""
+        revision = f"MCP {self.protocol_version}" if self.protocol_version else ""
+        return " · ".join(p for p in (self.server_info, revision) if p)
 
     @property
     def connected(self) -> bool:
@@ -284,7 +290,9 @@ def server_statuses(
     for config in servers:
         status = ServerStatus(config.name, config.transport, config.where, config.operators, visitor=visitor)
         try:
-            status.tools = server_tools(config, None if until is None else max(0.0, until - time.monotonic()))
+            conn = POOL.get(config) if until is None else POOL.get(config, max(0.0, until - time.monotonic()))
+            status.tools = [listed(config.name, t) for t in conn.tools]
+            status.protocol_version, status.server_info = conn.protocol_version, conn.server_info
         except McpFailure as e:
             status.error, status.connecting = str(e), POOL.connecting(config)
         out.append(status)

@@ -19,6 +19,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
+from react_core.base.paths import APP_NAME
 from react_core.tools.mcp_config import ServerConfig, hidden
 
 T = TypeVar("T")
@@ -49,7 +50,9 @@ class McpConnection:
         self.config = config
         self.tools: list[Any] = []  # mcp.types.Tool, as listed
         self.error = ""  # why the connection failed or ended ('' while it is up)
-        self.protocol_version = ""
+        self.protocol_version = ""  # as negotiated: "2026-07-28", or "2025-11-25" with a server of the one before
+        self.server_info = ""  # the server's name and version, as it gives them ('' when it does not)
+        self.capabilities: Any = None  # mcp.types.ServerCapabilities
         self._refused = ""  # the HTTP status of a request the server refused (401, 403), for a clear reason
         self._loop: asyncio.AbstractEventLoop | None = None
         self._session: Any = None
@@ -108,17 +111,26 @@ class McpConnection:
             loop.close()
 
     async def _main(self) -> None:
-        from mcp import ClientSession
+        from mcp import Client
+        from mcp.types import Implementation
 
         self._stop, self._gone = asyncio.Event(), asyncio.Event()
         try:
-            async with contextlib.AsyncExitStack() as stack:
-                read, write = await stack.enter_async_context(self._transport())
-                session = await stack.enter_async_context(ClientSession(read, write))
-                result = await session.initialize()
-                self.protocol_version = str(result.protocol_version)
-                self.tools = await self._list(session)
-                self._session = session
+            # The SDK's own client negotiates the revision: ``server/discover`` at today's (2026-07-28), else the
+            # ``initialize`` handshake of the one before (2025-11-25) with a server that does not know discover.
+            client = Client(
+                self._transport(),
+                mode="auto",
+                client_info=Implementation(name=APP_NAME, version=""),
+                read_timeout_seconds=self.config.timeout,
+            )
+            async with client:
+                self.protocol_version = client.protocol_version
+                info = client.server_info
+                self.server_info = f"{info.name} {info.version}".strip() if info is not None else ""
+                self.capabilities = client.server_capabilities
+                self.tools = await self._list(client)
+                self._session = client
                 self._ready.set()
                 await self._stop.wait()
         except BaseException as e:  # the thread's end: record why, never raise into nothing
@@ -149,6 +161,7 @@ class McpConnection:
             return bounded_stdio_client(params, self._stderr, self._ending)
         import httpx2
         from mcp.client.streamable_http import streamable_http_client
+        from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT, create_mcp_http_client
 
         from react_core.tools.mcp_bounds import bound_reply
 
@@ -157,11 +170,13 @@ class McpConnection:
             if response.status_code in (401, 403):
                 self._refused = f"{response.status_code} {response.reason_phrase}".strip()
 
-        client = httpx2.AsyncClient(
+        # The SDK's client, its read timeout beyond the call's deadline: today's revision streams each reply on its
+        # own request, and a read timing out there ends the whole connection (the deadline ends just the call).
+        client = create_mcp_http_client(
             headers={**dict(cfg.headers), "Accept-Encoding": "identity"},  # a compressed reply is refused
-            timeout=httpx2.Timeout(cfg.timeout, connect=10.0),
-            event_hooks={"response": [noted, bound_reply]},
+            timeout=httpx2.Timeout(MCP_DEFAULT_TIMEOUT, connect=10.0, read=cfg.timeout + MCP_DEFAULT_SSE_READ_TIMEOUT),
         )
+        client.event_hooks = {"response": [noted, bound_reply]}
         return _owning(client, streamable_http_client(cfg.url, http_client=client))
 
     def _ending(self, why: str) -> None:
@@ -169,12 +184,10 @@ class McpConnection:
         self.error = self.error or why
 
     @staticmethod
-    async def _list(session: Any) -> list[Any]:
+    async def _list(client: Any) -> list[Any]:
         tools, cursor = [], None
         for _ in range(100):  # a server that pages forever is not waited for
-            from mcp.types import PaginatedRequestParams
-
-            listed = await session.list_tools(params=PaginatedRequestParams(cursor=cursor) if cursor else None)
+            listed = await client.list_tools(cursor=cursor)
             tools += listed.tools
             cursor = listed.next_cursor
             if not cursor:
