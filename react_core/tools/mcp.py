@@ -5,13 +5,12 @@ the server's description and input JSON Schema, carried by the run's own tool (`
 runs: ``react_core.base.tool_specs.known``): the dialects write the prompt's tool section, the native function
 declarations and the on-device grammar from it like any other tool's.
 
-An action's input is one text. A tool whose only required argument is a string takes the text as that argument, or a
-JSON object of its arguments (to set optional ones too); any other tool takes a JSON object, and text that is not one
-with the required arguments is an error observation quoting the schema. The result's text content, joined, is the
-observation (the registry caps it like every other); other content is named ("[image content omitted]"), never
-dropped silently; a result the server marks as an error is an error observation. A server that cannot be reached or
-dies, and a call past its deadline, are error observations too, and the run goes on. Every call is recorded on its
-observation (``Observation.mcp``).
+An action's input is one text, read into the call's arguments and held to the tool's whole input schema before the
+call (``mcp_arguments``): text that does not fit is an error observation quoting the schema. The result's text
+content, joined, is the observation (the registry caps it like every other); other content is named ("[image content
+omitted]"), never dropped silently; a result the server marks as an error is an error observation. A server that
+cannot be reached or dies, and a call past its deadline, are error observations too, and the run goes on. Every call
+is recorded on its observation (``Observation.mcp``).
 
 A tool its server does not declare read-only is destructive here. The MCP schema's ``ToolAnnotations`` say so by
 default (``readOnlyHint`` false, ``destructiveHint`` true), and a tool that declares itself merely additive
@@ -34,6 +33,8 @@ from typing import Any
 from react_core.base.errors import ConfigError, ToolError
 from react_core.base.tool_specs import ToolSpec
 from react_core.base.trace import McpCall, Observation
+from react_core.tools.mcp_arguments import arguments as arguments  # the one home of a call's arguments
+from react_core.tools.mcp_arguments import compact, single
 from react_core.tools.mcp_client import POOL, McpFailure
 from react_core.tools.mcp_config import ServerConfig, all_servers, destructive_allowed, hidden
 from react_core.tools.mcp_results import content_text, recorded
@@ -68,11 +69,7 @@ class McpTool:
     @property
     def single(self) -> str:
         """The one required argument when it is a string ('' when the tool needs a JSON object)."""
-        required = self.schema.get("required") or []
-        props = self.schema.get("properties") or {}
-        if len(required) == 1 and (props.get(required[0]) or {}).get("type") == "string":
-            return str(required[0])
-        return ""
+        return single(self.schema)
 
     def spec(self) -> ToolSpec:
         props = self.schema.get("properties") or {}
@@ -102,15 +99,6 @@ class McpTool:
         )
 
 
-def compact(schema: dict[str, Any]) -> str:
-    """The schema's properties and required arguments as one short JSON line (titles left out)."""
-    props = {
-        k: {n: v for n, v in (p or {}).items() if n != "title"} for k, p in (schema.get("properties") or {}).items()
-    }
-    shown = {"properties": props, "required": schema.get("required") or []}
-    return json.dumps(shown, ensure_ascii=False, separators=(",", ":"))
-
-
 def _placeholder(prop: dict[str, Any]) -> Any:
     return {"integer": 1, "number": 1, "boolean": True, "array": [], "object": {}}.get(prop.get("type"), "text")
 
@@ -127,28 +115,6 @@ def listed(server: str, tool: Any) -> McpTool:
         schema=schema,
         read_only=bool(notes and notes.read_only_hint is True),
     )
-
-
-def arguments(tool: McpTool, text: str) -> dict[str, Any]:
-    """The call's arguments from the action's one text; ToolError (quoting the schema) when it does not fit."""
-    text = text.strip()
-    given: Any = None
-    if text.startswith("{"):
-        try:
-            given = json.loads(text)
-        except ValueError:
-            given = None
-    if isinstance(given, dict):
-        missing = [k for k in tool.schema.get("required") or [] if k not in given]
-        if not missing:
-            return given
-        if not tool.single:
-            raise ToolError(f"{tool.name} needs the arguments {', '.join(missing)}: {compact(tool.schema)}")
-    if tool.single:
-        return {tool.single: text}
-    if not (tool.schema.get("required") or []) and not text.strip("{} "):
-        return {}
-    raise ToolError(f"{tool.name} takes a JSON object of its arguments: {compact(tool.schema)}")
 
 
 # How a destructive tool runs here (``guard``): only a call a person approves in step mode, or never.
