@@ -15,7 +15,8 @@ a line of text), ``big`` (that many characters of text, or an image of that many
 result far larger than any message should be), ``table`` (structured content), ``whoami`` (quotes the request's
 Authorization header in its result, or in a JSON-RPC error), each declared read-only; ``wipe`` (annotated
 destructive), ``run_command`` (no annotations: destructive by the MCP schema's defaults) and ``append_note``
-(declared merely additive, ``destructiveHint: false``).
+(declared merely additive, ``destructiveHint: false``); ``where_notes`` answers with a resource link. Resources:
+``notes://meeting`` (text), ``notes://picture`` (a PNG) and ``notes://big/{size}`` (that many characters).
 """
 
 from __future__ import annotations
@@ -109,6 +110,33 @@ def run_command(command: str) -> str:
 @server.tool(description="Appends a note.", annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False))
 def append_note(note: str) -> str:
     return f"noted {note}"
+
+
+# Resources: a text, a picture (binary), and one as large as a caller asks (through its template's URI).
+NOTES = "The notes say: the meeting moved to Thursday."
+
+
+@server.resource("notes://meeting", name="meeting", description="The meeting notes.", mime_type="text/plain")
+def meeting() -> str:
+    return NOTES
+
+
+@server.resource("notes://picture", name="picture", mime_type="image/png")
+def picture_resource() -> bytes:
+    return PNG
+
+
+@server.resource("notes://big/{size}", name="big", mime_type="text/plain")
+def big_resource(size: str) -> str:
+    return "y" * int(size)
+
+
+@server.tool(description="Points to the meeting notes (a resource link) instead of giving them.", annotations=READ_ONLY)
+def where_notes() -> list:
+    from mcp.types import ResourceLink
+
+    link = ResourceLink(uri="notes://meeting", name="meeting", mime_type="text/plain")
+    return ["The notes are in a resource.", link]
 
 
 class RequireToken:

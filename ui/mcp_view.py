@@ -32,14 +32,17 @@ def _details(summary: str, value: Any, *, open_: bool = False) -> str:
 
 
 def request_of(mcp: Any) -> dict[str, Any]:
-    """The call as the server received it: a JSON-RPC ``tools/call`` request."""
+    """The call as the server received it: a JSON-RPC ``tools/call`` request (or ``resources/read``)."""
+    if mcp.method != "tools/call":
+        return {"jsonrpc": "2.0", "method": mcp.method, "params": mcp.arguments}
     return {"jsonrpc": "2.0", "method": "tools/call", "params": {"name": mcp.tool, "arguments": mcp.arguments}}
 
 
 def render_mcp_call(mcp: Any) -> None:
     """The MCP request and result behind an observation."""
     st.markdown("**MCP call**")
-    st.caption(md_escape(f"server {mcp.server} · tool {mcp.tool} · {mcp.seconds:.2f} s"))
+    what = f"tool {mcp.tool}" if mcp.method == "tools/call" else mcp.method
+    st.caption(md_escape(f"server {mcp.server} · {what} · {mcp.seconds:.2f} s"))
     body = _details("Request as the server received it", request_of(mcp))
     if mcp.result is not None:
         body += _details("Result as the server sent it", mcp.result, open_=True)
@@ -63,6 +66,11 @@ def render_servers(statuses: list[Any], enabled: set[str], on_toggle: Any) -> No
             continue
         st.markdown(f":green[**{md_escape(status.name)}**] — connected · {md_escape(where)}")
         st.caption(md_escape(status.speaks))
+        if status.resources:
+            with st.popover(f"Resources ({len(status.resources)})", width="content"):
+                st.caption(md_escape(f"Read by URI with {status.name}_read_resource, when it is ticked."))
+                for item in status.resources:
+                    st.caption(md_escape(f"{item['uri']} — {item['name']}: {item['description']}".rstrip(": ")))
         for tool in status.tools:
             key = f"set-tool-{tool.name}"
             st.session_state.setdefault(key, tool.name in enabled)

@@ -1,5 +1,6 @@
 """The ``mcp`` subcommands: ``mcp list`` shows the operator's MCP servers (``REACT_MCP_SERVERS``), each with its state
-(connected, or failed and why) and its tools with their descriptions and input schemas, as Settings shows them.
+(connected, or failed and why) and its tools with their descriptions and input schemas, as Settings shows them, and
+the resources it offers (read with its ``{server}_read_resource`` tool).
 
 A tool listed here is enabled for a run by its name-spaced name: ``ask "…" --tools git_git_status``. Registered by
 ``react_core.cli.main`` through ``register(sub)``; an unreadable ``REACT_MCP_SERVERS`` is a ConfigError (one line,
@@ -16,7 +17,7 @@ from typing import Any
 def register(sub: Any) -> None:
     p = sub.add_parser("mcp", help="MCP servers: list them and their tools (from REACT_MCP_SERVERS)")
     actions = p.add_subparsers(dest="mcp_command", required=True, parser_class=type(p))
-    a = actions.add_parser("list", help="each server's state and its tools with their input schemas")
+    a = actions.add_parser("list", help="each server's state, its tools with their input schemas, its resources")
     a.add_argument("--json", action="store_true", help="print the servers and tools as JSON")
     a.set_defaults(func=_cmd_list)
 
@@ -45,6 +46,12 @@ def _cmd_list(args: argparse.Namespace) -> int:
             notes = " [destructive]" if tool.destructive else (" [read-only]" if tool.read_only else "")
             print(f"  {tool.name}{notes}: {' '.join((tool.description or '').split())}")
             print(f"    input schema: {json.dumps(tool.schema, ensure_ascii=False)}")
+        if status.resources:
+            print(f"  resources ({len(status.resources)}):")
+        for item in status.resources:
+            kind = f" ({item['mime_type']})" if item["mime_type"] else ""
+            about = f": {' '.join(item['description'].split())}" if item["description"] else ""
+            print(f"    {item['uri']} — {item['name']}{kind}{about}")
     return 0 if all(s.connected for s in statuses) else 1
 
 
@@ -62,4 +69,5 @@ def _as_dict(status: Any) -> dict[str, Any]:
     ]
     state = {"connected": status.connected, "error": status.error}
     state |= {"protocol_version": status.protocol_version, "server": status.server_info}
-    return {"name": status.name, "transport": status.transport, "where": status.where, **state, "tools": tools}
+    listed = {"tools": tools, "resources": status.resources}
+    return {"name": status.name, "transport": status.transport, "where": status.where, **state, **listed}

@@ -37,6 +37,7 @@ from react_core.tools.mcp_arguments import arguments as arguments  # the one hom
 from react_core.tools.mcp_arguments import compact, single
 from react_core.tools.mcp_client import POOL, McpFailure
 from react_core.tools.mcp_config import ServerConfig, all_servers, destructive_allowed, hidden
+from react_core.tools.mcp_resources import READ_RESOURCE, SCHEMA, about, listing, offers_resources, read
 from react_core.tools.mcp_results import content_text, recorded
 from react_core.tools.registry import Tool, bounded
 
@@ -60,6 +61,7 @@ class McpTool:
     description: str
     schema: dict[str, Any] = field(compare=False, hash=False)
     read_only: bool = False  # declared so by its server (``readOnlyHint: true``)
+    reads: bool = False  # the server's resource reader (``mcp_resources``), not one of its tools
 
     @property
     def destructive(self) -> bool:
@@ -139,11 +141,14 @@ def refusal(tool: McpTool, how: str) -> str:
     return why + ("; in step mode a person can approve one call." if how == ASKS else ".")
 
 
-def make_tool(config: ServerConfig, tool: McpTool) -> Tool:
+def make_tool(config: ServerConfig, tool: McpTool, reader: str = "") -> Tool:
     """The registered tool that calls ``tool`` on ``config``'s server (reconnecting when the server went away). Built
-    under the job's rules: whether this person may approve a destructive call is decided now (``guard``)."""
+    under the job's rules: whether this person may approve a destructive call is decided now (``guard``).
+    ``reader``: the server's resource reader when this run has it, named beside each resource link."""
     from react_core.providers.keys import visitor
 
+    if tool.reads:
+        return Tool(name=tool.name, function=partial(read, config, partial(arguments, tool)), spec=tool.spec())
     how = guard(config, tool, visitor=visitor())
 
     def call(text: str, approved: bool = False) -> Observation:
@@ -162,7 +167,8 @@ def make_tool(config: ServerConfig, tool: McpTool) -> Tool:
         record.result = recorded(result, partial(hidden, config))
         record.seconds = round(time.perf_counter() - started, 6)
         failed = bool(result.is_error)
-        return Observation(text=hidden(config, content_text(result)), is_error=failed, mcp=record, evidence=not failed)
+        text = hidden(config, content_text(result, reader))
+        return Observation(text=text, is_error=failed, mcp=record, evidence=not failed)
 
     approvable = partial(call, approved=True) if how == ASKS else None
     return Tool(name=tool.name, function=call, spec=tool.spec(), run_approved=approvable)
@@ -175,9 +181,19 @@ def _unavailable(config: ServerConfig, name: str, why: str) -> Tool:
     return Tool(name=name, function=call)
 
 
+def offered(server: str, conn: Any) -> list[McpTool]:
+    """The tools a connected server offers: its own as listed, and its resource reader when it offers resources
+    (unless a tool of its own has that name: it keeps it)."""
+    tools = [listed(server, t) for t in conn.tools]
+    reader = tool_name(server, READ_RESOURCE)
+    if offers_resources(conn) and all(t.name != reader for t in tools):
+        tools.append(McpTool(reader, server, "", about(server), dict(SCHEMA), read_only=True, reads=True))
+    return tools
+
+
 def server_tools(config: ServerConfig) -> list[McpTool]:
     """The server's tools, connecting when needed; McpFailure when it cannot be reached."""
-    return [listed(config.name, t) for t in POOL.get(config).tools]
+    return offered(config.name, POOL.get(config))
 
 
 def mcp_tools(enabled: Iterable[str], servers: Iterable[ServerConfig]) -> list[Tool]:
@@ -190,13 +206,14 @@ def mcp_tools(enabled: Iterable[str], servers: Iterable[ServerConfig]) -> list[T
         if not mine:
             continue
         try:
-            offered = {t.name: t for t in server_tools(config)}
+            offers = {t.name: t for t in server_tools(config)}
         except McpFailure as e:
             tools += [_unavailable(config, n, str(e)) for n in sorted(mine)]
             continue
+        reader = next((n for n in mine if n in offers and offers[n].reads), "")
         for name in sorted(mine):
-            if name in offered:
-                tools.append(make_tool(config, offered[name]))
+            if name in offers:
+                tools.append(make_tool(config, offers[name], reader))
             else:
                 tools.append(_unavailable(config, name, f"MCP server {config.name!r} no longer offers {name}."))
     return tools
@@ -216,6 +233,7 @@ class ServerStatus:
     connecting: bool = False  # not connected yet, not failed either (``error`` says so)
     protocol_version: str = ""  # the MCP revision negotiated with it
     server_info: str = ""  # its name and version, as it gives them
+    resources: list[dict[str, Any]] = field(default_factory=list)  # its resources and URI templates (``listing``)
 
     @property
     def speaks(self) -> str:
@@ -257,7 +275,7 @@ def server_statuses(
         status = ServerStatus(config.name, config.transport, config.where, config.operators, visitor=visitor)
         try:
             conn = POOL.get(config) if until is None else POOL.get(config, max(0.0, until - time.monotonic()))
-            status.tools = [listed(config.name, t) for t in conn.tools]
+            status.tools, status.resources = offered(config.name, conn), listing(conn)
             status.protocol_version, status.server_info = conn.protocol_version, conn.server_info
         except McpFailure as e:
             status.error, status.connecting = str(e), POOL.connecting(config)

@@ -53,6 +53,8 @@ class McpConnection:
         self.protocol_version = ""  # as negotiated: "2026-07-28", or "2025-11-25" with a server of the one before
         self.server_info = ""  # the server's name and version, as it gives them ('' when it does not)
         self.capabilities: Any = None  # mcp.types.ServerCapabilities
+        self.resources: list[Any] = []  # mcp.types.Resource, as listed (when the server offers resources)
+        self.templates: list[Any] = []  # mcp.types.ResourceTemplate
         self._refused = ""  # the HTTP status of a request the server refused (401, 403), for a clear reason
         self._loop: asyncio.AbstractEventLoop | None = None
         self._session: Any = None
@@ -129,7 +131,11 @@ class McpConnection:
                 info = client.server_info
                 self.server_info = f"{info.name} {info.version}".strip() if info is not None else ""
                 self.capabilities = client.server_capabilities
-                self.tools = await self._list(client)
+                self.tools = await self._pages(client.list_tools, "tools")
+                if self.capabilities.resources is not None:
+                    self.resources = await self._pages(client.list_resources, "resources", optional=True)
+                    templates = client.list_resource_templates
+                    self.templates = await self._pages(templates, "resource_templates", optional=True)
                 self._session = client
                 self._ready.set()
                 await self._stop.wait()
@@ -184,15 +190,22 @@ class McpConnection:
         self.error = self.error or why
 
     @staticmethod
-    async def _list(client: Any) -> list[Any]:
-        tools, cursor = [], None
-        for _ in range(100):  # a server that pages forever is not waited for
-            listed = await client.list_tools(cursor=cursor)
-            tools += listed.tools
-            cursor = listed.next_cursor
-            if not cursor:
-                break
-        return tools
+    async def _pages(fetch: Callable[..., Awaitable[Any]], field: str, *, optional: bool = False) -> list[Any]:
+        """Every page of a listing (``field`` of each); with ``optional``, a server that fails it lists nothing."""
+        from mcp.shared.exceptions import MCPError
+
+        items, cursor = [], None
+        try:
+            for _ in range(100):  # a server that pages forever is not waited for
+                listed = await fetch(cursor=cursor)
+                items += getattr(listed, field)
+                cursor = listed.next_cursor
+                if not cursor:
+                    break
+        except MCPError:
+            if not optional:
+                raise
+        return items
 
     def _why(self, error: BaseException) -> str:
         """The failure, with the last line the server wrote to its stderr when it is a command."""
@@ -279,6 +292,10 @@ class McpConnection:
         """The server's CallToolResult for ``name`` with ``arguments``."""
         seconds = timeout or self.config.timeout
         return self.run(lambda s: s.call_tool(name, arguments, read_timeout_seconds=seconds), seconds)
+
+    def read_resource(self, uri: str, timeout: float | None = None) -> Any:
+        """The server's ReadResourceResult for ``uri``."""
+        return self.run(lambda c: c.read_resource(uri), timeout or self.config.timeout)
 
 
 @contextlib.asynccontextmanager

@@ -21,9 +21,9 @@ MAX_RECORDED_CHARS = 2 * MAX_OBSERVATION_CHARS
 _SHORTEST_CUT = 80
 
 
-def content_text(result: Any) -> str:
+def content_text(result: Any, reader: str = "") -> str:
     """The observation's text: text content joined, other content named; structured content when there is nothing
-    else."""
+    else. A resource link says which tool reads it when the run has one (``reader``)."""
     parts = []
     for block in result.content or []:
         kind = getattr(block, "type", "")
@@ -36,7 +36,8 @@ def content_text(result: Any) -> str:
             text = getattr(resource, "text", None)
             parts.append(text if text is not None else f"[binary resource omitted: {resource.uri}]")
         elif kind == "resource_link":
-            parts.append(f"[resource link: {block.uri}]")
+            named = f" ({block.name})" if block.name and block.name != block.uri else ""
+            parts.append(f"[resource link: {block.uri}{named}{f'; read it with {reader}' if reader else ''}]")
         else:
             parts.append(f"[{kind or 'unknown'} content omitted]")
     if not parts and result.structured_content is not None:
@@ -48,7 +49,7 @@ def recorded(result: Any, hide: Callable[[str], str] = str) -> dict[str, Any]:
     """The result as the trace keeps it: JSON, with binary data replaced by its size, cut to share
     ``MAX_RECORDED_CHARS``, and every text passed through ``hide`` (the server's credentials masked)."""
     data = result.model_dump(mode="json", by_alias=True, exclude_none=True)
-    for block in data.get("content") or []:
+    for block in data.get("content") or data.get("contents") or []:  # a tool's result, or a resource read
         for holder in (block, block.get("resource") or {}):
             for key in ("data", "blob"):
                 if isinstance(holder.get(key), str):
