@@ -142,10 +142,13 @@ _EXPORTS: dict[str, str] = {
             "parse_headers",
             "own_server",
             "entry_url",
+            "entry_oauth",
             "masked_headers",
+            "may_use_oauth",
         ),
         "tools.mcp_config",
     ),
+    **dict.fromkeys(("start_mcp_sign_in", "finish_mcp_sign_in", "mcp_sign_out"), "tools.mcp_sign_in"),
     # history
     **dict.fromkeys(("open_history", "Store", "RunRecord"), "history"),
     "Imported": "history.store",

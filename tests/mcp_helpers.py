@@ -39,10 +39,10 @@ def our_server(
     token: str = "", *, echo_says: str = "", replies: str = "", era: str = ""
 ) -> Iterator[tuple[str, subprocess.Popen]]:
     """Our server on a free port: its MCP URL and its process (kill only this one). With ``token``, it answers 401 to
-    every request without ``Authorization: Bearer {token}``; ``echo_says`` is added to its echo tool's description;
-    ``replies``: "json" (one JSON body a reply), "gzip" (compressed, asked for or not) or "quote" (every request an
-    error quoting its Authorization header); ``era`` "2025-11-25": a server of the revision before today's (no
-``server/discover``)."""
+        every request without ``Authorization: Bearer {token}``; ``echo_says`` is added to its echo tool's description;
+        ``replies``: "json" (one JSON body a reply), "gzip" (compressed, asked for or not) or "quote" (every request an
+        error quoting its Authorization header); ``era`` "2025-11-25": a server of the revision before today's (no
+    ``server/discover``)."""
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, str(HERE / "mcp_server.py"), str(port), *([token] if token else [])],
@@ -60,3 +60,36 @@ def our_server(
         if proc.poll() is None:
             proc.kill()
         proc.wait(10)
+
+
+@contextmanager
+def oauth_server() -> Iterator[tuple[str, subprocess.Popen]]:
+    """The OAuth-protected server (``tests/mcp_oauth_server.py``) on a free port: its MCP URL and its process."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, str(HERE / "mcp_oauth_server.py"), str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        if not wait_for(lambda: _listening(port) or proc.poll() is not None, timeout=30):
+            raise RuntimeError("the test OAuth MCP server did not start")
+        if proc.poll() is not None:
+            raise RuntimeError(f"the test OAuth MCP server exited with {proc.returncode}")
+        yield f"http://127.0.0.1:{port}/mcp", proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(10)
+
+
+def approve(sign_in_url: str) -> dict[str, str]:
+    """What a person's browser does on the authorization page (our test server approves at once): follows it to the
+    redirect, and returns the redirect's query (code, state) without going there."""
+    from urllib.parse import parse_qsl, urlsplit
+
+    import httpx
+
+    answer = httpx.get(sign_in_url, follow_redirects=False, timeout=10)
+    assert answer.status_code in (302, 303, 307), (answer.status_code, answer.text[:200])
+    return dict(parse_qsl(urlsplit(answer.headers["location"]).query))

@@ -1,6 +1,7 @@
 """The ``mcp`` subcommands: ``mcp list`` shows the operator's MCP servers (``REACT_MCP_SERVERS``), each with its state
 (connected, or failed and why) and its tools with their descriptions and input schemas, as Settings shows them, and
-the resources it offers (read with its ``{server}_read_resource`` tool).
+the resources it offers (read with its ``{server}_read_resource`` tool); ``mcp login NAME`` signs the operator in to an
+OAuth server (``react_core.cli.mcp_login``) and ``mcp logout NAME`` forgets its tokens.
 
 A tool listed here is enabled for a run by its name-spaced name: ``ask "…" --tools git_git_status``. Registered by
 ``react_core.cli.main`` through ``register(sub)``; an unreadable ``REACT_MCP_SERVERS`` is a ConfigError (one line,
@@ -20,6 +21,12 @@ def register(sub: Any) -> None:
     a = actions.add_parser("list", help="each server's state, its tools with their input schemas, its resources")
     a.add_argument("--json", action="store_true", help="print the servers and tools as JSON")
     a.set_defaults(func=_cmd_list)
+    a = actions.add_parser("login", help="sign in to one of the operator's OAuth servers, for every run's use")
+    a.add_argument("name", help="the server's name in REACT_MCP_SERVERS")
+    a.set_defaults(func=_cmd_login)
+    a = actions.add_parser("logout", help="forget the OAuth tokens kept for one of the operator's servers")
+    a.add_argument("name", help="the server's name in REACT_MCP_SERVERS")
+    a.set_defaults(func=_cmd_logout)
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
@@ -71,3 +78,18 @@ def _as_dict(status: Any) -> dict[str, Any]:
     state |= {"protocol_version": status.protocol_version, "server": status.server_info}
     listed = {"tools": tools, "resources": status.resources}
     return {"name": status.name, "transport": status.transport, "where": status.where, **state, **listed}
+
+
+def _cmd_login(args: argparse.Namespace) -> int:
+    """0 once signed in (the server connected with the new tokens), 1 when it could not be."""
+    from react_core.cli.mcp_login import login
+
+    return login(args.name)
+
+
+def _cmd_logout(args: argparse.Namespace) -> int:
+    from react_core.tools.mcp_sign_in import mcp_sign_out
+
+    mcp_sign_out(args.name)
+    print(f"The OAuth tokens kept for MCP server {args.name!r} are forgotten.")
+    return 0

@@ -234,6 +234,8 @@ class ServerStatus:
     protocol_version: str = ""  # the MCP revision negotiated with it
     server_info: str = ""  # its name and version, as it gives them
     resources: list[dict[str, Any]] = field(default_factory=list)  # its resources and URI templates (``listing``)
+    oauth: bool = False  # signed in to with OAuth (``mcp_oauth``)
+    sign_in_url: str = ""  # the page a person is asked to open to sign in, while it waits for one
 
     @property
     def speaks(self) -> str:
@@ -272,23 +274,28 @@ def server_statuses(
     until = None if wait is None else time.monotonic() + wait
     out = []
     for config in servers:
-        status = ServerStatus(config.name, config.transport, config.where, config.operators, visitor=visitor)
+        status = ServerStatus(
+            config.name, config.transport, config.where, config.operators, visitor=visitor, oauth=config.oauth
+        )
         try:
             conn = POOL.get(config) if until is None else POOL.get(config, max(0.0, until - time.monotonic()))
             status.tools, status.resources = offered(config.name, conn), listing(conn)
             status.protocol_version, status.server_info = conn.protocol_version, conn.server_info
         except McpFailure as e:
             status.error, status.connecting = str(e), POOL.connecting(config)
+            status.sign_in_url = POOL.sign_in_url(config)
         out.append(status)
     return out
 
 
-def mcp_statuses(urls: dict[str, Any] | None = None, *, visitor: bool = False) -> tuple[list[ServerStatus], str]:
-    """The operator's servers and the person's own (``urls``), each with its state and tools, and '' or why the
-    configuration itself could not be read. A page waits ``PAGE_WAIT_SECONDS`` at most: a server still connecting
-    then is shown so, and goes on connecting."""
+def mcp_statuses(
+    urls: dict[str, Any] | None = None, *, visitor: bool = False, owner: str = ""
+) -> tuple[list[ServerStatus], str]:
+    """The operator's servers and the person's own (``urls``, ``owner``'s), each with its state and tools, and '' or
+    why the configuration itself could not be read. A page waits ``PAGE_WAIT_SECONDS`` at most: a server still
+    connecting then is shown so, and goes on connecting."""
     try:
-        servers = all_servers(urls or {}, visitor=visitor)
+        servers = all_servers(urls or {}, visitor=visitor, owner=owner)
     except ConfigError as e:
         return [], str(e)
     return server_statuses(servers, visitor=visitor, wait=PAGE_WAIT_SECONDS), ""
