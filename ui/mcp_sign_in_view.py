@@ -35,7 +35,9 @@ def finish_from_redirect() -> None:
         why = returned["error_description"] or returned["error"]
         st.error(md_escape(f"Not signed in: the authorization server said {why[:200]}."))
         return
-    why = finish_mcp_sign_in(returned["state"], returned["code"], identity.owner(), returned["iss"] or None)
+    # A public demo session is this browser tab: coming back starts another, so the state alone says whose it is.
+    owner = None if identity.mode() == identity.DEMO else identity.owner()
+    why = finish_mcp_sign_in(returned["state"], returned["code"], owner, returned["iss"] or None)
     if why:
         st.error(md_escape(why))
     else:

@@ -85,15 +85,16 @@ def pending(config: ServerConfig) -> SignIn | None:
         return next((s for s in _pending.values() if (s.server, s.owner) == (config.name, config.owner)), None)
 
 
-def finish(state: str, code: str, owner: str, iss: str | None = None) -> str:
+def finish(state: str, code: str, owner: str | None, iss: str | None = None) -> str:
     """The browser came back from the authorization page with ``code`` for the sign-in ``state`` names: handed to the
     connection waiting for it. '' when it was, else why not (no such sign-in for this owner: it ended, or it is
-    someone else's)."""
+    someone else's). ``owner`` None: whoever holds the state (an unguessable secret only the page that started the
+    sign-in showed) finishes it, for a public demo session, which a browser coming back starts anew."""
     from mcp.shared.auth import AuthorizationCodeResult
 
     with _lock:
         found = _pending.get(state)
-        if found is None or found.owner != owner:
+        if found is None or (owner is not None and found.owner != owner):
             return "This sign-in is not one waiting here (it ended, or it was started elsewhere): sign in again."
         del _pending[state]
     result = AuthorizationCodeResult(code=code, state=state, iss=iss)

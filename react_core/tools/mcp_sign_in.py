@@ -57,7 +57,7 @@ def start_mcp_sign_in(
     return ""
 
 
-def finish_mcp_sign_in(state: str, code: str, owner: str = "", iss: str | None = None) -> str:
+def finish_mcp_sign_in(state: str, code: str, owner: str | None = "", iss: str | None = None) -> str:
     """'' when the browser's ``code`` went to the sign-in ``state`` names (the server then connects), else why not."""
     return finish(state, code, owner, iss)
 
