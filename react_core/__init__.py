@@ -45,6 +45,7 @@ _EXPORTS: dict[str, str] = {
             "StepStarted",
             "TextDelta",
             "ActionParsed",
+            "ToolProgress",
             "StepDone",
             "RunDone",
             "Paused",
@@ -149,6 +150,7 @@ _EXPORTS: dict[str, str] = {
         "tools.mcp_config",
     ),
     **dict.fromkeys(("start_mcp_sign_in", "finish_mcp_sign_in", "mcp_sign_out"), "tools.mcp_sign_in"),
+    "asking": "loop.acting",
     # history
     **dict.fromkeys(("open_history", "Store", "RunRecord"), "history"),
     "Imported": "history.store",

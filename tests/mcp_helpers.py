@@ -93,3 +93,9 @@ def approve(sign_in_url: str) -> dict[str, str]:
     answer = httpx.get(sign_in_url, follow_redirects=False, timeout=10)
     assert answer.status_code in (302, 303, 307), (answer.status_code, answer.text[:200])
     return dict(parse_qsl(urlsplit(answer.headers["location"]).query))
+
+
+def until_drawn(at, drawn) -> bool:
+    """Whether an AppTest page comes to draw what ``drawn`` looks for, drawn again (as Check again does) while a
+    server connects: a page waits a few seconds for servers, and a loaded machine may take longer."""
+    return wait_for(lambda: drawn() or (at.run() and drawn()), timeout=90)

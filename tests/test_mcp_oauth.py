@@ -17,8 +17,7 @@ import sys
 import httpx
 import pytest
 from app_helpers import ask, go, last_trace, new_session, use_app
-from mcp_helpers import approve, oauth_server
-from provider_helpers import wait_for
+from mcp_helpers import approve, oauth_server, until_drawn
 
 from react_core.base.errors import ConfigError
 from react_core.base.trace import Action
@@ -182,11 +181,6 @@ def test_the_operator_signs_in_on_the_command_line_for_every_run(served, history
     assert token not in asked.stdout and token not in kept
     out = subprocess.run([*cli, "mcp", "logout", "o"], capture_output=True, text=True, timeout=60, env=env)
     assert out.returncode == 0 and not StoredTokens(server_config("o", {"url": served, "oauth": True})).has_tokens()
-
-
-def until_drawn(at, drawn) -> bool:
-    """Whether the page comes to draw what ``drawn`` looks for, drawn again (Check again) while the server connects."""
-    return wait_for(lambda: drawn() or (at.run() and drawn()), timeout=90)
 
 
 def test_a_person_signs_in_to_their_own_server_from_settings(served, monkeypatch, tmp_path):

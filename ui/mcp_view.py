@@ -81,7 +81,11 @@ def render_servers(statuses: list[Any], enabled: set[str], on_toggle: Any) -> No
             key = f"set-tool-{tool.name}"
             st.session_state.setdefault(key, tool.name in enabled)
             st.checkbox(
-                f"{tool.name} · {status.marking(tool)}", key=key, help=tool.description or None, on_change=on_toggle
+                f"{tool.name} · {status.marking(tool)}",
+                key=key,
+                help=tool.description or None,
+                on_change=on_toggle,
+                disabled=tool.needs_tasks and not st.session_state[key],  # offered only to be turned off
             )
             with st.popover("Input schema", width="content"):
                 st.caption(md_escape(tool.description or "(no description)"))

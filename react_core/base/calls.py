@@ -111,11 +111,16 @@ class McpCall:
     error: str = ""  # no result: refused, timed out, the server died or refused the call
     seconds: float = 0.0
     method: str = "tools/call"  # the JSON-RPC request: "tools/call", or "resources/read" (a resource link followed)
+    # The server's questions for a person before it can finish (an elicitation: ``react_core.tools.mcp_asks``), and
+    # its opaque state to send back with the answer; None when it asked nothing.
+    asks: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
         if self.method == "tools/call":  # written only when it is another, so tool calls read as they always did
             del out["method"]
+        if self.asks is None:
+            del out["asks"]
         return out
 
     @classmethod

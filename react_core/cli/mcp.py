@@ -51,6 +51,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
             print(f"  {status.error}")
         for tool in status.tools:
             notes = " [destructive]" if tool.destructive else (" [read-only]" if tool.read_only else "")
+            notes += " [needs tasks: not offered]" if tool.needs_tasks else ""
             print(f"  {tool.name}{notes}: {' '.join((tool.description or '').split())}")
             print(f"    input schema: {json.dumps(tool.schema, ensure_ascii=False)}")
         if status.resources:
@@ -71,6 +72,7 @@ def _as_dict(status: Any) -> dict[str, Any]:
             "input_schema": t.schema,
             "read_only": t.read_only,
             "destructive": t.destructive,
+            "needs_tasks": t.needs_tasks,
         }
         for t in status.tools
     ]

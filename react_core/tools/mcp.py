@@ -30,11 +30,13 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from react_core.base import progress
 from react_core.base.errors import ConfigError, ToolError
 from react_core.base.tool_specs import ToolSpec
 from react_core.base.trace import McpCall, Observation
 from react_core.tools.mcp_arguments import arguments as arguments  # the one home of a call's arguments
 from react_core.tools.mcp_arguments import compact, single
+from react_core.tools.mcp_asks import asked, summary
 from react_core.tools.mcp_client import POOL, McpFailure
 from react_core.tools.mcp_config import ServerConfig, all_servers, destructive_allowed, hidden
 from react_core.tools.mcp_resources import READ_RESOURCE, SCHEMA, about, listing, offers_resources, read
@@ -62,6 +64,7 @@ class McpTool:
     schema: dict[str, Any] = field(compare=False, hash=False)
     read_only: bool = False  # declared so by its server (``readOnlyHint: true``)
     reads: bool = False  # the server's resource reader (``mcp_resources``), not one of its tools
+    needs_tasks: bool = False  # ``execution.taskSupport: required``: it runs only as a task, which is not supported
 
     @property
     def destructive(self) -> bool:
@@ -116,7 +119,12 @@ def listed(server: str, tool: Any) -> McpTool:
         description=tool.description or getattr(tool, "title", None) or "",
         schema=schema,
         read_only=bool(notes and notes.read_only_hint is True),
+        needs_tasks=getattr(getattr(tool, "execution", None), "task_support", None) == "required",
     )
+
+
+# Why a tool that runs only as a task is not offered (tasks, a 2025-11-25 feature, are not supported here).
+NEEDS_TASKS = "it runs only as an MCP task (taskSupport: required), which ReAct Lab does not support yet"
 
 
 # How a destructive tool runs here (``guard``): only a call a person approves in step mode, or never.
@@ -151,18 +159,23 @@ def make_tool(config: ServerConfig, tool: McpTool, reader: str = "") -> Tool:
         return Tool(name=tool.name, function=partial(read, config, partial(arguments, tool)), spec=tool.spec())
     how = guard(config, tool, visitor=visitor())
 
-    def call(text: str, approved: bool = False) -> Observation:
+    def call(text: str, approved: bool = False, answer: dict[str, Any] | None = None) -> Observation:
         record = McpCall(server=config.name, tool=tool.original)
         started = time.perf_counter()
         try:
             record.arguments = arguments(tool, text)
             if tool.destructive and not destructive_allowed() and not (approved and how == ASKS):
                 raise ToolError(refusal(tool, how))
-            result = POOL.get(config).call_tool(tool.original, record.arguments)
-        except (ToolError, McpFailure) as e:
-            record.error = str(e)
+            conn = POOL.get(config)
+            result = conn.call_tool(tool.original, record.arguments, on_progress=progress.reporter(), answer=answer)
+            if getattr(result, "result_type", "") == "input_required":  # the server asks a person first
+                record.asks = asked(result)
+                record.seconds = round(time.perf_counter() - started, 6)
+                return Observation(text=hidden(config, f"The MCP server asks: {summary(record.asks)}"), mcp=record)
+        except (ToolError, McpFailure, ConfigError) as e:
+            record.error = hidden(config, str(e))
             record.seconds = round(time.perf_counter() - started, 6)
-            return Observation(text=str(e), is_error=True, mcp=record)
+            return Observation(text=record.error, is_error=True, mcp=record)
         # What the server says of the credentials it was sent (its own, but never for a trace) is masked.
         record.result = recorded(result, partial(hidden, config))
         record.seconds = round(time.perf_counter() - started, 6)
@@ -171,7 +184,9 @@ def make_tool(config: ServerConfig, tool: McpTool, reader: str = "") -> Tool:
         return Observation(text=text, is_error=failed, mcp=record, evidence=not failed)
 
     approvable = partial(call, approved=True) if how == ASKS else None
-    return Tool(name=tool.name, function=call, spec=tool.spec(), run_approved=approvable)
+    return Tool(
+        name=tool.name, function=call, spec=tool.spec(), run_approved=approvable, reports_progress=True, answers=True
+    )
 
 
 def _unavailable(config: ServerConfig, name: str, why: str) -> Tool:
@@ -212,7 +227,9 @@ def mcp_tools(enabled: Iterable[str], servers: Iterable[ServerConfig]) -> list[T
             continue
         reader = next((n for n in mine if n in offers and offers[n].reads), "")
         for name in sorted(mine):
-            if name in offers:
+            if name in offers and offers[name].needs_tasks:
+                tools.append(_unavailable(config, name, f"{name} is not offered: {NEEDS_TASKS}."))
+            elif name in offers:
                 tools.append(make_tool(config, offers[name], reader))
             else:
                 tools.append(_unavailable(config, name, f"MCP server {config.name!r} no longer offers {name}."))
@@ -248,7 +265,10 @@ class ServerStatus:
         return not self.error
 
     def marking(self, tool: McpTool) -> str:
-        """How Settings marks ``tool``: read-only, or destructive and how it runs here (``guard``)."""
+        """How Settings marks ``tool``: read-only, or destructive and how it runs here (``guard``); one that runs
+        only as a task, as not offered."""
+        if tool.needs_tasks:
+            return "not offered: it runs only as an MCP task, not supported here"
         if tool.read_only:
             return "read-only"
         how = guard(ServerConfig(self.name, operators=self.operators), tool, visitor=self.visitor)

@@ -80,9 +80,11 @@ def _shaped(tool: Any, text: str) -> dict[str, Any]:
     raise ToolError(f"{tool.name} takes a JSON object of its arguments: {compact(tool.schema)}")
 
 
-def violation(schema: dict[str, Any], value: dict[str, Any]) -> str:
-    """'' when ``value`` fits ``schema`` (as far as it is checked here: the module says what is not), else where and
-    how it does not, in one line."""
+def violation(
+    schema: dict[str, Any], value: dict[str, Any], what: str = "the arguments do not fit its input schema"
+) -> str:
+    """'' when ``value`` fits ``schema`` (as far as it is checked here: the module says what is not), else ``what``
+    with where and how it does not, in one line."""
     validator = _validator(json.dumps(schema, sort_keys=True))
     if validator is None:
         return ""
@@ -99,7 +101,7 @@ def violation(schema: dict[str, Any], value: dict[str, Any]) -> str:
     message = " ".join(error.message.split())
     if len(message) > _QUOTED_CHARS * 2:
         message = message[: _QUOTED_CHARS * 2] + "…"
-    return f"the arguments do not fit its input schema{f' at {where!r}' if where else ''}: {message}"
+    return f"{what}{f' at {where!r}' if where else ''}: {message}"
 
 
 @lru_cache(maxsize=_CACHED_SCHEMAS)

@@ -20,6 +20,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from react_core.base.paths import APP_NAME
+from react_core.tools.mcp_asks import decline_mid_call
+from react_core.tools.mcp_calls import pages, tool_call
 from react_core.tools.mcp_config import ServerConfig, hidden
 from react_core.tools.mcp_oauth import SIGN_IN_SECONDS, StoredTokens, auth_for, needs_sign_in
 
@@ -133,6 +135,7 @@ class McpConnection:
                 mode="auto",
                 client_info=Implementation(name=APP_NAME, version=""),
                 read_timeout_seconds=self.config.timeout,
+                elicitation_callback=decline_mid_call,  # and a person answers today's questions (``mcp_asks``)
             )
             async with client:
                 self.protocol_version = client.protocol_version
@@ -140,11 +143,10 @@ class McpConnection:
                 self.server_info = f"{info.name} {info.version}".strip() if info is not None else ""
                 self.capabilities = client.server_capabilities
                 self._refused = ""  # signed in, if it had to: a refusal from now on is news
-                self.tools = await self._pages(client.list_tools, "tools")
+                self.tools = await pages(client.list_tools, "tools")
                 if self.capabilities.resources is not None:
-                    self.resources = await self._pages(client.list_resources, "resources", optional=True)
-                    templates = client.list_resource_templates
-                    self.templates = await self._pages(templates, "resource_templates", optional=True)
+                    self.resources = await pages(client.list_resources, "resources", optional=True)
+                    self.templates = await pages(client.list_resource_templates, "resource_templates", optional=True)
                 self._session = client
                 self._ready.set()
                 self._asking.set()
@@ -196,24 +198,6 @@ class McpConnection:
     def _ending(self, why: str) -> None:
         """The transport is ending the connection, for this reason (the call waiting on it gives it)."""
         self.error = self.error or why
-
-    @staticmethod
-    async def _pages(fetch: Callable[..., Awaitable[Any]], field: str, *, optional: bool = False) -> list[Any]:
-        """Every page of a listing (``field`` of each); with ``optional``, a server that fails it lists nothing."""
-        from mcp.shared.exceptions import MCPError
-
-        items, cursor = [], None
-        try:
-            for _ in range(100):  # a server that pages forever is not waited for
-                listed = await fetch(cursor=cursor)
-                items += getattr(listed, field)
-                cursor = listed.next_cursor
-                if not cursor:
-                    break
-        except MCPError:
-            if not optional:
-                raise
-        return items
 
     def _why(self, error: BaseException) -> str:
         """The failure, with the last line the server wrote to its stderr when it is a command."""
@@ -298,10 +282,19 @@ class McpConnection:
         assert self._gone is not None
         await self._gone.wait()
 
-    def call_tool(self, name: str, arguments: dict[str, Any], timeout: float | None = None) -> Any:
-        """The server's CallToolResult for ``name`` with ``arguments``."""
+    def call_tool(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        timeout: float | None = None,
+        on_progress: Any = None,
+        answer: dict[str, Any] | None = None,
+    ) -> Any:
+        """The server's CallToolResult for ``name`` with ``arguments``, or its InputRequiredResult when it asks a
+        person first (``answer``: their answer, sent with the call again); ``on_progress`` hears its progress
+        (``mcp_calls.tool_call``)."""
         seconds = timeout or self.config.timeout
-        return self.run(lambda s: s.call_tool(name, arguments, read_timeout_seconds=seconds), seconds)
+        return self.run(tool_call(name, arguments, seconds, on_progress, answer, self.hidden), seconds)
 
     def read_resource(self, uri: str, timeout: float | None = None) -> Any:
         """The server's ReadResourceResult for ``uri``."""
