@@ -33,10 +33,8 @@ BOOK = ["Thought 1: Book it.\nAction 1: T_book[friday]", "Thought 2: Done.\nActi
 
 
 @pytest.fixture(scope="module")
-def url():
-    with our_server() as (address, _proc):
-        yield address
-        POOL.close_all()
+def url(our_url):
+    return our_url
 
 
 @pytest.fixture

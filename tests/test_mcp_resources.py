@@ -14,14 +14,13 @@ from types import SimpleNamespace
 import pytest
 from app_helpers import ask, go, last_trace, markdowns, new_session, unescape, use_app
 from mcp.types import ServerCapabilities, ToolsCapability
-from mcp_helpers import GIT_SERVER, git_repository, our_server
+from mcp_helpers import GIT_SERVER, git_repository
 
 from react_core.base.trace import Action, McpCall, Trace
 from react_core.loop.agent import Agent
 from react_core.loop.settings import RunSettings, build_run_config
 from react_core.providers.scripted import ScriptedProvider
 from react_core.tools.mcp import mcp_tools, server_statuses
-from react_core.tools.mcp_client import POOL
 from react_core.tools.mcp_config import server_config
 from react_core.tools.mcp_results import MAX_RECORDED_CHARS
 from react_core.tools.registry import MAX_OBSERVATION_CHARS, ToolRegistry
@@ -30,10 +29,8 @@ NOTES = "The notes say: the meeting moved to Thursday."
 
 
 @pytest.fixture(scope="module")
-def url():
-    with our_server() as (address, _proc):
-        yield address
-        POOL.close_all()
+def url(our_url):
+    return our_url
 
 
 @pytest.fixture
