@@ -21,11 +21,12 @@ def register(sub: Any) -> None:
     p.add_argument("--out", help="results folder (default results/figure3 in the project)")
     p.add_argument("--limit", type=int, help="at most this many dev questions (default: all 200)")
     p.add_argument("--no-train", action="store_true", help="only evaluate: every adapter must already be there")
+    p.add_argument("--cells", nargs="*", help="only these cells, e.g. fine-tuned-react prompted-cot (default: all 8)")
     p.add_argument("--no-doc", action="store_true", help="print the table instead of rewriting docs/evaluation.md")
     p.set_defaults(func=_cmd_figure3)
 
 
-def adapters(no_train: bool) -> dict[str, str]:
+def adapters(no_train: bool, methods: set[str]) -> dict[str, str]:
     """Each method's adapter: the shipped one for ReAct, else the one fine-tuning wrote for Figure 3 (trained now
     when it is missing)."""
     from react_core.base.paths import finetune_dir
@@ -37,6 +38,9 @@ def adapters(no_train: bool) -> dict[str, str]:
 
     found: dict[str, str] = {}
     for method in METHODS:
+        if method not in methods:
+            found[method] = ""
+            continue
         shipped = shipped_adapter()
         if method == "react" and shipped is not None:
             found[method] = str(shipped)
@@ -64,9 +68,24 @@ def _cmd_figure3(args: argparse.Namespace) -> int:
     datasets = [str(p) for p in hotpotqa_sources()]
     out = Path(args.out) if args.out else figure3.DEFAULT_DIR
     base = RunSettings(knowledge=pack_spec(table.ensure_pack(out, datasets)))
-    found = adapters(args.no_train)
+    wanted = set(args.cells or [c.name for c in figure3.cells(dict.fromkeys(figure3.METHODS, ""))])
+    tuned = {c.split("-", 2)[-1] for c in wanted if c.startswith("fine-tuned-")}
+    found = adapters(args.no_train, tuned)
     started = time.monotonic()
-    done = figure3.run_cells(found, base, datasets, out, limit=args.limit)
+    bars: dict[str, Any] = {}
+
+    def on_progress(event: dict) -> None:  # one progress bar per cell on stderr
+        from tqdm import tqdm
+
+        unit = event.get("unit") or event.get("strategy", "")
+        if event["kind"] == "start":
+            bars[unit] = tqdm(total=event["total"], initial=event["done"], file=sys.stderr, unit="q", desc=unit)
+        elif event["kind"] == "result" and unit in bars:
+            bars[unit].update(1)
+        elif event["kind"] == "done" and unit in bars:
+            bars.pop(unit).close()
+
+    done = figure3.run_cells(found, base, datasets, out, limit=args.limit, only=wanted, on_progress=on_progress)
     if not done:
         print(f"Stopped; run the same command to resume ({out}).", file=sys.stderr)
         return 3

@@ -73,9 +73,13 @@ def run_cells(
     *,
     limit: int | None = None,
     on_progress: Callable[[dict[str, Any]], None] | None = None,
+    only: set[str] | None = None,
 ) -> bool:
-    """Every cell into ``out_dir`` (a cell already done is not run again); False when stopped."""
+    """Every cell (or those named in ``only``) into ``out_dir`` (a cell already done is not run again); False when
+    stopped."""
     for cell in cells(adapters):
+        if only is not None and cell.name not in only:
+            continue
         run = run_evaluation(plan_for(cell, base, datasets, out_dir, limit), on_progress=on_progress)
         if run.stopped:
             return False

@@ -40,7 +40,7 @@ from react_core.tools.mcp_asks import asked, summary
 from react_core.tools.mcp_client import POOL, McpFailure
 from react_core.tools.mcp_config import ServerConfig, all_servers, destructive_allowed, hidden
 from react_core.tools.mcp_resources import READ_RESOURCE, SCHEMA, about, listing, offers_resources, read
-from react_core.tools.mcp_results import content_text, recorded
+from react_core.tools.mcp_results import call_record, content_text, recorded
 from react_core.tools.registry import Tool, bounded
 
 MAX_DESCRIPTION_CHARS = 1_500
@@ -160,13 +160,14 @@ def make_tool(config: ServerConfig, tool: McpTool, reader: str = "") -> Tool:
     how = guard(config, tool, visitor=visitor())
 
     def call(text: str, approved: bool = False, answer: dict[str, Any] | None = None) -> Observation:
-        record = McpCall(server=config.name, tool=tool.original)
+        record = call_record(config, tool.original)
         started = time.perf_counter()
         try:
             record.arguments = arguments(tool, text)
             if tool.destructive and not destructive_allowed() and not (approved and how == ASKS):
                 raise ToolError(refusal(tool, how))
             conn = POOL.get(config)
+            record.protocol_version = conn.protocol_version
             result = conn.call_tool(tool.original, record.arguments, on_progress=progress.reporter(), answer=answer)
             if getattr(result, "result_type", "") == "input_required":  # the server asks a person first
                 record.asks = asked(result)

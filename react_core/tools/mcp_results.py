@@ -13,12 +13,21 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from react_core.base.trace import McpCall
+from react_core.tools.mcp_config import ServerConfig
 from react_core.tools.registry import MAX_OBSERVATION_CHARS, bounded
 
 # What the trace keeps of one result, in characters of its JSON (about): beyond what the observation shows.
 MAX_RECORDED_CHARS = 2 * MAX_OBSERVATION_CHARS
 # A text cut where little of the budget is left still shows its start and says how long it was.
 _SHORTEST_CUT = 80
+
+
+def call_record(config: ServerConfig, tool: str, method: str = "tools/call") -> McpCall:
+    """A call's record before it is sent: the server, the request, and how the server is reached (the transport, and
+    for HTTP its URL without query or credentials); the caller adds the revision its connection agreed."""
+    url = config.where if config.url else ""
+    return McpCall(server=config.name, tool=tool, method=method, transport=config.transport, url=url)
 
 
 def content_text(result: Any, reader: str = "") -> str:

@@ -254,6 +254,7 @@ class TurnJob(Job):
                 chosen_url=req.export_to,
                 chosen_content=req.export_content,
                 visitor=req.allowance.own_endpoints,
+                conversation=req.chat_id,
             )
         with self._lock:
             self._live.apply(RunDone(trace))
