@@ -141,3 +141,18 @@ def test_the_step_panel_shows_a_read_as_the_request_the_server_received(monkeypa
     assert last_trace(at)["final_answer"] == "Thursday"
     assert any("server t · resources/read · " in c.value for c in at.caption)
     assert "**MCP call**" in markdowns(at)
+
+
+def test_a_reads_record_says_how_it_went_and_its_span_names_resources_read(ours, url):
+    from otel_helpers import mcp_run
+
+    from react_core.telemetry.spans import run_spans
+
+    read = registry(ours, "t_read_resource").run(Action("t_read_resource", "notes://meeting"))
+    assert (read.mcp.transport, read.mcp.url) == ("streamable-http", url)
+    assert read.mcp.protocol_version == "2026-07-28"
+    trace = mcp_run()
+    trace.steps[0].action, trace.steps[0].observation = Action("t_read_resource", "notes://meeting"), read
+    tool = run_spans(trace)[2]
+    assert tool.attributes["mcp.method.name"] == "resources/read"  # not the tools/call it is not
+    assert tool.attributes["mcp.protocol.version"] == "2026-07-28" and tool.attributes["network.transport"] == "tcp"

@@ -19,10 +19,10 @@ from functools import partial
 from typing import Any
 
 from react_core.base.errors import ToolError
-from react_core.base.trace import McpCall, Observation
+from react_core.base.trace import Observation
 from react_core.tools.mcp_client import POOL, McpFailure
 from react_core.tools.mcp_config import ServerConfig, hidden
-from react_core.tools.mcp_results import recorded
+from react_core.tools.mcp_results import call_record, recorded
 
 READ_RESOURCE = "read_resource"
 METHOD = "resources/read"
@@ -64,11 +64,13 @@ def resource_text(result: Any) -> str:
 
 def read(config: ServerConfig, arguments: Any, text: str) -> Observation:
     """The ``read_resource`` action: ``arguments(text)`` gives ``{"uri": …}`` (checked against ``SCHEMA``)."""
-    record = McpCall(server=config.name, tool="", method=METHOD)
+    record = call_record(config, "", METHOD)
     started = time.perf_counter()
     try:
         record.arguments = arguments(text)
-        result = POOL.get(config).read_resource(record.arguments["uri"])
+        conn = POOL.get(config)
+        record.protocol_version = conn.protocol_version
+        result = conn.read_resource(record.arguments["uri"])
     except (ToolError, McpFailure) as e:
         record.error, record.seconds = str(e), round(time.perf_counter() - started, 6)
         return Observation(text=str(e), is_error=True, mcp=record)
