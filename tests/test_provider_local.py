@@ -335,7 +335,15 @@ def one_call_trace(local: LocalProvider, request: CompletionRequest):
     reply = stream_completion(local, request)
     sent = {k: reply.sent[k] for k in ("api", "endpoint", "body")}
     step = Step(1, call=call_records.record(None, request.system, request.prompt, **sent))
-    return Trace("q", settings={"provider": "local", "model": local.model}, steps=[step]), reply
+    from react_core.providers.adapters import setting_of
+
+    # As a run records it: the model's label and the adapter it ran with (the shipped one by default).
+    settings = {
+        "provider": "local",
+        "model": local.model,
+        "adapter": setting_of(local.adapter) if local.adapter else "",
+    }
+    return Trace("q", settings=settings, steps=[step]), reply
 
 
 @pytest.mark.model

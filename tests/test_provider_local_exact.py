@@ -54,15 +54,23 @@ def forget_context(local: LocalProvider) -> None:
 
 @pytest.fixture(scope="module")
 def cold(local: LocalProvider):
-    """A second, fresh instance of the same model file, as the snippet makes it, sampling as the provider samples: the
-    cache is what these tests are about, and llama-cpp-python's own grammar sampler is several times slower."""
+    """A second, fresh instance of the same model file and adapter, as the snippet makes it, sampling as the provider
+    samples: the cache is what these tests are about, and llama-cpp-python's own grammar sampler is several times
+    slower."""
     from llama_cpp import Llama
 
     from react_core.providers import llama_grammar
     from react_core.providers.llama_support import safe_model_defaults
 
     with safe_model_defaults():
-        llama = Llama(model_path=str(local.prepare().path), n_ctx=N_CTX, n_batch=BLOCK, verbose=False)
+        llama = Llama(
+            model_path=str(local.prepare().path),
+            n_ctx=N_CTX,
+            n_batch=BLOCK,
+            verbose=False,
+            # The adapter the provider runs with (the shipped one by default), as the snippet loads it.
+            **({"lora_path": str(local.adapter)} if local.adapter else {}),
+        )
     llama_grammar.install(llama)
     yield llama
     llama.close()
