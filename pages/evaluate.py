@@ -16,6 +16,8 @@ from typing import Any
 import streamlit as st
 
 from react_core import (
+    HOSTED_CONCURRENCY,
+    HOSTED_RPM,
     MAX_CALLS_LIMIT,
     MAX_REPETITIONS,
     PAPER_MODEL,
@@ -70,12 +72,20 @@ def _how_they_run(chosen: list[str]) -> None:
         col.selectbox(f"Prompt: {role}", ev.preset_choices(role), key=f"eval-preset-{role}")
     if ev.compares_versions(chosen):
         _versions(chosen)
+    _pace()
     st.caption(
         f"The paper's setup: at most {PAPER_REACT_STEPS} model calls with Search and Lookup, its own 6-shot prompts, "
         f"{PAPER_SC_SAMPLES} CoT-SC samples at temperature {SC_TEMPERATURE}, greedy decoding otherwise. Every results "
         "file records what was used."
     )
     st.button("Back to the paper's setup", key="eval-reset", on_click=ev.reset_to_paper)
+
+
+def _pace() -> None:
+    """How fast a hosted model is asked: questions at once, within calls a minute for the key."""
+    cols = st.columns(3)
+    cols[0].number_input("Questions at once", 1, 64, HOSTED_CONCURRENCY, key="eval-at-once", help=ev.AT_ONCE_HELP)
+    cols[1].number_input("Calls per minute", 1.0, 100_000.0, HOSTED_RPM, step=10.0, key="eval-rpm", help=ev.RPM_HELP)
 
 
 def _versions(chosen: list[str]) -> None:

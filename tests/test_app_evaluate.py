@@ -260,3 +260,18 @@ def test_the_page_names_model_and_knowledge_as_the_sidebar_does(monkeypatch, tmp
     sidebar = unescape(" ".join(m.value for m in at.sidebar.markdown))
     model = re.search(r"\*\*Model:\*\* ([^\n]+)", sidebar).group(1)
     assert f" · {model} · Wikipedia unreachable: offline pack." in caption
+
+
+def test_questions_at_once_and_calls_per_minute_are_offered_and_reach_the_plan(monkeypatch, tmp_path):
+    from react_core.evaluation.plan import HOSTED_CONCURRENCY, HOSTED_RPM
+
+    use_app(monkeypatch, tmp_path, [" yes"])
+    at = choose(go(new_session(), "evaluate"), limit=1, strategies=["standard"])
+    assert at.number_input(key="eval-at-once").value == HOSTED_CONCURRENCY > 1
+    assert at.number_input(key="eval-rpm").value == HOSTED_RPM
+    at.number_input(key="eval-at-once").set_value(3)
+    at.number_input(key="eval-rpm").set_value(120.0)
+    at.button(key="eval-run").click().run()
+    assert at.session_state.eval_job.wait(30)
+    plan = at.session_state.eval_job.plan
+    assert (plan.concurrency, plan.rpm) == (3, 120.0)

@@ -19,6 +19,8 @@ import streamlit as st
 from react_core import (
     AGENTS,
     ENDINGS,
+    HOSTED_CONCURRENCY,
+    HOSTED_RPM,
     PAPER_500,
     PAPER_MODEL,
     PAPER_N,
@@ -44,6 +46,13 @@ from react_core import result_label as label
 from ui import eval_models, eval_tasks, identity, question_sets, state
 from ui.jobs.evaluation import EvalJob
 
+AT_ONCE_HELP = (
+    "Hosted models answer this many questions at the same time; the on-device model answers one at a time."
+)
+RPM_HELP = (
+    "At most this many model calls a minute, shared by every evaluation with the same key. When the service says "
+    "\"too many requests\" and how long to wait, the whole evaluation waits and slows down; no question is lost."
+)
 MIN_CHART_N = 20  # fewer questions say too little to set beside the paper's 500
 PAPER_DEFAULTS = {
     "eval-max-calls": PAPER_REACT_STEPS,
@@ -179,6 +188,8 @@ def start() -> None:
         owner=identity.owner(),
         versions=list(ss.get("eval-versions") or []) if compares_versions(chosen) else [],
         models=eval_models.chosen(),
+        concurrency=int(ss.get("eval-at-once") or HOSTED_CONCURRENCY),
+        rpm=float(ss.get("eval-rpm") or HOSTED_RPM),
     )
     ss.eval_job = EvalJob(plan, identity.allowance(), api_key=ss.api_key).start()
     ss.eval_open = plan.out_dir

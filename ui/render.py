@@ -25,6 +25,7 @@ from react_core import (
     call_records,
     check_expected,
     check_grounding,
+    md_escape,
     model_label,
     plural,
     run_sign,
@@ -122,6 +123,12 @@ def render_writing(writing: Writing, dialect: str) -> None:
         st.text(writing.text or "…")
         if writing.action:
             st.caption("Running the action…")
+        if writing.progress is not None:  # what the tool says of how far it has got
+            done = writing.progress
+            fraction = min(max(done.progress / done.total, 0.0), 1.0) if done.total else None
+            if fraction is not None:
+                st.progress(fraction)
+            st.caption(md_escape(f"Progress: {done.text}"))
 
 
 def status_text(trace: Trace) -> tuple[str, str]:

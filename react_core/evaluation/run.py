@@ -113,7 +113,10 @@ def run_evaluation(
             )
         )
         try:
-            summaries.update(_run(plan, settings, questions, allowance.limit(built), mine, len(units), notify, cancel))
+            # A visitor's own call window is never exceeded by the pace (it would refuse the call, failing a question).
+            rpm = plan.rpm if allowance.window is None else min(plan.rpm, allowance.window.per_minute)
+            limited = allowance.limit(built)
+            summaries.update(_run(plan, settings, questions, limited, rpm, mine, len(units), notify, cancel))
         finally:
             if provider is None and not built.shared:
                 built.close()
@@ -151,17 +154,18 @@ def _run(
     settings: RunSettings,
     questions: list[Question],
     provider: Provider,
+    rpm: float,
     units: list[tuple[int, Unit]],
     of: int,
     notify: ProgressHandler,
     cancel: threading.Event,
 ) -> dict[str, Summary]:
-    """One model's units, in turn."""
+    """One model's units, in turn; a hosted model's calls at most ``rpm`` a minute, at its key's pace."""
     model = provider.model or settings.model
     if provider.hosted:
         from react_core.providers.rate_limit import RateLimited
 
-        provider = RateLimited(provider, plan.rpm)  # type: ignore[assignment]
+        provider = RateLimited(provider, rpm)  # type: ignore[assignment]
     run_settings = plan.run_settings(settings)
     store = PresetStore(plan.owner)
     if any(s in AGENTS for s in plan.strategies):

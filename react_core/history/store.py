@@ -341,6 +341,21 @@ class Store(VersionStore, QuestionSets, ShareStore, ABC):
                 (self.owner, json.dumps(clean, ensure_ascii=False)),
             )
 
+    def remember(self, name: str, text: str) -> None:
+        """Keep ``text`` under ``name`` for this owner ('' forgets it): a value beside the settings (an MCP server's
+        OAuth tokens, sealed by the caller)."""
+        with self._write() as tx:
+            tx.run(
+                "INSERT INTO remembered (owner, name, value) VALUES (?, ?, ?) "
+                "ON CONFLICT (owner, name) DO UPDATE SET value = excluded.value",
+                (self.owner, name, text),
+            )
+
+    def remembered(self, name: str) -> str:
+        with self._read() as tx:
+            rows = tx.rows("SELECT value FROM remembered WHERE owner = ? AND name = ?", (self.owner, name))
+        return str(rows[0]["value"]) if rows else ""
+
     def last_settings(self) -> dict[str, Any] | None:
         with self._read() as tx:
             rows = tx.rows("SELECT value FROM remembered WHERE owner = ? AND name = 'settings'", (self.owner,))
