@@ -20,6 +20,7 @@ import streamlit as st
 from streamlit.components.v2 import manifest_scanner
 from streamlit.testing.v1 import AppTest
 
+from react_core.base.trace import STOP_REASONS
 from react_core.providers.local import LocalProvider
 from react_core.report.signs import SIGNS
 from ui.jobs import registry
@@ -132,7 +133,8 @@ def run_headers(at: AppTest) -> list:
     found = []
 
     def walk(node) -> None:
-        if node.type == "status" or (node.type == "expander" and node.icon in signs and " · " in node.label):
+        said = node.type == "expander" and node.label.startswith(tuple(f"{r} · " for r in STOP_REASONS.values()))
+        if node.type == "status" or (said and node.icon in signs):
             found.append(node)
         for child in getattr(node, "children", {}).values():
             walk(child)
@@ -142,7 +144,13 @@ def run_headers(at: AppTest) -> list:
 
 
 def expander_labels(at: AppTest) -> list[str]:
-    return [unescape(e.label) for e in at.expander if e not in run_headers(at)]
+    return [unescape(e.label) for e in step_expanders(at)]
+
+
+def step_expanders(at: AppTest) -> list:
+    """The expanders other than the runs' headers (compared by identity: elements compare equal by their fields)."""
+    headers = {id(h) for h in run_headers(at)}
+    return [e for e in at.expander if id(e) not in headers]
 
 
 def texts(at: AppTest) -> list[str]:

@@ -13,6 +13,7 @@ from app_helpers import (
     new_session,
     provider,
     run_headers,
+    step_expanders,
     texts,
     unescape,
     use_app,
@@ -115,7 +116,7 @@ def test_model_and_wikipedia_text_is_never_interpreted(monkeypatch, tmp_path):
     at = ask(new_session(), "Escaping?")
     assert "<b>bold</b> **stars** [x](http://example.com)" in texts(at)
     assert expander_labels(at)[0] == "Step 1 · Search[<i>Ed</i> **Wood**]"
-    assert at.expander[0].label.startswith("Step 1 · Search\\[\\<i\\>Ed")  # escaped where Streamlit reads Markdown
+    assert step_expanders(at)[0].label.startswith("Step 1 · Search\\[\\<i\\>Ed")  # escaped for Markdown
     answer = at.subheader[0].value
     assert unescape(answer) == "**not bold** <script>x</script>" and "\\*\\*not bold" in answer
 
