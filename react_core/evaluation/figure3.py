@@ -97,6 +97,17 @@ def figure3_scores(out_dir: Path) -> dict[tuple[str, str], Scores]:
     return found
 
 
+def cell_minutes(out_dir: Path) -> dict[str, float]:
+    """The model and tool time each cell's questions took (its results' ``seconds``), in minutes, by cell name."""
+    minutes: dict[str, float] = {}
+    for variant in VARIANTS:
+        for method in METHODS:
+            records = results.read_results(results.result_path(out_dir, f"{variant}-{method}"))
+            if records:
+                minutes[f"{variant}-{method}"] = sum(float(r.get("seconds") or 0) for r in records) / 60
+    return minutes
+
+
 def markdown(scores: dict[tuple[str, str], Scores]) -> str:
     rows = [
         "| method | prompted EM | prompted F1 | fine-tuned EM | fine-tuned F1 | n |",
