@@ -123,7 +123,8 @@ _EXPORTS: dict[str, str] = {
         ("VersionRef", "parse_ref", "address", "version_choice", "export_version", "import_version"), "presets.versions"
     ),
     **dict.fromkeys(
-        ("VersionDiff", "ExampleChange", "FieldDiff", "diff_versions", "ADDED", "REMOVED", "CHANGED"), "presets.diff"
+        ("VersionDiff", "ExampleChange", "FieldDiff", "diff_versions", "ADDED", "REMOVED", "CHANGED", "SAME"),
+        "presets.diff",
     ),
     "example_from_run": "presets.from_run",
     # knowledge and tools
