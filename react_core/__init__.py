@@ -155,6 +155,7 @@ _EXPORTS: dict[str, str] = {
     "conversation_turns": "history.conversations",
     # reading a run: grounding, the expected answer, exports, how a run is said
     "check_grounding": "report.grounding",
+    **dict.fromkeys(("Edit", "hand_edits", "EDITED_NOTE"), "report.edits"),
     "to_html": "report.html",
     "csv_text": "report.spreadsheet",
     **dict.fromkeys(("check_expected", "expected_answer_for"), "report.expected"),
@@ -197,6 +198,7 @@ _EXPORTS: dict[str, str] = {
         "evaluation.arena",
     ),
     **dict.fromkeys(("arena_to_html", "arena_file_name"), "evaluation.arena_html"),
+    **dict.fromkeys(("Parting", "first_parting"), "evaluation.parting"),
     "ArenaSummary": "history.arenas",
     # evaluation
     **dict.fromkeys(("EvalPlan", "run_evaluation", "VERSIONED"), "evaluation.run"),

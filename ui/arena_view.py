@@ -11,7 +11,6 @@ from collections.abc import Callable, Sequence
 import streamlit as st
 
 from react_core import (
-    DIFFERENCE_MARK,
     SAME_ACTIONS,
     ColumnResult,
     Trace,
@@ -20,7 +19,7 @@ from react_core import (
     arena_to_html,
     call_records,
     column_label,
-    first_difference,
+    first_parting,
     line_up,
 )
 from ui.render import render_answer, render_status, render_step, render_writing
@@ -89,14 +88,25 @@ def render_columns(
     if any(running):
         reached = min(len(s) for s in steps)
         steps = [s[:reached] for s in steps]
-    differ = first_difference(steps)
+    edits = [r.edits if r is not None else [] for r in results]
+    parting = first_parting(steps, edits)
+    names = [
+        f"#{r.history_id}" if r is not None and r.history_id is not None else f"column {i + 1}"
+        for i, r in enumerate(results)
+    ]
     rebuilt = [call_records.texts(t.steps) for t in traces]
+    edited: list[dict[int, list]] = [{} for _ in traces]
+    for i, found in enumerate(edits):
+        for e in found:
+            edited[i].setdefault(e.index, []).append(e)
     for k, row in enumerate(line_up([t.steps for t in traces])):
-        if k == differ:
-            st.markdown(f":orange[**▼ {DIFFERENCE_MARK}: step {k + 1}**, where the columns' actions part]")
+        if parting is not None and k == parting.row:
+            st.markdown(f":orange[**▼ {md_literal(parting.said(names))}**]")
         for i, col in enumerate(st.columns(n)):
             with col:
                 if row[i] is not None:
+                    for edit in edited[i].get(row[i].index, []):  # on the step itself, where it was made
+                        st.caption(md_literal(f"✎ {edit.part.capitalize()} {edit.how}"))
                     render_step(traces[i], k, rebuilt[i][k], key=f"{key}-{i}-s{k + 1}", open_errors=False)
                 elif not running[i]:
                     st.caption(f"Step {k + 1}: —")
@@ -106,7 +116,7 @@ def render_columns(
             if w is not None:
                 with col:
                     render_writing(w, str(traces[i].settings.get("dialect", "paper")))
-    if differ is None and not any(running) and n > 1 and any(steps):
+    if parting is None and not any(running) and n > 1 and any(steps):
         st.caption(SAME_ACTIONS)
     for i, col in enumerate(st.columns(n)):
         with col:

@@ -273,17 +273,24 @@ def render_compare(store: Store) -> None:
         st.warning("One of these runs was deleted.")
         return
     traces = [r.trace for r in found]
+    results = saved_columns(found)
     keys = sorted({k for t in traces for k in t.settings} - {"arena", "arena_column"})
-    diff = [k for k in keys if len({repr(t.settings.get(k)) for t in traces}) > 1]
-    if diff:
-        rows = ["| setting | " + " | ".join(f"#{r.id}" for r in found) + " |", "|---" * (len(found) + 1) + "|"]
-        rows += [f"| {k} | " + " | ".join(md_literal(str(t.settings.get(k))) for t in traces) + " |" for k in diff]
-        st.markdown("\n".join(rows))
+    rows = {k: [_setting(t.settings.get(k)) for t in traces] for k in keys}
+    rows = {k: values for k, values in rows.items() if len(set(values)) > 1}
+    if any(r.edits for r in results):  # an edit is a difference the settings do not show
+        rows["edited by hand"] = ["; ".join(e.said() for e in r.edits) or "—" for r in results]
+    if rows:
+        table = ["| setting | " + " | ".join(f"#{r.id}" for r in found) + " |", "|---" * (len(found) + 1) + "|"]
+        table += [f"| {k} | " + " | ".join(md_literal(v) for v in values) + " |" for k, values in rows.items()]
+        st.markdown("\n".join(table))
     else:
         st.caption("These runs used the same settings.")
-    results = saved_columns(found)
     render_download(results, key="cmp-download")
     render_columns(traces, key="cmp", results=results)
+
+
+def _setting(value: object) -> str:
+    return "—" if value is None else str(value)  # a run that did not record the setting
 
 
 def render_import(store: Store) -> None:
