@@ -219,7 +219,8 @@ def _checks_and_baseline(evaluation: Any) -> None:
         list(options),
         index=None,
         key="eval-baseline",
-        placeholder="Choose results of the same questions",
+        placeholder="Choose results with questions in common" if options else "No results share these questions",
+        help="Only results that answered some of the same questions (same id and question) are offered.",
     )
     if base is None:
         return
@@ -227,11 +228,8 @@ def _checks_and_baseline(evaluation: Any) -> None:
         if current is options[base]:
             continue  # a version of this evaluation chosen as the baseline: the others are compared with it
         c, table = qs.comparison(options[base], current)
-        st.markdown(
-            f"**{md_literal(qs.result_name(current, model=qs.several_models(evaluation)))}**: {len(c.newly_pass)} "
-            "newly pass, "
-            f"{len(c.newly_fail)} newly fail ({c.both_pass} pass in both, {c.both_fail} fail in both)"
-        )
+        name = md_literal(qs.result_name(current, model=qs.several_models(evaluation)))
+        st.markdown(qs.comparison_line(name, c))
         st.dataframe(table, hide_index=True, width="stretch", key=f"eval-compare-{current.name}")
         questions_table.render_download(
             table.to_dict("records"),

@@ -219,7 +219,8 @@ _EXPORTS: dict[str, str] = {
         "evaluation.question_sets",
     ),
     **dict.fromkeys(
-        ("MAX_REPETITIONS", "RESAMPLES", "score_results", "compare_results", "base_id"), "evaluation.repeats"
+        ("MAX_REPETITIONS", "RESAMPLES", "score_results", "compare_results", "common_questions", "base_id"),
+        "evaluation.repeats",
     ),
     **dict.fromkeys(("Checks", "run_checks"), "report.checks"),
     **dict.fromkeys(("BootstrapPlan", "bootstrap"), "evaluation.bootstrap"),

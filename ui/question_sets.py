@@ -23,6 +23,7 @@ from react_core import (
     Trace,
     add_run_to_question_set,
     base_id,
+    common_questions,
     compare_results,
     plural,
     run_checks,
@@ -164,14 +165,20 @@ def several_models(evaluation: results.Evaluation) -> bool:
 
 def baselines(current: results.Evaluation, past: list[results.Evaluation]) -> dict[str, results.StrategyResults]:
     """Results that can serve as a baseline: any cell of this evaluation when it holds several (another prompt
-    version or model on the same questions), then this person's other evaluations, each named with its model."""
+    version or model on the same questions), then this person's other evaluations, each named with its model and how
+    many questions it has in common with this evaluation. Results with none in common are not offered: compared,
+    they would say "0 newly pass, 0 newly fail" about questions never asked of both."""
     found = {}
+    here = [rec for r in current.results for rec in r.records]
     own = current.results if len(current.results) > 1 else []
     for e, rs in [(current, own), *((p, p.results) for p in past if p.folder != current.folder)]:
         for r in rs:
+            shared = len(common_questions(r.records, here))
+            if not shared:
+                continue
             when = e.created_at.replace("T", " ")[:16]
             name = result_name(r, model=e is not current or several_models(current))
-            found[f"{when} · {name} · {e.folder.name}/{r.name}"] = r
+            found[f"{when} · {name} · {plural(shared, 'question')} in common · {e.folder.name}/{r.name}"] = r
     return found
 
 
@@ -180,6 +187,17 @@ def comparison(baseline: results.StrategyResults, current: results.StrategyResul
     rows = [{"change": "newly passes", "id": q, **c.rows[q]} for q in c.newly_pass]
     rows += [{"change": "newly fails", "id": q, **c.rows[q]} for q in c.newly_fail]
     return c, pd.DataFrame(rows, columns=["change", "id", "question", "gold", "baseline", "now"])
+
+
+def comparison_line(name: str, c: Any) -> str:
+    """``name``'s changes against the baseline, on how many questions in common, and those the baseline lacks."""
+    if not c.shared:
+        return f"**{name}**: no question in common with the baseline, so nothing to compare."
+    lacking = f"; {plural(len(c.only_here), 'question')} not in the baseline" if c.only_here else ""
+    return (
+        f"**{name}**: {len(c.newly_pass)} newly pass, {len(c.newly_fail)} newly fail ({c.both_pass} pass in both, "
+        f"{c.both_fail} fail in both) · on {plural(c.shared, 'question')} in common{lacking}"
+    )
 
 
 def first_run(records: list[dict[str, Any]], qid: str) -> dict[str, Any] | None:
