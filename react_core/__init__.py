@@ -126,7 +126,7 @@ _EXPORTS: dict[str, str] = {
         ("VersionDiff", "ExampleChange", "FieldDiff", "diff_versions", "ADDED", "REMOVED", "CHANGED", "SAME"),
         "presets.diff",
     ),
-    "example_from_run": "presets.from_run",
+    **dict.fromkeys(("example_from_run", "example_warnings"), "presets.from_run"),
     # knowledge and tools
     **dict.fromkeys(("standing_pack", "knowledge_reach"), "knowledge"),
     "pack_choices": "knowledge.choices",
@@ -151,7 +151,7 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("open_history", "Store", "RunRecord"), "history"),
     "Imported": "history.store",
     **dict.fromkeys(("Share", "shared_view", "CALLS_LEFT_OUT"), "history.shares"),
-    "MAX_OWNER_CHARS": "history.records",
+    **dict.fromkeys(("MAX_OWNER_CHARS", "IMPORTED"), "history.records"),
     "conversation_turns": "history.conversations",
     # reading a run: grounding, the expected answer, exports, how a run is said
     "check_grounding": "report.grounding",

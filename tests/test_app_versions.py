@@ -13,6 +13,7 @@ from react_core import PresetStore
 from react_core.evaluation.results import read_file
 from react_core.history import HistoryStore
 from react_core.presets.preset import load_preset
+from react_core.report.exports import to_json
 
 FINISH = "Thought 1: Easy.\nAction 1: Finish[done]"
 CALC = [
@@ -232,3 +233,33 @@ def test_an_edited_example_is_marked_where_it_changed_and_a_label_points_at_the_
     assert at.session_state["versions-panel"] is True  # still open after the rerun
     said = [unescape(s.value) for s in at.expander(key="versions-panel").success]
     assert said == ["Label lesson-step-2 now points at paper@2."]  # in the panel, beside the button
+
+
+def test_use_as_example_warns_about_an_edited_step_and_says_what_happens_to_an_imported_run(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [*CALC, "Thought 2: It is 42.\nAction 2: Finish[42]"])
+    at = go(ask(new_session(), "What is 6 * 7?"), "history")
+    at.button(key="open-1").click().run()
+    at.radio(key="fork-field-1").set_value("observation").run()
+    at.text_area(key="fork-text-1-1-observation").input("6 * 7 = 42, as the teacher says").run()
+    at.button(key="fork-run").click().run()
+    wait_idle(at)
+    at.query_params["run"] = "2"  # the link under the fork's answer
+    at = go(at, "history")
+    said = [unescape(w.value) for w in at.warning]
+    assert any(w.startswith("Step 1's observation was edited by hand in a fork") for w in said), said
+    assert any(w.startswith("The answer is unverified") for w in said)
+    assert at.button(key="use-as-example").label == "Append it anyway"  # before: taken at once, no warning
+    at.button(key="use-as-example").click().run()
+    assert at.session_state.prompt.example_sources == {"What is 6 * 7?": 2}  # still the person's choice to make
+
+    exported = HistoryStore().get(1).trace
+    exported.settings.update(preset="mine", prompt_version="mine@3")  # a prompt on another machine
+    at.button(key="close-run").click().run()
+    at.file_uploader(key="import-file").upload("run.json", to_json(exported).encode(), "application/json").run()
+    at.button(key="import-run").click().run()
+    assert not at.exception, at.exception
+    said = [unescape(w.value) for w in at.warning]
+    assert any(w.startswith("This run was imported from a file: its question and steps are written") for w in said)
+    # The fork form says the same plainly, instead of "… so it cannot be used again".
+    assert any(w.startswith("This run was imported from a file, so the prompt it ran with") for w in said), said
+    assert not any("cannot be used again" in w for w in said)

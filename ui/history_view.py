@@ -9,6 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from react_core import (
+    IMPORTED,
     MAX_COLUMNS,
     MIN_COLUMNS,
     STOP_REASONS,
@@ -25,9 +26,9 @@ from react_core import (
 )
 from ui import identity, question_sets, state, turn_labels
 from ui.arena_view import render_columns, render_download
+from ui.example_offer import render_offer
 from ui.fork_form import render_fork
 from ui.jobs.turn import Turn
-from ui.prompt_editor import use_as_example
 from ui.render import render_trace
 from ui.share_view import render_share_controls
 from ui.text import md_literal
@@ -154,14 +155,8 @@ def render_open(store: Store, record: RunRecord) -> None:
     present, example, add, share, delete = st.columns(5)  # what can be done with it
     if present.button("Present", key="present-run", icon=":material/slideshow:", help="Play it back step by step"):
         st.switch_page("pages/present.py", query_params={"run": str(record.id), "step": "0"})
-    example.button(
-        "Use as example",
-        key="use-as-example",
-        icon=":material/library_add:",
-        on_click=use_as_example,
-        args=(record.trace, record.id),
-        help="Append this run to your prompt's examples, written in its dialect and checked by its parser.",
-    )
+    with example.popover("Use as example…", icon=":material/library_add:"):
+        render_offer(record)
     with add.popover("Add to a question set…", icon=":material/playlist_add:"):
         question_sets.render_add_run(store, record.id, record.question, record.trace.final_answer)
     if identity.mode() == identity.SIGNED_IN:  # a link for people without an account is for deployments with them
@@ -170,7 +165,7 @@ def render_open(store: Store, record: RunRecord) -> None:
     with delete.popover("Delete…", icon=":material/delete:"):
         st.button(f"Delete run #{record.id} for good", key="delete-run", on_click=_delete, args=(store, record.id))
     render_trace(record.trace, key=f"h{record.id}")
-    render_fork(record.id, record.trace)
+    render_fork(record.id, record.trace, imported=record.origin == IMPORTED)
 
 
 def _otel_export(record: RunRecord, stem: str) -> None:

@@ -27,6 +27,7 @@ from react_core.history.migrations import Tx
 from react_core.history.question_sets import QuestionSets
 from react_core.history.records import (
     COLUMNS,
+    IMPORTED,
     RunRecord,
     check_owner,
     column_text,
@@ -310,7 +311,7 @@ class Store(VersionStore, QuestionSets, ShareStore, ABC):
         same = self._same_run(found.trace)
         if same is not None:
             return Imported(same, existing=True, unmapped=found.unmapped)
-        return Imported(self.save(found.trace, origin="import"), existing=False, unmapped=found.unmapped)
+        return Imported(self.save(found.trace, origin=IMPORTED), existing=False, unmapped=found.unmapped)
 
     def _same_run(self, trace: Trace) -> int | None:
         """The id of this owner's first stored run whose trace equals ``trace`` (read back as ``get`` reads it)."""
