@@ -18,7 +18,6 @@ import streamlit as st
 from react_core import (
     MAX_CALLS_LIMIT,
     MAX_REPETITIONS,
-    PAPER_MODEL,
     PAPER_REACT_STEPS,
     PAPER_SC_SAMPLES,
     RESAMPLES,
@@ -120,10 +119,7 @@ def _results(folder: str) -> None:
     frame, why = ev.chart(evaluation)
     if frame is not None:
         st.bar_chart(frame, stack=False, y_label=f"{task.measure} (%)", height=300)
-    st.caption(
-        (why + " " if why else "")
-        + f"Paper: ReAct (Yao et al. 2022), Table 1, {PAPER_MODEL} on 500 {task.label} dev {task.items}."
-    )
+    st.caption((why + " " if why else "") + ev.paper_caption(evaluation))
     _checks_and_baseline(evaluation)
     rows, cells = ev.records(evaluation), ev.cells(evaluation)
     st.subheader("Questions", anchor=False)

@@ -67,6 +67,9 @@ def test_a_kept_set_is_evaluated_with_intervals_checks_and_a_baseline(monkeypatc
     assert [s.name for s in open_history("").question_sets()] == ["arith"]
     assert [s.name for s in open_history("someone@example.org").question_sets()] == []
     first = evaluate(at)
+    # The paper's Table 1 scored its own 500 questions: its column is not set beside two of this person's.
+    assert not any(any(c.startswith("paper ") for c in d.value.columns) for d in first.dataframe)
+    assert any("No paper column: the paper's Table 1" in unescape(c.value) for c in first.caption)
     scores = table(first, "grounded")
     assert list(scores["EM"]) == ["100.0 [100.0, 100.0]"] and list(scores["grounded %"]) == [100.0]
     script.write_text(json.dumps(wrong * 2))  # each evaluation reads the script from its start
