@@ -243,7 +243,18 @@ def progress_label(snap: dict[str, Any]) -> str:
         return snap["message"] or "Preparing: reading the questions and getting the model ready…"
     if len(snap["strategies"]) > 1:
         so_far = so_far.replace(":", f" (strategy {snap['position']} of {len(snap['strategies'])}):", 1)
-    return so_far
+    return so_far + time_left(snap.get("per_question"), int(snap.get("left") or 0))
+
+
+def time_left(per_question: float | None, left: int) -> str:
+    """`` · about 4 min left`` at the pace of the questions answered so far ('' before the first is answered)."""
+    if per_question is None or left <= 0:
+        return ""
+    seconds = per_question * left
+    if seconds < 60:
+        return " · under a minute left"
+    minutes = round(seconds / 60)
+    return f" · about {minutes} min left" if minutes < 90 else f" · about {seconds / 3600:.1f} h left"
 
 
 def ending(snap: dict[str, Any]) -> tuple[str, str] | None:
