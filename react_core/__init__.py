@@ -102,7 +102,11 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("FinetunePlan", "finetune", "write_only", "check_environment"), "training.finetune"),
     **dict.fromkeys(("Recipe", "METHODS"), "training.recipe"),
     **dict.fromkeys(("finetune_dir", "training_python"), "base.paths"),
-    **dict.fromkeys(("script_outputs", "MAX_SCRIPT_BYTES"), "providers.scripted"),
+    **dict.fromkeys(("script_outputs", "MAX_SCRIPT_BYTES", "SCRIPT_FORMAT"), "providers.scripted"),
+    **dict.fromkeys(
+        ("SampleScript", "sample_scripts", "sample_for", "script_label", "run_as_script", "script_json"),
+        "providers.samples",
+    ),
     # prompts
     **dict.fromkeys(
         (

@@ -56,6 +56,7 @@ def test_open_a_run_to_read_its_panels_export_and_delete_it(monkeypatch, tmp_pat
         "Export Markdown",
         "Export HTML",
         "Export OpenTelemetry (OTLP/JSON)",
+        "Download the script (JSON)",  # Save as script: its model replies, to replay offline
         "Download HTML",  # the Compare tab's, of the two runs it shows side by side
     ]
     assert at.checkbox(key="otel-content").value is False  # messages only when the person includes them

@@ -30,6 +30,7 @@ from ui.example_offer import render_offer
 from ui.fork_form import render_fork
 from ui.jobs.turn import Turn
 from ui.render import render_trace
+from ui.sample_scripts import render_save_as_script
 from ui.share_view import render_share_controls
 from ui.text import md_literal
 
@@ -141,7 +142,7 @@ def render_open(store: Store, record: RunRecord) -> None:
     if record.prompt_version:
         st.caption(md_literal(f"Prompt version {record.prompt_version}"))
     stem = file_stem(record.trace, record.id)
-    a, b, h, o = st.columns(4)  # what can be taken away
+    a, b, h, o, sc = st.columns(5)  # what can be taken away
     a.download_button(
         "Export JSON", to_json(record.trace), f"{stem}.json", "application/json", key="export-json", on_click="ignore"
     )
@@ -152,6 +153,8 @@ def render_open(store: Store, record: RunRecord) -> None:
     h.download_button("Export HTML", page, f"{stem}.html", "text/html", key="export-html", on_click="ignore")
     with o.popover("Export OpenTelemetry", icon=":material/share:"):
         _otel_export(record, stem)
+    with sc.popover("Save as script", icon=":material/replay:"):
+        render_save_as_script(record.trace, stem)
     present, example, add, share, delete = st.columns(5)  # what can be done with it
     if present.button("Present", key="present-run", icon=":material/slideshow:", help="Play it back step by step"):
         st.switch_page("pages/present.py", query_params={"run": str(record.id), "step": "0"})
