@@ -34,7 +34,7 @@ from react_core import (
     shared_data_dir,
     tool_label,
 )
-from ui import bootstrap_view, eval_models, eval_tasks, identity, questions_table, state
+from ui import bootstrap_view, class_view, eval_models, eval_tasks, identity, questions_table, state
 from ui import evaluations as ev
 from ui import question_sets as qs
 from ui.jobs.evaluation import EvalJob
@@ -120,6 +120,7 @@ def _results(folder: str) -> None:
     if frame is not None:
         st.bar_chart(frame, stack=False, y_label=f"{task.measure} (%)", height=300)
     st.caption((why + " " if why else "") + ev.paper_caption(evaluation))
+    class_view.render_submit(evaluation)
     _checks_and_baseline(evaluation)
     rows, cells = ev.records(evaluation), ev.cells(evaluation)
     st.subheader("Questions", anchor=False)
@@ -266,7 +267,8 @@ job: EvalJob | None = st.session_state.eval_job
 busy = job is not None and not job.done
 if st.session_state.get("eval-dataset") not in datasets:
     st.session_state.pop("eval-dataset", None)
-st.selectbox("Dataset", datasets, key="eval-dataset", format_func=eval_tasks.name)
+names = {d: eval_tasks.name(d) for d in datasets}  # read now, in this run: not later, outside it
+st.selectbox("Dataset", datasets, key="eval-dataset", format_func=lambda d: names.get(d, d))
 eval_tasks.follow()
 if not qs.is_set(st.session_state.get("eval-dataset")):
     task = eval_tasks.chosen()

@@ -226,7 +226,13 @@ _EXPORTS: dict[str, str] = {
         ("MAX_REPETITIONS", "RESAMPLES", "score_results", "compare_results", "common_questions", "base_id"),
         "evaluation.repeats",
     ),
-    **dict.fromkeys(("Checks", "run_checks"), "report.checks"),
+    **dict.fromkeys(("Checks", "run_checks", "reference_checks"), "report.checks"),
+    # a class: assignments handed out by link, submissions and the board
+    **dict.fromkeys(("Assignment", "Submission"), "history.assignments"),
+    **dict.fromkeys(
+        ("write_assignment_file", "assignment_of", "references_from", "submission_of", "best_per_student"),
+        "evaluation.assignments",
+    ),
     **dict.fromkeys(("BootstrapPlan", "bootstrap"), "evaluation.bootstrap"),
     "figure3_table": "evaluation.figure3",
     **dict.fromkeys(

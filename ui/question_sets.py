@@ -18,6 +18,7 @@ import streamlit as st
 from react_core import (
     STRATEGY_LABELS,
     Checks,
+    ConfigError,
     QuestionSetError,
     ReactLabError,
     Trace,
@@ -29,12 +30,14 @@ from react_core import (
     run_checks,
     save_question_set_upload,
     score_results,
+    write_assignment_file,
     write_set_file,
 )
 from react_core import eval_results as results
 from ui import state
 
 SET_PREFIX = "Your set: "
+ASSIGNMENT_PREFIX = "Assignment: "  # then the assignment's token (``label`` shows its name)
 
 
 def saved_sets() -> list[Any]:
@@ -44,17 +47,40 @@ def saved_sets() -> list[Any]:
         return []  # no usable history: the page offers the shared files only
 
 
+def joined() -> list[Any]:
+    try:
+        return state.history_store().joined_assignments()
+    except ReactLabError:
+        return []
+
+
 def choices() -> list[str]:
-    return [SET_PREFIX + s.name for s in saved_sets()]
+    """The person's own sets, then the assignments they joined (by token: two may share a name)."""
+    return [SET_PREFIX + s.name for s in saved_sets()] + [ASSIGNMENT_PREFIX + a.token for a in joined()]
 
 
 def is_set(choice: str | None) -> bool:
-    return bool(choice) and str(choice).startswith(SET_PREFIX)
+    """Whether a dataset choice is a person's own questions: a set of theirs, or an assignment they joined."""
+    return bool(choice) and str(choice).startswith((SET_PREFIX, ASSIGNMENT_PREFIX))
+
+
+def label(choice: str) -> str:
+    """A dataset choice as the select shows it: ``Assignment: Week 3`` for an assignment's token."""
+    if str(choice).startswith(ASSIGNMENT_PREFIX):
+        token = choice[len(ASSIGNMENT_PREFIX) :]
+        name = next((a.name for a in joined() if a.token == token), "(gone)")
+        return ASSIGNMENT_PREFIX + name
+    return choice
 
 
 def dataset_file(choice: str, folder: Path) -> Path:
     """A set chosen on the page, written beside the evaluation's results (in ``questions/``, so it is never read as
-    a results file) for the engine to read."""
+    a results file) for the engine to read; an assignment's also leaves a note naming it, for its submissions."""
+    if choice.startswith(ASSIGNMENT_PREFIX):
+        found = state.history_store().assignment(choice[len(ASSIGNMENT_PREFIX) :])
+        if found is None:
+            raise ConfigError("That assignment is gone, or its link was never opened here.")
+        return write_assignment_file(found, folder)
     return write_set_file(state.history_store(), choice[len(SET_PREFIX) :], folder / "questions")
 
 
