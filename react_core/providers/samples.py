@@ -22,6 +22,7 @@ from typing import Any
 from react_core.base.paths import SAMPLE_SCRIPTS_DIR
 from react_core.base.trace import Step, Trace
 from react_core.dialects import DIALECTS, get_dialect
+from react_core.dialects.tools import replies
 from react_core.report.edits import EDITED_NOTE
 
 # The example each sample answers, by its file's name.
@@ -79,17 +80,6 @@ def script_label(path: str | Path) -> str:
 # -- a run as a script ----------------------------------------------------------------------------------------
 
 
-def _replies(steps: list[Step]) -> list[list[Step]]:
-    """The run's steps grouped by the model reply that wrote them (a reply with several tool calls gave several)."""
-    groups: list[list[Step]] = []
-    for step in steps:
-        if groups and step.call is not None and step.call.same_reply_as is not None:
-            groups[-1].append(step)
-        else:
-            groups.append([step])
-    return groups
-
-
 def _reads_as_recorded(dialect: Any, step: Step) -> bool:
     parsed = dialect.parse(step.raw_output)
     return (
@@ -112,7 +102,7 @@ def run_as_script(trace: Trace) -> tuple[list[Any], list[str]]:
     dialect = get_dialect(str(trace.settings.get("dialect") or "paper"))
     outputs: list[Any] = []
     notes: list[str] = []
-    for reply in _replies(trace.steps):
+    for reply in replies(trace.steps):
         head = reply[0]
         if dialect.native_tools:
             outputs.append(_call_item(reply) if any(s.tool_call for s in reply) else head.raw_output)
