@@ -219,6 +219,12 @@ def test_compare_shows_a_forks_edited_observation_as_the_difference_where_it_was
     assert "✎ Observation edited by hand in a fork" in [unescape(c.value) for c in at.caption]
     table = next(m for m in marks if m.startswith("| setting |"))
     assert "| edited by hand | — | step 1's observation, edited by hand in a fork |" in table
+    # The edit is read where it was made: that row opens in both columns, the tool's observation beside the person's.
+    assert "Observation as this run recorded it" in [unescape(c.value) for c in at.caption]
+    opened = [e for e in at.expander if e.label.startswith("Step 1 ·") and e.proto.expanded]
+    assert len(opened) == 2
+    texts = [t.value for t in at.text]
+    assert "6 * 7 = 42" in texts and "6 * 7 = 42 (checked by the teacher)" in texts
 
 
 def test_compare_shows_a_forks_edited_thought_even_when_its_actions_are_the_same(monkeypatch, tmp_path):

@@ -100,14 +100,23 @@ def render_columns(
         for e in found:
             edited[i].setdefault(e.index, []).append(e)
     for k, row in enumerate(line_up([t.steps for t in traces])):
+        # An edit is read in the step: the row where one parts the columns opens in every column, the edited part
+        # beside what the others recorded there, each panel under a line saying which it is (so the row stays level).
+        at_edit = parting is not None and k == parting.row and bool(parting.edits)
         if parting is not None and k == parting.row:
             st.markdown(f":orange[**▼ {md_literal(parting.said(names))}**]")
         for i, col in enumerate(st.columns(n)):
             with col:
                 if row[i] is not None:
-                    for edit in edited[i].get(row[i].index, []):  # on the step itself, where it was made
+                    made = edited[i].get(row[i].index, [])
+                    for edit in made:  # on the step itself, where it was made
                         st.caption(md_literal(f"✎ {edit.part.capitalize()} {edit.how}"))
-                    render_step(traces[i], k, rebuilt[i][k], key=f"{key}-{i}-s{k + 1}", open_errors=False)
+                    if at_edit and not made:
+                        parts = dict.fromkeys(e.part for _, e in parting.edits)
+                        st.caption(md_literal(" and ".join(parts).capitalize() + " as this run recorded it"))
+                    render_step(
+                        traces[i], k, rebuilt[i][k], key=f"{key}-{i}-s{k + 1}", open_errors=False, expanded=at_edit
+                    )
                 elif not running[i]:
                     st.caption(f"Step {k + 1}: —")
     if any(w is not None for w in writing):
