@@ -42,6 +42,7 @@ from react_core.evaluation.plan import (  # noqa: F401 - also read from here by 
 )
 from react_core.evaluation.strategies import AGENTS, COMPONENTS, ROLES, EvalContext
 from react_core.evaluation.summary import Summary
+from react_core.evaluation.tasks import paper_data
 from react_core.loop.settings import RunSettings, build_run_config, provider_for
 from react_core.presets.store import PresetStore
 from react_core.providers import model_choice_label, provider_class
@@ -177,6 +178,7 @@ def _run(
         "indices": Path(plan.indices).name if plan.indices else None,
         "limit": plan.limit,
         "n": len(questions),
+        "paper_data": paper_data(plan.datasets),  # whether the paper's Table 1 column belongs beside these results
     }
     summaries: dict[str, Summary] = {}
     for position, unit in units:
