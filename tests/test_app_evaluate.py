@@ -17,7 +17,7 @@ import react_core.evaluation.run as engine
 from react_core.evaluation.paper import PAPER_HOTPOTQA_EM
 from react_core.evaluation.results import load_evaluation, read_file
 from react_core.providers.base import Chunk, Provider
-from react_core.providers.local import DEMO_NOTICE
+from react_core.providers.local import LocalProvider
 from ui import evaluations as ev
 
 
@@ -164,7 +164,7 @@ def test_progress_says_where_it_is_and_stop_says_how_far_it_got(monkeypatch, tmp
     gated.go.release()
     assert gated.asked.acquire(timeout=30)  # question 2 has begun, so question 1 is counted
     at.run()
-    assert progress_text(at) == "Standard (strategy 1 of 2): 1 of 3 questions done"
+    assert progress_text(at).startswith("Standard (strategy 1 of 2): 1 of 3 questions done")  # then the time left
     at.button(key="eval-stop").click().run()
     assert progress_text(at).startswith("Stopping after the question under way")
     assert at.button(key="eval-stop").disabled
@@ -225,7 +225,7 @@ def test_the_demo_model_note_appears_once(monkeypatch, tmp_path):
     use_app(monkeypatch, tmp_path)
     monkeypatch.setenv("REACT_PROVIDER", "local")
     at = go(new_session(), "evaluate")
-    notes = [w for w in at.warning if w.value == DEMO_NOTICE]
+    notes = [w for w in at.warning if w.value == LocalProvider.notice_for_settings({"provider": "local"})]
     assert len(notes) == 1 and notes[0] in at.sidebar.warning
 
 
