@@ -64,15 +64,14 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("md_escape", "safe_url"), "base.text"),
     # run a question
     **dict.fromkeys(("ask", "stream", "warm_up"), "loop.run"),
+    **dict.fromkeys(("Run", "RunRequest", "resume_saved"), "loop.service"),
+    "Keeping": "loop.keeping",
     **dict.fromkeys(("Agent", "RunConfig"), "loop.agent"),
     **dict.fromkeys(
         (
             "Decision",
             "parse_decision",
             "resume",
-            "resume_saved",
-            "Resumed",
-            "config_for",
             "cannot_go_on",
             "settings_of",
             "pending_step",
@@ -168,7 +167,8 @@ _EXPORTS: dict[str, str] = {
     # runs as OpenTelemetry traces
     "to_otlp_json": "telemetry.otlp_json",
     **dict.fromkeys(
-        ("export_run_live", "live_export_problem", "live_export_endpoint", "live_export_content"), "telemetry.live"
+        ("LiveTarget", "export_run_live", "live_export_problem", "live_export_endpoint", "live_export_content"),
+        "telemetry.live",
     ),
     # the arena: one question, 2-4 variants side by side
     **dict.fromkeys(

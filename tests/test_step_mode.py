@@ -15,7 +15,8 @@ from react_core.base.trace import STOP_REASONS, Action, Trace
 from react_core.base.trace_schema import InvalidTrace, load_trace_json
 from react_core.history import open_history
 from react_core.loop.agent import Agent, RunConfig
-from react_core.loop.pause import Decision, parse_decision, resume, resume_saved, tool_call_text
+from react_core.loop.pause import Decision, parse_decision, resume, tool_call_text
+from react_core.loop.service import resume_saved
 from react_core.presets.preset import Preset
 from react_core.providers.scripted import ScriptedProvider
 from react_core.report.exports import to_markdown
@@ -276,7 +277,7 @@ def test_a_paused_run_is_saved_listed_as_paused_and_resumed_after_a_restart(reop
     store = reopen()  # a new process: nothing but the database
     provider = ScriptedProvider([FINISH])
     resumed = resume_saved(store, run_id, Decision("run"), preset=preset(), provider=provider)
-    trace = final_trace(resumed.events)
+    trace = final_trace(resumed)
     assert trace.stop_reason == "finished" and resumed.run_id == run_id and not resumed.save_error
     rec = reopen().get(run_id)
     assert rec.stop_reason == "finished" and rec.final_answer == "42" and rec.revision == 2 and rec.steps == 2
@@ -298,7 +299,7 @@ def test_two_resumes_of_the_same_pause_one_wins_and_the_other_is_told(reopen):
             resumed = resume_saved(
                 reopen(), run_id, decision, revision=seen, preset=preset(), provider=ScriptedProvider([FINISH])
             )
-            final_trace(resumed.events)
+            final_trace(resumed)
             outcomes.append("won")
         except Conflict as e:
             outcomes.append(str(e))

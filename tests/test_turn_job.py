@@ -26,7 +26,7 @@ def _similar(title: str):
         origin="similar",
     )
     job = TurnJob(request)
-    job._save = lambda trace: (None, "")  # no history here: only what the run did
+    job.run.keeping.owner = None  # no history here: only what the run did
     job.work()
     return job.turn.trace.to_dict()
 

@@ -43,7 +43,7 @@ from react_core import (
 )
 from react_core import eval_results as results
 from react_core import result_label as label
-from ui import eval_models, identity, question_sets, state
+from ui import eval_models, export_settings, identity, question_sets, state
 from ui.jobs.evaluation import EvalJob
 
 PAPER_500 = "react_paper_eval_500_indices.json"
@@ -181,7 +181,7 @@ def start() -> None:
         versions=list(ss.get("eval-versions") or []) if compares_versions(chosen) else [],
         models=eval_models.chosen(),
     )
-    ss.eval_job = EvalJob(plan, identity.allowance(), api_key=ss.api_key).start()
+    ss.eval_job = EvalJob(plan, identity.allowance(), api_key=ss.api_key, export=export_settings.chosen()).start()
     ss.eval_open = plan.out_dir
 
 

@@ -47,6 +47,7 @@ from react_core.presets.store import PresetStore
 from react_core.providers import model_choice_label, provider_class
 from react_core.providers.allowance import OPERATOR, Allowance
 from react_core.providers.base import Provider
+from react_core.telemetry.live import LiveTarget
 
 ProgressHandler = Callable[[dict[str, Any]], None]
 
@@ -77,6 +78,7 @@ def run_evaluation(
     provider: Provider | None = None,
     on_progress: ProgressHandler | None = None,
     cancel: threading.Event | None = None,
+    export: LiveTarget | None = None,
 ) -> EvalRun:
     """Run every unit of the plan, model by model, and return their summaries in the plan's order (also when stopped).
 
@@ -87,7 +89,8 @@ def run_evaluation(
     (``react@paper@2``, ``EvalPlan.units``). Events for ``on_progress``: ``preparing`` (message), ``strategy``
     (strategy, unit, position, of, total), then for each unit the harness's ``start`` / ``result`` / ``done``, each
     with ``strategy`` and ``unit``. A provider failure raises a ProviderError once every model has stopped and what
-    finished is saved (a hosted model's failure stops only its own cells); rerunning the same plan resumes."""
+    finished is saved (a hosted model's failure stops only its own cells); rerunning the same plan resumes. Act and
+    ReAct runs are sent to ``export`` (the operator's OpenTelemetry endpoint when None)."""
     notify = on_progress or (lambda _e: None)
     cancel = cancel or cancel_scope.current() or threading.Event()
     check_plan(plan)
@@ -113,7 +116,8 @@ def run_evaluation(
             )
         )
         try:
-            summaries.update(_run(plan, settings, questions, allowance.limit(built), mine, len(units), notify, cancel))
+            limited = allowance.limit(built)
+            summaries.update(_run(plan, settings, questions, limited, mine, len(units), notify, cancel, export))
         finally:
             if provider is None and not built.shared:
                 built.close()
@@ -155,6 +159,7 @@ def _run(
     of: int,
     notify: ProgressHandler,
     cancel: threading.Event,
+    export: LiveTarget | None,
 ) -> dict[str, Summary]:
     """One model's units, in turn."""
     model = provider.model or settings.model
@@ -192,6 +197,7 @@ def _run(
             presets={**presets, **versions},
             cancel=cancel,
             owner=plan.owner,
+            export=export if export is not None else LiveTarget(),
         )
         notify(
             {

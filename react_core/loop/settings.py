@@ -15,8 +15,7 @@ from react_core.base.environment import value
 from react_core.base.errors import ConfigError
 from react_core.base.tool_specs import is_tool_name
 from react_core.base.trace import BREAKPOINTS, current_names
-from react_core.dialects import get_dialect
-from react_core.loop.agent import DEFAULT_MAX_CALLS, RunConfig, check_supported
+from react_core.loop.agent import DEFAULT_MAX_CALLS, RunConfig
 from react_core.presets.check import validate_preset
 from react_core.presets.preset import DEFAULT_PRESET, Preset, default_preset_for, preset_dialect
 from react_core.presets.store import PresetStore
@@ -189,7 +188,6 @@ def build_run_config(
     chosen = resolve_preset(settings, preset)
     if provider is None:
         provider = provider_for(settings, api_key=api_key, on_progress=on_progress)
-    check_supported(provider, get_dialect(chosen.dialect))  # before anything slow: a dialect the provider cannot speak
     knowledge = None
     if set(settings.tools) & {"search", "lookup"}:
         # Under the job's key rules (``visitor=None``): a visitor's pack and wiki endpoint only the operator's.

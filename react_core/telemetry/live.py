@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -163,15 +164,24 @@ _setup_problem = ""
 _target = ""  # where the last finished run was to go ('' when live export was off)
 
 
-def export_finished_run(
-    trace: Trace, *, chosen_url: str = "", chosen_content: bool | None = None, visitor: bool = True
-) -> None:
+@dataclass(frozen=True)
+class LiveTarget:
+    """Where a person's finished runs go: the URL and the content switch the Settings page names, which count only
+    for the operator at their own machine (``visitor`` False; ``endpoint`` keeps that rule); by default the
+    operator's variables alone."""
+
+    url: str = ""
+    content: bool | None = None
+    visitor: bool = True
+
+
+def export_finished_run(trace: Trace, to: LiveTarget = LiveTarget()) -> None:
     """Send a finished run to the OTLP endpoint, if one is configured (``endpoint``: the operator's variables, or in
     local mode the Settings page's URL); never raises, never waits for the network."""
     global _setup_problem
     try:
-        url = endpoint(chosen=chosen_url, visitor=visitor)
-        live = _current(url, include_content(chosen=chosen_content, visitor=visitor))
+        url = endpoint(chosen=to.url, visitor=to.visitor)
+        live = _current(url, include_content(chosen=to.content, visitor=to.visitor))
         if live is not None:
             live.send(trace)
         _setup_problem = ""

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from react_core import Allowance, EvalPlan, ReactLabError, run_evaluation
+from react_core import Allowance, EvalPlan, LiveTarget, ReactLabError, run_evaluation
 from ui.jobs.base import Job
 
 
@@ -31,10 +31,14 @@ class _Progress:
 class EvalJob(Job):
     name = "evaluation"
 
-    def __init__(self, plan: EvalPlan, allowance: Allowance, api_key: str = "") -> None:
+    def __init__(
+        self, plan: EvalPlan, allowance: Allowance, api_key: str = "", export: LiveTarget | None = None
+    ) -> None:
+        """``export``: where its runs are sent (the Settings page's choice; the operator's endpoint when None)."""
         super().__init__(allowance)
         self.plan = plan
         self._api_key = api_key
+        self._export = export
         self._p = _Progress()
 
     def snapshot(self) -> dict[str, Any]:
@@ -69,6 +73,7 @@ class EvalJob(Job):
                 allowance=self.allowance,
                 on_progress=self._on_progress,
                 cancel=self._cancel,
+                export=self._export,
             )
             with self._lock:
                 self._p.stopped = run.stopped
