@@ -15,7 +15,7 @@ PARALLEL ?= -n 2 --dist loadfile
 # Python keeps compiled modules (and pytest its rewritten test modules) in __pycache__: with this variable set, every
 # worker, server and command a test starts compiled the whole engine and rewrote every test module again.
 unexport PYTHONDONTWRITEBYTECODE
-QUICK := not model and not browser and not server
+QUICK := not model and not browser and not server and not training
 # The quick tests wait a quarter of the time on the local servers and commands they start (two workers left a
 # quarter of two cores idle), and none runs a model or a browser that a third worker would slow down.
 QUICK_PARALLEL ?= -n 3 --dist loadfile
@@ -94,7 +94,7 @@ finetune-env: $(TRAIN_VENV)/.installed
 lint: install-dev
 	$(BIN)/ruff check .
 
-test: install-dev chromium postgresql curl phoenix
+test: install-dev chromium postgresql curl phoenix finetune-env
 	$(BIN)/ruff check .
 	$(BIN)/python -m compileall -q -j 2 react_core ui pages app.py bench
 	$(BIN)/python -m pytest $(PARALLEL) -m "not model or model_server"

@@ -91,6 +91,15 @@ with st.expander("Columns", expanded=not running and job is None):
         disabled=running,
         help="Standard, CoT, Act and ReAct with the paper's prompts, on the first column's model.",
     )
+    a.button(
+        "Base vs fine-tuned",
+        key="arena-base-tuned",
+        icon=":material/compare:",
+        on_click=arena.base_and_fine_tuned,
+        disabled=running,
+        help="ReAct on the on-device model twice: the base model with the paper's 6-shot prompt, and with the shipped "
+        "adapter and the zero-shot prompt it learned (the paper's Figure 3, on one question).",
+    )
     b.button(
         "Add a column",
         key="arena-add",

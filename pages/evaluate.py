@@ -1,11 +1,12 @@
-"""The Evaluate page: score strategies on HotpotQA as the ReAct paper did, beside the paper's Table 1.
+"""The Evaluate page: score strategies on HotpotQA or FEVER as the ReAct paper did, beside the paper's Table 1.
 
-Pick a dataset, a size and strategies, and how they run (the paper's budget, tools, prompts and CoT-SC samples unless
-changed here), and the models (the one in Settings unless others are chosen: versions × models × a set); the key and
-knowledge source come from Settings. The run goes on in the background
-(ui.jobs.evaluation) with a progress bar and Stop. Results, past ones included, are read from their folder: a table
-per strategy with how the episodes ended, a chart of EM beside the paper's, and every question's trace in the chat's
-step panels. Rendering only; the verbs and frames are in ui.evaluations.
+Pick a dataset (its task, HotpotQA or FEVER, comes with it, and with the task its prompts), a size and strategies,
+and how they run (the paper's budget, tools, prompts and CoT-SC samples unless changed here), and the models (the
+one in Settings unless others are chosen: versions × models × a set); the key and knowledge source come from
+Settings. The run goes on in the background (ui.jobs.evaluation) with a progress bar and Stop. Results, past ones
+included, are read from their folder: a table per strategy with how the episodes ended, a chart of EM (FEVER:
+accuracy) beside the paper's, and every question's trace in the chat's step panels. Rendering only; the verbs and
+frames are in ui.evaluations.
 """
 
 from __future__ import annotations
@@ -24,15 +25,17 @@ from react_core import (
     SC_TEMPERATURE,
     STRATEGIES,
     STRATEGY_LABELS,
+    TASKS,
     TOOL_ORDER,
     Trace,
+    figure3_table,
     knowledge_label,
     model_label,
     provider_class,
     shared_data_dir,
     tool_label,
 )
-from ui import bootstrap_view, eval_models, identity, questions_table, state
+from ui import bootstrap_view, eval_models, eval_tasks, identity, questions_table, state
 from ui import evaluations as ev
 from ui import question_sets as qs
 from ui.jobs.evaluation import EvalJob
@@ -53,7 +56,7 @@ def _progress(job: EvalJob) -> None:
 
 def _how_they_run(chosen: list[str]) -> None:
     """Budget, tools, samples and prompts: shown for the strategies that use them, the paper's unless changed."""
-    for key, value in ev.PAPER_DEFAULTS.items():
+    for key, value in ev.paper_setup().items():
         st.session_state.setdefault(key, value)
     st.markdown("**How they run**")
     cols = st.columns([1, 2, 1])  # the tools' chips need room: three in a third of the page were cut short
@@ -104,7 +107,11 @@ def _results(folder: str) -> None:
     if not evaluation.results:
         return
     st.subheader("Results", anchor=False)
-    st.caption(f"Evaluation of {ev.when(evaluation)} · saved in {md_literal(str(evaluation.folder))}")
+    task = evaluation.task
+    st.caption(
+        f"{task.label} evaluation of {ev.when(evaluation)} · saved in {md_literal(str(evaluation.folder))} · "
+        f"{task.credit}"
+    )
     st.dataframe(ev.summary_frame(evaluation), hide_index=True, width="stretch", key="eval-summary")
     st.caption(
         "n: questions answered, of the number planned. finished … loop: how the episodes ended (an answer; out of "
@@ -112,10 +119,10 @@ def _results(folder: str) -> None:
     )
     frame, why = ev.chart(evaluation)
     if frame is not None:
-        st.bar_chart(frame, stack=False, y_label="exact match (%)", height=300)
+        st.bar_chart(frame, stack=False, y_label=f"{task.measure} (%)", height=300)
     st.caption(
-        (why + " " if why else "") + f"Paper: ReAct (Yao et al. 2022), Table 1, {PAPER_MODEL} on 500 HotpotQA dev "
-        "questions."
+        (why + " " if why else "")
+        + f"Paper: ReAct (Yao et al. 2022), Table 1, {PAPER_MODEL} on 500 {task.label} dev {task.items}."
     )
     _checks_and_baseline(evaluation)
     rows, cells = ev.records(evaluation), ev.cells(evaluation)
@@ -138,7 +145,7 @@ def _results(folder: str) -> None:
     )
     if choice is not None:
         r = rows[choice]
-        st.caption(f"EM {r['em']:.0f} · F1 {r['f1']:.2f}")
+        st.caption(f"{task.metric} {r['em']:.0f}" + (f" · F1 {r['f1']:.2f}" if task.f1 else ""))
         # The gold answer shows beside the model's (results written before traces recorded it have it only here).
         trace = Trace.from_dict(r["trace"])  # read from the results file
         trace.expected_answer = trace.expected_answer or r["gold"]
@@ -252,23 +259,26 @@ def _tool_name(tool: str | None) -> str:
 st.header("Evaluate", anchor=False)
 state.show_flash()
 st.caption(
-    "Score prompting strategies on HotpotQA the way the ReAct paper did: exact match and F1 after SQuAD "
-    "normalisation. Questions and Wikipedia paragraphs: HotpotQA (CC BY-SA 4.0)."
+    "Score prompting strategies on HotpotQA or FEVER the way the ReAct paper did: exact match and F1 after SQuAD "
+    "normalisation for HotpotQA's questions, accuracy of the label (SUPPORTS, REFUTES, NOT ENOUGH INFO) for FEVER's "
+    "claims. " + " ".join(t.credit for t in TASKS.values())
 )
 _your_questions()
-datasets = [*ev.datasets(), *qs.choices()]
+datasets = [*eval_tasks.datasets(), *qs.choices()]
 if not datasets:
-    st.error(f"No HotpotQA files found in {md_literal(str(shared_data_dir() / 'hotpotqa'))}: set REACT_SHARED_DATA.")
+    st.error(f"No HotpotQA or FEVER files found in {md_literal(str(shared_data_dir()))}: set REACT_SHARED_DATA.")
     st.stop()
 job: EvalJob | None = st.session_state.eval_job
 busy = job is not None and not job.done
 if st.session_state.get("eval-dataset") not in datasets:
     st.session_state.pop("eval-dataset", None)
-st.selectbox("Dataset", datasets, key="eval-dataset")
+st.selectbox("Dataset", datasets, key="eval-dataset", format_func=eval_tasks.name)
+eval_tasks.follow()
 if not qs.is_set(st.session_state.get("eval-dataset")):
-    st.checkbox("Only the paper's 500 questions (for hotpot_dev_v1_simplified.json)", key="eval-500")
+    task = eval_tasks.chosen()
+    st.checkbox(f"Only the paper's 500 {task.items} (for {task.dev_file})", key="eval-500")
 cols = st.columns(3)
-cols[0].number_input("Questions", min_value=1, max_value=7405, value=10, key="eval-limit")
+cols[0].number_input("Questions", min_value=1, max_value=10_000, value=10, key="eval-limit")
 cols[1].number_input("Runs per question", min_value=1, max_value=MAX_REPETITIONS, value=1, key="eval-repetitions")
 if st.session_state.get("eval-repetitions", 1) > 1:
     cols[2].number_input(
@@ -294,3 +304,11 @@ elif job is not None and str(job.plan.out_dir) == ev.opened():
 if ev.opened():
     _results(ev.opened())
 _past()
+with st.expander("Figure 3: prompted and fine-tuned", icon=":material/model_training:"):
+    st.caption(
+        "The paper's Figure 3 in small: Standard, CoT, Act and ReAct, each with the paper's 6-shot prompt on the base "
+        "model and with its own fine-tuned adapter (Fine-tune page), on the 200 shared dev questions none of them "
+        "trained on. `python -m react_core figure3` trains what is missing and regenerates it (hours on 2 cores)."
+    )
+    table = figure3_table()
+    st.markdown(table) if table else st.caption("No Figure 3 results on this machine yet: docs/evaluation.md has ours.")

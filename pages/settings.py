@@ -23,7 +23,7 @@ from ui.bind import bound, seed
 from ui.export_settings import render_export_settings
 from ui.mcp_view import render_mcp_settings, tools_from_checkboxes
 from ui.prompt_editor import render_prompt_editor
-from ui.server_files import render_knowledge, render_model_file, render_script, render_wiki_endpoint
+from ui.server_files import render_adapter, render_knowledge, render_model_file, render_script, render_wiki_endpoint
 from ui.versions import render_versions
 
 
@@ -70,6 +70,8 @@ with model_col:
         render_script()
     if "model_path" in provider.options:
         render_model_file()
+    if "adapter" in provider.options:
+        render_adapter()
     if provider.constrained:
         bound(
             st.checkbox,

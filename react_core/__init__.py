@@ -83,7 +83,7 @@ _EXPORTS: dict[str, str] = {
         "loop.pause",
     ),
     **dict.fromkeys(
-        ("RunSettings", "build_run_config", "default_provider", "MAX_CALLS_LIMIT"),
+        ("RunSettings", "build_run_config", "default_provider", "default_preset", "MAX_CALLS_LIMIT"),
         "loop.settings",
     ),
     # the registries
@@ -95,7 +95,12 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("ModelChoice", "offered_models", "environment_settings"), "providers.choice"),
     **dict.fromkeys(("Provider", "estimate_tokens"), "providers.base"),
     **dict.fromkeys(("Allowance", "OPERATOR", "CallWindow"), "providers.allowance"),
-    **dict.fromkeys(("script_choices", "model_file_choices"), "providers.file_choices"),
+    **dict.fromkeys(("script_choices", "model_file_choices", "adapter_choices"), "providers.file_choices"),
+    **dict.fromkeys(("shipped_adapter", "adapter_label", "found_adapters"), "providers.adapters"),
+    # fine-tuning
+    **dict.fromkeys(("FinetunePlan", "finetune", "write_only", "check_environment"), "training.finetune"),
+    **dict.fromkeys(("Recipe", "METHODS"), "training.recipe"),
+    **dict.fromkeys(("finetune_dir", "training_python"), "base.paths"),
     **dict.fromkeys(("script_outputs", "MAX_SCRIPT_BYTES"), "providers.scripted"),
     # prompts
     **dict.fromkeys(
@@ -197,6 +202,7 @@ _EXPORTS: dict[str, str] = {
     "eval_results": "evaluation.results:",
     **dict.fromkeys(("PAPER_HOTPOTQA_EM", "PAPER_MODEL", "STRATEGY_LABELS"), "evaluation.paper"),
     **dict.fromkeys(("PAPER_N", "result_label"), "evaluation.report"),
+    **dict.fromkeys(("TASKS", "HOTPOTQA", "PAPER_500", "Task", "dataset_task"), "evaluation.tasks"),
     "ENDINGS": "evaluation.summary",
     # a person's own questions, repetitions, baselines and trajectory checks; bootstrapping
     **dict.fromkeys(
@@ -214,6 +220,7 @@ _EXPORTS: dict[str, str] = {
     ),
     **dict.fromkeys(("Checks", "run_checks"), "report.checks"),
     **dict.fromkeys(("BootstrapPlan", "bootstrap"), "evaluation.bootstrap"),
+    "figure3_table": "evaluation.figure3",
     **dict.fromkeys(
         (
             "STRATEGIES",
@@ -227,6 +234,7 @@ _EXPORTS: dict[str, str] = {
             "PAPER_TEMPERATURE",
             "PAPER_TOOLS",
             "SC_TEMPERATURE",
+            "role_presets",
         ),
         "evaluation.strategies",
     ),

@@ -93,7 +93,7 @@ def shared_data() -> Path:
 # The files that start a model server, a browser or Phoenix (the longest ones) are collected first: make test hands
 # whole files to its two workers in the order collected, and a long file handed out last keeps one worker busy while
 # the other has nothing left to do.
-_FIRST = ("model_server", "browser", "server")
+_FIRST = ("model_server", "training", "browser", "server")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -58,6 +58,7 @@ def test_every_page_file_is_a_page_of_the_app(monkeypatch, tmp_path):
         "arena": ["Arena"],
         "chat": ["Chat"],
         "evaluate": ["Evaluate"],
+        "finetune": ["Fine-tune"],
         "history": ["History"],
         "present": ["Present"],
         "settings": ["Settings"],

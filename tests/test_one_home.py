@@ -1,6 +1,6 @@
 """One home per rule: the places that read the knowledge setting, name a model or a knowledge source, decide whether a
-provider speaks a dialect, and cap an observation are each one function, and a second copy of their wording or
-syntax anywhere in the code fails here."""
+provider speaks a dialect, cap an observation, hold the paper's figures and credit a dataset are each one place,
+and a second copy of their wording or syntax anywhere in the code fails here."""
 
 from __future__ import annotations
 
@@ -33,6 +33,8 @@ def _homes(pattern: str) -> list[str]:
         ("the observation cap", r"cut at \{|_OBSERVATION_CHARS\s*=", "react_core/tools/registry.py"),
         ("reading a model choice", r"partition\(\s*[\"']:[\"']", "react_core/providers/choice.py"),
         ("reading a version's address", r"partition\(\s*[\"']@|split\(\s*[\"']@", "react_core/presets/versions.py"),
+        ("the paper's figures", r"\b(?:28\.7|35\.1|57\.1|64\.6)\b", "react_core/evaluation/paper.py"),
+        ("the datasets' credit lines", r"FEVER \(Thorne|HotpotQA \(CC BY-SA", "react_core/evaluation/tasks.py"),
     ],
 )
 def test_each_rule_is_written_once(what, pattern, home):

@@ -66,6 +66,16 @@ def test_every_shipped_preset_loads_and_validates(name, shared_data):
     assert preset.title and preset.description
 
 
+def test_an_agent_prompt_may_leave_its_instructions_to_its_examples_as_the_papers_fever_prompts_do(shared_data):
+    # FEVER.ipynb sends webthink_simple3 as it is: its first line is the instructions, and there is no tool list.
+    preset = load_preset("fever-react")
+    assert preset.instructions == "" and preset.examples.lstrip().startswith("Determine if there is Observation")
+    assert validate_preset(preset) == []
+    assert [p.field for p in validate_preset(replace(preset, examples=""))] == ["instructions"]  # nothing at all
+    # Dynamic examples send a few of them, which may not be the ones that open with the instructions.
+    assert [p.field for p in validate_preset(replace(preset, dynamic_examples=2))] == ["instructions"]
+
+
 @pytest.mark.parametrize("name", list(DIALECT_PRESETS))
 def test_examples_parse_with_the_presets_own_format(name):
     preset = load_preset(name)

@@ -5,6 +5,7 @@ History.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import streamlit as st
@@ -21,6 +22,7 @@ from react_core import (
     ReactLabError,
     address,
     provider_class,
+    role_presets,
 )
 from ui import export_settings, identity, presets, state
 from ui.jobs.arena import ArenaJob, ColumnSpec
@@ -28,7 +30,8 @@ from ui.jobs.arena import ArenaJob, ColumnSpec
 QUESTION_KEY = "arena-question"
 GOLD_KEY = "arena-gold"
 COUNT_KEY = "arena-n"
-FIELDS = ("strategy", "preset", "provider", "model", "temperature")
+FIELDS = ("strategy", "preset", "provider", "model", "temperature", "adapter")
+ADAPTERS = {"": "the shipped adapter", "none": "none: the base model"}  # an on-device column's adapter
 
 
 def key(field: str, i: int) -> str:
@@ -65,6 +68,7 @@ def _column_defaults(i: int) -> None:
     ss.setdefault(key("provider", i), s["provider"])
     ss.setdefault(key("model", i), s.get("model", ""))
     ss.setdefault(key("temperature", i), float(s.get("temperature", 0.0)))
+    ss.setdefault(key("adapter", i), s.get("adapter") or "")
 
 
 def preset_names(strategy: str) -> list[str]:
@@ -93,14 +97,28 @@ def remove_column() -> None:
     st.session_state[COUNT_KEY] = max(MIN_COLUMNS, st.session_state[COUNT_KEY] - 1)
 
 
+def base_and_fine_tuned() -> None:
+    """ReAct on the on-device model twice, side by side: the base model with the paper's 6-shot prompt, and the
+    fine-tuned model (the shipped adapter) with the zero-shot prompt it learned (the paper's Figure 3, on a
+    question)."""
+    ss = st.session_state
+    ss[COUNT_KEY] = 2
+    for i, adapter in enumerate(("none", "")):
+        chosen = role_presets({"provider": "local", "adapter": adapter})["react"]
+        ss[key("strategy", i)], ss[key("preset", i)], ss[key("adapter", i)] = "react", chosen, adapter
+        ss[key("provider", i)], ss[key("model", i)], ss[key("temperature", i)] = "local", "", 0.0
+
+
 def figure_one() -> None:
     """The paper's Figure 1: Standard, CoT, Act and ReAct, each with the paper's prompt, on the first column's model,
     greedy as the paper decoded."""
     ss = st.session_state
     provider, model = ss[key("provider", 0)], ss[key("model", 0)]
     ss[COUNT_KEY] = len(ARENA_STRATEGIES)
+    prompts = role_presets({**state.settings(), "provider": provider, "adapter": ss[key("adapter", 0)]})
     for i, strategy in enumerate(ARENA_STRATEGIES):
-        ss[key("strategy", i)], ss[key("preset", i)] = strategy, DEFAULT_PRESETS[strategy]
+        ss[key("strategy", i)], ss[key("preset", i)] = strategy, prompts[strategy]
+        ss[key("adapter", i)] = ss[key("adapter", 0)]
         ss[key("provider", i)], ss[key("model", i)], ss[key("temperature", i)] = provider, model, 0.0
 
 
@@ -133,6 +151,10 @@ def render_editor(i: int) -> None:
         "Model", key=key("model", i), placeholder=provider_class(st.session_state[key("provider", i)]).default_model
     )
     st.number_input("Temperature", min_value=0.0, max_value=2.0, step=0.1, key=key("temperature", i))
+    if "adapter" in provider_class(st.session_state[key("provider", i)]).options and not identity.own_endpoints():
+        current = st.session_state[key("adapter", i)]
+        options = {**ADAPTERS, **({} if current in ADAPTERS else {current: Path(current).name})}  # their own file
+        st.selectbox("Adapter", list(options), key=key("adapter", i), format_func=options.get)
 
 
 def run() -> None:
@@ -158,6 +180,7 @@ def run() -> None:
                 "temperature": float(c["temperature"]),
                 "preset": c["preset"],
                 "dialect": "",
+                **({"adapter": c["adapter"]} if "adapter" in provider_class(c["provider"]).options else {}),
             }
             own_key = ss.api_key if c["provider"] == base["provider"] else ""
             specs.append(ColumnSpec(c["strategy"], settings, presets.store().load(c["preset"]), api_key=own_key))

@@ -23,8 +23,8 @@ from react_core import (
     preset_from_toml,
 )
 from react_core import eval_results as results
+from ui import eval_tasks, export_settings, identity, presets, question_sets, state
 from ui import evaluations as ev
-from ui import export_settings, identity, presets, question_sets, state
 from ui.jobs.bootstrap import BootstrapJob
 from ui.text import md_literal
 
@@ -53,7 +53,7 @@ def start() -> None:
         if question_sets.is_set(choice):
             dataset = question_sets.dataset_file(choice, folder / "source")
         else:
-            dataset = ev.datasets()[choice]
+            dataset = eval_tasks.datasets()[choice]
     except (ReactLabError, KeyError) as e:
         state.flash("error", f"Cannot read the questions: {e}")
         return

@@ -18,9 +18,8 @@ import streamlit as st
 
 from react_core import (
     AGENTS,
-    DEFAULT_PRESETS,
     ENDINGS,
-    PAPER_HOTPOTQA_EM,
+    PAPER_500,
     PAPER_MODEL,
     PAPER_N,
     PAPER_REACT_STEPS,
@@ -39,30 +38,27 @@ from react_core import (
     RunSettings,
     evaluations_dir,
     parse_ref,
-    shared_data_dir,
 )
 from react_core import eval_results as results
 from react_core import result_label as label
-from ui import eval_models, export_settings, identity, question_sets, state
+from ui import eval_models, eval_tasks, export_settings, identity, question_sets, state
 from ui.jobs.evaluation import EvalJob
 
-PAPER_500 = "react_paper_eval_500_indices.json"
 MIN_CHART_N = 20  # fewer questions say too little to set beside the paper's 500
 PAPER_DEFAULTS = {
     "eval-max-calls": PAPER_REACT_STEPS,
     "eval-tools": list(PAPER_TOOLS),
     "eval-samples": PAPER_SC_SAMPLES,
 }
-PAPER_DEFAULTS.update({f"eval-preset-{role}": name for role, name in DEFAULT_PRESETS.items()})
 
 
-def datasets() -> dict[str, Path]:
-    folder = shared_data_dir() / "hotpotqa"
-    return {p.name: p for p in sorted(folder.glob("*.json")) if p.name != PAPER_500} if folder.is_dir() else {}
+def paper_setup() -> dict[str, Any]:
+    """The paper's setup for the chosen dataset's task: its budget, tools, samples and the task's prompts."""
+    return {**PAPER_DEFAULTS, **eval_tasks.paper_defaults(eval_tasks.chosen())}
 
 
 def roles(strategies: list[str]) -> list[str]:
-    return [r for r in DEFAULT_PRESETS if any(r in ROLES[s] for s in strategies)]
+    return [r for r in ROLE_MODES if any(r in ROLES[s] for s in strategies)]
 
 
 def compares_versions(strategies: list[str]) -> bool:
@@ -139,7 +135,7 @@ def opened() -> str | None:
 
 
 def reset_to_paper() -> None:
-    st.session_state.update(PAPER_DEFAULTS)
+    st.session_state.update(paper_setup())
 
 
 def start() -> None:
@@ -157,9 +153,11 @@ def start() -> None:
         return
     repetitions = int(ss.get("eval-repetitions") or 1)
     choice = ss.get("eval-dataset") or ""
+    task = eval_tasks.task_of(choice)
     folder = results.new_folder(root())
     try:
-        dataset = question_sets.dataset_file(choice, folder) if question_sets.is_set(choice) else datasets()[choice]
+        shared = eval_tasks.datasets()
+        dataset = question_sets.dataset_file(choice, folder) if question_sets.is_set(choice) else shared[choice]
     except (ReactLabError, KeyError) as e:
         state.flash("error", f"Cannot read the questions: {e}")
         folder.rmdir()
@@ -176,7 +174,8 @@ def start() -> None:
         max_calls=int(ss.get("eval-max-calls", PAPER_REACT_STEPS)),
         tools=list(ss.get("eval-tools", PAPER_TOOLS)),
         samples=int(ss.get("eval-samples", PAPER_SC_SAMPLES)),
-        presets={r: ss.get(f"eval-preset-{r}", DEFAULT_PRESETS[r]) for r in DEFAULT_PRESETS},
+        presets={r: ss.get(f"eval-preset-{r}", preset) for r, preset in task.presets.items()},
+        task=task.name,
         owner=identity.owner(),
         versions=list(ss.get("eval-versions") or []) if compares_versions(chosen) else [],
         models=eval_models.chosen(),
@@ -264,7 +263,7 @@ def ending(snap: dict[str, Any]) -> tuple[str, str] | None:
 def summary_frame(evaluation: results.Evaluation) -> pd.DataFrame:
     rows = []
     for r in evaluation.results:
-        s = r.summary()
+        s, task = r.summary(), r.task
         rows.append(
             {
                 "strategy": label(r, evaluation.results),
@@ -272,9 +271,8 @@ def summary_frame(evaluation: results.Evaluation) -> pd.DataFrame:
                 "model": r.model,
                 "n": s.n,
                 "of": s.planned,
-                "EM": round(100 * s.em, 1),
-                "F1": round(100 * s.f1, 1),
-                f"paper EM (n={PAPER_N})": PAPER_HOTPOTQA_EM.get(r.strategy),
+                **eval_tasks.scores(task, round(100 * s.em, 1), round(100 * s.f1, 1)),
+                f"paper {task.metric} (n={PAPER_N})": task.paper.get(r.strategy),
                 **{reason: s.ended.get(reason, 0) for reason in ENDINGS},
                 "well-formed steps %": round(100 * s.well_formed, 1),
                 "avg steps": round(s.avg_steps, 2),
@@ -285,7 +283,8 @@ def summary_frame(evaluation: results.Evaluation) -> pd.DataFrame:
 
 
 def chart(evaluation: results.Evaluation) -> tuple[pd.DataFrame | None, str]:
-    """EM beside the paper's, n in every label; no bar for a strategy with under MIN_CHART_N questions."""
+    """EM (FEVER: accuracy) beside the paper's, n in every label; no bar for a strategy with under MIN_CHART_N
+    questions."""
     rows, small = {}, []
     for r in evaluation.results:
         s = r.summary()
@@ -294,7 +293,7 @@ def chart(evaluation: results.Evaluation) -> tuple[pd.DataFrame | None, str]:
             continue
         rows[f"{label(r, evaluation.results)} (n={s.n})"] = {
             "this evaluation": round(100 * s.em, 1),
-            f"paper, {PAPER_MODEL} (n={PAPER_N})": PAPER_HOTPOTQA_EM.get(r.strategy),
+            f"paper, {PAPER_MODEL} (n={PAPER_N})": r.task.paper.get(r.strategy),
         }
     why = ""
     if small:

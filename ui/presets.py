@@ -12,7 +12,7 @@ from react_core import (
     Preset,
     PresetStore,
     ReactLabError,
-    default_preset_for,
+    default_preset,
     parse_ref,
     speaks,
 )
@@ -44,9 +44,9 @@ def runnable(names_: list[str]) -> tuple[list[str], list[str]]:
 
 def current_name() -> str:
     """The prompt version in use, as the settings name it: ``name`` (its newest version), ``name@3`` or
-    ``name@label`` (the shipped preset of the dialect when none is named)."""
+    ``name@label`` (when none is named: the prompt the model's adapter learned, else the dialect's shipped preset)."""
     s = state.settings()
-    return s.get("preset") or default_preset_for(s.get("dialect") or DEFAULT_PRESET)
+    return s.get("preset") or default_preset(s)
 
 
 def current_line() -> str:

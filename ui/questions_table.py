@@ -16,6 +16,7 @@ import streamlit as st
 
 from react_core import STRATEGY_LABELS, csv_text
 from react_core import eval_results as results
+from ui import eval_tasks
 from ui import evaluations as ev
 from ui import question_sets as qs
 
@@ -33,8 +34,7 @@ def question_rows(evaluation: results.Evaluation) -> list[dict[str, Any]]:
             "question": r["question"],
             "gold": r["gold"],
             "prediction": r["prediction"],
-            "EM": r["em"],
-            "F1": r["f1"],
+            **eval_tasks.scores(evaluation.task, r["em"], r["f1"]),
             "steps": r["steps"],
             "ended": r["stop_reason"],
             **checks,

@@ -15,6 +15,8 @@ import streamlit as st
 from react_core import (
     MAX_SCRIPT_BYTES,
     ReactLabError,
+    adapter_choices,
+    adapter_label,
     environment_value,
     model_file_choices,
     pack_choices,
@@ -23,6 +25,7 @@ from react_core import (
     plural,
     script_choices,
     script_outputs,
+    shipped_adapter,
 )
 from ui import identity, state
 from ui.bind import bound, seed
@@ -108,6 +111,50 @@ def render_model_file() -> None:
     if len(choices) > 1:
         _choose("Model file (GGUF)", "model_path", choices, state.settings().get("model_path") or "")
     st.caption(f"{OPERATORS}: the model file is {BUNDLED_MODEL} or one the operator offers.")
+
+
+ADAPTER_LABELS = {"": "the shipped one", "shipped": "the shipped one", "none": "none: the base model alone"}
+
+
+def _adapter_name(setting: str) -> str:
+    if setting in ("", "shipped"):
+        shipped = shipped_adapter()
+        return f"the shipped one: {adapter_label(shipped)}" if shipped else "the shipped one (not in this checkout)"
+    return ADAPTER_LABELS.get(setting) or Path(setting).name
+
+
+def render_adapter() -> None:
+    """The on-device model's LoRA adapter: the shipped one (the default), none, or a file (local mode: typed; visitor
+    modes: the operator's). The model label, the notice and the default prompt follow the choice."""
+    current = state.settings().get("adapter") or ""
+    choices = adapter_choices()
+    if identity.own_endpoints():
+        _choose("Adapter (fine-tuned LoRA)", "adapter", [c for c in choices if c != "shipped"], current)
+        st.caption(f"{OPERATORS}: the adapter is the shipped one, none, or one the operator offers.")
+        return
+    own = current not in ("", "shipped", "none")
+    options = ["", "none", "own"]
+    key = "set-adapter-kind"
+    seed(key, "own" if own else ("none" if current == "none" else ""))
+    kind = st.radio(
+        "Adapter (fine-tuned LoRA)",
+        options,
+        key=key,
+        horizontal=True,
+        format_func=lambda o: {"": _adapter_name(""), "none": "none", "own": "your own file"}[o],
+        on_change=lambda: state.update_settings(
+            adapter={"": "", "none": "none"}.get(st.session_state[key], st.session_state.get("set-adapter-path", ""))
+        ),
+        help="An adapter teaches the small on-device model a method (Fine-tune page, `python -m react_core "
+        "finetune`). Its own prompt becomes the default preset.",
+    )
+    if kind == "own":
+        seed("set-adapter-path", current if own else "")
+        st.text_input(
+            "Adapter file (.gguf)",
+            key="set-adapter-path",
+            on_change=lambda: state.update_settings(adapter=st.session_state["set-adapter-path"].strip()),
+        )
 
 
 def _knowledge() -> dict[str, str]:

@@ -1,8 +1,10 @@
-"""``python -m react_core eval | eval-report | eval-table``: the paper's HotpotQA evaluation from the command line.
+"""``python -m react_core eval | eval-report | eval-table``: the paper's HotpotQA and FEVER evaluations from the command
+line (the task is the dataset's, or ``--task``).
 
-``eval`` prints ``EM 27.4  F1 36.2  n=500`` (one such line per strategy, labelled, when there are several) and writes
-one results file per strategy; ``eval-report`` prints results files or folders as a Markdown table beside the paper's
-Table 1; ``eval-table`` runs all seven strategies and rewrites the table of docs/evaluation.md. All three go through
+``eval`` prints ``EM 27.4  F1 36.2  n=500`` (FEVER: ``accuracy 60.9  n=500``; one such line per strategy, labelled,
+when there are several) and writes one results file per strategy; ``eval-report`` prints results files or folders as
+a Markdown table beside the paper's Table 1; ``eval-table`` runs all seven strategies (or those given) and rewrites the
+task's table of docs/evaluation.md. All three go through
 ``run.run_evaluation`` with its defaults (the paper's setup), as the Evaluate page does.
 """
 
@@ -18,12 +20,18 @@ from react_core.cli.options import add_run_options
 from react_core.evaluation import repeats
 from react_core.evaluation.paper import STRATEGY_LABELS
 from react_core.evaluation.strategies import PAPER_SC_SAMPLES, PAPER_TOOLS, STRATEGIES
+from react_core.evaluation.tasks import TASKS
 from react_core.knowledge.spec import pack_spec
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("eval", help="evaluate strategies on HotpotQA (EM/F1 as in the ReAct paper)")
-    p.add_argument("--dataset", required=True, nargs="+", help="HotpotQA JSON file(s) (distractor or simplified)")
+    p = sub.add_parser("eval", help="evaluate strategies on HotpotQA or FEVER (EM/F1, accuracy, as in the ReAct paper)")
+    p.add_argument(
+        "--dataset",
+        required=True,
+        nargs="+",
+        help="HotpotQA JSON file(s) (distractor or simplified), FEVER's paper_dev.jsonl, or your own question set",
+    )
     p.add_argument("--strategy", required=True, nargs="+", choices=STRATEGIES, help="one or more strategies")
     p.add_argument(
         "--out", required=True, help="results folder (one STRATEGY.jsonl each), or a .jsonl file for one strategy"
@@ -58,7 +66,19 @@ def register(sub: Any) -> None:
 
     t = sub.add_parser("eval-table", help="run all seven strategies and rewrite the table in docs/evaluation.md")
     t.add_argument("--out", required=True, help="results folder (resumable; the offline pack is built here)")
-    t.add_argument("--dataset", nargs="+", help="HotpotQA files (default: the shared dev_distractor_*.json)")
+    t.add_argument(
+        "--dataset",
+        nargs="+",
+        help="HotpotQA files (default: the shared dev_distractor_*.json; with --task fever, FEVER's paper_dev.jsonl "
+        "in the order of the paper's 500)",
+    )
+    t.add_argument(
+        "--strategy",
+        nargs="+",
+        choices=STRATEGIES,
+        default=list(STRATEGIES),
+        help="the rows to run (default all seven; the others show as not run)",
+    )
     t.add_argument(
         "--doc", help="the Markdown file whose marked table section is rewritten (default: docs/evaluation.md)"
     )
@@ -68,6 +88,7 @@ def register(sub: Any) -> None:
 
 
 def _add_plan_options(p: argparse.ArgumentParser, add_run_options: Any) -> None:
+    p.add_argument("--task", choices=list(TASKS), help="hotpotqa or fever (default: the one the dataset holds)")
     p.add_argument("--limit", type=int, help="at most this many questions")
     p.add_argument("--indices", help="JSON list of dataset rows to use (e.g. the paper's 500)")
     p.add_argument("--concurrency", type=int, default=1, help="questions at once (hosted providers only)")
@@ -92,13 +113,13 @@ def _plan(args: argparse.Namespace, strategies: list[str], out_dir: str, names: 
     """The plan for these options: the paper's setup, changed only where an option says so."""
     from react_core.cli.options import UsageError, settings_from_args
     from react_core.evaluation.run import EvalPlan
-    from react_core.evaluation.strategies import DEFAULT_PRESETS, PAPER_REACT_STEPS
+    from react_core.evaluation.strategies import PAPER_REACT_STEPS
     from react_core.presets.store import PresetStore
 
     if args.dialect:
         raise UsageError("eval picks a prompt per strategy: give --preset NAME instead of --dialect")
     settings = settings_from_args(args)
-    presets = dict(DEFAULT_PRESETS)
+    presets = {}  # the task's own prompts, but for a role --preset plays
     if args.preset:  # the preset's mode says which role it plays: standard, cot, or an agent prompt (act / react)
         preset = PresetStore().load(args.preset)
         role = preset.mode if preset.mode != "react" else ("act" if preset.dialect == "act" else "react")
@@ -122,6 +143,7 @@ def _plan(args: argparse.Namespace, strategies: list[str], out_dir: str, names: 
         repetitions=getattr(args, "repetitions", 1),
         versions=list(getattr(args, "versions", None) or []),
         models=list(getattr(args, "models", None) or []),
+        task=args.task or "",
     )
 
 
@@ -187,11 +209,12 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     several = len(result.summaries) > 1
     units = {unit.key: unit.strategy for unit in plan.units()}
     versions, models = plan.unit_versions(), plan.unit_models()
+    task = plan.the_task()
     for key, summary in result.summaries.items():
         strategy, version, model = units[key], versions[key], models[key]
         cell = STRATEGY_LABELS[strategy] + (f" {version}" if version else "") + (f" on {model}" if model else "")
         prefix = f"{cell}: " if several else ""
-        print(prefix + summary.line())
+        print(prefix + summary.line(task.metric, task.f1))
         print(f"{prefix}{summary.ended_line()}", file=sys.stderr)
         records = _records(plan, key, strategy)
         scores = repeats.score(records, checks)
@@ -250,20 +273,27 @@ def _cmd_table(args: argparse.Namespace) -> int:
     from react_core.cli.options import UsageError
     from react_core.evaluation import table
     from react_core.evaluation.results import load_evaluation, read_results
+    from react_core.evaluation.tasks import FEVER, task_for
     from react_core.knowledge.default_pack import hotpotqa_sources
     from react_core.providers import FALLBACK
 
+    task = task_for(args.dataset or [], args.task or "")
+    command = _command(args)
+    if args.dataset is None and task is FEVER:  # the paper's claims, in the order of its 500
+        dev, rows = task.paper_files()
+        args.dataset, args.indices = [str(dev)], args.indices or str(rows)
+        if not dev.is_file():
+            raise UsageError(f"no FEVER claims at {dev}: give --dataset FILE or set REACT_SHARED_DATA")
     args.dataset = args.dataset or [str(p) for p in hotpotqa_sources()]
     if not args.dataset:
         raise UsageError("no HotpotQA files in the shared data: give --dataset FILE ... or set REACT_SHARED_DATA")
     doc = Path(args.doc) if args.doc else table.DOC
     if not args.no_doc and not doc.is_file():
         raise UsageError(f"no such document: {doc}")
-    command = _command(args)
     args.provider = args.provider or FALLBACK.name  # the table is this machine's on-device model unless told
-    if args.knowledge is None:
+    if args.knowledge is None and task is not FEVER:  # FEVER's evidence has no text to pack: live Wikipedia, or given
         args.knowledge = pack_spec(table.ensure_pack(args.out, args.dataset))
-    plan = _plan(args, list(STRATEGIES), args.out, {})
+    plan = _plan(args, list(dict.fromkeys(args.strategy)), args.out, {})
     resumed = any(read_results(p) for p in Path(args.out).glob("*.jsonl"))
     started = time.monotonic()
     result = _run(args, plan)
@@ -274,14 +304,18 @@ def _cmd_table(args: argparse.Namespace) -> int:
     if args.no_doc:
         print(new_section)
     else:
-        table.rewrite(doc, new_section)
-        print(f"Rewrote the table in {doc}.", file=sys.stderr)
+        table.rewrite(doc, new_section, task)
+        print(f"Rewrote the {task.label} table in {doc}.", file=sys.stderr)
     return 0
 
 
 def _command(args: argparse.Namespace) -> str:
     """The command that regenerates this table, as a person would type it."""
     parts = ["python -m react_core eval-table"]
+    parts += [f"--task {args.task}"] if args.task else []
+    parts += ["--dataset", *args.dataset] if args.dataset else []
+    parts += [f"--indices {args.indices}"] if args.indices else []
+    parts += ["--strategy", *args.strategy] if list(args.strategy) != list(STRATEGIES) else []
     parts += [f"--limit {args.limit}"] if args.limit else []
     parts += [f"--out {args.out}"]
     parts += [f"--provider {args.provider}"] if args.provider else []

@@ -22,6 +22,7 @@ from react_core.base.text import visible_controls
 from react_core.base.trace import Step, Trace
 from react_core.cli import bootstrap as bootstrap_cli
 from react_core.cli import evaluation as evaluation_cli
+from react_core.cli import figure3 as figure3_cli
 from react_core.cli import finetune as finetune_cli
 from react_core.cli import knowledge as knowledge_cli
 from react_core.cli import mcp as mcp_cli
@@ -317,7 +318,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", help="the file to write (default: standard output)")
     p.set_defaults(func=_cmd_export_otel)
 
-    for commands in (knowledge_cli, evaluation_cli, bootstrap_cli, finetune_cli, mcp_cli):
+    for commands in (knowledge_cli, evaluation_cli, figure3_cli, bootstrap_cli, finetune_cli, mcp_cli):
         commands.register(sub)
     return parser
 

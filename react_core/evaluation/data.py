@@ -1,6 +1,8 @@
-"""HotpotQA questions from the shared files: the distractor format (official or HF layout) and the simplified one.
+"""Questions from the shared files: HotpotQA's (the distractor format, official or HF layout, and the simplified one)
+and FEVER's claims (the paper's ``paper_dev.jsonl``: one JSON object a line, ``claim`` and ``label``).
 
-Rows keep their dev-set index, so ``--indices`` (e.g. the paper's 500) selects the same questions everywhere.
+Rows keep their dev-set index, so ``--indices`` (e.g. the paper's 500) selects the same questions everywhere. A FEVER
+claim is a Question whose text is the claim and whose answer is its label (SUPPORTS, REFUTES, NOT ENOUGH INFO).
 """
 
 from __future__ import annotations
@@ -33,6 +35,16 @@ def _rows(path: Path) -> list[dict]:
     return data
 
 
+def _select(questions: list[Question], indices: list[int] | None, path: Path | str) -> list[Question]:
+    if indices is None:
+        return questions
+    by_index = {q.index: q for q in questions}
+    missing = [i for i in indices if i not in by_index]
+    if missing:
+        raise ConfigError(f"{len(missing)} indices are not rows of {path} (first: {missing[0]}).")
+    return [by_index[i] for i in indices]
+
+
 def load_questions(path: str | Path, *, indices: list[int] | None = None, limit: int | None = None) -> list[Question]:
     """Questions in file order (or in ``indices`` order), at most ``limit`` of them."""
     rows = _rows(Path(path))
@@ -41,13 +53,43 @@ def load_questions(path: str | Path, *, indices: list[int] | None = None, limit:
         index = int(row.get("index", position))
         qid = str(row.get("id") or row.get("_id") or index)
         questions.append(Question(qid, row["question"], str(row.get("answer", "")), index, row.get("type", "")))
-    if indices is not None:
-        by_index = {q.index: q for q in questions}
-        missing = [i for i in indices if i not in by_index]
-        if missing:
-            raise ConfigError(f"{len(missing)} indices are not rows of {path} (first: {missing[0]}).")
-        questions = [by_index[i] for i in indices]
+    questions = _select(questions, indices, path)
     return questions[:limit] if limit is not None else questions
+
+
+def _first_row(path: Path) -> object:
+    try:
+        with path.open(encoding="utf-8") as f:
+            line = next((line for line in f if line.strip()), "")
+        return json.loads(line)
+    except (OSError, ValueError):
+        return None
+
+
+def is_fever_file(path: str | Path) -> bool:
+    """Whether a file holds FEVER claims: JSON lines whose first row has a ``claim`` and a ``label``."""
+    path = Path(path)
+    row = _first_row(path) if path.suffix.lower() == ".jsonl" else None
+    return isinstance(row, dict) and "claim" in row and "label" in row
+
+
+def load_claims(path: str | Path, *, indices: list[int] | None = None) -> list[Question]:
+    """FEVER claims in file order (or in ``indices`` order, rows counted from 0 as the paper's notebook counts them):
+    the claim is the question, its label the answer, as the paper's ``FeverWrapper`` reads them."""
+    path = Path(path)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as e:
+        raise ConfigError(f"Cannot read claims {path}: {e.strerror or e}.") from None
+    claims = []
+    for number, line in enumerate(ln for ln in lines if ln.strip()):
+        try:
+            row = json.loads(line)
+            claims.append(Question(str(row.get("id", number)), str(row["claim"]), str(row["label"]), number))
+        except (ValueError, KeyError, TypeError, AttributeError):
+            why = "not a FEVER claim (a JSON object with claim and label)"
+            raise ConfigError(f"{path}, row {number}: {why}.") from None
+    return _select(claims, indices, path)
 
 
 def load_indices(path: str | Path) -> list[int]:

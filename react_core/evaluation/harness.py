@@ -1,4 +1,5 @@
-"""The harness: run one strategy over HotpotQA questions, score each answer, append it to a results file, resume.
+"""The harness: run one strategy over a task's questions (HotpotQA's, or FEVER's claims), score each answer as the
+task does, append it to a results file, resume.
 
 One JSON line per question (id, question, gold, prediction, em, f1, steps, stop_reason, tokens, seconds, trace; see
 ``results`` for the file's header); ids already in the file are skipped, so an interrupted run resumes where it
@@ -17,31 +18,35 @@ from pathlib import Path
 from typing import Any
 
 from react_core.base import cancel
-from react_core.base.answers import exact_match, f1_score
 from react_core.base.errors import ConfigError, ProviderError, ReactLabError
 from react_core.base.trace import Trace
 from react_core.evaluation import results
 from react_core.evaluation.data import Question
 from react_core.evaluation.strategies import STRATEGIES, EvalContext, Outcome, run_strategy
 from react_core.evaluation.summary import Summary, summarize
+from react_core.evaluation.tasks import HOTPOTQA, Task
 
 ProgressHandler = Callable[[dict[str, Any]], None]
 
 
-def result_record(q: Question, strategy: str, outcome_trace: dict[str, Any], extra: dict[str, Any]) -> dict:
-    """A question's line. Tokens and seconds are what the strategy cost: a hybrid that backed off counts both
-    halves (also when a half was reused from another file: the figure is the strategy's, not this run's)."""
+def result_record(
+    q: Question, strategy: str, outcome_trace: dict[str, Any], extra: dict[str, Any], task: Task = HOTPOTQA
+) -> dict:
+    """A question's line, scored as ``task`` scores an answer. Tokens and seconds are what the strategy cost: a hybrid
+    that backed off counts both halves (also when a half was reused from another file: the figure is the strategy's,
+    not this run's)."""
     prediction = outcome_trace.get("final_answer")
     totals = outcome_trace["totals"]
     first = (extra.get("first_trace") or {}).get("totals", {})
+    em, f1 = task.scores(prediction, q.answer)
     return {
         "id": q.id,
         "index": q.index,
         "question": q.question,
         "gold": q.answer,
         "prediction": prediction,
-        "em": exact_match(prediction, q.answer),
-        "f1": round(f1_score(prediction, q.answer), 4),
+        "em": em,
+        "f1": f1,
         "strategy": strategy,
         "steps": totals["steps"],
         "stop_reason": outcome_trace["stop_reason"],
@@ -66,6 +71,7 @@ def evaluate(
     header: dict[str, Any] | None = None,
     known: Mapping[str, Mapping[str, dict[str, Any]]] | None = None,
     concurrency: int = 1,
+    task: Task = HOTPOTQA,
     on_progress: ProgressHandler | None = None,
 ) -> Summary:
     """Run, append results to ``out``, and summarise every result in ``out`` for these questions.
@@ -99,7 +105,7 @@ def evaluate(
             raise ProviderError(f"Question {q.id} stopped: {trace['error']}")
         if trace["stop_reason"] == "cancelled":
             raise cancel.Cancelled
-        record = result_record(q, strategy, trace, outcome.extra)
+        record = result_record(q, strategy, trace, outcome.extra, task)
         with lock:
             results.append(out, record)
         return record

@@ -1,7 +1,7 @@
-"""What an evaluation is asked to do: ``EvalPlan`` (the questions, strategies, prompt versions and models, and how they
-run: the paper's setup unless it says otherwise), its grid of ``Unit`` s (one results file each), the checks made before
-any model is asked (``check_plan``), its questions, and the config a results file's header records
-(``strategy_config``). ``run.run_evaluation`` runs a plan. UI-free.
+"""What an evaluation is asked to do: ``EvalPlan`` (the task, questions, strategies, prompt versions and models, and how
+they run: the paper's setup for the task unless it says otherwise), its grid of ``Unit`` s (one results file each),
+the checks made before any model is asked (``check_plan``), its questions, and the config a results file's header
+records (``strategy_config``). ``run.run_evaluation`` runs a plan. UI-free.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from react_core.evaluation.question_sets import load_any
 from react_core.evaluation.repeats import MAX_REPETITIONS, repeated
 from react_core.evaluation.strategies import (
     AGENTS,
-    DEFAULT_PRESETS,
     PAPER_REACT_STEPS,
     PAPER_SC_SAMPLES,
     PAPER_TEMPERATURE,
@@ -30,6 +29,7 @@ from react_core.evaluation.strategies import (
     STRATEGIES,
     role_presets,
 )
+from react_core.evaluation.tasks import HOTPOTQA, Task, task_for
 from react_core.loop.settings import RunSettings
 from react_core.presets.store import PresetStore
 from react_core.providers import model_choice_label, model_label, provider_class
@@ -66,7 +66,8 @@ class EvalPlan:
     samples: int = PAPER_SC_SAMPLES
     sc_temperature: float = SC_TEMPERATURE
     sentences: int = DEFAULT_SENTENCES
-    presets: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_PRESETS))
+    # Each role's prompt, where it is not the one ``role_presets`` gives (the paper's for the task, or a tuned one).
+    presets: dict[str, str] = field(default_factory=dict)
     # File names (without .jsonl) per strategy, when not the strategy's own (``eval --out results/mine.jsonl``).
     names: dict[str, str] = field(default_factory=dict)
     concurrency: int = 1  # questions at once, for providers that can serve calls concurrently
@@ -81,6 +82,20 @@ class EvalPlan:
     # Models (``provider[:model]``, ``react_core.providers.choice``) to run every unit on, each into results files of
     # its own when there are several; empty: the model of ``settings`` alone.
     models: list[str] = field(default_factory=list)
+    # The task (``hotpotqa``, ``fever``; ``tasks``): '' for the one the dataset files hold.
+    task: str = ""
+
+    def the_task(self) -> Task:
+        return task_for(self.datasets, self.task)
+
+    def role_presets(self, settings: RunSettings | None = None) -> dict[str, str]:
+        """The prompt of every role for a model (``settings``, else the plan's): the plan's where it names one; else
+        for HotpotQA the one a fine-tuned model learned or the paper's (``strategies.role_presets``), for FEVER the
+        paper's FEVER prompt (an adapter learned HotpotQA's prompts, not FEVER's)."""
+        task = self.the_task()
+        if task is HOTPOTQA:
+            return role_presets((settings or self.settings).to_dict(), self.presets, self.owner)
+        return {role: self.presets.get(role) or name for role, name in task.presets.items()}
 
     def model_settings(self) -> list[RunSettings]:
         """The settings of each model the plan runs, in order: ``settings`` with each model choice applied."""
@@ -121,7 +136,7 @@ class EvalPlan:
         several = len(self.models) > 1
         out = []
         for m, settings in enumerate(self.model_settings()):
-            presets = role_presets(settings.to_dict(), self.presets, self.owner)
+            presets = self.role_presets(settings)
             suffix = f"+{model_slug(settings)}" if several else ""
             for strategy in self.strategies:
                 if not self.versions:
@@ -143,6 +158,7 @@ def check_plan(plan: EvalPlan) -> None:
     unknown = [s for s in plan.strategies if s not in STRATEGIES]
     if unknown or not plan.strategies:
         raise ConfigError(f"Choose strategies among {', '.join(STRATEGIES)} (got {', '.join(unknown) or 'none'}).")
+    plan.the_task()  # an unknown task, or dataset files of two tasks
     if plan.limit is not None and plan.limit < 1:
         raise ConfigError("The number of questions must be at least 1.")
     if plan.samples < 1 or plan.concurrency < 1 or plan.rpm <= 0:
@@ -194,11 +210,14 @@ def strategy_config(
     """What decides a strategy's results, as recorded in its file's header; a resume must match it. ``settings``: the
     model's, when the plan runs several."""
     s = settings or plan.settings
-    presets = presets or role_presets(s.to_dict(), plan.presets, plan.owner)
+    task = plan.the_task()
+    presets = presets or plan.role_presets(s)
     options = [o for o in provider_class(s.provider).options if o != "delay"]
     config: dict[str, Any] = {"provider": s.provider, "model": model}
     config.update({o: getattr(s, o) for o in options if o != "model" and getattr(s, o, "")})
-    config["presets"] = {role: presets.get(role) or DEFAULT_PRESETS[role] for role in ROLES[strategy]}
+    if task.name != "hotpotqa":  # only then, so results files made before tasks existed still resume
+        config["task"] = task.name
+    config["presets"] = {role: presets.get(role) or task.presets[role] for role in ROLES[strategy]}
     if strategy in ("standard", "cot") or strategy in AGENTS:
         config["temperature"] = plan.temperature
     if strategy in AGENTS:

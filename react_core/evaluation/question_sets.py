@@ -19,7 +19,7 @@ from typing import Any
 
 from react_core.base.errors import ConfigError
 from react_core.base.nesting import TooDeep, loads_json
-from react_core.evaluation.data import Question, load_questions
+from react_core.evaluation.data import Question, is_fever_file, load_claims, load_questions
 
 SUFFIXES = (".csv", ".jsonl")
 MAX_BYTES = 2_000_000  # a file larger than this is refused before it is read
@@ -43,7 +43,10 @@ def is_question_set(path: str | Path) -> bool:
 
 
 def load_any(path: str | Path, *, indices: list[int] | None = None) -> list[Question]:
-    """The questions of any dataset file an evaluation takes: a person's set (.csv, .jsonl) or a HotpotQA file."""
+    """The questions of any dataset file an evaluation takes: a person's set (.csv, .jsonl), FEVER's claims (.jsonl) or
+    a HotpotQA file."""
+    if is_fever_file(path):
+        return load_claims(path, indices=indices)
     if not is_question_set(path):
         return load_questions(path, indices=indices)
     questions = load_question_set(path)

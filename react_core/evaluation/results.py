@@ -8,7 +8,8 @@ The first line of a file is its header, which says how the results were made::
                 "presets": {"react": "hotpotqa-react"}, "temperature": 0.0, "knowledge": "pack:…", …},
      "versions": {"react": "hotpotqa-react@1"}, "model": "On-device (llama.cpp) · gemma-3-270m-it-Q4_K_M.gguf"}
 
-``versions`` is the prompt version each role ran, by number (``StrategyResults.version``; ``by_version`` groups
+A FEVER file's config also says ``"task": "fever"`` (a file without one is HotpotQA's). ``versions`` is the prompt
+version each role ran, by number (``StrategyResults.version``; ``by_version`` groups
 results by it); files written before it existed name their version in their traces, if at all. ``model`` is the model
 the results were made with, in words (``StrategyResults.model``; ``by_model`` groups by it); files written before it
 existed are named from their config's provider and model.
@@ -33,6 +34,7 @@ from react_core.base.errors import ConfigError
 from react_core.base.paths import evaluations_dir
 from react_core.evaluation.strategies import STRATEGIES
 from react_core.evaluation.summary import Summary, summarize
+from react_core.evaluation.tasks import HOTPOTQA, TASKS, Task
 from react_core.providers import PROVIDERS, model_choice_label
 
 HEADER = "header"
@@ -178,6 +180,11 @@ class StrategyResults:
     def config(self) -> dict[str, Any]:
         return dict((self.header or {}).get("config") or {})
 
+    @property
+    def task(self) -> Task:
+        """The task these results score: HotpotQA when the header names none (or one this version does not know)."""
+        return TASKS.get(self.config.get("task") or "", HOTPOTQA)
+
     def summary(self) -> Summary:
         return summarize(self.records, planned=self.planned or len(self.records))
 
@@ -212,6 +219,11 @@ class Evaluation:
     @property
     def strategies(self) -> list[str]:
         return [r.strategy for r in self.results]
+
+    @property
+    def task(self) -> Task:
+        """The task of the folder's results (an evaluation runs one)."""
+        return self.results[0].task if self.results else HOTPOTQA
 
     @property
     def planned(self) -> int:

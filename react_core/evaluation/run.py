@@ -40,7 +40,7 @@ from react_core.evaluation.plan import (  # noqa: F401 - also read from here by 
     model_slug,
     strategy_config,
 )
-from react_core.evaluation.strategies import AGENTS, COMPONENTS, DEFAULT_PRESETS, ROLES, EvalContext
+from react_core.evaluation.strategies import AGENTS, COMPONENTS, ROLES, EvalContext
 from react_core.evaluation.summary import Summary
 from react_core.loop.settings import RunSettings, build_run_config, provider_for
 from react_core.presets.store import PresetStore
@@ -171,9 +171,7 @@ def _run(
     store = PresetStore(plan.owner)
     if any(s in AGENTS for s in plan.strategies):
         build_run_config(
-            run_settings,
-            preset=store.load(plan.presets.get("react") or DEFAULT_PRESETS["react"]),
-            provider=provider,
+            run_settings, preset=store.load(plan.role_presets()["react"]), provider=provider
         )  # fails now on a missing pack, not after the first questions
     question_record = {
         "datasets": [Path(d).name for d in plan.datasets],
@@ -225,6 +223,7 @@ def _run(
             header=header,
             known=_reusable(plan, strategy, model, settings),
             concurrency=plan.concurrency,
+            task=plan.the_task(),
             on_progress=lambda e, s=strategy, k=key: notify({**e, "strategy": s, "unit": k}),
         )
     return summaries

@@ -1,4 +1,4 @@
-"""The paper's prompting strategies for HotpotQA, each turning one question into a Trace.
+"""The paper's prompting strategies for HotpotQA and FEVER, each turning one question (or claim) into a Trace.
 
 ``standard`` and ``cot`` ask once (``Answer: …`` / ``Thought: … Answer: …``); ``cot-sc`` samples CoT n times at
 temperature 0.7 and takes the majority; ``act`` and ``react`` run the agent; ``react-cot-sc`` backs off to CoT-SC
@@ -7,8 +7,9 @@ fewer than half the votes. A run that ends any other way than ``finished`` (``ma
 is a run that did not answer. Act and ReAct are runs of the run service (``loop.service``), kept like every run: the
 question's gold answer as their expected answer, sent to the live OpenTelemetry endpoint. The hybrids take their
 first half (and their back-off) from ``known`` when the same question already ran as ``react`` or ``cot-sc`` with the
-same settings, instead of running it again. The prompts are presets (``prompts/hotpotqa-*.toml``) whose examples are
-read at run time from the shared data (the paper's prompts_naive.json), never copied. UI-free.
+same settings, instead of running it again. The prompts are presets (``prompts/hotpotqa-*.toml``,
+``prompts/fever-*.toml``) whose examples are read at run time from the shared data (the paper's prompts_naive.json and
+fever.json), never copied. UI-free.
 """
 
 from __future__ import annotations
@@ -154,10 +155,13 @@ def direct_request(
 ) -> CompletionRequest:
     """The one call of a Standard (``Answer: …``) or CoT (``Thought: … Answer: …``) prompt; fine-tuning writes its
     examples from the same request."""
+    stops = DIRECT_STOPS[preset.mode]
+    if preset.mode == "cot":  # it ends where the model starts the next example's claim or question, not 256 tokens on
+        stops += ("\n" + (preset.question.split("{question}", 1)[0].strip() or "Question:"),)
     return CompletionRequest(
         system=render_prefix(preset, []),
         prompt=render_question(preset, question) + DIRECT_LEADS[preset.mode],
-        stop=DIRECT_STOPS[preset.mode] + tuple(extra_stops),
+        stop=tuple(dict.fromkeys(stops + tuple(extra_stops))),
         temperature=temperature,
         max_tokens=256,
     )

@@ -315,17 +315,22 @@ class HotpotFile:
     articles: list[tuple[str, list[str]]]
 
 
-def read_hotpotqa(path: str | Path) -> HotpotFile:
-    """The records of a distractor-format file (a JSON array, or JSON Lines): questions and (title, sentences)."""
+def read_records(path: str | Path) -> list[Any]:
+    """A file's records: a JSON array, or JSON Lines."""
     path = Path(path)
     try:
         raw = path.read_text(encoding="utf-8")
     except OSError as e:
         raise ConfigError(f"Cannot read {path}: {e.strerror or e}.") from None
     try:
-        data = json.loads(raw) if raw.lstrip().startswith("[") else [json.loads(x) for x in raw.splitlines() if x]
+        return json.loads(raw) if raw.lstrip().startswith("[") else [json.loads(x) for x in raw.splitlines() if x]
     except ValueError as e:
         raise ConfigError(f"{path} is not JSON or JSON Lines: {e}.") from None
+
+
+def read_hotpotqa(path: str | Path) -> HotpotFile:
+    """The records of a distractor-format file (a JSON array, or JSON Lines): questions and (title, sentences)."""
+    data = read_records(path)
     articles: list[tuple[str, list[str]]] = []
     questions: list[PackQuestion] = []
     try:

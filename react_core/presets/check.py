@@ -116,8 +116,11 @@ def validate_preset(
             # A fine-tuned model's prompt has none (it learned the shape); examples there must show it.
             problems.append(Problem("examples", 0, "a direct-answer prompt's examples must end in `Answer: …`"))
         return problems
-    if not preset.instructions.strip():
-        problems.append(Problem("instructions", 0, "must not be empty"))
+    if not preset.instructions.strip() and (not preset.examples.strip() or preset.dynamic_examples):
+        # The paper's FEVER prompts carry their instructions in their first lines, as its notebook sends them; a
+        # chosen subset of examples (dynamic examples) could lose those lines.
+        why = "must not be empty, unless every example is sent and they open with them"
+        problems.append(Problem("instructions", 0, why))
     if not 0 <= preset.dynamic_examples <= 20:
         problems.append(Problem("dynamic_examples", 0, "must be a whole number from 0 (off) to 20"))
     allowed = set(TOOL_ORDER if tools is None else tools)

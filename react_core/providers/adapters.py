@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from react_core.base.errors import ConfigError
-from react_core.base.paths import SHIPPED_ADAPTERS_DIR
+from react_core.base.paths import SHIPPED_ADAPTERS_DIR, finetune_dir
 
 SHIPPED = "shipped"
 NONE = "none"
@@ -95,9 +95,23 @@ def write_manifest(adapter: Path, manifest: Manifest) -> Path:
     return path
 
 
-def label(adapter: Path | None) -> str:
+def shipped_adapter() -> Path | None:
+    """The shipped adapter's file, when this checkout has it."""
+    path = shipped_path()
+    return path if path.is_file() else None
+
+
+def adapter_label(adapter: Path | None) -> str:
     """How the model label names the adapter: its manifest's title, else its file name."""
     if adapter is None:
         return ""
     manifest = read_manifest(adapter)
     return manifest.title if manifest and manifest.title else adapter.name
+
+
+def found_adapters() -> list[tuple[Path, Manifest | None]]:
+    """The adapters there are: the shipped ones, then those fine-tuning wrote (newest first), each with its
+    manifest."""
+    shipped = sorted(SHIPPED_ADAPTERS_DIR.glob(f"*/{ADAPTER_FILE}"))
+    made = sorted(finetune_dir().glob(f"*/{ADAPTER_FILE}"), key=lambda p: p.stat().st_mtime, reverse=True)
+    return [(p, read_manifest(p)) for p in [*shipped, *made]]

@@ -232,11 +232,11 @@ def model_name(model_path: Path | None, adapter: Path | None) -> str:
     adapter's title."""
     if model_path is None:
         return (
-            f"{DEFAULT_LABEL.removesuffix(ON_DEVICE)} + {adapters.label(adapter)}{ON_DEVICE}"
+            f"{DEFAULT_LABEL.removesuffix(ON_DEVICE)} + {adapters.adapter_label(adapter)}{ON_DEVICE}"
             if adapter
             else DEFAULT_LABEL
         )
-    return f"{model_path.name} + {adapters.label(adapter)}" if adapter else model_path.name
+    return f"{model_path.name} + {adapters.adapter_label(adapter)}" if adapter else model_path.name
 
 
 def notice_for(adapter: Path | None) -> str:

@@ -37,6 +37,7 @@ from react_core.training.sources import Trajectory, read_trajectories, shared_pa
 Progress = Callable[[dict[str, Any]], None]
 TRAJECTORIES, TOKENS, PLAN = "trajectories.jsonl", "tokens.jsonl", "plan.json"
 STOPPED = 3  # the worker's exit status when asked to stop (it kept a checkpoint)
+ARITHMETIC = "gold:arithmetic"
 
 
 @dataclass
@@ -50,6 +51,7 @@ class FinetunePlan:
     export_chat: Path | None = None
     export_instructions: Path | None = None
     python: Path | None = None  # the training environment's Python
+    threads: int = 0  # the cores training computes with (0: every one)
 
     @property
     def folder(self) -> Path:
@@ -119,6 +121,14 @@ def write_trajectory_file(plan: FinetunePlan, notify: Progress) -> Path:
                     found.append(t)
         finally:
             knowledge.close()
+    if recipe.spec.agent and recipe.arithmetic:
+        from react_core.training.arithmetic import write_arithmetic
+
+        for n, trace in enumerate(write_arithmetic(recipe.arithmetic, recipe.seed)):
+            if recipe.method == "act":
+                for step in trace.steps:
+                    step.thought = ""
+            found.append(Trajectory(f"arithmetic-{n + 1}", ARITHMETIC, recipe.method, trace))
     if plan.history is not None:
         found += from_history(plan.history, recipe.method)
     found += plan.extra
@@ -129,8 +139,9 @@ def write_trajectory_file(plan: FinetunePlan, notify: Progress) -> Path:
 
 
 def _tools_for(trajectory: Trajectory) -> list[str]:
-    """The tools its prompt lists: the paper's, and for half the trajectories (by id) also the Calculator."""
-    extra = hashlib.sha256(trajectory.id.encode()).digest()[0] % 2
+    """The tools its prompt lists: the paper's, and for half the trajectories (by id) also the Calculator (always
+    where it is used)."""
+    extra = trajectory.source == ARITHMETIC or hashlib.sha256(trajectory.id.encode()).digest()[0] % 2
     return list(TOOLS) + (list(SOMETIMES) if extra else [])
 
 
@@ -280,7 +291,7 @@ def finetune(
     check_environment(python)
     trajectories, base_model = prepare(plan, notify)
     folder = plan.folder
-    recipe = {**plan.recipe.to_dict(), "base_model": str(base_model), "threads": os.cpu_count() or 1}
+    recipe = {**plan.recipe.to_dict(), "base_model": str(base_model), "threads": plan.threads or os.cpu_count() or 1}
     (folder / "recipe.json").write_text(json.dumps(recipe, indent=1), encoding="utf-8")
     notify({"kind": "phase", "phase": "training"})
     status, report = run_worker(python, folder, notify, cancel)

@@ -232,6 +232,7 @@ class _Writer:
     def act(self, thought: str, tool: str, value: str) -> Observation:
         action = Action(tool, value)
         observation = self.tools.run(action)
+        observation.stats.seconds = 0.0  # how long a lookup took is no part of a trajectory: the file stays the same
         self.steps.append(Step(len(self.steps) + 1, thought=thought, action=action, observation=observation))
         return observation
 
@@ -271,7 +272,7 @@ class _Writer:
     def trace(self, strategy: str = "react") -> Trace:
         return Trace(
             question=self.gold.question,
-            settings={"strategy": strategy, "source": "gold"},
+            settings={"strategy": strategy},
             steps=self.steps,
             final_answer=self.gold.final,
             stop_reason="finished",

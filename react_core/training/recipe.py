@@ -44,6 +44,7 @@ class Recipe:
     # Gold trajectories from these HotpotQA files (paths relative to the shared data folder, or absolute).
     gold: tuple[str, ...] = ("hotpotqa/train_distractor_996.json",)
     limit: int = 0  # at most this many questions of the gold files (0: all)
+    arithmetic: int = 120  # Calculator trajectories added for the agent methods (``arithmetic``)
     rank: int = 16
     alpha: int = 32
     epochs: int = 2
@@ -62,7 +63,7 @@ class Recipe:
         for name in ("rank", "alpha", "epochs", "batch", "checkpoint_every", "sentences"):
             if int(getattr(self, name)) < 1:
                 raise ConfigError(f"{name} must be at least 1")
-        if not 0 < self.learning_rate < 1 or not 0 <= self.warmup < 1 or self.limit < 0:
+        if not 0 < self.learning_rate < 1 or not 0 <= self.warmup < 1 or self.limit < 0 or self.arithmetic < 0:
             raise ConfigError("learning rate in (0, 1), warm-up in [0, 1) and limit >= 0, please")
 
     @property

@@ -53,18 +53,12 @@ def shared_path(name: str) -> Path:
 
 
 def read_records(path: Path) -> list[dict[str, Any]]:
-    try:
-        raw = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise ConfigError(f"Cannot read {path}: {e.strerror or e}.") from None
-    try:
-        data = json.loads(raw) if raw.lstrip().startswith("[") else [json.loads(x) for x in raw.splitlines() if x]
-    except ValueError as e:
-        raise ConfigError(f"{path} is not JSON or JSON Lines: {e}.") from None
+    """A HotpotQA file's records, which must carry supporting facts and paragraphs."""
+    from react_core.knowledge.pack_build import read_records as read
+
+    data = read(path)
     if not all(isinstance(r, dict) and "supporting_facts" in r and "context" in r for r in data):
-        raise ConfigError(
-            f"{path} is not HotpotQA with supporting facts: each record needs supporting_facts and context."
-        )
+        raise ConfigError(f"{path} is not HotpotQA with supporting facts: each record needs them and its context.")
     return data
 
 

@@ -1,0 +1,152 @@
+"""Fine-tune: teach the on-device model a method from trajectories (the paper's Figure 3), on this machine's CPU.
+
+The page gathers a recipe, starts ``python -m react_core finetune``'s function in the background (``ui.jobs.finetune``)
+and draws its progress: the phase, the step, the loss and the time left, with Stop (a checkpoint is kept; starting the
+same recipe again resumes). A finished adapter can be used at once (Settings' adapter) and every adapter there is is
+listed with what it learned and scored. The trajectories can also be downloaded as standard fine-tuning files. Only
+in local mode: training takes the server's cores for an hour or more.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import streamlit as st
+
+from react_core import METHODS, FinetunePlan, ReactLabError, Recipe, found_adapters, training_python, write_only
+from ui import identity, state
+from ui.jobs import finetune as jobs
+from ui.text import md_literal
+
+REFRESH_SECONDS = 2.0
+PHASES = {
+    "trajectories": "writing the trajectories",
+    "examples": "turning them into the prompts the app sends",
+    "training": "training",
+    "converting": "writing the adapter for llama.cpp",
+}
+
+st.header("Fine-tune", anchor=False)
+state.show_flash()
+st.caption(
+    "The ReAct paper's answer for small models (its Figure 3): learn from trajectories instead of reading examples. "
+    "Gold trajectories are written from the HotpotQA train questions' supporting facts (HotpotQA, CC BY-SA 4.0; "
+    "Wikipedia, CC BY-SA), each observation what Search and Lookup return; a LoRA adapter of a few MB is trained on "
+    "this CPU and loaded by llama.cpp on the packaged Gemma 3 270M (Gemma Terms of Use). See docs/finetune.md."
+)
+
+if identity.own_endpoints():
+    st.info(
+        "Fine-tuning runs on the server's cores for an hour or more, so it is the operator's, in local mode or with "
+        "`python -m react_core finetune`. The adapters the operator offers are in Settings."
+    )
+    st.stop()
+
+
+def _recipe_form() -> FinetunePlan | None:
+    defaults = Recipe()
+    with st.form("finetune-recipe"):
+        method = st.selectbox("Method", list(METHODS), format_func=lambda m: f"{m} (prompt {METHODS[m].preset})")
+        limit = st.number_input("Train questions (0: all 996)", 0, 10_000, 0, step=50)
+        cols = st.columns(3)
+        epochs = cols[0].number_input("Epochs", 1, 10, defaults.epochs)
+        rank = cols[1].number_input("LoRA rank", 1, 128, defaults.rank)
+        seed = cols[2].number_input("Seed", 0, 2**31 - 1, defaults.seed)
+        history = st.checkbox("Also learn from my right and grounded runs in History", value=False)
+        title = st.text_input("Call it", placeholder=f"{method} adapter")
+        go = st.form_submit_button("Start fine-tuning", type="primary")
+    if not go:
+        return None
+    recipe = defaults.updated(method=method, limit=int(limit), epochs=int(epochs), rank=int(rank), seed=int(seed))
+    store = None
+    if history:
+        from react_core import open_history
+
+        store = open_history()
+    return FinetunePlan(recipe=recipe, title=title.strip(), history=store)
+
+
+def _progress(snap: dict) -> None:
+    if snap["cancelling"] and not snap["finished"]:
+        st.info("Stopping at the end of this step, keeping a checkpoint…")
+    phase = PHASES.get(snap["phase"], "getting ready")
+    if snap["steps"]:
+        eta = f" · about {snap['eta'] / 60:.0f} min left" if snap.get("eta") else ""
+        loss = f" · loss {snap['loss']:.3f}" if snap.get("loss") is not None else ""
+        st.progress(snap["step"] / snap["steps"], text=f"Step {snap['step']} of {snap['steps']}{loss}{eta}")
+    st.caption(f"Now: {phase}. Folder: `{snap['folder']}`.")
+    for kind in ("trajectories", "examples"):
+        if snap.get(kind):
+            st.caption(f"{kind}: " + ", ".join(f"{k} {v:,}" for k, v in snap[kind].items()))
+
+
+def _finished(snap: dict) -> None:
+    if snap["error"]:
+        st.error(md_literal(snap["error"]))
+        return
+    result = snap["result"]
+    if result is None:
+        return
+    if result.stopped:
+        st.warning(md_literal(result.message))
+        return
+    st.success(md_literal(result.message))
+    if st.button("Use this adapter", type="primary"):
+        state.update_settings(provider="local", model_path="", adapter=str(result.adapter), preset="", dialect="")
+        state.flash("success", f"The on-device model now runs with {Path(str(result.adapter)).parent.name}.")
+        st.switch_page("pages/chat.py")
+
+
+job = jobs.current()
+running = job is not None and not job.done
+if not training_python().is_file():
+    st.warning(
+        f"The training environment is not installed ({training_python()}): run `make finetune-env` once (CPU-only "
+        "torch, transformers and peft, about 1.2 GB; never needed to run the app)."
+    )
+if running:
+    snap = job.snapshot()
+    _progress(snap)
+    if st.button("Stop", disabled=snap["cancelling"]):
+        job.cancel()
+        st.rerun()
+    time.sleep(REFRESH_SECONDS)
+    st.rerun()
+else:
+    if job is not None:
+        _finished(job.snapshot())
+    plan = _recipe_form()
+    if plan is not None:
+        jobs.start(plan)
+        st.rerun()
+
+st.subheader("Adapters")
+for path, manifest in found_adapters():
+    title = manifest.title if manifest else path.name
+    scores = (manifest.scores.get("summary") if manifest else "") or "not measured yet"
+    learned = f"{manifest.method}, prompt `{manifest.preset}`" if manifest else "made elsewhere"
+    st.markdown(f"**{md_literal(title)}** — {learned} · {md_literal(str(scores))}  \n`{path}`")
+
+with st.expander("Download trajectories as standard fine-tuning files"):
+    st.caption(
+        "The same gold trajectories, as the exact prompts the app sends and the replies to learn: chat messages "
+        "(JSON Lines) and instruction/output records (JSON), to train elsewhere."
+    )
+    how_many = st.number_input("Train questions", 1, 10_000, 50, key="export-limit")
+    if st.button("Write the files"):
+        recipe = Recipe().updated(limit=int(how_many))
+        plan = FinetunePlan(recipe=recipe)
+        plan.export_chat = plan.folder / "chat.jsonl"
+        plan.export_instructions = plan.folder / "instructions.json"
+        try:
+            with st.spinner("Writing trajectories…"):
+                write_only(plan)
+        except ReactLabError as e:
+            st.error(md_literal(str(e)))
+        else:
+            st.session_state["export-folder"] = str(plan.folder)
+    folder = Path(st.session_state.get("export-folder") or "")
+    if folder.name and (folder / "chat.jsonl").is_file():
+        st.download_button("chat.jsonl", (folder / "chat.jsonl").read_bytes(), "react-chat.jsonl")
+        st.download_button("instructions.json", (folder / "instructions.json").read_bytes(), "react-instructions.json")

@@ -1,0 +1,122 @@
+"""The paper's Figure 3 in small: Standard, CoT, Act and ReAct, each prompted (the paper's 6-shot prompts on the base
+model) and fine-tuned (the method's own adapter, trained on its own gold trajectories of the HotpotQA train questions,
+answering its zero-shot prompt), on held-out dev questions none of them trained on.
+
+Each of the eight cells is an evaluation of its own (``run_evaluation``: resumable, one results file a cell) in one
+folder; ``figure`` reads the folder back as EM and F1 with 95 % bootstrap intervals (``repeats.score``), ``section``
+writes it for docs/evaluation.md between its markers. Training the adapters is the command line's job (``figure3``),
+not this module's: here an adapter is a file. UI-free.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from react_core.base.paths import PROJECT_ROOT
+from react_core.evaluation import results
+from react_core.evaluation.paper import STRATEGY_LABELS
+from react_core.evaluation.repeats import Scores, score
+from react_core.evaluation.run import EvalPlan, run_evaluation
+from react_core.evaluation.strategies import DEFAULT_PRESETS
+from react_core.loop.settings import RunSettings
+
+METHODS = ("standard", "cot", "act", "react")
+VARIANTS = ("prompted", "fine-tuned")
+TUNED_PRESETS = {m: f"tuned-{m}" for m in METHODS}  # the zero-shot prompt each method's adapter learned
+BEGIN = "<!-- figure3:begin (written by python -m react_core figure3; edits between the markers are lost) -->"
+END = "<!-- figure3:end -->"
+DOC = PROJECT_ROOT / "docs" / "evaluation.md"
+DEFAULT_DIR = PROJECT_ROOT / "results" / "figure3"  # where ``figure3`` writes unless told, and the page reads
+
+
+@dataclass(frozen=True)
+class Cell:
+    method: str
+    variant: str
+    adapter: str  # "none" for a prompted cell, the adapter file for a fine-tuned one
+
+    @property
+    def name(self) -> str:
+        return f"{self.variant}-{self.method}"
+
+    @property
+    def preset(self) -> str:
+        return DEFAULT_PRESETS[self.method] if self.variant == "prompted" else TUNED_PRESETS[self.method]
+
+
+def cells(adapters: dict[str, str]) -> list[Cell]:
+    """The eight cells, prompted first; ``adapters``: each method's adapter file for its fine-tuned cell."""
+    return [Cell(m, "prompted", "none") for m in METHODS] + [Cell(m, "fine-tuned", adapters[m]) for m in METHODS]
+
+
+def plan_for(cell: Cell, base: RunSettings, datasets: list[str], out_dir: Path, limit: int | None) -> EvalPlan:
+    return EvalPlan(
+        datasets=datasets,
+        strategies=[cell.method],
+        out_dir=str(out_dir),
+        settings=base.updated(provider="local", model_path="", adapter=cell.adapter),
+        limit=limit,
+        presets={cell.method: cell.preset},
+        names={cell.method: cell.name},
+        reuse=False,
+    )
+
+
+def run_cells(
+    adapters: dict[str, str],
+    base: RunSettings,
+    datasets: list[str],
+    out_dir: Path,
+    *,
+    limit: int | None = None,
+    on_progress: Callable[[dict[str, Any]], None] | None = None,
+    only: set[str] | None = None,
+) -> bool:
+    """Every cell (or those named in ``only``) into ``out_dir`` (a cell already done is not run again); False when
+    stopped."""
+    for cell in cells(adapters):
+        if only is not None and cell.name not in only:
+            continue
+        run = run_evaluation(plan_for(cell, base, datasets, out_dir, limit), on_progress=on_progress)
+        if run.stopped:
+            return False
+    return True
+
+
+def figure3_scores(out_dir: Path) -> dict[tuple[str, str], Scores]:
+    """The scores of each cell there are results for, by (method, variant)."""
+    found: dict[tuple[str, str], Scores] = {}
+    for variant in VARIANTS:
+        for method in METHODS:
+            records = results.read_results(results.result_path(out_dir, f"{variant}-{method}"))
+            if records:
+                found[(method, variant)] = score(records)
+    return found
+
+
+def markdown(scores: dict[tuple[str, str], Scores]) -> str:
+    rows = [
+        "| method | prompted EM | prompted F1 | fine-tuned EM | fine-tuned F1 | n |",
+        "|---|---|---|---|---|---|",
+    ]
+    for method in METHODS:
+        p, f = scores.get((method, "prompted")), scores.get((method, "fine-tuned"))
+        n = max((s.questions for s in (p, f) if s), default=0)
+        rows.append(
+            f"| {STRATEGY_LABELS[method]} | {p.em.text() if p else '—'} | {p.f1.text() if p else '—'} "
+            f"| {f.em.text() if f else '—'} | {f.f1.text() if f else '—'} | {n} |"
+        )
+    return "\n".join(rows)
+
+
+def figure3_table(out_dir: Path = DEFAULT_DIR) -> str:
+    """The table of a Figure 3 folder's results ('' when there are none), for the Evaluate page."""
+    scores = figure3_scores(Path(out_dir))
+    return markdown(scores) if scores else ""
+
+
+def section(scores: dict[tuple[str, str], Scores], description: str) -> str:
+    return f"{BEGIN}\n{description}\n\n{markdown(scores)}\n{END}"

