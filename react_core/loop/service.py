@@ -117,7 +117,7 @@ class Run:
                 self.prepare()
             except Exception as e:
                 if self.request.decision is not None:  # the paused run stays as it was
-                    yield self._refuse(str(e) if isinstance(e, ReactLabError) else _unexpected(e))
+                    yield self._refuse(e)
                     return
                 raise
             assert self._events is not None
@@ -240,8 +240,12 @@ class Run:
 
     # -- ending ----------------------------------------------------------------------------------------------------
 
-    def _refuse(self, message: str) -> RunDone:
+    def _refuse(self, why: Exception) -> RunDone:
         """The decision was not taken: the paused run, as it was, and why."""
+        if isinstance(why, Cancelled):
+            message = "Stopped before the decision was taken: the run stays paused."
+        else:
+            message = str(why) if isinstance(why, ReactLabError) else _unexpected(why)
         self.refused = message
         if self.paused is None:
             self._finish(self._failed(message))
