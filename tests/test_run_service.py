@@ -163,3 +163,48 @@ def test_each_run_of_a_bootstrap_is_sent_once_finished(receiver, tmp_path):
     teacher = [("What is 2 * 3?", "paper"), ("What is 3 * 3?", "paper")]  # the train questions
     dev = [("What is 4 * 3?", "candidate-1"), ("What is 4 * 3?", "paper")]  # the dev question, each prompt once
     assert kinds == sorted(teacher + dev) and {run["reactlab.stop_reason"] for run in runs} == {"finished"}
+
+
+# -- what every run gets, whatever ended it ----------------------------------------------------------------------
+
+
+def test_a_run_that_cannot_start_says_why_and_is_neither_saved_nor_sent(receiver):
+    store = react_core.open_history()
+    run = react_core.Run(
+        react_core.RunRequest(Q, react_core.RunSettings(provider="scripted", preset="no-such-prompt")),
+        react_core.Keeping(store=store),
+    )
+    trace = react_core.final_trace(run)
+    assert trace.stop_reason == "error" and "no-such-prompt" in trace.error and trace.steps == []
+    assert run.run_id is None and store.count() == 0 and sent(receiver) == []
+
+
+class Unwritable:
+    """A history whose disk is full."""
+
+    def save(self, *args, **kwargs):
+        raise react_core.ReactLabError("database or disk is full")
+
+
+def test_a_run_its_history_cannot_keep_says_so_and_is_still_sent(receiver):
+    settings = react_core.RunSettings(provider="scripted", script=[COMPUTE, FINISH], tools=["calculator"])
+    run = react_core.Run(react_core.RunRequest(Q, settings), react_core.Keeping(store=Unwritable()))
+    assert react_core.final_trace(run).final_answer == "42"
+    assert run.save_error == "This run could not be saved to history: database or disk is full"
+    once_finished(sent(receiver))
+
+
+def test_a_decision_that_cannot_be_taken_leaves_the_paused_run_as_it_was_unsaved_and_unsent(receiver):
+    settings = react_core.RunSettings(
+        provider="scripted", script=[COMPUTE, FINISH], tools=["calculator"], pause_before=["tool"]
+    )
+    paused = react_core.ask(Q, settings)
+    store = react_core.open_history()
+    decision = react_core.Decision("edit", text="Calculator 6*7")  # no brackets: the dialect cannot read it
+    run = react_core.Run(
+        react_core.RunRequest(Q, settings, decision=decision, paused=paused), react_core.Keeping(store=store)
+    )
+    events = list(run)
+    assert [type(e).__name__ for e in events] == ["RunDone"] and events[0].trace is paused
+    assert run.refused.startswith("The edited action was not taken") and store.count() == 0
+    assert sent(receiver) == []
