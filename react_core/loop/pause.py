@@ -39,7 +39,7 @@ from react_core.base.events import Event, Paused, StepStarted
 from react_core.base.trace import Alternative, Intervention, Observation, Step, Trace
 from react_core.loop.agent import Agent
 from react_core.loop.model_call import call_record
-from react_core.loop.settings import RunSettings
+from react_core.loop.settings import RunSettings, check_temperature
 from react_core.presets.check import check_action
 from react_core.tools.registry import MAX_OBSERVATION_CHARS, bounded
 
@@ -150,8 +150,7 @@ def _check(agent: Agent, step: Step, decision: Decision) -> Any:
     if decision.kind == "regenerate":
         if not 1 <= decision.k <= MAX_ALTERNATIVES:
             raise ConfigError(f"Regenerate from 1 to {MAX_ALTERNATIVES} alternatives at a time.")
-        if not 0.0 <= decision.temperature <= 2.0:
-            raise ConfigError(f"The temperature must be between 0 and 2 (got {decision.temperature}).")
+        check_temperature(decision.temperature, "The temperature")
     return None
 
 
