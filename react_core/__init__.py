@@ -66,6 +66,7 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("ask", "stream", "warm_up"), "loop.run"),
     **dict.fromkeys(("Run", "RunRequest", "resume_saved"), "loop.service"),
     "Keeping": "loop.keeping",
+    **dict.fromkeys(("recorded_settings", "settings_of"), "loop.recorded"),
     **dict.fromkeys(("Agent", "RunConfig"), "loop.agent"),
     **dict.fromkeys(
         (
@@ -73,7 +74,6 @@ _EXPORTS: dict[str, str] = {
             "parse_decision",
             "resume",
             "cannot_go_on",
-            "settings_of",
             "pending_step",
             "tool_call_text",
             "DEFAULT_ALTERNATIVES",

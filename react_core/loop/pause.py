@@ -39,7 +39,7 @@ from react_core.base.events import Event, Paused, StepStarted
 from react_core.base.trace import Alternative, Intervention, Observation, Step, Trace
 from react_core.loop.agent import Agent
 from react_core.loop.model_call import call_record
-from react_core.loop.settings import RunSettings, check_temperature
+from react_core.loop.settings import check_temperature
 from react_core.presets.check import check_action
 from react_core.tools.registry import MAX_OBSERVATION_CHARS, bounded
 
@@ -282,16 +282,7 @@ def _draw(agent: Agent, trace: Trace, step: Step, decision: Decision, drawn: lis
         )
 
 
-# -- runs in History ---------------------------------------------------------------------------------------------
-
-
-def settings_of(trace: Trace, base: RunSettings | None = None) -> RunSettings:
-    """The settings a paused run goes on with: what its trace recorded, on top of ``base`` (the environment's
-    defaults: the connection, the model file, the script are never recorded)."""
-    recorded = trace.settings
-    names = ("provider", "model", "dialect", "preset", "temperature", "max_calls", "knowledge", "tools", "pause_before")
-    chosen = {k: recorded[k] for k in names if k in recorded}
-    return (base or RunSettings.from_env()).updated(**chosen, grammar=bool(recorded.get("grammar", False)))
+# -- a paused run that cannot go on ------------------------------------------------------------------------------
 
 
 def cannot_go_on(trace: Trace, why: Exception | str) -> ConfigError:

@@ -35,7 +35,8 @@ from react_core.base.trace import Action, Exchange, Step, Trace
 from react_core.history.store import resumed_elsewhere
 from react_core.loop.agent import Agent, RunConfig
 from react_core.loop.keeping import Claimed, Keeping, claim, finish
-from react_core.loop.pause import Decision, cannot_go_on, pending_step, resume, settings_of
+from react_core.loop.pause import Decision, cannot_go_on, pending_step, resume
+from react_core.loop.recorded import settings_of
 from react_core.loop.settings import RunSettings, build_run_config, provider_for
 from react_core.presets.preset import Preset
 from react_core.providers.allowance import Allowance
