@@ -56,6 +56,14 @@ def once_finished(runs: list[dict], question: str = Q) -> dict:
     return mine[0]
 
 
+def paused_run() -> tuple[react_core.RunSettings, react_core.Trace]:
+    """A run in step mode, waiting before its Calculator call (not saved: ``ask`` keeps nothing but sends)."""
+    settings = react_core.RunSettings(
+        provider="scripted", script=[COMPUTE, FINISH], tools=["calculator"], pause_before=["tool"]
+    )
+    return settings, react_core.ask(Q, settings)
+
+
 def turn(request, reuse=None):
     from ui.jobs.turn import TurnJob
 
@@ -98,10 +106,7 @@ def test_a_step_mode_turn_is_sent_once_it_ends_not_while_it_waits_and_so_is_one_
 
 
 def test_a_paused_run_resumed_from_history_by_a_script_is_sent_once_finished(receiver):
-    settings = react_core.RunSettings(
-        provider="scripted", script=[COMPUTE, FINISH], tools=["calculator"], pause_before=["tool"]
-    )
-    paused = react_core.ask(Q, settings)
+    _, paused = paused_run()
     store = react_core.open_history()
     run_id = store.save(paused)
     assert sent(receiver) == []
@@ -195,10 +200,7 @@ def test_a_run_its_history_cannot_keep_says_so_and_is_still_sent(receiver):
 
 
 def test_a_decision_that_cannot_be_taken_leaves_the_paused_run_as_it_was_unsaved_and_unsent(receiver):
-    settings = react_core.RunSettings(
-        provider="scripted", script=[COMPUTE, FINISH], tools=["calculator"], pause_before=["tool"]
-    )
-    paused = react_core.ask(Q, settings)
+    settings, paused = paused_run()
     store = react_core.open_history()
     decision = react_core.Decision("edit", text="Calculator 6*7")  # no brackets: the dialect cannot read it
     run = react_core.Run(
