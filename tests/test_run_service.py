@@ -210,3 +210,13 @@ def test_a_decision_that_cannot_be_taken_leaves_the_paused_run_as_it_was_unsaved
     assert [type(e).__name__ for e in events] == ["RunDone"] and events[0].trace is paused
     assert run.refused.startswith("The edited action was not taken") and store.count() == 0
     assert sent(receiver) == []
+
+
+def test_a_run_read_again_gives_its_end_and_is_kept_once(receiver):
+    settings = react_core.RunSettings(provider="scripted", script=[COMPUTE, FINISH], tools=["calculator"])
+    store = react_core.open_history()
+    run = react_core.Run(react_core.RunRequest(Q, settings), react_core.Keeping(store=store))
+    first = react_core.final_trace(run)
+    assert [type(e).__name__ for e in run] == ["RunDone"] and run.trace is first
+    assert store.count() == 1
+    once_finished(sent(receiver))

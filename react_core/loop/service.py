@@ -112,6 +112,9 @@ class Run:
             raise
 
     def __iter__(self) -> Iterator[Event]:
+        if self.trace is not None:  # it has ended (and been kept): read again, it is only its end
+            yield RunDone(self.trace)
+            return
         trace: Trace | None = None
         try:
             try:
