@@ -171,6 +171,7 @@ _EXPORTS: dict[str, str] = {
     ),
     # runs as OpenTelemetry traces
     "to_otlp_json": "telemetry.otlp_json",
+    "to_atif_json": "telemetry.atif",  # the Agent Trajectory Interchange Format
     **dict.fromkeys(
         ("LiveTarget", "export_run_live", "live_export_problem", "live_export_endpoint", "live_export_content"),
         "telemetry.live",

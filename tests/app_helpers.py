@@ -150,6 +150,14 @@ def last_trace(at: AppTest) -> dict[str, Any]:
     return at.session_state.chat["turns"][-1].trace.to_dict()
 
 
+def fork_thought(at: AppTest, run_id: int, step: int, thought: str) -> AppTest:
+    """On History's open run: fork it from ``step`` with its Thought edited, and wait for the fork to finish."""
+    at.selectbox(key=f"fork-step-{run_id}").set_value(step).run()
+    at.text_area(key=f"fork-text-{run_id}-{step}-thought").input(thought).run()
+    at.button(key="fork-run").click().run()
+    return wait_idle(at)
+
+
 def go(at: AppTest, page: str) -> AppTest:
     at.switch_page(f"pages/{page}.py").run()
     assert not at.exception, at.exception

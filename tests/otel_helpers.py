@@ -197,9 +197,10 @@ class Receiver:
         import threading
         from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+        from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
         from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-        self.status, self.requests, self.paths = status, [], []
+        self.status, self.requests, self.paths, self.logs = status, [], [], []
         self.reply, self.size, self.sent = reply, size, 0
         self.arrived, self.release = threading.Event(), threading.Event()
         self.hung_up, self.closing = threading.Event(), threading.Event()
@@ -210,8 +211,12 @@ class Receiver:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                request = ExportTraceServiceRequest.FromString(body)
-                outer.requests.append([s for r in request.resource_spans for ss in r.scope_spans for s in ss.spans])
+                if self.path.endswith("/v1/logs"):  # log records (events), kept apart from the spans
+                    logs = ExportLogsServiceRequest.FromString(body)
+                    outer.logs.append([x for r in logs.resource_logs for sl in r.scope_logs for x in sl.log_records])
+                else:
+                    request = ExportTraceServiceRequest.FromString(body)
+                    outer.requests.append([s for r in request.resource_spans for ss in r.scope_spans for s in ss.spans])
                 outer.paths.append(self.path)
                 outer.arrived.set()
                 outer.release.wait(60)

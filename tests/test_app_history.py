@@ -8,6 +8,7 @@ import json
 from app_helpers import (
     ask,
     expander_labels,
+    fork_thought,
     go,
     new_session,
     provider,
@@ -55,6 +56,7 @@ def test_open_a_run_to_read_its_panels_export_and_delete_it(monkeypatch, tmp_pat
         "Export JSON",
         "Export Markdown",
         "Export HTML",
+        "Export ATIF",
         "Export OpenTelemetry (OTLP/JSON)",
         "Download HTML",  # the Compare tab's, of the two runs it shows side by side
     ]
@@ -147,10 +149,7 @@ def test_fork_edits_a_thought_and_reruns_from_that_step_in_chat(monkeypatch, tmp
     use_app(monkeypatch, tmp_path, [*CALC, "Thought 2: so the answer is forty-two.\nAction 2: Finish[forty-two]"])
     at = go(ask(new_session(), "What is 6 * 7?"), "history")
     at.button(key="open-1").click().run()
-    at.selectbox(key="fork-step-1").set_value(2).run()
-    at.text_area(key="fork-text-1-2-thought").input("I should spell the number out").run()
-    at.button(key="fork-run").click().run()
-    wait_idle(at)
+    fork_thought(at, 1, 2, "I should spell the number out")
 
     turn = at.session_state.chat["turns"][-1]
     assert turn.label == "Fork of run #1 from step 2 (thought edited)"

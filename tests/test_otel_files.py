@@ -33,7 +33,8 @@ from react_core.base.errors import ConfigError
 from react_core.base.trace import STOP_REASONS, Exchange, FailedCall, Trace
 from react_core.history import open_history
 from react_core.report.exports import to_json
-from react_core.telemetry.otlp_import import NO_QUESTION, read_trace_file
+from react_core.telemetry.imports import read_trace_file
+from react_core.telemetry.otlp_import import NO_QUESTION
 from react_core.telemetry.otlp_json import to_otlp_json
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -258,3 +258,35 @@ def test_ask_waits_its_five_seconds_for_a_silent_endpoint_then_says_so(receiver,
     assert out.returncode == 0 and json.loads(out.stdout)["final_answer"] == "42"
     (line,) = out.stderr.strip().splitlines()
     assert line == f"The run was not sent to {r.base}/v1/traces within 5 seconds."
+
+
+def test_evaluation_results_go_as_log_events_to_the_operators_logs_endpoint(receiver, tmp_path, monkeypatch):
+    spans_at, logs_at = receiver(), receiver()
+    trace = scripted_run(tmp_path)
+    trace.expected_answer = "42"
+    exporter = live.LiveExport(spans_at.base + "/v1/traces", logs_url=logs_at.base + "/v1/logs")
+    try:
+        exporter.send(trace)
+        assert exporter.flush(30)
+    finally:
+        exporter.shutdown()
+    (records,) = logs_at.logs
+    root = spans_at.requests[0][0]
+    assert {r.event_name for r in records} == {"gen_ai.evaluation.result"}
+    assert {r.trace_id for r in records} == {root.trace_id} and {r.span_id for r in records} == {root.span_id}
+    named = {a.value.string_value for r in records for a in r.attributes if a.key == "gen_ai.evaluation.name"}
+    assert named == {"reactlab.grounding", "reactlab.expected_answer"}
+    assert exporter.problem == ""
+
+
+def test_without_a_logs_endpoint_no_events_are_sent_and_a_refusing_one_is_reported(receiver, tmp_path, monkeypatch):
+    monkeypatch.delenv("OTEL_EXPORTER_OTLP_LOGS_ENDPOINT", raising=False)
+    assert live.logs_endpoint() == ""  # the traces endpoint never implies one: Phoenix takes no logs
+    spans_at, refusing = receiver(), receiver(status=404)
+    exporter = live.LiveExport(spans_at.base + "/v1/traces", logs_url=refusing.base + "/v1/logs")
+    try:
+        exporter.send(scripted_run(tmp_path))
+        assert exporter.flush(30)
+    finally:
+        exporter.shutdown()
+    assert "evaluation events could not be sent" in exporter.problem and "404" in exporter.problem

@@ -128,21 +128,21 @@ def at(nanos: int) -> datetime:
     return datetime.fromtimestamp(nanos // 1_000_000_000, UTC).replace(microsecond=nanos // 1000 % 1_000_000)
 
 
-def send(phoenix: Phoenix, trace, monkeypatch) -> tuple[list, list[dict]]:
+def send(phoenix: Phoenix, trace, monkeypatch, conversation: str = "") -> tuple[list, list[dict]]:
     """The spans the live exporter sent for ``trace`` (with content) and the trace's spans as Phoenix returns them.
     The spans the exporter sends are made from the trace alone, so the ones made here are the same spans (names,
     attributes, times) apart from their random ids: the ids the exporter sends are captured."""
     sent: list = []
     import react_core.telemetry.live as live_module
 
-    def recording(t, include_content=False):
-        sent.extend(run_spans(t, include_content=include_content))
+    def recording(t, include_content=False, conversation=""):
+        sent.extend(run_spans(t, include_content=include_content, conversation=conversation))
         return sent
 
     monkeypatch.setattr(live_module, "run_spans", recording)
     exporter = LiveExport(f"{phoenix.url}/v1/traces", include_content=True)
     try:
-        exporter.send(trace)
+        exporter.send(trace, conversation)
         assert exporter.flush(60)
     finally:
         exporter.shutdown()
@@ -193,7 +193,7 @@ def test_phoenix_stores_a_run_as_an_agent_with_its_model_calls_and_tools(phoenix
     call = "llm.output_messages.0.message.tool_calls.0.tool_call.function"
     assert first["attributes"][f"{call}.name"] == "calculator"
     assert as_json(first["attributes"], f"{call}.arguments") == {"expression": "6 * 7"}
-    assert as_json(tool["attributes"], "tool.parameters") == {"expression": "6 * 7"}
+    assert as_json(tool["attributes"], "tool.parameters")["required"] == ["expression"]  # the tool's schema
     assert as_json(tool["attributes"], "input.value") == {"expression": "6 * 7"}
     assert at(sent[0].start_time) == at(1_772_357_400_250_000_000)  # the run's recorded start, not the clock's
     for span_id, stored in by_id.items():
@@ -222,3 +222,56 @@ def test_phoenix_shows_step_mode_decisions_and_a_failed_model_call(phoenix, tmp_
     assert exception["name"] == "exception"
     assert exception["attributes"]["exception.message"] == "The service answered 503."
     assert exception["attributes"]["exception.type"] == "ProviderError"
+
+
+def test_phoenix_groups_a_chats_turns_as_one_session_and_keeps_a_run_sent_twice_as_one_trace(
+    phoenix, tmp_path, monkeypatch
+):
+    from phoenix.client import Client
+
+    first = scripted_run(tmp_path, question="What is 6 * 7?")
+    second = scripted_run(tmp_path, question="And 7 * 6?")
+    second.started_at = "2026-03-01T09:31:00+00:00"
+    sent, _ = send(phoenix, first, monkeypatch, conversation="chat-42")
+    send(phoenix, second, monkeypatch, conversation="chat-42")
+    client = Client(base_url=phoenix.url)
+    turns = client.sessions.get_session_turns(session_id="chat-42")
+    assert [(t["input"]["value"], t["output"]["value"]) for t in turns] == [
+        ("What is 6 * 7?", "42"),
+        ("And 7 * 6?", "42"),
+    ]
+    # The same run sent again (a live send, then the file exported from History) is the same trace, not a second.
+    resent, again = send(phoenix, first, monkeypatch, conversation="chat-42")
+    assert [s.context.span_id for s in resent] == [s.context.span_id for s in sent]
+    assert len(again) == len(sent) == 4
+    assert format(sent[0].context.trace_id, "032x") == turns[0]["trace_id"]
+    assert len(client.sessions.get_session_turns(session_id="chat-42")) == 2
+
+
+def test_phoenix_draws_our_atif_trajectory_with_its_tool_calls_and_arguments(phoenix, tmp_path):
+    import contextlib
+
+    import httpx
+    from phoenix.client import Client
+    from phoenix.client.helpers.atif import upload_atif_trajectories_as_spans
+
+    from react_core.telemetry.atif import to_atif
+
+    trace = scripted_run(tmp_path)
+    trajectory = to_atif(trace, conversation="chat-atif")
+    client = Client(base_url=phoenix.url)
+    upload_atif_trajectories_as_spans(client, [trajectory], project_name="atif")
+    deadline = time.monotonic() + 60
+    spans: list = []
+    while len(spans) < 6 and time.monotonic() < deadline:
+        time.sleep(0.2)  # polling a condition, bounded by the deadline
+        with contextlib.suppress(httpx.HTTPStatusError):  # the project is made when its first span is stored
+            spans = client.spans.get_spans(project_identifier="atif", limit=100)
+    tools = [s for s in spans if s["span_kind"] == "TOOL"]
+    assert [t["name"] for t in tools] == ["calculator"]
+    assert as_json(tools[0]["attributes"], "input.value") == {"expression": "6 * 7"}
+    assert tools[0]["attributes"]["output.value"] == "6 * 7 = 42"
+    llm = [s for s in spans if s["span_kind"] == "LLM"]
+    assert len(llm) == 2 and {s["attributes"]["session.id"] for s in spans} == {"chat-atif"}
+    system = next(s for s in llm if s["attributes"].get("llm.input_messages.0.message.role") == "system")
+    assert system["attributes"]["llm.input_messages.0.message.content"] == trace.steps[0].call.system

@@ -50,7 +50,9 @@ def test_the_spans_carry_the_genai_and_openinference_attributes(tmp_path):
     root, call, tool, answer = run_spans(trace)
     assert root.attributes["gen_ai.operation.name"] == "invoke_agent"
     assert root.attributes["gen_ai.agent.name"] == "ReAct Lab"
-    assert root.attributes["gen_ai.agent.version"] == "paper"  # the preset
+    assert root.attributes["gen_ai.agent.version"] == "paper@1"  # the prompt version, not the preset's name
+    assert root.attributes["reactlab.preset"] == "paper"
+    assert root.attributes["gen_ai.agent.description"].startswith("A ReAct agent")
     assert root.attributes["openinference.span.kind"] == "AGENT"
     assert root.attributes["reactlab.stop_reason"] == "finished"
     assert json.loads(root.attributes["reactlab.settings"]) == trace.settings
@@ -81,11 +83,11 @@ def test_content_is_left_out_unless_it_is_asked_for(tmp_path):
     trace = scripted_run(tmp_path, question="What is 6 * 7? (secret-question)")
     content_keys = ("input.value", "output.value", "gen_ai.input.messages", "gen_ai.output.messages",
                     "gen_ai.tool.call.arguments", "gen_ai.tool.call.result", "gen_ai.system_instructions",
-                    "reactlab.step", "reactlab.question", "tool.parameters")  # fmt: skip
+                    "reactlab.step", "reactlab.question", "gen_ai.tool.definitions")  # fmt: skip
     without = run_spans(trace)
     for s in without:
         assert not set(s.attributes) & set(content_keys), s.name
-        assert not any(k.startswith(("llm.input_messages", "llm.output_messages")) for k in s.attributes)
+        assert not any(k.startswith(("llm.input_messages", "llm.output_messages", "llm.tools")) for k in s.attributes)
         assert "secret-question" not in json.dumps(dict(s.attributes), default=list)
     root, call, tool, _ = run_spans(trace, include_content=True)
     assert root.attributes["input.value"] == trace.question and root.attributes["output.value"] == "42"
@@ -93,7 +95,7 @@ def test_content_is_left_out_unless_it_is_asked_for(tmp_path):
     assert call.attributes["llm.output_messages.0.message.content"] == trace.steps[0].raw_output
     assert "6 * 7" in call.attributes["llm.input_messages.1.message.content"]  # the prompt, rebuilt
     parts = json.loads(call.attributes["gen_ai.output.messages"])[0]["parts"]
-    assert [p["type"] for p in parts] == ["reasoning", "tool_call", "text"]
+    assert [p["type"] for p in parts] == ["text", "tool_call"]  # the reply once, and the call it asked for
     assert json.loads(call.attributes["gen_ai.system_instructions"])[0]["content"] == trace.steps[0].call.system
     assert json.loads(tool.attributes["gen_ai.tool.call.arguments"]) == {"expression": "6 * 7"}
     assert tool.attributes["gen_ai.tool.call.result"] == "6 * 7 = 42"
@@ -145,7 +147,9 @@ def test_each_provider_names_its_calls_and_its_limits_in_its_own_request_shape()
     assert span.name == "generate_content gemini-x"
     assert span.attributes["gen_ai.provider.name"] == "gcp.gemini"
     assert span.attributes["gen_ai.request.temperature"] == 0.7
-    assert span.attributes["gen_ai.request.stop_sequences"] == ("\nObservation", "\nQuestion")
+    assert span.attributes["gen_ai.request.stop_sequences"] == ("\nObservation",)  # what the request sent
+    assert span.attributes["reactlab.stop_local"] == ("\nQuestion",)  # what the loop cut at itself
+    assert span.attributes["llm.provider"] == "google"  # OpenInference's name for Gemini
     assert span.attributes["gen_ai.request.max_tokens"] == 256
     assert span.attributes["gen_ai.response.finish_reasons"] == ("STOP",)
     # A native tool-calling conversation is a chat, whoever serves it.
@@ -189,9 +193,9 @@ def tool_calls(span) -> list[dict]:
 
 
 def arguments(tool) -> dict:
-    """A tool span's arguments, the same in the GenAI attribute, OpenInference's input and tool.parameters."""
+    """A tool span's arguments, the same in the GenAI attribute and OpenInference's input."""
     found = json.loads(tool.attributes["gen_ai.tool.call.arguments"])
-    assert json.loads(tool.attributes["input.value"]) == json.loads(tool.attributes["tool.parameters"]) == found
+    assert json.loads(tool.attributes["input.value"]) == found
     return found
 
 

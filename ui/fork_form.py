@@ -43,15 +43,19 @@ def render_fork(run_id: int, trace: Trace) -> None:
     original = step.thought if field == "thought" or step.observation is None else step.observation.text
     text = st.text_area(f"New {field}", value=original, key=f"fork-text-{run_id}-{k}-{field}", height=150)
 
-    mine = st.checkbox(
+    foreign = trace.imported_from is not None  # it has no settings of this app's to run with
+    mine = foreign or st.checkbox(
         "Use my current settings instead",
         key=f"fork-current-{run_id}",
         help="Your settings from the Settings page, instead of the ones this run used.",
     )
     start = run_settings.current() if mine else own
-    changed = run_settings.differences(own, start)
+    changed = [] if foreign else run_settings.differences(own, start)
     clash = run_settings.dialect_clash(own, start)
-    if not mine:
+    if foreign:
+        st.markdown("It runs with **your current settings**: the imported run has none of this app's.")
+        st.caption(md_literal(own.note))
+    elif not mine:
         st.markdown("It runs with **this run's own settings**:")
         if own.note:
             st.warning(md_literal(own.note), icon=":material/warning:")

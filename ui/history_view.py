@@ -18,6 +18,7 @@ from react_core import (
     file_stem,
     plural,
     saved_columns,
+    to_atif_json,
     to_html,
     to_json,
     to_markdown,
@@ -127,6 +128,14 @@ def render_open(store: Store, record: RunRecord) -> None:
         f" of run #{record.parent_id} at step {record.fork_step}" if record.parent_id else ""
     )
     st.caption(md_literal(f"Saved {record.created_at.replace('T', ' ')} · {origin}"))
+    if record.trace is not None and record.trace.imported_from is not None:
+        st.info(
+            md_literal(
+                f"Imported from {record.trace.imported_from.described}. It records none of this app's settings: its "
+                "tools were that tool's own, and a fork runs with your current settings."
+            ),
+            icon=":material/input:",
+        )
     if record.damaged:
         # A row edited by hand or damaged: shown as it can be read, never exported or forked as if it were whole.
         st.error(md_literal(f"This run is damaged and cannot be shown in full: {record.damaged}"))
@@ -140,7 +149,7 @@ def render_open(store: Store, record: RunRecord) -> None:
     if record.prompt_version:
         st.caption(md_literal(f"Prompt version {record.prompt_version}"))
     stem = file_stem(record.trace, record.id)
-    a, b, h, o = st.columns(4)  # what can be taken away
+    a, b, h, t, o = st.columns(5)  # what can be taken away
     a.download_button(
         "Export JSON", to_json(record.trace), f"{stem}.json", "application/json", key="export-json", on_click="ignore"
     )
@@ -149,6 +158,15 @@ def render_open(store: Store, record: RunRecord) -> None:
     )
     page = to_html(record.trace, record.id)
     h.download_button("Export HTML", page, f"{stem}.html", "text/html", key="export-html", on_click="ignore")
+    t.download_button(
+        "Export ATIF",
+        to_atif_json(record.trace, conversation=record.conversation),
+        f"{stem}.atif.json",
+        "application/json",
+        key="export-atif",
+        on_click="ignore",
+        help="The run as an agent trajectory (ATIF v1.7), for Harbor, Phoenix and other tools that read the format.",
+    )
     with o.popover("Export OpenTelemetry", icon=":material/share:"):
         _otel_export(record, stem)
     present, example, add, share, delete = st.columns(5)  # what can be done with it
@@ -183,7 +201,7 @@ def _otel_export(record: RunRecord, stem: str) -> None:
         "Include messages (question, prompts, replies, tool results)", key="otel-content", value=False
     )
     try:
-        data = to_otlp_json(record.trace, include_content=content)
+        data = to_otlp_json(record.trace, include_content=content, conversation=record.conversation)
     except ReactLabError as e:
         st.error(md_literal(str(e)))
         return
@@ -288,11 +306,13 @@ def render_compare(store: Store) -> None:
 
 def render_import(store: Store) -> None:
     st.caption(
-        "Import a trace exported as JSON from this app (or printed by `python -m react_core ask --json`), or an "
-        "OpenTelemetry OTLP/JSON file: this app's own export, or an agent run from another tool that follows the "
-        "GenAI conventions or OpenInference (smolagents, for one), shown as far as its spans allow."
+        "Import a trace exported as JSON from this app (or printed by `python -m react_core ask --json`), an ATIF "
+        "trajectory (Agent Trajectory Interchange Format, v1.0 to v1.7: this app's own, or one written by Harbor's "
+        "agents, OpenHands, NeMo and others), or an OpenTelemetry OTLP/JSON file: this app's own export, or an agent "
+        "run from another tool that follows the GenAI conventions or OpenInference (smolagents, for one). Another "
+        "tool's run is shown as far as its file allows, and can be forked and run again here."
     )
-    upload = st.file_uploader("JSON trace or OTLP/JSON file", type=["json"], key="import-file")
+    upload = st.file_uploader("JSON trace, ATIF trajectory or OTLP/JSON file", type=["json"], key="import-file")
     if st.button("Import", key="import-run", icon=":material/upload:", disabled=upload is None):
         try:
             imported = store.import_json(upload.getvalue())

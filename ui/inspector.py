@@ -170,7 +170,15 @@ def render_call(trace: Trace, position: int, rebuilt: call_records.CallTexts | N
     step = trace.steps[position]
     st.markdown("**Model call**")
     if step.call is None:
-        st.caption("This step does not record its model call (a run saved before ReAct Lab kept them).")
+        if trace.imported_from is not None:
+            st.caption(
+                md_literal(
+                    f"The imported file ({trace.imported_from.format}) holds the model's reply, not the request "
+                    "that was sent for it."
+                )
+            )
+        else:
+            st.caption("This step does not record its model call (a run saved before ReAct Lab kept them).")
         return
     if step.call.same_reply_as is not None:
         st.caption(

@@ -144,7 +144,10 @@ def settings_line(settings: dict) -> str:
 def render_status(trace: Trace) -> None:
     label, state = status_text(trace)
     with st.status(label, state=state, expanded=False):
-        st.caption(md_literal(settings_line(trace.settings)))
+        if trace.imported_from is not None:  # another tool's settings are not this app's to list
+            st.caption(md_literal(f"Imported from {trace.imported_from.described}"))
+        else:
+            st.caption(md_literal(settings_line(trace.settings)))
         if trace.started_at:
             st.caption(md_literal(f"Started {trace.started_at}"))
         render_calls_table(trace)

@@ -60,7 +60,15 @@ def current() -> Start:
 
 
 def of_run(trace: Trace) -> Start:
-    """The settings and prompt ``trace`` ran with, as far as it recorded them (the rest from the session)."""
+    """The settings and prompt ``trace`` ran with, as far as it recorded them (the rest from the session). A run
+    imported from another tool's file ran with none of this app's settings: it goes on with the session's."""
+    if trace.imported_from is not None:
+        return Start(
+            dict(state.settings()),
+            presets.active(),
+            f"This run was imported from {trace.imported_from.described}: it records none of this app's settings, "
+            "so it goes on with your current ones.",
+        )
     recorded = trace.settings
     s = recorded_settings(trace, state.settings())
     fmt = recorded.get("dialect") or "paper"

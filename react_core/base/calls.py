@@ -67,6 +67,8 @@ class ModelCall:
     first_token_seconds: float = 0.0
     seconds: float = 0.0
     reused_tokens: int | None = None  # prompt tokens the model reused from its cache, when it says
+    response_id: str = ""  # the API's id for the reply and the model that wrote it, when it says ('' otherwise)
+    response_model: str = ""
     conversation: str = ""  # the body key holding the message list ('' for a single prompt)
     messages_keep: int = 0
     messages_added: list[Any] = field(default_factory=list)
@@ -109,6 +111,11 @@ class McpCall:
     result: dict[str, Any] | None = None
     error: str = ""  # no result: refused, timed out, the server died or refused the call
     seconds: float = 0.0
+    # How the call went: the transport ("stdio" or "streamable-http"), the server's URL for HTTP (without its query or
+    # credentials: ``ServerConfig.where``) and the protocol version the session agreed ('' when not known).
+    transport: str = ""
+    url: str = ""
+    protocol_version: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -65,8 +65,12 @@ VARIABLES = (
     # the SDK's exporter reads them, and its other OTEL_EXPORTER_OTLP_* variables, itself.
     Variable("OTEL_EXPORTER_OTLP_ENDPOINT", "send each finished run as OpenTelemetry spans to this OTLP/HTTP base URL"),
     Variable("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "the same, as the full traces URL (wins over the base URL)"),
+    Variable("OTEL_EXPORTER_OTLP_LOGS_ENDPOINT", "also send each run's evaluation results as log events to this URL"),
     Variable("OTEL_EXPORTER_OTLP_HEADERS", "headers sent with each export, e.g. Authorization=Basic … for Langfuse"),
     Variable("REACT_OTEL_CONTENT", "1: exported spans include the messages (question, prompts, replies, tool results)"),
+    # Read by the SDK itself, for every span this app makes (live and in files): the service the spans come from.
+    Variable("OTEL_SERVICE_NAME", "the service name on exported spans (default react-lab)"),
+    Variable("OTEL_RESOURCE_ATTRIBUTES", "more attributes of that service, e.g. deployment.environment.name=prod"),
 )
 BY_NAME = {v.name: v for v in VARIABLES}
 # Setting field -> variable, for the settings that an environment variable can give a default to.

@@ -15,6 +15,7 @@ from react_core.base.calls import McpCall as McpCall
 from react_core.base.calls import ModelCall as ModelCall
 from react_core.base.calls import ToolCall as ToolCall
 from react_core.base.calls import Usage as Usage
+from react_core.base.provenance import Provenance as Provenance
 
 # Why a run ended, and how to say it to a person.
 STOP_REASONS = {
@@ -328,6 +329,7 @@ class Trace:
     # question that is word for word one of the offline pack's HotpotQA questions (``react_core.report.expected``).
     expected_answer: str | None = None
     failed_call: FailedCall | None = None  # the model call whose failure ended the run, when one did
+    imported_from: Provenance | None = None  # the file another tool wrote, for a run imported from one
 
     def __post_init__(self) -> None:
         self.settings = clean_settings(self.settings)
@@ -376,6 +378,8 @@ class Trace:
         }
         if self.failed_call is not None:  # written only when there is one, so other traces read as they always did
             out["failed_call"] = self.failed_call.to_dict()
+        if self.imported_from is not None:
+            out["imported_from"] = self.imported_from.to_dict()
         return out
 
     @classmethod
@@ -396,4 +400,5 @@ class Trace:
             started_at=d.get("started_at", ""),
             expected_answer=d.get("expected_answer"),
             failed_call=FailedCall.from_dict(d["failed_call"]) if d.get("failed_call") else None,
+            imported_from=Provenance.from_dict(d["imported_from"]) if d.get("imported_from") else None,
         )

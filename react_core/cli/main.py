@@ -193,7 +193,7 @@ def _read_trace(path: str):
     """A trace file: our JSON export (or ``ask --json``), or OTLP/JSON, checked as History's import checks it."""
     from pathlib import Path
 
-    from react_core.telemetry.otlp_import import read_trace_file
+    from react_core.telemetry.imports import read_trace_file
 
     try:
         return read_trace_file(Path(path).read_bytes()).trace

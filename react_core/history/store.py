@@ -304,7 +304,7 @@ class Store(VersionStore, QuestionSets, ShareStore, ABC):
         OpenTelemetry export, or another tool's agent run: ``react_core.telemetry.otlp_import``), after validating
         every field (``react_core.base.trace_schema``); a ConfigError names the first field that is wrong. A run this
         owner already has (the same trace, field for field) is not stored twice: the answer names the one there."""
-        from react_core.telemetry.otlp_import import read_trace_file
+        from react_core.telemetry.imports import read_trace_file
 
         found = read_trace_file(data)
         same = self._same_run(found.trace)

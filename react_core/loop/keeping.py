@@ -101,7 +101,7 @@ def finish(
         return Kept()
     kept = _save(trace, keeping, claimed) if claimed is not None or keeping.saves else Kept()
     if trace.stop_reason != "paused" and keeping.export is not None:
-        export_finished_run(trace, keeping.export)
+        export_finished_run(trace, keeping.export, conversation=keeping.conversation)  # a chat's turns: one session
     return kept
 
 

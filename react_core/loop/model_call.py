@@ -175,6 +175,8 @@ def call_record(request: CompletionRequest, reply: Reply, previous: call_records
         conversation=sent.get("conversation", ""),
         omitted=list(sent.get("omitted", [])),
         reused_tokens=sent.get("reused_tokens"),
+        response_id=sent.get("response_id", ""),
+        response_model=sent.get("response_model", ""),
         stop_local=list(request.stop),
         finish_reason=reply.finish_reason,
         cut_at=reply.cut_at,

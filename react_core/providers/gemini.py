@@ -123,6 +123,7 @@ class GeminiProvider(HostedProvider):
             text = _text(chunk)
             if text:
                 yield text
+            reading.note(chunk, ("response_id", "responseId"), ("model_version", "modelVersion"))
             reading.calls += _calls(chunk)
             reading.refused = _blocked(chunk) or reading.refused
             reading.finish = _finish(chunk) or reading.finish

@@ -77,6 +77,22 @@ class Reading:
     calls: list[ToolCall] = field(default_factory=list)
     refused: str = ""  # why the service refused to answer ('' when it did not)
     wrote: bool = False
+    response_id: str = ""  # the API's id for this reply ("chatcmpl-…"), and the model that wrote it, when it says
+    response_model: str = ""
+
+    def note(self, event: Any, id_names: tuple[str, ...], model_names: tuple[str, ...]) -> None:
+        """Keep the reply's id and model from the first event that names them (an SDK object or, from a server that
+        does not stream, a plain dict)."""
+        self.response_id = self.response_id or _named(event, id_names)
+        self.response_model = self.response_model or _named(event, model_names)
+
+
+def _named(event: Any, names: tuple[str, ...]) -> str:
+    for name in names:
+        value = event.get(name) if isinstance(event, dict) else getattr(event, name, None)
+        if isinstance(value, str) and value:
+            return value[:200]
+    return ""
 
 
 class HostedProvider(Provider):
@@ -237,6 +253,10 @@ class HostedProvider(Provider):
             raise Truncated
         if reading.calls:
             yield Chunk(tool_calls=reading.calls)
+        named = {"response_id": reading.response_id, "response_model": reading.response_model}
+        if any(named.values()):  # completes what was sent with what the reply said it was
+            sent = {**sent, **{k: v for k, v in named.items() if v}}
+            yield Chunk(sent=sent)
         yield Chunk(usage=reading.usage, finish_reason=reading.finish or "stop")
         if reading.cached is not None:
             yield Chunk(sent={**sent, "reused_tokens": reading.cached})

@@ -152,6 +152,7 @@ class OpenAIProvider(HostedProvider):
         for event in events:
             if responses_api(event):
                 raise not_chat_completions(self._service)
+            reading.note(event, ("id",), ("model",))
             for choice in event.choices or ():
                 delta = choice.delta
                 text = content_text(getattr(delta, "content", None)) if delta else ""

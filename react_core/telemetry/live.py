@@ -3,7 +3,8 @@
 ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`` (the full URL) or ``OTEL_EXPORTER_OTLP_ENDPOINT`` (a base URL; ``/v1/traces`` is
 added) turn it on, as the OpenTelemetry specification names them; the SDK's exporter reads them and its other
 ``OTEL_EXPORTER_OTLP_*`` variables (headers such as a Langfuse key, timeout, compression) itself. Message content is
-sent only with ``REACT_OTEL_CONTENT=1``. In local mode the Settings page may name the endpoint and the content switch
+sent only with ``REACT_OTEL_CONTENT=1``; ``OTEL_EXPORTER_OTLP_LOGS_ENDPOINT`` adds the evaluation results as log-based
+events (``live_events``). In local mode the Settings page may name the endpoint and the content switch
 too; elsewhere only the operator's variables apply (``endpoint`` keeps that rule).
 
 A run is never slowed or broken by its export: ``export_finished_run`` hands the spans to the SDK's
@@ -24,6 +25,8 @@ from typing import Any
 
 from react_core.base import environment
 from react_core.base.trace import Trace
+from react_core.telemetry.live_events import EventExport
+from react_core.telemetry.live_events import logs_endpoint as logs_endpoint
 from react_core.telemetry.spans import run_spans
 
 log = logging.getLogger(__name__)
@@ -65,14 +68,18 @@ def include_content(env: Any = None, *, chosen: bool | None = None, visitor: boo
 class LiveExport:
     """One OTLP/HTTP exporter behind one bounded queue and its background thread."""
 
-    def __init__(self, url: str, *, include_content: bool = False, max_queue: int = MAX_QUEUED_SPANS) -> None:
+    def __init__(
+        self, url: str, *, include_content: bool = False, max_queue: int = MAX_QUEUED_SPANS, logs_url: str = ""
+    ) -> None:
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
         from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
 
         from react_core.telemetry.otlp_http import BoundedTransport
 
-        self.url, self.include_content = url, include_content
+        self.url, self.include_content, self.logs_url = url, include_content, logs_url
         self._problem = ""
+        # The evaluation results as log-based events, when the operator names a logs endpoint (``live_events``).
+        self._events = EventExport(logs_url, max_queue=max_queue, every_ms=SEND_EVERY_MS) if logs_url else None
         outer = self
 
         class Watched(SpanExporter):
@@ -116,12 +123,16 @@ class LiveExport:
 
     @property
     def problem(self) -> str:
-        return self._problem
+        return self._problem or (self._events.problem if self._events is not None else "")
 
-    def send(self, trace: Trace) -> None:
-        """Queue the run's spans; returns at once."""
-        for span in run_spans(trace, include_content=self.include_content):
+    def send(self, trace: Trace, conversation: str = "") -> None:
+        """Queue the run's spans (``conversation``: the chat it was a turn of), and its evaluation events when they
+        are sent; returns at once."""
+        spans = run_spans(trace, include_content=self.include_content, conversation=conversation)
+        for span in spans:
             self._processor.on_end(span)
+        if self._events is not None:
+            self._events.send(spans)
 
     def flush(self, timeout_seconds: float = 5.0) -> bool:
         """Send what is queued now, waiting at most ``timeout_seconds`` (the command line, before it exits); False
@@ -132,6 +143,8 @@ class LiveExport:
         def send_all() -> None:
             try:
                 self._processor.force_flush()
+                if self._events is not None:
+                    self._events.flush()
             finally:
                 sent.set()
 
@@ -140,6 +153,8 @@ class LiveExport:
 
     def shutdown(self) -> None:
         self._processor.shutdown()
+        if self._events is not None:
+            self._events.shutdown()
 
 
 _lock = threading.Lock()
@@ -153,10 +168,11 @@ def _current(url: str, content: bool) -> LiveExport | None:
         _target = url
         if not url:
             return None
-        if _live is None or _live.url != url or _live.include_content != content:
+        logs = logs_endpoint()
+        if _live is None or (_live.url, _live.include_content, _live.logs_url) != (url, content, logs):
             if _live is not None:  # sends what it holds on a thread of its own: a run never waits for that
                 threading.Thread(target=_live.shutdown, name="otel-shutdown", daemon=True).start()
-            _live = LiveExport(url, include_content=content)
+            _live = LiveExport(url, include_content=content, logs_url=logs)
         return _live
 
 
@@ -175,15 +191,16 @@ class LiveTarget:
     visitor: bool = True
 
 
-def export_finished_run(trace: Trace, to: LiveTarget = LiveTarget()) -> None:
+def export_finished_run(trace: Trace, to: LiveTarget = LiveTarget(), *, conversation: str = "") -> None:
     """Send a finished run to the OTLP endpoint, if one is configured (``endpoint``: the operator's variables, or in
-    local mode the Settings page's URL); never raises, never waits for the network."""
+    local mode the Settings page's URL); never raises, never waits for the network. ``conversation``: the chat the
+    run was a turn of, so that a chat's turns are one session where the spans are read."""
     global _setup_problem
     try:
         url = endpoint(chosen=to.url, visitor=to.visitor)
         live = _current(url, include_content(chosen=to.content, visitor=to.visitor))
         if live is not None:
-            live.send(trace)
+            live.send(trace, conversation)
         _setup_problem = ""
     except Exception as e:  # a missing package or a malformed endpoint must not break the run that just finished
         log.warning("OpenTelemetry export is not working: %s", e)

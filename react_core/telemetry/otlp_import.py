@@ -21,8 +21,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from react_core.base.nesting import TooDeep, loads_json
+from react_core.base.provenance import Provenance
 from react_core.base.trace import Trace
-from react_core.base.trace_schema import read_import, validate_trace
+from react_core.base.trace_schema import validate_trace
 from react_core.telemetry.otlp_spans import InvalidOtlp, Span, descendants, parse_spans
 
 NO_QUESTION = "(the question was not exported)"
@@ -38,14 +39,6 @@ class ImportedTrace:
 
 def is_otlp(value: Any) -> bool:
     return isinstance(value, dict) and "resourceSpans" in value
-
-
-def read_trace_file(data: bytes | str) -> ImportedTrace:
-    """A trace from a file a person imports: ReAct Lab's JSON export, or an OTLP/JSON file of spans."""
-    value = read_import(data)
-    if not is_otlp(value):
-        return ImportedTrace(Trace.from_dict(validate_trace(value)))
-    return from_otlp(value)
 
 
 def from_otlp(value: dict[str, Any]) -> ImportedTrace:
@@ -94,6 +87,8 @@ def _own_export(root: Span, inside: list[Span], unmapped: list[str]) -> dict[str
     for key in ("stop_reason", "started_at", "final_answer", "error", "expected_answer"):
         if f"reactlab.{key}" in a:
             d[key] = a[f"reactlab.{key}"]
+    if "reactlab.imported_from" in a:  # a run imported from another tool's file, exported again
+        d["imported_from"] = _json_attribute(root, "reactlab.imported_from", dict)
     failed = [s for s in inside if "reactlab.failed_call" in s.attributes]
     if failed:  # the model call that ended the run wrote no step
         d["failed_call"] = _json_attribute(failed[0], "reactlab.failed_call", dict)
@@ -131,7 +126,7 @@ def _message_text(span: Span, key: str, roles: tuple[str, ...]) -> str | None:
     return None
 
 
-def _plain(text: str | None, keys: tuple[str, ...]) -> str | None:
+def plain(text: str | None, keys: tuple[str, ...]) -> str | None:
     """A value that may be JSON arguments (``{"task": …}``, or smolagents' bound call ``{"args": […], "kwargs": {…}}``):
     its one text when it has one, else the arguments as JSON, else the text itself."""
     if text is None:
@@ -185,9 +180,9 @@ def _seconds(span: Span) -> float:
 
 
 def _foreign(root: Span, inside: list[Span], unmapped: list[str]) -> dict[str, Any]:
-    question = root.text("smolagents.task") or _plain(root.text("input.value"), ("task", "question", "input", "query"))
+    question = root.text("smolagents.task") or plain(root.text("input.value"), ("task", "question", "input", "query"))
     question = question or _message_text(root, "gen_ai.input.messages", ("user",))
-    answer = _plain(root.text("output.value"), ("answer", "output", "final_answer")) or _message_text(
+    answer = plain(root.text("output.value"), ("answer", "output", "final_answer")) or _message_text(
         root, "gen_ai.output.messages", ("assistant",)
     )
     steps: list[dict[str, Any]] = []
@@ -213,7 +208,7 @@ def _foreign(root: Span, inside: list[Span], unmapped: list[str]) -> dict[str, A
         elif kind == "tool":
             name = span.text("gen_ai.tool.name", "tool.name") or span.name.removeprefix("execute_tool ").strip()
             arguments = span.text("gen_ai.tool.call.arguments", "input.value")  # (tool.parameters is the schema)
-            argument = _plain(arguments, ("answer", "input", "query", "expression")) or ""
+            argument = plain(arguments, ("answer", "input", "query", "expression")) or ""
             if not steps or steps[-1].get("action") or steps[-1].get("final_answer") is not None:
                 steps.append({"index": len(steps) + 1, "seconds": 0.0})
             step = steps[-1]
@@ -225,10 +220,14 @@ def _foreign(root: Span, inside: list[Span], unmapped: list[str]) -> dict[str, A
                 continue
             result = span.text("gen_ai.tool.call.result", "output.value")
             step["action"] = {"tool": name or "tool", "input": argument}
+            failed = span.error or bool(span.attributes.get("reactlab.observation.error"))
+            # Our own export says which results were evidence; another tool's result is what it returned, so whatever
+            # words an answer shares with it are evidence (a failed call's message is not).
+            evidence = span.attributes.get("reactlab.observation.evidence", not failed and bool(result))
             step["observation"] = {
                 "text": result if result is not None else span.message or "(the tool's span holds no result)",
-                "is_error": span.error or bool(span.attributes.get("reactlab.observation.error")),
-                "evidence": bool(span.attributes.get("reactlab.observation.evidence")),
+                "is_error": failed,
+                "evidence": bool(evidence),
             }
         else:
             other[span.name[:60] or "(unnamed)"] += 1
@@ -248,6 +247,7 @@ def _foreign(root: Span, inside: list[Span], unmapped: list[str]) -> dict[str, A
         "steps": steps,
         "final_answer": answer,
         "started_at": _iso(root.start),
+        "imported_from": Provenance("OTLP/JSON", root.producer, model=model or "").to_dict(),
     }
     for step in steps:
         step["seconds"] = round(step["seconds"], 6)

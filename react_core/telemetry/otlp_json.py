@@ -17,12 +17,13 @@ from react_core.telemetry.spans import run_spans
 _IDS = ("traceId", "spanId", "parentSpanId")
 
 
-def to_otlp_json(trace: Trace, *, include_content: bool = False) -> str:
-    """The run as one OTLP/JSON ``ExportTraceServiceRequest`` (what a file exporter or ``/v1/traces`` takes)."""
+def to_otlp_json(trace: Trace, *, include_content: bool = False, conversation: str = "") -> str:
+    """The run as one OTLP/JSON ``ExportTraceServiceRequest`` (what a file exporter or ``/v1/traces`` takes);
+    ``conversation``: the chat the run was a turn of."""
     from google.protobuf import json_format
     from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 
-    request = encode_spans(run_spans(trace, include_content=include_content))
+    request = encode_spans(run_spans(trace, include_content=include_content, conversation=conversation))
     value = json_format.MessageToDict(request, use_integers_for_enums=True, preserving_proto_field_name=False)
     _hex_ids(value)
     return json.dumps(value, ensure_ascii=False, indent=1)

@@ -36,6 +36,7 @@ class Span:
     error: bool
     message: str
     attributes: dict[str, Any] = field(default_factory=dict)
+    producer: str = ""  # what wrote it: its resource's service.name, else its instrumentation scope's name
 
     @property
     def seconds(self) -> float:
@@ -73,13 +74,29 @@ def parse_spans(value: dict[str, Any]) -> list[Span]:
     out: list[Span] = []
     for i, resource in enumerate(_list(value, "resourceSpans", "")):
         where = f"resourceSpans[{i}]"
+        service = _name(_object(resource, where), "resource", where, "service.name")
         for j, scope in enumerate(_list(_object(resource, where), "scopeSpans", where)):
             inner = f"{where}.scopeSpans[{j}]"
+            scope_name = _name(_object(scope, inner), "scope", inner)
             for k, span in enumerate(_list(_object(scope, inner), "spans", inner)):
                 if len(out) >= MAX_ITEMS:
                     raise InvalidOtlp("resourceSpans", f"holds more than {MAX_ITEMS:,} spans")
                 out.append(_span(_object(span, f"{inner}.spans[{k}]"), f"{inner}.spans[{k}]"))
+                out[-1].producer = service or scope_name
     return out
+
+
+def _name(value: dict[str, Any], key: str, where: str, attribute: str = "") -> str:
+    """A resource's ``service.name`` attribute, or a scope's ``name`` ('' when there is none)."""
+    item = _object(value.get(key, {}), f"{where}.{key}")
+    if not attribute:
+        name = item.get("name", "")
+        return scrub(name) if isinstance(name, str) else ""
+    for n, pair in enumerate(_list(item, "attributes", f"{where}.{key}")):
+        found, text = _key_value(pair, f"{where}.{key}.attributes[{n}]")
+        if found == attribute and isinstance(text, str):
+            return text
+    return ""
 
 
 def _object(value: Any, where: str) -> dict[str, Any]:

@@ -29,11 +29,10 @@ def to_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def message(role: str, parts: list[dict[str, Any]], finish: str | None = None) -> dict[str, Any]:
-    out: dict[str, Any] = {"role": role, "parts": parts}
-    if finish is not None:
-        out["finish_reason"] = finish
-    return out
+def message(role: str, parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """A message as the conventions write one: its role and its parts. (An output message's ``finish_reason`` is
+    deprecated there: the reason is the span's ``gen_ai.response.finish_reasons``.)"""
+    return {"role": role, "parts": parts}
 
 
 def text(content: str) -> dict[str, Any]:
@@ -107,17 +106,15 @@ def input_attributes(prompt: CallTexts) -> dict[str, Any]:
     return out
 
 
-def output_attributes(step: Step, finish: str | None) -> dict[str, Any]:
-    """The reply of a call: its Thought as a reasoning part, the call it asked for, and its whole text."""
-    parts = []
-    if step.thought:
-        parts.append({"type": "reasoning", "content": step.thought})
+def output_attributes(step: Step) -> dict[str, Any]:
+    """The reply of a call, each thing once: its text as the model wrote it (the Thought is in it, written by the
+    model as text, not as reasoning apart) and the call it asked for."""
     requested = _requested(step)
+    parts = [text(step.raw_output)] if step.raw_output else []
     if requested is not None:
         parts.append(requested)
-    parts.append(text(step.raw_output))
     out: dict[str, Any] = {
-        gen_ai.GEN_AI_OUTPUT_MESSAGES: to_json([message("assistant", parts, finish)]),
+        gen_ai.GEN_AI_OUTPUT_MESSAGES: to_json([message("assistant", parts)]),
         OI.OUTPUT_VALUE: step.raw_output,
         OI.OUTPUT_MIME_TYPE: Mime.TEXT.value,
         f"{OI.LLM_OUTPUT_MESSAGES}.0.{Message.MESSAGE_ROLE}": "assistant",

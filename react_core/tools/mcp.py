@@ -181,13 +181,16 @@ def make_tool(config: ServerConfig, tool: McpTool) -> Tool:
     how = guard(config, tool, visitor=visitor())
 
     def call(text: str, approved: bool = False) -> Observation:
-        record = McpCall(server=config.name, tool=tool.original)
+        record = McpCall(server=config.name, tool=tool.original, transport=config.transport)
+        record.url = config.where if config.url else ""
         started = time.perf_counter()
         try:
             record.arguments = arguments(tool, text)
             if tool.destructive and not destructive_allowed() and not (approved and how == ASKS):
                 raise ToolError(refusal(tool, how))
-            result = POOL.get(config).call_tool(tool.original, record.arguments)
+            connection = POOL.get(config)
+            record.protocol_version = connection.protocol_version
+            result = connection.call_tool(tool.original, record.arguments)
         except (ToolError, McpFailure) as e:
             record.error = str(e)
             record.seconds = round(time.perf_counter() - started, 6)
