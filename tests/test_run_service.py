@@ -78,7 +78,7 @@ def test_a_chat_turn_is_sent_once_finished(receiver):
     settings = {"provider": "scripted", "script": [COMPUTE, FINISH], "tools": ["calculator"]}
     done = turn(TurnRequest(Q, settings, chat_id="c", turn_id=1)).turn
     assert done.trace.final_answer == "42" and done.history_id is not None
-    once_finished(sent(receiver))
+    assert once_finished(sent(receiver))["session.id"] == "c"  # a chat's turns: one session
 
 
 def test_a_step_mode_turn_is_sent_once_it_ends_not_while_it_waits_and_so_is_one_resumed_from_history(receiver):
@@ -102,7 +102,7 @@ def test_a_step_mode_turn_is_sent_once_it_ends_not_while_it_waits_and_so_is_one_
     )
     done = turn(decision, reuse=first.provider).turn
     assert done.trace.final_answer == "42" and done.history_id == paused.history_id
-    once_finished(sent(receiver))
+    assert once_finished(sent(receiver))["session.id"] == "c"
 
 
 def test_a_paused_run_resumed_from_history_by_a_script_is_sent_once_finished(receiver):
@@ -141,7 +141,7 @@ def test_the_evaluations_agent_runs_are_sent_once_finished_with_their_gold_answe
 def test_ask_is_sent_once_finished(receiver):
     settings = react_core.RunSettings(provider="scripted", script=[COMPUTE, FINISH], tools=["calculator"])
     assert react_core.ask(Q, settings).final_answer == "42"
-    once_finished(sent(receiver))
+    assert "session.id" not in once_finished(sent(receiver))  # a run on its own
 
 
 def test_ask_in_step_mode_on_the_command_line_is_sent_once_when_it_ends(receiver, tmp_path):
