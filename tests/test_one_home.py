@@ -36,6 +36,10 @@ def _homes(pattern: str) -> list[str]:
         ("the temperature range", r"<=\s*2(\.0)?\b|between 0 and 2", "react_core/loop/settings.py"),
         ("the paper's figures", r"\b(?:28\.7|35\.1|57\.1|64\.6)\b", "react_core/evaluation/paper.py"),
         ("the datasets' credit lines", r"FEVER \(Thorne|HotpotQA \(CC BY-SA", "react_core/evaluation/tasks.py"),
+        # The run service: one place makes the Agent, one keeps the finished run (saved, sent).
+        ("making an Agent", r"\bAgent\(", "react_core/loop/service.py"),
+        ("sending a finished run", r"(?<!def )export_finished_run\(|export_run_live\(", "react_core/loop/keeping.py"),
+        ("saving a finished run", r"could not be saved|\.save\(\s*trace\b", "react_core/loop/keeping.py"),
     ],
 )
 def test_each_rule_is_written_once(what, pattern, home):
