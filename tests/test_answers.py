@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from react_core.base import answers
 from react_core.base.answers import normalize_answer
-from react_core.evaluation import harness
+from react_core.evaluation import tasks
 from react_core.report import grounding
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -68,7 +68,7 @@ def test_the_result_is_normal(text):
 
 
 def test_it_has_one_home_that_imports_nothing_from_the_project():
-    assert harness.exact_match is answers.exact_match and harness.f1_score is answers.f1_score
+    assert tasks.exact_match is answers.exact_match and tasks.f1_score is answers.f1_score
     assert not hasattr(grounding, "normalize_answer") or grounding.normalize_answer is normalize_answer
     tree = ast.parse(Path(answers.__file__).read_text(encoding="utf-8"))
     imported = [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
