@@ -16,9 +16,10 @@ from typing import Any
 import streamlit as st
 
 from react_core import (
+    HOSTED_CONCURRENCY,
+    HOSTED_RPM,
     MAX_CALLS_LIMIT,
     MAX_REPETITIONS,
-    PAPER_MODEL,
     PAPER_REACT_STEPS,
     PAPER_SC_SAMPLES,
     RESAMPLES,
@@ -35,7 +36,7 @@ from react_core import (
     shared_data_dir,
     tool_label,
 )
-from ui import bootstrap_view, eval_models, eval_tasks, identity, questions_table, state
+from ui import bootstrap_view, class_view, eval_models, eval_tasks, identity, questions_table, state
 from ui import evaluations as ev
 from ui import question_sets as qs
 from ui.jobs.evaluation import EvalJob
@@ -70,12 +71,20 @@ def _how_they_run(chosen: list[str]) -> None:
         col.selectbox(f"Prompt: {role}", ev.preset_choices(role), key=f"eval-preset-{role}")
     if ev.compares_versions(chosen):
         _versions(chosen)
+    _pace()
     st.caption(
         f"The paper's setup: at most {PAPER_REACT_STEPS} model calls with Search and Lookup, its own 6-shot prompts, "
         f"{PAPER_SC_SAMPLES} CoT-SC samples at temperature {SC_TEMPERATURE}, greedy decoding otherwise. Every results "
         "file records what was used."
     )
     st.button("Back to the paper's setup", key="eval-reset", on_click=ev.reset_to_paper)
+
+
+def _pace() -> None:
+    """How fast a hosted model is asked: questions at once, within calls a minute for the key."""
+    cols = st.columns(3)
+    cols[0].number_input("Questions at once", 1, 64, HOSTED_CONCURRENCY, key="eval-at-once", help=ev.AT_ONCE_HELP)
+    cols[1].number_input("Calls per minute", 1.0, 100_000.0, HOSTED_RPM, step=10.0, key="eval-rpm", help=ev.RPM_HELP)
 
 
 def _versions(chosen: list[str]) -> None:
@@ -120,10 +129,8 @@ def _results(folder: str) -> None:
     frame, why = ev.chart(evaluation)
     if frame is not None:
         st.bar_chart(frame, stack=False, y_label=f"{task.measure} (%)", height=300)
-    st.caption(
-        (why + " " if why else "")
-        + f"Paper: ReAct (Yao et al. 2022), Table 1, {PAPER_MODEL} on 500 {task.label} dev {task.items}."
-    )
+    st.caption((why + " " if why else "") + ev.paper_caption(evaluation))
+    class_view.render_submit(evaluation)
     _checks_and_baseline(evaluation)
     rows, cells = ev.records(evaluation), ev.cells(evaluation)
     st.subheader("Questions", anchor=False)
@@ -219,7 +226,8 @@ def _checks_and_baseline(evaluation: Any) -> None:
         list(options),
         index=None,
         key="eval-baseline",
-        placeholder="Choose results of the same questions",
+        placeholder="Choose results with questions in common" if options else "No results share these questions",
+        help="Only results that answered some of the same questions (same id and question) are offered.",
     )
     if base is None:
         return
@@ -227,11 +235,8 @@ def _checks_and_baseline(evaluation: Any) -> None:
         if current is options[base]:
             continue  # a version of this evaluation chosen as the baseline: the others are compared with it
         c, table = qs.comparison(options[base], current)
-        st.markdown(
-            f"**{md_literal(qs.result_name(current, model=qs.several_models(evaluation)))}**: {len(c.newly_pass)} "
-            "newly pass, "
-            f"{len(c.newly_fail)} newly fail ({c.both_pass} pass in both, {c.both_fail} fail in both)"
-        )
+        name = md_literal(qs.result_name(current, model=qs.several_models(evaluation)))
+        st.markdown(qs.comparison_line(name, c))
         st.dataframe(table, hide_index=True, width="stretch", key=f"eval-compare-{current.name}")
         questions_table.render_download(
             table.to_dict("records"),
@@ -272,7 +277,8 @@ job: EvalJob | None = st.session_state.eval_job
 busy = job is not None and not job.done
 if st.session_state.get("eval-dataset") not in datasets:
     st.session_state.pop("eval-dataset", None)
-st.selectbox("Dataset", datasets, key="eval-dataset", format_func=eval_tasks.name)
+names = {d: eval_tasks.name(d) for d in datasets}  # read now, in this run: not later, outside it
+st.selectbox("Dataset", datasets, key="eval-dataset", format_func=lambda d: names.get(d, d))
 eval_tasks.follow()
 if not qs.is_set(st.session_state.get("eval-dataset")):
     task = eval_tasks.chosen()

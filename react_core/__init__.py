@@ -45,6 +45,7 @@ _EXPORTS: dict[str, str] = {
             "StepStarted",
             "TextDelta",
             "ActionParsed",
+            "ToolProgress",
             "StepDone",
             "RunDone",
             "Paused",
@@ -101,7 +102,11 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("FinetunePlan", "finetune", "write_only", "check_environment"), "training.finetune"),
     **dict.fromkeys(("Recipe", "METHODS"), "training.recipe"),
     **dict.fromkeys(("finetune_dir", "training_python"), "base.paths"),
-    **dict.fromkeys(("script_outputs", "MAX_SCRIPT_BYTES"), "providers.scripted"),
+    **dict.fromkeys(("script_outputs", "MAX_SCRIPT_BYTES", "SCRIPT_FORMAT"), "providers.scripted"),
+    **dict.fromkeys(
+        ("SampleScript", "sample_scripts", "sample_for", "script_label", "run_as_script", "script_json"),
+        "providers.samples",
+    ),
     # prompts
     **dict.fromkeys(
         (
@@ -122,9 +127,10 @@ _EXPORTS: dict[str, str] = {
         ("VersionRef", "parse_ref", "address", "version_choice", "export_version", "import_version"), "presets.versions"
     ),
     **dict.fromkeys(
-        ("VersionDiff", "ExampleChange", "FieldDiff", "diff_versions", "ADDED", "REMOVED", "CHANGED"), "presets.diff"
+        ("VersionDiff", "ExampleChange", "FieldDiff", "diff_versions", "ADDED", "REMOVED", "CHANGED", "SAME"),
+        "presets.diff",
     ),
-    "example_from_run": "presets.from_run",
+    **dict.fromkeys(("example_from_run", "example_warnings"), "presets.from_run"),
     # knowledge and tools
     **dict.fromkeys(("standing_pack", "knowledge_reach"), "knowledge"),
     "pack_choices": "knowledge.choices",
@@ -141,18 +147,23 @@ _EXPORTS: dict[str, str] = {
             "parse_headers",
             "own_server",
             "entry_url",
+            "entry_oauth",
             "masked_headers",
+            "may_use_oauth",
         ),
         "tools.mcp_config",
     ),
+    **dict.fromkeys(("start_mcp_sign_in", "finish_mcp_sign_in", "mcp_sign_out"), "tools.mcp_sign_in"),
+    "asking": "loop.acting",
     # history
     **dict.fromkeys(("open_history", "Store", "RunRecord"), "history"),
     "Imported": "history.store",
     **dict.fromkeys(("Share", "shared_view", "CALLS_LEFT_OUT"), "history.shares"),
-    "MAX_OWNER_CHARS": "history.records",
+    **dict.fromkeys(("MAX_OWNER_CHARS", "IMPORTED"), "history.records"),
     "conversation_turns": "history.conversations",
     # reading a run: grounding, the expected answer, exports, how a run is said
     "check_grounding": "report.grounding",
+    **dict.fromkeys(("Edit", "hand_edits", "EDITED_NOTE"), "report.edits"),
     "to_html": "report.html",
     "csv_text": "report.spreadsheet",
     **dict.fromkeys(("check_expected", "expected_answer_for"), "report.expected"),
@@ -197,9 +208,11 @@ _EXPORTS: dict[str, str] = {
         "evaluation.arena",
     ),
     **dict.fromkeys(("arena_to_html", "arena_file_name"), "evaluation.arena_html"),
+    **dict.fromkeys(("Parting", "first_parting"), "evaluation.parting"),
     "ArenaSummary": "history.arenas",
     # evaluation
     **dict.fromkeys(("EvalPlan", "run_evaluation", "VERSIONED"), "evaluation.run"),
+    **dict.fromkeys(("HOSTED_CONCURRENCY", "HOSTED_RPM"), "evaluation.plan"),
     "eval_results": "evaluation.results:",
     **dict.fromkeys(("PAPER_HOTPOTQA_EM", "PAPER_MODEL", "STRATEGY_LABELS"), "evaluation.paper"),
     **dict.fromkeys(("PAPER_N", "result_label"), "evaluation.report"),
@@ -217,9 +230,16 @@ _EXPORTS: dict[str, str] = {
         "evaluation.question_sets",
     ),
     **dict.fromkeys(
-        ("MAX_REPETITIONS", "RESAMPLES", "score_results", "compare_results", "base_id"), "evaluation.repeats"
+        ("MAX_REPETITIONS", "RESAMPLES", "score_results", "compare_results", "common_questions", "base_id"),
+        "evaluation.repeats",
     ),
-    **dict.fromkeys(("Checks", "run_checks"), "report.checks"),
+    **dict.fromkeys(("Checks", "run_checks", "reference_checks"), "report.checks"),
+    # a class: assignments handed out by link, submissions and the board
+    **dict.fromkeys(("Assignment", "Submission"), "history.assignments"),
+    **dict.fromkeys(
+        ("write_assignment_file", "assignment_of", "references_from", "submission_of", "best_per_student"),
+        "evaluation.assignments",
+    ),
     **dict.fromkeys(("BootstrapPlan", "bootstrap"), "evaluation.bootstrap"),
     "figure3_table": "evaluation.figure3",
     **dict.fromkeys(

@@ -12,8 +12,9 @@ import pytest
 from hypothesis import settings
 
 ROOT = Path(__file__).resolve().parent.parent
-# The PostgreSQL server fixtures (and open_store on either database), for every test module, whichever runs alone.
-pytest_plugins = ("pg_helpers",)
+# The PostgreSQL server fixtures (and open_store on either database), and our MCP server (our_url), for every test
+# module, whichever runs alone.
+pytest_plugins = ("pg_helpers", "mcp_helpers")
 
 # Property tests are deterministic by default: the same examples every run (derandomize), nothing remembered
 # between runs (no database), a fixed number of examples, no per-example deadline (CI machines are slow; a hang

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
 from provider_helpers import free_port, wait_for
 
 HERE = Path(__file__).resolve().parent
@@ -35,25 +36,72 @@ def _listening(port: int) -> bool:
 
 
 @contextmanager
-def our_server(token: str = "", *, echo_says: str = "", replies: str = "") -> Iterator[tuple[str, subprocess.Popen]]:
+def our_server(
+    token: str = "", *, echo_says: str = "", replies: str = "", era: str = ""
+) -> Iterator[tuple[str, subprocess.Popen]]:
     """Our server on a free port: its MCP URL and its process (kill only this one). With ``token``, it answers 401 to
     every request without ``Authorization: Bearer {token}``; ``echo_says`` is added to its echo tool's description;
     ``replies``: "json" (one JSON body a reply), "gzip" (compressed, asked for or not) or "quote" (every request an
-    error quoting its Authorization header)."""
+    error quoting its Authorization header); ``era`` "2025-11-25": a server of the revision before today's (no
+    ``server/discover``)."""
+    env = {"MCP_TEST_ECHO_SAYS": echo_says, "MCP_TEST_REPLIES": replies, "MCP_TEST_ERA": era}
+    with _served("mcp_server.py", *([token] if token else []), env=env) as started:
+        yield started
+
+
+@contextmanager
+def oauth_server() -> Iterator[tuple[str, subprocess.Popen]]:
+    """The OAuth-protected server (``tests/mcp_oauth_server.py``) on a free port: its MCP URL and its process."""
+    with _served("mcp_oauth_server.py") as started:
+        yield started
+
+
+@contextmanager
+def _served(script: str, *args: str, env: dict[str, str] | None = None) -> Iterator[tuple[str, subprocess.Popen]]:
+    """``tests/{script} PORT *args`` on a free port until it listens (a loaded machine may take a while to start
+    Python): its MCP URL and its process, killed at the end."""
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, str(HERE / "mcp_server.py"), str(port), *([token] if token else [])],
+        [sys.executable, str(HERE / script), str(port), *args],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
-        env={**os.environ, "MCP_TEST_ECHO_SAYS": echo_says, "MCP_TEST_REPLIES": replies},
+        env={**os.environ, **(env or {})},
     )
     try:
-        if not wait_for(lambda: _listening(port) or proc.poll() is not None, timeout=30):
-            raise RuntimeError("the test MCP server did not start")
+        if not wait_for(lambda: _listening(port) or proc.poll() is not None, timeout=90):
+            raise RuntimeError(f"the test MCP server {script} did not start")
         if proc.poll() is not None:
-            raise RuntimeError(f"the test MCP server exited with {proc.returncode}")
+            raise RuntimeError(f"the test MCP server {script} exited with {proc.returncode}")
         yield f"http://127.0.0.1:{port}/mcp", proc
     finally:
         if proc.poll() is None:
             proc.kill()
         proc.wait(10)
+
+
+@pytest.fixture(scope="module")
+def our_url() -> Iterator[str]:
+    """Our server for a test module (import this fixture): its MCP URL; its connections closed at the end."""
+    from react_core.tools.mcp_client import POOL
+
+    with our_server() as (url, _proc):
+        yield url
+        POOL.close_all()
+
+
+def approve(sign_in_url: str) -> dict[str, str]:
+    """What a person's browser does on the authorization page (our test server approves at once): follows it to the
+    redirect, and returns the redirect's query (code, state) without going there."""
+    from urllib.parse import parse_qsl, urlsplit
+
+    import httpx
+
+    answer = httpx.get(sign_in_url, follow_redirects=False, timeout=10)
+    assert answer.status_code in (302, 303, 307), (answer.status_code, answer.text[:200])
+    return dict(parse_qsl(urlsplit(answer.headers["location"]).query))
+
+
+def until_drawn(at, drawn) -> bool:
+    """Whether an AppTest page comes to draw what ``drawn`` looks for, drawn again (as Check again does) while a
+    server connects: a page waits a few seconds for servers, and a loaded machine may take longer."""
+    return wait_for(lambda: drawn() or (at.run() and drawn()), timeout=90)

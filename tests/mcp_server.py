@@ -6,7 +6,8 @@ must carry ``Authorization: Bearer TOKEN`` (else 401), as a person's own server 
 ``MCP_TEST_ECHO_SAYS`` in its environment is added to ``echo``'s description (another person's server, or one that
 injects an instruction); ``MCP_TEST_REPLIES=json`` answers each request with one JSON body instead of a stream of
 events, ``=gzip`` with one compressed whatever the client asked for, ``=quote`` with a JSON-RPC error that quotes
-the request's Authorization header.
+the request's Authorization header. ``MCP_TEST_ERA=2025-11-25`` makes it a server of the revision before today's:
+it does not know ``server/discover`` (method not found), so a client falls back to the ``initialize`` handshake.
 
 Tools: ``echo`` (one text), ``add`` (two integers: a JSON object), ``fail`` (raises: the result is an error),
 ``slow`` (writes ``marker`` then sleeps, for deadlines and a server killed mid-call), ``picture`` (image content and
@@ -14,7 +15,11 @@ a line of text), ``big`` (that many characters of text, or an image of that many
 result far larger than any message should be), ``table`` (structured content), ``whoami`` (quotes the request's
 Authorization header in its result, or in a JSON-RPC error), each declared read-only; ``wipe`` (annotated
 destructive), ``run_command`` (no annotations: destructive by the MCP schema's defaults) and ``append_note``
-(declared merely additive, ``destructiveHint: false``).
+(declared merely additive, ``destructiveHint: false``); ``where_notes`` answers with a resource link; ``book``
+asks the person how many seats (an elicitation: at today's revision its questions come back with the call's result);
+``stages`` reports its progress (waiting for a gate file before its last stage, if given); ``long_job`` is listed as
+running only as a task (``taskSupport: required``). Resources: ``notes://meeting`` (text), ``notes://picture`` (a
+PNG) and ``notes://big/{size}`` (that many characters).
 """
 
 from __future__ import annotations
@@ -23,11 +28,13 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Annotated
 
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context, Elicit, ElicitationResult, MCPServer, Resolve
 from mcp.server.mcpserver.utilities.types import Image
 from mcp.shared.exceptions import MCPError
 from mcp.types import ToolAnnotations
+from pydantic import BaseModel, Field
 
 # A 1x1 PNG.
 PNG = bytes.fromhex(
@@ -110,6 +117,33 @@ def append_note(note: str) -> str:
     return f"noted {note}"
 
 
+# Resources: a text, a picture (binary), and one as large as a caller asks (through its template's URI).
+NOTES = "The notes say: the meeting moved to Thursday."
+
+
+@server.resource("notes://meeting", name="meeting", description="The meeting notes.", mime_type="text/plain")
+def meeting() -> str:
+    return NOTES
+
+
+@server.resource("notes://picture", name="picture", mime_type="image/png")
+def picture_resource() -> bytes:
+    return PNG
+
+
+@server.resource("notes://big/{size}", name="big", mime_type="text/plain")
+def big_resource(size: str) -> str:
+    return "y" * int(size)
+
+
+@server.tool(description="Points to the meeting notes (a resource link) instead of giving them.", annotations=READ_ONLY)
+def where_notes() -> list:
+    from mcp.types import ResourceLink
+
+    link = ResourceLink(uri="notes://meeting", name="meeting", mime_type="text/plain")
+    return ["The notes are in a resource.", link]
+
+
 class RequireToken:
     """Plain ASGI: an HTTP request without ``Authorization: Bearer TOKEN`` is answered 401 (the token never in it)."""
 
@@ -161,6 +195,69 @@ class ForceGzip:
             kept = [(k, v) for k, v in scope["headers"] if k != b"accept-encoding"]
             scope = {**scope, "headers": [*kept, (b"accept-encoding", b"gzip")]}
         await self.app(scope, receive, send)
+
+
+@server.tool(description="Works through that many stages, saying how far it has got.", annotations=READ_ONLY)
+async def stages(ctx: Context, n: int, gate: str = "") -> str:
+    import anyio
+
+    for k in range(1, n + 1):
+        if k == n and gate:  # the last stage waits for the test's file: the progress so far can be seen meanwhile
+            with anyio.move_on_after(60):
+                while not Path(gate).exists():
+                    await anyio.sleep(0.05)
+        await ctx.report_progress(k, n, f"stage {k}")
+    return f"{n} stages done"
+
+
+class Booking(BaseModel):
+    seats: int = Field(ge=1, le=12, description="How many seats")
+    name: str = Field(description="The name to book under")
+
+
+def ask_booking() -> Elicit[Booking]:
+    return Elicit("How many seats, and under what name?", Booking)
+
+
+@server.tool(description="Books a table for a day; asks the person how many seats.", annotations=READ_ONLY)
+def book(day: str, booking: Annotated[ElicitationResult[Booking], Resolve(ask_booking)]) -> str:
+    if booking.action != "accept":
+        return f"not booked: the person chose to {booking.action}"
+    return f"booked {booking.data.seats} seats for {booking.data.name} on {day}"
+
+
+@server.tool(description="A long job that runs only as a task.", annotations=READ_ONLY)
+def long_job(n: int) -> str:
+    return f"done {n}"
+
+
+_listing = server._lowlevel_server._request_handlers["tools/list"]
+
+
+async def _marking_tasks(ctx, params):
+    """The listing, with ``long_job`` declared as running only as a task (MCPServer has no switch for it)."""
+    from mcp.types import ToolExecution
+
+    result = await _listing.handler(ctx, params)
+    for tool in result.tools:
+        if tool.name == "long_job":
+            tool.execution = ToolExecution(task_support="required")
+    return result
+
+
+server._lowlevel_server.add_request_handler("tools/list", _listing.params_type, _marking_tasks)
+
+
+if os.environ.get("MCP_TEST_ERA") == "2025-11-25":
+
+    async def _no_discover(ctx, params):
+        from mcp.types import METHOD_NOT_FOUND
+
+        raise MCPError(code=METHOD_NOT_FOUND, message="Method not found: server/discover")
+
+    from mcp.types import RequestParams
+
+    server._lowlevel_server.add_request_handler("server/discover", RequestParams, _no_discover)
 
 
 if __name__ == "__main__":

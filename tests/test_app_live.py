@@ -114,6 +114,7 @@ def test_an_observation_note_and_its_sources_show_in_an_imported_run(monkeypatch
     at.switch_page("pages/history.py").run()
     assert any("Wikipedia could not be reached" in i.value for i in at.info)
     assert any("(https://en.wikipedia.org/wiki/Paris)" in m.value for m in at.markdown)
-    assert any("Wikipedia, CC BY-SA 4.0" in c.value for c in at.caption)
+    # The offline pack answered, so its licence line (its paragraphs are Wikipedia's, from the HotpotQA corpus).
+    assert any("from the HotpotQA corpus — CC BY-SA 4.0" in c.value for c in at.caption)
     assert at.status[0].label.startswith("No answer: it used all its model calls")
     assert any(c.value.endswith(" s · 1 HTTP request") for c in at.caption)  # one request, not "1 HTTP requests"

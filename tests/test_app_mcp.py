@@ -29,6 +29,7 @@ def test_settings_lists_servers_and_an_enabled_tool_is_called(monkeypatch, tmp_p
     shown = " ".join(markdowns(at))
     assert "[**t**] — connected" in shown and "[**gone**] — failed" in shown
     assert any("could not be reached" in c.value for c in at.caption)
+    assert any(c.value == "react\\-lab\\-test · MCP 2026\\-07\\-28" for c in at.caption), [c.value for c in at.caption]
     at.checkbox(key="set-tool-t_echo").check().run()
     at.checkbox(key="set-tool-search").uncheck().run()  # a built-in change keeps the MCP tool
     assert "t_echo" in at.session_state.settings["tools"]

@@ -35,7 +35,7 @@ def test_step_mode_is_off_by_default_and_the_switch_turns_on_every_breakpoint(mo
     at = new_session()
     assert at.toggle(key="chat-step-mode").value is False and at.session_state.settings["pause_before"] == []
     at.toggle(key="chat-step-mode").set_value(True).run()
-    assert at.session_state.settings["pause_before"] == ["tool", "error", "finish", "destructive"]
+    assert at.session_state.settings["pause_before"] == ["tool", "error", "finish", "destructive", "input"]
     at.multiselect(key="chat-breakpoints").set_value(["tool"]).run()
     assert at.session_state.settings["pause_before"] == ["tool"]
     at.toggle(key="chat-step-mode").set_value(False).run()

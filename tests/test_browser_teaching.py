@@ -37,7 +37,9 @@ MODEL_WAIT = 10 * WAIT_MS
 @pytest.fixture(scope="module")
 def local_app(tmp_path_factory):
     home = tmp_path_factory.mktemp("teaching")
-    with streamlit(home, [], env={"REACT_PROVIDER": "local"}) as server, chromium() as browser:
+    # These journeys were written against the base model's replies (the fine-tuned default has its own journey in
+    # test_browser_first_minutes), so they run it without the adapter.
+    with streamlit(home, [], env={"REACT_PROVIDER": "local", "REACT_ADAPTER": "none"}) as server, chromium() as browser:
         yield server, browser
 
 

@@ -53,6 +53,24 @@ def test_git_server_lists_its_tools_with_schemas_and_annotations(git):
     assert tools["git_git_reset"].destructive  # the reference server marks it so
 
 
+def test_the_sdk_client_negotiates_todays_revision_and_says_who_answered(git):
+    """The reference server speaks today's revision (2026-07-28): reached with ``server/discover``, not the legacy
+    ``initialize`` a hand-made session sent (which settled every server on 2025-11-25)."""
+    (status,) = server_statuses([git])
+    assert status.protocol_version == "2026-07-28"
+    assert status.server_info.startswith("mcp-git ") and status.speaks.endswith(" · MCP 2026-07-28")
+
+
+def test_a_server_of_the_revision_before_is_reached_with_the_initialize_handshake():
+    with our_server(era="2025-11-25") as (url, _proc):
+        config = server_config("old", {"url": url, "timeout": 5})
+        (status,) = server_statuses([config])
+        assert status.connected and status.protocol_version == "2025-11-25"
+        assert status.speaks == "react-lab-test · MCP 2025-11-25"  # it gives no version
+        assert registry(config, "old_add").run(Action("old_add", '{"a": 2, "b": 40}')).text == "42"
+        POOL.close_all()
+
+
 def test_git_status_and_log_over_stdio(git, repo):
     tools = registry(git, "git_git_status", "git_git_log")
     status = tools.run(Action("git_git_status", str(repo)))

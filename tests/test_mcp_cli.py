@@ -37,12 +37,14 @@ def test_mcp_list_shows_each_server_its_state_and_its_tools_with_schemas(repo):
     assert out.returncode == 1, out.stderr  # one server failed: said, and the exit says so
     assert "git: connected (stdio, " in out.stdout and "gone: failed (streamable-http, " in out.stdout
     assert "git_git_status [read-only]" in out.stdout and "git_git_reset [destructive]" in out.stdout
+    assert "\n  mcp-git " in out.stdout and " · MCP 2026-07-28\n" in out.stdout  # who answered, in which revision
     assert '"required": ["repo_path"]' in out.stdout
     listed = json.loads(cli("mcp", "list", "--json", servers={"git": servers["git"]}).stdout)
     (git,) = listed
     tools = {t["name"]: t for t in git["tools"]}
     assert git["connected"] and tools["git_git_status"]["input_schema"]["required"] == ["repo_path"]
     assert tools["git_git_status"]["tool"] == "git_status"
+    assert git["protocol_version"] == "2026-07-28" and git["server"].startswith("mcp-git ")
 
 
 def test_mcp_list_says_when_the_list_cannot_be_read():

@@ -81,3 +81,55 @@ def test_a_preset_listing_a_tool_of_a_missing_server_is_refused_with_a_message(m
     assert "zz_lookup cannot be used: no MCP server named 'zz'" in warned.replace("\\", "")
     assert at.session_state.settings["tools"] == ["calculator", "t_echo"]  # what this configuration has, and no more
     assert "zz_lookup" not in " ".join(markdowns(at))
+
+
+MCP_EXAMPLE = {
+    "function": (
+        "Question: What is 2 + 40?\nStep 1\nThought: I add them.\nAction: t_add(a=2, b=40)\nObservation: 42\n\n"
+        'Step 2\nThought: It is 42.\nAction: finish(answer="42")\n'
+    ),
+    "paper": (
+        'Question: What is 2 + 40?\nThought 1: I add them.\nAction 1: T_add[{"a": 2, "b": 40}]\nObservation 1: 42\n'
+        "Thought 2: It is 42.\nAction 2: Finish[42]\n"
+    ),
+}
+
+
+@pytest.mark.parametrize(("preset", "dialect"), [("function-call", "function"), ("paper", "paper")])
+def test_a_presets_examples_may_call_the_mcp_tools_its_run_table_enables(preset, dialect):
+    from react_core.presets.check import validate_preset
+
+    written = replace(load_preset(preset), examples=MCP_EXAMPLE[dialect], run_tools=["calculator", "t_add"])
+    assert validate_preset(written) == []
+    assert validate_preset(preset_from_toml(dump_preset(written), "x", where="x")) == []  # as a file, too
+    (problem,) = validate_preset(replace(written, run_tools=["calculator"]))  # a tool it does not enable
+    assert "t_add is not enabled: an example may call Search, Lookup, Calculator or Finish" in str(problem)
+
+
+def test_ask_with_a_preset_file_enables_the_tools_it_keeps(url, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    written = replace(load_preset("function-call"), examples=MCP_EXAMPLE["function"], run_tools=["t_add"])
+    path = tmp_path / "adding.toml"
+    path.write_text(dump_preset(written), encoding="utf-8")
+    script = tmp_path / "script.json"
+    steps = [
+        "Step 1\nThought: I add them.\nAction: t_add(a=2, b=40)",
+        'Step 2\nThought: 42.\nAction: finish(answer="42")',
+    ]
+    script.write_text(json.dumps(steps))
+    env = {**os.environ, "REACT_MCP_SERVERS": json.dumps({"t": {"url": url}}), "REACT_SECRETS_PATH": ""}
+    env.pop("OTEL_EXPORTER_OTLP_ENDPOINT", None)
+    args = ["ask", "What is 2 + 40?", "--provider", "scripted", "--script", str(script), "--preset", str(path)]
+    out = subprocess.run(
+        [sys.executable, "-m", "react_core", *args, "--json"], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert out.returncode == 0, out.stderr
+    trace = json.loads(out.stdout)
+    assert trace["settings"]["tools"] == ["t_add"] and trace["final_answer"] == "42"
+    assert trace["steps"][0]["observation"]["text"] == "42"
+    argv = [sys.executable, "-m", "react_core", *args, "--tools", "calculator", "--json"]
+    with_tools = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=env)
+    assert json.loads(with_tools.stdout)["settings"]["tools"] == ["calculator"]  # --tools still says

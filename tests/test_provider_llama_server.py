@@ -98,7 +98,7 @@ def test_the_on_device_curl_snippet_asks_the_server_for_the_same_completion(serv
     from react_core.base.call_records import request_of
     from react_core.providers.local import LocalProvider
 
-    local = LocalProvider(on_progress=None)
+    local = LocalProvider(adapter="none", on_progress=None)  # the server below runs the base model alone
     request = CompletionRequest(system=SYSTEM, prompt=PROMPT, stop=(" twelve",), temperature=0.0, max_tokens=30)
     trace, reply = one_call_trace(local, request)
     snippet = LocalProvider.snippet(request_of(trace, 1), "curl")

@@ -140,6 +140,17 @@ def test_the_python_snippet_makes_the_providers_exact_call(monkeypatch, amx: boo
     assert made["arguments"] == expected
 
 
+def test_a_sampled_call_under_a_grammar_is_copied_with_its_seed_and_the_sampler_that_drew_it() -> None:
+    # The app's sampler under a grammar draws differently from llama-cpp-python's for the same seed (llama_grammar):
+    # the script carries it; a greedy call (the same text either way) and a sampled call without a grammar do not.
+    body = {"prompt": "Q\nThought 1:", "max_tokens": 9, "temperature": 0.7, "seed": 42, "grammar": 'root ::= "x"'}
+    sampled = LocalProvider.snippet({"step": 1, "model": "", "body": body}, "python")
+    compile(sampled, "snippet", "exec")
+    assert "class SampledUnderGrammar" in sampled and "\ninstall(llm)\n" in sampled and "'seed': 42" in sampled
+    for other in ({**body, "temperature": 0.0}, {k: v for k, v in body.items() if k != "grammar"}):
+        assert "install(llm)" not in LocalProvider.snippet({"step": 1, "model": "", "body": other}, "python")
+
+
 # -- with the model ---------------------------------------------------------------------------------------
 
 PROMPT = (
@@ -324,7 +335,15 @@ def one_call_trace(local: LocalProvider, request: CompletionRequest):
     reply = stream_completion(local, request)
     sent = {k: reply.sent[k] for k in ("api", "endpoint", "body")}
     step = Step(1, call=call_records.record(None, request.system, request.prompt, **sent))
-    return Trace("q", settings={"provider": "local", "model": local.model}, steps=[step]), reply
+    from react_core.providers.adapters import setting_of
+
+    # As a run records it: the model's label and the adapter it ran with (the shipped one by default).
+    settings = {
+        "provider": "local",
+        "model": local.model,
+        "adapter": setting_of(local.adapter) if local.adapter else "",
+    }
+    return Trace("q", settings=settings, steps=[step]), reply
 
 
 @pytest.mark.model

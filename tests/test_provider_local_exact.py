@@ -21,6 +21,7 @@ import pytest
 
 from react_core.loop.model_call import stream_completion
 from react_core.presets.preset import load_preset
+from react_core.providers.adapters import setting_of
 from react_core.providers.base import CompletionRequest
 from react_core.providers.llama_states import BLOCK, StateStore, aligned
 from react_core.providers.local import N_CTX, LocalProvider
@@ -54,15 +55,23 @@ def forget_context(local: LocalProvider) -> None:
 
 @pytest.fixture(scope="module")
 def cold(local: LocalProvider):
-    """A second, fresh instance of the same model file, as the snippet makes it, sampling as the provider samples: the
-    cache is what these tests are about, and llama-cpp-python's own grammar sampler is several times slower."""
+    """A second, fresh instance of the same model file and adapter, as the snippet makes it, sampling as the provider
+    samples: the cache is what these tests are about, and llama-cpp-python's own grammar sampler is several times
+    slower."""
     from llama_cpp import Llama
 
     from react_core.providers import llama_grammar
     from react_core.providers.llama_support import safe_model_defaults
 
     with safe_model_defaults():
-        llama = Llama(model_path=str(local.prepare().path), n_ctx=N_CTX, n_batch=BLOCK, verbose=False)
+        llama = Llama(
+            model_path=str(local.prepare().path),
+            n_ctx=N_CTX,
+            n_batch=BLOCK,
+            verbose=False,
+            # The adapter the provider runs with (the shipped one by default), as the snippet loads it.
+            **({"lora_path": str(local.adapter)} if local.adapter else {}),
+        )
     llama_grammar.install(llama)
     yield llama
     llama.close()
@@ -310,3 +319,28 @@ def test_a_question_read_ahead_gives_the_cold_reply(
     cold_logits, cold_reply = cold_run(cold, reply.sent["body"])
     assert np.array_equal(ends.last(len(tokens)), cold_logits)
     assert reply.text == cold_reply
+
+
+@pytest.mark.timeout(900)  # a cold instance and a fresh process read the prefix too
+def test_a_sampled_step_under_a_grammar_is_drawn_again_by_its_seed_a_cold_run_and_its_snippet(
+    local: LocalProvider, cold
+) -> None:
+    # At temperature 0.7 under the paper dialect's grammar the provider draws with llama_grammar's sampler (draw, then
+    # ask the grammar): the call records its seed, and that seed draws the same text again, on the warm model, on a
+    # cold instance and in "Copy as Python" run in a fresh process.
+    from react_core.dialects import get_dialect
+
+    grammar = get_dialect("paper").grammar(["search", "lookup"], 1)
+    call = request(short_prefix(), temperature=0.7, max_tokens=24, grammar=grammar)
+    first = stream_completion(local, call)
+    body = first.sent["body"]
+    assert isinstance(body["seed"], int) and first.text
+    assert stream_completion(local, replace(call, seed=body["seed"])).text == first.text
+    assert len({stream_completion(local, replace(call, seed=s)).text for s in (1, 2, 3)} | {first.text}) > 1
+    assert cold_run(cold, body)[1] == first.text
+    adapter = {"adapter": setting_of(local.adapter)} if local.adapter else {}  # as a run records it
+    snippet = LocalProvider.snippet({"step": 1, "model": "", "body": body, **adapter}, "python")
+    env = {**os.environ, "MODEL_PATH": str(local.prepare().path)}
+    done = subprocess.run([sys.executable, "-c", snippet], env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == first.text + "\n"  # the snippet ends with a print()

@@ -17,6 +17,7 @@ from react_core.providers.adapters import DEFAULT_ADAPTER, file_sha256, read_man
 from react_core.providers.local import LocalProvider
 from react_core.training.recipe import SHIPPED
 from react_core.training.sources import shared_path
+from ui.examples import ONLINE_EXAMPLES
 
 ADAPTER = shipped_adapter()
 MANIFEST = read_manifest(ADAPTER) if ADAPTER else None
@@ -60,6 +61,7 @@ def test_the_questions_a_new_chat_offers_are_none_it_trained_on():
     offered = set()
     for path in hotpotqa_sources():  # the default offline pack's questions: where the chat's examples come from
         offered |= {normalize_answer(r["question"]) for r in json.loads(path.read_text(encoding="utf-8"))}
+    offered |= {normalize_answer(q) for q in ONLINE_EXAMPLES}  # with live Wikipedia
     train = json.loads((shared_data_dir() / "hotpotqa" / "train_distractor_996.json").read_text(encoding="utf-8"))
     assert offered and not offered & {normalize_answer(r["question"]) for r in train}
 

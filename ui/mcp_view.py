@@ -18,12 +18,14 @@ from react_core import (
     entry_url,
     masked_headers,
     may_add_mcp_server,
+    may_use_oauth,
     mcp_statuses,
     md_escape,
     own_server,
     parse_headers,
 )
 from ui import identity, state
+from ui.mcp_sign_in_view import finish_from_redirect, sign_in_controls
 
 
 def _details(summary: str, value: Any, *, open_: bool = False) -> str:
@@ -32,14 +34,17 @@ def _details(summary: str, value: Any, *, open_: bool = False) -> str:
 
 
 def request_of(mcp: Any) -> dict[str, Any]:
-    """The call as the server received it: a JSON-RPC ``tools/call`` request."""
+    """The call as the server received it: a JSON-RPC ``tools/call`` request (or ``resources/read``)."""
+    if mcp.method != "tools/call":
+        return {"jsonrpc": "2.0", "method": mcp.method, "params": mcp.arguments}
     return {"jsonrpc": "2.0", "method": "tools/call", "params": {"name": mcp.tool, "arguments": mcp.arguments}}
 
 
 def render_mcp_call(mcp: Any) -> None:
     """The MCP request and result behind an observation."""
     st.markdown("**MCP call**")
-    st.caption(md_escape(f"server {mcp.server} · tool {mcp.tool} · {mcp.seconds:.2f} s"))
+    what = f"tool {mcp.tool}" if mcp.method == "tools/call" else mcp.method
+    st.caption(md_escape(f"server {mcp.server} · {what} · {mcp.seconds:.2f} s"))
     body = _details("Request as the server received it", request_of(mcp))
     if mcp.result is not None:
         body += _details("Result as the server sent it", mcp.result, open_=True)
@@ -54,19 +59,33 @@ def render_servers(statuses: list[Any], enabled: set[str], on_toggle: Any) -> No
         where = f"{status.transport} · {status.where}" + ("" if status.operators else " · yours")
         if status.connecting:
             st.markdown(f":orange[**{md_escape(status.name)}**] — connecting · {md_escape(where)}")
-            st.caption("It has not answered yet and goes on connecting: its tools show here once it has.")
+            if not status.sign_in_url:
+                st.caption("It has not answered yet and goes on connecting: its tools show here once it has.")
+            sign_in_controls(status)
             st.button("Check again", key=f"set-mcp-again-{status.name}")  # a rerun draws the list again
             continue
         if not status.connected:
             st.markdown(f":red[**{md_escape(status.name)}**] — failed · {md_escape(where)}")
             st.caption(md_escape(status.error))
+            sign_in_controls(status)
             continue
         st.markdown(f":green[**{md_escape(status.name)}**] — connected · {md_escape(where)}")
+        st.caption(md_escape(status.speaks))
+        sign_in_controls(status)
+        if status.resources:
+            with st.popover(f"Resources ({len(status.resources)})", width="content"):
+                st.caption(md_escape(f"Read by URI with {status.name}_read_resource, when it is ticked."))
+                for item in status.resources:
+                    st.caption(md_escape(f"{item['uri']} — {item['name']}: {item['description']}".rstrip(": ")))
         for tool in status.tools:
             key = f"set-tool-{tool.name}"
             st.session_state.setdefault(key, tool.name in enabled)
             st.checkbox(
-                f"{tool.name} · {status.marking(tool)}", key=key, help=tool.description or None, on_change=on_toggle
+                f"{tool.name} · {status.marking(tool)}",
+                key=key,
+                help=tool.description or None,
+                on_change=on_toggle,
+                disabled=tool.needs_tasks and not st.session_state[key],  # offered only to be turned off
             )
             with st.popover("Input schema", width="content"):
                 st.caption(md_escape(tool.description or "(no description)"))
@@ -104,13 +123,15 @@ def _add_server() -> None:
     headers = _headers_from("set-mcp", name)
     if headers is None:
         return
-    why = check_mcp_server(name, url, headers)
+    oauth = bool(st.session_state.get("set-mcp-oauth"))
+    why = check_mcp_server(name, url, headers, oauth=oauth, visitor=identity.own_endpoints())
     if why:
         state.flash("error", md_escape(why))
         return
-    entry = own_server(url, headers)
+    entry = own_server(url, headers, oauth=oauth)
     state.change_settings(lambda: {"mcp_servers": {**state.settings().get("mcp_servers", {}), name: entry}})
     _clear("set-mcp", "name", "url", "auth", "headers")  # a secret typed once is not kept in a widget
+    st.session_state["set-mcp-oauth"] = False
 
 
 def _set_headers(name: str, keep: bool) -> None:
@@ -170,8 +191,9 @@ def render_mcp_settings() -> None:
     """The MCP servers section of Settings: the servers with their state and tools, and the person's own servers."""
     s = state.settings()
     visitor = identity.own_endpoints()
+    finish_from_redirect()  # back from a server's sign-in page
     with st.spinner("Connecting to MCP servers…"):
-        statuses, problem = mcp_statuses(s.get("mcp_servers", {}), visitor=visitor)
+        statuses, problem = mcp_statuses(s.get("mcp_servers", {}), visitor=visitor, owner=identity.owner())
     if problem:
         st.error(md_escape(problem))
     if not statuses and not problem:
@@ -190,4 +212,11 @@ def render_mcp_settings() -> None:
         st.text_input("Name (letters and digits)", key="set-mcp-name")
         st.text_input("Streamable-HTTP URL", key="set-mcp-url", placeholder="https://example.org/mcp")
         _header_fields("set-mcp")
+        if not may_use_oauth(visitor=visitor):
+            st.checkbox(
+                "Sign in with OAuth",
+                key="set-mcp-oauth",
+                help="The server signs you in on its own page (Sign in beside it, once added); its tokens are kept "
+                "for you alone, sealed like headers, never in a trace.",
+            )
         st.button("Add", key="set-mcp-add", on_click=_add_server)

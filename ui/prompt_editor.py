@@ -190,8 +190,12 @@ def _preset_label(name: str) -> str:
         p = presets.store().load(name)
     except ReactLabError:
         return name
+    # The preset's own title first: several presets share a dialect (paper and hotpotqa-react both write
+    # Search[entity]), and two options that read alike cannot be told apart.
     fmt = DIALECTS.get(p.dialect)
-    return f"{name} — {fmt.label if fmt else p.dialect}" + ("" if p.builtin else " (yours)")
+    dialect = fmt.label if fmt else p.dialect
+    title = p.title if p.title and p.title != dialect else ""
+    return f"{name} — " + (f"{title} · " if title else "") + dialect + ("" if p.builtin else " (yours)")
 
 
 def render_prompt_editor() -> None:

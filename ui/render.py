@@ -24,6 +24,7 @@ from react_core import (
     call_records,
     check_expected,
     check_grounding,
+    md_escape,
     model_label,
     plural,
     safe_url,
@@ -92,7 +93,7 @@ def render_step(
                 render_mcp_call(obs.mcp)
             render_sources(obs.sources, "Source")
             if obs.sources:
-                st.caption(text_credit(knowledge))
+                st.caption(text_credit(knowledge, obs.note))
             searched = step.action is not None and step.action.tool == "search"
             titles = similar_titles(obs.text) if searched else []
             if titles and on_similar is not None:
@@ -120,6 +121,12 @@ def render_writing(writing: Writing, dialect: str) -> None:
         st.text(writing.text or "…")
         if writing.action:
             st.caption("Running the action…")
+        if writing.progress is not None:  # what the tool says of how far it has got
+            done = writing.progress
+            fraction = min(max(done.progress / done.total, 0.0), 1.0) if done.total else None
+            if fraction is not None:
+                st.progress(fraction)
+            st.caption(md_escape(f"Progress: {done.text}"))
 
 
 def status_text(trace: Trace) -> tuple[str, str]:

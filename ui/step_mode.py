@@ -27,6 +27,7 @@ from react_core import (
 )
 from ui import state
 from ui.inspector import render_call
+from ui.mcp_ask_view import render_question
 from ui.text import md_literal
 
 DecisionHandler = Callable[[Decision], None]
@@ -68,8 +69,8 @@ def render_switch() -> None:
         key=SWITCH_KEY,
         on_change=_switched,
         help="Stop the agent before it acts: before every tool call, on an unreadable step, before Finish, before a "
-        "destructive tool call (Run approves it). Run, edit the action, write the observation yourself, or "
-        "regenerate the step.",
+        "destructive tool call (Run approves it), and when an MCP server asks you something (you answer it). Run, "
+        "edit the action, write the observation yourself, or regenerate the step.",
     )
     if on:
         render_breakpoints("chat-breakpoints")
@@ -89,6 +90,9 @@ def render_pause(trace: Trace, position: int, *, key: str, on_decide: DecisionHa
     if call:
         st.markdown("**The tool call that would run**")
         st.code(call, language=None, wrap_lines=True)
+    if step.pending == "input":  # the server asks the person something: answering is the decision
+        render_question(step, key=key, on_decide=on_decide)
+        return
     if step.pending == "destructive":
         st.caption(
             "Its MCP server does not declare this tool read-only: it may change or delete things. Run approves "

@@ -103,11 +103,12 @@ class Usage:
 class McpCall:
     """An MCP tool call behind an observation, as the step panel shows it (like the Model call section): which server
     and tool, the arguments sent, and the result as the server gave it (``CallToolResult`` as JSON, its content
-    blocks' data left out), or why there was none. Never a credential: ``server`` is the configured server's name."""
+    blocks' data left out), or why there was none; or a resource read (``method`` ``resources/read``). Never a
+    credential: ``server`` is the configured server's name."""
 
     server: str
-    tool: str  # the tool's name on its server (the step's action names it name-spaced)
-    arguments: dict[str, Any] = field(default_factory=dict)
+    tool: str  # the tool's name on its server (the step's action names it name-spaced); '' for resources/read
+    arguments: dict[str, Any] = field(default_factory=dict)  # resources/read: its params ({"uri": …})
     result: dict[str, Any] | None = None
     error: str = ""  # no result: refused, timed out, the server died or refused the call
     seconds: float = 0.0
@@ -116,9 +117,18 @@ class McpCall:
     transport: str = ""
     url: str = ""
     protocol_version: str = ""
+    method: str = "tools/call"  # the JSON-RPC request: "tools/call", or "resources/read" (a resource link followed)
+    # The server's questions for a person before it can finish (an elicitation: ``react_core.tools.mcp_asks``), and
+    # its opaque state to send back with the answer; None when it asked nothing.
+    asks: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        if self.method == "tools/call":  # written only when it is another, so tool calls read as they always did
+            del out["method"]
+        if self.asks is None:
+            del out["asks"]
+        return out
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> McpCall:

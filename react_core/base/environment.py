@@ -56,8 +56,11 @@ VARIABLES = (
     ),
     Variable("REACT_MCP_SERVERS", "the operator's MCP servers (JSON: name -> command or url); also in secrets.toml"),
     Variable("REACT_MCP_VISITOR_HTTP", "1: in public demo and signed-in modes, visitors may add MCP servers by URL"),
+    Variable("REACT_MCP_VISITOR_OAUTH", "1: in those modes, visitors' own MCP servers may sign them in with OAuth"),
     Variable("REACT_MCP_ALLOW_DESTRUCTIVE", "1: run MCP tools not declared read-only (default: refused or approved)"),
-    Variable("REACT_CREDENTIALS_KEY", "a long random string: seals people's own MCP servers' headers in the history"),
+    Variable(
+        "REACT_CREDENTIALS_KEY", "a long random string: seals MCP servers' headers and OAuth tokens in the history"
+    ),
     Variable("REACT_MCP_TIMEOUT", "seconds an MCP call may take before it becomes an error observation (default 30)"),
     Variable("REACT_LLAMA_EXTRA_BUFFERS", "1 or 0: llama.cpp's extra buffer types on or off (default: off with AMX)"),
     Variable("REACT_LLAMA_THREADS", "CPU threads the on-device model computes with (default: every core)"),

@@ -2,10 +2,10 @@
 
 ``Agent.stream`` yields, for each step: ``StepStarted``, ``TextDelta`` as the model writes (its ``text`` goes back to
 "" when a provider retries a broken stream: the step starts over), ``ActionParsed`` when the step's action is about to
-run, and ``StepDone`` with the finished ``Step`` (or, in step mode, ``Paused`` with the step that waits for a
-person); the last event is always ``RunDone`` with the ``Trace``. The chat's
-live panel, the command line, the evaluation and the history store all read this one stream; nothing converts it to
-dicts and back.
+run, ``ToolProgress`` while it runs when its tool says how far it has got, and ``StepDone`` with the finished ``Step``
+(or, in step mode, ``Paused`` with the step that waits for a person); the last event is always ``RunDone`` with the
+``Trace``. The chat's live panel, the command line, the evaluation and the history store all read this one stream;
+nothing converts it to dicts and back.
 """
 
 from __future__ import annotations
@@ -35,6 +35,25 @@ class ActionParsed:
 
 
 @dataclass(frozen=True)
+class ToolProgress:
+    """How far the action of step ``index`` has got while it runs (an MCP server's progress notifications): so far,
+    out of ``total`` when the tool knows it, and what it says it is doing."""
+
+    index: int
+    progress: float
+    total: float | None = None
+    message: str = ""
+
+    @property
+    def text(self) -> str:
+        """For people: ``3 of 10 · indexing`` (a fraction of one as a percentage: ``30%``)."""
+        amount = f"{self.progress:g}" + (f" of {self.total:g}" if self.total else "")
+        if self.total == 1:
+            amount = f"{self.progress:.0%}"
+        return " · ".join(p for p in (amount, self.message) if p)
+
+
+@dataclass(frozen=True)
 class StepDone:
     step: Step
 
@@ -52,7 +71,7 @@ class RunDone:
     trace: Trace
 
 
-Event = StepStarted | TextDelta | ActionParsed | StepDone | Paused | RunDone
+Event = StepStarted | TextDelta | ActionParsed | ToolProgress | StepDone | Paused | RunDone
 
 
 def final_trace(events: Iterable[Event]) -> Trace:
@@ -70,6 +89,7 @@ class Writing:
     index: int
     text: str = ""
     action: Action | None = None
+    progress: ToolProgress | None = None  # the action's latest progress, while it runs
 
 
 @dataclass
@@ -89,6 +109,8 @@ class LiveRun:
             self.writing = replace(self.writing, text=event.text)
         elif isinstance(event, ActionParsed) and self.writing is not None:
             self.writing = replace(self.writing, action=event.action)
+        elif isinstance(event, ToolProgress) and self.writing is not None and self.writing.index == event.index:
+            self.writing = replace(self.writing, progress=event)
         elif isinstance(event, StepDone | Paused):
             self.steps.append(event.step)
             self.writing = None

@@ -35,6 +35,8 @@ BREAKPOINTS = {
     "finish": "before Finish",
     # A call to a tool that runs only with a person's approval (an MCP tool not declared read-only): Run approves it.
     "destructive": "before a destructive tool call",
+    # An MCP server's question for a person in the middle of a call (an elicitation): the person answers it.
+    "input": "when an MCP server asks you something",
 }
 
 # The settings a trace records. A key or any other secret is never one of them: Trace.from_dict and the

@@ -19,6 +19,7 @@ from typing import Any
 from react_core.cli.options import add_run_options
 from react_core.evaluation import repeats
 from react_core.evaluation.paper import STRATEGY_LABELS
+from react_core.evaluation.plan import HOSTED_CONCURRENCY, HOSTED_RPM
 from react_core.evaluation.strategies import PAPER_SC_SAMPLES, PAPER_TOOLS, STRATEGIES
 from react_core.evaluation.tasks import TASKS
 from react_core.knowledge.spec import pack_spec
@@ -91,8 +92,10 @@ def _add_plan_options(p: argparse.ArgumentParser, add_run_options: Any) -> None:
     p.add_argument("--task", choices=list(TASKS), help="hotpotqa or fever (default: the one the dataset holds)")
     p.add_argument("--limit", type=int, help="at most this many questions")
     p.add_argument("--indices", help="JSON list of dataset rows to use (e.g. the paper's 500)")
-    p.add_argument("--concurrency", type=int, default=1, help="questions at once (hosted providers only)")
-    p.add_argument("--rpm", type=float, default=60.0, help="model calls per minute for hosted providers")
+    p.add_argument(
+        "--concurrency", type=int, default=HOSTED_CONCURRENCY, help="questions at once (hosted providers only)"
+    )
+    p.add_argument("--rpm", type=float, default=HOSTED_RPM, help="model calls per minute for hosted providers")
     p.add_argument("--samples", type=int, default=PAPER_SC_SAMPLES, help="CoT-SC samples (the paper: 21)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_run_options(p)
@@ -260,9 +263,12 @@ def _records(plan: Any, key: str, strategy: str) -> list[dict]:
 
 
 def _comparison_lines(c: Any) -> str:
+    if not c.shared:
+        return "against the baseline: no question in common (the same id and question), so nothing to compare"
+    lacking = f"; {len(c.only_here)} not in the baseline" if c.only_here else ""
     lines = [
         f"against the baseline: {len(c.newly_pass)} newly pass, {len(c.newly_fail)} newly fail "
-        f"({c.both_pass} pass in both, {c.both_fail} fail in both)"
+        f"({c.both_pass} pass in both, {c.both_fail} fail in both) on {c.shared} questions in common{lacking}"
     ]
     lines += [f"  newly pass: {q} — {c.rows[q]['question']}" for q in c.newly_pass]
     lines += [f"  newly fail: {q} — {c.rows[q]['question']}" for q in c.newly_fail]

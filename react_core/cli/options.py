@@ -89,9 +89,20 @@ def settings_from_args(args: argparse.Namespace, **defaults: Any) -> Any:
         "pause_before": _breakpoints(getattr(args, "pause_before", None)),
     }
     given = {k: v for k, v in overrides.items() if v is not None and k != "provider"}
+    if args.preset:  # a preset keeps the tools it was written for (its [run] table): enabled unless --tools says
+        given = {**_preset_run(args.preset), **given}
     # The environment's settings for the provider chosen here: REACT_BASE_URL meant for REACT_PROVIDER's provider
     # never goes to another one's --provider (nor does its key follow it there).
     return RunSettings.from_env(provider=args.provider or defaults.get("provider")).updated(**{**defaults, **given})
+
+
+def _preset_run(ref: str) -> dict[str, Any]:
+    """What a preset's ``[run]`` table enables (its tools, its grammar), as settings."""
+    from react_core.presets.store import PresetStore
+
+    preset = PresetStore().load(ref)
+    kept = {"tools": preset.run_tools, "grammar": preset.grammar}
+    return {k: v for k, v in kept.items() if v is not None}
 
 
 def _breakpoints(value: str | None) -> list[str] | None:

@@ -2,13 +2,15 @@
 
 At each pause the step is printed as the model wrote it (its raw reply, Thought, Action and the exact tool call that
 would run), then a line is read: ``run``, ``edit ACTION``, ``observe TEXT``, ``regenerate [K] [TEMPERATURE]``,
-``pick N``, ``stop``. A line that cannot be taken (an edited action that does not parse, a pick without
-alternatives) is answered with the reason and another line is read; the end of the input stops the run. So a script or
-a test can drive a run with a pipe.
+``pick N``, ``stop``; when an MCP server asks something in the middle of a call (``--pause-before input``): ``answer``
+and its fields as a JSON object, ``answer decline`` or ``answer cancel``. A line that cannot be taken (an edited
+action that does not parse, a pick without alternatives) is answered with the reason and another line is read; the
+end of the input stops the run. So a script or a test can drive a run with a pipe.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import TextIO
 
@@ -16,10 +18,13 @@ from react_core.base.errors import ConfigError
 from react_core.base.events import Paused, StepDone
 from react_core.base.text import visible_controls
 from react_core.base.trace import BREAKPOINTS, Alternative, Step, Trace
+from react_core.loop.acting import asking
 from react_core.loop.pause import parse_decision, tool_call_text
 from react_core.loop.service import Run, RunRequest
 
 CHOICES = "run | edit ACTION | observe TEXT | regenerate [K] [TEMPERATURE] | pick N | stop"
+# At the ``input`` breakpoint: the answer to an MCP server's questions (``tools.mcp_asks.answered``).
+ANSWERS = 'answer {"FIELD": VALUE, …} | answer decline | answer cancel | stop'
 
 
 def breakpoints(value: str) -> list[str]:
@@ -45,6 +50,14 @@ def pause_lines(step: Step, dialect: str) -> str:
     if step.is_error and step.observation:
         lines.append(f"  Unreadable: {step.observation.text}")
     call = tool_call_text(step)
+    asks = asking(step.observation) if step.pending == "input" else None
+    if asks:
+        lines.append(f"  Tool call that asks: {call}")
+        for question in (asks.get("questions") or {}).values():
+            lines.append(f"  The MCP server asks: {question.get('message', '')}")
+            lines.append(f"    fields: {json.dumps(question.get('schema') or {}, ensure_ascii=False)}")
+        lines.append(f"Answer: {ANSWERS}")
+        return visible_controls("\n".join(lines))
     if call:
         lines.append(f"  Tool call that would run: {call}")
     for n, alt in enumerate(step.offered, 1):

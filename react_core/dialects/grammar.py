@@ -98,8 +98,10 @@ def _json_rule(name: str, pairs: dict[str, str], json_input: bool = False) -> li
 
 
 def _object_sample(index: int, tool: str) -> Step:
-    """A step calling ``tool`` with a JSON object, to see how the dialect writes one."""
-    return Step(index, thought=_THOUGHT, action=Action(tool, '{"QQKEYQQ": 1}'))
+    """A step calling ``tool`` with a JSON object, to see how the dialect writes one in its one-text form (the form
+    the grammar holds a model to): compact, as ``json.dumps`` never writes it, so the function dialect does not write
+    it as keywords (``tool(QQKEYQQ=1)``)."""
+    return Step(index, thought=_THOUGHT, action=Action(tool, '{"QQKEYQQ":1}'))
 
 
 def _object_input(

@@ -38,6 +38,7 @@ from react_core.presets.preset import Preset, load_preset
 from react_core.providers import model_label
 from react_core.providers.allowance import OPERATOR, Allowance
 from react_core.providers.base import Provider
+from react_core.report.edits import Edit, hand_edits
 from react_core.report.exports import plural
 from react_core.report.grounding import Grounding, check_grounding
 from react_core.telemetry.live import LiveTarget
@@ -98,13 +99,19 @@ class ColumnResult:
     f1: float | None = None
     history_id: int | None = None
     save_error: str | None = None
+    edits: list[Edit] = field(default_factory=list)  # the steps a person changed (``react_core.report.edits``)
 
     @classmethod
-    def of(cls, trace: Trace, column: int, seconds: float | None = None, history_id: int | None = None) -> ColumnResult:
-        """A finished run as a column: the grounding check, and EM and F1 against its expected answer when it has one
-        (a saved run opened again takes its time from its steps)."""
+    def of(
+        cls, trace: Trace, column: int, seconds: float | None = None, history_id: int | None = None, record: Any = None
+    ) -> ColumnResult:
+        """A finished run as a column: the grounding check, EM and F1 against its expected answer when it has one, and
+        a person's edits (``record``: its history row, which knows a fork's). A saved run opened again takes its time
+        from its steps."""
         took = trace.totals["seconds"] if seconds is None else seconds
         result = cls(column, trace, round(took, 6), history_id=history_id)
+        origin = getattr(record, "origin", "")
+        result.edits = hand_edits(trace, getattr(record, "fork_step", None), origin)
         if trace.final_answer is not None:
             result.grounding = check_grounding(trace)
         gold = trace.expected_answer
@@ -130,7 +137,7 @@ class ColumnResult:
 def saved_columns(runs: Sequence[Any]) -> list[ColumnResult]:
     """Runs from the history (an arena's, in column order, or runs picked to compare) as columns, each scored and
     with its run number."""
-    return [ColumnResult.of(r.trace, i, history_id=r.id) for i, r in enumerate(runs)]
+    return [ColumnResult.of(r.trace, i, history_id=r.id, record=r) for i, r in enumerate(runs)]
 
 
 def column_label(settings: dict[str, Any]) -> str:

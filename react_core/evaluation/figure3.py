@@ -88,13 +88,26 @@ def run_cells(
 
 def figure3_scores(out_dir: Path) -> dict[tuple[str, str], Scores]:
     """The scores of each cell there are results for, by (method, variant)."""
-    found: dict[tuple[str, str], Scores] = {}
+    return {(method, variant): score(records) for method, variant, records in cell_records(out_dir)}
+
+
+def cell_records(out_dir: Path) -> list[tuple[str, str, list[dict[str, Any]]]]:
+    """(method, variant, results) of each cell there are results for, in the table's order."""
+    found = []
     for variant in VARIANTS:
         for method in METHODS:
             records = results.read_results(results.result_path(out_dir, f"{variant}-{method}"))
             if records:
-                found[(method, variant)] = score(records)
+                found.append((method, variant, records))
     return found
+
+
+def cell_minutes(out_dir: Path) -> dict[str, float]:
+    """The model and tool time each cell's questions took (its results' ``seconds``), in minutes, by cell name."""
+    return {
+        f"{variant}-{method}": sum(float(r.get("seconds") or 0) for r in records) / 60
+        for method, variant, records in cell_records(out_dir)
+    }
 
 
 def markdown(scores: dict[tuple[str, str], Scores]) -> str:
@@ -120,3 +133,38 @@ def figure3_table(out_dir: Path = DEFAULT_DIR) -> str:
 
 def section(scores: dict[tuple[str, str], Scores], description: str) -> str:
     return f"{BEGIN}\n{description}\n\n{markdown(scores)}\n{END}"
+
+
+def held_out_scores(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """What a fine-tuned cell measured, as its adapter's manifest keeps it (``scores``): EM and F1 with intervals,
+    how many episodes finished, how many answers were grounded in what the run read (yes/no answers cannot be: they
+    are counted apart), and the sentences the app shows (the on-device notice's, the Fine-tune page's)."""
+    from react_core.base.trace import Trace
+    from react_core.report.grounding import check_grounding
+
+    s = score(records)
+    kinds = [check_grounding(Trace.from_dict(r["trace"])).kind for r in records]
+    answered = sum(1 for k in kinds if k != "no_answer")
+    yes_no = kinds.count("yes_no")
+    grounded = kinds.count("grounded")
+    finished = sum(1 for r in records if r["stop_reason"] == "finished")
+    em, f1 = round(100 * s.em.value, 1), round(100 * s.f1.value, 1)
+    low, high = round(100 * s.em.low, 1), round(100 * s.em.high, 1)
+    of_spans = round(100 * grounded / max(1, answered - yes_no))
+    return {
+        "n": s.questions,
+        "em": em,
+        "em_interval": [low, high],
+        "f1": f1,
+        "f1_interval": [round(100 * s.f1.low, 1), round(100 * s.f1.high, 1)],
+        "finished": finished,
+        "answered": answered,
+        "yes_no_answers": yes_no,
+        "grounded_answers": grounded,
+        "notice": f"right on about {em:.0f} % of {s.questions} held-out HotpotQA questions (exact match)",
+        "summary": (
+            f"EM {em} (95 % interval {low}–{high}), F1 {f1} on {s.questions} held-out HotpotQA dev "
+            f"questions; {finished} of {s.questions} episodes finished; {grounded} of the {answered - yes_no} "
+            f"answers that are not yes/no ({of_spans} %) grounded in what the run read"
+        ),
+    }

@@ -42,6 +42,7 @@ from react_core.evaluation.plan import (  # noqa: F401 - also read from here by 
 )
 from react_core.evaluation.strategies import AGENTS, COMPONENTS, ROLES, EvalContext
 from react_core.evaluation.summary import Summary
+from react_core.evaluation.tasks import paper_data
 from react_core.loop.settings import RunSettings, build_run_config, provider_for
 from react_core.presets.store import PresetStore
 from react_core.providers import model_choice_label, provider_class
@@ -116,8 +117,10 @@ def run_evaluation(
             )
         )
         try:
+            # A visitor's own call window is never exceeded by the pace (it would refuse the call, failing a question).
+            rpm = plan.rpm if allowance.window is None else min(plan.rpm, allowance.window.per_minute)
             limited = allowance.limit(built)
-            summaries.update(_run(plan, settings, questions, limited, mine, len(units), notify, cancel, export))
+            summaries.update(_run(plan, settings, questions, limited, rpm, mine, len(units), notify, cancel, export))
         finally:
             if provider is None and not built.shared:
                 built.close()
@@ -155,18 +158,19 @@ def _run(
     settings: RunSettings,
     questions: list[Question],
     provider: Provider,
+    rpm: float,
     units: list[tuple[int, Unit]],
     of: int,
     notify: ProgressHandler,
     cancel: threading.Event,
     export: LiveTarget | None,
 ) -> dict[str, Summary]:
-    """One model's units, in turn."""
+    """One model's units, in turn; a hosted model's calls at most ``rpm`` a minute, at its key's pace."""
     model = provider.model or settings.model
     if provider.hosted:
         from react_core.providers.rate_limit import RateLimited
 
-        provider = RateLimited(provider, plan.rpm)  # type: ignore[assignment]
+        provider = RateLimited(provider, rpm)  # type: ignore[assignment]
     run_settings = plan.run_settings(settings)
     store = PresetStore(plan.owner)
     if any(s in AGENTS for s in plan.strategies):
@@ -178,6 +182,7 @@ def _run(
         "indices": Path(plan.indices).name if plan.indices else None,
         "limit": plan.limit,
         "n": len(questions),
+        "paper_data": paper_data(plan.datasets),  # whether the paper's Table 1 column belongs beside these results
     }
     summaries: dict[str, Summary] = {}
     for position, unit in units:

@@ -6,7 +6,8 @@ history keeps a person's settings in the ``remembered`` table. With a key, each 
 ``sealed_headers``: Fernet (AES-128-CBC with an HMAC-SHA256, from ``cryptography``) under a key derived from the
 operator's value, so a copy of the database (a backup, a dump) holds no usable token without the key. An entry sealed
 under another key, or read without one, loses its headers and keeps its URL: the server then answers 401 and the
-person gives them again.
+person gives them again. An MCP server's OAuth tokens and client registration (``react_core.tools.mcp_oauth``) are
+kept in the same table under a name of their own, sealed whole the same way (``seal_text``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from react_core.base.environment import value
 KEY_VARIABLE = "REACT_CREDENTIALS_KEY"
 SERVERS = "mcp_servers"  # the setting whose entries may carry headers
 SEALED = "sealed_headers"
+SEALED_PREFIX = "sealed:"  # a text sealed whole (an MCP server's OAuth tokens: ``seal_text``)
 
 
 def _fernet(env: Mapping[str, str] | None = None) -> Any:
@@ -65,6 +67,27 @@ def unseal(settings: Mapping[str, Any], env: Mapping[str, str] | None = None) ->
             entry = {**rest, "headers": headers} if headers else rest.get("url", "")
         opened[name] = entry
     return {**settings, SERVERS: opened}
+
+
+def seal_text(text: str, env: Mapping[str, str] | None = None) -> str:
+    """A secret's text as the store writes it: sealed (``SEALED_PREFIX`` + a Fernet token) when there is a key."""
+    fernet = _fernet(env)
+    return text if fernet is None else SEALED_PREFIX + fernet.encrypt(text.encode("utf-8")).decode("ascii")
+
+
+def open_text(text: str, env: Mapping[str, str] | None = None) -> str | None:
+    """``seal_text`` undone: the text, or None when it was sealed under another key or read without one."""
+    if not text.startswith(SEALED_PREFIX):
+        return text
+    fernet = _fernet(env)
+    if fernet is None:
+        return None
+    from cryptography.fernet import InvalidToken
+
+    try:
+        return fernet.decrypt(text.removeprefix(SEALED_PREFIX).encode("ascii")).decode("utf-8")
+    except (InvalidToken, ValueError, UnicodeError):
+        return None
 
 
 def _open(fernet: Any, token: Any) -> dict[str, str]:

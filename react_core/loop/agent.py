@@ -32,6 +32,7 @@ from react_core.base.events import ActionParsed, Event, Paused, RunDone, StepDon
 from react_core.base.trace import BREAKPOINTS, Exchange, FailedCall, ModelCall, Observation, Step, Trace, Usage
 from react_core.dialects import get_dialect
 from react_core.dialects.base import Dialect, ParseResult
+from react_core.loop.acting import act, asking, declined
 from react_core.loop.model_call import Reply, call_record, read_reply
 from react_core.presets.dynamic import chosen_examples
 from react_core.presets.preset import Preset
@@ -43,6 +44,8 @@ from react_core.tools.registry import ToolRegistry
 log = logging.getLogger(__name__)
 DEFAULT_MAX_CALLS = 8
 LOOP_REPEATS = 3
+# How often a run with no one to ask declines a server's questions and sends the call again before giving up.
+ASKED_ROUNDS = 3
 
 
 @dataclass
@@ -224,17 +227,22 @@ class Agent:
                 index += 1
         trace.stop_reason = "max_calls"
 
-    def settle(self, trace: Trace, step: Step, started: float, *, approved: bool = False) -> Iterator[Event]:
+    def settle(
+        self, trace: Trace, step: Step, started: float, *, approved: bool = False, answer: dict | None = None
+    ) -> Iterator[Event]:
         """The step carried through: its answer ends the run, its action runs (an unreadable step already has its
         error observation), a loop ends the run; then ``StepDone``. ``approved``: a person approved its call (step
-        mode's ``destructive`` breakpoint)."""
+        mode's ``destructive`` breakpoint); ``answer``: their answer to what its call asked them (``input``). A call
+        that asks a person something pauses at the ``input`` breakpoint, or without it is told no (``asking``)."""
         if step.final_answer is not None:
             trace.final_answer, trace.stop_reason = step.final_answer, "finished"
         elif step.observation is None:  # an action to run
             assert step.action is not None
             yield ActionParsed(step.index, step.action)
             cancellation.check()
-            step.observation = self._act(step, approved)
+            step.observation = yield from act(self.config.tools, step.action, step.index, approved, answer)
+            if (yield from self._asked(trace, step, started, approved)):
+                return
         if trace.stop_reason is None and self._looping(trace.steps):
             trace.stop_reason = "loop"
             step.observation.note = (
@@ -242,6 +250,24 @@ class Agent:
             )
         step.seconds = round(step.seconds + time.perf_counter() - started, 6)
         yield StepDone(step)
+
+    def _asked(self, trace: Trace, step: Step, started: float, approved: bool) -> Generator[Event, None, bool]:
+        """Whether the step's call asks a person something and the run pauses for them (True); without the ``input``
+        breakpoint, the questions are declined and the call sent again, a few times at most."""
+        for _ in range(ASKED_ROUNDS):
+            asks = asking(step.observation)
+            if asks is None:
+                return False
+            if "input" in self.config.pause_before:
+                step.pending, trace.stop_reason = "input", "paused"
+                step.seconds = round(step.seconds + time.perf_counter() - started, 6)
+                yield Paused(step)
+                return True
+            assert step.action is not None
+            step.observation = yield from act(self.config.tools, step.action, step.index, approved, declined(asks))
+        if asking(step.observation) is not None:
+            step.observation = Observation.error("The MCP server kept asking questions no one here can answer.")
+        return False
 
     def breakpoint_at(self, step: Step) -> str:
         """The breakpoint ``step`` meets in step mode ('' when the run goes on)."""
@@ -334,11 +360,6 @@ class Agent:
         if parsed.error:
             step.observation = Observation.error(f"{parsed.error} {self.dialect.reminder(self.config.tools.names)}")
         return step
-
-    def _act(self, step: Step, approved: bool = False) -> Observation:
-        assert step.action is not None
-        # An unknown tool gets the list of tools; every text is capped.
-        return self.config.tools.run(step.action, approved=approved)
 
     @staticmethod
     def _looping(steps: list[Step]) -> bool:

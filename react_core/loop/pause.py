@@ -14,7 +14,9 @@ paused Trace is the whole state: saved to History, it can be resumed by another 
   ``written_by``);
 - **regenerate** k alternatives at a temperature: each a full model call from the same prompt, with its own
   ``ModelCall``; the run stays paused with them ``offered``, and **pick** n (1 = the first) goes on with one;
-- **stop**: the run ends as stopped by the person.
+- **stop**: the run ends as stopped by the person;
+- **answer** what an MCP server asked in the middle of the step's call (the ``input`` breakpoint): its fields as a
+  JSON object, or ``decline``, or ``cancel`` (``tools.mcp_asks.answered``); the call is sent again with it.
 
 Each decision is recorded on the step (``Intervention``: who, what it was, what it became, the alternatives not
 taken). A resumed run's budget is what its trace has not spent: every model call of the trace counts, alternatives
@@ -37,14 +39,16 @@ from react_core.base.cancel import Cancelled
 from react_core.base.errors import ConfigError, ReactLabError
 from react_core.base.events import Event, Paused, StepStarted
 from react_core.base.trace import Alternative, Intervention, Observation, Step, Trace
+from react_core.loop.acting import asking
 from react_core.loop.agent import Agent
 from react_core.loop.model_call import call_record
 from react_core.loop.settings import check_temperature
 from react_core.presets.check import check_action
+from react_core.tools.mcp_asks import answered, summary
 from react_core.tools.registry import MAX_OBSERVATION_CHARS, bounded
 
 log = logging.getLogger(__name__)
-DECISIONS = ("run", "edit", "observe", "regenerate", "pick", "stop")
+DECISIONS = ("run", "edit", "observe", "regenerate", "pick", "stop", "answer")
 DEFAULT_ALTERNATIVES = 3
 MAX_ALTERNATIVES = 5
 DEFAULT_TEMPERATURE = 0.7
@@ -56,7 +60,7 @@ class Decision:
     """What a person decided at a paused step; ``by`` says who (the signed-in person, else "person")."""
 
     kind: str
-    text: str = ""  # edit: the new action as the dialect writes it; observe: the observation
+    text: str = ""  # edit: the new action as the dialect writes it; observe: the observation; answer: the answer
     k: int = DEFAULT_ALTERNATIVES  # regenerate: how many alternatives
     temperature: float = DEFAULT_TEMPERATURE  # regenerate: drawn at this temperature
     number: int = 0  # pick: which alternative (1 = the first)
@@ -84,10 +88,10 @@ def parse_decision(line: str, by: str = "person") -> Decision:
         if not rest.isdigit():
             raise ConfigError("Write pick N with the alternative's number, e.g. pick 2.")
         return Decision("pick", number=int(rest), by=by)
-    if word in ("edit", "observe") and not rest:
+    if word in ("edit", "observe", "answer") and not rest:
         raise ConfigError(
             f"Write {word} followed by the text, e.g. "
-            + ("edit Search[Foo]." if word == "edit" else "observe Foo is a city.")
+            + {"edit": "edit Search[Foo].", "observe": "observe Foo is a city."}.get(word, 'answer {"name": "Ada"}.')
         )
     return Decision(word, text=rest, by=by)
 
@@ -131,7 +135,14 @@ def resume(agent: Agent, trace: Trace, decision: Decision, *, cancel: threading.
 
 
 def _check(agent: Agent, step: Step, decision: Decision) -> Any:
-    """What the decision needs, checked now: the edited action read by the dialect, the alternative picked."""
+    """What the decision needs, checked now: the edited action read by the dialect, the alternative picked, the
+    answer to a server's questions."""
+    if (decision.kind == "answer") != (step.pending == "input") and decision.kind != "stop":
+        if decision.kind == "answer":
+            raise ConfigError("There is no question to answer here: the run is paused for another reason.")
+        raise ConfigError("The MCP server is waiting for your answer: answer it (or decline, or cancel), or stop.")
+    if decision.kind == "answer":
+        return answered(asking(step.observation) or {}, decision.text)
     if decision.kind == "edit":
         result, problem = check_action(agent.dialect, decision.text, agent.config.tools.names)
         if problem is not None:
@@ -169,6 +180,9 @@ def _resumed(agent: Agent, trace: Trace, step: Step, decision: Decision, checked
         trace.stop_reason = "paused"
         yield Paused(step)
         return
+    if decision.kind == "answer":
+        yield from _answer(agent, trace, step, decision, checked, started)
+        return
     if decision.kind != "pick":
         _not_taken(step, decision.by)
     before = _said(agent, step)
@@ -201,8 +215,13 @@ def _resumed(agent: Agent, trace: Trace, step: Step, decision: Decision, checked
         step.pending, trace.stop_reason = "destructive", "paused"
         yield Paused(step)
         return
+    yield from _go_on(agent, trace, step, started, approved=approved)
+
+
+def _go_on(agent: Agent, trace: Trace, step: Step, started: float, **settling: Any) -> Iterator[Event]:
+    """The decided step carried through (its action run: ``settling`` says how), then the rest of the budget."""
     yield StepStarted(step.index)  # a watcher shows the step again while its action runs
-    yield from agent.settle(trace, step, started, approved=approved)
+    yield from agent.settle(trace, step, started, **settling)
     if trace.stop_reason:
         return
     left = agent.config.max_calls - calls_spent(trace)
@@ -210,6 +229,16 @@ def _resumed(agent: Agent, trace: Trace, step: Step, decision: Decision, checked
         trace.stop_reason = "max_calls"
         return
     yield from agent.loop(trace, None, calls=left)
+
+
+def _answer(agent: Agent, trace: Trace, step: Step, decision: Decision, answer: Any, started: float) -> Iterator[Event]:
+    """The person's answer to the server's questions goes back with the step's call, sent again (approved as the
+    first was: a destructive call's approval is on the step)."""
+    asks = asking(step.observation) or {}
+    step.interventions.append(Intervention("answer", "input", decision.by, before=summary(asks), after=decision.text))
+    step.pending, step.observation = "", None
+    approved = any(n.kind == "run" and n.at == "destructive" for n in step.interventions)
+    yield from _go_on(agent, trace, step, started, approved=approved, answer=answer)
 
 
 def _take(step: Step, thought: str, action: Any, final_answer: str | None) -> None:

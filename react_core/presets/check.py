@@ -79,8 +79,9 @@ def _action_problem(fmt: Dialect, chunk: str, action: Action | None, answer: str
     dialect's own form. A model's looser forms (``Search Pierrepont Noyes``) are read, but the model copies what the
     examples show, so they must be written as the dialect writes an action (and reads it back the same)."""
     if action is not None and action.tool not in tools:
-        usable = [tool_specs.label(t) for t in TOOL_ORDER if t in tools]
-        known = "is not enabled" if action.tool in TOOL_ORDER else "is not a tool"
+        usable = [tool_specs.label(t) for t in tool_specs.ordered_tools(tools)]
+        # A name an MCP server's tool could have is a tool, just not one enabled here (the preset's [run] tools).
+        known = "is not enabled" if tool_specs.is_tool_name(action.tool) else "is not a tool"
         return f"{tool_specs.label(action.tool)} {known}: an example may call {', '.join(usable)} or Finish"
     why = fmt.unrenderable(action, answer)
     if why:
@@ -98,8 +99,9 @@ def validate_preset(
     preset: Preset, tools: Iterable[str] | None = None, *, since: Preset | None = None
 ) -> list[Problem]:
     """The preset's problems, each with its field and line. ``tools``: the tools an example step may call (default:
-    every tool there is; the prompt editor passes the enabled ones). A step word for word in ``since``'s examples (the
-    preset an edit started from) is not held to ``tools``: a shipped preset stays valid whatever tools are off."""
+    the built-in ones and the MCP tools the preset's own ``[run] tools`` enable; the prompt editor passes the enabled
+    ones). A step word for word in ``since``'s examples (the preset an edit started from) is not held to ``tools``: a
+    shipped preset stays valid whatever tools are off."""
     problems: list[Problem] = []
     if preset.dialect not in DIALECTS:
         return [Problem("dialect", 0, f"unknown dialect {preset.dialect!r}; choose one of {', '.join(DIALECTS)}")]
@@ -123,7 +125,7 @@ def validate_preset(
         problems.append(Problem("instructions", 0, why))
     if not 0 <= preset.dynamic_examples <= 20:
         problems.append(Problem("dynamic_examples", 0, "must be a whole number from 0 (off) to 20"))
-    allowed = set(TOOL_ORDER if tools is None else tools)
+    allowed = set([*TOOL_ORDER, *(preset.run_tools or ())] if tools is None else tools)
     same = since is not None and since.dialect == fmt.name
     kept = {_squash(c) for _, c in example_chunks(fmt, since.examples)} if same else set()
     chunks = example_chunks(fmt, preset.examples)

@@ -29,7 +29,7 @@ class Allowance:
 
     def keys(self) -> AbstractContextManager[None]:
         """The key rules for providers built within (on this thread)."""
-        return keys.lending(self.server_keys, self.own_endpoints)
+        return keys.lending(self.server_keys, self.own_endpoints, self.owner)
 
     def build(self, make: Callable[[], T]) -> T:
         """``make()`` (which builds a provider, or a run config holding one) under these key rules."""

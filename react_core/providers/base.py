@@ -36,6 +36,9 @@ class CompletionRequest:
     max_tokens: int = 400
     # A GBNF grammar the reply must follow, for providers that can constrain decoding (``Provider.constrained``).
     grammar: str | None = None
+    # The on-device model's sampling seed at a temperature above 0; None: the one llama-cpp-python would draw. The
+    # call records the seed it used, so the call can be replayed ("Copy as Python").
+    seed: int | None = None
     # Native tool calling: the conversation after ``prompt`` and the functions the model may call (see above).
     messages: tuple[dict[str, Any], ...] = ()
     tools: tuple[ToolSpec, ...] = ()

@@ -23,10 +23,11 @@ SDKs and the HTTP client are imported when a provider is built, never here: the 
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import itertools
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, Self
 
@@ -181,6 +182,17 @@ class HostedProvider(Provider):
 
     def close(self) -> None:
         self._http.close()
+
+    def pace_key(self) -> str:
+        """Whose rate limit a call counts against (``rate_limit.pace_for``): API, address and key, as a digest."""
+        who = f"{type(self).__name__}\0{self.base_url or self.host}\0{self._key or ''}"
+        return hashlib.sha256(who.encode()).hexdigest()
+
+    def paced(self, hold: Callable[[float], None]) -> None:
+        """Waits the service asks for go through ``hold`` (an evaluation's ``rate_limit.RateLimited``)."""
+        from react_core.providers.rate_limit import pace_policy
+
+        self.retry = pace_policy(self.retry, hold)
 
     # -- a subclass's part ---------------------------------------------------------------------------------------
 

@@ -69,6 +69,7 @@ class Lending:
 
     server_keys: bool = True  # the operator's keys (environment, secrets) may be used
     own_endpoints: bool = False  # a base URL passed in is the person's own (signed-in and public demo modes)
+    owner: str = ""  # whose work it is ('' in local mode and on the CLI): their own MCP servers' sign-ins
 
 
 _OPERATORS = Lending()  # outside any job (the CLI, local scripts): the person is the operator
@@ -80,13 +81,18 @@ def _rules() -> Lending:
 
 
 @contextmanager
-def lending(server_keys: bool = True, own_endpoints: bool = False) -> Iterator[None]:
+def lending(server_keys: bool = True, own_endpoints: bool = False, owner: str = "") -> Iterator[None]:
     """Within this block (on this thread), the operator's keys are used only as these rules allow."""
-    token = _lending.set(Lending(server_keys, own_endpoints))
+    token = _lending.set(Lending(server_keys, own_endpoints, owner))
     try:
         yield
     finally:
         _lending.reset(token)
+
+
+def owner() -> str:
+    """Whose work runs on this thread ('' outside a job: the operator's)."""
+    return _rules().owner
 
 
 def visitor() -> bool:

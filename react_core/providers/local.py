@@ -19,6 +19,7 @@ from __future__ import annotations
 import atexit
 import hashlib
 import os
+import random
 import shlex
 import sys
 import threading
@@ -260,7 +261,7 @@ from llama_cpp import Llama, LlamaGrammar
 # The model file (MODEL_PATH overrides it); ReAct Lab assembles its bundled Gemma 3 270M there on first use.
 # n_batch: the prompt is read in blocks of {n_batch} tokens, as ReAct Lab reads it, so the reply is the same.
 llm = Llama(model_path=os.environ.get("MODEL_PATH", {path!r}), n_ctx={n_ctx}, n_batch={n_batch}, verbose=False{lora})
-arguments = {arguments}
+{sampler}arguments = {arguments}
 prompt = llm.tokenize(arguments.pop("prompt").encode("utf-8"), add_bos=True, special=False)
 if arguments.get("grammar"):
     arguments["grammar"] = LlamaGrammar.from_string(arguments["grammar"], verbose=False)
@@ -268,6 +269,27 @@ for piece in llm.create_completion(prompt, **arguments):
     print(piece["choices"][0]["text"], end="", flush=True)
 print()
 '''
+
+
+# A sampled call under a grammar was drawn by ReAct Lab's sampler (llama_grammar), not llama-cpp-python's: the script
+# carries it, so the recorded seed gives the same text.
+_SAMPLER = """
+# ReAct Lab's sampler under a grammar (react_core/providers/llama_grammar.py): draw, then ask the grammar about the
+# drawn token. With it the seed below gives the text the app got; llama-cpp-python's own sampler would draw another.
+{source}
+
+
+install(llm)
+"""
+
+
+def _sampled(body: Mapping[str, Any]) -> bool:
+    return bool(body.get("grammar")) and float(body.get("temperature") or 0.0) > 0
+
+
+def _next_seed(llama: Any) -> int:
+    """The seed llama-cpp-python draws for a call given none (``Llama._create_completion``), drawn here to record it."""
+    return random.Random(llama._seed).randint(0, 2**32)
 
 
 # On a CPU that reports AMX the app loads the model without llama.cpp's extra buffer types (llama_support says why):
@@ -331,7 +353,7 @@ class LocalProvider(Provider):
     def snippet(cls, call: Mapping[str, Any], style: str) -> str:
         """The call against llama-cpp-python's OpenAI-compatible server (cURL, its ``/v1/completions``), or with
         ``llama_cpp`` in a script (Python). Either way the model file is a variable: MODEL_PATH, LLAMA_SERVER."""
-        from react_core.providers import snippets
+        from react_core.providers import llama_grammar, snippets
 
         snippets.check_style(style, cls.label)
         body, model = dict(call["body"]), str(call.get("model") or "")
@@ -359,6 +381,7 @@ class LocalProvider(Provider):
             load_as_the_app="" if extra_buffers_wanted() else _WITHOUT_EXTRA_BUFFERS,
             # The LoRA adapter it ran with (ADAPTER_PATH overrides it).
             lora=f', lora_path=os.environ.get("ADAPTER_PATH", {adapter!r})' if adapter else "",
+            sampler=_SAMPLER.replace("{source}", llama_grammar.snippet_source()) if _sampled(body) else "",
         )
 
     @classmethod
@@ -471,6 +494,8 @@ class LocalProvider(Provider):
             }
             if request.grammar:
                 arguments["grammar"] = request.grammar
+            if request.temperature > 0:  # the seed is recorded, so the sample can be drawn again (llama_grammar)
+                arguments["seed"] = request.seed if request.seed is not None else _next_seed(llama)
             # Reuse only what a fresh run would compute the same way, and the prefix's saved state (llama_reuse).
             plan = shared.prompts.plan(tokens, request.system)
             sent = {"api": "llama.cpp", "endpoint": "", "body": arguments, "omitted": [], "reused_tokens": plan.reuse}

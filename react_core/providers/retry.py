@@ -46,6 +46,11 @@ class RetryPolicy:
     max_retry_after: float = 30.0
     sleep: Callable[[float], None] = cancel.sleep
     rng: random.Random = field(default_factory=random.Random)
+    # Set by an evaluation's rate limit (``rate_limit``): a wait the service asks for goes to ``paced`` (which holds
+    # every call of the key and waits for this call's turn), and such a try is not one of ``attempts`` (up to
+    # ``paced_tries`` tries in all): a 429 with Retry-After slows the evaluation instead of failing a question.
+    paced: Callable[[float], None] | None = None
+    paced_tries: int = 30
 
     def wait(self, attempt: int, failure: Failure, service: str) -> None:
         """Wait before try ``attempt + 1``: the backoff, or longer when the service asks (Retry-After); a service
@@ -57,8 +62,15 @@ class RetryPolicy:
                     f"{service} is rate limiting this key ({failure.message}) and asks to wait "
                     f"{failure.retry_after:.0f} s. Try again then, or switch provider in the settings."
                 ) from None
+            if self.paced is not None:
+                self.paced(failure.retry_after)
+                return
             wait = max(wait, failure.retry_after)
         self.sleep(wait)
+
+    def paces(self, failure: Failure, tries: int) -> bool:
+        """Whether this failed try is tried again at the pace, whatever ``attempts`` says."""
+        return self.paced is not None and failure.retry_after is not None and tries < self.paced_tries
 
     def backoff(self, attempt: int) -> float:
         """Wait after failed try ``attempt`` (1-based): exponential, with half of it random so clients spread out."""
@@ -143,7 +155,7 @@ def _try_again(failure: Failure, tries: int, policy: RetryPolicy, refused: str, 
         raise ProviderError(refused) from None
     if failure.error is not None:
         raise failure.error from None
-    if tries >= policy.attempts:
+    if tries >= policy.attempts and not policy.paces(failure, tries):
         raise ProviderError(
             f"{gave_up} in a row ({failure.message}); nothing it sent was used. "
             "Try again in a minute, or switch provider in the settings."

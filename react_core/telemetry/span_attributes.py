@@ -32,7 +32,6 @@ from react_core.telemetry.span_messages import arguments, input_attributes, mess
 
 Op = gen_ai.GenAiOperationNameValues
 TOOL_ERROR = "tool_error"  # error.type of a failed tool, as the conventions name it
-MCP_TOOLS_CALL = "tools/call"
 _TRANSPORTS = {"stdio": network_attributes.NetworkTransportValues.PIPE.value}  # else an HTTP server: tcp
 _DEFAULT_PORTS = {"https": 443, "http": 80}
 
@@ -273,12 +272,13 @@ def tool_attributes(step: Step, content: bool) -> dict[str, Any]:
 
 
 def _mcp(obs: Any) -> dict[str, Any]:
-    """An MCP tool's call as the MCP conventions describe a ``tools/call`` that a GenAI tool span already covers: the
-    method, the protocol version the session agreed, the transport, the server (HTTP), ``tool_error`` when the server
-    said the call failed. Never ``mcp.session.id``: whoever holds an HTTP session's id can act in it, and the app's
-    connection to a server is everyone's."""
+    """An MCP tool's call as the MCP conventions describe a request that a GenAI tool span already covers: the
+    method (``tools/call``, or ``resources/read`` for a resource link followed), the protocol version the session
+    agreed, the transport, the server (HTTP), ``tool_error`` when the server said the call failed. Never
+    ``mcp.session.id``: whoever holds an HTTP session's id can act in it, and the app's connection to a server is
+    everyone's."""
     call = obs.mcp
-    out: dict[str, Any] = {mcp.MCP_METHOD_NAME: MCP_TOOLS_CALL, "reactlab.mcp.server": call.server}
+    out: dict[str, Any] = {mcp.MCP_METHOD_NAME: call.method, "reactlab.mcp.server": call.server}
     if call.protocol_version:
         out[mcp.MCP_PROTOCOL_VERSION] = call.protocol_version
     if call.transport:

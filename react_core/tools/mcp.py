@@ -5,13 +5,12 @@ the server's description and input JSON Schema, carried by the run's own tool (`
 runs: ``react_core.base.tool_specs.known``): the dialects write the prompt's tool section, the native function
 declarations and the on-device grammar from it like any other tool's.
 
-An action's input is one text. A tool whose only required argument is a string takes the text as that argument, or a
-JSON object of its arguments (to set optional ones too); any other tool takes a JSON object, and text that is not one
-with the required arguments is an error observation quoting the schema. The result's text content, joined, is the
-observation (the registry caps it like every other); other content is named ("[image content omitted]"), never
-dropped silently; a result the server marks as an error is an error observation. A server that cannot be reached or
-dies, and a call past its deadline, are error observations too, and the run goes on. Every call is recorded on its
-observation (``Observation.mcp``).
+An action's input is one text, read into the call's arguments and held to the tool's whole input schema before the
+call (``mcp_arguments``): text that does not fit is an error observation quoting the schema. The result's text
+content, joined, is the observation (the registry caps it like every other); other content is named ("[image content
+omitted]"), never dropped silently; a result the server marks as an error is an error observation. A server that
+cannot be reached or dies, and a call past its deadline, are error observations too, and the run goes on. Every call
+is recorded on its observation (``Observation.mcp``).
 
 A tool its server does not declare read-only is destructive here. The MCP schema's ``ToolAnnotations`` say so by
 default (``readOnlyHint`` false, ``destructiveHint`` true), and a tool that declares itself merely additive
@@ -31,12 +30,17 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from react_core.base import progress
 from react_core.base.errors import ConfigError, ToolError
 from react_core.base.tool_specs import ToolSpec
 from react_core.base.trace import McpCall, Observation
+from react_core.tools.mcp_arguments import arguments as arguments  # the one home of a call's arguments
+from react_core.tools.mcp_arguments import compact, single
+from react_core.tools.mcp_asks import asked, summary
 from react_core.tools.mcp_client import POOL, McpFailure
 from react_core.tools.mcp_config import ServerConfig, all_servers, destructive_allowed, hidden
-from react_core.tools.mcp_results import content_text, recorded
+from react_core.tools.mcp_resources import READ_RESOURCE, SCHEMA, about, listing, offers_resources, read
+from react_core.tools.mcp_results import call_record, content_text, recorded
 from react_core.tools.registry import Tool, bounded
 
 MAX_DESCRIPTION_CHARS = 1_500
@@ -59,6 +63,8 @@ class McpTool:
     description: str
     schema: dict[str, Any] = field(compare=False, hash=False)
     read_only: bool = False  # declared so by its server (``readOnlyHint: true``)
+    reads: bool = False  # the server's resource reader (``mcp_resources``), not one of its tools
+    needs_tasks: bool = False  # ``execution.taskSupport: required``: it runs only as a task, which is not supported
 
     @property
     def destructive(self) -> bool:
@@ -68,11 +74,7 @@ class McpTool:
     @property
     def single(self) -> str:
         """The one required argument when it is a string ('' when the tool needs a JSON object)."""
-        required = self.schema.get("required") or []
-        props = self.schema.get("properties") or {}
-        if len(required) == 1 and (props.get(required[0]) or {}).get("type") == "string":
-            return str(required[0])
-        return ""
+        return single(self.schema)
 
     def spec(self) -> ToolSpec:
         props = self.schema.get("properties") or {}
@@ -102,15 +104,6 @@ class McpTool:
         )
 
 
-def compact(schema: dict[str, Any]) -> str:
-    """The schema's properties and required arguments as one short JSON line (titles left out)."""
-    props = {
-        k: {n: v for n, v in (p or {}).items() if n != "title"} for k, p in (schema.get("properties") or {}).items()
-    }
-    shown = {"properties": props, "required": schema.get("required") or []}
-    return json.dumps(shown, ensure_ascii=False, separators=(",", ":"))
-
-
 def _placeholder(prop: dict[str, Any]) -> Any:
     return {"integer": 1, "number": 1, "boolean": True, "array": [], "object": {}}.get(prop.get("type"), "text")
 
@@ -126,29 +119,12 @@ def listed(server: str, tool: Any) -> McpTool:
         description=tool.description or getattr(tool, "title", None) or "",
         schema=schema,
         read_only=bool(notes and notes.read_only_hint is True),
+        needs_tasks=getattr(getattr(tool, "execution", None), "task_support", None) == "required",
     )
 
 
-def arguments(tool: McpTool, text: str) -> dict[str, Any]:
-    """The call's arguments from the action's one text; ToolError (quoting the schema) when it does not fit."""
-    text = text.strip()
-    given: Any = None
-    if text.startswith("{"):
-        try:
-            given = json.loads(text)
-        except ValueError:
-            given = None
-    if isinstance(given, dict):
-        missing = [k for k in tool.schema.get("required") or [] if k not in given]
-        if not missing:
-            return given
-        if not tool.single:
-            raise ToolError(f"{tool.name} needs the arguments {', '.join(missing)}: {compact(tool.schema)}")
-    if tool.single:
-        return {tool.single: text}
-    if not (tool.schema.get("required") or []) and not text.strip("{} "):
-        return {}
-    raise ToolError(f"{tool.name} takes a JSON object of its arguments: {compact(tool.schema)}")
+# Why a tool that runs only as a task is not offered (tasks, a 2025-11-25 feature, are not supported here).
+NEEDS_TASKS = "it runs only as an MCP task (taskSupport: required), which ReAct Lab does not support yet"
 
 
 # How a destructive tool runs here (``guard``): only a call a person approves in step mode, or never.
@@ -173,36 +149,45 @@ def refusal(tool: McpTool, how: str) -> str:
     return why + ("; in step mode a person can approve one call." if how == ASKS else ".")
 
 
-def make_tool(config: ServerConfig, tool: McpTool) -> Tool:
+def make_tool(config: ServerConfig, tool: McpTool, reader: str = "") -> Tool:
     """The registered tool that calls ``tool`` on ``config``'s server (reconnecting when the server went away). Built
-    under the job's rules: whether this person may approve a destructive call is decided now (``guard``)."""
+    under the job's rules: whether this person may approve a destructive call is decided now (``guard``).
+    ``reader``: the server's resource reader when this run has it, named beside each resource link."""
     from react_core.providers.keys import visitor
 
+    if tool.reads:
+        return Tool(name=tool.name, function=partial(read, config, partial(arguments, tool)), spec=tool.spec())
     how = guard(config, tool, visitor=visitor())
 
-    def call(text: str, approved: bool = False) -> Observation:
-        record = McpCall(server=config.name, tool=tool.original, transport=config.transport)
-        record.url = config.where if config.url else ""
+    def call(text: str, approved: bool = False, answer: dict[str, Any] | None = None) -> Observation:
+        record = call_record(config, tool.original)
         started = time.perf_counter()
         try:
             record.arguments = arguments(tool, text)
             if tool.destructive and not destructive_allowed() and not (approved and how == ASKS):
                 raise ToolError(refusal(tool, how))
-            connection = POOL.get(config)
-            record.protocol_version = connection.protocol_version
-            result = connection.call_tool(tool.original, record.arguments)
-        except (ToolError, McpFailure) as e:
-            record.error = str(e)
+            conn = POOL.get(config)
+            record.protocol_version = conn.protocol_version
+            result = conn.call_tool(tool.original, record.arguments, on_progress=progress.reporter(), answer=answer)
+            if getattr(result, "result_type", "") == "input_required":  # the server asks a person first
+                record.asks = asked(result)
+                record.seconds = round(time.perf_counter() - started, 6)
+                return Observation(text=hidden(config, f"The MCP server asks: {summary(record.asks)}"), mcp=record)
+        except (ToolError, McpFailure, ConfigError) as e:
+            record.error = hidden(config, str(e))
             record.seconds = round(time.perf_counter() - started, 6)
-            return Observation(text=str(e), is_error=True, mcp=record)
+            return Observation(text=record.error, is_error=True, mcp=record)
         # What the server says of the credentials it was sent (its own, but never for a trace) is masked.
         record.result = recorded(result, partial(hidden, config))
         record.seconds = round(time.perf_counter() - started, 6)
         failed = bool(result.is_error)
-        return Observation(text=hidden(config, content_text(result)), is_error=failed, mcp=record, evidence=not failed)
+        text = hidden(config, content_text(result, reader))
+        return Observation(text=text, is_error=failed, mcp=record, evidence=not failed)
 
     approvable = partial(call, approved=True) if how == ASKS else None
-    return Tool(name=tool.name, function=call, spec=tool.spec(), run_approved=approvable)
+    return Tool(
+        name=tool.name, function=call, spec=tool.spec(), run_approved=approvable, reports_progress=True, answers=True
+    )
 
 
 def _unavailable(config: ServerConfig, name: str, why: str) -> Tool:
@@ -212,11 +197,19 @@ def _unavailable(config: ServerConfig, name: str, why: str) -> Tool:
     return Tool(name=name, function=call)
 
 
-def server_tools(config: ServerConfig, wait: float | None = None) -> list[McpTool]:
-    """The server's tools, connecting when needed (waiting at most ``wait`` seconds, else the connection's deadline);
-    McpFailure when it cannot be reached."""
-    conn = POOL.get(config) if wait is None else POOL.get(config, wait)
-    return [listed(config.name, t) for t in conn.tools]
+def offered(server: str, conn: Any) -> list[McpTool]:
+    """The tools a connected server offers: its own as listed, and its resource reader when it offers resources
+    (unless a tool of its own has that name: it keeps it)."""
+    tools = [listed(server, t) for t in conn.tools]
+    reader = tool_name(server, READ_RESOURCE)
+    if offers_resources(conn) and all(t.name != reader for t in tools):
+        tools.append(McpTool(reader, server, "", about(server), dict(SCHEMA), read_only=True, reads=True))
+    return tools
+
+
+def server_tools(config: ServerConfig) -> list[McpTool]:
+    """The server's tools, connecting when needed; McpFailure when it cannot be reached."""
+    return offered(config.name, POOL.get(config))
 
 
 def mcp_tools(enabled: Iterable[str], servers: Iterable[ServerConfig]) -> list[Tool]:
@@ -229,13 +222,16 @@ def mcp_tools(enabled: Iterable[str], servers: Iterable[ServerConfig]) -> list[T
         if not mine:
             continue
         try:
-            offered = {t.name: t for t in server_tools(config)}
+            offers = {t.name: t for t in server_tools(config)}
         except McpFailure as e:
             tools += [_unavailable(config, n, str(e)) for n in sorted(mine)]
             continue
+        reader = next((n for n in mine if n in offers and offers[n].reads), "")
         for name in sorted(mine):
-            if name in offered:
-                tools.append(make_tool(config, offered[name]))
+            if name in offers and offers[name].needs_tasks:
+                tools.append(_unavailable(config, name, f"{name} is not offered: {NEEDS_TASKS}."))
+            elif name in offers:
+                tools.append(make_tool(config, offers[name], reader))
             else:
                 tools.append(_unavailable(config, name, f"MCP server {config.name!r} no longer offers {name}."))
     return tools
@@ -253,13 +249,27 @@ class ServerStatus:
     tools: list[McpTool] = field(default_factory=list)
     visitor: bool = False  # shown to a visitor (public demo or signed-in mode)
     connecting: bool = False  # not connected yet, not failed either (``error`` says so)
+    protocol_version: str = ""  # the MCP revision negotiated with it
+    server_info: str = ""  # its name and version, as it gives them
+    resources: list[dict[str, Any]] = field(default_factory=list)  # its resources and URI templates (``listing``)
+    oauth: bool = False  # signed in to with OAuth (``mcp_oauth``)
+    sign_in_url: str = ""  # the page a person is asked to open to sign in, while it waits for one
+
+    @property
+    def speaks(self) -> str:
+        """What it runs and which revision it speaks, for people: ``mcp-git 2026.10.19 · MCP 2026-07-28``."""
+        revision = f"MCP {self.protocol_version}" if self.protocol_version else ""
+        return " · ".join(p for p in (self.server_info, revision) if p)
 
     @property
     def connected(self) -> bool:
         return not self.error
 
     def marking(self, tool: McpTool) -> str:
-        """How Settings marks ``tool``: read-only, or destructive and how it runs here (``guard``)."""
+        """How Settings marks ``tool``: read-only, or destructive and how it runs here (``guard``); one that runs
+        only as a task, as not offered."""
+        if tool.needs_tasks:
+            return "not offered: it runs only as an MCP task, not supported here"
         if tool.read_only:
             return "read-only"
         how = guard(ServerConfig(self.name, operators=self.operators), tool, visitor=self.visitor)
@@ -285,21 +295,28 @@ def server_statuses(
     until = None if wait is None else time.monotonic() + wait
     out = []
     for config in servers:
-        status = ServerStatus(config.name, config.transport, config.where, config.operators, visitor=visitor)
+        status = ServerStatus(
+            config.name, config.transport, config.where, config.operators, visitor=visitor, oauth=config.oauth
+        )
         try:
-            status.tools = server_tools(config, None if until is None else max(0.0, until - time.monotonic()))
+            conn = POOL.get(config) if until is None else POOL.get(config, max(0.0, until - time.monotonic()))
+            status.tools, status.resources = offered(config.name, conn), listing(conn)
+            status.protocol_version, status.server_info = conn.protocol_version, conn.server_info
         except McpFailure as e:
             status.error, status.connecting = str(e), POOL.connecting(config)
+            status.sign_in_url = POOL.sign_in_url(config)
         out.append(status)
     return out
 
 
-def mcp_statuses(urls: dict[str, Any] | None = None, *, visitor: bool = False) -> tuple[list[ServerStatus], str]:
-    """The operator's servers and the person's own (``urls``), each with its state and tools, and '' or why the
-    configuration itself could not be read. A page waits ``PAGE_WAIT_SECONDS`` at most: a server still connecting
-    then is shown so, and goes on connecting."""
+def mcp_statuses(
+    urls: dict[str, Any] | None = None, *, visitor: bool = False, owner: str = ""
+) -> tuple[list[ServerStatus], str]:
+    """The operator's servers and the person's own (``urls``, ``owner``'s), each with its state and tools, and '' or
+    why the configuration itself could not be read. A page waits ``PAGE_WAIT_SECONDS`` at most: a server still
+    connecting then is shown so, and goes on connecting."""
     try:
-        servers = all_servers(urls or {}, visitor=visitor)
+        servers = all_servers(urls or {}, visitor=visitor, owner=owner)
     except ConfigError as e:
         return [], str(e)
     return server_statuses(servers, visitor=visitor, wait=PAGE_WAIT_SECONDS), ""

@@ -19,7 +19,11 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
+from react_core.base.paths import APP_NAME
+from react_core.tools.mcp_asks import decline_mid_call
+from react_core.tools.mcp_calls import pages, tool_call
 from react_core.tools.mcp_config import ServerConfig, hidden
+from react_core.tools.mcp_oauth import SIGN_IN_SECONDS, StoredTokens, auth_for, needs_sign_in
 
 T = TypeVar("T")
 # Starting a server (a stdio command may first install itself) and listing its tools.
@@ -45,11 +49,19 @@ def describe(error: BaseException) -> str:
 class McpConnection:
     """One server: ``open`` connects and lists its tools, ``call`` runs one, ``close`` ends it."""
 
-    def __init__(self, config: ServerConfig) -> None:
+    def __init__(self, config: ServerConfig, redirect: str = "") -> None:
         self.config = config
+        # Where a person's browser comes back after signing in (OAuth): set only for a connection opened to ask one.
+        self.redirect = redirect
+        self.sign_in_url = ""  # the authorization page a person is asked to open ('' when none is)
+        self._asking = threading.Event()  # the sign-in page is known, or the connection settled
         self.tools: list[Any] = []  # mcp.types.Tool, as listed
         self.error = ""  # why the connection failed or ended ('' while it is up)
-        self.protocol_version = ""
+        self.protocol_version = ""  # as negotiated: "2026-07-28", or "2025-11-25" with a server of the one before
+        self.server_info = ""  # the server's name and version, as it gives them ('' when it does not)
+        self.capabilities: Any = None  # mcp.types.ServerCapabilities
+        self.resources: list[Any] = []  # mcp.types.Resource, as listed (when the server offers resources)
+        self.templates: list[Any] = []  # mcp.types.ResourceTemplate
         self._refused = ""  # the HTTP status of a request the server refused (401, 403), for a clear reason
         self._loop: asyncio.AbstractEventLoop | None = None
         self._session: Any = None
@@ -99,7 +111,7 @@ class McpConnection:
         loop = asyncio.new_event_loop()
         self._loop = loop
         self._task = loop.create_task(self._main())
-        loop.call_later(timeout, self._give_up, timeout)
+        self._deadline = loop.call_later(timeout, self._give_up, timeout)
         try:
             loop.run_until_complete(self._task)
         finally:
@@ -108,18 +120,36 @@ class McpConnection:
             loop.close()
 
     async def _main(self) -> None:
-        from mcp import ClientSession
+        from mcp import Client
+        from mcp.types import Implementation
 
         self._stop, self._gone = asyncio.Event(), asyncio.Event()
         try:
-            async with contextlib.AsyncExitStack() as stack:
-                read, write = await stack.enter_async_context(self._transport())
-                session = await stack.enter_async_context(ClientSession(read, write))
-                result = await session.initialize()
-                self.protocol_version = str(result.protocol_version)
-                self.tools = await self._list(session)
-                self._session = session
+            if self.config.oauth and not self.redirect and not StoredTokens(self.config).has_tokens():
+                self.error = needs_sign_in(self.config)  # no one to ask here, and nothing to send: said at once
+                return
+            # The SDK's own client negotiates the revision: ``server/discover`` at today's (2026-07-28), else the
+            # ``initialize`` handshake of the one before (2025-11-25) with a server that does not know discover.
+            client = Client(
+                self._transport(),
+                mode="auto",
+                client_info=Implementation(name=APP_NAME, version=""),
+                read_timeout_seconds=self.config.timeout,
+                elicitation_callback=decline_mid_call,  # and a person answers today's questions (``mcp_asks``)
+            )
+            async with client:
+                self.protocol_version = client.protocol_version
+                info = client.server_info
+                self.server_info = f"{info.name} {info.version}".strip() if info is not None else ""
+                self.capabilities = client.server_capabilities
+                self._refused = ""  # signed in, if it had to: a refusal from now on is news
+                self.tools = await pages(client.list_tools, "tools")
+                if self.capabilities.resources is not None:
+                    self.resources = await pages(client.list_resources, "resources", optional=True)
+                    self.templates = await pages(client.list_resource_templates, "resource_templates", optional=True)
+                self._session = client
                 self._ready.set()
+                self._asking.set()
                 await self._stop.wait()
         except BaseException as e:  # the thread's end: record why, never raise into nothing
             self.error = self.error or self._why(e)
@@ -129,6 +159,7 @@ class McpConnection:
             self._gone.set()
             self._done.set()
             self._ready.set()
+            self._asking.set()
 
     def _give_up(self, timeout: float) -> None:
         """Still connecting at the deadline: the attempt ends, and says why."""
@@ -137,49 +168,36 @@ class McpConnection:
             self._task.cancel()
 
     def _transport(self) -> contextlib.AbstractAsyncContextManager[Any]:
-        cfg = self.config
-        if cfg.command:
-            from mcp import StdioServerParameters
+        from react_core.tools.mcp_transport import http_transport, stdio_transport
 
-            from react_core.tools.mcp_bounds import bounded_stdio_client
+        if self.config.command:
+            return stdio_transport(self.config, self._stderr, self._ending)
+        auth = auth_for(self.config, self.redirect, self._asks) if self.config.oauth else None
+        return http_transport(self.config, auth, self._noted)
 
-            params = StdioServerParameters(
-                command=cfg.command, args=list(cfg.args), env=dict(cfg.env) or None, cwd=cfg.cwd or None
-            )
-            return bounded_stdio_client(params, self._stderr, self._ending)
-        import httpx2
-        from mcp.client.streamable_http import streamable_http_client
+    async def _noted(self, response: Any) -> None:
+        # The SDK turns any refused request into "Server returned an error response": keep the status.
+        if response.status_code in (401, 403):
+            self._refused = f"{response.status_code} {response.reason_phrase}".strip()
 
-        from react_core.tools.mcp_bounds import bound_reply
+    def _asks(self, url: str) -> None:
+        """The OAuth flow needs a person: ``url`` is the page they open ('' when this connection cannot ask one)."""
+        if not url:
+            self.error = self.error or needs_sign_in(self.config)
+            return
+        self.sign_in_url = url
+        self._deadline.cancel()  # a person takes their time: the sign-in has its own bound
+        assert self._loop is not None
+        self._deadline = self._loop.call_later(SIGN_IN_SECONDS + CONNECT_SECONDS, self._give_up, SIGN_IN_SECONDS)
+        self._asking.set()
 
-        async def noted(response: Any) -> None:
-            # The SDK turns any refused request into "Server returned an error response": keep the status.
-            if response.status_code in (401, 403):
-                self._refused = f"{response.status_code} {response.reason_phrase}".strip()
-
-        client = httpx2.AsyncClient(
-            headers={**dict(cfg.headers), "Accept-Encoding": "identity"},  # a compressed reply is refused
-            timeout=httpx2.Timeout(cfg.timeout, connect=10.0),
-            event_hooks={"response": [noted, bound_reply]},
-        )
-        return _owning(client, streamable_http_client(cfg.url, http_client=client))
+    def wait_for_person(self, timeout: float) -> None:
+        """Wait until the sign-in page is known or the connection settled, at most ``timeout`` seconds."""
+        self._asking.wait(timeout)
 
     def _ending(self, why: str) -> None:
         """The transport is ending the connection, for this reason (the call waiting on it gives it)."""
         self.error = self.error or why
-
-    @staticmethod
-    async def _list(session: Any) -> list[Any]:
-        tools, cursor = [], None
-        for _ in range(100):  # a server that pages forever is not waited for
-            from mcp.types import PaginatedRequestParams
-
-            listed = await session.list_tools(params=PaginatedRequestParams(cursor=cursor) if cursor else None)
-            tools += listed.tools
-            cursor = listed.next_cursor
-            if not cursor:
-                break
-        return tools
 
     def _why(self, error: BaseException) -> str:
         """The failure, with the last line the server wrote to its stderr when it is a command."""
@@ -195,6 +213,8 @@ class McpConnection:
         """Why, when the server refused a request for want of credentials ('' otherwise)."""
         if not self._refused:
             return ""
+        if self.config.oauth:
+            return needs_sign_in(self.config)
         where = (
             "the operator's REACT_MCP_SERVERS entry" if self.config.operators else "your server's headers in Settings"
         )
@@ -262,17 +282,23 @@ class McpConnection:
         assert self._gone is not None
         await self._gone.wait()
 
-    def call_tool(self, name: str, arguments: dict[str, Any], timeout: float | None = None) -> Any:
-        """The server's CallToolResult for ``name`` with ``arguments``."""
+    def call_tool(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        timeout: float | None = None,
+        on_progress: Any = None,
+        answer: dict[str, Any] | None = None,
+    ) -> Any:
+        """The server's CallToolResult for ``name`` with ``arguments``, or its InputRequiredResult when it asks a
+        person first (``answer``: their answer, sent with the call again); ``on_progress`` hears its progress
+        (``mcp_calls.tool_call``)."""
         seconds = timeout or self.config.timeout
-        return self.run(lambda s: s.call_tool(name, arguments, read_timeout_seconds=seconds), seconds)
+        return self.run(tool_call(name, arguments, seconds, on_progress, answer, self.hidden), seconds)
 
-
-@contextlib.asynccontextmanager
-async def _owning(client: Any, transport: contextlib.AbstractAsyncContextManager[Any]) -> Any:
-    """The HTTP transport, with the client we made for it closed after it."""
-    async with client, transport as streams:
-        yield streams
+    def read_resource(self, uri: str, timeout: float | None = None) -> Any:
+        """The server's ReadResourceResult for ``uri``."""
+        return self.run(lambda c: c.read_resource(uri), timeout or self.config.timeout)
 
 
 class McpPool:
@@ -291,6 +317,8 @@ class McpPool:
         """A live connection to ``config``'s server, waiting at most ``wait`` seconds for one being opened; McpFailure
         (remembered for ``RETRY_SECONDS``) when there is none, or one that says it is still connecting."""
         conn = self._connection(config)
+        if conn.sign_in_url and conn.connecting:  # a run never waits for a person to sign in
+            raise McpFailure(f"MCP server {config.name!r} is waiting for a person to sign in with OAuth.")
         if not conn.wait(wait):
             raise McpFailure(f"MCP server {config.name!r} is still connecting (it has not answered yet).")
         try:
@@ -305,6 +333,34 @@ class McpPool:
         with self._lock:
             self.failures.pop(config, None)
         return conn
+
+    def sign_in(self, config: ServerConfig, redirect: str, wait: float) -> McpConnection:
+        """A connection to ``config``'s OAuth server opened to ask a person to sign in (the browser comes back to
+        ``redirect``), in place of the one there was; returned once its sign-in page is known (``sign_in_url``) or it
+        settled (connected with the tokens kept, or failed), at most ``wait`` seconds later."""
+        with self._lock:
+            stale = self._connections.pop(config, None)
+            self.failures.pop(config, None)
+            conn = self._connections[config] = McpConnection(config, redirect)
+            conn.start()
+        if stale is not None:
+            stale.close()
+        conn.wait_for_person(wait)
+        return conn
+
+    def forget(self, config: ServerConfig) -> None:
+        """Close ``config``'s connection, if any, and its failure: the next use connects anew."""
+        with self._lock:
+            conn = self._connections.pop(config, None)
+            self.failures.pop(config, None)
+        if conn is not None:
+            conn.close()
+
+    def sign_in_url(self, config: ServerConfig) -> str:
+        """The page a person is asked to open to sign in to ``config``'s server ('' when none)."""
+        with self._lock:
+            conn = self._connections.get(config)
+        return conn.sign_in_url if conn is not None and conn.connecting else ""
 
     def start(self, config: ServerConfig) -> None:
         """Begin to connect to ``config``'s server unless it is connected, connecting or failed a moment ago."""

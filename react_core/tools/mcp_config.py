@@ -7,11 +7,13 @@ The operator lists servers in ``REACT_MCP_SERVERS`` (the environment, or a top-l
      "docs": {"url": "https://mcp.example.org/mcp", "headers": {"Authorization": "Bearer …"}, "timeout": 20}}
 
 A stdio server (``command``) exists only there: that list is the allow-list of commands, and nobody using the app
-ever types a command. A person may add streamable-HTTP servers of their own (``RunSettings.mcp_servers``: name -> URL,
-or name -> {"url": URL, "headers": {name: value}} when they gave it credentials: ``own_server``); in public demo
-and signed-in modes only when the operator sets ``REACT_MCP_VISITOR_HTTP=1``, because the app's
-server would connect to that URL from inside the operator's network (``may_add_http``). Tools a server marks as
-destructive are refused unless ``REACT_MCP_ALLOW_DESTRUCTIVE=1`` (``destructive_allowed``).
+ever types a command. An HTTP server may sign in with OAuth instead of headers (``"oauth": true``: ``mcp_oauth``). A
+person may add streamable-HTTP servers of their own (``RunSettings.mcp_servers``: name -> URL, or name -> {"url":
+URL, "headers": {name: value}} when they gave it credentials, or {"url": URL, "oauth": true}: ``own_server``); in
+public demo and signed-in modes only when the operator sets ``REACT_MCP_VISITOR_HTTP=1``, because the app's server
+would connect to that URL from inside the operator's network (``may_add_http``), and with OAuth only when the operator
+sets ``REACT_MCP_VISITOR_OAUTH=1`` too (``may_use_oauth``). Tools a server marks as destructive are refused unless
+``REACT_MCP_ALLOW_DESTRUCTIVE=1`` (``destructive_allowed``).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -50,6 +53,11 @@ class ServerConfig:
     headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)
     timeout: float = DEFAULT_TIMEOUT  # every call's deadline, in seconds
     operators: bool = True  # listed by the operator (else a person added it)
+    # Signed in with OAuth (``mcp_oauth``): the scope asked for ('' lets the server say), and whose tokens these are
+    # ('' for the operator's server, the person's owner id for their own: two people never share a connection).
+    oauth: bool = False
+    scope: str = ""
+    owner: str = ""
 
     @property
     def transport(self) -> str:
@@ -86,7 +94,7 @@ def check_name(name: str, where: str) -> str:
     return name
 
 
-def server_config(name: str, raw: Mapping[str, Any], *, operators: bool = True) -> ServerConfig:
+def server_config(name: str, raw: Mapping[str, Any], *, operators: bool = True, owner: str = "") -> ServerConfig:
     """One entry of the operator's list (``operators``) or a person's server, checked; ConfigError says what's wrong."""
     where = f"MCP server {name!r}"
     check_name(name, where)
@@ -106,6 +114,11 @@ def server_config(name: str, raw: Mapping[str, Any], *, operators: bool = True) 
     cwd = raw.get("cwd", "")
     if not isinstance(cwd, str):
         raise ConfigError(f"{where}: 'cwd' must be a folder's path.")
+    oauth, scope = raw.get("oauth", False), raw.get("scope", "")
+    if not isinstance(oauth, bool) or not isinstance(scope, str) or (scope and not oauth):
+        raise ConfigError(f"{where}: 'oauth' is true or false, and 'scope' (a string) goes with it.")
+    if oauth and command:
+        raise ConfigError(f"{where}: OAuth signs in to a server by URL, not to a command.")
     return ServerConfig(
         name=name,
         command=command.strip(),
@@ -116,6 +129,9 @@ def server_config(name: str, raw: Mapping[str, Any], *, operators: bool = True) 
         headers=tuple(sorted(_strings(raw.get("headers"), f"{where}: 'headers'").items())),
         timeout=float(timeout),
         operators=operators,
+        oauth=oauth,
+        scope=" ".join(scope.split()),
+        owner="" if operators else owner,
     )
 
 
@@ -136,16 +152,25 @@ def operator_servers(env: Mapping[str, str] | None = None) -> list[ServerConfig]
 
 
 def persons_servers(
-    urls: Mapping[str, Any], *, visitor: bool, env: Mapping[str, str] | None = None
+    urls: Mapping[str, Any], *, visitor: bool, env: Mapping[str, str] | None = None, owner: str | None = None
 ) -> list[ServerConfig]:
-    """A person's own HTTP servers (name -> URL, or name -> {"url", "headers"}), where ``may_add_http`` allows them;
-    ConfigError when it does not."""
+    """A person's own HTTP servers (name -> URL, or name -> {"url", "headers", "oauth"}), where ``may_add_http`` (and
+    for one signed in with OAuth ``may_use_oauth``) allows them; ConfigError when it does not. ``owner``: whose they
+    are (default: the person the work on this thread is for)."""
     if not urls:
         return []
     why = may_add_http(visitor=visitor, env=env)
     if why:
         raise ConfigError(why)
-    return [server_config(name, own_entry(name, entry), operators=False) for name, entry in urls.items()]
+    if owner is None:
+        from react_core.providers.keys import owner as current
+
+        owner = current()
+    servers = [server_config(n, own_entry(n, e), operators=False, owner=owner) for n, e in urls.items()]
+    why = may_use_oauth(visitor=visitor, env=env) if any(s.oauth for s in servers) else ""
+    if why:
+        raise ConfigError(why)
+    return servers
 
 
 # -- a person's own server's credentials ----------------------------------------------------------------------------
@@ -163,10 +188,13 @@ def own_entry(name: str, entry: Any) -> dict[str, Any]:
     where = f"MCP server {name!r}"
     if isinstance(entry, str):
         return {"url": entry}
-    if not isinstance(entry, Mapping) or not isinstance(entry.get("url"), str) or set(entry) - {"url", "headers"}:
-        raise ConfigError(f"{where}: a server of your own is a URL, with optional headers.")
+    if not isinstance(entry, Mapping) or not isinstance(entry.get("url"), str) or set(entry) - set(OWN_FIELDS):
+        raise ConfigError(f"{where}: a server of your own is a URL, with optional headers or OAuth.")
     headers = check_headers(_strings(entry.get("headers"), f"{where}: 'headers'"), where)
-    return {"url": entry["url"], "headers": headers} if headers else {"url": entry["url"]}
+    if entry.get("oauth") not in (None, True):
+        raise ConfigError(f"{where}: 'oauth' is true when the server signs you in with OAuth.")
+    kept = {"url": entry["url"], "headers": headers, "oauth": entry.get("oauth")}
+    return {k: v for k, v in kept.items() if v}
 
 
 def check_headers(headers: Mapping[str, str], where: str) -> dict[str, str]:
@@ -205,9 +233,19 @@ def parse_headers(authorization: str, others: str, where: str = "MCP server") ->
     return check_headers(headers, where)
 
 
-def own_server(url: str, headers: Mapping[str, str] | None = None) -> Any:
-    """A person's server as their settings keep it: the URL alone, or with its headers."""
-    return {"url": url, "headers": dict(headers)} if headers else url
+# What a person's own server's entry may hold.
+OWN_FIELDS = ("url", "headers", "oauth")
+
+
+def own_server(url: str, headers: Mapping[str, str] | None = None, *, oauth: bool = False) -> Any:
+    """A person's server as their settings keep it: the URL alone, or with its headers, or signed in with OAuth."""
+    if not headers and not oauth:
+        return url
+    return {"url": url, **({"headers": dict(headers)} if headers else {}), **({"oauth": True} if oauth else {})}
+
+
+def entry_oauth(entry: Any) -> bool:
+    return isinstance(entry, Mapping) and entry.get("oauth") is True
 
 
 def entry_url(entry: Any) -> str:
@@ -219,11 +257,25 @@ def entry_headers(entry: Any) -> dict[str, str]:
     return dict(headers) if isinstance(headers, Mapping) else {}
 
 
+# Secrets a server was sent that its configuration does not hold (its OAuth tokens, ``mcp_oauth``), by server.
+_MET: dict[tuple[str, str, str], set[str]] = {}
+_MET_LOCK = threading.Lock()
+
+
+def met_secret(config: ServerConfig, secret: str) -> None:
+    """``secret`` is sent to ``config``'s server: masked in what it says, like its headers (``hidden``)."""
+    with _MET_LOCK:
+        _MET.setdefault((config.name, config.url, config.owner), set()).add(secret)
+
+
 def hidden(config: ServerConfig, text: str) -> str:
-    """``text`` without the values of ``config``'s headers (what a server echoes of a token never goes further)."""
+    """``text`` without the values of ``config``'s headers and the tokens it was sent (what a server echoes of a token
+    never goes further)."""
     from react_core.providers.keys import redact
 
-    return redact(text, [v for _, v in config.headers] + [v.split(" ", 1)[-1] for _, v in config.headers])
+    with _MET_LOCK:
+        met = list(_MET.get((config.name, config.url, config.owner), ()))
+    return redact(text, [v for _, v in config.headers] + [v.split(" ", 1)[-1] for _, v in config.headers] + met)
 
 
 def masked(value: str) -> str:
@@ -237,12 +289,17 @@ def masked_headers(entry: Any) -> list[str]:
 
 
 def all_servers(
-    urls: Mapping[str, Any] | None = None, *, visitor: bool = False, env: Mapping[str, str] | None = None
+    urls: Mapping[str, Any] | None = None,
+    *,
+    visitor: bool = False,
+    env: Mapping[str, str] | None = None,
+    owner: str | None = None,
 ) -> list[ServerConfig]:
-    """The operator's servers, then the person's; a person's server cannot take an operator's name."""
+    """The operator's servers, then the person's (``owner``'s: ``persons_servers``); a person's server cannot take an
+    operator's name."""
     ours = operator_servers(env)
     taken = {s.name for s in ours}
-    theirs = persons_servers(urls or {}, visitor=visitor, env=env)
+    theirs = persons_servers(urls or {}, visitor=visitor, env=env, owner=owner)
     for s in theirs:
         if s.name in taken:
             raise ConfigError(f"MCP server {s.name!r} is the operator's; give yours another name.")
@@ -257,6 +314,18 @@ def may_add_http(*, visitor: bool, env: Mapping[str, str] | None = None) -> str:
     return (
         "This deployment does not let visitors add MCP servers (the server would connect to them from inside its "
         "own network); the operator can allow it with REACT_MCP_VISITOR_HTTP=1."
+    )
+
+
+def may_use_oauth(*, visitor: bool, env: Mapping[str, str] | None = None) -> str:
+    """'' when this person may sign in to a server of their own with OAuth, else why not. Signing in makes the app's
+    server fetch the addresses that server names (its authorization server's metadata, registration and token
+    endpoints), beyond the URL the person typed: in visitor modes only where the operator allows it."""
+    if not visitor or value("REACT_MCP_VISITOR_OAUTH", env) == "1":
+        return ""
+    return (
+        "This deployment does not let visitors sign in to MCP servers of their own with OAuth (the server would "
+        "fetch the addresses that server names); the operator can allow it with REACT_MCP_VISITOR_OAUTH=1."
     )
 
 
@@ -280,13 +349,15 @@ def may_add_mcp_server(visitor: bool) -> str:
     return may_add_http(visitor=visitor)
 
 
-def check_mcp_server(name: str, url: str, headers: Mapping[str, str] | None = None) -> str:
-    """'' when a person's server (name, URL, headers) is well-formed, else why not."""
+def check_mcp_server(
+    name: str, url: str, headers: Mapping[str, str] | None = None, *, oauth: bool = False, visitor: bool = False
+) -> str:
+    """'' when a person's server (name, URL, headers, OAuth) is well-formed and allowed here, else why not."""
     try:
-        server_config(name.strip(), own_entry(name, own_server(url.strip(), headers)), operators=False)
+        server_config(name.strip(), own_entry(name, own_server(url.strip(), headers, oauth=oauth)), operators=False)
     except ConfigError as e:
         return str(e)
-    return ""
+    return may_use_oauth(visitor=visitor) if oauth else ""
 
 
 def unconfigured(tools: Iterable[str], servers: Iterable[ServerConfig]) -> list[str]:

@@ -13,6 +13,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from react_core.base.trace import McpCall
+from react_core.tools.mcp_config import ServerConfig
 from react_core.tools.registry import MAX_OBSERVATION_CHARS, bounded
 
 # What the trace keeps of one result, in characters of its JSON (about): beyond what the observation shows.
@@ -21,9 +23,16 @@ MAX_RECORDED_CHARS = 2 * MAX_OBSERVATION_CHARS
 _SHORTEST_CUT = 80
 
 
-def content_text(result: Any) -> str:
+def call_record(config: ServerConfig, tool: str, method: str = "tools/call") -> McpCall:
+    """A call's record before it is sent: the server, the request, and how the server is reached (the transport, and
+    for HTTP its URL without query or credentials); the caller adds the revision its connection agreed."""
+    url = config.where if config.url else ""
+    return McpCall(server=config.name, tool=tool, method=method, transport=config.transport, url=url)
+
+
+def content_text(result: Any, reader: str = "") -> str:
     """The observation's text: text content joined, other content named; structured content when there is nothing
-    else."""
+    else. A resource link says which tool reads it when the run has one (``reader``)."""
     parts = []
     for block in result.content or []:
         kind = getattr(block, "type", "")
@@ -36,7 +45,8 @@ def content_text(result: Any) -> str:
             text = getattr(resource, "text", None)
             parts.append(text if text is not None else f"[binary resource omitted: {resource.uri}]")
         elif kind == "resource_link":
-            parts.append(f"[resource link: {block.uri}]")
+            named = f" ({block.name})" if block.name and block.name != block.uri else ""
+            parts.append(f"[resource link: {block.uri}{named}{f'; read it with {reader}' if reader else ''}]")
         else:
             parts.append(f"[{kind or 'unknown'} content omitted]")
     if not parts and result.structured_content is not None:
@@ -48,7 +58,7 @@ def recorded(result: Any, hide: Callable[[str], str] = str) -> dict[str, Any]:
     """The result as the trace keeps it: JSON, with binary data replaced by its size, cut to share
     ``MAX_RECORDED_CHARS``, and every text passed through ``hide`` (the server's credentials masked)."""
     data = result.model_dump(mode="json", by_alias=True, exclude_none=True)
-    for block in data.get("content") or []:
+    for block in data.get("content") or data.get("contents") or []:  # a tool's result, or a resource read
         for holder in (block, block.get("resource") or {}):
             for key in ("data", "blob"):
                 if isinstance(holder.get(key), str):

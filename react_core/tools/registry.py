@@ -46,6 +46,11 @@ class Tool:
     # A tool that runs only with a person's approval (an MCP tool not declared read-only, where the operator does not
     # allow destructive tools): ``function`` refuses it, and this runs one call a person approved in step mode.
     run_approved: Callable[[str], Observation | str] | None = None
+    # It says how far it has got while it runs (``react_core.base.progress``): the loop shows it as it goes.
+    reports_progress: bool = False
+    # Its call may ask a person something first (an MCP server's questions: ``Observation.mcp.asks``); the call sent
+    # again with their answer takes it as ``answer=``.
+    answers: bool = False
 
 
 class ToolRegistry:
@@ -86,15 +91,18 @@ class ToolRegistry:
             bounded(f"Unknown tool {name!r}. Available tools: {listed}; use Finish to give the answer.")
         )
 
-    def run(self, action: Action, *, approved: bool = False) -> Observation:
-        """The action's observation; ``approved``: a person approved this call (step mode), for a tool that asks."""
+    def run(self, action: Action, *, approved: bool = False, answer: dict | None = None) -> Observation:
+        """The action's observation; ``approved``: a person approved this call (step mode), for a tool that asks;
+        ``answer``: a person's answer to what the tool's last call asked them (``Tool.answers``)."""
         tool = self._tools.get(action.tool)
         if tool is None:
             return self.unknown_tool(action.tool)
         function = tool.run_approved if approved and tool.run_approved is not None else tool.function
         started = time.perf_counter()
         try:
-            result = function(action.input)
+            result = (
+                function(action.input, answer=answer) if answer is not None and tool.answers else function(action.input)
+            )
         except Cancelled:
             raise
         except ToolError as e:

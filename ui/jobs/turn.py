@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from react_core import (
+    EDITED_NOTE,
     OPERATOR,
     Action,
     Allowance,
@@ -38,7 +39,6 @@ from ui.jobs.base import Job
 
 # Settings that need a new provider object when they change; everything else applies to the same provider.
 PROVIDER_FIELDS = ("provider", "model", "base_url", "model_path", "script", "delay")
-EDITED_NOTE = "Edited by hand in a fork."  # the note on an Observation rewritten on the fork form
 
 
 @dataclass
