@@ -65,17 +65,16 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("md_escape", "safe_url"), "base.text"),
     # run a question
     **dict.fromkeys(("ask", "stream", "warm_up"), "loop.run"),
+    **dict.fromkeys(("Run", "RunRequest", "resume_saved"), "loop.service"),
+    "Keeping": "loop.keeping",
+    **dict.fromkeys(("recorded_settings", "settings_of"), "loop.recorded"),
     **dict.fromkeys(("Agent", "RunConfig"), "loop.agent"),
     **dict.fromkeys(
         (
             "Decision",
             "parse_decision",
             "resume",
-            "resume_saved",
-            "Resumed",
-            "config_for",
             "cannot_go_on",
-            "settings_of",
             "pending_step",
             "tool_call_text",
             "DEFAULT_ALTERNATIVES",
@@ -185,7 +184,8 @@ _EXPORTS: dict[str, str] = {
     "to_otlp_json": "telemetry.otlp_json",
     "to_atif_json": "telemetry.atif",  # the Agent Trajectory Interchange Format
     **dict.fromkeys(
-        ("export_run_live", "live_export_problem", "live_export_endpoint", "live_export_content"), "telemetry.live"
+        ("LiveTarget", "export_run_live", "live_export_problem", "live_export_endpoint", "live_export_content"),
+        "telemetry.live",
     ),
     # the arena: one question, 2-4 variants side by side
     **dict.fromkeys(

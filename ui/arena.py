@@ -24,7 +24,7 @@ from react_core import (
     provider_class,
     role_presets,
 )
-from ui import identity, presets, state
+from ui import export_settings, identity, presets, state
 from ui.jobs.arena import ArenaJob, ColumnSpec
 
 QUESTION_KEY = "arena-question"
@@ -184,7 +184,8 @@ def run() -> None:
             }
             own_key = ss.api_key if c["provider"] == base["provider"] else ""
             specs.append(ColumnSpec(c["strategy"], settings, presets.store().load(c["preset"]), api_key=own_key))
-        job = ArenaJob(question, specs, identity.allowance(), gold=str(ss.get(GOLD_KEY, "")).strip())
+        gold = str(ss.get(GOLD_KEY, "")).strip()
+        job = ArenaJob(question, specs, identity.allowance(), gold=gold, export=export_settings.chosen())
     except ReactLabError as e:
         state.flash("error", str(e))
         return

@@ -43,7 +43,7 @@ from react_core import (
 )
 from react_core import eval_results as results
 from react_core import result_label as label
-from ui import eval_models, eval_tasks, identity, question_sets, state
+from ui import eval_models, eval_tasks, export_settings, identity, question_sets, state
 from ui.jobs.evaluation import EvalJob
 
 AT_ONCE_HELP = (
@@ -191,7 +191,7 @@ def start() -> None:
         concurrency=int(ss.get("eval-at-once") or HOSTED_CONCURRENCY),
         rpm=float(ss.get("eval-rpm") or HOSTED_RPM),
     )
-    ss.eval_job = EvalJob(plan, identity.allowance(), api_key=ss.api_key).start()
+    ss.eval_job = EvalJob(plan, identity.allowance(), api_key=ss.api_key, export=export_settings.chosen()).start()
     ss.eval_open = plan.out_dir
 
 

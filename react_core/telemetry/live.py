@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -179,21 +180,25 @@ _setup_problem = ""
 _target = ""  # where the last finished run was to go ('' when live export was off)
 
 
-def export_finished_run(
-    trace: Trace,
-    *,
-    chosen_url: str = "",
-    chosen_content: bool | None = None,
-    visitor: bool = True,
-    conversation: str = "",
-) -> None:
+@dataclass(frozen=True)
+class LiveTarget:
+    """Where a person's finished runs go: the URL and the content switch the Settings page names, which count only
+    for the operator at their own machine (``visitor`` False; ``endpoint`` keeps that rule); by default the
+    operator's variables alone."""
+
+    url: str = ""
+    content: bool | None = None
+    visitor: bool = True
+
+
+def export_finished_run(trace: Trace, to: LiveTarget = LiveTarget(), *, conversation: str = "") -> None:
     """Send a finished run to the OTLP endpoint, if one is configured (``endpoint``: the operator's variables, or in
     local mode the Settings page's URL); never raises, never waits for the network. ``conversation``: the chat the
     run was a turn of, so that a chat's turns are one session where the spans are read."""
     global _setup_problem
     try:
-        url = endpoint(chosen=chosen_url, visitor=visitor)
-        live = _current(url, include_content(chosen=chosen_content, visitor=visitor))
+        url = endpoint(chosen=to.url, visitor=to.visitor)
+        live = _current(url, include_content(chosen=to.content, visitor=to.visitor))
         if live is not None:
             live.send(trace, conversation)
         _setup_problem = ""

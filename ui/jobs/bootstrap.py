@@ -10,17 +10,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from react_core import Allowance, BootstrapPlan, ReactLabError, bootstrap
+from react_core import Allowance, BootstrapPlan, LiveTarget, ReactLabError, bootstrap
 from ui.jobs.base import Job
 
 
 class BootstrapJob(Job):
     name = "bootstrap"
 
-    def __init__(self, plan: BootstrapPlan, allowance: Allowance, api_key: str = "") -> None:
+    def __init__(
+        self, plan: BootstrapPlan, allowance: Allowance, api_key: str = "", export: LiveTarget | None = None
+    ) -> None:
+        """``export``: where its runs are sent (the Settings page's choice; the operator's endpoint when None)."""
         super().__init__(allowance)
         self.plan = plan
         self._api_key = api_key
+        self._export = export
         self._phase, self._done_n, self._total = "", 0, 0
         self._result: Any = None
         self._error: str | None = None
@@ -49,6 +53,7 @@ class BootstrapJob(Job):
                 on_progress=self._on_progress,
                 cancel=self._cancel,
                 api_key=self._api_key or None,
+                export=self._export,
             )
             with self._lock:
                 self._result = result

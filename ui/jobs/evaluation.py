@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from react_core import Allowance, EvalPlan, ReactLabError, run_evaluation
+from react_core import Allowance, EvalPlan, LiveTarget, ReactLabError, run_evaluation
 from ui.jobs.base import Job
 
 
@@ -36,10 +36,14 @@ class EvalJob(Job):
     name = "evaluation"
     clock = staticmethod(time.monotonic)  # a test's own clock: an estimate is checked on figures, not on waiting
 
-    def __init__(self, plan: EvalPlan, allowance: Allowance, api_key: str = "") -> None:
+    def __init__(
+        self, plan: EvalPlan, allowance: Allowance, api_key: str = "", export: LiveTarget | None = None
+    ) -> None:
+        """``export``: where its runs are sent (the Settings page's choice; the operator's endpoint when None)."""
         super().__init__(allowance)
         self.plan = plan
         self._api_key = api_key
+        self._export = export
         self._p = _Progress()
 
     def snapshot(self) -> dict[str, Any]:
@@ -83,6 +87,7 @@ class EvalJob(Job):
                 allowance=self.allowance,
                 on_progress=self._on_progress,
                 cancel=self._cancel,
+                export=self._export,
             )
             with self._lock:
                 self._p.stopped = run.stopped
