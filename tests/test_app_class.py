@@ -130,3 +130,14 @@ def test_a_student_opening_the_link_lands_on_the_assignments_they_joined(monkeyp
     assert _open_tab(ann) == "Assignments you handed out"
     assert _open_tab(go(teacher, "class")) == "Assignments you handed out"  # a teacher's board is theirs to see first
 
+
+def test_two_students_of_one_name_are_two_rows_each_with_their_own_versions():
+    from react_core import Submission
+    from ui.class_view import board_frame
+
+    def sub(i: int, owner: str, em: float) -> Submission:
+        return Submission(i, "t", "Ann", f"v{i}", "Scripted", 2, em, 0.0, {}, "", owner=owner)
+
+    frame = board_frame([sub(1, "oidc:t#ann1", 0.5), sub(2, "oidc:t#ann2", 1.0), sub(3, "oidc:t#ann1", 0.0)])
+    assert list(frame["run"]) == ["#1", "#2"] and list(frame["versions submitted"]) == [2, 1]
+    assert list(frame.columns[:4]) == ["student", "best version", "EM %", "grounded %"]  # the scores first
