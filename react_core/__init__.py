@@ -237,7 +237,7 @@ _EXPORTS: dict[str, str] = {
     # a class: assignments handed out by link, submissions and the board
     **dict.fromkeys(("Assignment", "Submission"), "history.assignments"),
     **dict.fromkeys(
-        ("write_assignment_file", "assignment_of", "references_from", "submission_of", "best_per_student"),
+        ("write_assignment_file", "assignment_of", "references_from", "submission_of", "best_per_student", "submitter"),
         "evaluation.assignments",
     ),
     **dict.fromkeys(("BootstrapPlan", "bootstrap"), "evaluation.bootstrap"),
