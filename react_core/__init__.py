@@ -201,6 +201,7 @@ _EXPORTS: dict[str, str] = {
             "line_up",
             "first_difference",
             "column_label",
+            "run_budget",
             "saved_columns",
             "DIFFERENCE_MARK",
             "SAME_ACTIONS",

@@ -28,6 +28,7 @@ from react_core.cli import knowledge as knowledge_cli
 from react_core.cli import mcp as mcp_cli
 from react_core.cli.options import EXIT_USAGE, CliParser, UsageError, add_run_options
 from react_core.dialects import DIALECTS, get_dialect
+from react_core.report.expected import check_expected
 from react_core.report.exports import summary_line
 
 _UNPRINTABLE = re.compile("[\x80-\x9f\ud800-\udfff]")
@@ -74,9 +75,13 @@ def step_lines(step: Step, dialect: str) -> str:
 
 
 def ending_lines(trace: Trace) -> str:
+    """The answer, the expected one with HotpotQA's scores when the question is known, an error, the summary."""
     lines = []
     if trace.final_answer is not None:
         lines.append(f"Final Answer: {trace.final_answer}")
+    expected = check_expected(trace)
+    if expected is not None:  # a paused run has not answered yet: nothing to score
+        lines.append(expected.message if trace.stop_reason == "paused" else f"{expected.message} · {expected.scores}")
     if trace.error:
         lines.append(f"Error: {trace.error}")
     lines.append(f"({summary_line(trace)}; stop reason: {trace.stop_reason})")
