@@ -112,6 +112,7 @@ _EXPORTS: dict[str, str] = {
         (
             "Preset",
             "DEFAULT_PRESET",
+            "MAX_DYNAMIC",
             "list_presets",
             "load_preset",
             "preset_paths",
