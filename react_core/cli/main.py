@@ -88,13 +88,6 @@ def ending_lines(trace: Trace) -> str:
     return visible_controls("\n".join(lines))
 
 
-def format_transcript(trace: Trace) -> str:
-    """The whole transcript of a finished run (``ask`` prints the same lines as the run goes)."""
-    dialect = trace.settings.get("dialect", "paper")
-    parts = [question_line(trace.question), *(step_lines(s, dialect) for s in trace.steps), ending_lines(trace)]
-    return "\n".join(parts)
-
-
 def _cmd_ask(args: argparse.Namespace) -> int:
     from react_core.cli.options import settings_from_args
     from react_core.loop.service import Run, RunRequest
