@@ -26,7 +26,7 @@ from react_core.tools.wiki import similar_titles
 from react_core.training import gold, queries
 from react_core.training.examples import segments_for
 from react_core.training.finetune import FinetunePlan, _tools_for, kinds, write_trajectory_file
-from react_core.training.misses import NOT_LISTED, repeats_a_query
+from react_core.training.misses import NOT_LISTED, repeats_a_query, searched
 from react_core.training.recipe import DEV_QUESTIONS, RECIPES
 from react_core.training.sources import Trajectory, read_trajectories
 
@@ -87,10 +87,16 @@ def test_a_miss_is_recovered_by_a_title_from_its_list_or_an_honest_rewrite(made)
         inserted = len(_misses(steps)) - len(_misses(_gold_of(trajectories, t).trace.steps))
         assert inserted in (1, 2)
         doubles += inserted == 2
+        pages = {s.action.input for s in steps if s.action and s.action.tool == "search" and s.observation.evidence}
+        inserted_queries = set(searched(steps)) - set(searched(_gold_of(trajectories, t).trace.steps))
         for i in _misses(steps):
             miss, after = steps[i], steps[i + 1]
             listed = similar_titles(miss.observation.text)
             assert miss.action.input in miss.thought  # it searches what it thought
+            if miss.action.input in inserted_queries:  # never naming another page of the question
+                recovered = next(s.action.input for s in steps[i + 1 :] if s.observation and s.observation.evidence)
+                named = [p for p in pages - {recovered} if gold.base_title(p) in miss.action.input]
+                assert not named, (miss.action.input, named)
             assert after.action is not None and after.action.tool == "search"
             if after.action.input in listed:  # picked from the list, copied exactly
                 assert after.action.input in after.thought
@@ -143,6 +149,25 @@ def test_every_trajectory_runs_in_the_real_loop_and_finishes_within_the_papers_b
         assert [s.observation.text for s in run.steps if s.observation] == [
             s.observation.text for s in t.trace.steps if s.observation
         ]
+
+
+def test_a_miss_never_names_another_page_of_the_question(tmp_path):
+    # "Scott Derrickson and Ed Wood" is a phrase of the question: searched for the first page, the thought that plans
+    # both ("I need to search Scott Derrickson and Ed Wood and Ed Wood, then compare them.") would name one twice.
+    from training_helpers import RECORDS, write_records
+
+    from react_core.training.misses import write_miss
+    from react_core.training.sources import gold_pack
+
+    pack = PackSource(gold_pack([write_records(tmp_path)], tmp_path / "pack.sqlite"))
+    record = next(r for r in RECORDS if r["id"] == "yesno")
+    question = gold.GoldQuestion.from_record(record)
+    trace = gold.write_react(question, build_tools(pack, ["search", "lookup"]))
+    written = [write_miss(question, trace, lambda: build_tools(pack, ["search", "lookup"]), seed=n) for n in range(12)]
+    pack.close()
+    inserted = [s for t in written if t for s in t.steps if s.action and not s.observation.evidence]
+    assert inserted and all(s.thought.count("Ed Wood") <= 1 for s in inserted)
+    assert not any("Derrickson" in s.action.input and "Wood" in s.action.input for s in inserted)
 
 
 def _gold_of(trajectories: list[Trajectory], t: Trajectory) -> Trajectory:
@@ -206,6 +231,13 @@ def test_queries_miss_the_ways_the_models_own_searches_missed():
         return queries.candidates(question, title, style)
 
     assert made("University of Kansas", "phrase") == ["Lawrence, Kansas"]  # a name the question holds
+    read = "Pamela Veasey (born 1962) is an American writer. She worked with Gang of Four. It was fun."
+    after = queries.candidates(question, "Kansas Song", "phrase", read, "Pam Veasey")  # and the page just read
+    assert after == [
+        "Lawrence, Kansas",
+        "American",
+        "Gang of Four",
+    ]  # not the page's own name, not "She", not "Four. It"
     assert made("Kaiser Ventures", "long") == [
         "Kaiser Ventures corporation",  # what its first sentence says it is
         "Kaiser Ventures (corporation)",

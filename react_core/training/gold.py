@@ -101,7 +101,7 @@ def base_title(title: str) -> str:
     return _PARENTHETICAL.sub("", title).strip()
 
 
-def mentioned_at(text: str, title: str) -> int:
+def _mentioned_at(text: str, title: str) -> int:
     """Where ``text`` first mentions the article (case-insensitive; every word of its name, as in ``Richard "Dick"
     Miller`` for ``Dick Miller``), or -1."""
     name = base_title(title).casefold()
@@ -128,13 +128,13 @@ def plan_hops(gold: GoldQuestion) -> list[str]:
     the paragraph holding the answer last; of the others, one the question names first."""
     titles = list(gold.supporting)
     if gold.type == "comparison" or gold.yes_no:
-        placed = [(mentioned_at(gold.question, t), i, t) for i, t in enumerate(titles)]
+        placed = [(_mentioned_at(gold.question, t), i, t) for i, t in enumerate(titles)]
         return [t for _, _, t in sorted(placed, key=lambda p: (p[0] < 0, p[0], p[1]))]
     last = [t for t in titles if _holds(gold.evidence(t), gold.answer)]
     if len(last) != 1:  # the answer in both paragraphs (or neither): the one the question does not name comes last
-        last = [t for t in titles if mentioned_at(gold.question, t) < 0][-1:] or titles[-1:]
+        last = [t for t in titles if _mentioned_at(gold.question, t) < 0][-1:] or titles[-1:]
     first = [t for t in titles if t not in last]
-    first.sort(key=lambda t: (mentioned_at(gold.question, t) < 0, titles.index(t)))
+    first.sort(key=lambda t: (_mentioned_at(gold.question, t) < 0, titles.index(t)))
     return first + last
 
 
@@ -284,7 +284,7 @@ def _first_thought(gold: GoldQuestion, hops: list[str], names: Mapping[str, str]
     first = names[hops[0]]
     if len(hops) == 2 and (gold.type == "comparison" or gold.yes_no):
         return f"I need to search {first} and {names[hops[1]]}, then compare them."[:MAX_THOUGHT_CHARS]
-    if mentioned_at(gold.question, hops[0]) >= 0:
+    if _mentioned_at(gold.question, hops[0]) >= 0:
         return variant(
             gold,
             (
@@ -314,7 +314,7 @@ def write_react(gold: GoldQuestion, tools: ToolRegistry) -> Trace | None:
             return None
         evidence = gold.evidence(title) or [""]
         rest = hops[n + 1 :]
-        if not compare and _holds(evidence, gold.answer) and all(mentioned_at(gold.question, t) >= 0 for t in rest):
+        if not compare and _holds(evidence, gold.answer) and all(_mentioned_at(gold.question, t) >= 0 for t in rest):
             # The answer is in view and what is left only restates the question: answer now, as a reader would.
             writer.finish(_answer_thought(gold, evidence))
             return writer.trace()

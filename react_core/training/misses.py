@@ -29,7 +29,7 @@ from react_core.dialects.grammar import MAX_THOUGHT_CHARS
 from react_core.evaluation.strategies import PAPER_REACT_STEPS
 from react_core.tools.registry import ToolRegistry
 from react_core.tools.wiki import clean_entity, miss_text, similar_titles
-from react_core.training.gold import GoldQuestion, mentioned_at, snippet, variant
+from react_core.training.gold import GoldQuestion, base_title, snippet, variant
 from react_core.training.queries import NAME_STYLES, candidates, parts, style_order
 
 Tools = Callable[[], ToolRegistry]  # a fresh run's Search and Lookup over the knowledge source
@@ -108,13 +108,20 @@ class _Probe:
 
 def _tries(gold: GoldQuestion, trace: Trace, i: int, rng: random.Random, styles: list[str] | None = None) -> list[str]:
     """Queries for the page step ``i`` of ``trace`` finds, in the order to try them (kinds drawn by weight unless
-    ``styles`` says, each kind's queries shuffled); none already searched in the trajectory."""
-    title, before = trace.steps[i].action.input, trace.steps[i - 1].observation if i else None
-    read = before.text if before is not None and before.evidence else ""
+    ``styles`` says, each kind's queries shuffled); none already searched in the trajectory, none naming another of
+    the question's pages (the thought that plans both would name it twice)."""
+    title, before = trace.steps[i].action.input, trace.steps[i - 1] if i else None
+    seen = before is not None and before.observation is not None and before.observation.evidence
+    read, read_title = (before.observation.text, before.action.input) if seen else ("", "")
     used = set(searched(trace.steps))
+    others = [base_title(t).casefold() for t in gold.supporting if t != title]  # a query naming another page
     out: list[str] = []
     for style in styles or style_order(rng):
-        made = [q for q in candidates(gold, title, style, read) if q not in used and q not in out]
+        made = [
+            q
+            for q in candidates(gold, title, style, read, read_title)
+            if q not in used and q not in out and not any(o in q.casefold() for o in others)
+        ]
         rng.shuffle(made)
         out += made
     return out
@@ -127,7 +134,7 @@ def _recovering(gold: GoldQuestion, query: str, title: str, similar: list[str]) 
         return _fits(variant(gold, PICK).format(query=query, title=title))
     if title in query:
         return _fits(SHORTER.format(query=query, title=title))
-    if mentioned_at(gold.question, title) >= 0 and title in gold.question:
+    if title in gold.question:
         return _fits(NAMED.format(query=query, title=title))
     return None
 

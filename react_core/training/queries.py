@@ -28,8 +28,13 @@ _NAME = re.compile(
     r"(?<![\w,'’.-])[A-Z0-9][\w'’&.-]*(?:(?:\s+|,\s+)(?:(?:of|and|the|de|du|von|van|la|le|for|on|&)\s+)*[A-Z0-9][\w'’&.-]*)*"
 )
 _QUOTED = re.compile(r"\"([^\"]{3,80})\"|“([^”]{3,80})”")
+_SENTENCE_END = re.compile(r"(?<=[a-z0-9])\.\s+")
 _POSSESSIVE = re.compile(r"['’]s?$")
-_ASKING = frozenset("which what who whom whose where when how why are is was were did do does the in on at".split())
+# Words that open a sentence without being part of a name (a question's, a pronoun, an article).
+_ASKING = frozenset(
+    "which what who whom whose where when how why are is was were did do does the in on at a an "
+    "he she it they his her its their this that these those there".split()
+)
 # What a first sentence says the subject is ("… is an American rock band formed …"): the words after the verb, up to
 # the first word that begins what is said of it.
 _IS_A = re.compile(r"\b(?:is|was|are|were)\s+(?:an?|the)\s+((?:[\w'-]+\s+){0,5}[\w'-]+)")
@@ -51,11 +56,11 @@ def style_order(rng: random.Random) -> list[str]:
     return out
 
 
-def candidates(gold: GoldQuestion, title: str, style: str, read: str = "") -> list[str]:
-    """Queries of kind ``style`` for the page ``title`` of ``gold``, after ``read`` (the observation before, if any):
-    none equal to the title; whether each misses is for the real tool to say."""
+def candidates(gold: GoldQuestion, title: str, style: str, read: str = "", read_title: str = "") -> list[str]:
+    """Queries of kind ``style`` for the page ``title`` of ``gold``, after ``read`` (the observation before, if any,
+    of the page ``read_title``): none equal to the title; whether each misses is for the real tool to say."""
     if style == "phrase":
-        made = _phrase(gold, read)
+        made = _phrase(gold, read, read_title)
     else:
         made = {"long": _long, "short": _short, "misspelt": _misspelt, "case": _case}[style](gold, title)
     seen = {title, base_title(title)}
@@ -68,18 +73,22 @@ def candidates(gold: GoldQuestion, title: str, style: str, read: str = "") -> li
     return out
 
 
-def _phrase(gold: GoldQuestion, read: str) -> list[str]:
+def _phrase(gold: GoldQuestion, read: str, read_title: str) -> list[str]:
     """Names and quoted titles the question holds (``Lawrence, Kansas``), and after a page, the names it holds
-    (``Hiawatha, Kansas``): what the model searched when it searched something that is no page."""
+    (``Hiawatha, Kansas``) other than the page's own: what the model searched when it searched something that is no
+    page."""
     found = []
-    for text in (gold.question, read):
-        found += [a or b for a, b in _QUOTED.findall(text)]
+    own = {w for w in base_title(read_title).casefold().split() if len(w) >= 4}
+    for text, is_read in ((gold.question, False), (read, True)):
+        names = [a or b for a, b in _QUOTED.findall(text)]
         for match in _NAME.finditer(text):
-            words = match.group(0).split()
+            names += _SENTENCE_END.split(match.group(0))  # a name never runs over a sentence's end
+        for name in names:
+            words = name.split()
             while words and words[0].casefold() in _ASKING:
                 words.pop(0)
             name = _POSSESSIVE.sub("", " ".join(words))
-            if len(name) >= 3:
+            if len(name) >= 3 and not (is_read and own & set(name.casefold().split())):
                 found.append(name)
     return found
 
