@@ -111,7 +111,7 @@ def _teacher(args: argparse.Namespace, plan: Any) -> list[Any]:
 
 
 def _cmd_finetune(args: argparse.Namespace) -> int:
-    from react_core.training.finetune import finetune, write_only
+    from react_core.training.finetune import KINDS, finetune, write_only
 
     plan = plan_from_args(args)
     if args.teacher:
@@ -124,12 +124,16 @@ def _cmd_finetune(args: argparse.Namespace) -> int:
         if kind == "phase":
             print(f"{event['phase']}…", file=sys.stderr, flush=True)
         elif kind == "trajectories":
-            counts = ", ".join(f"{n} {k}" for k, n in event["by_kind"].items())
+            counts = ", ".join(f"{event[k]} {k}" for k in KINDS if k in event)
             held = f", {event['held_out']} of held-out questions left out" if event["held_out"] else ""
             print(
                 f"  {event['written']} trajectories: {counts} ({event['skipped']} questions skipped{held})",
                 file=sys.stderr,
             )
+            asked = {"miss": plan.recipe.misses, "partial": plan.recipe.partial}
+            for k, n in asked.items():
+                if event.get(k, 0) < n:
+                    print(f"  the recipe asks {n} {k}: these questions gave {event.get(k, 0)}", file=sys.stderr)
         elif kind == "examples":
             print(f"  {event['examples']} examples, {event['tokens']:,} tokens", file=sys.stderr)
         elif kind in ("step", "resumed"):

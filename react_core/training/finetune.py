@@ -6,7 +6,8 @@ the same folder; training itself resumes from its last checkpoint (``worker``). 
 environment (``make finetune-env``: CPU-only torch, transformers, peft), never in the app's: ``training_python``.
 
 Events for ``on_progress``: ``{"kind": "phase", "phase": ...}``, ``{"kind": "trajectories", "written", "skipped"}``,
-``{"kind": "step", "step", "steps", "loss", "seconds", "eta"}``, ``{"kind": "done", "adapter"}``. UI-free.
+``{"kind": "step", "step", "steps", "loss", "seconds", "eta"}`` (the trajectories' event also counts them by kind,
+``KINDS``, and says how many were ``skipped`` or ``held_out``), ``{"kind": "done", "adapter"}``. UI-free.
 """
 
 from __future__ import annotations
@@ -160,12 +161,15 @@ def write_trajectory_file(plan: FinetunePlan, notify: Progress) -> Path:
         admit(t)
     path = folder / TRAJECTORIES
     write_trajectories(path, found)
-    notify({"kind": "trajectories", "written": len(found), **left_out, "by_kind": kinds(found)})
+    notify({"kind": "trajectories", "written": len(found), **left_out, **kinds(found)})  # numbers only: pages show them
     return path
 
 
+KINDS = ("gold", "miss", "partial", "arithmetic", "history", "teacher")  # where trajectories come from
+
+
 def kinds(trajectories: list[Trajectory]) -> dict[str, int]:
-    """How many trajectories of each kind: gold, miss, partial, arithmetic, history, teacher."""
+    """How many trajectories of each kind (``KINDS``)."""
     counts: dict[str, int] = {}
     for t in trajectories:
         kind = "arithmetic" if t.source == ARITHMETIC else t.source.split(":", 1)[0]
