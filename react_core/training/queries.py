@@ -19,8 +19,8 @@ import re
 from react_core.training.gold import STOPWORDS, GoldQuestion, base_title, writable
 
 # Each kind of miss and its weight. Phrases lead, as among the model's misses (135 of the 182 that were not a missing
-# parenthesis); the kinds that change the page's own name weigh more than their share (33, 14, 3) so that each is met
-# often enough to learn.
+# parenthesis); the kinds that change the page's own name weigh more than their share (longer or shorter 32,
+# misspelt 12, another case 3) so that each is met often enough to learn.
 STYLES = (("phrase", 45), ("long", 20), ("short", 15), ("misspelt", 15), ("case", 5))
 NAME_STYLES = ("short", "long", "misspelt")  # the kinds that are the page's own name, changed
 
