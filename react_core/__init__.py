@@ -100,7 +100,7 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("shipped_adapter", "adapter_label", "found_adapters"), "providers.adapters"),
     # fine-tuning
     **dict.fromkeys(("FinetunePlan", "finetune", "write_only", "check_environment"), "training.finetune"),
-    **dict.fromkeys(("Recipe", "METHODS"), "training.recipe"),
+    **dict.fromkeys(("Recipe", "METHODS", "RECIPES", "RECIPE_NOTES"), "training.recipe"),
     **dict.fromkeys(("finetune_dir", "training_python"), "base.paths"),
     **dict.fromkeys(("script_outputs", "MAX_SCRIPT_BYTES", "SCRIPT_FORMAT"), "providers.scripted"),
     **dict.fromkeys(

@@ -18,7 +18,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from react_core.training.recipe import METHODS, RECIPES
+from react_core.training.recipe import METHODS, RECIPE_NOTES, RECIPES
 
 STOPPED = 3
 
@@ -29,8 +29,8 @@ def register(sub: Any) -> None:
         "--recipe",
         choices=list(RECIPES),
         default="v1",
-        help="the recipe to start from: v1 (the shipped adapter's, default) or v2 (adds miss-recovery and "
-        "answer-from-what-was-read trajectories, 3 epochs; docs/finetune.md); the options below change it",
+        help="the recipe to start from, v1 by default (docs/finetune.md; the options below change it): "
+        + "; ".join(f"{name}, {note}" for name, note in RECIPE_NOTES.items()),
     )
     p.add_argument("--method", choices=list(METHODS), help="what to learn (default: the recipe's, react)")
     p.add_argument(

@@ -124,6 +124,12 @@ RECIPES = {
     "v2": Recipe(method="react", misses=600, partial=100, epochs=3, held_out=DEV_QUESTIONS, repeats=False),
 }
 
+# What each recipe is, said where a person picks one (the Fine-tune page, --help).
+RECIPE_NOTES = {
+    "v1": "the shipped adapter's: gold trajectories and Calculator ones, 2 epochs",
+    "v2": "v1's plus recovering from a missed Search and answering after two misses, 3 epochs (about 3x v1's time)",
+}
+
 # The adapters shipped in adapters/: each folder's name -> the recipe that made it.
 SHIPPED = {
     DEFAULT_ADAPTER: RECIPES["v1"],
