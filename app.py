@@ -43,6 +43,7 @@ pages = [
     st.Page("pages/settings.py", title="Settings", icon=":material/tune:"),
     st.Page("pages/history.py", title="History", icon=":material/history:"),
     st.Page("pages/evaluate.py", title="Evaluate", icon=":material/analytics:"),
+    st.Page("pages/class.py", title="Class", icon=":material/school:"),
     st.Page("pages/finetune.py", title="Fine-tune", icon=":material/model_training:"),
     st.Page("pages/present.py", title="Present", icon=":material/slideshow:"),
 ]

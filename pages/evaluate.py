@@ -20,7 +20,6 @@ from react_core import (
     HOSTED_RPM,
     MAX_CALLS_LIMIT,
     MAX_REPETITIONS,
-    PAPER_MODEL,
     PAPER_REACT_STEPS,
     PAPER_SC_SAMPLES,
     RESAMPLES,
@@ -37,7 +36,7 @@ from react_core import (
     shared_data_dir,
     tool_label,
 )
-from ui import bootstrap_view, eval_models, eval_tasks, identity, questions_table, state
+from ui import bootstrap_view, class_view, eval_models, eval_tasks, identity, questions_table, state
 from ui import evaluations as ev
 from ui import question_sets as qs
 from ui.jobs.evaluation import EvalJob
@@ -130,10 +129,8 @@ def _results(folder: str) -> None:
     frame, why = ev.chart(evaluation)
     if frame is not None:
         st.bar_chart(frame, stack=False, y_label=f"{task.measure} (%)", height=300)
-    st.caption(
-        (why + " " if why else "")
-        + f"Paper: ReAct (Yao et al. 2022), Table 1, {PAPER_MODEL} on 500 {task.label} dev {task.items}."
-    )
+    st.caption((why + " " if why else "") + ev.paper_caption(evaluation))
+    class_view.render_submit(evaluation)
     _checks_and_baseline(evaluation)
     rows, cells = ev.records(evaluation), ev.cells(evaluation)
     st.subheader("Questions", anchor=False)
@@ -210,6 +207,11 @@ def _your_questions() -> None:
         st.file_uploader("Question set (CSV or JSONL)", type=["csv", "jsonl"], key="qset-file")
         st.text_input("Name", key="qset-name", placeholder="the file's name")
         st.button("Keep this set", key="qset-keep", on_click=qs.keep_upload)
+        names = [s.name for s in qs.saved_sets()]
+        if names:
+            pick, delete = st.columns([0.75, 0.25], vertical_alignment="bottom")
+            pick.selectbox("One of your sets", names, index=None, key="qset-delete", placeholder="choose a set")
+            delete.button("Delete", key="qset-delete-button", icon=":material/delete:", on_click=qs.delete_set)
 
 
 def _checks_and_baseline(evaluation: Any) -> None:
@@ -229,7 +231,8 @@ def _checks_and_baseline(evaluation: Any) -> None:
         list(options),
         index=None,
         key="eval-baseline",
-        placeholder="Choose results of the same questions",
+        placeholder="Choose results with questions in common" if options else "No results share these questions",
+        help="Only results that answered some of the same questions (same id and question) are offered.",
     )
     if base is None:
         return
@@ -237,11 +240,8 @@ def _checks_and_baseline(evaluation: Any) -> None:
         if current is options[base]:
             continue  # a version of this evaluation chosen as the baseline: the others are compared with it
         c, table = qs.comparison(options[base], current)
-        st.markdown(
-            f"**{md_literal(qs.result_name(current, model=qs.several_models(evaluation)))}**: {len(c.newly_pass)} "
-            "newly pass, "
-            f"{len(c.newly_fail)} newly fail ({c.both_pass} pass in both, {c.both_fail} fail in both)"
-        )
+        name = md_literal(qs.result_name(current, model=qs.several_models(evaluation)))
+        st.markdown(qs.comparison_line(name, c))
         st.dataframe(table, hide_index=True, width="stretch", key=f"eval-compare-{current.name}")
         questions_table.render_download(
             table.to_dict("records"),
@@ -282,7 +282,8 @@ job: EvalJob | None = st.session_state.eval_job
 busy = job is not None and not job.done
 if st.session_state.get("eval-dataset") not in datasets:
     st.session_state.pop("eval-dataset", None)
-st.selectbox("Dataset", datasets, key="eval-dataset", format_func=eval_tasks.name)
+names = {d: eval_tasks.name(d) for d in datasets}  # read now, in this run: not later, outside it
+st.selectbox("Dataset", datasets, key="eval-dataset", format_func=lambda d: names.get(d, d))
 eval_tasks.follow()
 if not qs.is_set(st.session_state.get("eval-dataset")):
     task = eval_tasks.chosen()

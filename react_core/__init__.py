@@ -65,17 +65,16 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("md_escape", "safe_url"), "base.text"),
     # run a question
     **dict.fromkeys(("ask", "stream", "warm_up"), "loop.run"),
+    **dict.fromkeys(("Run", "RunRequest", "resume_saved"), "loop.service"),
+    "Keeping": "loop.keeping",
+    **dict.fromkeys(("recorded_settings", "settings_of"), "loop.recorded"),
     **dict.fromkeys(("Agent", "RunConfig"), "loop.agent"),
     **dict.fromkeys(
         (
             "Decision",
             "parse_decision",
             "resume",
-            "resume_saved",
-            "Resumed",
-            "config_for",
             "cannot_go_on",
-            "settings_of",
             "pending_step",
             "tool_call_text",
             "DEFAULT_ALTERNATIVES",
@@ -101,14 +100,19 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("shipped_adapter", "adapter_label", "found_adapters"), "providers.adapters"),
     # fine-tuning
     **dict.fromkeys(("FinetunePlan", "finetune", "write_only", "check_environment"), "training.finetune"),
-    **dict.fromkeys(("Recipe", "METHODS"), "training.recipe"),
+    **dict.fromkeys(("Recipe", "METHODS", "RECIPES", "RECIPE_NOTES"), "training.recipe"),
     **dict.fromkeys(("finetune_dir", "training_python"), "base.paths"),
-    **dict.fromkeys(("script_outputs", "MAX_SCRIPT_BYTES"), "providers.scripted"),
+    **dict.fromkeys(("script_outputs", "MAX_SCRIPT_BYTES", "SCRIPT_FORMAT"), "providers.scripted"),
+    **dict.fromkeys(
+        ("SampleScript", "sample_scripts", "sample_for", "script_label", "run_as_script", "script_json"),
+        "providers.samples",
+    ),
     # prompts
     **dict.fromkeys(
         (
             "Preset",
             "DEFAULT_PRESET",
+            "MAX_DYNAMIC",
             "list_presets",
             "load_preset",
             "preset_paths",
@@ -124,9 +128,10 @@ _EXPORTS: dict[str, str] = {
         ("VersionRef", "parse_ref", "address", "version_choice", "export_version", "import_version"), "presets.versions"
     ),
     **dict.fromkeys(
-        ("VersionDiff", "ExampleChange", "FieldDiff", "diff_versions", "ADDED", "REMOVED", "CHANGED"), "presets.diff"
+        ("VersionDiff", "ExampleChange", "FieldDiff", "diff_versions", "ADDED", "REMOVED", "CHANGED", "SAME"),
+        "presets.diff",
     ),
-    "example_from_run": "presets.from_run",
+    **dict.fromkeys(("example_from_run", "example_warnings"), "presets.from_run"),
     # knowledge and tools
     **dict.fromkeys(("standing_pack", "knowledge_reach"), "knowledge"),
     "pack_choices": "knowledge.choices",
@@ -155,11 +160,12 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("open_history", "Store", "RunRecord"), "history"),
     "Imported": "history.store",
     **dict.fromkeys(("Share", "shared_view", "CALLS_LEFT_OUT"), "history.shares"),
-    "MAX_OWNER_CHARS": "history.records",
+    **dict.fromkeys(("MAX_OWNER_CHARS", "IMPORTED"), "history.records"),
     "conversation_turns": "history.conversations",
     # reading a run: grounding, the expected answer, exports, how a run is said
     "check_grounding": "report.grounding",
     **dict.fromkeys(("run_sign", "SIGNS"), "report.signs"),
+    **dict.fromkeys(("Edit", "hand_edits", "EDITED_NOTE"), "report.edits"),
     "to_html": "report.html",
     "csv_text": "report.spreadsheet",
     **dict.fromkeys(("check_expected", "expected_answer_for"), "report.expected"),
@@ -180,7 +186,8 @@ _EXPORTS: dict[str, str] = {
     "to_otlp_json": "telemetry.otlp_json",
     "to_atif_json": "telemetry.atif",  # the Agent Trajectory Interchange Format
     **dict.fromkeys(
-        ("export_run_live", "live_export_problem", "live_export_endpoint", "live_export_content"), "telemetry.live"
+        ("LiveTarget", "export_run_live", "live_export_problem", "live_export_endpoint", "live_export_content"),
+        "telemetry.live",
     ),
     # the arena: one question, 2-4 variants side by side
     **dict.fromkeys(
@@ -196,6 +203,7 @@ _EXPORTS: dict[str, str] = {
             "line_up",
             "first_difference",
             "column_label",
+            "run_budget",
             "saved_columns",
             "DIFFERENCE_MARK",
             "SAME_ACTIONS",
@@ -203,6 +211,7 @@ _EXPORTS: dict[str, str] = {
         "evaluation.arena",
     ),
     **dict.fromkeys(("arena_to_html", "arena_file_name"), "evaluation.arena_html"),
+    **dict.fromkeys(("Parting", "first_parting"), "evaluation.parting"),
     "ArenaSummary": "history.arenas",
     # evaluation
     **dict.fromkeys(("EvalPlan", "run_evaluation", "VERSIONED"), "evaluation.run"),
@@ -224,9 +233,16 @@ _EXPORTS: dict[str, str] = {
         "evaluation.question_sets",
     ),
     **dict.fromkeys(
-        ("MAX_REPETITIONS", "RESAMPLES", "score_results", "compare_results", "base_id"), "evaluation.repeats"
+        ("MAX_REPETITIONS", "RESAMPLES", "score_results", "compare_results", "common_questions", "base_id"),
+        "evaluation.repeats",
     ),
-    **dict.fromkeys(("Checks", "run_checks"), "report.checks"),
+    **dict.fromkeys(("Checks", "run_checks", "reference_checks"), "report.checks"),
+    # a class: assignments handed out by link, submissions and the board
+    **dict.fromkeys(("Assignment", "Submission"), "history.assignments"),
+    **dict.fromkeys(
+        ("write_assignment_file", "assignment_of", "references_from", "submission_of", "best_per_student", "submitter"),
+        "evaluation.assignments",
+    ),
     **dict.fromkeys(("BootstrapPlan", "bootstrap"), "evaluation.bootstrap"),
     "figure3_table": "evaluation.figure3",
     **dict.fromkeys(

@@ -17,7 +17,7 @@ import react_core.evaluation.run as engine
 from react_core.evaluation.paper import PAPER_HOTPOTQA_EM
 from react_core.evaluation.results import load_evaluation, read_file
 from react_core.providers.base import Chunk, Provider
-from react_core.providers.local import DEMO_NOTICE
+from react_core.providers.local import LocalProvider
 from ui import evaluations as ev
 
 
@@ -164,7 +164,7 @@ def test_progress_says_where_it_is_and_stop_says_how_far_it_got(monkeypatch, tmp
     gated.go.release()
     assert gated.asked.acquire(timeout=30)  # question 2 has begun, so question 1 is counted
     at.run()
-    assert progress_text(at) == "Standard (strategy 1 of 2): 1 of 3 questions done"
+    assert progress_text(at).startswith("Standard (strategy 1 of 2): 1 of 3 questions done")  # then the time left
     at.button(key="eval-stop").click().run()
     assert progress_text(at).startswith("Stopping after the question under way")
     assert at.button(key="eval-stop").disabled
@@ -225,7 +225,7 @@ def test_the_demo_model_note_appears_once(monkeypatch, tmp_path):
     use_app(monkeypatch, tmp_path)
     monkeypatch.setenv("REACT_PROVIDER", "local")
     at = go(new_session(), "evaluate")
-    notes = [w for w in at.warning if w.value == DEMO_NOTICE]
+    notes = [w for w in at.warning if w.value == LocalProvider.notice_for_settings({"provider": "local"})]
     assert len(notes) == 1 and notes[0] in at.sidebar.warning
 
 
@@ -275,3 +275,25 @@ def test_questions_at_once_and_calls_per_minute_are_offered_and_reach_the_plan(m
     assert at.session_state.eval_job.wait(30)
     plan = at.session_state.eval_job.plan
     assert (plan.concurrency, plan.rpm) == (3, 120.0)
+
+
+def test_progress_says_about_how_long_is_left_at_the_pace_so_far(tmp_path):
+    from react_core import EvalPlan, RunSettings
+    from react_core.providers.allowance import OPERATOR
+    from ui.jobs.evaluation import EvalJob
+
+    plan = EvalPlan(datasets=["q.jsonl"], strategies=["cot", "react"], out_dir=str(tmp_path), settings=RunSettings())
+    job = EvalJob(plan, OPERATOR)
+    now = [100.0]
+    job.clock = lambda: now[0]  # the job's clock, moved by hand: the figures are checked, not the waiting
+    job._on_progress({"kind": "strategy", "unit": "cot", "strategy": "cot", "position": 1, "total": 10})
+    job._on_progress({"kind": "start", "unit": "cot", "strategy": "cot", "done": 0, "total": 10})
+    assert ev.progress_label(job.snapshot()) == "CoT (strategy 1 of 2): 0 of 10 questions done"  # no pace yet
+    for _ in range(4):
+        now[0] += 30.0
+        job._on_progress({"kind": "result", "unit": "cot", "strategy": "cot"})
+    snap = job.snapshot()
+    assert (snap["per_question"], snap["left"]) == (30.0, 16)  # 6 of CoT's and all 10 of ReAct's, not begun
+    assert ev.progress_label(snap) == "CoT (strategy 1 of 2): 4 of 10 questions done · about 8 min left"
+    assert ev.time_left(2.0, 10) == " · under a minute left" and ev.time_left(60.0, 200) == " · about 3.3 h left"
+    assert ev.time_left(5.0, 0) == "" and ev.time_left(None, 5) == ""

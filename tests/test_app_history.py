@@ -59,6 +59,7 @@ def test_open_a_run_to_read_its_panels_export_and_delete_it(monkeypatch, tmp_pat
         "Export HTML",
         "Export ATIF",
         "Export OpenTelemetry (OTLP/JSON)",
+        "Download the script (JSON)",  # Save as script: its model replies, to replay offline
         "Download HTML",  # the Compare tab's, of the two runs it shows side by side
     ]
     assert at.checkbox(key="otel-content").value is False  # messages only when the person includes them
@@ -191,3 +192,53 @@ def test_compare_two_runs_side_by_side_step_by_step(monkeypatch, tmp_path):
         "Step 2 · Finish[81]",
     ]
     assert any("These runs used the same settings" in c.value for c in at.caption)
+
+
+def _compare(at, runs: list[int]):
+    at = go(at, "history")
+    at.multiselect(key="cmp-runs").set_value(runs).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_compare_shows_a_forks_edited_observation_as_the_difference_where_it_was_made(monkeypatch, tmp_path):
+    # The fork's model takes the same actions as the original's: only the hand-edited observation differs.
+    use_app(monkeypatch, tmp_path, [*CALC, "Thought 2: It is 42.\nAction 2: Finish[42]"])
+    at = go(ask(new_session(), "What is 6 * 7?"), "history")
+    at.button(key="open-1").click().run()
+    at.radio(key="fork-field-1").set_value("observation").run()
+    at.text_area(key="fork-text-1-1-observation").input("6 * 7 = 42 (checked by the teacher)").run()
+    at.button(key="fork-run").click().run()
+    wait_idle(at)
+
+    at = _compare(at, [1, 2])
+    marks = [unescape(m.value) for m in at.markdown]
+    mark = "First difference: step 1, where #2's observation was edited by hand in a fork"
+    assert any(mark in m for m in marks), marks  # before: "Every column took the same actions."
+    assert not any("Every column took the same actions" in unescape(c.value) for c in at.caption)
+    assert "✎ Observation edited by hand in a fork" in [unescape(c.value) for c in at.caption]
+    table = next(m for m in marks if m.startswith("| setting |"))
+    assert "| edited by hand | — | step 1's observation, edited by hand in a fork |" in table
+    # The edit is read where it was made: that row opens in both columns, the tool's observation beside the person's.
+    assert "Observation as this run recorded it" in [unescape(c.value) for c in at.caption]
+    opened = [e for e in at.expander if e.label.startswith("Step 1 ·") and e.proto.expanded]
+    assert len(opened) == 2
+    texts = [t.value for t in at.text]
+    assert "6 * 7 = 42" in texts and "6 * 7 = 42 (checked by the teacher)" in texts
+
+
+def test_compare_shows_a_forks_edited_thought_even_when_its_actions_are_the_same(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [*CALC, " so it is 42.\nAction 2: Finish[42]"])
+    at = go(ask(new_session(), "What is 6 * 7?"), "history")
+    at.button(key="open-1").click().run()
+    at.selectbox(key="fork-step-1").set_value(2).run()
+    at.text_area(key="fork-text-1-2-thought").input("Six sevens").run()
+    at.button(key="fork-run").click().run()
+    wait_idle(at)
+
+    at = _compare(at, [1, 2])
+    marks = [unescape(m.value) for m in at.markdown]
+    assert any("First difference: step 2, where #2's thought was edited by hand in a fork" in m for m in marks)
+    assert "✎ Thought edited by hand in a fork" in [unescape(c.value) for c in at.caption]
+    # A setting one run did not record reads as a dash, not "None".
+    assert not any("None" in m for m in marks if m.startswith("| setting |"))

@@ -10,6 +10,7 @@ from app_helpers import (
     expander_labels,
     new_session,
     run_headers,
+    step_expanders,
     texts,
     use_app,
     wait_idle,
@@ -82,7 +83,7 @@ def test_a_step_the_model_got_wrong_shows_its_error_in_its_panel(monkeypatch, tm
     assert expander_labels(at)[0] == "Step 1 · (no action)"
     assert any(m.value == ":red[**Observation — error**]" for m in at.markdown)
     assert any(t.startswith("No action found") for t in texts(at))
-    assert at.expander[0].proto.expanded  # error panels open by themselves
+    assert step_expanders(at)[0].proto.expanded  # error panels open by themselves
     assert at.session_state.chat["turns"][0].trace.final_answer == "ok"  # the run went on
 
 
@@ -115,6 +116,7 @@ def test_an_observation_note_and_its_sources_show_in_an_imported_run(monkeypatch
     at.switch_page("pages/history.py").run()
     assert any("Wikipedia could not be reached" in i.value for i in at.info)
     assert any("(https://en.wikipedia.org/wiki/Paris)" in m.value for m in at.markdown)
-    assert any("Wikipedia, CC BY-SA 4.0" in c.value for c in at.caption)
+    # The offline pack answered, so its licence line (its paragraphs are Wikipedia's, from the HotpotQA corpus).
+    assert any("from the HotpotQA corpus — CC BY-SA 4.0" in c.value for c in at.caption)
     assert run_headers(at)[0].label.startswith("No answer: it used all its model calls")
     assert any(c.value.endswith(" s · 1 HTTP request") for c in at.caption)  # one request, not "1 HTTP requests"

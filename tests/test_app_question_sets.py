@@ -36,8 +36,8 @@ def messages(at, kind: str) -> list[str]:
     return [unescape(m.value) for m in getattr(at, kind)]
 
 
-def evaluate(at, repetitions: int = 1):
-    at.selectbox(key="eval-dataset").set_value("Your set: arith")
+def evaluate(at, repetitions: int = 1, name: str = "arith"):
+    at.selectbox(key="eval-dataset").set_value(f"Your set: {name}")
     at.multiselect(key="eval-strategies").set_value(["react"]).run()
     at.multiselect(key="eval-tools").set_value(["calculator"])
     at.selectbox(key="eval-preset-react").set_value("paper")
@@ -67,6 +67,9 @@ def test_a_kept_set_is_evaluated_with_intervals_checks_and_a_baseline(monkeypatc
     assert [s.name for s in open_history("").question_sets()] == ["arith"]
     assert [s.name for s in open_history("someone@example.org").question_sets()] == []
     first = evaluate(at)
+    # The paper's Table 1 scored its own 500 questions: its column is not set beside two of this person's.
+    assert not any(any(c.startswith("paper ") for c in d.value.columns) for d in first.dataframe)
+    assert any("No paper column: the paper's Table 1" in unescape(c.value) for c in first.caption)
     scores = table(first, "grounded")
     assert list(scores["EM"]) == ["100.0 [100.0, 100.0]"] and list(scores["grounded %"]) == [100.0]
     script.write_text(json.dumps(wrong * 2))  # each evaluation reads the script from its start
@@ -77,8 +80,10 @@ def test_a_kept_set_is_evaluated_with_intervals_checks_and_a_baseline(monkeypatc
     assert list(table(at, "grounded")["used calculator %"]) == [0.0]
     assert list(table(at, "prediction")["used calculator"]) == [False] * 4
     baseline = at.selectbox(key="eval-baseline")
+    assert len(baseline.options) == 1 and " · 2 questions in common · " in baseline.options[0]
     baseline.set_value(baseline.options[0]).run()
     assert not at.exception, at.exception
+    assert any("on 2 questions in common" in unescape(m.value) for m in at.markdown)
     changes = table(at, "change")
     assert list(changes["change"]) == ["newly fails"] and list(changes["id"]) == ["a"]
     assert list(changes["baseline"]) == ["42"] and list(changes["now"]) == ["41"]
@@ -87,6 +92,18 @@ def test_a_kept_set_is_evaluated_with_intervals_checks_and_a_baseline(monkeypatc
     captions = [unescape(c.value) for c in at.caption]
     assert any(c.startswith("baseline: ReAct · paper") for c in captions)  # each side says which results it is
     assert any(c.startswith("now: ReAct · paper") for c in captions)
+
+
+def test_only_results_with_questions_in_common_are_offered_as_a_baseline(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, RIGHT + RIGHT)
+    at = evaluate(upload(go(new_session(), "evaluate"), "numbers.csv", GOOD, "arith"))
+    assert at.selectbox(key="eval-baseline").options == []  # one evaluation of one cell: nothing to compare with
+    # Another set whose rows have the same ids (a, b) but other questions: its results share no question with these.
+    other = b"id,question,answer\na,What is 5 * 5?,25\nb,What is 3 + 3?,6\n"
+    at = evaluate(upload(at, "other.csv", other, "other"), name="other")
+    baseline = at.selectbox(key="eval-baseline")
+    assert baseline.options == []  # before: arith's results were offered, and said "0 newly pass, 0 newly fail"
+    assert baseline.placeholder == "No results share these questions"
 
 
 def test_a_run_is_added_to_a_set_from_history_with_its_answer_corrected(monkeypatch, tmp_path):
@@ -182,3 +199,19 @@ def test_the_questions_download_makes_formula_cells_text_and_the_tables_own_expo
     assert (rows[0]["question"], rows[0]["gold"], rows[0]["prediction"]) == ("'" + link, "'-cmd", "'@SUM(1+1)")
     # Streamlit's own download and copy of a table write the cells as they are: off, for every table.
     assert config.get_option("client.disableDataExport") is True
+
+
+def test_a_kept_set_is_deleted_from_the_page_and_leaves_the_dataset_choice(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path)
+    at = upload(go(new_session(), "evaluate"), "numbers.csv", GOOD, "arith")
+    assert at.selectbox(key="eval-dataset").value == "Your set: arith"
+    at.button(key="qset-delete-button").click().run()
+    assert any("Choose one of your sets to delete" in m for m in messages(at, "warning"))
+    assert [s.name for s in open_history("").question_sets()] == ["arith"]  # nothing chosen: nothing deleted
+    at.selectbox(key="qset-delete").set_value("arith").run()
+    at.button(key="qset-delete-button").click().run()
+    assert not at.exception, at.exception
+    assert any("Deleted the set 'arith'" in m for m in messages(at, "success"))
+    assert open_history("").question_sets() == []
+    assert "Your set: arith" not in at.selectbox(key="eval-dataset").options
+    assert at.selectbox(key="eval-dataset").value != "Your set: arith"

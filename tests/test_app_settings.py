@@ -294,3 +294,16 @@ def test_new_chat_pressed_on_settings_says_so_and_links_to_the_chat(monkeypatch,
     assert [link.proto.label for link in links] == ["Go to the new chat"]
     at.run()  # the next render: the notice was for that moment only
     assert not at.toast and not at.get("page_link")
+
+
+def test_presets_that_share_a_dialect_read_apart_and_the_sidebar_says_temperature_and_budget(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [])
+    at = go(new_session(), "settings")
+    shown = {o.split(" — ")[0]: o for o in at.selectbox(key="set-preset").options}
+    # Before: "paper — ReAct paper (Search[entity])" and "hotpotqa-react — ReAct paper (Search[entity])".
+    assert shown["paper"].startswith("paper — ReAct paper (HotpotQA style) · ")
+    assert shown["hotpotqa-react"].startswith("hotpotqa-react — Paper: HotpotQA ReAct (6-shot) · ")
+    at.slider(key="set-temperature").set_value(0.7).run()
+    at.slider(key="set-max_calls").set_value(5).run()
+    sidebar = unescape("\n".join(m.value for m in at.sidebar.markdown))
+    assert "Temperature:** 0.7 · **at most** 5 model calls" in sidebar

@@ -57,6 +57,7 @@ def test_every_page_file_is_a_page_of_the_app(monkeypatch, tmp_path):
     assert headers == {
         "arena": ["Arena"],
         "chat": ["Chat"],
+        "class": ["Class"],
         "evaluate": ["Evaluate"],
         "finetune": ["Fine-tune"],
         "history": ["History"],

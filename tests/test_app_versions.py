@@ -13,12 +13,17 @@ from react_core import PresetStore
 from react_core.evaluation.results import read_file
 from react_core.history import HistoryStore
 from react_core.presets.preset import load_preset
+from react_core.report.exports import to_json
 
 FINISH = "Thought 1: Easy.\nAction 1: Finish[done]"
 CALC = [
     "Thought 1: I should compute it.\nAction 1: Calculator[6 * 7]",
     "Thought 2: It is 42.\nAction 2: Finish[42]",
 ]
+
+
+def html_bodies(at) -> list[str]:
+    return [h.proto.body for h in at.get("html")]
 
 
 def _save_version(at, instructions: str):
@@ -60,8 +65,8 @@ def test_save_a_new_version_pick_one_by_label_and_diff_two(monkeypatch, tmp_path
     assert {"paper@1", "paper@2", "mrkl@1"} <= set(at.selectbox(key="diff-left").options)  # any two versions
     at.selectbox(key="diff-left").set_value("paper@1").run()
     at.selectbox(key="diff-right").set_value("paper@2").run()
-    diff = [c.value for c in at.code]
-    assert any("+Be careful." in c and "-Solve a question answering task" in c for c in diff)
+    added, removed = '<div class="added">+ Be careful.</div>', '<div class="removed">- Solve a question'
+    assert any(added in h and removed in h for h in html_bodies(at))
     assert any("Field instructions" in unescape(m.value) for m in at.markdown)
 
 
@@ -171,7 +176,7 @@ def test_a_version_keeps_the_tools_and_grammar_and_picking_it_brings_them_back(m
     assert at.checkbox(key="set-tool-lookup").value is False
     at.selectbox(key="diff-left").set_value("paper@1").run()
     at.selectbox(key="diff-right").set_value("paper@2").run()
-    assert any("+tools enabled = search, calculator" in c.value for c in at.code)
+    assert any('<div class="added">+ tools enabled = search, calculator</div>' in h for h in html_bodies(at))
     go(at, "chat")
     assert ask(at, "Anything?").session_state.chat["turns"][-1].trace.settings["tools"] == ["search", "calculator"]
 
@@ -201,3 +206,82 @@ def test_a_version_file_nested_hundreds_of_levels_deep_is_refused_in_one_line(mo
     said = [unescape(e.value) for e in at.error]
     assert said == ["The file was not imported: the TOML is nested deeper than 32 levels."]
     assert [n for n, _, _ in PresetStore().versions("paper")] == [1]
+
+
+def test_an_edited_example_is_marked_where_it_changed_and_a_label_points_at_the_newest(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [FINISH])
+    at = go(new_session(), "settings")
+    assert at.selectbox(key="label-version").value == 1  # the panel drawn while there is one version
+    examples = at.text_area(key="edit-examples").value
+    at.text_area(key="edit-examples").input(examples.replace("Thought 2:", "Thought 2: Hmm,", 1)).run()
+    at.button(key="save-version").click().run()
+    assert not at.exception, at.exception
+    # The label goes on the version just saved unless the person picks another (before: still v1).
+    assert at.selectbox(key="label-version").value == 2
+    at.selectbox(key="diff-left").set_value("paper@1").run()
+    at.selectbox(key="diff-right").set_value("paper@2").run()
+    assert any("Example changed" in unescape(m.value) for m in at.markdown)
+    assert not any("Thought 2: Hmm," in c.value for c in at.code)  # not two whole examples side by side
+    (marked,) = [h for h in html_bodies(at) if "Hmm," in h]
+    assert marked.count('<div class="removed">') == 1 and marked.count('<div class="added">') == 1
+    assert "<ins> Hmm,</ins>" in marked and marked.count('<div class="same">') > 3
+
+    at.session_state["versions-panel"] = True  # the panel open, as a person opened it
+    at.text_input(key="label-name").input("lesson-step-2").run()
+    at.button(key="move-label").click().run()
+    assert PresetStore().labels("paper") == {"lesson-step-2": 2}
+    assert at.session_state["versions-panel"] is True  # still open after the rerun
+    said = [unescape(s.value) for s in at.expander(key="versions-panel").success]
+    assert said == ["Label lesson-step-2 now points at paper@2."]  # in the panel, beside the button
+
+
+def test_use_as_example_warns_about_an_edited_step_and_says_what_happens_to_an_imported_run(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [*CALC, "Thought 2: It is 42.\nAction 2: Finish[42]"])
+    at = go(ask(new_session(), "What is 6 * 7?"), "history")
+    at.button(key="open-1").click().run()
+    at.radio(key="fork-field-1").set_value("observation").run()
+    at.text_area(key="fork-text-1-1-observation").input("6 * 7 = 42, as the teacher says").run()
+    at.button(key="fork-run").click().run()
+    wait_idle(at)
+    at.query_params["run"] = "2"  # the link under the fork's answer
+    at = go(at, "history")
+    said = [unescape(w.value) for w in at.warning]
+    assert any(w.startswith("Step 1's observation was edited by hand in a fork") for w in said), said
+    assert any(w.startswith("The answer is unverified") for w in said)
+    assert at.button(key="use-as-example").label == "Append it anyway"  # before: taken at once, no warning
+    at.button(key="use-as-example").click().run()
+    assert at.session_state.prompt.example_sources == {"What is 6 * 7?": 2}  # still the person's choice to make
+
+    exported = HistoryStore().get(1).trace
+    exported.settings.update(preset="mine", prompt_version="mine@3")  # a prompt on another machine
+    at.button(key="close-run").click().run()
+    at.file_uploader(key="import-file").upload("run.json", to_json(exported).encode(), "application/json").run()
+    at.button(key="import-run").click().run()
+    assert not at.exception, at.exception
+    said = [unescape(w.value) for w in at.warning]
+    assert any(w.startswith("This run was imported from a file: its question and steps are written") for w in said)
+    # The fork form says the same plainly, instead of "… so it cannot be used again".
+    assert any(w.startswith("This run was imported from a file, so the prompt it ran with") for w in said), said
+    assert not any("cannot be used again" in w for w in said)
+
+
+def test_a_label_is_removed_from_the_panel_and_its_version_stays(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [FINISH])
+    at = go(new_session(), "settings")
+    _save_version(at, "Be careful.\n{tools}\n")
+    at.text_input(key="label-name").input("lesson-step-1").run()
+    at.selectbox(key="label-version").set_value(1).run()
+    at.button(key="move-label").click().run()
+    assert PresetStore().labels("paper") == {"lesson-step-1": 1}
+
+    at.text_input(key="label-name").input("no-such-label").run()
+    at.button(key="remove-label").click().run()
+    assert any("has no label no-such-label" in unescape(w.value) for w in at.warning)
+    assert PresetStore().labels("paper") == {"lesson-step-1": 1}  # a mistyped name removes nothing
+
+    at.text_input(key="label-name").input("lesson-step-1").run()
+    at.button(key="remove-label").click().run()
+    assert PresetStore().labels("paper") == {}
+    assert any("Label lesson-step-1 removed from paper" in unescape(s.value) for s in at.success)
+    assert [n for n, _, _ in PresetStore().versions("paper")] == [1, 2]  # the versions stay
+    assert "lesson-step-1" not in at.selectbox(key="set-version").options

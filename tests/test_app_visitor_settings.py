@@ -45,7 +45,9 @@ def _everything(at) -> str:
 def test_a_visitor_chooses_the_operator_s_script_or_uploads_one(demo):
     at = go(new_session(), "settings")
     assert "set-script" not in _text_inputs(at)
-    assert at.selectbox(key="set-script").options == ["script.json"]  # by file name: the operator's path stays theirs
+    options = at.selectbox(key="set-script").options
+    assert options[0] == "script.json"  # by file name: the operator's path stays theirs
+    assert all(o.startswith("Sample · ") for o in options[1:])  # then the samples shipped with the app
     assert "the operator's to choose" in _captions(at)
     at.file_uploader(key="set-script-upload").upload("mine.json", json.dumps(UPLOADED).encode(), "application/json")
     at.run()

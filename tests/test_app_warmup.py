@@ -12,9 +12,13 @@ import pytest
 from app_helpers import go, new_session, run_headers, use_app, wait_idle
 
 from react_core import load_preset, render_first_prompt, render_prefix
+from react_core.loop.settings import RunSettings, default_preset
 from react_core.providers.llama_activity import Status
 from react_core.providers.local import LocalProvider
 from react_core.providers.scripted import ScriptedProvider
+
+# The on-device default's prompt: the shipped adapter's own (tuned-react), or the paper's without it.
+ON_DEVICE_DEFAULT = default_preset(RunSettings(provider="local"))
 
 
 @dataclass
@@ -58,7 +62,7 @@ def test_the_prompt_in_use_is_warmed_once_at_start_and_again_when_it_changes(war
     prefixes, handles = warmed
     at = new_session()
     tools = at.session_state.settings["tools"]
-    assert prefixes == [render_prefix(load_preset("paper"), tools)]
+    assert prefixes == [render_prefix(load_preset(ON_DEVICE_DEFAULT), tools)]
     at.run()
     go(at, "settings")
     assert len(prefixes) == 1  # the same prompt: no second warm-up
@@ -77,7 +81,7 @@ def test_a_new_chat_reads_its_first_example_ahead(warmed):
     at = new_session()
     tools = at.session_state.settings["tools"]
     first = at.button(key="example-0").label
-    assert asked_ahead == [render_first_prompt(load_preset("paper"), tools, first)]
+    assert asked_ahead == [render_first_prompt(load_preset(ON_DEVICE_DEFAULT), tools, first)]
     go(at, "settings")
     at.selectbox(key="set-preset").set_value("mrkl").run()  # another prompt: the same question, read in it
     assert asked_ahead[-1] == render_first_prompt(load_preset("mrkl"), tools, first) and len(asked_ahead) == 2

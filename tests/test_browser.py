@@ -203,7 +203,7 @@ def test_the_evaluate_page_runs_a_strategy_and_shows_its_results(app_server, chr
     try:
         nav(page, "Evaluate")
         page.get_by_text("How they run").wait_for()
-        questions = page.get_by_role("spinbutton", name="Questions")
+        questions = page.get_by_role("spinbutton", name="Questions", exact=True)  # not "Questions at once"
         questions.fill("2")
         questions.press("Enter")
         strategies = page.get_by_test_id("stMultiSelect").filter(has_text="Strategies")

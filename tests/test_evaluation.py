@@ -622,3 +622,28 @@ def test_an_agents_results_header_says_whether_its_steps_were_decoded_under_a_gr
     assert config("act", provider="local", grammar=False)["grammar"] is False
     assert "grammar" not in config("cot", provider="local")  # one direct call: no dialect to constrain
     assert "grammar" not in config("react", provider="scripted")  # a provider that cannot constrain decoding
+
+
+def test_the_papers_figure_stands_beside_the_papers_data_only(tmp_path):
+    from react_core.base.paths import shared_data_dir
+    from react_core.evaluation.results import StrategyResults
+    from react_core.evaluation.tasks import paper_data
+
+    hotpot = shared_data_dir() / "hotpotqa"
+    assert paper_data([hotpot / "dev_distractor_first100.json"]) and paper_data(
+        [hotpot / "hotpot_dev_v1_simplified.json"]
+    )
+    assert paper_data([shared_data_dir() / "fever" / "paper_dev.jsonl"])
+    assert not paper_data([hotpot / "train_distractor_996.json"])  # not the split the paper scored
+    own = tmp_path / "questions" / "dev.jsonl"  # a person's set, whatever its name
+    assert not paper_data([own]) and not paper_data([])
+
+    def results(questions: dict | None) -> StrategyResults:
+        header = None if questions is None else {"strategy": "react", "questions": questions}
+        return StrategyResults("react", "react", tmp_path / "react.jsonl", header, [])
+
+    assert results({"datasets": ["arith.jsonl"], "paper_data": False}).paper_figure is None
+    assert results({"datasets": ["dev_distractor_first100.json"], "paper_data": True}).paper_figure == 27.4
+    assert results({"datasets": ["arith.jsonl"]}).paper_figure is None  # a header from before it said so
+    assert results({"datasets": ["hotpot_dev_v1_simplified.json"]}).paper_data
+    assert results(None).paper_data  # files without a header ran the shared files

@@ -254,3 +254,29 @@ def test_text_after_a_stop_sequence_cut_is_struck_out_as_text_never_markup():
         assert tag in ALLOWED and set(names) <= ALLOWED[tag], (tag, names)
     assert "del" in {tag for tag, _ in shape.elements}
     assert f"\nObservation{bad}" in "".join(shape.data)  # the struck-out part, shown as it was written
+
+
+def test_an_export_says_the_offline_pack_answered_when_wikipedia_could_not_be_reached():
+    from wiki_helpers import closed_port, hotpot_pack, live_source
+
+    from react_core.report.exports import to_markdown
+
+    source = live_source(f"http://127.0.0.1:{closed_port()}/w/api.php", fallback_pack=str(hotpot_pack()))
+    outcome = source.search("Ed Wood")  # Wikipedia refuses: the pack answers, and its note says so
+    obs = Observation(" ".join(outcome.page.sentences[:2]), sources=[Source("Ed Wood", "https://en.wikipedia.org/wiki/Ed_Wood")])
+    obs.note, obs.evidence = outcome.note, True
+    trace = Trace(
+        "Who was Ed Wood?",
+        settings={"provider": "scripted", "knowledge": "wikipedia"},
+        steps=[Step(1, "Search.", Action("search", "Ed Wood"), obs), Step(2, "Done.", final_answer="a filmmaker")],
+        final_answer="a filmmaker",
+        stop_reason="finished",
+    )
+    page = to_html(trace)
+    answered = "knowledge wikipedia (unreachable: the offline pack answered step 1)"
+    assert answered in page and "knowledge wikipedia ·" not in page  # before: "knowledge wikipedia", as if it had
+    assert "Text: Wikipedia opening paragraphs (2017)" in page  # the pack's licence line under its text
+    assert "Text: Wikipedia, CC BY-SA 4.0." not in page
+    assert "knowledge `wikipedia (unreachable: the offline pack answered step 1)`" in to_markdown(trace)
+    trace.steps[0].observation.note = ""  # Wikipedia itself answered: the setting as it is
+    assert "knowledge wikipedia" in to_html(trace) and "unreachable" not in to_html(trace)

@@ -111,3 +111,10 @@ def test_each_cell_is_an_evaluation_of_its_own_named_as_the_folder_names_it():
     assert (plan.settings.provider, plan.settings.adapter, plan.limit, plan.out_dir) == ("local", "a.gguf", 5, "x")
     prompted = figure3.plan_for(figure3.Cell("act", "prompted", "none"), RunSettings(), ["d.json"], Path("x"), None)
     assert prompted.settings.adapter == "none" and prompted.presets == {"act": figure3.DEFAULT_PRESETS["act"]}
+
+
+def test_each_measured_cell_says_how_long_its_questions_took(folder):
+    records = results.read_results(results.result_path(folder, "fine-tuned-react"))
+    minutes = figure3.cell_minutes(folder)
+    assert list(minutes) == ["fine-tuned-react"]
+    assert minutes["fine-tuned-react"] == pytest.approx(sum(r["seconds"] for r in records) / 60)

@@ -21,7 +21,8 @@ from react_core.base.errors import ConfigError
 from react_core.base.events import StepDone, ToolProgress, final_trace
 from react_core.base.trace import Action, Trace
 from react_core.loop.agent import Agent
-from react_core.loop.pause import Decision, config_for, resume
+from react_core.loop.pause import Decision
+from react_core.loop.service import Run, RunRequest
 from react_core.loop.settings import RunSettings, build_run_config
 from react_core.providers.scripted import ScriptedProvider
 from react_core.tools.mcp import mcp_tools, server_statuses
@@ -58,7 +59,8 @@ def test_progress_of_a_long_call_streams_before_its_step_is_done(servers):
 
 
 def test_a_question_pauses_the_run_and_the_answer_goes_back_from_another_process(servers):
-    trace = final_trace(agent(BOOK, ["t_book"], ["input"]).stream("Book a table on Friday."))
+    settings = RunSettings(provider="scripted", tools=["t_book"], pause_before=["input"])
+    trace = final_trace(Run(RunRequest("Book a table on Friday.", settings, provider=ScriptedProvider(BOOK))))
     step = trace.steps[-1]
     assert trace.stop_reason == "paused" and step.pending == "input"
     question = step.observation.mcp.asks["questions"]
@@ -67,19 +69,25 @@ def test_a_question_pauses_the_run_and_the_answer_goes_back_from_another_process
     assert asked["schema"]["required"] == ["seats", "name"] and step.observation.mcp.asks["request_state"]
     kept = Trace.from_dict(json.loads(json.dumps(trace.to_dict())))  # as History keeps it
     POOL.close_all()  # as after a restart: the call held nothing open
-    later = Agent(config_for(kept, provider=ScriptedProvider(BOOK[1:])))
+
+    def later(decision: Decision) -> Run:
+        """The kept run taken on by the run service with its own recorded settings, the decision checked first."""
+        run = Run(RunRequest(decision=decision, paused=kept, provider=ScriptedProvider(BOOK[1:])))
+        run.prepare()
+        return run
+
     with pytest.raises(ConfigError, match="does not fit the fields it asked for at 'seats'"):
-        resume(later, kept, Decision("answer", text='{"seats": 40, "name": "Ada"}'))  # refused before it is sent
+        later(Decision("answer", text='{"seats": 40, "name": "Ada"}'))  # refused before it is sent
     with pytest.raises(ConfigError, match="waiting for your answer"):
-        resume(later, kept, Decision("run"))
-    done = final_trace(resume(later, kept, Decision("answer", text='{"seats": 2, "name": "Ada"}', by="ada")))
+        later(Decision("run"))
+    done = final_trace(later(Decision("answer", text='{"seats": 2, "name": "Ada"}', by="ada")))
     step = done.steps[0]
     assert step.observation.text == "booked 2 seats for Ada on friday" and step.observation.mcp.asks is None
     (note,) = step.interventions
     assert (note.kind, note.at, note.by) == ("answer", "input", "ada")
     assert note.before.startswith("How many seats") and json.loads(note.after) == {"seats": 2, "name": "Ada"}
     assert done.final_answer == "booked" and done.stop_reason == "finished"
-    declined = final_trace(resume(later, kept, Decision("answer", text="decline")))
+    declined = final_trace(later(Decision("answer", text="decline")))
     assert declined.steps[0].observation.text == "not booked: the person chose to decline"
 
 

@@ -33,8 +33,18 @@ def _homes(pattern: str) -> list[str]:
         ("the observation cap", r"cut at \{|_OBSERVATION_CHARS\s*=", "react_core/tools/registry.py"),
         ("reading a model choice", r"partition\(\s*[\"']:[\"']", "react_core/providers/choice.py"),
         ("reading a version's address", r"partition\(\s*[\"']@|split\(\s*[\"']@", "react_core/presets/versions.py"),
+        ("the temperature range", r"<=\s*2(\.0)?\b|between 0 and 2", "react_core/loop/settings.py"),
+        (
+            "the dynamic-example limit",
+            r"dynamic\w*\s*<=\s*[1-9]|max_value=20\b|from 0 (\(off\) )?to 20",
+            "react_core/presets/preset.py",
+        ),
         ("the paper's figures", r"\b(?:28\.7|35\.1|57\.1|64\.6)\b", "react_core/evaluation/paper.py"),
         ("the datasets' credit lines", r"FEVER \(Thorne|HotpotQA \(CC BY-SA", "react_core/evaluation/tasks.py"),
+        # The run service: one place makes the Agent, one keeps the finished run (saved, sent).
+        ("making an Agent", r"\bAgent\(", "react_core/loop/service.py"),
+        ("sending a finished run", r"(?<!def )export_finished_run\(|export_run_live\(", "react_core/loop/keeping.py"),
+        ("saving a finished run", r"could not be saved|\.save\(\s*trace\b", "react_core/loop/keeping.py"),
     ],
 )
 def test_each_rule_is_written_once(what, pattern, home):
@@ -52,3 +62,16 @@ def test_the_settings_page_and_the_loop_apply_the_same_dialect_rule(provider, di
             check_supported(cls, get_dialect(dialect))
     else:
         check_supported(cls, get_dialect(dialect))
+
+
+def test_a_run_asks_the_dialect_rule_once(monkeypatch):
+    # It was asked where the run was built and again where the loop started (and a third time by the Settings page).
+    import react_core
+    import react_core.loop.agent as agent
+
+    asked: list[str] = []
+    rule = agent.unspoken
+    monkeypatch.setattr(agent, "unspoken", lambda provider, dialect: asked.append(dialect) or rule(provider, dialect))
+    script = [" Compute.\nAction 1: Calculator[6 * 7]", " So.\nAction 2: Finish[42]"]
+    react_core.ask("What is 6 * 7?", react_core.RunSettings(provider="scripted", script=script, tools=["calculator"]))
+    assert asked == ["paper"]

@@ -162,12 +162,13 @@ def test_the_export_timeout_is_the_whole_requests(receiver, monkeypatch, tmp_pat
 def test_the_front_door_sends_only_when_an_endpoint_is_set(receiver, fresh_live, monkeypatch, tmp_path):
     import react_core
 
-    react_core.export_run_live(scripted_run(tmp_path))  # no endpoint: nothing is made, nothing is said
+    trace = scripted_run(tmp_path)
+    react_core.export_run_live(trace)  # no endpoint: nothing is made, nothing is said
     assert live._live is None and react_core.live_export_problem() == ""
     r = receiver(status=400)
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", r.base)
     monkeypatch.setenv("REACT_OTEL_CONTENT", "1")
-    react_core.export_run_live(scripted_run(tmp_path))
+    react_core.export_run_live(trace)
     live.flush(30)
     assert r.paths == ["/v1/traces"]
     assert any(a.key == "input.value" for s in r.requests[0] for a in s.attributes)
@@ -204,7 +205,7 @@ def test_a_finished_chat_turn_is_sent_by_the_turn_job(receiver, fresh_live, monk
     script = [" Compute.\nAction 1: Calculator[6 * 7]", " So.\nAction 2: Finish[42]"]
     settings = {"provider": "scripted", "script": script, "tools": ["calculator"]}
     job = TurnJob(TurnRequest(question="What is 6 * 7?", settings=settings, chat_id="c", turn_id=1))
-    job._save = lambda trace: (None, "")  # no history here: only what the finished turn sends
+    job.run.keeping.owner = None  # no history here: only what the finished turn sends
     job.work()
     assert job.turn.trace.final_answer == "42"
     live.flush(30)

@@ -15,7 +15,7 @@ from react_core import RunSettings, ask
 from react_core.base.errors import ConfigError
 from react_core.base.trace import Action, Observation, Step, Trace
 from react_core.base.trace_schema import parse_trace_json
-from react_core.presets.diff import ADDED, CHANGED, REMOVED, diff_versions, split_examples
+from react_core.presets.diff import ADDED, CHANGED, REMOVED, SAME, diff_versions, mark_lines, split_examples
 from react_core.presets.from_run import example_from_run
 from react_core.presets.preset import dump_preset, list_presets, load_preset, preset_from_toml
 from react_core.presets.store import PresetStore
@@ -197,6 +197,40 @@ def test_the_diff_shows_examples_added_removed_and_changed_whole():
     assert [f.field for f in diff.fields] == ["question"]
     assert "-Question: {question}" in diff.fields[0].lines and "+Q: {question}" in diff.fields[0].lines
     assert diff_versions(old, old).same
+
+
+def test_one_edited_line_of_a_long_example_is_marked_with_the_words_that_changed():
+    lines = [f"Observation {n}: line {n} of a long worked example." for n in range(1, 31)]
+    edited = list(lines)
+    edited[16] = "Observation 17: line 17 of a short worked example."
+    marked = mark_lines("\n".join(lines), "\n".join(edited))
+    assert [m.kind for m in marked].count(SAME) == 29  # every other line kept, and said to be
+    changed = [m for m in marked if m.kind != SAME]
+    assert [(m.kind, m.text) for m in changed] == [(REMOVED, lines[16]), (ADDED, edited[16])]
+    assert [s.text for s in changed[0].spans if s.kind == REMOVED] == ["long"]  # the word, not the line
+    assert [s.text for s in changed[1].spans if s.kind == ADDED] == ["short"]
+    # Lines added or removed whole are marked whole; the order is the new text's, removed lines where they stood.
+    whole = mark_lines("a\nb\nc", "a\nc\nd")
+    assert [(m.kind, m.text, len(m.spans)) for m in whole] == [
+        (SAME, "a", 1),
+        (REMOVED, "b", 1),
+        (SAME, "c", 1),
+        (ADDED, "d", 1),
+    ]
+    assert mark_lines("", "x") == [m for m in mark_lines("", "x") if m.kind == ADDED]
+
+
+def test_a_changed_example_and_a_field_come_marked_too():
+    old = load_preset("paper")
+    examples = split_examples(old.examples)
+    changed = examples[1].replace("Thought 1:", "Thought 1: First,", 1)
+    new = replace(old, examples="\n".join([examples[0], changed, examples[2]]) + "\n", instructions="Be brief.\n")
+    diff = diff_versions(old, new)
+    (change,) = diff.examples
+    assert len(change.marked) == len(examples[1].split("\n")) + 1  # the whole example, one line as before and after
+    assert [s.text for m in change.marked for s in m.spans if s.kind == ADDED] == [" First,"]
+    (field,) = diff.fields
+    assert ("Be brief.", ADDED) in [(m.text, m.kind) for m in field.marked]
 
 
 def test_xml_examples_are_told_apart_by_their_question_on_the_next_line():

@@ -21,6 +21,7 @@ import pytest
 
 from react_core.loop.model_call import stream_completion
 from react_core.presets.preset import load_preset
+from react_core.providers.adapters import setting_of
 from react_core.providers.base import CompletionRequest
 from react_core.providers.llama_states import BLOCK, StateStore, aligned
 from react_core.providers.local import N_CTX, LocalProvider
@@ -337,7 +338,8 @@ def test_a_sampled_step_under_a_grammar_is_drawn_again_by_its_seed_a_cold_run_an
     assert stream_completion(local, replace(call, seed=body["seed"])).text == first.text
     assert len({stream_completion(local, replace(call, seed=s)).text for s in (1, 2, 3)} | {first.text}) > 1
     assert cold_run(cold, body)[1] == first.text
-    snippet = LocalProvider.snippet({"step": 1, "model": "", "body": body}, "python")
+    adapter = {"adapter": setting_of(local.adapter)} if local.adapter else {}  # as a run records it
+    snippet = LocalProvider.snippet({"step": 1, "model": "", "body": body, **adapter}, "python")
     env = {**os.environ, "MODEL_PATH": str(local.prepare().path)}
     done = subprocess.run([sys.executable, "-c", snippet], env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr

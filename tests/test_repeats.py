@@ -14,7 +14,7 @@ import pytest
 from react_core.base.errors import ConfigError
 from react_core.base.trace import Action, Observation, Step, Trace
 from react_core.evaluation.data import Question
-from react_core.evaluation.repeats import base_id, bootstrap_interval, compare, repeated, score
+from react_core.evaluation.repeats import base_id, bootstrap_interval, common_questions, compare, repeated, score
 from react_core.evaluation.run import EvalPlan, check_plan, load_plan_questions
 from react_core.loop.settings import RunSettings
 from react_core.report.checks import Checks, run_checks
@@ -32,7 +32,7 @@ def trace(answer: str | None, *, tool: str = "calculator", evidence: str = "6 * 
 def record(qid: str, em: float, answer: str = "42", **kw) -> dict:
     return {
         "id": qid,
-        "question": f"Q {qid}",
+        "question": f"Q {base_id(qid)}",  # repeated runs of a question ask the same question
         "gold": "42",
         "prediction": answer,
         "em": em,
@@ -76,7 +76,19 @@ def test_a_baseline_comparison_lists_questions_that_newly_pass_and_fail():
     c = compare(baseline, now)
     assert c.newly_pass == ["a"] and c.newly_fail == ["c"]  # b: one of two runs right still passes
     assert (c.both_pass, c.both_fail, c.only_here) == (1, 1, ["e"])
-    assert c.rows["c"] == {"question": "Q c#1", "gold": "42", "baseline": "42", "now": "7"}
+    assert c.rows["c"] == {"question": "Q c", "gold": "42", "baseline": "42", "now": "7"}
+    assert c.shared == 4
+
+
+def test_sets_numbered_alike_share_only_the_questions_they_both_ask():
+    # Two people's own sets, rows numbered by their line: line-2 is another question in each, line-3 the same one.
+    baseline = [dict(record("line-2", 1), question="Who wrote Emma?"), dict(record("line-3", 1), question="2 + 2?")]
+    now = [dict(record("line-2", 0), question="Who painted Guernica?"), dict(record("line-3", 0), question="2 + 2?")]
+    assert common_questions(baseline, now) == ["line-3"]
+    c = compare(baseline, now)
+    assert (c.newly_fail, c.shared, c.only_here) == (["line-3"], 1, ["line-2"])  # line-2 is not said to newly fail
+    unrelated = compare(baseline[:1], now[:1])
+    assert (unrelated.shared, unrelated.newly_fail, unrelated.newly_pass) == (0, [], [])
 
 
 def test_each_trajectory_check_fails_the_run_it_should():
@@ -162,6 +174,7 @@ def test_eval_cli_runs_a_set_with_repetitions_checks_and_a_baseline(tmp_path):
     )
     assert now.returncode == 0, now.stderr
     assert "1 newly pass" not in now.stdout and "0 newly pass, 1 newly fail" in now.stdout
+    assert "on 2 questions in common" in now.stdout
     assert "newly fail: a — What is 6 * 7?" in now.stdout
     assert "2 questions, 4 runs" in now.stderr and "used calculator 0%" in now.stderr
     refused = cli(

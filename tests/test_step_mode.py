@@ -15,7 +15,8 @@ from react_core.base.trace import STOP_REASONS, Action, Trace
 from react_core.base.trace_schema import InvalidTrace, load_trace_json
 from react_core.history import open_history
 from react_core.loop.agent import Agent, RunConfig
-from react_core.loop.pause import Decision, parse_decision, resume, resume_saved, tool_call_text
+from react_core.loop.pause import Decision, parse_decision, resume, tool_call_text
+from react_core.loop.service import resume_saved
 from react_core.presets.preset import Preset
 from react_core.providers.scripted import ScriptedProvider
 from react_core.report.exports import to_markdown
@@ -276,7 +277,7 @@ def test_a_paused_run_is_saved_listed_as_paused_and_resumed_after_a_restart(reop
     store = reopen()  # a new process: nothing but the database
     provider = ScriptedProvider([FINISH])
     resumed = resume_saved(store, run_id, Decision("run"), preset=preset(), provider=provider)
-    trace = final_trace(resumed.events)
+    trace = final_trace(resumed)
     assert trace.stop_reason == "finished" and resumed.run_id == run_id and not resumed.save_error
     rec = reopen().get(run_id)
     assert rec.stop_reason == "finished" and rec.final_answer == "42" and rec.revision == 2 and rec.steps == 2
@@ -298,7 +299,7 @@ def test_two_resumes_of_the_same_pause_one_wins_and_the_other_is_told(reopen):
             resumed = resume_saved(
                 reopen(), run_id, decision, revision=seen, preset=preset(), provider=ScriptedProvider([FINISH])
             )
-            final_trace(resumed.events)
+            final_trace(resumed)
             outcomes.append("won")
         except Conflict as e:
             outcomes.append(str(e))
@@ -352,3 +353,17 @@ def test_another_owners_paused_run_cannot_be_claimed_or_updated(tmp_path):
     with pytest.raises(ConfigError, match="no run"):
         resume_saved(theirs, run_id, Decision("run"), preset=preset())
     assert mine.get(run_id).stop_reason == "paused" and mine.get(run_id).revision == 0
+
+
+def test_a_paused_run_goes_on_with_its_exact_prompt_version_and_its_own_providers_connection(monkeypatch):
+    # Resumed from History by a script, it took the newest version of its prompt's line and the Base URL the
+    # environment gives another provider (with this provider's key).
+    from react_core import settings_of
+
+    monkeypatch.setenv("REACT_PROVIDER", "openai")
+    monkeypatch.setenv("REACT_BASE_URL", "http://127.0.0.1:9/v1")
+    recorded = {"provider": "gemini", "model": "gemini-2.5-flash", "dialect": "paper", "preset": "paper"}
+    settings = settings_of(Trace("q", settings={**recorded, "prompt_version": "paper@2", "pause_before": ["tool"]}))
+    assert (settings.provider, settings.model, settings.base_url) == ("gemini", "gemini-2.5-flash", "")
+    assert settings.preset == "paper@2" and settings.pause_before == ["tool"]
+    assert settings_of(Trace("q", settings={**recorded, "provider": "openai"})).base_url == "http://127.0.0.1:9/v1"

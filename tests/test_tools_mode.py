@@ -11,6 +11,7 @@ import pytest
 from provider_helpers import GEMINI_SIGNATURE, FakeGemini, FakeOpenAI, fast_retry
 
 from react_core.base import call_records
+from react_core.base.errors import ConfigError
 from react_core.base.trace import Action, Observation, Trace
 from react_core.dialects import get_dialect
 from react_core.history import HistoryStore
@@ -188,7 +189,14 @@ def test_a_fork_sends_the_conversation_its_steps_hold(tmp_path) -> None:
 
 
 def test_a_provider_that_cannot_call_tools_is_refused_with_a_clear_message() -> None:
-    trace = run(LocalProvider(on_progress=None))
+    from react_core.base.events import final_trace
+    from react_core.loop.keeping import UNKEPT
+    from react_core.loop.service import Run, RunRequest
+
+    config = RunConfig(provider=LocalProvider(on_progress=None), preset=load_preset("tools"))
+    with pytest.raises(ConfigError, match="cannot call tools natively"):
+        Agent(config)  # refused before anything runs
+    trace = final_trace(Run(RunRequest("How high is High Plains?", config=config), UNKEPT))  # as a run ends: said
     assert trace.stop_reason == "error" and trace.steps == []
     assert "cannot call tools natively" in trace.error and "tools" in trace.error
     assert not LocalProvider.native_tools

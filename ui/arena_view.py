@@ -11,7 +11,6 @@ from collections.abc import Callable, Sequence
 import streamlit as st
 
 from react_core import (
-    DIFFERENCE_MARK,
     SAME_ACTIONS,
     ColumnResult,
     Trace,
@@ -20,7 +19,7 @@ from react_core import (
     arena_to_html,
     call_records,
     column_label,
-    first_difference,
+    first_parting,
     line_up,
 )
 from ui.render import render_answer, render_status, render_step, render_writing
@@ -89,15 +88,35 @@ def render_columns(
     if any(running):
         reached = min(len(s) for s in steps)
         steps = [s[:reached] for s in steps]
-    differ = first_difference(steps)
+    edits = [r.edits if r is not None else [] for r in results]
+    parting = first_parting(steps, edits)
+    names = [
+        f"#{r.history_id}" if r is not None and r.history_id is not None else f"column {i + 1}"
+        for i, r in enumerate(results)
+    ]
     rebuilt = [call_records.texts(t.steps) for t in traces]
+    edited: list[dict[int, list]] = [{} for _ in traces]
+    for i, found in enumerate(edits):
+        for e in found:
+            edited[i].setdefault(e.index, []).append(e)
     for k, row in enumerate(line_up([t.steps for t in traces])):
-        if k == differ:
-            st.markdown(f":orange[**▼ {DIFFERENCE_MARK}: step {k + 1}**, where the columns' actions part]")
+        # An edit is read in the step: the row where one parts the columns opens in every column, the edited part
+        # beside what the others recorded there, each panel under a line saying which it is (so the row stays level).
+        at_edit = parting is not None and k == parting.row and bool(parting.edits)
+        if parting is not None and k == parting.row:
+            st.markdown(f":orange[**▼ {md_literal(parting.said(names))}**]")
         for i, col in enumerate(st.columns(n)):
             with col:
                 if row[i] is not None:
-                    render_step(traces[i], k, rebuilt[i][k], key=f"{key}-{i}-s{k + 1}", open_errors=False)
+                    made = edited[i].get(row[i].index, [])
+                    for edit in made:  # on the step itself, where it was made
+                        st.caption(md_literal(f"✎ {edit.part.capitalize()} {edit.how}"))
+                    if at_edit and not made:
+                        parts = dict.fromkeys(e.part for _, e in parting.edits)
+                        st.caption(md_literal(" and ".join(parts).capitalize() + " as this run recorded it"))
+                    render_step(
+                        traces[i], k, rebuilt[i][k], key=f"{key}-{i}-s{k + 1}", open_errors=False, expanded=at_edit
+                    )
                 elif not running[i]:
                     st.caption(f"Step {k + 1}: —")
     if any(w is not None for w in writing):
@@ -106,7 +125,7 @@ def render_columns(
             if w is not None:
                 with col:
                     render_writing(w, str(traces[i].settings.get("dialect", "paper")))
-    if differ is None and not any(running) and n > 1 and any(steps):
+    if parting is None and not any(running) and n > 1 and any(steps):
         st.caption(SAME_ACTIONS)
     for i, col in enumerate(st.columns(n)):
         with col:

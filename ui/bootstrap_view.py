@@ -23,7 +23,7 @@ from react_core import (
     preset_from_toml,
 )
 from react_core import eval_results as results
-from ui import eval_tasks, identity, presets, question_sets, state
+from ui import eval_tasks, export_settings, identity, presets, question_sets, state
 from ui import evaluations as ev
 from ui.jobs.bootstrap import BootstrapJob
 from ui.text import md_literal
@@ -77,7 +77,7 @@ def start() -> None:
 
 def _run(plan: BootstrapPlan) -> None:
     ss = st.session_state
-    ss.boot_job = BootstrapJob(plan, identity.allowance(), api_key=ss.api_key).start()
+    ss.boot_job = BootstrapJob(plan, identity.allowance(), api_key=ss.api_key, export=export_settings.chosen()).start()
 
 
 def resume() -> None:

@@ -40,7 +40,9 @@ def chosen() -> Task:
 
 
 def name(choice: str) -> str:
-    """A dataset as the select shows it: a FEVER file says it holds claims."""
+    """A dataset as the select shows it: a FEVER file says it holds claims, an assignment its name."""
+    if question_sets.is_set(choice):
+        return question_sets.label(choice)
     task = task_of(choice)
     return choice if task is HOTPOTQA else f"{choice} ({task.label} {task.items})"
 

@@ -43,7 +43,7 @@ from react_core import (
 )
 from react_core import eval_results as results
 from react_core import result_label as label
-from ui import eval_models, eval_tasks, identity, question_sets, state
+from ui import eval_models, eval_tasks, export_settings, identity, question_sets, state
 from ui.jobs.evaluation import EvalJob
 
 AT_ONCE_HELP = (
@@ -191,7 +191,7 @@ def start() -> None:
         concurrency=int(ss.get("eval-at-once") or HOSTED_CONCURRENCY),
         rpm=float(ss.get("eval-rpm") or HOSTED_RPM),
     )
-    ss.eval_job = EvalJob(plan, identity.allowance(), api_key=ss.api_key).start()
+    ss.eval_job = EvalJob(plan, identity.allowance(), api_key=ss.api_key, export=export_settings.chosen()).start()
     ss.eval_open = plan.out_dir
 
 
@@ -254,7 +254,18 @@ def progress_label(snap: dict[str, Any]) -> str:
         return snap["message"] or "Preparing: reading the questions and getting the model ready…"
     if len(snap["strategies"]) > 1:
         so_far = so_far.replace(":", f" (strategy {snap['position']} of {len(snap['strategies'])}):", 1)
-    return so_far
+    return so_far + time_left(snap.get("per_question"), int(snap.get("left") or 0))
+
+
+def time_left(per_question: float | None, left: int) -> str:
+    """`` · about 4 min left`` at the pace of the questions answered so far ('' before the first is answered)."""
+    if per_question is None or left <= 0:
+        return ""
+    seconds = per_question * left
+    if seconds < 60:
+        return " · under a minute left"
+    minutes = round(seconds / 60)
+    return f" · about {minutes} min left" if minutes < 90 else f" · about {seconds / 3600:.1f} h left"
 
 
 def ending(snap: dict[str, Any]) -> tuple[str, str] | None:
@@ -271,8 +282,14 @@ def ending(snap: dict[str, Any]) -> tuple[str, str] | None:
     return "warning", f"Stopped: {detail or 'nothing was left to run'}. What finished is saved and shown below."
 
 
+def beside_paper(evaluation: results.Evaluation) -> bool:
+    """Whether any of the results ran on the paper's data: only then is the paper's Table 1 shown beside them."""
+    return any(r.paper_data for r in evaluation.results)
+
+
 def summary_frame(evaluation: results.Evaluation) -> pd.DataFrame:
     rows = []
+    paper = beside_paper(evaluation)
     for r in evaluation.results:
         s, task = r.summary(), r.task
         rows.append(
@@ -283,7 +300,7 @@ def summary_frame(evaluation: results.Evaluation) -> pd.DataFrame:
                 "n": s.n,
                 "of": s.planned,
                 **eval_tasks.scores(task, round(100 * s.em, 1), round(100 * s.f1, 1)),
-                f"paper {task.metric} (n={PAPER_N})": task.paper.get(r.strategy),
+                **({f"paper {task.metric} (n={PAPER_N})": r.paper_figure} if paper else {}),
                 **{reason: s.ended.get(reason, 0) for reason in ENDINGS},
                 "well-formed steps %": round(100 * s.well_formed, 1),
                 "avg steps": round(s.avg_steps, 2),
@@ -297,6 +314,7 @@ def chart(evaluation: results.Evaluation) -> tuple[pd.DataFrame | None, str]:
     """EM (FEVER: accuracy) beside the paper's, n in every label; no bar for a strategy with under MIN_CHART_N
     questions."""
     rows, small = {}, []
+    paper = beside_paper(evaluation)
     for r in evaluation.results:
         s = r.summary()
         if s.n < MIN_CHART_N:
@@ -304,7 +322,7 @@ def chart(evaluation: results.Evaluation) -> tuple[pd.DataFrame | None, str]:
             continue
         rows[f"{label(r, evaluation.results)} (n={s.n})"] = {
             "this evaluation": round(100 * s.em, 1),
-            f"paper, {PAPER_MODEL} (n={PAPER_N})": r.task.paper.get(r.strategy),
+            **({f"paper, {PAPER_MODEL} (n={PAPER_N})": r.paper_figure} if paper else {}),
         }
     why = ""
     if small:
@@ -313,6 +331,17 @@ def chart(evaluation: results.Evaluation) -> tuple[pd.DataFrame | None, str]:
             f"paper's {PAPER_N}; the table above has the figures."
         )
     return (pd.DataFrame.from_dict(rows, orient="index") if rows else None), why
+
+
+def paper_caption(evaluation: results.Evaluation) -> str:
+    """Where the paper's column comes from, or why there is none beside these results."""
+    task = evaluation.task
+    if not beside_paper(evaluation):
+        return (
+            "No paper column: the paper's Table 1 scored its own 500 dev questions, not these, so its figures would "
+            "compare nothing."
+        )
+    return f"Paper: ReAct (Yao et al. 2022), Table 1, {PAPER_MODEL} on 500 {task.label} dev {task.items}."
 
 
 def past_frame(evaluations: list[results.Evaluation]) -> pd.DataFrame:

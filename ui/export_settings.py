@@ -4,7 +4,8 @@ variables alone decide (the rule is ``react_core.live_export_endpoint``'s: a vis
 connect inside the operator's network).
 
 The choices live in the session (``otel_endpoint``, ``otel_content``), not in the run settings: they are not part of
-a run and never recorded in a trace."""
+a run and never recorded in a trace. ``chosen()`` hands them to every job that runs (a chat turn, an arena, an
+evaluation, a bootstrap)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,15 @@ from urllib.parse import urlsplit
 
 import streamlit as st
 
-from react_core import live_export_content, live_export_endpoint, md_escape
+from react_core import LiveTarget, live_export_content, live_export_endpoint, md_escape
 from ui import identity
 from ui.bind import seed
+
+
+def chosen() -> LiveTarget:
+    """Where this session's finished runs are sent, as this section names it (counted for the operator only)."""
+    ss = st.session_state
+    return LiveTarget(ss.get("otel_endpoint", ""), ss.get("otel_content"), visitor=identity.own_endpoints())
 
 
 def _set_endpoint() -> None:

@@ -23,7 +23,14 @@ def _settings_table(rows: dict[str, str], changed: list[str]) -> str:
     return "\n".join(lines)
 
 
-def render_fork(run_id: int, trace: Trace) -> None:
+IMPORTED_NOTE = (
+    "This run was imported from a file, so the prompt it ran with (“{name}”) is not one of yours here: a fork of it "
+    "runs with the {stand_in} preset instead, and the steps after the fork may differ for that reason too. Its steps "
+    "before the fork are kept as they are."
+)
+
+
+def render_fork(run_id: int, trace: Trace, *, imported: bool = False) -> None:
     steps = trace.steps
     if not steps:
         return
@@ -58,7 +65,9 @@ def render_fork(run_id: int, trace: Trace) -> None:
     elif not mine:
         st.markdown("It runs with **this run's own settings**:")
         if own.note:
-            st.warning(md_literal(own.note), icon=":material/warning:")
+            name = str(trace.settings.get("prompt_version") or trace.settings.get("preset") or "?")
+            note = IMPORTED_NOTE.format(name=name, stand_in=own.preset.name) if imported else own.note
+            st.warning(md_literal(note), icon=":material/warning:")
     elif changed:
         st.markdown(f"It runs with **your current settings** (✎: not the run's own): {md_literal(', '.join(changed))}.")
     else:

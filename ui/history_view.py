@@ -9,6 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from react_core import (
+    IMPORTED,
     MAX_COLUMNS,
     MIN_COLUMNS,
     STOP_REASONS,
@@ -24,12 +25,13 @@ from react_core import (
     to_markdown,
     to_otlp_json,
 )
-from ui import identity, question_sets, state, turn_labels
+from ui import arena, identity, question_sets, state, turn_labels
 from ui.arena_view import render_columns, render_download
+from ui.example_offer import render_offer
 from ui.fork_form import render_fork
 from ui.jobs.turn import Turn
-from ui.prompt_editor import use_as_example
 from ui.render import render_trace
+from ui.sample_scripts import render_save_as_script
 from ui.share_view import render_share_controls
 from ui.text import md_literal
 
@@ -149,7 +151,8 @@ def render_open(store: Store, record: RunRecord) -> None:
     if record.prompt_version:
         st.caption(md_literal(f"Prompt version {record.prompt_version}"))
     stem = file_stem(record.trace, record.id)
-    a, b, h, t, o = st.columns(5)  # what can be taken away
+    a, b, h = st.columns(3)  # what can be taken away: two rows of three, so no label is cut on a projector
+    t, o, sc = st.columns(3)
     a.download_button(
         "Export JSON", to_json(record.trace), f"{stem}.json", "application/json", key="export-json", on_click="ignore"
     )
@@ -169,17 +172,13 @@ def render_open(store: Store, record: RunRecord) -> None:
     )
     with o.popover("Export OpenTelemetry", icon=":material/share:"):
         _otel_export(record, stem)
+    with sc.popover("Save as script", icon=":material/replay:"):
+        render_save_as_script(record.trace, stem)
     present, example, add, share, delete = st.columns(5)  # what can be done with it
     if present.button("Present", key="present-run", icon=":material/slideshow:", help="Play it back step by step"):
         st.switch_page("pages/present.py", query_params={"run": str(record.id), "step": "0"})
-    example.button(
-        "Use as example",
-        key="use-as-example",
-        icon=":material/library_add:",
-        on_click=use_as_example,
-        args=(record.trace, record.id),
-        help="Append this run to your prompt's examples, written in its dialect and checked by its parser.",
-    )
+    with example.popover("Use as example…", icon=":material/library_add:"):
+        render_offer(record)
     with add.popover("Add to a question set…", icon=":material/playlist_add:"):
         question_sets.render_add_run(store, record.id, record.question, record.trace.final_answer)
     if identity.mode() == identity.SIGNED_IN:  # a link for people without an account is for deployments with them
@@ -188,7 +187,7 @@ def render_open(store: Store, record: RunRecord) -> None:
     with delete.popover("Delete…", icon=":material/delete:"):
         st.button(f"Delete run #{record.id} for good", key="delete-run", on_click=_delete, args=(store, record.id))
     render_trace(record.trace, key=f"h{record.id}")
-    render_fork(record.id, record.trace)
+    render_fork(record.id, record.trace, imported=record.origin == IMPORTED)
 
 
 def _otel_export(record: RunRecord, stem: str) -> None:
@@ -264,7 +263,7 @@ def render_arenas(store: Store) -> None:
         with take:
             render_download(saved_columns(a.runs), key=f"arena-download-{a.id}", arena_id=a.id, saved_at=a.saved_at)
         if action.button("Open", key=f"arena-open-{a.id}", icon=":material/view_week:"):
-            st.session_state.arena_open = a.id
+            arena.reopen(a.id)
             st.switch_page("pages/arena.py")
 
 
@@ -291,17 +290,24 @@ def render_compare(store: Store) -> None:
         st.warning("One of these runs was deleted.")
         return
     traces = [r.trace for r in found]
+    results = saved_columns(found)
     keys = sorted({k for t in traces for k in t.settings} - {"arena", "arena_column"})
-    diff = [k for k in keys if len({repr(t.settings.get(k)) for t in traces}) > 1]
-    if diff:
-        rows = ["| setting | " + " | ".join(f"#{r.id}" for r in found) + " |", "|---" * (len(found) + 1) + "|"]
-        rows += [f"| {k} | " + " | ".join(md_literal(str(t.settings.get(k))) for t in traces) + " |" for k in diff]
-        st.markdown("\n".join(rows))
+    rows = {k: [_setting(t.settings.get(k)) for t in traces] for k in keys}
+    rows = {k: values for k, values in rows.items() if len(set(values)) > 1}
+    if any(r.edits for r in results):  # an edit is a difference the settings do not show
+        rows["edited by hand"] = ["; ".join(e.said() for e in r.edits) or "—" for r in results]
+    if rows:
+        table = ["| setting | " + " | ".join(f"#{r.id}" for r in found) + " |", "|---" * (len(found) + 1) + "|"]
+        table += [f"| {k} | " + " | ".join(md_literal(v) for v in values) + " |" for k, values in rows.items()]
+        st.markdown("\n".join(table))
     else:
         st.caption("These runs used the same settings.")
-    results = saved_columns(found)
     render_download(results, key="cmp-download")
     render_columns(traces, key="cmp", results=results)
+
+
+def _setting(value: object) -> str:
+    return "—" if value is None else str(value)  # a run that did not record the setting
 
 
 def render_import(store: Store) -> None:

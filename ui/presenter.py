@@ -197,7 +197,7 @@ def _step(trace: Trace, position: int) -> None:
         st.text(obs.text)
         render_sources(obs.sources, "Source")
         if obs.sources:
-            st.caption(text_credit(str(trace.settings.get("knowledge", ""))))
+            st.caption(text_credit(str(trace.settings.get("knowledge", "")), obs.note))
     if step.call is not None and step.call.same_reply_as is None:
         rows = {r["step"]: r for r in call_records.table(trace.steps)}
         row = rows.get(step.index)

@@ -15,6 +15,7 @@ import streamlit as st
 
 from react_core import (
     DIALECTS,
+    MAX_DYNAMIC,
     TOOL_ORDER,
     Preset,
     Problem,
@@ -190,8 +191,12 @@ def _preset_label(name: str) -> str:
         p = presets.store().load(name)
     except ReactLabError:
         return name
+    # The preset's own title first: several presets share a dialect (paper and hotpotqa-react both write
+    # Search[entity]), and two options that read alike cannot be told apart.
     fmt = DIALECTS.get(p.dialect)
-    return f"{name} — {fmt.label if fmt else p.dialect}" + ("" if p.builtin else " (yours)")
+    dialect = fmt.label if fmt else p.dialect
+    title = p.title if p.title and p.title != dialect else ""
+    return f"{name} — " + (f"{title} · " if title else "") + dialect + ("" if p.builtin else " (yours)")
 
 
 def render_prompt_editor() -> None:
@@ -237,7 +242,7 @@ def render_prompt_editor() -> None:
         "Dynamic examples: the k most like each question (0: all of them, always)",
         key=FIELDS["dynamic_examples"],
         min_value=0,
-        max_value=20,
+        max_value=MAX_DYNAMIC,
         step=1,
         on_change=_on_edit,
         help="For each question, the k examples whose questions are most like it (BM25) replace the fixed set; the "

@@ -18,22 +18,26 @@ import streamlit as st
 from react_core import (
     STRATEGY_LABELS,
     Checks,
+    ConfigError,
     QuestionSetError,
     ReactLabError,
     Trace,
     add_run_to_question_set,
     base_id,
+    common_questions,
     compare_results,
     plural,
     run_checks,
     save_question_set_upload,
     score_results,
+    write_assignment_file,
     write_set_file,
 )
 from react_core import eval_results as results
 from ui import state
 
 SET_PREFIX = "Your set: "
+ASSIGNMENT_PREFIX = "Assignment: "  # then the assignment's token (``label`` shows its name)
 
 
 def saved_sets() -> list[Any]:
@@ -43,17 +47,40 @@ def saved_sets() -> list[Any]:
         return []  # no usable history: the page offers the shared files only
 
 
+def joined() -> list[Any]:
+    try:
+        return state.history_store().joined_assignments()
+    except ReactLabError:
+        return []
+
+
 def choices() -> list[str]:
-    return [SET_PREFIX + s.name for s in saved_sets()]
+    """The person's own sets, then the assignments they joined (by token: two may share a name)."""
+    return [SET_PREFIX + s.name for s in saved_sets()] + [ASSIGNMENT_PREFIX + a.token for a in joined()]
 
 
 def is_set(choice: str | None) -> bool:
-    return bool(choice) and str(choice).startswith(SET_PREFIX)
+    """Whether a dataset choice is a person's own questions: a set of theirs, or an assignment they joined."""
+    return bool(choice) and str(choice).startswith((SET_PREFIX, ASSIGNMENT_PREFIX))
+
+
+def label(choice: str) -> str:
+    """A dataset choice as the select shows it: ``Assignment: Week 3`` for an assignment's token."""
+    if str(choice).startswith(ASSIGNMENT_PREFIX):
+        token = choice[len(ASSIGNMENT_PREFIX) :]
+        name = next((a.name for a in joined() if a.token == token), "(gone)")
+        return ASSIGNMENT_PREFIX + name
+    return choice
 
 
 def dataset_file(choice: str, folder: Path) -> Path:
     """A set chosen on the page, written beside the evaluation's results (in ``questions/``, so it is never read as
-    a results file) for the engine to read."""
+    a results file) for the engine to read; an assignment's also leaves a note naming it, for its submissions."""
+    if choice.startswith(ASSIGNMENT_PREFIX):
+        found = state.history_store().assignment(choice[len(ASSIGNMENT_PREFIX) :])
+        if found is None:
+            raise ConfigError("That assignment is gone, or its link was never opened here.")
+        return write_assignment_file(found, folder)
     return write_set_file(state.history_store(), choice[len(SET_PREFIX) :], folder / "questions")
 
 
@@ -75,6 +102,24 @@ def keep_upload() -> None:
         return
     state.flash("success", f"Kept {len(questions)} questions as {name!r}; choose it under Dataset.")
     ss["eval-dataset"] = SET_PREFIX + name
+
+
+def delete_set() -> None:
+    """'Delete': the chosen set of the person's own is gone (evaluations already run on it keep their results)."""
+    ss = st.session_state
+    name = ss.get("qset-delete")
+    try:
+        gone = bool(name) and state.history_store().delete_question_set(name)
+    except ReactLabError as e:
+        state.flash("error", f"Could not delete the set: {e}")
+        return
+    if not gone:
+        state.flash("warning", "Choose one of your sets to delete.")
+        return
+    if ss.get("eval-dataset") == SET_PREFIX + name:
+        ss["eval-dataset"] = None
+    ss["qset-delete"] = None
+    state.flash("success", f"Deleted the set {name!r}; evaluations run on it keep their results.")
 
 
 def render_add_run(store: Any, run_id: int, question: str, answer: str | None) -> None:
@@ -164,14 +209,20 @@ def several_models(evaluation: results.Evaluation) -> bool:
 
 def baselines(current: results.Evaluation, past: list[results.Evaluation]) -> dict[str, results.StrategyResults]:
     """Results that can serve as a baseline: any cell of this evaluation when it holds several (another prompt
-    version or model on the same questions), then this person's other evaluations, each named with its model."""
+    version or model on the same questions), then this person's other evaluations, each named with its model and how
+    many questions it has in common with this evaluation. Results with none in common are not offered: compared,
+    they would say "0 newly pass, 0 newly fail" about questions never asked of both."""
     found = {}
+    here = [rec for r in current.results for rec in r.records]
     own = current.results if len(current.results) > 1 else []
     for e, rs in [(current, own), *((p, p.results) for p in past if p.folder != current.folder)]:
         for r in rs:
+            shared = len(common_questions(r.records, here))
+            if not shared:
+                continue
             when = e.created_at.replace("T", " ")[:16]
             name = result_name(r, model=e is not current or several_models(current))
-            found[f"{when} · {name} · {e.folder.name}/{r.name}"] = r
+            found[f"{when} · {name} · {plural(shared, 'question')} in common · {e.folder.name}/{r.name}"] = r
     return found
 
 
@@ -180,6 +231,17 @@ def comparison(baseline: results.StrategyResults, current: results.StrategyResul
     rows = [{"change": "newly passes", "id": q, **c.rows[q]} for q in c.newly_pass]
     rows += [{"change": "newly fails", "id": q, **c.rows[q]} for q in c.newly_fail]
     return c, pd.DataFrame(rows, columns=["change", "id", "question", "gold", "baseline", "now"])
+
+
+def comparison_line(name: str, c: Any) -> str:
+    """``name``'s changes against the baseline, on how many questions in common, and those the baseline lacks."""
+    if not c.shared:
+        return f"**{name}**: no question in common with the baseline, so nothing to compare."
+    lacking = f"; {plural(len(c.only_here), 'question')} not in the baseline" if c.only_here else ""
+    return (
+        f"**{name}**: {len(c.newly_pass)} newly pass, {len(c.newly_fail)} newly fail ({c.both_pass} pass in both, "
+        f"{c.both_fail} fail in both) · on {plural(c.shared, 'question')} in common{lacking}"
+    )
 
 
 def first_run(records: list[dict[str, Any]], qid: str) -> dict[str, Any] | None:

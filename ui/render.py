@@ -95,7 +95,7 @@ def render_step(
                 render_mcp_call(obs.mcp)
             render_sources(obs.sources, "Source")
             if obs.sources:
-                st.caption(text_credit(knowledge))
+                st.caption(text_credit(knowledge, obs.note))
             searched = step.action is not None and step.action.tool == "search"
             titles = similar_titles(obs.text) if searched else []
             if titles and on_similar is not None:

@@ -5,13 +5,12 @@ selected today would make a run of two dialects (the earlier steps retitled) or 
 from ``of_run``; the session's settings (``current``) are a deliberate choice the person makes on the form, refused
 when the dialect differs (``dialect_clash``).
 
-A trace records provider, model, dialect, preset name (and its version, ``name@3``), temperature, max model calls,
-tools, knowledge and whether decoding was constrained (grammar). What it does not record comes from the session: the
-connection (Base URL, model file, script: the Base URL only while the provider is the session's own) and the Advanced
-settings. A trace names its prompt ("paper", or "paper (edited)" for a prompt edited in Settings and not saved, and
-the version, which never changes, when it used a saved one); the prompt is recovered
-when a candidate of that name renders exactly the instructions, examples and question the run's recorded calls sent,
-else the named preset of its dialect stands in and ``note`` says so.
+What a trace recorded of its settings, on the session's, is the engine's (``react_core.recorded_settings``): what it
+does not record comes from the session, the connection (Base URL, model file, script: the Base URL only while the
+provider is the session's own) and the Advanced settings. A trace names its prompt ("paper", or "paper (edited)" for a
+prompt edited in Settings and not saved, and the version, which never changes, when it used a saved one); the prompt
+is recovered when a candidate of that name renders exactly the instructions, examples and question the run's recorded
+calls sent, else the named preset of its dialect stands in and ``note`` says so.
 """
 
 from __future__ import annotations
@@ -24,8 +23,6 @@ import streamlit as st
 from react_core import (
     DEFAULT_PRESET,
     DIALECTS,
-    PROVIDERS,
-    ModelChoice,
     Preset,
     ReactLabError,
     Trace,
@@ -34,6 +31,7 @@ from react_core import (
     knowledge_label,
     model_label,
     provider_class,
+    recorded_settings,
     render_prefix,
     render_question,
     tool_label,
@@ -72,16 +70,7 @@ def of_run(trace: Trace) -> Start:
             "so it goes on with your current ones.",
         )
     recorded = trace.settings
-    s = dict(state.settings())
-    provider = recorded.get("provider")
-    if provider in PROVIDERS:
-        s.update(ModelChoice(provider).changes(s))  # a Base URL typed for another provider is not this one's
-        if "model" in provider_class(provider).options and "model" in recorded:
-            s["model"] = recorded["model"]
-    for name in ("temperature", "max_calls", "tools", "knowledge"):
-        if name in recorded:
-            s[name] = recorded[name]
-    s["grammar"] = bool(recorded.get("grammar", False))  # recorded only when decoding was constrained
+    s = recorded_settings(trace, state.settings())
     fmt = recorded.get("dialect") or "paper"
     # The exact version when the run recorded one (versions never change), else the preset's name.
     named = recorded.get("prompt_version") or recorded.get("preset") or ""

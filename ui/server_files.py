@@ -23,12 +23,15 @@ from react_core import (
     pack_spec,
     pack_text,
     plural,
+    sample_for,
     script_choices,
+    script_label,
     script_outputs,
     shipped_adapter,
 )
 from ui import identity, state
 from ui.bind import bound, seed
+from ui.sample_scripts import render_format, render_samples, use_sample
 from ui.text import md_literal
 
 BUNDLED_MODEL = "the bundled Gemma 3 270M"
@@ -67,29 +70,46 @@ def _on_upload() -> None:
     state.update_settings(script=outputs)
 
 
+def _on_choose_script() -> None:
+    """A visitor's choice among the operator's scripts: a sample brings a prompt of its dialect (``use_sample``)."""
+    path = st.session_state.get("set-script") or ""
+    if sample_for(path) is not None:
+        use_sample(path)
+    else:
+        state.update_settings(script=path)
+
+
 def render_script() -> None:
     """The scripted provider's script: a path (local mode) or one of the operator's (visitor modes), or an upload."""
     current = state.settings().get("script") or ""
     uploaded = isinstance(current, list)
+    box, help_ = st.columns([0.8, 0.2], vertical_alignment="bottom")
+    with help_:
+        render_format()
     if identity.own_endpoints():
         choices = script_choices()
         if choices:
-            _choose(
+            seed("set-script", current if not uploaded and current in choices else None)
+            box.selectbox(
                 "Script (JSON array of model outputs)",
-                "script",
                 choices,
-                "" if uploaded else current,
+                key="set-script",
+                format_func=script_label,
                 placeholder="your uploaded script" if uploaded else "choose a script",
+                on_change=_on_choose_script,
             )
-        st.caption(f"{OPERATORS}: choose the operator's script, or upload your own (kept in this session only).")
+        st.caption(
+            f"{OPERATORS}: choose the operator's script or a sample, or upload your own (kept in this session only)."
+        )
     else:
         seed("set-script", "" if uploaded else current)
-        st.text_input(
+        box.text_input(
             "Script (JSON array of model outputs)",
             key="set-script",
             placeholder="your uploaded script" if uploaded else "",
             on_change=lambda: state.update_settings(script=st.session_state["set-script"].strip()),
         )
+        render_samples()
     st.file_uploader(
         f"Upload a script (JSON, up to {MAX_SCRIPT_BYTES // 1000:,} kB)",
         type=["json"],

@@ -19,12 +19,17 @@ SHARE_PARAM = "share"  # ?share=TOKEN opens the shared run, read-only, without s
 DEAD_LINK = "This link does not open a run: it was revoked, its run was deleted, or it is not a whole link."
 
 
-def share_link(token: str) -> str:
-    """The address a link is opened at: this server's root with ``?share=TOKEN``."""
+def app_link(page: str = "", **params: str) -> str:
+    """An address on this server: its root (and base path), a page's path, and query parameters."""
     here = urlsplit(st.context.url or "")
     root = f"{here.scheme}://{here.netloc}" if here.scheme and here.netloc else ""
     prefix = str(st.get_option("server.baseUrlPath") or "").strip("/")
-    return f"{root}/{prefix + '/' if prefix else ''}?{urlencode({SHARE_PARAM: token})}"
+    return f"{root}/{prefix + '/' if prefix else ''}{page}?{urlencode(params)}"
+
+
+def share_link(token: str) -> str:
+    """The address a link is opened at: this server's root with ``?share=TOKEN``."""
+    return app_link(**{SHARE_PARAM: token})
 
 
 def _create(store: Store, run_id: int) -> None:

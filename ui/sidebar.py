@@ -1,4 +1,5 @@
-"""The sidebar: what the next turn will use (provider, model, dialect, knowledge), New chat, and the demo-model note.
+"""The sidebar: what the next turn will use (provider, model, dialect, knowledge, tools, temperature and the budget of
+model calls), New chat, and the demo-model note.
 
 Reads session state only; never builds a provider (that would load an SDK or the on-device model on every page render).
 """
@@ -26,6 +27,8 @@ def render_sidebar() -> None:
                     f"- **Preset:** {md_literal(preset.ref or preset.name)}",
                     f"- **Knowledge:** {md_literal(knowledge_label(s, visitor=identity.own_endpoints()))}",
                     f"- **Tools:** {md_literal(', '.join(tool_label(t) for t in s.get('tools', [])) or 'none')}",
+                    f"- **Temperature:** {float(s.get('temperature', 0)):g} · **at most** {s.get('max_calls')} model "
+                    "calls",
                 ]
             )
         )

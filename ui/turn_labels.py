@@ -3,8 +3,7 @@ when the turn starts and when a reloaded or reopened conversation brings it back
 
 from __future__ import annotations
 
-from react_core import Trace
-from ui.jobs.turn import EDITED_NOTE
+from react_core import EDITED_NOTE, Trace
 
 
 def fork(run_id: int, step_index: int, field: str) -> str:

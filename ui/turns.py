@@ -16,7 +16,7 @@ from typing import Any
 import streamlit as st
 
 from react_core import PROVIDERS, Action, Decision, Exchange, Trace, cannot_go_on
-from ui import identity, presets, run_settings, state, turn_labels
+from ui import export_settings, identity, presets, run_settings, state, turn_labels
 from ui.jobs import registry
 from ui.jobs.turn import Turn, TurnJob, TurnRequest, edited_observation_step, provider_signature
 
@@ -92,8 +92,7 @@ def _request(question: str, start: run_settings.Start | None = None, **kwargs: A
         dialect=prompt.dialect,
         api_key=ss.api_key if same_provider else "",
         allowance=identity.allowance(),
-        export_to=ss.get("otel_endpoint", ""),
-        export_content=ss.get("otel_content"),
+        export=export_settings.chosen(),
         **kwargs,
     )
 

@@ -15,6 +15,8 @@ from react_core.base.environment import is_set, value
 APP_NAME = "react-lab"
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 BUILTIN_PRESETS_DIR = PROJECT_ROOT / "prompts"
+# The scripted provider's sample scripts: the offline examples in every chat dialect (``providers.samples``).
+SAMPLE_SCRIPTS_DIR = PROJECT_ROOT / "sample_scripts"
 # The LoRA adapters shipped with the app, one folder each (adapter.gguf and its manifest, adapter.json).
 SHIPPED_ADAPTERS_DIR = PROJECT_ROOT / "adapters"
 PACK_FILE = "hotpotqa-pack.sqlite"

@@ -263,9 +263,12 @@ def _records(plan: Any, key: str, strategy: str) -> list[dict]:
 
 
 def _comparison_lines(c: Any) -> str:
+    if not c.shared:
+        return "against the baseline: no question in common (the same id and question), so nothing to compare"
+    lacking = f"; {len(c.only_here)} not in the baseline" if c.only_here else ""
     lines = [
         f"against the baseline: {len(c.newly_pass)} newly pass, {len(c.newly_fail)} newly fail "
-        f"({c.both_pass} pass in both, {c.both_fail} fail in both)"
+        f"({c.both_pass} pass in both, {c.both_fail} fail in both) on {c.shared} questions in common{lacking}"
     ]
     lines += [f"  newly pass: {q} — {c.rows[q]['question']}" for q in c.newly_pass]
     lines += [f"  newly fail: {q} — {c.rows[q]['question']}" for q in c.newly_fail]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -104,6 +105,7 @@ def _cmd_figure3(args: argparse.Namespace) -> int:
         print(f"Stopped; run the same command to resume ({out}).", file=sys.stderr)
         return 3
     minutes = (time.monotonic() - started) / 60
+    spent = figure3.cell_minutes(out)
     if not args.limit:  # a full cell's figures become its adapter's claim (the notice quotes the shipped one's)
         record_scores(found, out, wanted)
     command = "python -m react_core figure3" + (f" --limit {args.limit}" if args.limit else "")
@@ -113,8 +115,10 @@ def _cmd_figure3(args: argparse.Namespace) -> int:
         "Prompted: the paper's 6-shot prompts on Gemma 3 270M. Fine-tuned: each method's own adapter, trained with "
         "the shipped recipe on the gold trajectories of the 996 shared train questions, answering its zero-shot "
         "prompt. Knowledge: the offline pack of the dev files. Greedy decoding, at most 7 model calls, Search and "
-        f"Lookup. EM and F1 with 95 % bootstrap intervals. This evaluation took {minutes:.0f} minutes of wall time "
-        "(cells already in the folder were not run again)."
+        f"Lookup. EM and F1 with 95 % bootstrap intervals. The cells' questions took "
+        + ", ".join(f"{name} {m:.0f}" for name, m in spent.items())
+        + f" minutes of model and tool time. This command ran on {date.today().isoformat()} for {minutes:.0f} "
+        "minutes (cells already in the folder are not run again). A cell not measured yet shows —."
     )
     section = figure3.section(figure3.figure3_scores(out), description)
     if args.no_doc:

@@ -26,8 +26,9 @@ from react_core.cli import figure3 as figure3_cli
 from react_core.cli import finetune as finetune_cli
 from react_core.cli import knowledge as knowledge_cli
 from react_core.cli import mcp as mcp_cli
-from react_core.cli.options import EXIT_USAGE, CliParser, UsageError, add_run_options, build_config
+from react_core.cli.options import EXIT_USAGE, CliParser, UsageError, add_run_options
 from react_core.dialects import DIALECTS, get_dialect
+from react_core.report.expected import check_expected
 from react_core.report.exports import summary_line
 
 _UNPRINTABLE = re.compile("[\x80-\x9f\ud800-\udfff]")
@@ -74,77 +75,76 @@ def step_lines(step: Step, dialect: str) -> str:
 
 
 def ending_lines(trace: Trace) -> str:
+    """The answer, the expected one with HotpotQA's scores when the question is known, an error, the summary."""
     lines = []
     if trace.final_answer is not None:
         lines.append(f"Final Answer: {trace.final_answer}")
+    expected = check_expected(trace)
+    if expected is not None:  # a paused run has not answered yet: nothing to score
+        lines.append(expected.message if trace.stop_reason == "paused" else f"{expected.message} · {expected.scores}")
     if trace.error:
         lines.append(f"Error: {trace.error}")
     lines.append(f"({summary_line(trace)}; stop reason: {trace.stop_reason})")
     return visible_controls("\n".join(lines))
 
 
-def format_transcript(trace: Trace) -> str:
-    """The whole transcript of a finished run (``ask`` prints the same lines as the run goes)."""
-    dialect = trace.settings.get("dialect", "paper")
-    parts = [question_line(trace.question), *(step_lines(s, dialect) for s in trace.steps), ending_lines(trace)]
-    return "\n".join(parts)
-
-
 def _cmd_ask(args: argparse.Namespace) -> int:
-    from react_core.loop.agent import Agent
+    from react_core.cli.options import settings_from_args
+    from react_core.loop.service import Run, RunRequest
 
     if not args.question.strip():
         raise UsageError("the question is empty")
-    config = build_config(args)
-    if config.provider.is_demo:  # on stderr, so --json output stays clean
-        print(config.provider.demo_notice, file=sys.stderr)
-    agent = Agent(config)
-    events = agent.stream(args.question)
-    if config.pause_before:
-        return _ask_in_steps(args, agent, events)
+    run = Run(RunRequest(args.question, settings_from_args(args)))
+    run.prepare()  # a run that cannot start exits 2 with its reason
+    assert run.config is not None
+    if run.config.provider.is_demo:  # on stderr, so --json output stays clean
+        print(run.config.provider.demo_notice, file=sys.stderr)
+    if run.config.pause_before:
+        return _ask_in_steps(args, run)
     if args.json:
-        trace = final_trace(events)
-        print(to_json(trace.to_dict()))
-        _send(trace)
+        print(to_json(final_trace(run).to_dict()))
         return 0
     # Each step is printed as soon as it is done, so a slow model's progress shows as it happens.
     print(question_line(args.question), flush=True)
-    for event in events:
+    for event in run:
         if isinstance(event, StepDone):
-            print(step_lines(event.step, config.preset.dialect), flush=True)
+            print(step_lines(event.step, run.config.preset.dialect), flush=True)
         elif isinstance(event, RunDone):
             print(ending_lines(event.trace), flush=True)
-            _send(event.trace)
     return 0
 
 
-def _send(trace: Trace) -> None:
-    """The finished run to the OTLP endpoint, when one is configured (``telemetry.live``); waits a few seconds at most
-    before the process exits, and a failure is one line on stderr."""
+LIVE_EXPORT = "react_core.telemetry.live"
+
+
+def _quiet_live_export() -> None:
+    """The exporter's own log lines would repeat the one line ``_wait_for_live_export`` says."""
     import logging
 
-    from react_core.telemetry import live
-
-    if not live.endpoint():
-        return
-    for name in ("opentelemetry", live.__name__):  # the one line below says it; their log lines would repeat it
+    for name in ("opentelemetry", LIVE_EXPORT):
         logging.getLogger(name).setLevel(logging.CRITICAL)
-    live.export_finished_run(trace)
+
+
+def _wait_for_live_export() -> None:
+    """The runs sent to the OTLP endpoint (each finished run is queued there as it ends: ``telemetry.live``), waited
+    for a few seconds at most before the process exits; a failure is one line on stderr."""
+    live = sys.modules.get(LIVE_EXPORT)  # not loaded: no run was sent
+    if live is None or not live.endpoint():
+        return
     if not live.flush(timeout_seconds=5.0):
         print(f"The run was not sent to {live.endpoint()} within 5 seconds.", file=sys.stderr)
     elif live.problem():
         print(live.problem(), file=sys.stderr)
 
 
-def _ask_in_steps(args: argparse.Namespace, agent, events) -> int:
+def _ask_in_steps(args: argparse.Namespace, run) -> int:
     """Step mode: each pause is printed and a decision read from standard input (``cli.step_mode``)."""
     from react_core.cli import step_mode
 
     out = sys.stderr if args.json else sys.stdout  # --json keeps standard output for the trace
     print(question_line(args.question), file=out, flush=True)
-    trace = step_mode.drive(agent, events, read_line=sys.stdin.readline, out=out, step_lines=step_lines)
+    trace = step_mode.drive(run, read_line=sys.stdin.readline, out=out, step_lines=step_lines)
     print(to_json(trace.to_dict()) if args.json else ending_lines(trace), flush=True)
-    _send(trace)
     return 0
 
 
@@ -324,8 +324,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    _quiet_live_export()
     try:
-        return int(args.func(args) or 0)
+        code = int(args.func(args) or 0)
+        _wait_for_live_export()
+        return code
     except (UsageError, ConfigError, ReactLabError) as e:
         print(f"{parser.prog} {args.command}: error: {_one_line(str(e))}", file=sys.stderr)
         return EXIT_USAGE

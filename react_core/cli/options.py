@@ -96,13 +96,6 @@ def settings_from_args(args: argparse.Namespace, **defaults: Any) -> Any:
     return RunSettings.from_env(provider=args.provider or defaults.get("provider")).updated(**{**defaults, **given})
 
 
-def build_config(args: argparse.Namespace) -> Any:
-    """A RunConfig from parsed run options; ConfigError when a setting is wrong."""
-    from react_core.loop.settings import build_run_config
-
-    return build_run_config(settings_from_args(args))
-
-
 def _preset_run(ref: str) -> dict[str, Any]:
     """What a preset's ``[run]`` table enables (its tools, its grammar), as settings."""
     from react_core.presets.store import PresetStore

@@ -11,16 +11,16 @@ end of the input stops the run. So a script or a test can drive a run with a pip
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import TextIO
 
 from react_core.base.errors import ConfigError
-from react_core.base.events import Event, Paused, RunDone, StepDone
+from react_core.base.events import Paused, StepDone
 from react_core.base.text import visible_controls
 from react_core.base.trace import BREAKPOINTS, Alternative, Step, Trace
 from react_core.loop.acting import asking
-from react_core.loop.agent import Agent
-from react_core.loop.pause import parse_decision, resume, tool_call_text
+from react_core.loop.pause import parse_decision, tool_call_text
+from react_core.loop.service import Run, RunRequest
 
 CHOICES = "run | edit ACTION | observe TEXT | regenerate [K] [TEMPERATURE] | pick N | stop"
 # At the ``input`` breakpoint: the answer to an MCP server's questions (``tools.mcp_asks.answered``).
@@ -72,34 +72,27 @@ def _alternative(alt: Alternative, fmt) -> str:
     return fmt.render_action(alt.action, alt.final_answer)
 
 
-def drive(
-    agent: Agent,
-    events: Iterator[Event],
-    *,
-    read_line: Callable[[], str],
-    out: TextIO,
-    step_lines: Callable[[Step, str], str],
-) -> Trace:
-    """Read the run's events to its end, printing each step and each pause and reading a decision at each pause."""
-    dialect = agent.dialect.name
+def drive(run: Run, *, read_line: Callable[[], str], out: TextIO, step_lines: Callable[[Step, str], str]) -> Trace:
+    """Read the run's events to its end, printing each step and each pause and reading a decision at each pause (each
+    decision a run of its own, on the same config: the run service keeps each, and sends the last)."""
+    assert run.config is not None
+    dialect = run.config.preset.dialect
     while True:
-        trace: Trace | None = None
-        for event in events:
+        for event in run:
             if isinstance(event, StepDone):
                 print(step_lines(event.step, dialect), file=out, flush=True)
             elif isinstance(event, Paused):
                 print(pause_lines(event.step, dialect), file=out, flush=True)
-            elif isinstance(event, RunDone):
-                trace = event.trace
+        trace = run.trace
         assert trace is not None
         if trace.stop_reason != "paused":
             return trace
         if trace.error:  # regenerating cut short: the run is still paused, and the person reads why
             print(visible_controls(trace.error), file=out, flush=True)
-        events = _decided(agent, trace, read_line, out)
+        run = _decided(run, trace, read_line, out)
 
 
-def _decided(agent: Agent, trace: Trace, read_line: Callable[[], str], out: TextIO) -> Iterator[Event]:
+def _decided(run: Run, trace: Trace, read_line: Callable[[], str], out: TextIO) -> Run:
     while True:
         line = read_line()
         if not line:
@@ -108,6 +101,11 @@ def _decided(agent: Agent, trace: Trace, read_line: Callable[[], str], out: Text
         if not line.strip():
             continue
         try:
-            return resume(agent, trace, parse_decision(line))
+            request = RunRequest(
+                trace.question, run.settings, config=run.config, decision=parse_decision(line), paused=trace
+            )
+            decided = Run(request, run.keeping)
+            decided.prepare()
+            return decided
         except ConfigError as e:
             print(visible_controls(str(e)), file=out, flush=True)

@@ -27,6 +27,17 @@ from react_core.dialects.base import TOOL_PARAMS, ParseResult, clean_input, cut_
 from react_core.dialects.function_call import FunctionFormat
 
 
+def replies(steps: Sequence[Step]) -> list[list[Step]]:
+    """The steps grouped by the model reply that wrote them (a reply with several tool calls gave several steps)."""
+    groups: list[list[Step]] = []
+    for step in steps:
+        if groups and step.call is not None and step.call.same_reply_as is not None:
+            groups[-1].append(step)
+        else:
+            groups.append([step])
+    return groups
+
+
 class ToolsFormat(FunctionFormat):
     name = "tools"
     label = "Native tool calls (function calling)"
@@ -98,14 +109,8 @@ class ToolsFormat(FunctionFormat):
     def messages(self, steps: Sequence[Step]) -> list[dict[str, Any]]:
         """The conversation after the question, rebuilt from the steps (so a fork or a resumed run sends exactly
         what its steps hold): each reply with its calls, then the result of each call."""
-        groups: list[list[Step]] = []
-        for step in steps:
-            if groups and step.call is not None and step.call.same_reply_as is not None:
-                groups[-1].append(step)
-            else:
-                groups.append([step])
         out: list[dict[str, Any]] = []
-        for group in groups:
+        for group in replies(steps):
             reply: dict[str, Any] = {"role": "assistant", "content": group[0].raw_output}
             made = [s.tool_call.to_dict() for s in group if s.tool_call is not None]
             if made:

@@ -3,45 +3,49 @@
 Each column runs on its own thread with its own Stop, and yields the loop's events tagged with its column
 (``ColumnEvent``), so a page can draw every column as the chat draws a turn. Hosted providers overlap; the on-device
 model serves the columns in turn through its own lock (its calls wait there, under the column's Stop) while the
-others stream. Standard and CoT answer in one call through the evaluation's own strategy code, Act and ReAct run the
-agent as the evaluation does, so a column's trace is the one Evaluate would produce for that question. When a column
-ends, its trace is tagged with the arena's id and its column (settings ``arena``, ``arena_column``), saved to the
-history as an ordinary run (origin ``arena``) when a store is given, and scored: the grounding check, exact match and
-F1 against the gold answer when one was given. ``line_up`` and ``first_difference`` line the columns' steps up row by
-row and find the first row where their actions differ; ``column_label`` names a column's variant and
-``ColumnResult.figures`` says its scores and totals, for the app's view and the HTML export alike. UI-free.
+others stream. Each column is a run of the run service (``loop.service``): Act and ReAct run the agent as the
+evaluation does, Standard and CoT answer in one call through the evaluation's own strategy code, so a column's trace is
+the one Evaluate would produce for that question. Its trace records the arena's id and its column (settings ``arena``,
+``arena_column``); when it ends it is kept like every run (its expected answer: the gold answer given, else the one
+a known HotpotQA question has, as a chat run's is found; saved to the history as an ordinary run with origin ``arena``
+when a store is given; sent to the live OpenTelemetry endpoint) and scored: the grounding check, exact match and F1
+against the expected answer when there is one. ``figure_one`` sets the paper's budget (``PAPER_REACT_STEPS`` model
+calls). ``line_up`` and
+``first_difference`` line the columns' steps up row by row and find the first row where their actions differ;
+``column_label`` names a column's variant and ``ColumnResult.figures`` says its scores and totals, for the app's view
+and the HTML export alike. UI-free.
 """
 
 from __future__ import annotations
 
-import logging
 import queue
 import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
 from typing import Any
 
 from react_core.base import cancel as cancellation
 from react_core.base.answers import exact_match, f1_score, normalize_answer
-from react_core.base.cancel import Cancelled
-from react_core.base.errors import ConfigError, ReactLabError
+from react_core.base.errors import ConfigError
 from react_core.base.events import Event, RunDone, StepDone, StepStarted, TextDelta
 from react_core.base.trace import Step, Trace
 from react_core.evaluation.paper import STRATEGY_LABELS
-from react_core.evaluation.strategies import DEFAULT_PRESETS, ROLE_MODES, EvalContext, run_direct
-from react_core.loop.agent import Agent
-from react_core.loop.settings import RunSettings, build_run_config, provider_for
+from react_core.evaluation.strategies import DEFAULT_PRESETS, PAPER_REACT_STEPS, ROLE_MODES, EvalContext, run_direct
+from react_core.loop.keeping import Keeping
+from react_core.loop.service import Run, RunRequest
+from react_core.loop.settings import RunSettings
 from react_core.presets.preset import Preset, load_preset
 from react_core.providers import model_label
 from react_core.providers.allowance import OPERATOR, Allowance
 from react_core.providers.base import Provider
+from react_core.report.edits import Edit, hand_edits
+from react_core.report.expected import score_line
 from react_core.report.exports import plural
 from react_core.report.grounding import Grounding, check_grounding
+from react_core.telemetry.live import LiveTarget
 
-log = logging.getLogger(__name__)
 ARENA_STRATEGIES = ("standard", "cot", "act", "react")  # the paper's Figure 1, in its order
 DIRECT = ("standard", "cot")  # answer in one call, no tools
 MIN_COLUMNS, MAX_COLUMNS = 2, 4
@@ -70,10 +74,14 @@ class Variant:
         return self.settings.preset or DEFAULT_PRESETS[self.strategy]
 
 
-def figure_one(settings: RunSettings) -> list[Variant]:
-    """The paper's Figure 1 on one model: Standard, CoT, Act and ReAct with the paper's HotpotQA prompts."""
+def figure_one(settings: RunSettings, *, max_calls: int = PAPER_REACT_STEPS) -> list[Variant]:
+    """The paper's Figure 1 on one model: Standard, CoT, Act and ReAct with the paper's HotpotQA prompts, greedy, Act
+    and ReAct on the paper's budget (7 model calls, its notebook's steps) rather than the chat's."""
     return [
-        Variant(strategy, replace(settings, dialect="", preset=DEFAULT_PRESETS[strategy]))
+        Variant(
+            strategy,
+            replace(settings, dialect="", preset=DEFAULT_PRESETS[strategy], temperature=0.0, max_calls=max_calls),
+        )
         for strategy in ARENA_STRATEGIES
     ]
 
@@ -94,17 +102,23 @@ class ColumnResult:
     trace: Trace
     seconds: float  # the column's wall time
     grounding: Grounding | None = None
-    em: float | None = None  # exact match and F1 against the gold answer, when one was given
+    em: float | None = None  # exact match and F1 against the expected answer, when there is one
     f1: float | None = None
     history_id: int | None = None
     save_error: str | None = None
+    edits: list[Edit] = field(default_factory=list)  # the steps a person changed (``react_core.report.edits``)
 
     @classmethod
-    def of(cls, trace: Trace, column: int, seconds: float | None = None, history_id: int | None = None) -> ColumnResult:
-        """A finished run as a column: the grounding check, and EM and F1 against its expected answer when it has one
-        (a saved run opened again takes its time from its steps)."""
+    def of(
+        cls, trace: Trace, column: int, seconds: float | None = None, history_id: int | None = None, record: Any = None
+    ) -> ColumnResult:
+        """A finished run as a column: the grounding check, EM and F1 against its expected answer when it has one, and
+        a person's edits (``record``: its history row, which knows a fork's). A saved run opened again takes its time
+        from its steps."""
         took = trace.totals["seconds"] if seconds is None else seconds
         result = cls(column, trace, round(took, 6), history_id=history_id)
+        origin = getattr(record, "origin", "")
+        result.edits = hand_edits(trace, getattr(record, "fork_step", None), origin)
         if trace.final_answer is not None:
             result.grounding = check_grounding(trace)
         gold = trace.expected_answer
@@ -121,28 +135,39 @@ class ColumnResult:
         return int(self.trace.totals["tokens"])
 
     def figures(self) -> str:
-        """The column's footer line: ``EM 1 · F1 1.00 · 2 steps · 310 tokens · 1.4 s`` (EM and F1 only when a gold
-        answer was given)."""
-        scores = f"EM {self.em:.0f} · F1 {self.f1:.2f} · " if self.em is not None and self.f1 is not None else ""
+        """The column's footer line: ``EM 1 · F1 1.00 · 2 steps · 310 tokens · 1.4 s`` (EM and F1 only when an
+        expected answer is known)."""
+        scores = f"{score_line(self.em, self.f1)} · " if self.em is not None and self.f1 is not None else ""
         return f"{scores}{plural(self.steps, 'step')} · {plural(self.tokens, 'token')} · {self.seconds:.1f} s"
 
 
 def saved_columns(runs: Sequence[Any]) -> list[ColumnResult]:
     """Runs from the history (an arena's, in column order, or runs picked to compare) as columns, each scored and
     with its run number."""
-    return [ColumnResult.of(r.trace, i, history_id=r.id) for i, r in enumerate(runs)]
+    return [ColumnResult.of(r.trace, i, history_id=r.id, record=r) for i, r in enumerate(runs)]
 
 
 def column_label(settings: dict[str, Any]) -> str:
     """A column's variant in a few words: strategy, model, prompt (its version, ``paper@2``, when the run recorded
-    one), temperature."""
+    one), temperature and the budget it ran with (``run_budget``)."""
     strategy = STRATEGY_LABELS.get(str(settings.get("strategy", "")), "Chat")
     try:
         model = model_label(settings) if settings.get("provider") else "?"
     except ConfigError:  # a trace from elsewhere, naming a provider this app does not have
         model = str(settings.get("model") or settings.get("provider"))
     prompt = settings.get("prompt_version") or settings.get("preset", "?")
-    return f"{strategy} · {model} · {prompt} · temperature {settings.get('temperature', '?')}"
+    label = f"{strategy} · {model} · {prompt} · temperature {settings.get('temperature', '?')}"
+    spent = run_budget(settings)
+    return f"{label} · {spent}" if spent else label
+
+
+def run_budget(settings: dict[str, Any]) -> str:
+    """The model calls a run could make: ``one model call`` for Standard and CoT (they answer at once), ``at most 7
+    model calls`` for the others; '' when the run did not record its budget (a trace from elsewhere)."""
+    if settings.get("strategy") in DIRECT:
+        return "one model call"
+    calls = settings.get("max_calls")
+    return f"at most {plural(calls, 'model call')}" if isinstance(calls, int) and calls > 0 else ""
 
 
 def check_variants(variants: Sequence[Variant]) -> None:
@@ -167,7 +192,10 @@ class Arena:
         arena_id: str | None = None,
         allowance: Allowance = OPERATOR,
         store: Any = None,
+        export: LiveTarget | None = None,
     ) -> None:
+        """``store``: the history each column is saved to (None: not saved); ``export``: where the columns are sent
+        (the operator's OpenTelemetry endpoint when None)."""
         check_variants(variants)
         self.question = question
         self.variants = list(variants)
@@ -175,6 +203,7 @@ class Arena:
         self.id = arena_id or uuid.uuid4().hex[:16]
         self.allowance = allowance
         self.store = store
+        self.export = export if export is not None else LiveTarget()
         self.cancels = [threading.Event() for _ in self.variants]
         self.results: list[ColumnResult | None] = [None] * len(self.variants)
 
@@ -210,97 +239,60 @@ class Arena:
 
     def _column(self, n: int, emit: Callable[[ColumnEvent], None]) -> None:
         started = time.perf_counter()
-        trace: Trace | None = None
-        try:
-            with self.allowance.keys(), cancellation.scope(self.cancels[n]):
-                for event in self._events(n, emit):
-                    if isinstance(event, RunDone):
-                        trace = event.trace
-                        break
+        variant = self.variants[n]
+        request = RunRequest(
+            self.question,
+            variant.settings.unattended(dialect="", preset=variant.preset_name()),
+            preset=variant.preset,
+            api_key=variant.api_key or None,
+            provider=variant.provider,
+            recorded={"strategy": variant.strategy, "arena": self.id, "arena_column": n + 1},
+            allowance=self.allowance,
+            cancel=self.cancels[n],
+            keep_provider=False,  # built for this column alone
+        )
+        keeping = Keeping(store=self.store, origin=ORIGIN, expected=self.gold, export=self.export)
+        answer = self._direct(n, variant, emit) if variant.strategy in DIRECT else None
+        run = Run(request, keeping, answer=answer)
+        with self.allowance.keys(), cancellation.scope(self.cancels[n]):
+            for event in run:
+                if not isinstance(event, RunDone):
                     emit(ColumnEvent(n, event))
-        except Cancelled:
-            trace = self._ended(n, "cancelled")
-        except ReactLabError as e:
-            trace = self._ended(n, "error", str(e))
-        except Exception as e:  # a bug in one column must not leave the others' page waiting
-            log.exception("an arena column failed")
-            trace = self._ended(n, "error", f"Unexpected error ({type(e).__name__}: {e}). Please report it.")
-        if trace is None:
-            trace = self._ended(n, "error", "The column ended without a result.")
-        result = self._finish(n, trace, time.perf_counter() - started)
+        assert run.trace is not None
+        result = ColumnResult.of(run.trace, n, time.perf_counter() - started, history_id=run.run_id)
+        result.save_error = run.save_error or None
         self.results[n] = result
         emit(ColumnEvent(n, RunDone(result.trace)))
 
-    def _provider(self, variant: Variant) -> Provider:
-        if variant.provider is not None:
-            return self.allowance.limit(variant.provider)
-        return self.allowance.limit(provider_for(variant.settings, api_key=variant.api_key or None))
-
-    def _events(self, n: int, emit: Callable[[ColumnEvent], None]) -> Iterator[Event]:
-        variant = self.variants[n]
-        preset = variant.preset or load_preset(variant.preset_name())
-        wanted = ROLE_MODES[variant.strategy]
-        if preset.mode != wanted:
-            raise ConfigError(
-                f"Preset {preset.name!r} is a {preset.mode} prompt; "
-                f"the {variant.strategy} strategy needs a {wanted} one."
-            )
-        provider = self._provider(variant)
-        try:
-            if variant.strategy in DIRECT:
-                yield from self._direct(n, variant, preset, provider, emit)
-                return
-            settings = variant.settings.unattended(dialect="", preset=preset.name)
-            config = build_run_config(settings, preset=preset, provider=provider)
-            config.recorded["strategy"] = variant.strategy
-            yield from Agent(config).stream(self.question, cancel=self.cancels[n])
-        finally:
-            if variant.provider is None and not provider.shared:
-                provider.close()  # built for this column alone
-
     def _direct(
-        self, n: int, variant: Variant, preset: Preset, provider: Provider, emit: Callable[[ColumnEvent], None]
-    ) -> Iterator[Event]:
+        self, n: int, variant: Variant, emit: Callable[[ColumnEvent], None]
+    ) -> Callable[[Provider], Iterator[Event]]:
         """Standard or CoT as the evaluation runs it: one completion, one step with the answer; its text is emitted
         as it arrives, as an agent column's is."""
-        ctx = EvalContext(
-            settings=variant.settings,
-            provider=provider,
-            presets={variant.strategy: preset.name},
-            cancel=self.cancels[n],
-            on_text=lambda delta, text: emit(ColumnEvent(n, TextDelta(1, delta, text))),
-        )
-        ctx._loaded[preset.name] = preset  # the given prompt, not a file of the same name
-        yield StepStarted(1)
-        trace = run_direct(self.question, ctx, variant.strategy).trace
-        for step in trace.steps:
-            yield StepDone(step)
-        yield RunDone(trace)
 
-    def _ended(self, n: int, reason: str, error: str | None = None) -> Trace:
-        """A column that ended before its run could say so itself (stopped or failed while it was being set up)."""
-        v = self.variants[n]
-        settings = {
-            "provider": v.settings.provider,
-            "model": v.settings.model,
-            "preset": v.preset_name(),
-            "temperature": v.settings.temperature,
-            "strategy": v.strategy,
-        }
-        started = datetime.now(UTC).isoformat(timespec="seconds")
-        return Trace(self.question, settings=settings, stop_reason=reason, error=error, started_at=started)
+        def answer(provider: Provider) -> Iterator[Event]:
+            preset = variant.preset or load_preset(variant.preset_name())
+            wanted = ROLE_MODES[variant.strategy]
+            if preset.mode != wanted:
+                raise ConfigError(
+                    f"Preset {preset.name!r} is a {preset.mode} prompt; "
+                    f"the {variant.strategy} strategy needs a {wanted} one."
+                )
+            ctx = EvalContext(
+                settings=variant.settings,
+                provider=provider,
+                presets={variant.strategy: preset.name},
+                cancel=self.cancels[n],
+                on_text=lambda delta, text: emit(ColumnEvent(n, TextDelta(1, delta, text))),
+            )
+            ctx._loaded[preset.name] = preset  # the given prompt, not a file of the same name
+            yield StepStarted(1)
+            trace = run_direct(self.question, ctx, variant.strategy).trace
+            for step in trace.steps:
+                yield StepDone(step)
+            yield RunDone(trace)
 
-    def _finish(self, n: int, trace: Trace, seconds: float) -> ColumnResult:
-        trace.settings.update(arena=self.id, arena_column=n + 1)
-        trace.expected_answer = self.gold
-        result = ColumnResult.of(trace, n, seconds)
-        if self.store is not None and not (trace.stop_reason == "error" and not trace.steps):
-            try:
-                result.history_id = self.store.save(trace, origin=ORIGIN)
-            except Exception as e:  # the column is still shown; only the saving failed, and the person is told
-                log.exception("saving an arena column failed")
-                result.save_error = f"This column could not be saved to history: {e}"
-        return result
+        return answer
 
 
 # -- steps lined up ----------------------------------------------------------------------------------------------

@@ -6,8 +6,8 @@ Built from the single-run export's own pieces (``react_core.report.html``): the 
 holds, variant labels included, is character data), the same policy that allows no script and no request, the same
 step sections with their sources and model calls in ``<details>``. The columns are one CSS grid, so a row's steps
 stay side by side; a wide arena scrolls sideways rather than squeezing its columns, and on a phone one column fills
-the screen. The rules of the arena (``line_up``, ``first_difference``, ``column_label``, ``ColumnResult.figures``)
-come from ``evaluation.arena``. UI-free.
+the screen. The rules of the arena (``line_up``, ``column_label``, ``ColumnResult.figures``) come from
+``evaluation.arena``, where the columns part (their actions, or a person's edit) from ``evaluation.parting``. UI-free.
 """
 
 from __future__ import annotations
@@ -17,15 +17,14 @@ from collections.abc import Sequence
 from react_core.base import call_records
 from react_core.base.errors import ConfigError
 from react_core.evaluation.arena import (
-    DIFFERENCE_MARK,
     MAX_COLUMNS,
     MIN_COLUMNS,
     SAME_ACTIONS,
     ColumnResult,
     column_label,
-    first_difference,
     line_up,
 )
+from react_core.evaluation.parting import Parting, first_parting
 from react_core.report.exports import file_stem, plural, summary_line
 from react_core.report.html import STYLE, answer_section, esc, page, para, settings_line, step_section
 
@@ -46,6 +45,7 @@ body.arena{max-width:none;margin:1.5rem auto;padding:0 1.5rem}
 .wide{grid-column:1/-1}
 .differ{margin:1rem 0 0;padding:0.3rem 0.7rem;background:#fff1e5;border-left:4px solid #bc4c00;font-weight:600}
 .differ>span{position:sticky;left:0.7rem}
+.edited{color:#bc4c00;font-weight:600;margin:0.8rem 0 0}
 .first-difference>.step{border:2px solid #bc4c00}
 .gap{color:#59636e;margin:1rem 0;padding:0.8rem 1rem;border:1px dashed #d1d9e0;border-radius:8px}
 .badge{border-radius:6px;padding:0.15rem 0.5rem}
@@ -65,14 +65,16 @@ def arena_to_html(results: Sequence[ColumnResult], *, arena_id: str | None = Non
         raise ConfigError(f"An arena has {MIN_COLUMNS} to {MAX_COLUMNS} columns (got {len(results)}).")
     traces = [r.trace for r in results]
     n = len(traces)
-    differ = first_difference([t.steps for t in traces])
-    body = [*_header(results, arena_id, saved_at, differ), f'<main class="scroll"><div class="grid cols-{n}">']
+    parting = first_parting([t.steps for t in traces], [r.edits for r in results])
+    differ = parting.row if parting is not None else None
+    names = [f"#{r.history_id}" if r.history_id is not None else f"column {i + 1}" for i, r in enumerate(results)]
+    body = [*_header(results, arena_id, saved_at, parting, names), f'<main class="scroll"><div class="grid cols-{n}">']
     for i, result in enumerate(results):
         body.append(_column_head(result, i, own_question=len({t.question for t in traces}) > 1))
     rebuilt = [call_records.texts(t.steps) for t in traces]
     for k, row in enumerate(line_up([t.steps for t in traces])):
-        if k == differ:
-            mark = f"▼ {DIFFERENCE_MARK}: step {k + 1}, where the columns' actions part"
+        if parting is not None and k == differ:
+            mark = f"▼ {parting.said(names)}"
             body.append(f'<p class="differ wide" id="first-difference"><span>{esc(mark)}</span></p>')
         for i, step in enumerate(row):
             if step is None:
@@ -80,7 +82,10 @@ def arena_to_html(results: Sequence[ColumnResult], *, arena_id: str | None = Non
                 continue
             cls = "cell first-difference" if k == differ else "cell"
             cell = step_section(traces[i], k, rebuilt[i][k], anchor=f"c{i + 1}-step-")
-            body.append(f'<div class="{cls}">{cell}</div>')
+            edited = "".join(
+                para(f"✎ {e.part.capitalize()} {e.how}", "edited") for e in results[i].edits if e.index == step.index
+            )
+            body.append(f'<div class="{cls}">{edited}{cell}</div>')
     for i, result in enumerate(results):
         answer = answer_section(result.trace, anchor=f"c{i + 1}-answer", badges=True)
         body.append(f'<div class="cell">{answer}{para(result.figures(), "meta figures")}</div>')
@@ -89,7 +94,11 @@ def arena_to_html(results: Sequence[ColumnResult], *, arena_id: str | None = Non
 
 
 def _header(
-    results: Sequence[ColumnResult], arena_id: str | None, saved_at: str | None, differ: int | None
+    results: Sequence[ColumnResult],
+    arena_id: str | None,
+    saved_at: str | None,
+    parting: Parting | None,
+    names: list[str],
 ) -> list[str]:
     traces = [r.trace for r in results]
     out = [f"<header><h1>{esc(traces[0].question)}</h1>"]
@@ -103,8 +112,8 @@ def _header(
     if ids:
         where.append("runs " + ", ".join(f"#{i}" for i in ids))
     out.append(para(" · ".join(where) + " · exported from ReAct Lab"))
-    if differ is not None:
-        out.append(para(f"{DIFFERENCE_MARK}: step {differ + 1}"))
+    if parting is not None:
+        out.append(para(parting.said(names)))
     elif any(t.steps for t in traces):
         out.append(para(SAME_ACTIONS))
     out.append("</header>")

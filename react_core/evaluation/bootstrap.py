@@ -46,6 +46,7 @@ from react_core.presets.render import render_question
 from react_core.providers.allowance import OPERATOR, Allowance
 from react_core.providers.base import Provider
 from react_core.report.checks import worth_learning
+from react_core.telemetry.live import LiveTarget
 
 ProgressHandler = Callable[[dict[str, Any]], None]
 
@@ -160,9 +161,11 @@ def bootstrap(
     on_progress: ProgressHandler | None = None,
     cancel: threading.Event | None = None,
     api_key: str | None = None,
+    export: LiveTarget | None = None,
 ) -> BootstrapResult:
     """Run the phases (each resumable) and write the best candidate set as a new preset. ``api_key``: the student's
-    (and the teacher's when it is the same provider), as an evaluation takes it; else the allowance's key rules."""
+    (and the teacher's when it is the same provider), as an evaluation takes it; else the allowance's key rules.
+    ``export``: where each run is sent, as an evaluation's are."""
     notify = on_progress or (lambda _e: None)
     cancel = cancel or cancel_scope.current() or threading.Event()
     preset = check_bootstrap(plan)
@@ -207,6 +210,7 @@ def bootstrap(
                 allowance=allowance,
                 cancel=cancel,
                 on_progress=lambda e: notify({**e, "phase": name}),
+                export=export,
             )
             return run.summaries.get("react"), run.stopped
 

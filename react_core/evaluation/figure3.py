@@ -88,13 +88,26 @@ def run_cells(
 
 def figure3_scores(out_dir: Path) -> dict[tuple[str, str], Scores]:
     """The scores of each cell there are results for, by (method, variant)."""
-    found: dict[tuple[str, str], Scores] = {}
+    return {(method, variant): score(records) for method, variant, records in cell_records(out_dir)}
+
+
+def cell_records(out_dir: Path) -> list[tuple[str, str, list[dict[str, Any]]]]:
+    """(method, variant, results) of each cell there are results for, in the table's order."""
+    found = []
     for variant in VARIANTS:
         for method in METHODS:
             records = results.read_results(results.result_path(out_dir, f"{variant}-{method}"))
             if records:
-                found[(method, variant)] = score(records)
+                found.append((method, variant, records))
     return found
+
+
+def cell_minutes(out_dir: Path) -> dict[str, float]:
+    """The model and tool time each cell's questions took (its results' ``seconds``), in minutes, by cell name."""
+    return {
+        f"{variant}-{method}": sum(float(r.get("seconds") or 0) for r in records) / 60
+        for method, variant, records in cell_records(out_dir)
+    }
 
 
 def markdown(scores: dict[tuple[str, str], Scores]) -> str:

@@ -98,7 +98,7 @@ def evaluate(
     def one(q: Question) -> dict:
         reuse = {name: outcome_of(by_id[q.id]) for name, by_id in (known or {}).items() if q.id in by_id}
         with cancel.scope(ctx.cancel):
-            outcome = run_strategy(strategy, q.question, ctx, known=reuse)
+            outcome = run_strategy(strategy, q.question, ctx, known=reuse, expected=q.answer)
         outcome.trace.expected_answer = q.answer  # the trace, opened on its own, shows the gold answer too
         trace = outcome.trace.to_dict()
         if trace["stop_reason"] == "error":

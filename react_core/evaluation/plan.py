@@ -30,7 +30,7 @@ from react_core.evaluation.strategies import (
     role_presets,
 )
 from react_core.evaluation.tasks import HOTPOTQA, Task, task_for
-from react_core.loop.settings import RunSettings
+from react_core.loop.settings import RunSettings, check_temperature
 from react_core.presets.store import PresetStore
 from react_core.providers import model_choice_label, model_label, provider_class
 from react_core.providers.choice import ModelChoice
@@ -167,8 +167,7 @@ def check_plan(plan: EvalPlan) -> None:
         raise ConfigError("The number of questions must be at least 1.")
     if plan.samples < 1 or plan.concurrency < 1 or plan.rpm <= 0:
         raise ConfigError("Samples, concurrency and calls per minute must be positive.")
-    if not 0.0 <= plan.sc_temperature <= 2.0:
-        raise ConfigError(f"The CoT-SC temperature must be between 0 and 2 (got {plan.sc_temperature}).")
+    check_temperature(plan.sc_temperature, "The CoT-SC temperature")
     if plan.repetitions < 1 or plan.repetitions > MAX_REPETITIONS:
         raise ConfigError(f"Repetitions must be between 1 and {MAX_REPETITIONS} (got {plan.repetitions}).")
     if plan.repetitions > 1 and plan.temperature <= 0 and set(plan.strategies) - set(SAMPLING):

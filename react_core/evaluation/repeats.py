@@ -9,7 +9,10 @@ mean of their runs; repetitions of one question are resampled together, because 
 method for EM, F1 and the grounded-answer rate.
 
 Baselines: a question *passes* when at least half of its runs are exact matches. Against a baseline (another
-results file of the same questions), ``compare`` lists the questions that newly pass and newly fail. UI-free.
+results file of the same questions), ``compare`` lists the questions that newly pass and newly fail. Only questions
+in common are compared: the same id *and* the same question, since a person's own sets number their rows alike
+(``line-2`` of one set is not ``line-2`` of another); ``common_questions`` says which, so a baseline with none in
+common is never offered. UI-free.
 """
 
 from __future__ import annotations
@@ -135,13 +138,35 @@ class Comparison:
     only_here: list[str]  # questions the baseline did not answer
     rows: dict[str, dict[str, Any]] = field(default_factory=dict)  # id -> question, gold, the two answers
 
+    @property
+    def shared(self) -> int:
+        """How many questions both answered (the ones compared)."""
+        return len(self.rows)
+
+
+def _said(record: dict[str, Any]) -> str:
+    return " ".join(str(record.get("question", "")).split()).casefold()
+
+
+def common_questions(baseline: Iterable[dict[str, Any]], current: Iterable[dict[str, Any]]) -> list[str]:
+    """The ids of the questions both answered: the same id and the same question (records that name no question,
+    from before results kept it, match by id)."""
+    base, here = by_question(baseline), by_question(current)
+    return [
+        q
+        for q, runs in here.items()
+        if q in base and (not _said(runs[0]) or not _said(base[q][0]) or _said(runs[0]) == _said(base[q][0]))
+    ]
+
 
 def compare(baseline: Iterable[dict[str, Any]], current: Iterable[dict[str, Any]]) -> Comparison:
+    baseline, current = list(baseline), list(current)
     base, here = by_question(baseline), by_question(current)
+    common = set(common_questions(baseline, current))
     newly_pass, newly_fail, rows = [], [], {}
     same_pass = same_fail = 0
     for qid, runs in here.items():
-        if qid not in base:
+        if qid not in common:
             continue
         before, now = passes(base[qid]), passes(runs)
         if now and not before:
@@ -158,5 +183,5 @@ def compare(baseline: Iterable[dict[str, Any]], current: Iterable[dict[str, Any]
             "baseline": base[qid][0].get("prediction"),
             "now": runs[0].get("prediction"),
         }
-    only = [q for q in here if q not in base]
+    only = [q for q in here if q not in common]
     return Comparison(newly_pass, newly_fail, same_pass, same_fail, only, rows)

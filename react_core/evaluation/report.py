@@ -38,7 +38,8 @@ def row(r: StrategyResults, groups: list[StrategyResults] = (), models: bool = F
     cells = [label(r, groups), r.version or "—", *([r.model or "—"] if models else []), str(s.n), f"{100 * s.em:.1f}"]
     cells += ([f"{100 * s.f1:.1f}"] if task.f1 else []) + [f"{100 * s.well_formed:.1f}%"]
     cells += [str(s.ended.get(reason, 0)) for reason in ENDINGS]
-    cells += [f"{s.avg_steps:.2f}", f"{s.avg_seconds:.1f}", str(task.paper.get(r.strategy, "—"))]
+    figure = r.paper_figure  # beside the paper's own data only: a person's questions are not what it scored
+    cells += [f"{s.avg_steps:.2f}", f"{s.avg_seconds:.1f}", "—" if figure is None else str(figure)]
     return "| " + " | ".join(cells) + " |"
 
 

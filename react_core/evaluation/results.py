@@ -34,7 +34,7 @@ from react_core.base.errors import ConfigError
 from react_core.base.paths import evaluations_dir
 from react_core.evaluation.strategies import STRATEGIES
 from react_core.evaluation.summary import Summary, summarize
-from react_core.evaluation.tasks import HOTPOTQA, TASKS, Task
+from react_core.evaluation.tasks import HOTPOTQA, TASKS, Task, is_dev_name
 from react_core.providers import PROVIDERS, model_choice_label
 
 HEADER = "header"
@@ -187,6 +187,24 @@ class StrategyResults:
 
     def summary(self) -> Summary:
         return summarize(self.records, planned=self.planned or len(self.records))
+
+    @property
+    def paper_data(self) -> bool:
+        """Whether these results ran on the paper's data (the task's dev questions in the shared data), the only
+        results the paper's Table 1 figure belongs beside. The header says so; a header written before it did names
+        its files (a person's set, ``arith.jsonl``, is no dev file), and files without a header ran the shared ones."""
+        if self.header is None:
+            return True
+        questions = self.header.get("questions") or {}
+        if "paper_data" in questions:
+            return bool(questions["paper_data"])
+        names = questions.get("datasets") or []
+        return bool(names) and all(is_dev_name(str(n)) for n in names)
+
+    @property
+    def paper_figure(self) -> float | None:
+        """The paper's Table 1 figure for this strategy, beside results on the paper's data only (else None)."""
+        return self.task.paper.get(self.strategy) if self.paper_data else None
 
     @property
     def version(self) -> str:

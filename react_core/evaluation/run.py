@@ -42,11 +42,13 @@ from react_core.evaluation.plan import (  # noqa: F401 - also read from here by 
 )
 from react_core.evaluation.strategies import AGENTS, COMPONENTS, ROLES, EvalContext
 from react_core.evaluation.summary import Summary
+from react_core.evaluation.tasks import paper_data
 from react_core.loop.settings import RunSettings, build_run_config, provider_for
 from react_core.presets.store import PresetStore
 from react_core.providers import model_choice_label, provider_class
 from react_core.providers.allowance import OPERATOR, Allowance
 from react_core.providers.base import Provider
+from react_core.telemetry.live import LiveTarget
 
 ProgressHandler = Callable[[dict[str, Any]], None]
 
@@ -77,6 +79,7 @@ def run_evaluation(
     provider: Provider | None = None,
     on_progress: ProgressHandler | None = None,
     cancel: threading.Event | None = None,
+    export: LiveTarget | None = None,
 ) -> EvalRun:
     """Run every unit of the plan, model by model, and return their summaries in the plan's order (also when stopped).
 
@@ -87,7 +90,8 @@ def run_evaluation(
     (``react@paper@2``, ``EvalPlan.units``). Events for ``on_progress``: ``preparing`` (message), ``strategy``
     (strategy, unit, position, of, total), then for each unit the harness's ``start`` / ``result`` / ``done``, each
     with ``strategy`` and ``unit``. A provider failure raises a ProviderError once every model has stopped and what
-    finished is saved (a hosted model's failure stops only its own cells); rerunning the same plan resumes."""
+    finished is saved (a hosted model's failure stops only its own cells); rerunning the same plan resumes. Act and
+    ReAct runs are sent to ``export`` (the operator's OpenTelemetry endpoint when None)."""
     notify = on_progress or (lambda _e: None)
     cancel = cancel or cancel_scope.current() or threading.Event()
     check_plan(plan)
@@ -116,7 +120,7 @@ def run_evaluation(
             # A visitor's own call window is never exceeded by the pace (it would refuse the call, failing a question).
             rpm = plan.rpm if allowance.window is None else min(plan.rpm, allowance.window.per_minute)
             limited = allowance.limit(built)
-            summaries.update(_run(plan, settings, questions, limited, rpm, mine, len(units), notify, cancel))
+            summaries.update(_run(plan, settings, questions, limited, rpm, mine, len(units), notify, cancel, export))
         finally:
             if provider is None and not built.shared:
                 built.close()
@@ -159,6 +163,7 @@ def _run(
     of: int,
     notify: ProgressHandler,
     cancel: threading.Event,
+    export: LiveTarget | None,
 ) -> dict[str, Summary]:
     """One model's units, in turn; a hosted model's calls at most ``rpm`` a minute, at its key's pace."""
     model = provider.model or settings.model
@@ -177,6 +182,7 @@ def _run(
         "indices": Path(plan.indices).name if plan.indices else None,
         "limit": plan.limit,
         "n": len(questions),
+        "paper_data": paper_data(plan.datasets),  # whether the paper's Table 1 column belongs beside these results
     }
     summaries: dict[str, Summary] = {}
     for position, unit in units:
@@ -194,6 +200,7 @@ def _run(
             presets={**presets, **versions},
             cancel=cancel,
             owner=plan.owner,
+            export=export if export is not None else LiveTarget(),
         )
         notify(
             {

@@ -4,10 +4,12 @@
 temperature 0.7 and takes the majority; ``act`` and ``react`` run the agent; ``react-cot-sc`` backs off to CoT-SC
 when ReAct does not finish within its budget; ``cot-sc-react`` backs off to ReAct when the majority answer has
 fewer than half the votes. A run that ends any other way than ``finished`` (``max_calls``, ``context``, ``loop``)
-is a run that did not answer. The hybrids take their first half (and their back-off) from ``known`` when the same
-question already ran as ``react`` or ``cot-sc`` with the same settings, instead of running it again. The prompts are
-presets (``prompts/hotpotqa-*.toml``, ``prompts/fever-*.toml``) whose examples are read at run time from the shared
-data (the paper's prompts_naive.json and fever.json), never copied. UI-free.
+is a run that did not answer. Act and ReAct are runs of the run service (``loop.service``), kept like every run: the
+question's gold answer as their expected answer, sent to the live OpenTelemetry endpoint. The hybrids take their
+first half (and their back-off) from ``known`` when the same question already ran as ``react`` or ``cot-sc`` with the
+same settings, instead of running it again. The prompts are presets (``prompts/hotpotqa-*.toml``,
+``prompts/fever-*.toml``) whose examples are read at run time from the shared data (the paper's prompts_naive.json and
+fever.json), never copied. UI-free.
 """
 
 from __future__ import annotations
@@ -24,14 +26,17 @@ from typing import Any
 from react_core.base import call_records, cancel
 from react_core.base.answers import normalize_answer
 from react_core.base.errors import ContextOverflowError
+from react_core.base.events import final_trace
 from react_core.base.trace import Step, Trace
-from react_core.loop.agent import Agent
+from react_core.loop.keeping import Keeping
 from react_core.loop.model_call import call_record, stream_completion
-from react_core.loop.settings import RunSettings, build_run_config
+from react_core.loop.service import Run, RunRequest
+from react_core.loop.settings import RunSettings
 from react_core.presets.preset import Preset
 from react_core.presets.render import render_prefix, render_question
 from react_core.presets.store import PresetStore
 from react_core.providers.base import CompletionRequest, Provider
+from react_core.telemetry.live import LiveTarget
 
 STRATEGIES = ("standard", "cot", "cot-sc", "act", "react", "cot-sc-react", "react-cot-sc")
 # The prompts (roles) each strategy uses: a preset per role, of the role's mode.
@@ -107,6 +112,7 @@ class EvalContext:
     owner: str = ""  # whose prompts a preset name means
     # Hears a direct answer's text as it arrives (delta, text so far): the arena streams its Standard and CoT columns.
     on_text: Callable[[str, str], None] | None = None
+    export: LiveTarget | None = field(default_factory=LiveTarget)  # where the agent runs are sent (None: nowhere)
     _loaded: dict[str, Preset] = field(default_factory=dict)
 
     def preset(self, role: str) -> Preset:
@@ -235,13 +241,23 @@ def run_cot_sc(question: str, ctx: EvalContext, strategy: str = "cot-sc") -> Out
     return Outcome(trace, {"votes": count, "samples": ctx.samples})
 
 
-def run_agent_strategy(question: str, ctx: EvalContext, strategy: str, role: str) -> Outcome:
+def run_agent_strategy(
+    question: str, ctx: EvalContext, strategy: str, role: str, expected: str | None = None
+) -> Outcome:
+    """Act or ReAct (a hybrid's ReAct half) as a run: not saved (the results file keeps it), ``expected`` the gold
+    answer. A configuration that cannot run raises, and stops the evaluation with its message."""
     preset = ctx.preset(role)
-    settings = replace(ctx.settings, dialect="", preset=preset.name)
-    config = build_run_config(settings, preset=preset, provider=ctx.provider)
-    config.recorded["strategy"] = strategy
-    trace = Agent(config).run(question, cancel=ctx.cancel)
-    return Outcome(trace)
+    request = RunRequest(
+        question,
+        replace(ctx.settings, dialect="", preset=preset.name),
+        preset=preset,
+        provider=ctx.provider,
+        recorded={"strategy": strategy},
+        cancel=ctx.cancel,
+    )
+    run = Run(request, Keeping(expected=expected, look_up=False, export=ctx.export))
+    run.prepare()
+    return Outcome(final_trace(run))
 
 
 def _as(strategy: str, outcome: Outcome) -> Outcome:
@@ -251,22 +267,28 @@ def _as(strategy: str, outcome: Outcome) -> Outcome:
 
 
 def run_strategy(
-    strategy: str, question: str, ctx: EvalContext, *, known: Mapping[str, Outcome] | None = None
+    strategy: str,
+    question: str,
+    ctx: EvalContext,
+    *,
+    known: Mapping[str, Outcome] | None = None,
+    expected: str | None = None,
 ) -> Outcome:
     """One question with one strategy. ``known``: outcomes of this question under ``react`` / ``cot-sc`` with the
-    same settings, which a hybrid uses instead of running them again (it says so in ``extra["reused"]``)."""
+    same settings, which a hybrid uses instead of running them again (it says so in ``extra["reused"]``).
+    ``expected``: the question's gold answer."""
     known = known or {}
     if strategy in ("standard", "cot"):
         return run_direct(question, ctx, strategy)
     if strategy == "cot-sc":
         return run_cot_sc(question, ctx)
     if strategy in ("act", "react"):
-        return run_agent_strategy(question, ctx, strategy, strategy)
+        return run_agent_strategy(question, ctx, strategy, strategy, expected)
     if strategy not in COMPONENTS:
         raise ValueError(f"unknown strategy {strategy!r}")
     first_name, backoff_name = COMPONENTS[strategy]
     run = {
-        "react": lambda: run_agent_strategy(question, ctx, strategy, "react"),
+        "react": lambda: run_agent_strategy(question, ctx, strategy, "react", expected),
         "cot-sc": lambda: run_cot_sc(question, ctx, strategy),
     }
     reused = [name for name in (first_name, backoff_name) if name in known]

@@ -115,3 +115,16 @@ def task_for(datasets: Sequence[str | Path], named: str = "") -> Task:
             "These dataset files hold different tasks (HotpotQA questions and FEVER claims); evaluate them separately."
         )
     return TASKS[found.pop()] if found else HOTPOTQA
+
+
+def is_dev_name(name: str) -> bool:
+    """A dev file's name (``hotpot_dev_v1_simplified.json``, ``dev_distractor_first100.json``, ``paper_dev.jsonl``):
+    the split the paper's Table 1 was scored on, not a training file."""
+    return "dev" in Path(name).stem.lower().split("_")
+
+
+def paper_data(datasets: Sequence[str | Path]) -> bool:
+    """Whether every dataset file is a dev file of a task's own folder in the shared data: the paper's data, the only
+    questions the paper's Table 1 column belongs beside (a person's own questions are not)."""
+    folders = {(shared_data_dir() / t.folder).resolve() for t in TASKS.values()}
+    return bool(datasets) and all(Path(d).resolve().parent in folders and is_dev_name(Path(d).name) for d in datasets)

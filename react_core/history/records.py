@@ -21,6 +21,7 @@ from react_core.base.trace_schema import load_trace_json
 # A remembered setting may never look like a secret, whatever a future settings field is called.
 _SECRET_NAME = re.compile(r"key|token|secret|password|credential", re.IGNORECASE)
 MAX_OWNER_CHARS = 200
+IMPORTED = "import"  # the origin of a run imported from a file (``Store.import_json``)
 MAX_PRESET_NAME_CHARS = 200
 MAX_PRESET_BYTES = 1_000_000
 MAX_ID = 2**63 - 1  # the largest id either database stores

@@ -22,11 +22,13 @@ from react_core.base.trace import Trace
 from react_core.base.trace_schema import load_trace_json
 from react_core.history.arenas import ORIGIN as ARENA_ORIGIN
 from react_core.history.arenas import ArenaSummary, group
+from react_core.history.assignments import AssignmentStore
 from react_core.history.conversations import ConversationSummary, summary
 from react_core.history.migrations import Tx
 from react_core.history.question_sets import QuestionSets
 from react_core.history.records import (
     COLUMNS,
+    IMPORTED,
     RunRecord,
     check_owner,
     column_text,
@@ -71,9 +73,10 @@ def resumed_elsewhere(run_id: int) -> Conflict:
     )
 
 
-class Store(VersionStore, QuestionSets, ShareStore, ABC):
-    """Runs, remembered settings, prompt versions (``VersionStore``), question sets (``QuestionSets``) and read-only
-    share links (``ShareStore``) of one owner. Cheap to create; opens (and migrates) on first use."""
+class Store(VersionStore, QuestionSets, ShareStore, AssignmentStore, ABC):
+    """Runs, remembered settings, prompt versions (``VersionStore``), question sets (``QuestionSets``), read-only
+    share links (``ShareStore``) and assignments (``AssignmentStore``) of one owner. Cheap to create; opens (and
+    migrates) on first use."""
 
     # The environment variable that points the app at another store, named in every error message.
     variable: ClassVar[str]
@@ -310,7 +313,7 @@ class Store(VersionStore, QuestionSets, ShareStore, ABC):
         same = self._same_run(found.trace)
         if same is not None:
             return Imported(same, existing=True, unmapped=found.unmapped)
-        return Imported(self.save(found.trace, origin="import"), existing=False, unmapped=found.unmapped)
+        return Imported(self.save(found.trace, origin=IMPORTED), existing=False, unmapped=found.unmapped)
 
     def _same_run(self, trace: Trace) -> int | None:
         """The id of this owner's first stored run whose trace equals ``trace`` (read back as ``get`` reads it)."""

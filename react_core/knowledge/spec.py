@@ -67,8 +67,29 @@ def knowledge_label(settings: Mapping[str, Any], *, visitor: bool = False) -> st
     return "Wikipedia unreachable: offline pack" if reach.probe(endpoint) is False else "Wikipedia (live)"
 
 
-def text_credit(spec: str) -> str:
-    """The licence line under text a tool took from this source."""
-    if is_pack(spec):
+# The start of the note on an observation the offline pack gave while Wikipedia could not be reached.
+PACK_STOOD_IN = "Wikipedia could not be reached; answered from the offline pack"
+
+
+def stood_in(note: str) -> bool:
+    """Whether an observation with this note came from the offline pack standing in for Wikipedia."""
+    return note.startswith(PACK_STOOD_IN)
+
+
+def knowledge_answered(trace: Any) -> str:
+    """The run's knowledge setting as what answered it: ``wikipedia``, or, when the offline pack stood in for some of
+    its Searches, that too (an export that says ``knowledge wikipedia`` of text the pack gave misleads its reader)."""
+    spec = str(trace.settings.get("knowledge") or "")
+    stood = [s.index for s in trace.steps if s.observation is not None and stood_in(s.observation.note)]
+    if not stood:
+        return spec
+    steps = ", ".join(map(str, stood))
+    return f"{spec or WIKIPEDIA} (unreachable: the offline pack answered step{'s' * (len(stood) > 1)} {steps})"
+
+
+def text_credit(spec: str, note: str = "") -> str:
+    """The licence line under text a tool took from this source (``note``: the observation's, which says when the
+    offline pack stood in for Wikipedia)."""
+    if is_pack(spec) or stood_in(note):
         return "Text: Wikipedia opening paragraphs (2017) from the HotpotQA corpus — CC BY-SA 4.0."
     return "Text: Wikipedia, CC BY-SA 4.0."

@@ -32,6 +32,7 @@ from react_core.knowledge.base import SIMILAR_LIMIT, Page, SearchOutcome
 from react_core.knowledge.cache import TTLCache
 from react_core.knowledge.pack import PackSource
 from react_core.knowledge.reach import endpoint_for
+from react_core.knowledge.spec import PACK_STOOD_IN
 from react_core.knowledge.text import article_sentences
 from react_core.knowledge.titles import invalid_reason, normalize_title, page_url, search_text
 
@@ -231,7 +232,7 @@ class WikipediaSource:
             )
         outcome = pack.search(entity)
         outcome.http_requests = requests
-        outcome.note = f"Wikipedia could not be reached; answered from the offline pack ({pack.description})."
+        outcome.note = f"{PACK_STOOD_IN} ({pack.description})."
         return outcome
 
 

@@ -92,11 +92,13 @@ def check_supported(provider: Provider, dialect: Dialect) -> None:
 
 
 class Agent:
-    """Runs one question to a stop reason. Holds no state between runs except the config."""
+    """Runs one question to a stop reason. Holds no state between runs except the config. A config whose provider
+    cannot speak its prompt's dialect is refused here, once per run (``check_supported``)."""
 
     def __init__(self, config: RunConfig) -> None:
         self.config = config
         self.dialect: Dialect = get_dialect(config.preset.dialect)
+        check_supported(config.provider, self.dialect)
         self.stops = tuple(dict.fromkeys(self.dialect.stop + config.provider.extra_stops))
 
     def run(
@@ -178,7 +180,6 @@ class Agent:
     def loop(self, trace: Trace, seed: str | None, calls: int | None = None) -> Iterator[Event]:
         """The steps after ``trace``'s own, up to ``calls`` model calls (the run's budget when None)."""
         cfg = self.config
-        check_supported(cfg.provider, self.dialect)
         check_pausable(cfg.pause_before, self.dialect)
         if seed and self.dialect.native_tools:
             raise ConfigError(

@@ -20,8 +20,9 @@ paused Trace is the whole state: saved to History, it can be resumed by another 
 
 Each decision is recorded on the step (``Intervention``: who, what it was, what it became, the alternatives not
 taken). A resumed run's budget is what its trace has not spent: every model call of the trace counts, alternatives
-not. ``resume_saved`` does it for a run in History: the run's row is claimed first (a compare-and-set on its
-revision, so of two resumes at once one wins and the other is told), and the row is updated with the result.
+not. A run saved in History is taken on through the run service (``loop.service``): its row is claimed first (a
+compare-and-set on its revision, so of two resumes at once one wins and the other is told) and updated with the
+result.
 """
 
 from __future__ import annotations
@@ -36,13 +37,12 @@ from typing import Any
 from react_core.base import call_records, tool_specs
 from react_core.base.cancel import Cancelled
 from react_core.base.errors import ConfigError, ReactLabError
-from react_core.base.events import Event, Paused, RunDone, StepStarted
+from react_core.base.events import Event, Paused, StepStarted
 from react_core.base.trace import Alternative, Intervention, Observation, Step, Trace
-from react_core.history.store import resumed_elsewhere
 from react_core.loop.acting import asking
 from react_core.loop.agent import Agent
 from react_core.loop.model_call import call_record
-from react_core.loop.settings import RunSettings, build_run_config
+from react_core.loop.settings import check_temperature
 from react_core.presets.check import check_action
 from react_core.tools.mcp_asks import answered, summary
 from react_core.tools.registry import MAX_OBSERVATION_CHARS, bounded
@@ -161,8 +161,7 @@ def _check(agent: Agent, step: Step, decision: Decision) -> Any:
     if decision.kind == "regenerate":
         if not 1 <= decision.k <= MAX_ALTERNATIVES:
             raise ConfigError(f"Regenerate from 1 to {MAX_ALTERNATIVES} alternatives at a time.")
-        if not 0.0 <= decision.temperature <= 2.0:
-            raise ConfigError(f"The temperature must be between 0 and 2 (got {decision.temperature}).")
+        check_temperature(decision.temperature, "The temperature")
     return None
 
 
@@ -312,27 +311,7 @@ def _draw(agent: Agent, trace: Trace, step: Step, decision: Decision, drawn: lis
         )
 
 
-# -- runs in History ---------------------------------------------------------------------------------------------
-
-
-def settings_of(trace: Trace, base: RunSettings | None = None) -> RunSettings:
-    """The settings a paused run goes on with: what its trace recorded, on top of ``base`` (the environment's
-    defaults: the connection, the model file, the script are never recorded)."""
-    recorded = trace.settings
-    names = ("provider", "model", "dialect", "preset", "temperature", "max_calls", "knowledge", "tools", "pause_before")
-    chosen = {k: recorded[k] for k in names if k in recorded}
-    return (base or RunSettings.from_env()).updated(**chosen, grammar=bool(recorded.get("grammar", False)))
-
-
-def config_for(trace: Trace, base: RunSettings | None = None, **options: Any):
-    """The RunConfig a paused run goes on with (``build_run_config``'s options: preset, api_key, provider). When
-    its settings cannot be built here (a provider no longer configured, a prompt not found) one ConfigError says
-    so, and that the run is kept as it was."""
-    settings = settings_of(trace, base)
-    try:
-        return build_run_config(settings, **options)
-    except ReactLabError as e:
-        raise cannot_go_on(trace, e) from None
+# -- a paused run that cannot go on ------------------------------------------------------------------------------
 
 
 def cannot_go_on(trace: Trace, why: Exception | str) -> ConfigError:
@@ -342,62 +321,3 @@ def cannot_go_on(trace: Trace, why: Exception | str) -> ConfigError:
         f"This paused run cannot go on here with its own settings (provider {provider!r}, model {model!r}): {why} "
         "Nothing is lost: it stays paused in History, ready to resume once that is fixed."
     )
-
-
-@dataclass
-class Resumed:
-    """A saved run being resumed: its ``events`` (read them to the end), and once they have ended ``run_id`` (the
-    row updated, or a new row when the run had been taken on elsewhere meanwhile) or ``save_error``."""
-
-    events: Iterator[Event]
-    run_id: int
-    revision: int = 0  # the row's revision once updated: what the next resume of it must name
-    save_error: str = ""
-
-
-def resume_saved(
-    store: Any,
-    run_id: int,
-    decision: Decision,
-    *,
-    agent: Agent | None = None,
-    revision: int | None = None,
-    base: RunSettings | None = None,
-    cancel: threading.Event | None = None,
-    **options: Any,
-) -> Resumed:
-    """Resume the paused run ``run_id`` of ``store`` with ``decision``, its row updated with the result. Before the
-    first event: the run is read, its config built (``config_for``), the decision checked, and the row claimed
-    (``Store.claim``: a ``Conflict`` when another resume got there first). ``revision``: the run's revision as the
-    person saw it when deciding (a page passes the one it drew), else the stored one. ``agent``: one already built for
-    the run (the app builds it under the person's allowance), else ``config_for`` builds it."""
-    rec = store.get(run_id)
-    if rec is None or rec.trace is None:
-        raise ConfigError(f"There is no run #{run_id} in your history.")
-    if rec.damaged:
-        raise ConfigError(f"Run #{run_id} is damaged and cannot be resumed: {rec.damaged}")
-    if revision is not None and rec.revision != revision:
-        raise resumed_elsewhere(run_id)  # it changed since the person saw it
-    pending_step(rec.trace)
-    agent = agent or Agent(config_for(rec.trace, base, **options))
-    events = resume(agent, rec.trace, decision, cancel=cancel)
-    revision = store.claim(run_id, rec.revision if revision is None else revision)
-    resumed = Resumed(iter(()), run_id)
-    resumed.events = _saved(store, rec, revision, events, resumed)
-    return resumed
-
-
-def _saved(store: Any, rec: Any, revision: int, events: Iterator[Event], resumed: Resumed) -> Iterator[Event]:
-    for event in events:
-        if isinstance(event, RunDone):  # saved before it is passed on: a reader may stop at RunDone
-            try:
-                if store.update(rec.id, event.trace, revision):
-                    resumed.revision = revision + 1
-                else:
-                    # Taken on elsewhere while this one ran: kept beside it rather than over it.
-                    resumed.run_id = store.save(
-                        event.trace, origin="resume", conversation=rec.conversation, parent_id=rec.id
-                    )
-            except ReactLabError as e:
-                resumed.save_error = f"This run could not be saved to history: {e}"
-        yield event

@@ -15,8 +15,7 @@ from react_core.base.environment import value
 from react_core.base.errors import ConfigError
 from react_core.base.tool_specs import is_tool_name
 from react_core.base.trace import BREAKPOINTS, current_names
-from react_core.dialects import get_dialect
-from react_core.loop.agent import DEFAULT_MAX_CALLS, RunConfig, check_supported
+from react_core.loop.agent import DEFAULT_MAX_CALLS, RunConfig
 from react_core.presets.check import validate_preset
 from react_core.presets.preset import DEFAULT_PRESET, Preset, default_preset_for, preset_dialect
 from react_core.presets.store import PresetStore
@@ -28,6 +27,14 @@ from react_core.tools import DEFAULT_SENTENCES, TOOL_ORDER, build_tools
 from react_core.tools.mcp_config import all_servers, missing_servers, own_entry
 
 MAX_CALLS_LIMIT = 20
+TEMPERATURES = (0.0, 2.0)  # the sampling temperatures a run, a step-mode draw or CoT-SC may ask for
+
+
+def check_temperature(value: float, name: str = "temperature") -> None:
+    """The one home of the temperature range; ``name`` says whose it is in the message."""
+    low, high = TEMPERATURES
+    if not low <= float(value) <= high:
+        raise ConfigError(f"{name} must be between {low:g} and {high:g} (got {value}).")
 
 
 def default_provider(env: Mapping[str, str] | None = None) -> str:
@@ -91,8 +98,7 @@ class RunSettings:
     def check(self) -> None:
         if not 1 <= int(self.max_calls) <= MAX_CALLS_LIMIT:
             raise ConfigError(f"max calls must be between 1 and {MAX_CALLS_LIMIT} (got {self.max_calls}).")
-        if not 0.0 <= float(self.temperature) <= 2.0:
-            raise ConfigError(f"temperature must be between 0 and 2 (got {self.temperature}).")
+        check_temperature(self.temperature)
         if not 1 <= int(self.sentences) <= 50:
             raise ConfigError(f"sentences must be between 1 and 50 (got {self.sentences}).")
         stray = set(self.pause_before) - set(BREAKPOINTS)
@@ -189,7 +195,6 @@ def build_run_config(
     chosen = resolve_preset(settings, preset)
     if provider is None:
         provider = provider_for(settings, api_key=api_key, on_progress=on_progress)
-    check_supported(provider, get_dialect(chosen.dialect))  # before anything slow: a dialect the provider cannot speak
     knowledge = None
     if set(settings.tools) & {"search", "lookup"}:
         # Under the job's key rules (``visitor=None``): a visitor's pack and wiki endpoint only the operator's.

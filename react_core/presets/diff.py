@@ -1,5 +1,7 @@
 """Two prompt versions compared: the examples added, removed or changed, each shown whole, and every other field as a
-text diff (``difflib``). The app draws what ``diff_versions`` returns; nothing here knows how it is drawn.
+text diff (``difflib``). A changed example or field also comes as marked lines (``mark_lines``): every line kept,
+removed or added, and within a changed line the words that changed, so one edited line in a 30-line example is found
+at a glance. The app draws what ``diff_versions`` returns; nothing here knows how it is drawn.
 
 An example is one worked question: from its ``Question`` line to the next one. Two examples are the same example
 when their question lines are the same, so an edited trajectory reads as changed, not as one removed and one added.
@@ -8,6 +10,7 @@ when their question lines are the same, so an edited trajectory reads as changed
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass, field
 
 from react_core.dialects import DIALECTS
@@ -15,6 +18,8 @@ from react_core.dialects.base import Dialect
 from react_core.presets.preset import Preset
 
 ADDED, REMOVED, CHANGED = "added", "removed", "changed"
+SAME = "same"  # a line or a word that both sides have
+_WORDS = re.compile(r"\s+|\w+|[^\w\s]")  # words, runs of spaces and single signs: what a word diff pairs up
 # The fields compared as text, in the order a person reads a preset.
 TEXT_FIELDS = (
     "dialect",
@@ -30,6 +35,27 @@ TEXT_FIELDS = (
 
 
 @dataclass(frozen=True)
+class Span:
+    """A piece of a marked line: SAME, REMOVED or ADDED text."""
+
+    kind: str
+    text: str
+
+
+@dataclass(frozen=True)
+class MarkedLine:
+    """One line of a marked diff: SAME (in both), REMOVED (only before) or ADDED (only after). ``spans`` mark the
+    words that changed when the line was edited rather than removed or added whole."""
+
+    kind: str
+    spans: tuple[Span, ...]
+
+    @property
+    def text(self) -> str:
+        return "".join(s.text for s in self.spans)
+
+
+@dataclass(frozen=True)
 class ExampleChange:
     kind: str  # ADDED, REMOVED or CHANGED
     question: str  # the example's first line
@@ -37,11 +63,22 @@ class ExampleChange:
     new: str = ""  # the whole example after ('' when removed)
     lines: tuple[str, ...] = ()  # for CHANGED: the example's own unified diff
 
+    @property
+    def marked(self) -> list[MarkedLine]:
+        """The whole example, its changed lines and words marked (CHANGED); every line added or removed otherwise."""
+        return mark_lines(self.old, self.new)
+
 
 @dataclass(frozen=True)
 class FieldDiff:
     field: str
     lines: tuple[str, ...]  # a unified diff of the field's text
+    old: str = ""
+    new: str = ""
+
+    @property
+    def marked(self) -> list[MarkedLine]:
+        return mark_lines(self.old, self.new)
 
 
 @dataclass
@@ -98,6 +135,55 @@ def _unified(old: str, new: str, left: str, right: str) -> tuple[str, ...]:
     )
 
 
+SIMILAR = 0.5  # two lines at least this alike (difflib's ratio of their words) are one line edited, not two
+
+
+def _split(text: str) -> list[str]:
+    return text.removesuffix("\n").split("\n") if text else []
+
+
+def _words(old: str, new: str) -> tuple[MarkedLine, MarkedLine] | None:
+    """One line edited: the line before and the line after, with the words that changed marked on each; None when the
+    two have too little in common to be read as one line edited."""
+    a, b = _WORDS.findall(old), _WORDS.findall(new)
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    if matcher.ratio() < SIMILAR:
+        return None
+    before: list[Span] = []
+    after: list[Span] = []
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            before.append(Span(SAME, "".join(a[i1:i2])))
+            after.append(Span(SAME, "".join(b[j1:j2])))
+            continue
+        if i2 > i1:
+            before.append(Span(REMOVED, "".join(a[i1:i2])))
+        if j2 > j1:
+            after.append(Span(ADDED, "".join(b[j1:j2])))
+    return MarkedLine(REMOVED, tuple(before)), MarkedLine(ADDED, tuple(after))
+
+
+def mark_lines(old: str, new: str) -> list[MarkedLine]:
+    """``new`` as a reader compares it with ``old``: every line in order, kept, removed or added. Lines replaced one
+    for one are paired, and each pair marks the words that changed; the removed lines of a block come before the added
+    ones, as in a unified diff."""
+    a, b = _split(old), _split(new)
+    out: list[MarkedLine] = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if op == "equal":
+            out += [MarkedLine(SAME, (Span(SAME, line),)) for line in a[i1:i2]]
+            continue
+        removed = [MarkedLine(REMOVED, (Span(REMOVED, line),)) for line in a[i1:i2]]
+        added = [MarkedLine(ADDED, (Span(ADDED, line),)) for line in b[j1:j2]]
+        if op == "replace":
+            for k in range(min(len(removed), len(added))):
+                pair = _words(a[i1 + k], b[j1 + k])
+                if pair is not None:
+                    removed[k], added[k] = pair
+        out += removed + added
+    return out
+
+
 def diff_examples(old: str, new: str, dialect: Dialect | None = None) -> tuple[list[ExampleChange], int]:
     """(the examples removed, changed or added, in the new order with removed ones where they stood; how many are the
     same). Examples with the same question line are paired in order."""
@@ -136,7 +222,7 @@ def diff_versions(old: Preset, new: Preset, left: str = "left", right: str = "ri
     for name in TEXT_FIELDS:
         a, b = _text(old, name), _text(new, name)
         if a != b:
-            out.fields.append(FieldDiff(name, _unified(a + "\n", b + "\n", left, right)))
+            out.fields.append(FieldDiff(name, _unified(a + "\n", b + "\n", left, right), a, b))
     dialect = DIALECTS.get(new.dialect) or DIALECTS.get(old.dialect)
     out.examples, out.unchanged_examples = diff_examples(old.examples, new.examples, dialect)
     return out

@@ -2,6 +2,10 @@
 same writing the next prompt uses), appended to that prompt's examples and checked by the dialect's parser. The run's
 id is kept beside the example, under its question (``Preset.example_sources``), so a version says where each such
 example came from.
+
+A model copies what its examples show, so ``example_warnings`` says before the run is taken what it would teach that
+a person may not want taught: a step a person edited or wrote, an action repeated for nothing, an answer that is
+wrong or that nobody checked; and, for a run imported from a file, what happens to it.
 """
 
 from __future__ import annotations
@@ -9,11 +13,15 @@ from __future__ import annotations
 from dataclasses import replace
 
 from react_core.base.errors import ConfigError
-from react_core.base.trace import Trace
+from react_core.base.trace import Step, Trace
 from react_core.dialects import get_dialect
+from react_core.history.records import IMPORTED
 from react_core.presets.check import validate_preset
 from react_core.presets.preset import Preset
 from react_core.presets.render import render_question
+from react_core.report.edits import hand_edits
+from react_core.report.expected import check_expected
+from react_core.report.grounding import check_grounding
 
 
 def example_text(trace: Trace, preset: Preset) -> str:
@@ -47,3 +55,46 @@ def example_from_run(trace: Trace, preset: Preset, run_id: int) -> Preset:
     if problems:
         raise ConfigError(f"Run #{run_id} written as an example does not check: {problems[0]}")
     return edited
+
+
+def _move(step: Step) -> tuple[str, str] | None:
+    if step.action is None:
+        return None
+    return step.action.tool, " ".join(step.action.input.lower().split())
+
+
+def example_warnings(trace: Trace, *, fork_step: int | None = None, origin: str = "") -> list[str]:
+    """What taking this run as an example would teach that a person may not mean to teach, one sentence each ([] when
+    nothing). ``fork_step`` and ``origin``: the run's history row's (a fork's edit is known from them)."""
+    out = []
+    if origin == IMPORTED:
+        out.append(
+            "This run was imported from a file: its question and steps are written into your prompt as they are, in "
+            "your prompt's dialect. The prompt, model and settings it ran with elsewhere play no part, and nothing "
+            "here checked its observations."
+        )
+    for edit in hand_edits(trace, fork_step, origin):
+        out.append(
+            f"Step {edit.index}'s {edit.part} was {edit.how}, not written by the model or returned by a tool: the "
+            "model would learn it as if it were."
+        )
+    seen: dict[tuple[str, str], int] = {}
+    for step in trace.steps:
+        move = _move(step)
+        if move is None:
+            continue
+        if move in seen:
+            out.append(
+                f"Step {step.index} repeats step {seen[move]}'s action ({step.action.tool} {step.action.input!r}): a "
+                "wasted step the model would learn to copy."
+            )
+        else:
+            seen[move] = step.index
+    expected = check_expected(trace)
+    if expected is not None and expected.kind != "match":
+        out.append(f"The answer is wrong: {expected.message}. The model would learn to give it.")
+    elif expected is None and trace.final_answer is not None:
+        grounding = check_grounding(trace)
+        where = " and it occurs in no tool's evidence" if grounding.kind == "not_found" else ""
+        out.append(f"The answer is unverified: no expected answer is known for this question{where}. Check it first.")
+    return out

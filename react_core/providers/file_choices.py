@@ -1,6 +1,7 @@
 """The files a provider reads that a visitor may choose (public demo and signed-in modes): the operator's only.
 
-The scripted provider's script is REACT_SCRIPT's file, or a script the visitor uploaded: its outputs, kept in their
+The scripted provider's script is REACT_SCRIPT's file, one of the samples shipped with the app (the offline examples in
+every dialect, ``react_core.providers.samples``), or a script the visitor uploaded: its outputs, kept in their
 session (a list in the ``script`` setting, never a path), without ``gate`` items (a gate names a file on the server,
 which the provider removes as it passes). The on-device model is the bundled one or REACT_MODEL_PATH's file: llama.cpp
 loads it into the process every session shares. Anything else is refused by the rule of
@@ -18,8 +19,11 @@ from react_core.providers.base import Provider
 
 
 def script_choices() -> list[str]:
-    """The scripts the operator offers visitors, as paths."""
-    return [value("REACT_SCRIPT")] if value("REACT_SCRIPT") else []
+    """The scripts the operator offers visitors, as paths: REACT_SCRIPT's, then the shipped samples."""
+    from react_core.providers.samples import sample_scripts
+
+    operators = [value("REACT_SCRIPT")] if value("REACT_SCRIPT") else []
+    return operators + [str(s.path) for s in sample_scripts()]
 
 
 def model_file_choices() -> list[str]:

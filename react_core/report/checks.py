@@ -76,3 +76,26 @@ def run_checks(trace: Trace, checks: Checks | None = None) -> dict[str, bool]:
     if checks.max_steps:
         out[f"≤ {checks.max_steps} steps"] = within_steps(trace, checks.max_steps)
     return out
+
+
+# Against a reference run of the same question (an assignment's, ``react_core.evaluation.assignments``): the names
+# a class board shows, in order.
+SAME_TOOLS, NO_LONGER, SAME_PAGES = "the reference's tools", "≤ the reference's steps", "the reference's pages"
+
+
+def _tools(trace: Trace) -> set[str]:
+    return {s.action.tool for s in trace.steps if s.action is not None and s.final_answer is None}
+
+
+def _pages(trace: Trace) -> set[str]:
+    return {src.title for s in trace.steps if s.observation and s.observation.evidence for src in s.observation.sources}
+
+
+def reference_checks(trace: Trace, reference: Trace) -> dict[str, bool]:
+    """The run's trajectory against a reference run of its question: it used every tool the reference used, took no
+    more steps, and read every page the reference drew evidence from."""
+    return {
+        SAME_TOOLS: _tools(reference) <= _tools(trace),
+        NO_LONGER: len(trace.steps) <= len(reference.steps),
+        SAME_PAGES: _pages(reference) <= _pages(trace),
+    }

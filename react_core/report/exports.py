@@ -16,6 +16,7 @@ from react_core.base.text import fenced, md_link, md_text
 from react_core.base.trace import BREAKPOINTS, STOP_REASONS, Alternative, Step, Trace
 from react_core.dialects import DIALECTS
 from react_core.dialects.base import Dialect
+from react_core.knowledge.spec import knowledge_answered
 from react_core.report.expected import check_expected
 from react_core.report.grounding import check_grounding
 
@@ -60,6 +61,13 @@ def to_json(trace: Trace) -> str:
     return json.dumps(trace.to_dict(), ensure_ascii=False, indent=2)
 
 
+def answered_settings(trace: Trace) -> dict[str, Any]:
+    """The settings a run recorded, its knowledge said as what answered it (``knowledge_answered``)."""
+    if "knowledge" not in trace.settings:
+        return dict(trace.settings)
+    return {**trace.settings, "knowledge": knowledge_answered(trace)}
+
+
 def to_markdown(trace: Trace) -> str:
     fmt = trace.settings.get("dialect", "paper")
     out = [f"# {md_text(trace.question)}", ""]
@@ -73,7 +81,7 @@ def to_markdown(trace: Trace) -> str:
     out.append(f"- **Run:** {md_text(summary_line(trace))}")
     if trace.error:
         out.append(f"- **Error:** {md_text(trace.error)}")
-    settings = ", ".join(f"{k} `{_inline(v)}`" for k, v in trace.settings.items())
+    settings = ", ".join(f"{k} `{_inline(v)}`" for k, v in answered_settings(trace).items())
     if settings:
         out.append(f"- **Settings:** {settings}")
     if trace.started_at:

@@ -23,7 +23,7 @@ from react_core.base.text import safe_url, scrub
 from react_core.base.trace import Source, Step, Trace
 from react_core.knowledge.spec import text_credit
 from react_core.report.expected import check_expected
-from react_core.report.exports import CREDIT, action_text, action_title, summary_line
+from react_core.report.exports import CREDIT, action_text, action_title, answered_settings, summary_line
 from react_core.report.grounding import check_grounding
 
 # No script, no fetch, no image, no frame, no form, no <base>: only the inline stylesheet below.
@@ -175,7 +175,7 @@ def step_section(
             out.append(para(f"Note: {obs.note}"))
         out.append(sources_list(obs.sources, "Source"))
         if obs.sources:
-            out.append(para(text_credit(knowledge), "credit"))
+            out.append(para(text_credit(knowledge, obs.note), "credit"))
     if step.leaked_observation:
         out.append(para("The model started writing its own Observation; that part was cut off and ignored."))
     http = obs.stats.http_requests if obs is not None else 0
@@ -235,7 +235,7 @@ def to_html(trace: Trace, run_id: int | None = None, *, calls_left_out: str = ""
     out = [
         f"<header><h1>{esc(trace.question)}</h1>",
         para(summary_line(trace)),
-        para(f"Settings: {settings_line(trace.settings)}"),
+        para(f"Settings: {settings_line(answered_settings(trace))}"),
     ]
     if trace.started_at:
         out.append(para(f"Started {trace.started_at}"))

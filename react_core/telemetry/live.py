@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -73,8 +74,9 @@ class LiveExport:
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
         from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
 
-        from react_core.telemetry.otlp_http import BoundedTransport
+        from react_core.telemetry.otlp_http import BoundedTransport, exported
 
+        outcomes = (SpanExportResult.SUCCESS, SpanExportResult.FAILURE)
         self.url, self.include_content, self.logs_url = url, include_content, logs_url
         self._problem = ""
         # The evaluation results as log-based events, when the operator names a logs endpoint (``live_events``).
@@ -89,13 +91,7 @@ class LiveExport:
                 self.inner = OTLPSpanExporter(endpoint=url, _transport=self.transport)
 
             def export(self, spans):
-                try:
-                    result = self.inner.export(spans)
-                except Exception as e:  # the exporter should not raise; if it does, it is this thread's problem
-                    result, why = SpanExportResult.FAILURE, str(e)
-                else:
-                    failed = self.transport.failure or "it could not be reached or did not accept them"
-                    why = "" if result is SpanExportResult.SUCCESS else failed
+                result, why = exported(self.inner, self.transport, spans, *outcomes)
                 outer._note(why)
                 return result
 
@@ -179,21 +175,25 @@ _setup_problem = ""
 _target = ""  # where the last finished run was to go ('' when live export was off)
 
 
-def export_finished_run(
-    trace: Trace,
-    *,
-    chosen_url: str = "",
-    chosen_content: bool | None = None,
-    visitor: bool = True,
-    conversation: str = "",
-) -> None:
+@dataclass(frozen=True)
+class LiveTarget:
+    """Where a person's finished runs go: the URL and the content switch the Settings page names, which count only
+    for the operator at their own machine (``visitor`` False; ``endpoint`` keeps that rule); by default the
+    operator's variables alone."""
+
+    url: str = ""
+    content: bool | None = None
+    visitor: bool = True
+
+
+def export_finished_run(trace: Trace, to: LiveTarget = LiveTarget(), *, conversation: str = "") -> None:
     """Send a finished run to the OTLP endpoint, if one is configured (``endpoint``: the operator's variables, or in
     local mode the Settings page's URL); never raises, never waits for the network. ``conversation``: the chat the
     run was a turn of, so that a chat's turns are one session where the spans are read."""
     global _setup_problem
     try:
-        url = endpoint(chosen=chosen_url, visitor=visitor)
-        live = _current(url, include_content(chosen=chosen_content, visitor=visitor))
+        url = endpoint(chosen=to.url, visitor=to.visitor)
+        live = _current(url, include_content(chosen=to.content, visitor=to.visitor))
         if live is not None:
             live.send(trace, conversation)
         _setup_problem = ""

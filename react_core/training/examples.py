@@ -18,10 +18,13 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from react_core.base.errors import ConfigError
+from react_core.base.events import final_trace
 from react_core.base.trace import Observation, Step, Trace, Usage
 from react_core.dialects import get_dialect
 from react_core.evaluation.strategies import DIRECT_STOPS, direct_request
-from react_core.loop.agent import Agent, RunConfig
+from react_core.loop.agent import RunConfig
+from react_core.loop.keeping import UNKEPT
+from react_core.loop.service import Run, RunRequest
 from react_core.presets.preset import Preset
 from react_core.providers.base import Chunk, CompletionRequest, Provider
 from react_core.tools.registry import Tool, ToolRegistry
@@ -90,7 +93,7 @@ def agent_segments(trace: Trace, preset: Preset, tools: Sequence[str]) -> list[S
     config = RunConfig(
         provider=provider, preset=preset, tools=_recorded_tools(trace.steps, tools), max_calls=len(replies)
     )
-    replayed = Agent(config).run(trace.question)
+    replayed = final_trace(Run(RunRequest(trace.question, config=config), UNKEPT))  # a replay: not kept
     if replayed.stop_reason != "finished" or len(replayed.steps) != len(trace.steps):
         raise ConfigError(
             f"the trajectory does not replay in the {dialect.name} dialect ({replayed.stop_reason}: "

@@ -1,6 +1,7 @@
 """An arena on a background thread: every column's events folded into a ``LiveRun`` per column that the Arena page
-draws a few times a second, a Stop per column, and each column saved to the person's history as it ends (the engine's
-``Arena`` does the running, the tagging and the saving). Never calls Streamlit.
+draws a few times a second, a Stop per column, and each column saved to the person's history and sent where the
+Settings page says as it ends (the engine's ``Arena`` does the running, the tagging and the keeping). Never calls
+Streamlit.
 """
 
 from __future__ import annotations
@@ -8,7 +9,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from react_core import Allowance, Arena, ColumnResult, LiveRun, Preset, RunDone, RunSettings, Variant, open_history
+from react_core import (
+    Allowance,
+    Arena,
+    ColumnResult,
+    LiveRun,
+    LiveTarget,
+    Preset,
+    RunDone,
+    RunSettings,
+    Variant,
+    open_history,
+)
 from ui.jobs.base import Job
 
 
@@ -35,7 +47,15 @@ class ArenaView:
 class ArenaJob(Job):
     name = "arena"
 
-    def __init__(self, question: str, columns: list[ColumnSpec], allowance: Allowance, *, gold: str = "") -> None:
+    def __init__(
+        self,
+        question: str,
+        columns: list[ColumnSpec],
+        allowance: Allowance,
+        *,
+        gold: str = "",
+        export: LiveTarget | None = None,
+    ) -> None:
         """Raises ConfigError for columns the arena cannot run (too few, too many, an unknown strategy)."""
         super().__init__(allowance)
         self.question = question
@@ -49,6 +69,7 @@ class ArenaJob(Job):
             gold=gold or None,
             allowance=allowance,
             store=open_history(allowance.owner),
+            export=export,
         )
         self._live = [LiveRun() for _ in columns]
         self.crash: str | None = None

@@ -9,10 +9,11 @@ folder as they come, and the page reads them from there (as it reads any past ev
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from react_core import Allowance, EvalPlan, ReactLabError, run_evaluation
+from react_core import Allowance, EvalPlan, LiveTarget, ReactLabError, run_evaluation
 from ui.jobs.base import Job
 
 
@@ -26,15 +27,23 @@ class _Progress:
     counts: dict[str, list[int]] = field(default_factory=dict)  # unit -> [done, total]
     error: str | None = None
     stopped: bool = False
+    started: float | None = None  # when the first question started (the job's clock)
+    answered: int = 0  # questions answered since, in every unit
+    last: float | None = None  # when the last one was answered
 
 
 class EvalJob(Job):
     name = "evaluation"
+    clock = staticmethod(time.monotonic)  # a test's own clock: an estimate is checked on figures, not on waiting
 
-    def __init__(self, plan: EvalPlan, allowance: Allowance, api_key: str = "") -> None:
+    def __init__(
+        self, plan: EvalPlan, allowance: Allowance, api_key: str = "", export: LiveTarget | None = None
+    ) -> None:
+        """``export``: where its runs are sent (the Settings page's choice; the operator's endpoint when None)."""
         super().__init__(allowance)
         self.plan = plan
         self._api_key = api_key
+        self._export = export
         self._p = _Progress()
 
     def snapshot(self) -> dict[str, Any]:
@@ -55,7 +64,16 @@ class EvalJob(Job):
                 "versions": self.plan.unit_versions(),
                 "models": self.plan.unit_models(),
                 "out_dir": str(self.plan.out_dir),
+                "per_question": (p.last - p.started) / p.answered if p.answered and p.started is not None else None,
+                "left": self._left(p),
             }
+
+    def _left(self, p: _Progress) -> int:
+        """Questions still to answer: what the units under way lack, and every question of the units not begun."""
+        units = self.plan.units()
+        begun = sum(t - d for d, t in p.counts.values())
+        per_unit = max((t for _, t in p.counts.values()), default=0)
+        return begun + per_unit * max(0, len(units) - len(p.counts))
 
     def crashed(self, message: str) -> None:
         with self._lock:
@@ -69,6 +87,7 @@ class EvalJob(Job):
                 allowance=self.allowance,
                 on_progress=self._on_progress,
                 cancel=self._cancel,
+                export=self._export,
             )
             with self._lock:
                 self._p.stopped = run.stopped
@@ -91,7 +110,9 @@ class EvalJob(Job):
                 p.counts[unit] = [0, event["total"]]
             elif kind == "start":
                 p.counts[unit] = [event["done"], event["total"]]
+                p.started = self.clock() if p.started is None else p.started
             elif kind == "result" and unit in p.counts:
                 p.counts[unit][0] += 1
+                p.answered, p.last = p.answered + 1, self.clock()
             if p.strategy in p.counts:
                 p.done, p.total = p.counts[p.strategy]

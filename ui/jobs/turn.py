@@ -1,52 +1,44 @@
 """A chat turn on a background thread, so the page stays responsive (streaming, Stop, polite refusals), and ``Turn``,
 what the conversation keeps of a turn.
 
-One turn per browser session at a time. The thread builds the run config (which may load an SDK or the on-device
-model: slow, so never on the page's thread), reads the loop's events into a ``LiveRun`` that the page draws
-(``view``), and saves the finished trace to the history store itself, so a closed tab never loses a finished run.
-The provider it used is handed back through ``provider`` for the session to reuse (a script drives a whole
-conversation); the session takes it, and the finished ``turn``, when it collects the job.
+One turn per browser session at a time. The thread hands the turn to the engine's run service (``react_core.Run``:
+it builds the run, which may load an SDK or the on-device model, so never on the page's thread; runs it; and saves
+and sends the finished trace itself, so a closed tab never loses a finished run) and folds its events into a
+``LiveRun`` that the page draws (``view``). The provider the run used is handed back through ``provider`` for the
+session to reuse (a script drives a whole conversation); the session takes it, and the finished ``turn``, when it
+collects the job.
 """
 
 from __future__ import annotations
 
 import hashlib
-import logging
 from dataclasses import dataclass, field
 from typing import Any
 
 from react_core import (
+    EDITED_NOTE,
     OPERATOR,
     Action,
-    Agent,
     Allowance,
-    ConfigError,
     Decision,
     Exchange,
+    Keeping,
     LiveRun,
+    LiveTarget,
     Observation,
     Preset,
     Provider,
-    ReactLabError,
+    Run,
     RunDone,
+    RunRequest,
     RunSettings,
     Step,
     Trace,
-    build_run_config,
-    cannot_go_on,
-    expected_answer_for,
-    export_run_live,
-    get_dialect,
-    open_history,
-    resume,
-    resume_saved,
 )
 from ui.jobs.base import Job
 
-log = logging.getLogger(__name__)
 # Settings that need a new provider object when they change; everything else applies to the same provider.
 PROVIDER_FIELDS = ("provider", "model", "base_url", "model_path", "script", "delay")
-EDITED_NOTE = "Edited by hand in a fork."  # the note on an Observation rewritten on the fork form
 
 
 @dataclass
@@ -89,8 +81,7 @@ class TurnRequest:
     # Whose history the run is saved to, whose keys it may use, the person's call window (ui.identity.allowance).
     allowance: Allowance = OPERATOR
     # Live export as the Settings page names it (local mode only: ``telemetry.live.endpoint`` keeps that rule).
-    export_to: str = ""
-    export_content: bool | None = None
+    export: LiveTarget = field(default_factory=LiveTarget)
     # Step mode: a decision on the paused run ``paused`` (saved as ``history_id`` at ``revision``, when it was saved).
     decision: Decision | None = None
     paused: Trace | None = None
@@ -125,12 +116,17 @@ class TurnJob(Job):
         super().__init__(request.allowance)
         self.request = request
         self.signature = provider_signature(request.settings, request.api_key)
-        self.provider: Provider | None = reuse
-        self._live = LiveRun(steps=list(request.prior_steps))
-        self._preparing = True  # building the provider and knowledge (the on-device model may be loading)
+        self.run = Run(run_request(request, reuse, self._cancel), keeping(request))
+        self._live = LiveRun(steps=self.run.before)
+        self._preparing = True  # until the first event: the provider and knowledge are built, the model may load
         self.turn: Turn | None = None
         self.save_error: str | None = None
         self.refused: str | None = None  # why a step-mode decision was not taken
+
+    @property
+    def provider(self) -> Provider | None:
+        """The provider the run built (or reused), for the session's next turn."""
+        return self.run.provider
 
     def view(self) -> TurnView:
         with self._lock:
@@ -145,166 +141,63 @@ class TurnJob(Job):
 
     # -- worker side ----------------------------------------------------------------------------------
 
-    def _config(self):
-        req = self.request
-        settings = RunSettings.from_dict(req.settings)
-        config = self.allowance.build(
-            lambda: build_run_config(settings, preset=req.preset, api_key=req.api_key or None, provider=self.provider)
-        )
-        self.provider = config.provider  # reused by the session's next turn, unwrapped
-        config.provider = self.allowance.limit(config.provider)
-        return config
-
     def work(self) -> None:
-        if self.request.decision is not None:
-            self._decide()
-            return
-        req = self.request
-        prior = list(req.prior_steps)
-        try:
-            config = self._config()
-            prepare = getattr(config.provider, "prepare", None)
-            if callable(prepare):
-                prepare()  # load the on-device model now, so the page can say so instead of "Thinking…"
+        for event in self.run:
             with self._lock:
                 self._preparing = False
-            if req.replace_action is not None:
-                prior = self._replace_last(config, prior)
-            events = Agent(config).stream(
-                req.question,
-                context=req.context,
-                cancel=self._cancel,
-                prior_steps=prior,
-                resume_thought=req.resume_thought,
-            )
-            trace = self._follow(events)
-        except ReactLabError as e:
-            trace = self._failed(prior, str(e))
-        self._finish(trace)
-
-    def _follow(self, events) -> Trace:
-        """Fold the loop's events into the live view the page draws, up to RunDone; its Trace."""
-        for event in events:
-            if isinstance(event, RunDone):
-                return event.trace
-            with self._lock:
                 self._live.apply(event)
-        raise ValueError("the events ended without RunDone")  # never: the loop always ends with RunDone
+        req, run = self.request, self.run
+        assert run.trace is not None
+        with self._lock:
+            self.turn = Turn(req.turn_id, run.trace, run.run_id, req.origin, req.label, run.revision)
+            self.save_error = run.save_error or None
+            self.refused = run.refused or None
 
     def crashed(self, message: str) -> None:
-        if self.request.decision is not None:
-            self._kept(message)
-            return
-        self._finish(self._failed(list(self.request.prior_steps), message))
-
-    def _decide(self) -> None:
-        """Step mode: the paused run taken on with the person's decision. Its saved row is claimed and updated
-        (``resume_saved``); one that could not be saved is resumed in memory and saved when it ends. A decision that
-        cannot be taken (an edit that does not parse, a run resumed in another tab, a provider gone) leaves the
-        paused run as it was, and says why."""
+        """A bug outside the run (which says its own failures): the turn ends with the message, a paused run as it
+        was."""
         req = self.request
-        assert req.decision is not None and req.paused is not None
-        try:
-            config = self._config()
-        except ReactLabError as e:
-            self._kept(str(cannot_go_on(req.paused, e)))
-            return
-        try:
-            with self._lock:
-                self._preparing = False
-            agent = Agent(config)
-            resumed = None
-            if req.history_id is None:
-                events = resume(agent, req.paused, req.decision, cancel=self._cancel)
-            else:
-                store = open_history(self.allowance.owner)
-                resumed = resume_saved(
-                    store, req.history_id, req.decision, agent=agent, revision=req.revision, cancel=self._cancel
-                )
-                events = resumed.events
-        except ReactLabError as e:
-            self._kept(str(e))
-            return
-        trace = self._follow(events)
-        if resumed is None:
-            self._finish(trace)
-            return
+        failed = Trace(req.question, settings=req.settings, steps=list(req.prior_steps), stop_reason="error")
+        failed.error = message
+        trace = req.paused or failed
         with self._lock:
             self._live.apply(RunDone(trace))
-            self.turn = Turn(req.turn_id, trace, resumed.run_id, req.origin, req.label, resumed.revision)
-            self.save_error = resumed.save_error or None
+            self.turn = Turn(req.turn_id, trace, req.history_id, req.origin, req.label, req.revision)
+            self.refused = message if req.paused else None
 
-    def _kept(self, message: str) -> None:
-        """The decision was not taken: the paused run stays as it was, and the person is told why."""
-        req = self.request
-        assert req.paused is not None
-        with self._lock:
-            self._live.apply(RunDone(req.paused))
-            self.turn = Turn(req.turn_id, req.paused, req.history_id, req.origin, req.label, req.revision)
-            self.refused = message
 
-    def _finish(self, trace: Trace) -> None:
-        req = self.request
-        trace.expected_answer = expected_answer_for(req.question, req.settings)
-        history_id, save_error = self._save(trace)
-        if self._worth_keeping(trace):
-            # To the OpenTelemetry endpoint, if any: queued, never waited for.
-            export_run_live(
-                trace,
-                chosen_url=req.export_to,
-                chosen_content=req.export_content,
-                visitor=req.allowance.own_endpoints,
-                conversation=req.chat_id,
-            )
-        with self._lock:
-            self._live.apply(RunDone(trace))
-            self.turn = Turn(req.turn_id, trace, history_id, req.origin, req.label)
-            self.save_error = save_error
+def run_request(req: TurnRequest, reuse: Provider | None, cancel: Any) -> RunRequest:
+    """The engine's request for the turn: its settings and prompt, under the person's allowance."""
+    return RunRequest(
+        req.question,
+        RunSettings.from_dict(req.settings),
+        preset=req.preset,
+        api_key=req.api_key or None,
+        provider=reuse,
+        context=req.context,
+        prior_steps=req.prior_steps,
+        resume_thought=req.resume_thought,
+        replace_action=req.replace_action,
+        decision=req.decision,
+        paused=req.paused,
+        allowance=req.allowance,
+        cancel=cancel,
+    )
 
-    def _replace_last(self, config, prior: list[Step]) -> list[Step]:
-        """Run the replacement action for the last prior step and give (a copy of) that step its result."""
-        action = self.request.replace_action
-        assert action is not None
-        # The action goes into the next prompt in the run's dialect: one it cannot write faithfully (a title with
-        # "]" in Search[…]) would be read back by the model as another action.
-        why = get_dialect(config.preset.dialect).unrenderable(action)
-        if why:
-            raise ConfigError(f"This run's dialect cannot write {action.tool}: {action.input!r}. {why}")
-        step = Step.from_dict(prior[-1].to_dict())  # the earlier run's step is left as it was
-        step.action, step.final_answer = action, None
-        step.observation = config.tools.run(action)
-        prior = [*prior[:-1], step]
-        with self._lock:
-            self._live = LiveRun(steps=list(prior))
-        return prior
 
-    def _failed(self, prior: list[Step], message: str) -> Trace:
-        return Trace(
-            question=self.request.question,
-            # The dialect the run was written in, so its kept steps are drawn in it.
-            settings={**self.request.settings, "dialect": self.request.dialect},
-            steps=prior,
-            stop_reason="error",
-            error=message,
-            context=list(self.request.context),
-        )
-
-    def _worth_keeping(self, trace: Trace) -> bool:
-        # A failure before any new step (a missing key, an unreachable provider) is not a run worth keeping.
-        return not (trace.stop_reason == "error" and len(trace.steps) <= len(self.request.prior_steps))
-
-    def _save(self, trace: Trace) -> tuple[int | None, str | None]:
-        req = self.request
-        if not self._worth_keeping(trace):
-            return None, None
-        try:
-            store = open_history(self.allowance.owner)
-            return store.save(
-                trace, origin=req.origin, conversation=req.chat_id, parent_id=req.parent_id, fork_step=req.fork_step
-            ), None
-        except Exception as e:  # the answer is still shown; only the saving failed, and the person is told
-            log.exception("saving to history failed")
-            return None, f"This run could not be saved to history: {e}"
+def keeping(req: TurnRequest) -> Keeping:
+    """How the turn is kept: in the person's history, in this conversation (a paused run's own row when it was saved),
+    and sent where the Settings page says, in local mode only."""
+    return Keeping(
+        owner=req.allowance.owner,
+        origin=req.origin,
+        conversation=req.chat_id,
+        parent_id=req.parent_id,
+        fork_step=req.fork_step,
+        run_id=req.history_id if req.decision is not None else None,
+        revision=req.revision if req.decision is not None and req.history_id is not None else None,
+        export=req.export,
+    )
 
 
 def edited_observation_step(step: Step, text: str) -> Step:

@@ -1,0 +1,57 @@
+"""The settings a recorded run goes on with: a paused run resumed, a retry, a fork, a re-ask with a similar title.
+
+Its earlier steps were written by its model, in its dialect, under its prompt; going on from them with other settings
+would make a run of two models or two dialects. A trace records the provider, model, dialect, prompt (its name and,
+for a saved one, its version, ``paper@2``, which never changes), temperature, budget, knowledge, tools, whether
+decoding was constrained, and its breakpoints; never the connection (Base URL, model file, script), which comes from
+the settings the run goes on under: the person's session, or the environment's for the run's own provider. A Base URL
+given for another provider is never this one's (``ModelChoice.changes``): it would get this provider's key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from react_core.base.trace import Trace
+from react_core.loop.settings import RunSettings
+from react_core.providers import PROVIDERS, provider_class
+from react_core.providers.choice import ModelChoice
+
+GOES_ON_WITH = ("temperature", "max_calls", "knowledge", "tools")  # besides its provider, model, prompt and grammar
+
+
+def recorded_settings(trace: Trace, base: Mapping[str, Any]) -> dict[str, Any]:
+    """``base`` (``RunSettings.to_dict()``) with the model and the settings ``trace`` ran with; its prompt and its
+    breakpoints are the caller's to choose. A provider this app does not have leaves ``base``'s."""
+    recorded = trace.settings
+    values = dict(base)
+    provider = recorded.get("provider")
+    if provider in PROVIDERS:
+        values.update(ModelChoice(provider).changes(values))
+        if "model" in provider_class(provider).options and "model" in recorded:
+            values["model"] = recorded["model"]
+    values.update({name: recorded[name] for name in GOES_ON_WITH if name in recorded})
+    values["grammar"] = bool(recorded.get("grammar", False))  # recorded only when decoding was constrained
+    return values
+
+
+def settings_of(trace: Trace, base: RunSettings | None = None) -> RunSettings:
+    """Everything a paused run goes on with: what its trace recorded (its exact prompt version, its breakpoints), on
+    top of ``base`` (the environment's for its provider when None). A provider this app does not have is kept, so
+    building the run says so."""
+    recorded = trace.settings
+    provider = str(recorded.get("provider") or "")
+    base = base or RunSettings.from_env(provider=provider if provider in PROVIDERS else None)
+    values = recorded_settings(trace, base.to_dict())
+    if provider and provider not in PROVIDERS:
+        values["provider"] = provider
+    prompt = recorded.get("prompt_version") or recorded.get("preset")
+    values.update(
+        {
+            **({"dialect": recorded["dialect"]} if "dialect" in recorded else {}),
+            **({"preset": prompt} if prompt else {}),
+            **({"pause_before": recorded["pause_before"]} if "pause_before" in recorded else {}),
+        }
+    )
+    return RunSettings.from_dict(values)

@@ -1,0 +1,88 @@
+"""The scripted provider's shipped samples and a run written as a script (``react_core.providers.samples``): every
+sample, in every chat dialect, replays a whole run of its offline example against the offline pack, with the dialect's
+shipped preset, to the right answer and with no unreadable step; a run recorded with any model replays from its
+script to the same steps; a fork's edited thought and a hand-written observation are said, not silently lost."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from app_helpers import offline_pack
+
+from react_core import RunSettings, ask
+from react_core.base.answers import exact_match
+from react_core.base.paths import SAMPLE_SCRIPTS_DIR
+from react_core.dialects import DIALECTS
+from react_core.presets.preset import default_preset_for
+from react_core.providers.file_choices import script_choices
+from react_core.providers.samples import SAMPLE_QUESTIONS, run_as_script, sample_for, sample_scripts, script_label
+from react_core.providers.scripted import load_script
+from react_core.report.edits import EDITED_NOTE
+
+ANSWERS = {"calculator": "395", "kiss-and-tell": "Chief of Protocol"}
+CHAT_DIALECTS = [d for d in DIALECTS if d != "act"]  # act is the evaluation's Act-only baseline, never a chat's
+
+
+def _settings(dialect: str, script) -> RunSettings:
+    return RunSettings(
+        provider="scripted",
+        script=script,
+        dialect=dialect,
+        preset=default_preset_for(dialect),
+        knowledge=f"pack:{offline_pack()}",
+        tools=["search", "lookup", "calculator"],
+    )
+
+
+def test_every_chat_dialect_has_a_sample_of_each_offline_example():
+    found = {(s.dialect, s.example) for s in sample_scripts()}
+    assert found == {(d, e) for d in CHAT_DIALECTS for e in SAMPLE_QUESTIONS}
+
+
+@pytest.mark.parametrize("sample", sample_scripts(), ids=lambda s: f"{s.dialect}-{s.example}")
+def test_each_sample_replays_its_example_to_the_right_answer(sample):
+    trace = ask(sample.question, _settings(sample.dialect, str(sample.path)))
+    assert trace.stop_reason == "finished" and exact_match(trace.final_answer, ANSWERS[sample.example])
+    assert not any(s.is_error for s in trace.steps), [s.observation.text for s in trace.steps if s.is_error]
+    searched = [s for s in trace.steps if s.action is not None and s.action.tool == "search"]
+    assert all(s.observation.evidence for s in searched)  # the pack has every page the sample searches
+
+
+def test_the_samples_are_labelled_and_offered_to_visitors(monkeypatch):
+    paper = sample_for(SAMPLE_SCRIPTS_DIR / "paper" / "calculator.json")
+    assert paper is not None and paper.label == "Sample · ReAct paper (Search[entity]) · What is 17 * 23 + 4?"
+    assert script_label(SAMPLE_SCRIPTS_DIR / "paper" / "calculator.json") == paper.label
+    assert script_label("/srv/mine.json") == "mine.json" and sample_for("/srv/mine.json") is None
+    monkeypatch.delenv("REACT_SCRIPT", raising=False)
+    assert script_choices() == [str(s.path) for s in sample_scripts()]  # in visitor modes, among the operator's
+    monkeypatch.setenv("REACT_SCRIPT", "/srv/operator.json")
+    assert script_choices()[0] == "/srv/operator.json" and len(script_choices()) == 1 + len(sample_scripts())
+
+
+@pytest.mark.parametrize("dialect", ["paper", "mrkl", "tools"])
+def test_a_run_written_as_a_script_replays_to_the_same_steps(dialect, tmp_path):
+    sample = next(s for s in sample_scripts() if (s.dialect, s.example) == (dialect, "kiss-and-tell"))
+    recorded = ask(sample.question, _settings(dialect, str(sample.path)))
+    outputs, notes = run_as_script(recorded)
+    assert notes == [] and len(outputs) == len(recorded.steps)
+    path = tmp_path / "saved.json"
+    path.write_text(json.dumps(outputs), encoding="utf-8")
+    assert load_script(path) == outputs  # a file the scripted provider reads
+    replayed = ask(sample.question, _settings(dialect, str(path)))
+    moves = lambda t: [(s.thought, s.action, s.final_answer, s.observation and s.observation.text) for s in t.steps]  # noqa: E731
+    assert moves(replayed) == moves(recorded)
+
+
+def test_a_forks_edits_are_written_as_recorded_and_said():
+    sample = SAMPLE_SCRIPTS_DIR / "paper" / "kiss-and-tell.json"
+    trace = ask(SAMPLE_QUESTIONS["kiss-and-tell"], _settings("paper", str(sample)))
+    trace.steps[1].raw_output = " it does not matter.\nAction 2: Search[Shirley Temple]\n"  # the model went on...
+    trace.steps[1].thought = "Now Shirley Temple: it does not matter."  # ...from a thought a person wrote
+    trace.steps[0].observation.note = EDITED_NOTE
+    outputs, notes = run_as_script(trace)
+    assert outputs[1] == " Now Shirley Temple: it does not matter.\nAction 2: Search[Shirley Temple]\n"
+    assert notes == [
+        "Step 1's observation was written by a person: a replay runs the tool.",
+        "Step 2 is written as the run recorded it, not as the model first wrote it.",
+    ]
