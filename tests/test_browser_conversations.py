@@ -141,8 +141,9 @@ new MutationObserver(() => {
 }).observe(document, {subtree: true, childList: true, characterData: true});"""
 
 
-def test_a_reload_says_it_restores_the_conversation_and_a_restarted_server_keeps_it(tmp_path):
-    with streamlit(tmp_path, SCRIPT) as server, chromium() as browser:
+def test_a_reload_says_it_restores_the_conversation_and_a_restarted_server_keeps_it(served, tmp_path):
+    _, browser = served  # its browser (one Playwright per process), with servers of this test's own
+    with streamlit(tmp_path, SCRIPT) as server:
         context, page = open_page(browser, server["url"])
         try:
             ask(page, Q1)
@@ -157,7 +158,7 @@ def test_a_reload_says_it_restores_the_conversation_and_a_restarted_server_keeps
         finally:
             context.close()
     # A fresh server's first request starts again from app.py: the address's ?chat= goes with it.
-    with streamlit(tmp_path, SCRIPT) as server, chromium() as browser:
+    with streamlit(tmp_path, SCRIPT) as server:
         context = browser.new_context(viewport={"width": 1280, "height": 900})
         context.add_init_script(WATCH)
         page = context.new_page()
