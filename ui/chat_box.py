@@ -12,7 +12,7 @@ from react_core import Decision
 from ui import turns
 from ui.jobs.turn import Turn
 from ui.render import step_key
-from ui.step_mode import keep_draft, paused_where
+from ui.step_mode import keep_draft
 from ui.text import md_literal
 
 ASK = "Ask a question (follow-ups continue the conversation)"
@@ -66,7 +66,7 @@ def _render_offer(turn: Turn, text: str) -> None:
     step = turn.trace.steps[-1]
     finish = step.pending == "finish"
     with st.container(border=True, key="held-offer"):
-        st.markdown(md_literal(f"The run above is paused {paused_where(turn.trace)} at step {step.index}. Use this:"))
+        st.markdown(md_literal(f"The run above waits for you at step {step.index}. Use what you typed:"))
         st.text(text)
         row = st.container(horizontal=True)
         row.button(

@@ -82,7 +82,7 @@ def render_step(
     obs = step.observation
     icon = ":material/pause_circle:" if step.pending else ":material/error:" if step.is_error else None
     icon = ":material/stop_circle:" if step.stopped else icon
-    open_ = expanded or (open_errors and step.is_error) or bool(step.pending)
+    open_ = expanded or (open_errors and step.is_error) or bool(step.pending) or step.stopped
     with st.expander(md_literal(step_title(step, dialect)), expanded=open_, icon=icon):
         st.markdown("**Thought**")
         st.text(step.thought or "(no thought)")
