@@ -62,6 +62,18 @@ def _submitted() -> None:
     st.session_state[HELD] = (turn.id, text)
 
 
+# The choices for text typed while a run waits: (label, key, icon, what it does).
+USES = (
+    ("As the observation", "observe", ":material/visibility:", "Instead of running the tool: the step gets this "
+     "observation, marked as written by you."),
+    ("As the action", "edit", ":material/edit:", "Instead of the model's action, written the dialect's way (e.g. "
+     "Search[Ed Wood]); it then runs."),
+    ("As a new question", "ask", ":material/chat:", "The paused run stays paused above, and in History, to resume "
+     "later."),
+    ("Put it back", "back", ":material/undo:", "Back into the box, as typed."),
+)  # fmt: skip
+
+
 def _render_offer(turn: Turn, text: str) -> None:
     step = turn.trace.steps[-1]
     finish = step.pending == "finish"
@@ -69,47 +81,25 @@ def _render_offer(turn: Turn, text: str) -> None:
         st.markdown(md_literal(f"The run above waits for you at step {step.index}. Use what you typed:"))
         st.text(text)
         row = st.container(horizontal=True)
-        row.button(
-            "As the observation",
-            key="held-observe",
-            icon=":material/visibility:",
-            on_click=_use,
-            args=(turn, "observe", text),
-            disabled=finish,
-            help="A Finish step has no observation: use it as the action instead."
-            if finish
-            else "Instead of running the tool: the step gets this observation, marked as written by you.",
-        )
-        row.button(
-            "As the action",
-            key="held-edit",
-            icon=":material/edit:",
-            on_click=_use,
-            args=(turn, "edit", text),
-            help="Instead of the model's action, written the dialect's way (e.g. Search[Ed Wood]); it then runs.",
-        )
-        row.button(
-            "As a new question",
-            key="held-ask",
-            icon=":material/chat:",
-            on_click=_ask,
-            args=(text,),
-            help="The paused run stays paused above, and in History, to resume later.",
-        )
-        row.button("Put it back", key="held-back", icon=":material/undo:", on_click=_put_back, args=(text,))
+        for label, kind, icon, does in USES:
+            refused = finish and kind == "observe"  # a Finish step has no observation
+            row.button(
+                label,
+                key=f"held-{kind}",
+                icon=icon,
+                on_click=_chosen,
+                args=(turn, kind, text),
+                disabled=refused,
+                help="A Finish step has no observation: use it as the action instead." if refused else does,
+            )
 
 
-def _use(turn: Turn, kind: str, text: str) -> None:
+def _chosen(turn: Turn, kind: str, text: str) -> None:
     st.session_state[HELD] = None
-    keep_draft(step_key(turn.key, turn.trace.steps[-1].index), kind, text)  # a refused edit shows in the panel
-    turns.decide(turn.id, Decision(kind, text=text))
-
-
-def _ask(text: str) -> None:
-    st.session_state[HELD] = None
-    turns.ask(text)
-
-
-def _put_back(text: str) -> None:
-    st.session_state[HELD] = None
-    st.session_state[turns.QUESTION_KEY] = text
+    if kind == "ask":
+        turns.ask(text)
+    elif kind == "back":
+        st.session_state[turns.QUESTION_KEY] = text
+    else:
+        keep_draft(step_key(turn.key, turn.trace.steps[-1].index), kind, text)  # a refused edit shows in the panel
+        turns.decide(turn.id, Decision(kind, text=text))
