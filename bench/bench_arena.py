@@ -55,7 +55,7 @@ class OneModel(ScriptedProvider):
 
 
 def variants(lock: threading.Lock | None) -> list[Variant]:
-    out = figure_one(SETTINGS)
+    out = figure_one(SETTINGS, max_calls=SETTINGS.max_calls)
     for v, script in zip(out, SCRIPTS, strict=True):
         v.provider = OneModel(script, lock) if lock else ScriptedProvider(script, delay=DELAY)
     return out
@@ -98,10 +98,13 @@ def measure_on_device() -> tuple[float, float, float]:
         quick = Variant("standard", SETTINGS, provider=ScriptedProvider([" 42\n"]))
         return timed(lambda: Arena(question, [v, quick]).run())
 
-    for v in figure_one(settings):  # untimed: loads the model and each prompt's saved prefix state, for both figures
+    def one_call_each() -> list[Variant]:  # not the paper's 7: every column's time is one model call
+        return figure_one(settings, max_calls=1)
+
+    for v in one_call_each():  # untimed: loads the model and each prompt's saved prefix state, for both figures
         alone(v)
-    columns = [alone(v) for v in figure_one(settings)]
-    four = Arena(question, figure_one(settings))
+    columns = [alone(v) for v in one_call_each()]
+    four = Arena(question, one_call_each())
     arena = timed(four.run)
     assert all(r.trace.error is None for r in four.results), [r.trace.error for r in four.results]
     return arena, sum(columns), max(columns)

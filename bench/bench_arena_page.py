@@ -2,8 +2,8 @@
 nobody watching. Writes the ``arena-page`` section of docs/benchmarks.md.
 
 Each round starts ``streamlit run app.py`` on the on-device model and the offline pack with a scratch model cache (no
-saved prefix states: each column reads its prompt), opens Debian's Chromium, sets Max model calls to 1, fills Figure 1
-with a question of the pack, waits for the warm-up, clicks Run and times:
+saved prefix states: each column reads its prompt), opens Debian's Chromium, fills Figure 1 with Act's and ReAct's
+Max model calls set to 1 (one call a column) and a question of the pack, waits for the warm-up, clicks Run and times:
 
 * *watched*: Run → every column's footer on the page (the page redraws the running arena on its timer);
 * *unwatched*: Run → the fourth column saved to History, the browser having left the page right after the click (the
@@ -46,15 +46,17 @@ def one_round(browser, home: Path, cache: Path, pack: Path, *, watched: bool) ->
         page = browser.new_context(viewport={"width": 1280, "height": 1400}).new_page()
         page.set_default_timeout(WAIT_MS)
         page.goto(url)
-        page.get_by_test_id("stSidebarNav").get_by_text("Settings", exact=True).click()
-        slider = page.get_by_test_id("stSlider").filter(has_text="Max model calls")
-        slider.get_by_role("slider").focus()
-        slider.get_by_role("slider").press("Home")
-        slider.get_by_test_id("stSliderThumbValue").filter(has_text=re.compile(r"^1$")).wait_for()
-        page.wait_for_timeout(1000)  # the slider sends its value after a short debounce
         page.get_by_test_id("stSidebarNav").get_by_text("Arena", exact=True).click()
         page.get_by_role("button", name=re.compile(r"Figure 1$")).click()
         page.get_by_text("Column 4", exact=True).wait_for()
+        for n in (2, 3):  # Act's and ReAct's budget: one call, not the paper's 7
+            box = page.locator(f".st-key-arena-max_calls-{n} input")
+            box.fill("1")
+            box.press("Tab")
+            page.wait_for_function(
+                f"() => document.querySelector('.st-key-arena-max_calls-{n} input')?.value === '1'", polling=100
+            )
+        page.wait_for_timeout(1000)  # the last value reaches the server
         page.get_by_role("textbox", name="Question").fill(QUESTION)
         page.get_by_role("textbox", name="Question").press("Tab")
         page.wait_for_function(f"() => !document.body.innerText.includes({WARMING!r})", polling=100)

@@ -13,7 +13,6 @@ Run: ``.venv/bin/python bench/bench_grammar.py [--repeats N]``.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -21,14 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import median, table, write_section
-from react_core.base.paths import shared_data_dir
-from react_core.dialects import DIALECTS
-from react_core.presets.preset import default_preset_for, load_preset
-from react_core.presets.render import render_prefix, render_question
-from react_core.providers.local import LocalProvider
-
-TEXT_DIALECTS = ["paper", "xml", "json", "pause", "function", "mrkl"]
-TOOLS = ["search", "lookup", "calculator"]
+from bench.grammar_steps import SOURCE, TOOLS, dialect_steps, samplers
 
 
 def main() -> None:
@@ -36,16 +28,13 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3, help="timed calls per dialect and sampler (median)")
     args = parser.parse_args()
 
-    from llama_cpp import Llama, LlamaGrammar
+    from llama_cpp import LlamaGrammar
 
-    llama = LocalProvider(on_progress=None).llama
-    ours = llama._init_sampler
-    theirs = lambda **options: Llama._init_sampler(llama, **options)  # noqa: E731
-    source = shared_data_dir() / "hotpotqa" / "dev_distractor_first100.json"
-    question = json.loads(source.read_text(encoding="utf-8"))[0]["question"]
+    model = samplers()
+    llama, ours, theirs = model.llama, model.ours, model.theirs
 
     def timed(text: str, stop: list[str], grammar: str | None, sampler) -> tuple[float, int, str]:
-        llama._init_sampler = sampler
+        model.use(sampler)
         options = {"max_tokens": 120, "temperature": 0.0, "stop": stop}
         llama.create_completion(text, max_tokens=1, temperature=0.0)  # the prompt into the KV cache
         runs = []
@@ -59,12 +48,8 @@ def main() -> None:
 
     rows, same_everywhere = [], True
     try:
-        for name in TEXT_DIALECTS:
-            f = DIALECTS[name]
-            preset = load_preset(default_preset_for(name))
-            text = render_prefix(preset, TOOLS) + render_question(preset, question) + f.step_prefix(1)
-            grammar = f.grammar(TOOLS, 1)
-            stop = list(dict.fromkeys(f.stop + LocalProvider.extra_stops))  # as a run sends them
+        for step in dialect_steps():
+            name, text, stop, grammar = step.name, step.text, step.stop, step.grammar
             free = timed(text, stop, None, ours)
             slow = timed(text, stop, grammar, theirs)
             fast = timed(text, stop, grammar, ours)
@@ -82,13 +67,13 @@ def main() -> None:
             )
             print(" | ".join(rows[-1]), flush=True)
     finally:
-        llama._init_sampler = ours
+        model.restore()
     headers = [
         "dialect", "free step", "grammar, llama-cpp-python's sampler", "grammar, ours", "ours is faster by",
         "same text",
     ]  # fmt: skip
     body = table(headers, rows) + (
-        f"\n\nStep 1 of HotpotQA `{source.name}` question 0 with each dialect's preset and the tools "
+        f"\n\nStep 1 of HotpotQA `{SOURCE.name}` question 0 with each dialect's preset and the tools "
         f"{', '.join(TOOLS)}, greedy, the dialect's stop sequences, at most 120 tokens; median of {args.repeats} "
         "calls after one that leaves the prompt in the KV cache, so these are generation times. Tokens per second "
         "count the reply's tokens. "

@@ -13,20 +13,14 @@ section of docs/benchmarks.md. Run: ``.venv/bin/python bench/bench_grammar_sampl
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.bench_grammar import TEXT_DIALECTS, TOOLS
 from bench.common import median, table, write_section
-from react_core.base.paths import shared_data_dir
-from react_core.dialects import DIALECTS
-from react_core.presets.preset import default_preset_for, load_preset
-from react_core.presets.render import render_prefix, render_question
-from react_core.providers.local import LocalProvider
+from bench.grammar_steps import SOURCE, TOOLS, dialect_steps, samplers
 
 TEMPERATURE = 0.7
 
@@ -36,17 +30,14 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=3, help="timed calls per dialect and sampler (median)")
     args = parser.parse_args()
 
-    from llama_cpp import Llama, LlamaGrammar
+    from llama_cpp import LlamaGrammar
 
-    llama = LocalProvider(on_progress=None).llama
-    ours = llama._init_sampler
-    theirs = lambda **options: Llama._init_sampler(llama, **options)  # noqa: E731
-    source = shared_data_dir() / "hotpotqa" / "dev_distractor_first100.json"
-    question = json.loads(source.read_text(encoding="utf-8"))[0]["question"]
+    model = samplers()
+    llama, ours, theirs = model.llama, model.ours, model.theirs
 
     def per_token(text: str, stop: list[str], grammar: str, sampler, temperature: float) -> tuple[float, list[str]]:
         """Median seconds per generated token over the seeds, and the texts."""
-        llama._init_sampler = sampler
+        model.use(sampler)
         llama.create_completion(text, max_tokens=1, temperature=0.0)  # the prompt into the KV cache
         times, texts = [], []
         for seed in range(1, args.seeds + 1):
@@ -59,12 +50,8 @@ def main() -> None:
 
     rows, all_parse = [], True
     try:
-        for name in TEXT_DIALECTS:
-            f = DIALECTS[name]
-            preset = load_preset(default_preset_for(name))
-            text = render_prefix(preset, TOOLS) + render_question(preset, question) + f.step_prefix(1)
-            grammar = f.grammar(TOOLS, 1)
-            stop = list(dict.fromkeys(f.stop + LocalProvider.extra_stops))  # as a run sends them
+        for step in dialect_steps():
+            name, f, text, stop, grammar = step.name, step.dialect, step.text, step.stop, step.grammar
             greedy, _ = per_token(text, stop, grammar, ours, 0.0)
             slow, slow_texts = per_token(text, stop, grammar, theirs, TEMPERATURE)
             fast, fast_texts = per_token(text, stop, grammar, ours, TEMPERATURE)
@@ -81,13 +68,13 @@ def main() -> None:
             )
             print(" | ".join(rows[-1]), flush=True)
     finally:
-        llama._init_sampler = ours
+        model.restore()
     headers = [
         "dialect", "greedy, ours", f"t={TEMPERATURE}, llama-cpp-python's sampler", f"t={TEMPERATURE}, ours",
         "every text parses",
     ]  # fmt: skip
     body = table(headers, rows) + (
-        f"\n\nTime per generated token (median over seeds 1 to {args.seeds}) of step 1 of HotpotQA `{source.name}` "
+        f"\n\nTime per generated token (median over seeds 1 to {args.seeds}) of step 1 of HotpotQA `{SOURCE.name}` "
         f"question 0 with each dialect's preset and the tools {', '.join(TOOLS)}, the dialect's grammar and stop "
         "sequences, at most 120 tokens, after a call that leaves the prompt in the KV cache. In brackets: against "
         "greedy decoding under the grammar (the goal: ours within 1.2x). "

@@ -79,8 +79,13 @@ st.caption(
     "One question, 2 to 4 variants side by side: a strategy (the paper's Standard, CoT, Act, ReAct), a prompt, a "
     "provider and model, a temperature. Each column is saved to History as a run of this arena."
 )
-st.text_area("Question", key=arena.QUESTION_KEY, height=80)
-st.text_input("Gold answer (optional)", key=arena.GOLD_KEY, help="Scores each column: EM and F1.")
+st.text_area("Question", key=arena.QUESTION_KEY, height=80, on_change=arena.question_changed)
+st.text_input(
+    "Gold answer (optional)",
+    key=arena.GOLD_KEY,
+    help="Scores each column: EM and F1. Filled in for a known HotpotQA question (the offline pack's or the shared "
+    "data's), as the chat finds its expected answer.",
+)
 with st.expander("Columns", expanded=not running and job is None):
     a, b, c = st.columns(3)
     a.button(
@@ -89,7 +94,8 @@ with st.expander("Columns", expanded=not running and job is None):
         icon=":material/view_week:",
         on_click=arena.figure_one,
         disabled=running,
-        help="Standard, CoT, Act and ReAct with the paper's prompts, on the first column's model.",
+        help="Standard, CoT, Act and ReAct with the paper's prompts, on the first column's model, greedy, Act and "
+        "ReAct with the paper's 7 model calls (change them in their columns).",
     )
     a.button(
         "Base vs fine-tuned",

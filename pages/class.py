@@ -49,7 +49,12 @@ except ReactLabError as e:
     st.error(md_literal(f"The class needs the history store: {e}"))
     st.stop()
 
-teach_tab, learn_tab = st.tabs(["Assignments you handed out", "Assignments you joined"])
+# The tab a person lands on: the assignments they joined right after opening a link (the message above says "below"),
+# and for a student who has handed none out; kept in the session, so a rerun keeps the tab they chose.
+TEACH, LEARN = "Assignments you handed out", "Assignments you joined"
+if (token and opened is not None) or (joined and not mine and "class-tab" not in st.session_state):
+    st.session_state["class-tab"] = LEARN
+teach_tab, learn_tab = st.tabs([TEACH, LEARN], key="class-tab", on_change="rerun")
 with teach_tab:
     with st.expander("Hand out a question set", icon=":material/assignment_add:", expanded=not mine):
         class_view.render_hand_out(qs.saved_sets(), ev.past())

@@ -207,6 +207,11 @@ def _your_questions() -> None:
         st.file_uploader("Question set (CSV or JSONL)", type=["csv", "jsonl"], key="qset-file")
         st.text_input("Name", key="qset-name", placeholder="the file's name")
         st.button("Keep this set", key="qset-keep", on_click=qs.keep_upload)
+        names = [s.name for s in qs.saved_sets()]
+        if names:
+            pick, delete = st.columns([0.75, 0.25], vertical_alignment="bottom")
+            pick.selectbox("One of your sets", names, index=None, key="qset-delete", placeholder="choose a set")
+            delete.button("Delete", key="qset-delete-button", icon=":material/delete:", on_click=qs.delete_set)
 
 
 def _checks_and_baseline(evaluation: Any) -> None:

@@ -14,7 +14,17 @@ from pathlib import Path
 
 import streamlit as st
 
-from react_core import METHODS, FinetunePlan, ReactLabError, Recipe, found_adapters, training_python, write_only
+from react_core import (
+    METHODS,
+    RECIPE_NOTES,
+    RECIPES,
+    FinetunePlan,
+    ReactLabError,
+    Recipe,
+    found_adapters,
+    training_python,
+    write_only,
+)
 from ui import identity, state
 from ui.jobs import finetune as jobs
 from ui.text import md_literal
@@ -45,12 +55,23 @@ if identity.own_endpoints():
 
 
 def _recipe_form() -> FinetunePlan | None:
-    defaults = Recipe()
+    # Outside the form, so the fields below start from the chosen recipe's values.
+    name = st.selectbox(
+        "Recipe", list(RECIPES), key="finetune-recipe-name", format_func=lambda r: f"{r}: {RECIPE_NOTES[r]}"
+    )
+    defaults = RECIPES[name]
     with st.form("finetune-recipe"):
-        method = st.selectbox("Method", list(METHODS), format_func=lambda m: f"{m} (prompt {METHODS[m].preset})")
+        methods = list(METHODS)
+        method = st.selectbox(
+            "Method",
+            methods,
+            index=methods.index(defaults.method),
+            key=f"finetune-method-{name}",
+            format_func=lambda m: f"{m} (prompt {METHODS[m].preset})",
+        )
         limit = st.number_input("Train questions (0: all 996)", 0, 10_000, 0, step=50)
         cols = st.columns(3)
-        epochs = cols[0].number_input("Epochs", 1, 10, defaults.epochs)
+        epochs = cols[0].number_input("Epochs", 1, 10, defaults.epochs, key=f"finetune-epochs-{name}")
         rank = cols[1].number_input("LoRA rank", 1, 128, defaults.rank)
         seed = cols[2].number_input("Seed", 0, 2**31 - 1, defaults.seed)
         history = st.checkbox("Also learn from my right and grounded runs in History", value=False)

@@ -100,7 +100,7 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("shipped_adapter", "adapter_label", "found_adapters"), "providers.adapters"),
     # fine-tuning
     **dict.fromkeys(("FinetunePlan", "finetune", "write_only", "check_environment"), "training.finetune"),
-    **dict.fromkeys(("Recipe", "METHODS"), "training.recipe"),
+    **dict.fromkeys(("Recipe", "METHODS", "RECIPES", "RECIPE_NOTES"), "training.recipe"),
     **dict.fromkeys(("finetune_dir", "training_python"), "base.paths"),
     **dict.fromkeys(("script_outputs", "MAX_SCRIPT_BYTES", "SCRIPT_FORMAT"), "providers.scripted"),
     **dict.fromkeys(
@@ -112,6 +112,7 @@ _EXPORTS: dict[str, str] = {
         (
             "Preset",
             "DEFAULT_PRESET",
+            "MAX_DYNAMIC",
             "list_presets",
             "load_preset",
             "preset_paths",
@@ -201,6 +202,7 @@ _EXPORTS: dict[str, str] = {
             "line_up",
             "first_difference",
             "column_label",
+            "run_budget",
             "saved_columns",
             "DIFFERENCE_MARK",
             "SAME_ACTIONS",
@@ -237,7 +239,7 @@ _EXPORTS: dict[str, str] = {
     # a class: assignments handed out by link, submissions and the board
     **dict.fromkeys(("Assignment", "Submission"), "history.assignments"),
     **dict.fromkeys(
-        ("write_assignment_file", "assignment_of", "references_from", "submission_of", "best_per_student"),
+        ("write_assignment_file", "assignment_of", "references_from", "submission_of", "best_per_student", "submitter"),
         "evaluation.assignments",
     ),
     **dict.fromkeys(("BootstrapPlan", "bootstrap"), "evaluation.bootstrap"),

@@ -1,13 +1,16 @@
-"""The Arena page in AppTest: Figure 1 fills four columns, a run with the scripted model streams every column to its
-footer and saves one arena, Stop ends one column while another finishes, an arena reopens from History, and
-History's Compare draws 2 to 4 picked runs in the arena's view."""
+"""The Arena page in AppTest: Figure 1 fills four columns on the paper's budget, a known question fills its gold answer,
+a run with the scripted model streams every column to its footer and saves one arena, Stop ends one column while
+another finishes, an arena reopens from History, and History's Compare draws 2 to 4 picked runs in the arena's view."""
 
 from __future__ import annotations
+
+import re
 
 from app_helpers import ask, expander_labels, go, new_session, unescape, use_app
 
 from react_core.history import HistoryStore
 
+KNOWN_Q = "Were Scott Derrickson and Ed Wood of the same nationality?"  # the offline pack's, HotpotQA dev's first
 CALC = [
     "Thought 1: Multiply first.\nAction 1: Calculator[6 * 7]",
     "Thought 2: It is 42.\nAction 2: Finish[42]",
@@ -77,6 +80,54 @@ def test_a_run_streams_every_column_to_its_footer_and_saves_one_arena(monkeypatc
     assert any(":green[Expected answer: «42» · exact match" in m for m in markdown_texts(at))
     found = HistoryStore().arenas()
     assert len(found) == 1 and [r.id for r in found[0].runs] == [r.history_id for r in results]
+
+
+def test_a_known_question_fills_its_gold_answer_and_history_shows_the_columns_expected_answer(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, ["Thought 1: Both are American.\nAction 1: Finish[yes]"])
+    at = go(new_session(), "arena")
+    at.text_area(key="arena-question").input(KNOWN_Q).run()
+    assert at.text_input(key="arena-gold").value == "yes"  # HotpotQA's answer, as the chat finds it
+    at.text_area(key="arena-question").input("What is 6 * 7?").run()
+    assert at.text_input(key="arena-gold").value == ""  # filled in for the question before: gone with it
+    at.text_input(key="arena-gold").input("Yes, both").run()
+    at.text_area(key="arena-question").input(KNOWN_Q).run()
+    assert at.text_input(key="arena-gold").value == "Yes, both"  # the person's own stays
+    at.text_input(key="arena-gold").input("").run()
+    at.text_area(key="arena-question").input(KNOWN_Q + " ").run()
+    assert at.text_input(key="arena-gold").value == "yes"
+    at.button(key="arena-run").click().run()
+    wait_arena(at)
+    assert [(r.em, r.f1) for r in at.session_state.arena_job.arena.results] == [(1.0, 1.0)] * 2
+    assert sum("EM 1 · F1 1.00 · 1 step" in unescape(c.value) for c in at.caption) == 2
+    go(at, "history")
+    run_id = at.session_state.arena_job.arena.results[0].history_id
+    at.button(key=f"open-{run_id}").click().run()
+    assert any("Expected answer: «yes» · exact match" in m for m in markdown_texts(at)), markdown_texts(at)
+
+
+def test_figure_one_runs_on_the_papers_budget_whatever_the_chats_and_each_column_shows_its_own(monkeypatch, tmp_path):
+    steps = [f"Thought {n}: Step {n}.\nAction {n}: Calculator[{n} + 1]" for n in (1, 2)]
+    use_app(monkeypatch, tmp_path, [*steps, "Thought 3: Done.\nAction 3: Finish[42]"])
+    at = new_session()
+    go(at, "settings").slider(key="set-max_calls").set_value(1).run()  # the chat's budget: one model call
+    at = go(at, "arena")
+    assert [at.number_input(key=f"arena-max_calls-{i}").value for i in range(2)] == [1, 1]  # a new column: Settings'
+    at.button(key="arena-figure-one").click().run()
+    assert [at.number_input(key=f"arena-max_calls-{i}").value for i in (2, 3)] == [7, 7]
+    assert not any(n.key in ("arena-max_calls-0", "arena-max_calls-1") for n in at.number_input)  # Standard, CoT
+    assert sum("One model call: this strategy answers at once." in c.value for c in at.caption) == 2
+    at.number_input(key="arena-max_calls-2").set_value(2)  # the person changes Act's there
+    wait_arena(start(at))
+    results = at.session_state.arena_job.arena.results
+    assert [r.trace.settings["max_calls"] for r in results[2:]] == [2, 7]
+    assert [(r.steps, r.trace.stop_reason) for r in results[2:]] == [(2, "max_calls"), (3, "finished")]
+    headers = [m for m in markdown_texts(at) if re.match(r"\*\*\d\. ", m)]
+    assert [h.rstrip("*").rsplit(" · ", 1)[1] for h in headers] == [
+        "one model call",
+        "one model call",
+        "at most 2 model calls",
+        "at most 7 model calls",
+    ]
 
 
 def test_stop_ends_one_column_while_the_other_finishes(monkeypatch, tmp_path):

@@ -91,3 +91,53 @@ def test_a_teacher_hands_out_a_set_and_sees_two_students_best_versions_on_the_bo
     teacher = go(teacher, "class")
     assert "My private question" not in unescape(str(teacher))
     assert open_history(_owner(ANN)).list()[0].question == "My private question"
+
+
+def _open_tab(at) -> str:
+    """The tab the Class page shows: the one its tabs' container tells the browser to open."""
+    from streamlit.proto.Block_pb2 import Block
+
+    blocks = [at._tree]
+    while blocks:
+        block = blocks.pop()
+        proto = getattr(block, "proto", None)
+        if isinstance(proto, Block) and proto.HasField("tab_container"):
+            labels = [tab.label for _, tab in sorted(block.children.items())]
+            return labels[proto.tab_container.default_tab_index]
+        blocks.extend(getattr(block, "children", {}).values())
+    raise AssertionError("no tabs on the page")
+
+
+def test_a_student_opening_the_link_lands_on_the_assignments_they_joined(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, RIGHT)
+    teacher = go(upload(go(session(TEACHER), "evaluate"), "numbers.csv", GOOD, "arith"), "class")
+    teacher.text_input(key="class-name").set_value("Week 3")
+    teacher.button(key="class-hand-out").click().run()
+    (link,) = [c.value for c in teacher.code if "/class?assignment=" in c.value]
+    assert _open_tab(teacher) == "Assignments you handed out"
+
+    # Joined by the link, the page says it is "below": the tab with it and its "Evaluate it" is the one shown.
+    ann = session(ANN)
+    ann.query_params["assignment"] = link.split("assignment=")[1]
+    ann = go(ann, "class")
+    assert any("You joined 'Week 3'" in s for s in _says(ann, "success"))
+    assert _open_tab(ann) == "Assignments you joined"
+    # Back on the page later, a student who handed nothing out lands there again; a tab they choose stays chosen.
+    ann = go(go(ann, "chat"), "class")
+    assert _open_tab(ann) == "Assignments you joined"
+    ann.session_state["class-tab"] = "Assignments you handed out"  # as a click on the tab sets it
+    ann.run()
+    assert _open_tab(ann) == "Assignments you handed out"
+    assert _open_tab(go(teacher, "class")) == "Assignments you handed out"  # a teacher's board is theirs to see first
+
+
+def test_two_students_of_one_name_are_two_rows_each_with_their_own_versions():
+    from react_core import Submission
+    from ui.class_view import board_frame
+
+    def sub(i: int, owner: str, em: float) -> Submission:
+        return Submission(i, "t", "Ann", f"v{i}", "Scripted", 2, em, 0.0, {}, "", owner=owner)
+
+    frame = board_frame([sub(1, "oidc:t#ann1", 0.5), sub(2, "oidc:t#ann2", 1.0), sub(3, "oidc:t#ann1", 0.0)])
+    assert list(frame["run"]) == ["#1", "#2"] and list(frame["versions submitted"]) == [2, 1]
+    assert list(frame.columns[:4]) == ["student", "best version", "EM %", "grounded %"]  # the scores first

@@ -199,3 +199,19 @@ def test_the_questions_download_makes_formula_cells_text_and_the_tables_own_expo
     assert (rows[0]["question"], rows[0]["gold"], rows[0]["prediction"]) == ("'" + link, "'-cmd", "'@SUM(1+1)")
     # Streamlit's own download and copy of a table write the cells as they are: off, for every table.
     assert config.get_option("client.disableDataExport") is True
+
+
+def test_a_kept_set_is_deleted_from_the_page_and_leaves_the_dataset_choice(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path)
+    at = upload(go(new_session(), "evaluate"), "numbers.csv", GOOD, "arith")
+    assert at.selectbox(key="eval-dataset").value == "Your set: arith"
+    at.button(key="qset-delete-button").click().run()
+    assert any("Choose one of your sets to delete" in m for m in messages(at, "warning"))
+    assert [s.name for s in open_history("").question_sets()] == ["arith"]  # nothing chosen: nothing deleted
+    at.selectbox(key="qset-delete").set_value("arith").run()
+    at.button(key="qset-delete-button").click().run()
+    assert not at.exception, at.exception
+    assert any("Deleted the set 'arith'" in m for m in messages(at, "success"))
+    assert open_history("").question_sets() == []
+    assert "Your set: arith" not in at.selectbox(key="eval-dataset").options
+    assert at.selectbox(key="eval-dataset").value != "Your set: arith"

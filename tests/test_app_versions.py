@@ -263,3 +263,25 @@ def test_use_as_example_warns_about_an_edited_step_and_says_what_happens_to_an_i
     # The fork form says the same plainly, instead of "… so it cannot be used again".
     assert any(w.startswith("This run was imported from a file, so the prompt it ran with") for w in said), said
     assert not any("cannot be used again" in w for w in said)
+
+
+def test_a_label_is_removed_from_the_panel_and_its_version_stays(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [FINISH])
+    at = go(new_session(), "settings")
+    _save_version(at, "Be careful.\n{tools}\n")
+    at.text_input(key="label-name").input("lesson-step-1").run()
+    at.selectbox(key="label-version").set_value(1).run()
+    at.button(key="move-label").click().run()
+    assert PresetStore().labels("paper") == {"lesson-step-1": 1}
+
+    at.text_input(key="label-name").input("no-such-label").run()
+    at.button(key="remove-label").click().run()
+    assert any("has no label no-such-label" in unescape(w.value) for w in at.warning)
+    assert PresetStore().labels("paper") == {"lesson-step-1": 1}  # a mistyped name removes nothing
+
+    at.text_input(key="label-name").input("lesson-step-1").run()
+    at.button(key="remove-label").click().run()
+    assert PresetStore().labels("paper") == {}
+    assert any("Label lesson-step-1 removed from paper" in unescape(s.value) for s in at.success)
+    assert [n for n, _, _ in PresetStore().versions("paper")] == [1, 2]  # the versions stay
+    assert "lesson-step-1" not in at.selectbox(key="set-version").options

@@ -15,8 +15,8 @@ from react_core.base.errors import ConfigError
 from react_core.base.events import RunDone, StepDone, TextDelta
 from react_core.base.trace import Action, Step, Trace
 from react_core.base.trace_schema import parse_trace_json
-from react_core.evaluation.arena import Arena, Variant, figure_one, first_difference, line_up
-from react_core.evaluation.strategies import run_strategy
+from react_core.evaluation.arena import Arena, Variant, column_label, figure_one, first_difference, line_up
+from react_core.evaluation.strategies import PAPER_REACT_STEPS, run_strategy
 from react_core.history import HistoryStore, open_history
 from react_core.loop.settings import RunSettings
 from react_core.providers.base import Chunk, CompletionRequest
@@ -25,6 +25,7 @@ from react_core.report.exports import to_json
 
 SETTINGS = RunSettings(provider="scripted", tools=["calculator"], max_calls=3)
 Q = "What is 6 * 7?"
+KNOWN_Q = "Were Scott Derrickson and Ed Wood of the same nationality?"  # HotpotQA dev's first question: yes
 FIGURE_ONE_SCRIPTS = [
     [" 42\nQuestion: invented"],  # Standard
     [" Six sevens.\nAnswer: 42\n"],  # CoT
@@ -91,6 +92,54 @@ def test_gold_answer_gives_exact_match_f1_and_the_grounding_check():
     assert results[0].grounding.kind != "grounded"  # Standard looked nothing up
     unscored = figure_one_arena().run()
     assert all(r.em is None and r.f1 is None and r.trace.expected_answer is None for r in unscored)
+
+
+def answering(answers: tuple[str, str, str, str]) -> list[list[str]]:
+    """Figure 1's four columns' scripts, each answering at once: Standard, CoT, Act, ReAct."""
+    standard, cot, act, react = answers
+    return [
+        [f" {standard}"],
+        [f" Both American.\nAnswer: {cot}"],
+        [f" Finish[{act}]"],
+        [f" So.\nAction 1: Finish[{react}]"],
+    ]
+
+
+def scripted(variants: list[Variant], scripts: list[list[str]]) -> list[Variant]:
+    for v, script in zip(variants, scripts, strict=True):
+        v.provider = ScriptedProvider(script)
+    return variants
+
+
+def test_a_known_hotpotqa_question_is_scored_and_kept_with_its_answer_without_a_gold_one(tmp_path):
+    # No gold answer given: the columns' expected answer is the one a chat run of the question gets (the dev set's).
+    store = HistoryStore(tmp_path / "history.sqlite")
+    variants = scripted(figure_one(SETTINGS), answering(("yes", "no", "yes", "yes")))
+    results = Arena(KNOWN_Q, variants, store=store).run()
+    assert [r.trace.final_answer for r in results] == ["yes", "no", "yes", "yes"]
+    assert [(r.em, r.f1) for r in results] == [(1.0, 1.0), (0.0, 0.0), (1.0, 1.0), (1.0, 1.0)]
+    assert [store.get(r.history_id).trace.expected_answer for r in results] == ["yes"] * 4
+    assert results[0].figures().startswith("EM 1 · F1 1.00 · 1 step · ")
+    # A gold answer given is the one used.
+    given = scripted(figure_one(SETTINGS), answering(("yes",) * 4))
+    assert {r.trace.expected_answer for r in Arena(KNOWN_Q, given, gold="no").run()} == {"no"}
+
+
+def test_figure_one_runs_act_and_react_on_the_papers_budget_and_each_column_says_its_budget():
+    chat = replace(SETTINGS, max_calls=1, temperature=0.7)  # the chat's budget: one model call
+    variants = figure_one(chat)
+    assert [v.settings.max_calls for v in variants] == [PAPER_REACT_STEPS] * 4 == [7] * 4
+    assert {v.settings.temperature for v in variants} == {0.0}
+    assert [v.settings.max_calls for v in figure_one(chat, max_calls=2)] == [2] * 4  # a person's own, when asked
+    act = [f" Calculator[{n} + 1]" for n in range(1, 4)] + [" Finish[42]"]
+    react = [f" Step {n}.\nAction {n}: Calculator[{n} + 1]" for n in range(1, 4)] + [" So.\nAction 4: Finish[42]"]
+    results = Arena(Q, scripted(variants, [[" 42"], [" Six sevens.\nAnswer: 42"], act, react])).run()
+    # Act and ReAct take four steps and finish: on the chat's budget they would have stopped after one.
+    assert [(r.steps, r.trace.stop_reason) for r in results] == [(1, "finished")] * 2 + [(4, "finished")] * 2
+    labels = [column_label(r.trace.settings) for r in results]
+    assert [label.rsplit(" · ", 1)[1] for label in labels] == ["one model call"] * 2 + ["at most 7 model calls"] * 2
+    assert column_label({"strategy": "react", "provider": "scripted", "max_calls": 1}).endswith("at most 1 model call")
+    assert " · at most" not in column_label({"strategy": "react", "provider": "scripted"})  # a trace from elsewhere
 
 
 def test_one_column_stopped_while_the_others_finish(tmp_path):

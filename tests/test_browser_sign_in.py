@@ -1,11 +1,12 @@
 """Sign-in in a real browser against a local OpenID Connect provider (oidc-provider-mock, started by the test): two
 people sign in, each sees only their own runs; a crafted link to the other's run shows nothing; signing out hides
-everything. The app reads its ``[auth]`` settings from a secrets file given to ``streamlit run``."""
+everything. The app reads its ``[auth]`` settings from a secrets file given to ``streamlit run`` (oidc_helpers)."""
 
 from __future__ import annotations
 
 import pytest
-from browser_helpers import ask, chromium, free_port, nav, needs_chromium, open_page, shot, streamlit
+from browser_helpers import ask, nav, needs_chromium, open_page, shot
+from oidc_helpers import sign_in, signed_in_app
 
 pytestmark = [pytest.mark.browser, needs_chromium]
 
@@ -13,47 +14,21 @@ ANSWER = "Thought 1: I know this one.\nAction 1: Finish[{}]"
 
 
 @pytest.fixture(scope="module")
-def signed_in_app(tmp_path_factory):
-    from oidc_provider_mock import run_server_in_thread
-
-    home = tmp_path_factory.mktemp("sign-in")
-    port = free_port()
-    with run_server_in_thread(port=0) as oidc:
-        secrets = home / "secrets.toml"
-        secrets.write_text(
-            "[auth]\n"
-            f'redirect_uri = "http://127.0.0.1:{port}/oauth2callback"\n'
-            'cookie_secret = "a-test-cookie-secret-not-used-anywhere-else"\n'
-            'client_id = "react-lab"\n'
-            'client_secret = "test-client-secret"\n'
-            f'server_metadata_url = "http://127.0.0.1:{oidc.server_port}/.well-known/openid-configuration"\n',
-            encoding="utf-8",
-        )
-        script = [ANSWER.format(n) for n in ("Ann's answer", "Bob's answer")] * 2
-        app = streamlit(home, script, args=["--secrets.files", str(secrets)], port=port)
-        with app as server, chromium() as browser:
-            yield server, browser
+def signed_in(tmp_path_factory):
+    script = [ANSWER.format(n) for n in ("Ann's answer", "Bob's answer")] * 2
+    with signed_in_app(tmp_path_factory.mktemp("sign-in"), script) as (server, browser):
+        yield server, browser
 
 
-def _sign_in(browser, url: str, who: str):
-    context, page = open_page(browser, url, wait_for_chat=False)
-    page.get_by_role("button", name="Sign in").click()
-    page.wait_for_url("**/oauth2/authorize**")  # the provider's own page: who are you?
-    page.locator("input[name=sub]").fill(who)
-    page.get_by_role("button", name="Authorize").click()
-    page.get_by_test_id("stChatInput").locator("textarea").wait_for()
-    return context, page
-
-
-def test_each_person_sees_only_their_own_runs_and_sign_out_hides_them(signed_in_app):
-    server, browser = signed_in_app
+def test_each_person_sees_only_their_own_runs_and_sign_out_hides_them(signed_in):
+    server, browser = signed_in
     context, page = open_page(browser, server["url"], wait_for_chat=False)
     page.get_by_role("button", name="Sign in").wait_for()
     assert page.get_by_test_id("stChatInput").count() == 0  # nothing before signing in
     shot(page, "sign-in.png")
     context.close()
 
-    (ca, ann), (cb, bob) = _sign_in(browser, server["url"], "ann"), _sign_in(browser, server["url"], "bob")
+    (ca, ann), (cb, bob) = sign_in(browser, server["url"], "ann"), sign_in(browser, server["url"], "bob")
     try:
         ann.get_by_text("Signed in as ann", exact=False).wait_for()
         ask(ann, "Ann asks about owls")

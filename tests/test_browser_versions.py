@@ -71,6 +71,23 @@ def _select(page, label: str, option: str | re.Pattern) -> None:
     _open_and_click(page, box, page.get_by_role("option", name=option, exact=isinstance(option, str)))
 
 
+def _keep_set(page, folder) -> None:
+    """On the Evaluate page: upload QUESTIONS as a CSV and keep it as the set 'arith' (then the chosen dataset)."""
+    from playwright.sync_api import expect
+
+    _expand(page, "Your own questions", "Keep this set")
+    (folder / "arith.csv").write_text(QUESTIONS)
+    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(folder / "arith.csv"))
+    uploaded(page, "arith.csv")  # kept before it reached the app, the page would ask for a file
+    name = page.get_by_role("textbox", name="Name", exact=True)
+    name.fill("arith")
+    name.press("Enter")
+    expect(name).to_have_value("arith")
+    settled(page)
+    page.get_by_role("button", name="Keep this set").click()
+    page.get_by_text("Kept 2 questions as 'arith'").wait_for()
+
+
 def test_save_a_version_diff_it_and_evaluate_it_against_version_one(tmp_path):
     from playwright.sync_api import expect  # as browser_helpers does: only where a browser test runs
 
@@ -99,17 +116,7 @@ def test_save_a_version_diff_it_and_evaluate_it_against_version_one(tmp_path):
 
             # Evaluate: the two versions on an uploaded set, with the Calculator.
             nav(page, "Evaluate")
-            _expand(page, "Your own questions", "Keep this set")
-            (tmp_path / "arith.csv").write_text(QUESTIONS)
-            page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(tmp_path / "arith.csv"))
-            uploaded(page, "arith.csv")  # kept before it reached the app, the page would ask for a file
-            name = page.get_by_role("textbox", name="Name", exact=True)
-            name.fill("arith")
-            name.press("Enter")
-            expect(name).to_have_value("arith")
-            settled(page)
-            page.get_by_role("button", name="Keep this set").click()
-            page.get_by_text("Kept 2 questions as 'arith'").wait_for()
+            _keep_set(page, tmp_path)
             strategies = page.get_by_test_id("stMultiSelect").filter(has_text="Strategies")
             strategies.get_by_label("Remove CoT", exact=True).click()
             page.get_by_text("Compare prompt versions").wait_for()  # offered once only ReAct is left

@@ -93,6 +93,30 @@ def test_ask_transcript_is_readable(tmp_path):
     assert "(Answered · 2 steps · " in out.stdout and "stop reason: finished)" in out.stdout
 
 
+def test_ask_prints_the_expected_answer_and_its_scores_when_the_question_is_known(tmp_path):
+    # HotpotQA dev's row 7000 (not one of the offline pack's): known from the shared data whatever the knowledge.
+    question = (
+        "The Lang Labor Party was the group that aligned with the policies of the government that followed what system?"
+    )
+    for answer, said in [
+        ("the Westminster", "Expected answer: «Westminster» · exact match · EM 1 · F1 1.00"),
+        (
+            "Westminster system",
+            "Expected answer: «Westminster» · not an exact match (word overlap F1 0.67) · EM 0 · F1 0.67",
+        ),
+    ]:
+        path = script(tmp_path, [f" I know it.\nAction 1: Finish[{answer}]"])
+        out = cli("ask", question, "--provider", "scripted", "--script", path, "--tools", "calculator")
+        assert out.returncode == 0, out.stderr
+        assert f"Final Answer: {answer}\n{said}\n(Answered · 1 step" in out.stdout, out.stdout
+    out = cli("ask", question, "--provider", "scripted", "--script", path, "--tools", "calculator", "--json")
+    assert json.loads(out.stdout)["expected_answer"] == "Westminster"
+    # A question nobody knows the answer to gets no such line.
+    path = script(tmp_path, [" So.\nAction 1: Finish[4]"])
+    out = cli("ask", "What is 2+2?", "--provider", "scripted", "--script", path, "--tools", "calculator")
+    assert "Final Answer: 4\n(Answered" in out.stdout and "Expected answer" not in out.stdout
+
+
 def test_a_run_ending_in_error_still_exits_0(tmp_path):
     path = script(tmp_path, [{"error": "rate limited"}])
     out = cli("ask", "q", "--provider", "scripted", "--script", path, "--tools", "calculator", "--json")

@@ -208,40 +208,30 @@ def test_step_modes_regenerate_offers_no_answer_from_a_cut_reply(reason):
 # -- the providers' own words for a reply that ran out of tokens, through their SDKs ------------------------------
 
 
-class OpenAIFinishing(FakeOpenAI):
-    """Every reply ends with the finish reason ``reason`` in place of ``stop``."""
+def _finishing(base: type, choices: str, field: str, normal: str) -> type:
+    """``base``'s stand-in server whose every reply ends with the finish reason ``reason`` in place of ``normal``
+    (each streamed event's ``choices`` list carries it in ``field``)."""
 
-    def __init__(self, outputs, reason: str) -> None:
-        super().__init__(outputs)
-        self.reason = reason
+    class Finishing(base):
+        def __init__(self, outputs, reason: str) -> None:
+            super().__init__(outputs)
+            self.reason = reason
 
-    def _sse(self, h: Any, events: Any, fault: Any) -> None:
-        def finishing():
-            for event in events:
-                for choice in event.get("choices", []) if isinstance(event, dict) else []:
-                    if choice.get("finish_reason") == "stop":
-                        choice["finish_reason"] = self.reason
-                yield event
+        def _sse(self, h: Any, events: Any, fault: Any) -> None:
+            def finishing():
+                for event in events:
+                    for choice in event.get(choices, []) if isinstance(event, dict) else []:
+                        if choice.get(field) == normal:
+                            choice[field] = self.reason
+                    yield event
 
-        super()._sse(h, finishing(), fault)
+            super()._sse(h, finishing(), fault)
+
+    return Finishing
 
 
-class GeminiFinishing(FakeGemini):
-    """Every reply ends with the finish reason ``reason`` in place of ``STOP``."""
-
-    def __init__(self, outputs, reason: str) -> None:
-        super().__init__(outputs)
-        self.reason = reason
-
-    def _sse(self, h: Any, events: Any, fault: Any) -> None:
-        def finishing():
-            for event in events:
-                for candidate in event.get("candidates", []) if isinstance(event, dict) else []:
-                    if candidate.get("finishReason") == "STOP":
-                        candidate["finishReason"] = self.reason
-                yield event
-
-        super()._sse(h, finishing(), fault)
+OpenAIFinishing = _finishing(FakeOpenAI, "choices", "finish_reason", "stop")
+GeminiFinishing = _finishing(FakeGemini, "candidates", "finishReason", "STOP")
 
 
 def _gemini_reasons() -> list[str]:

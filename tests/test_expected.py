@@ -1,6 +1,6 @@
-"""The expected answer: known for a chat question that is word for word one of the offline pack's HotpotQA questions
-(and for every evaluation question), recorded in the trace, and compared with the run's answer by HotpotQA's exact
-match: only an exact match is called a match."""
+"""The expected answer: known for a question that is word for word a known HotpotQA question (one of the offline pack's,
+or of the shared data's HotpotQA files, whatever the knowledge) and for every evaluation question, recorded in the
+trace, and compared with the run's answer by HotpotQA's exact match: only an exact match is called a match."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pytest
 from app_helpers import offline_pack
 from wiki_helpers import closed_port
 
+from react_core.base.paths import shared_data_dir
 from react_core.base.trace import Step, Trace
 from react_core.base.trace_schema import InvalidTrace, parse_trace_json
 from react_core.knowledge.pack import PackSource
@@ -80,7 +81,28 @@ def test_a_chat_question_that_is_a_pack_question_gets_its_answer():
     assert expected_answer_for(f"  {question.question}\n", settings) == question.answer  # as the chat box strips it
     assert expected_answer_for(question.question.rstrip("?") + " exactly?", settings) is None  # word for word only
     assert expected_answer_for(question.question.lower(), settings) is None
-    assert expected_answer_for(question.question, {"knowledge": "pack:/nowhere/pack.sqlite"}) is None
+
+
+def test_a_question_of_the_shared_hotpotqa_files_gets_its_answer_whatever_the_knowledge(monkeypatch, tmp_path):
+    # Neither question is one of the pack's: the dev set's row 7000 and a training question are known all the same,
+    # with Wikipedia, with a pack that is not there, with a pack that does not hold them.
+    dev = (
+        "The Lang Labor Party was the group that aligned with the policies of the government that followed what system?"
+    )
+    train = json.loads((shared_data_dir() / "hotpotqa" / "train_distractor_996.json").read_text(encoding="utf-8"))[0]
+    for knowledge in ("wikipedia", "pack:/nowhere/pack.sqlite", f"pack:{offline_pack()}"):
+        settings = {"knowledge": knowledge, "wiki_url": f"http://127.0.0.1:{closed_port()}/w/api.php"}
+        assert expected_answer_for(dev, settings) == "Westminster"
+        assert expected_answer_for(f" {train['question']} ", settings) == train["answer"]
+        assert expected_answer_for(dev.rstrip("?") + " exactly?", settings) is None  # word for word only
+    pack_question = PackSource(offline_pack()).sample_questions(1, seed=3)[0].question
+    assert expected_answer_for(pack_question, {"knowledge": "pack:/nowhere/pack.sqlite"}) is not None
+    monkeypatch.setenv("REACT_SHARED_DATA", str(tmp_path))  # no shared data: only a pack knows a question
+    (tmp_path / "hotpotqa").mkdir()
+    (tmp_path / "hotpotqa" / "indices.json").write_text("[1, 2]")  # not questions: read as none
+    assert expected_answer_for(dev, {"knowledge": "pack:/nowhere/pack.sqlite"}) is None
+    assert expected_answer_for(pack_question, {"knowledge": "pack:/nowhere/pack.sqlite"}) is None
+    assert expected_answer_for(pack_question, {"knowledge": f"pack:{offline_pack()}"}) is not None
 
 
 def test_while_wikipedia_cannot_be_reached_the_default_pack_knows_its_questions(monkeypatch, tmp_path):

@@ -34,6 +34,11 @@ def _homes(pattern: str) -> list[str]:
         ("reading a model choice", r"partition\(\s*[\"']:[\"']", "react_core/providers/choice.py"),
         ("reading a version's address", r"partition\(\s*[\"']@|split\(\s*[\"']@", "react_core/presets/versions.py"),
         ("the temperature range", r"<=\s*2(\.0)?\b|between 0 and 2", "react_core/loop/settings.py"),
+        (
+            "the dynamic-example limit",
+            r"dynamic\w*\s*<=\s*[1-9]|max_value=20\b|from 0 (\(off\) )?to 20",
+            "react_core/presets/preset.py",
+        ),
         ("the paper's figures", r"\b(?:28\.7|35\.1|57\.1|64\.6)\b", "react_core/evaluation/paper.py"),
         ("the datasets' credit lines", r"FEVER \(Thorne|HotpotQA \(CC BY-SA", "react_core/evaluation/tasks.py"),
         # The run service: one place makes the Agent, one keeps the finished run (saved, sent).

@@ -15,8 +15,8 @@ from react_core.loop.settings import RunSettings, default_preset, provider_for
 from react_core.providers import model_label
 from react_core.providers.adapters import DEFAULT_ADAPTER, file_sha256, read_manifest, shipped_adapter
 from react_core.providers.local import LocalProvider
-from react_core.training.recipe import SHIPPED
-from react_core.training.sources import shared_path
+from react_core.training.recipe import RECIPES, SHIPPED
+from react_core.training.sources import held_out_questions, shared_path
 from ui.examples import ONLINE_EXAMPLES
 
 ADAPTER = shipped_adapter()
@@ -57,13 +57,28 @@ def test_the_notice_says_how_often_it_is_right_on_questions_it_never_saw():
     assert measured in notice and "held-out" in measured and MANIFEST.scores["em"] >= 0
 
 
+def _questions(paths) -> set[str]:
+    return {normalize_answer(r["question"]) for path in paths for r in json.loads(path.read_text(encoding="utf-8"))}
+
+
 def test_the_questions_a_new_chat_offers_are_none_it_trained_on():
-    offered = set()
-    for path in hotpotqa_sources():  # the default offline pack's questions: where the chat's examples come from
-        offered |= {normalize_answer(r["question"]) for r in json.loads(path.read_text(encoding="utf-8"))}
+    offered = _questions(
+        hotpotqa_sources()
+    )  # the default offline pack's questions: where the chat's examples come from
     offered |= {normalize_answer(q) for q in ONLINE_EXAMPLES}  # with live Wikipedia
-    train = json.loads((shared_data_dir() / "hotpotqa" / "train_distractor_996.json").read_text(encoding="utf-8"))
-    assert offered and not offered & {normalize_answer(r["question"]) for r in train}
+    train = _questions([shared_data_dir() / "hotpotqa" / "train_distractor_996.json"])
+    train |= _questions(shared_path(f) for recipe in RECIPES.values() for f in recipe.gold)  # and any recipe's
+    assert offered and not offered & train
+
+
+@pytest.mark.parametrize("name", list(RECIPES))
+def test_no_recipe_trains_on_the_held_out_dev_questions(name):
+    recipe = RECIPES[name]
+    dev = _questions(hotpotqa_sources())  # the 200 dev questions every adapter is measured on (198 texts)
+    assert dev and not dev & _questions(shared_path(f) for f in recipe.gold)
+    if name != "v1":  # and whatever else joins its data (a teacher's runs, History) is checked against them
+        assert {shared_path(f).resolve() for f in recipe.held_out} == {p.resolve() for p in hotpotqa_sources()}
+        assert dev <= held_out_questions(recipe.held_out)
 
 
 @pytest.mark.model

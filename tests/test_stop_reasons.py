@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from react_core.base.trace import STOP_REASONS, Step, Trace
-from react_core.cli.main import format_transcript
+from react_core.cli.main import ending_lines
 from react_core.report.exports import summary_line, to_markdown
 from ui.render import status_text
 
@@ -19,7 +19,7 @@ def test_each_stop_reason_is_said_the_same_way_everywhere(reason):
     assert header == summary_line(trace)
     assert state == ("complete" if reason in ("finished", "cancelled", "paused") else "error")
     assert label in to_markdown(trace).replace("\\", "")
-    assert label in format_transcript(trace)
+    assert label in ending_lines(trace)  # the last lines ``ask`` prints
 
 
 def test_context_overflow_is_its_own_reason_not_a_spent_budget():

@@ -1,6 +1,6 @@
 """The Arena page's verbs and column editors: the columns (2 to 4) kept in their widgets' session-state keys, Figure 1
-(the paper's four methods on the chosen model), Run (an ``ArenaJob``), Stop per column, and an arena reopened from
-History.
+(the paper's four methods on the chosen model, on the paper's budget), the gold answer of a known question filled in,
+Run (an ``ArenaJob``), Stop per column, and an arena reopened from History.
 """
 
 from __future__ import annotations
@@ -11,26 +11,32 @@ from typing import Any
 import streamlit as st
 
 from react_core import (
+    AGENTS,
     ARENA_STRATEGIES,
     DEFAULT_PRESETS,
+    MAX_CALLS_LIMIT,
     MAX_COLUMNS,
     MIN_COLUMNS,
+    PAPER_REACT_STEPS,
     PROVIDERS,
     ROLE_MODES,
     STRATEGY_LABELS,
     ModelChoice,
     ReactLabError,
     address,
+    expected_answer_for,
     provider_class,
     role_presets,
+    run_budget,
 )
 from ui import export_settings, identity, presets, state
 from ui.jobs.arena import ArenaJob, ColumnSpec
 
 QUESTION_KEY = "arena-question"
 GOLD_KEY = "arena-gold"
+FILLED_KEY = "arena-gold-filled"  # the gold answer the page filled in (not the person's own), to replace it
 COUNT_KEY = "arena-n"
-FIELDS = ("strategy", "preset", "provider", "model", "temperature", "adapter")
+FIELDS = ("strategy", "preset", "provider", "model", "temperature", "max_calls", "adapter")
 ADAPTERS = {"": "the shipped adapter", "none": "none: the base model"}  # an on-device column's adapter
 
 
@@ -68,6 +74,7 @@ def _column_defaults(i: int) -> None:
     ss.setdefault(key("provider", i), s["provider"])
     ss.setdefault(key("model", i), s.get("model", ""))
     ss.setdefault(key("temperature", i), float(s.get("temperature", 0.0)))
+    ss.setdefault(key("max_calls", i), int(s.get("max_calls", PAPER_REACT_STEPS)))
     ss.setdefault(key("adapter", i), s.get("adapter") or "")
 
 
@@ -80,6 +87,18 @@ def preset_names(strategy: str) -> list[str]:
     for name in store.with_several_versions(names):
         addresses += [address(name, n) for n, _, _ in store.versions(name)]
     return names + addresses
+
+
+def question_changed() -> None:
+    """A known HotpotQA question brings its gold answer (the one a chat run of it is checked against), so the columns
+    are scored without typing it; a gold answer the person typed stays theirs."""
+    ss = st.session_state
+    typed = str(ss.get(GOLD_KEY, "")).strip()
+    if typed and typed != ss.get(FILLED_KEY):
+        return
+    question = str(ss.get(QUESTION_KEY, "")).strip()
+    found = (expected_answer_for(question, state.settings()) or "") if question else ""
+    ss[GOLD_KEY] = ss[FILLED_KEY] = found
 
 
 def strategy_changed(i: int) -> None:
@@ -100,18 +119,20 @@ def remove_column() -> None:
 def base_and_fine_tuned() -> None:
     """ReAct on the on-device model twice, side by side: the base model with the paper's 6-shot prompt, and the
     fine-tuned model (the shipped adapter) with the zero-shot prompt it learned (the paper's Figure 3, on a
-    question)."""
+    question), on the paper's budget."""
     ss = st.session_state
     ss[COUNT_KEY] = 2
     for i, adapter in enumerate(("none", "")):
         chosen = role_presets({"provider": "local", "adapter": adapter})["react"]
         ss[key("strategy", i)], ss[key("preset", i)], ss[key("adapter", i)] = "react", chosen, adapter
         ss[key("provider", i)], ss[key("model", i)], ss[key("temperature", i)] = "local", "", 0.0
+        ss[key("max_calls", i)] = PAPER_REACT_STEPS
 
 
 def figure_one() -> None:
     """The paper's Figure 1: Standard, CoT, Act and ReAct, each with the paper's prompt, on the first column's model,
-    greedy as the paper decoded."""
+    greedy as the paper decoded, Act and ReAct with the paper's 7 model calls (not the chat's budget; each column's
+    Max model calls changes it)."""
     ss = st.session_state
     provider, model = ss[key("provider", 0)], ss[key("model", 0)]
     ss[COUNT_KEY] = len(ARENA_STRATEGIES)
@@ -120,10 +141,14 @@ def figure_one() -> None:
         ss[key("strategy", i)], ss[key("preset", i)] = strategy, prompts[strategy]
         ss[key("adapter", i)] = ss[key("adapter", 0)]
         ss[key("provider", i)], ss[key("model", i)], ss[key("temperature", i)] = provider, model, 0.0
+        ss[key("max_calls", i)] = PAPER_REACT_STEPS
 
 
 def columns() -> list[dict[str, Any]]:
     ss = st.session_state
+    for i in range(ss[COUNT_KEY]):
+        # A field whose widget the last run did not draw (Max model calls of a Standard column) is forgotten with it.
+        _column_defaults(i)
     return [{f: ss[key(f, i)] for f in FIELDS} for i in range(ss[COUNT_KEY])]
 
 
@@ -151,6 +176,18 @@ def render_editor(i: int) -> None:
         "Model", key=key("model", i), placeholder=provider_class(st.session_state[key("provider", i)]).default_model
     )
     st.number_input("Temperature", min_value=0.0, max_value=2.0, step=0.1, key=key("temperature", i))
+    strategy = st.session_state[key("strategy", i)]
+    if strategy not in AGENTS:
+        st.caption(f"{run_budget({'strategy': strategy}).capitalize()}: this strategy answers at once.")
+    else:
+        st.number_input(
+            "Max model calls",
+            min_value=1,
+            max_value=MAX_CALLS_LIMIT,
+            key=key("max_calls", i),
+            help=f"This column's budget of steps. Figure 1 sets the paper's {PAPER_REACT_STEPS}; a new column "
+            "starts from Settings'.",
+        )
     if "adapter" in provider_class(st.session_state[key("provider", i)]).options and not identity.own_endpoints():
         current = st.session_state[key("adapter", i)]
         options = {**ADAPTERS, **({} if current in ADAPTERS else {current: Path(current).name})}  # their own file
@@ -178,6 +215,7 @@ def run() -> None:
                 **ModelChoice(c["provider"]).changes(base),  # a Base URL set for one provider is not another's
                 "model": c["model"].strip(),
                 "temperature": float(c["temperature"]),
+                "max_calls": int(c["max_calls"]),
                 "preset": c["preset"],
                 "dialect": "",
                 **({"adapter": c["adapter"]} if "adapter" in provider_class(c["provider"]).options else {}),

@@ -24,6 +24,7 @@ from react_core import (
     plural,
     references_from,
     submission_of,
+    submitter,
 )
 from react_core import eval_results as results
 from ui import identity, state
@@ -94,19 +95,19 @@ def render_hand_out(sets: list[Any], evaluations: list[Any]) -> None:
 
 
 def board_frame(submissions: list[Any]) -> pd.DataFrame:
-    """Each student's best version, one row each."""
+    """Each student's best version, one row each: what a teacher compares first (the scores and the checks, in view
+    on a laptop's page), then what it ran on (further right, where a wide board scrolls)."""
     rows = []
     for s in best_per_student(submissions):
         row = {
             "student": s.student,
             "best version": s.version,
-            "model": s.model,
-            "questions": s.questions,
             "EM %": round(100 * s.em, 1),
             "grounded %": round(100 * s.grounded, 1),
         }
         row |= {f"{name} %": round(100 * rate, 1) for name, rate in s.checks.items()}
-        row |= {"versions submitted": sum(1 for o in submissions if o.student == s.student), "run": f"#{s.id}"}
+        row |= {"model": s.model, "questions": s.questions}
+        row |= {"versions submitted": sum(1 for o in submissions if submitter(o) == submitter(s)), "run": f"#{s.id}"}
         rows.append(row)
     return pd.DataFrame(rows)
 

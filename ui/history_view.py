@@ -25,7 +25,7 @@ from react_core import (
     to_markdown,
     to_otlp_json,
 )
-from ui import identity, question_sets, state, turn_labels
+from ui import arena, identity, question_sets, state, turn_labels
 from ui.arena_view import render_columns, render_download
 from ui.example_offer import render_offer
 from ui.fork_form import render_fork
@@ -263,7 +263,7 @@ def render_arenas(store: Store) -> None:
         with take:
             render_download(saved_columns(a.runs), key=f"arena-download-{a.id}", arena_id=a.id, saved_at=a.saved_at)
         if action.button("Open", key=f"arena-open-{a.id}", icon=":material/view_week:"):
-            st.session_state.arena_open = a.id
+            arena.reopen(a.id)
             st.switch_page("pages/arena.py")
 
 

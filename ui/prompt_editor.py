@@ -15,6 +15,7 @@ import streamlit as st
 
 from react_core import (
     DIALECTS,
+    MAX_DYNAMIC,
     TOOL_ORDER,
     Preset,
     Problem,
@@ -241,7 +242,7 @@ def render_prompt_editor() -> None:
         "Dynamic examples: the k most like each question (0: all of them, always)",
         key=FIELDS["dynamic_examples"],
         min_value=0,
-        max_value=20,
+        max_value=MAX_DYNAMIC,
         step=1,
         on_change=_on_edit,
         help="For each question, the k examples whose questions are most like it (BM25) replace the fixed set; the "

@@ -104,6 +104,24 @@ def keep_upload() -> None:
     ss["eval-dataset"] = SET_PREFIX + name
 
 
+def delete_set() -> None:
+    """'Delete': the chosen set of the person's own is gone (evaluations already run on it keep their results)."""
+    ss = st.session_state
+    name = ss.get("qset-delete")
+    try:
+        gone = bool(name) and state.history_store().delete_question_set(name)
+    except ReactLabError as e:
+        state.flash("error", f"Could not delete the set: {e}")
+        return
+    if not gone:
+        state.flash("warning", "Choose one of your sets to delete.")
+        return
+    if ss.get("eval-dataset") == SET_PREFIX + name:
+        ss["eval-dataset"] = None
+    ss["qset-delete"] = None
+    state.flash("success", f"Deleted the set {name!r}; evaluations run on it keep their results.")
+
+
 def render_add_run(store: Any, run_id: int, question: str, answer: str | None) -> None:
     """History's "Add to a question set": the run's question with its answer, corrected where it was wrong."""
     names = [s.name for s in saved_sets()]

@@ -66,6 +66,21 @@ def _move_label(line: str) -> None:
     st.session_state.label_said = ("success", f"Label {label} now points at {line}@{number}.")
 
 
+def _remove_label(line: str) -> None:
+    label = st.session_state.get("label-name", "").strip()
+    try:
+        removed = bool(label) and presets.store().remove_label(line, label)
+    except ReactLabError as e:
+        st.session_state.label_said = ("error", str(e))
+        return
+    if removed:
+        st.session_state["label-name"] = ""
+        st.session_state.label_said = ("success", f"Label {label} removed from {line}; its versions stay.")
+    else:
+        said = f"{line} has no label {label or '(none typed)'}: type one of those listed above."
+        st.session_state.label_said = ("warning", said)
+
+
 def _import(line: str) -> None:
     upload = st.session_state.get("import-version-file")
     name = st.session_state.get("import-version-name", "").strip() or line
@@ -98,11 +113,12 @@ def render_versions(line: str) -> None:
             if labels
             else "No labels yet. A label (lesson-step-2, best-on-gemma) points at one version and can be moved."
         )
-        name_col, version_col, button_col = st.columns([0.45, 0.3, 0.25], vertical_alignment="bottom")
+        name_col, version_col, button_col, remove_col = st.columns([0.4, 0.22, 0.19, 0.19], vertical_alignment="bottom")
         seed("label-name", "")
         name_col.text_input("Label", key="label-name", placeholder="best-on-gemma")
         version_col.selectbox("Points at", numbers[::-1], key="label-version", format_func=lambda n: f"v{n}")
         button_col.button("Set label", key="move-label", on_click=_move_label, args=(line,))
+        remove_col.button("Remove label", key="remove-label", on_click=_remove_label, args=(line,))
         said = ss.pop("label_said", None)
         if said:  # said here, beside the button, not at the top of the page out of sight
             getattr(st, said[0])(md_literal(said[1]))

@@ -1,5 +1,7 @@
 """``python -m react_core finetune``: teach the on-device model a method from trajectories (the paper's Figure 3).
 
+``--recipe`` names the recipe to start from (``v1``, the shipped adapter's, by default; ``v2`` adds trajectories that
+miss a Search and recover, and ones that answer from what they read, over 3 epochs); the options below change it.
 Gold trajectories are written from HotpotQA files with supporting facts (``--gold``, default the shared 996 train
 questions); ``--from-history`` adds your right and grounded runs; ``--teacher PROVIDER[:MODEL]`` with
 ``--teacher-questions`` adds a teacher's right and grounded runs (the paper's recipe, with a hosted key). The adapter is
@@ -16,23 +18,28 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from react_core.training.recipe import METHODS, Recipe
+from react_core.training.recipe import METHODS, RECIPE_NOTES, RECIPES
 
 STOPPED = 3
 
 
 def register(sub: Any) -> None:
     p = sub.add_parser("finetune", help="teach the on-device model a method from trajectories (LoRA, on the CPU)")
-    defaults = Recipe()
-    p.add_argument("--method", choices=list(METHODS), default="react", help="what to learn (default react)")
+    p.add_argument(
+        "--recipe",
+        choices=list(RECIPES),
+        default="v1",
+        help="the recipe to start from, v1 by default (docs/finetune.md; the options below change it): "
+        + "; ".join(f"{name}, {note}" for name, note in RECIPE_NOTES.items()),
+    )
+    p.add_argument("--method", choices=list(METHODS), help="what to learn (default: the recipe's, react)")
     p.add_argument(
         "--gold",
         nargs="*",
-        default=list(defaults.gold),
-        help="HotpotQA files with supporting facts to write gold trajectories from (default: the shared 996 train "
-        "questions; none: --gold with no file)",
+        help="HotpotQA files with supporting facts to write gold trajectories from (default: the recipe's, the shared "
+        "996 train questions; none: --gold with no file)",
     )
-    p.add_argument("--limit", type=int, default=0, help="at most this many gold questions (default: all)")
+    p.add_argument("--limit", type=int, help="at most this many gold questions (default: all)")
     p.add_argument("--from-history", action="store_true", help="add your right and grounded runs from History")
     p.add_argument("--teacher", metavar="PROVIDER[:MODEL]", help="a teacher answers --teacher-questions first")
     p.add_argument("--teacher-questions", help="the question set the teacher answers (HotpotQA, .csv or .jsonl)")
@@ -40,15 +47,15 @@ def register(sub: Any) -> None:
     p.add_argument("--out", type=Path, help="the run's folder (default: one per recipe in the data folder)")
     p.add_argument("--title", default="", help="what the app calls the adapter")
     p.add_argument("--base-model", type=Path, help="the GGUF model to adapt (default: the packaged Gemma 3 270M)")
-    p.add_argument("--rank", type=int, default=defaults.rank, help=f"LoRA rank (default {defaults.rank})")
-    p.add_argument("--alpha", type=int, default=defaults.alpha, help=f"LoRA alpha (default {defaults.alpha})")
+    p.add_argument("--rank", type=int, help="LoRA rank (default: the recipe's, 16)")
+    p.add_argument("--alpha", type=int, help="LoRA alpha (default: the recipe's, 32)")
+    p.add_argument("--epochs", type=int, help="passes over the data (default: the recipe's; v1 2, v2 3)")
+    p.add_argument("--batch", type=int, help="examples a step (default: the recipe's, 8)")
+    p.add_argument("--lr", type=float, help="peak learning rate (default: the recipe's, 2e-4)")
+    p.add_argument("--seed", type=int, help="the seed: order, initial adapter, which questions miss (default 0)")
     p.add_argument(
-        "--epochs", type=int, default=defaults.epochs, help=f"passes over the data (default {defaults.epochs})"
+        "--bf16", action="store_true", default=None, help="compute in bfloat16 (faster on CPUs with it; not exact)"
     )
-    p.add_argument("--batch", type=int, default=defaults.batch, help=f"examples a step (default {defaults.batch})")
-    p.add_argument("--lr", type=float, default=defaults.learning_rate, help="peak learning rate")
-    p.add_argument("--seed", type=int, default=defaults.seed, help="the seed (order, initial adapter)")
-    p.add_argument("--bf16", action="store_true", help="compute in bfloat16 (faster on CPUs with it; not exact)")
     p.add_argument("--export-chat", type=Path, help="also write the examples as chat messages (JSON Lines)")
     p.add_argument("--export-instructions", type=Path, help="also write them as instruction/output records (JSON)")
     p.add_argument("--no-train", action="store_true", help="write trajectories and exports only")
@@ -59,18 +66,19 @@ def plan_from_args(args: argparse.Namespace) -> Any:
     from react_core.cli.options import UsageError
     from react_core.training.finetune import FinetunePlan
 
-    recipe = Recipe(
-        method=args.method,
-        gold=tuple(args.gold),
-        limit=args.limit,
-        rank=args.rank,
-        alpha=args.alpha,
-        epochs=args.epochs,
-        batch=args.batch,
-        learning_rate=args.lr,
-        seed=args.seed,
-        bf16=args.bf16,
-    )
+    options = {
+        "method": args.method,
+        "gold": None if args.gold is None else tuple(args.gold),
+        "limit": args.limit,
+        "rank": args.rank,
+        "alpha": args.alpha,
+        "epochs": args.epochs,
+        "batch": args.batch,
+        "learning_rate": args.lr,
+        "seed": args.seed,
+        "bf16": args.bf16,
+    }
+    recipe = RECIPES[args.recipe].updated(**{k: v for k, v in options.items() if v is not None})
     if bool(args.teacher) != bool(args.teacher_questions):
         raise UsageError("--teacher and --teacher-questions go together")
     history = None
@@ -103,7 +111,7 @@ def _teacher(args: argparse.Namespace, plan: Any) -> list[Any]:
 
 
 def _cmd_finetune(args: argparse.Namespace) -> int:
-    from react_core.training.finetune import finetune, write_only
+    from react_core.training.finetune import KINDS, finetune, write_only
 
     plan = plan_from_args(args)
     if args.teacher:
@@ -116,7 +124,16 @@ def _cmd_finetune(args: argparse.Namespace) -> int:
         if kind == "phase":
             print(f"{event['phase']}…", file=sys.stderr, flush=True)
         elif kind == "trajectories":
-            print(f"  {event['written']} trajectories ({event['skipped']} questions skipped)", file=sys.stderr)
+            counts = ", ".join(f"{event[k]} {k}" for k in KINDS if k in event)
+            held = f", {event['held_out']} of held-out questions left out" if event["held_out"] else ""
+            print(
+                f"  {event['written']} trajectories: {counts} ({event['skipped']} questions skipped{held})",
+                file=sys.stderr,
+            )
+            asked = {"miss": plan.recipe.misses, "partial": plan.recipe.partial}
+            for k, n in asked.items():
+                if event.get(k, 0) < n:
+                    print(f"  the recipe asks {n} {k}: these questions gave {event.get(k, 0)}", file=sys.stderr)
         elif kind == "examples":
             print(f"  {event['examples']} examples, {event['tokens']:,} tokens", file=sys.stderr)
         elif kind in ("step", "resumed"):

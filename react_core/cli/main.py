@@ -28,6 +28,7 @@ from react_core.cli import knowledge as knowledge_cli
 from react_core.cli import mcp as mcp_cli
 from react_core.cli.options import EXIT_USAGE, CliParser, UsageError, add_run_options
 from react_core.dialects import DIALECTS, get_dialect
+from react_core.report.expected import check_expected
 from react_core.report.exports import summary_line
 
 _UNPRINTABLE = re.compile("[\x80-\x9f\ud800-\udfff]")
@@ -74,20 +75,17 @@ def step_lines(step: Step, dialect: str) -> str:
 
 
 def ending_lines(trace: Trace) -> str:
+    """The answer, the expected one with HotpotQA's scores when the question is known, an error, the summary."""
     lines = []
     if trace.final_answer is not None:
         lines.append(f"Final Answer: {trace.final_answer}")
+    expected = check_expected(trace)
+    if expected is not None:  # a paused run has not answered yet: nothing to score
+        lines.append(expected.message if trace.stop_reason == "paused" else f"{expected.message} · {expected.scores}")
     if trace.error:
         lines.append(f"Error: {trace.error}")
     lines.append(f"({summary_line(trace)}; stop reason: {trace.stop_reason})")
     return visible_controls("\n".join(lines))
-
-
-def format_transcript(trace: Trace) -> str:
-    """The whole transcript of a finished run (``ask`` prints the same lines as the run goes)."""
-    dialect = trace.settings.get("dialect", "paper")
-    parts = [question_line(trace.question), *(step_lines(s, dialect) for s in trace.steps), ending_lines(trace)]
-    return "\n".join(parts)
 
 
 def _cmd_ask(args: argparse.Namespace) -> int:

@@ -6,9 +6,11 @@ model serves the columns in turn through its own lock (its calls wait there, und
 others stream. Each column is a run of the run service (``loop.service``): Act and ReAct run the agent as the
 evaluation does, Standard and CoT answer in one call through the evaluation's own strategy code, so a column's trace is
 the one Evaluate would produce for that question. Its trace records the arena's id and its column (settings ``arena``,
-``arena_column``); when it ends it is kept like every run (the gold answer as its expected answer, saved to the history
-as an ordinary run with origin ``arena`` when a store is given, sent to the live OpenTelemetry endpoint) and scored:
-the grounding check, exact match and F1 against the gold answer when one was given. ``line_up`` and
+``arena_column``); when it ends it is kept like every run (its expected answer: the gold answer given, else the one
+a known HotpotQA question has, as a chat run's is found; saved to the history as an ordinary run with origin ``arena``
+when a store is given; sent to the live OpenTelemetry endpoint) and scored: the grounding check, exact match and F1
+against the expected answer when there is one. ``figure_one`` sets the paper's budget (``PAPER_REACT_STEPS`` model
+calls). ``line_up`` and
 ``first_difference`` line the columns' steps up row by row and find the first row where their actions differ;
 ``column_label`` names a column's variant and ``ColumnResult.figures`` says its scores and totals, for the app's view
 and the HTML export alike. UI-free.
@@ -30,7 +32,7 @@ from react_core.base.errors import ConfigError
 from react_core.base.events import Event, RunDone, StepDone, StepStarted, TextDelta
 from react_core.base.trace import Step, Trace
 from react_core.evaluation.paper import STRATEGY_LABELS
-from react_core.evaluation.strategies import DEFAULT_PRESETS, ROLE_MODES, EvalContext, run_direct
+from react_core.evaluation.strategies import DEFAULT_PRESETS, PAPER_REACT_STEPS, ROLE_MODES, EvalContext, run_direct
 from react_core.loop.keeping import Keeping
 from react_core.loop.service import Run, RunRequest
 from react_core.loop.settings import RunSettings
@@ -39,6 +41,7 @@ from react_core.providers import model_label
 from react_core.providers.allowance import OPERATOR, Allowance
 from react_core.providers.base import Provider
 from react_core.report.edits import Edit, hand_edits
+from react_core.report.expected import score_line
 from react_core.report.exports import plural
 from react_core.report.grounding import Grounding, check_grounding
 from react_core.telemetry.live import LiveTarget
@@ -71,10 +74,14 @@ class Variant:
         return self.settings.preset or DEFAULT_PRESETS[self.strategy]
 
 
-def figure_one(settings: RunSettings) -> list[Variant]:
-    """The paper's Figure 1 on one model: Standard, CoT, Act and ReAct with the paper's HotpotQA prompts."""
+def figure_one(settings: RunSettings, *, max_calls: int = PAPER_REACT_STEPS) -> list[Variant]:
+    """The paper's Figure 1 on one model: Standard, CoT, Act and ReAct with the paper's HotpotQA prompts, greedy, Act
+    and ReAct on the paper's budget (7 model calls, its notebook's steps) rather than the chat's."""
     return [
-        Variant(strategy, replace(settings, dialect="", preset=DEFAULT_PRESETS[strategy]))
+        Variant(
+            strategy,
+            replace(settings, dialect="", preset=DEFAULT_PRESETS[strategy], temperature=0.0, max_calls=max_calls),
+        )
         for strategy in ARENA_STRATEGIES
     ]
 
@@ -95,7 +102,7 @@ class ColumnResult:
     trace: Trace
     seconds: float  # the column's wall time
     grounding: Grounding | None = None
-    em: float | None = None  # exact match and F1 against the gold answer, when one was given
+    em: float | None = None  # exact match and F1 against the expected answer, when there is one
     f1: float | None = None
     history_id: int | None = None
     save_error: str | None = None
@@ -128,9 +135,9 @@ class ColumnResult:
         return int(self.trace.totals["tokens"])
 
     def figures(self) -> str:
-        """The column's footer line: ``EM 1 · F1 1.00 · 2 steps · 310 tokens · 1.4 s`` (EM and F1 only when a gold
-        answer was given)."""
-        scores = f"EM {self.em:.0f} · F1 {self.f1:.2f} · " if self.em is not None and self.f1 is not None else ""
+        """The column's footer line: ``EM 1 · F1 1.00 · 2 steps · 310 tokens · 1.4 s`` (EM and F1 only when an
+        expected answer is known)."""
+        scores = f"{score_line(self.em, self.f1)} · " if self.em is not None and self.f1 is not None else ""
         return f"{scores}{plural(self.steps, 'step')} · {plural(self.tokens, 'token')} · {self.seconds:.1f} s"
 
 
@@ -142,14 +149,25 @@ def saved_columns(runs: Sequence[Any]) -> list[ColumnResult]:
 
 def column_label(settings: dict[str, Any]) -> str:
     """A column's variant in a few words: strategy, model, prompt (its version, ``paper@2``, when the run recorded
-    one), temperature."""
+    one), temperature and the budget it ran with (``run_budget``)."""
     strategy = STRATEGY_LABELS.get(str(settings.get("strategy", "")), "Chat")
     try:
         model = model_label(settings) if settings.get("provider") else "?"
     except ConfigError:  # a trace from elsewhere, naming a provider this app does not have
         model = str(settings.get("model") or settings.get("provider"))
     prompt = settings.get("prompt_version") or settings.get("preset", "?")
-    return f"{strategy} · {model} · {prompt} · temperature {settings.get('temperature', '?')}"
+    label = f"{strategy} · {model} · {prompt} · temperature {settings.get('temperature', '?')}"
+    spent = run_budget(settings)
+    return f"{label} · {spent}" if spent else label
+
+
+def run_budget(settings: dict[str, Any]) -> str:
+    """The model calls a run could make: ``one model call`` for Standard and CoT (they answer at once), ``at most 7
+    model calls`` for the others; '' when the run did not record its budget (a trace from elsewhere)."""
+    if settings.get("strategy") in DIRECT:
+        return "one model call"
+    calls = settings.get("max_calls")
+    return f"at most {plural(calls, 'model call')}" if isinstance(calls, int) and calls > 0 else ""
 
 
 def check_variants(variants: Sequence[Variant]) -> None:
@@ -233,7 +251,7 @@ class Arena:
             cancel=self.cancels[n],
             keep_provider=False,  # built for this column alone
         )
-        keeping = Keeping(store=self.store, origin=ORIGIN, expected=self.gold, look_up=False, export=self.export)
+        keeping = Keeping(store=self.store, origin=ORIGIN, expected=self.gold, export=self.export)
         answer = self._direct(n, variant, emit) if variant.strategy in DIRECT else None
         run = Run(request, keeping, answer=answer)
         with self.allowance.keys(), cancellation.scope(self.cancels[n]):

@@ -91,12 +91,17 @@ def _rate(values: list[float]) -> float:
     return sum(values) / len(values) if values else 0.0
 
 
+def submitter(submission: Any) -> str:
+    """Whose a submission is: the student's account (two students with the same display name are two students)."""
+    return submission.owner or submission.student
+
+
 def best_per_student(submissions: list[Any]) -> list[Any]:
     """Each student's best submission: the highest exact match, then the most grounded answers, then the latest;
     students in the order they first submitted."""
     best: dict[str, Any] = {}
     for s in submissions:
-        who = s.owner or s.student  # by account: two students with the same display name are two rows
+        who = submitter(s)
         kept = best.get(who)
         if kept is None or (s.em, s.grounded, s.id) > (kept.em, kept.grounded, kept.id):
             best[who] = s

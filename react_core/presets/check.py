@@ -13,7 +13,7 @@ from react_core.base.tool_specs import TOOL_ORDER
 from react_core.base.trace import Action, Step
 from react_core.dialects import DIALECTS, get_dialect
 from react_core.dialects.base import Dialect, ParseResult
-from react_core.presets.preset import Preset
+from react_core.presets.preset import MAX_DYNAMIC, Preset
 
 
 @dataclass
@@ -123,8 +123,8 @@ def validate_preset(
         # chosen subset of examples (dynamic examples) could lose those lines.
         why = "must not be empty, unless every example is sent and they open with them"
         problems.append(Problem("instructions", 0, why))
-    if not 0 <= preset.dynamic_examples <= 20:
-        problems.append(Problem("dynamic_examples", 0, "must be a whole number from 0 (off) to 20"))
+    if not 0 <= preset.dynamic_examples <= MAX_DYNAMIC:
+        problems.append(Problem("dynamic_examples", 0, f"must be a whole number from 0 (off) to {MAX_DYNAMIC}"))
     allowed = set([*TOOL_ORDER, *(preset.run_tools or ())] if tools is None else tools)
     same = since is not None and since.dialect == fmt.name
     kept = {_squash(c) for _, c in example_chunks(fmt, since.examples)} if same else set()

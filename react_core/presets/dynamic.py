@@ -14,8 +14,6 @@ from react_core.dialects import DIALECTS
 from react_core.presets.diff import example_key, split_examples
 from react_core.presets.preset import Preset
 
-MAX_DYNAMIC = 20
-
 
 def pool(preset: Preset) -> list[str]:
     """The version's examples as whole examples: the pool the dynamic choice draws from."""

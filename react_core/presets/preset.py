@@ -25,6 +25,8 @@ from react_core.base.tool_specs import TOOL_ORDER, is_tool_name
 from react_core.base.trace import current_names
 from react_core.dialects import DIALECTS
 
+MAX_DYNAMIC = 20  # dynamic examples a version may ask for (``dynamic_examples = k``)
+
 DEFAULT_PRESET = "paper"
 MODES = ("react", "standard", "cot")
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -169,8 +171,10 @@ def preset_from_toml(text: str, name: str, *, where: str, builtin: bool = False)
     if not isinstance(sources, dict) or not all(type(v) is int and v > 0 for v in sources.values()):
         raise ConfigError(f"Preset {where} has example_sources that are not question = run id.")
     dynamic = data.get("dynamic_examples", 0)
-    if type(dynamic) is not int or not 0 <= dynamic <= 20:
-        raise ConfigError(f"Preset {where} has dynamic_examples = {dynamic!r}; use a whole number from 0 to 20.")
+    if type(dynamic) is not int or not 0 <= dynamic <= MAX_DYNAMIC:
+        raise ConfigError(
+            f"Preset {where} has dynamic_examples = {dynamic!r}; use a whole number from 0 to {MAX_DYNAMIC}."
+        )
     run_tools, grammar = _run_table(data.get("run", {}), where)
     if data.get("examples_from"):
         examples = _read_examples_from(data["examples_from"])

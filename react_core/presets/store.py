@@ -204,6 +204,10 @@ class PresetStore:
             raise ConfigError(f"There is no prompt version {name}@{number}.")
         self._history().move_label(name, label, number)
 
+    def remove_label(self, name: str, label: str) -> bool:
+        """Take ``label`` off line ``name``; False when the line has no such label. Its versions stay."""
+        return self._history().remove_label(name, label.strip())
+
     def import_file(self, data: str | bytes, name: str) -> str:
         """A version file (``export``) read, checked and saved as the next version of line ``name``."""
         preset = import_version(data, name)

@@ -1,20 +1,26 @@
 """The answer a question is known to have, and how a run's answer compares with it.
 
-An expected answer is known for every evaluation question (HotpotQA's gold answer; the harness records it) and for a
-chat question that is, word for word, one of the questions the offline pack behind the run's knowledge setting was
-built from (the pack itself for ``pack:PATH``; the default pack while it stands in for unreachable Wikipedia). That is
-where the Chat page's example questions come from. It is recorded in the trace (``Trace.expected_answer``), so
-History and the exports show it too. The comparison is HotpotQA's exact match (``react_core.base.answers``), with token
-F1 beside it when they differ: only an exact match is called a match. UI-free: never imports streamlit.
+An expected answer is known for every evaluation question (HotpotQA's gold answer; the harness records it) and for any
+other run's question (the chat's, an arena's, ``ask``'s) that is, word for word, a known HotpotQA question: one of the
+questions the offline pack behind the run's knowledge setting was built from (the pack itself for ``pack:PATH``; the
+default pack while it stands in for unreachable Wikipedia; the Chat page's example questions come from it), else one
+of the shared data's HotpotQA files (``REACT_SHARED_DATA``/hotpotqa: the dev set and the training questions), whatever
+the knowledge setting. It is recorded in the trace (``Trace.expected_answer``), so History and the exports show it too.
+The comparison is HotpotQA's exact match (``react_core.base.answers``), with token F1 beside it when they differ: only
+an exact match is called a match. UI-free: never imports streamlit.
 """
 
 from __future__ import annotations
 
+import json
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from react_core.base.answers import exact_match, f1_score
+from react_core.base.paths import shared_data_dir
 from react_core.base.trace import Trace
 from react_core.knowledge import standing_pack
 
@@ -30,10 +36,21 @@ class AnswerCheck:
     def message(self) -> str:
         return f"Expected answer: «{self.expected}» · {self.verdict}"
 
+    @property
+    def scores(self) -> str:
+        """``EM 1 · F1 1.00``: HotpotQA's two scores of the run's answer (none: EM 0 · F1 0.00)."""
+        return score_line(1.0 if self.kind == "match" else 0.0, self.f1)
+
+
+def score_line(em: float, f1: float) -> str:
+    """Exact match and F1 as every page and the command line write them: ``EM 1 · F1 0.67``."""
+    return f"EM {em:.0f} · F1 {f1:.2f}"
+
 
 def expected_answer_for(question: str, settings: Mapping[str, Any]) -> str | None:
-    """The pack's answer to ``question`` when the pack answering this knowledge setting holds it exactly; else None.
-    Never raises (``standing_pack`` answers None for a setting it cannot use)."""
+    """The gold answer of ``question`` when it is a known HotpotQA question, word for word (surrounding blanks aside):
+    the pack answering this knowledge setting holds it, else the shared data's HotpotQA files do; else None. Never
+    raises (``standing_pack`` answers None for a setting it cannot use; unreadable files are skipped)."""
     pack = standing_pack(
         str(settings.get("knowledge") or "wikipedia"),
         wiki_url=settings.get("wiki_url") or None,
@@ -41,7 +58,50 @@ def expected_answer_for(question: str, settings: Mapping[str, Any]) -> str | Non
     )
     find = getattr(pack, "question_for", None)
     found = find(question) if callable(find) else None
-    return found.answer if found is not None else None
+    if found is not None:
+        return found.answer
+    return _shared_answers().get(question.strip())
+
+
+_lock = threading.Lock()
+_loaded: dict[tuple, dict[str, str]] = {}  # the files' names and times -> question -> answer (the last read only)
+
+
+def _shared_answers() -> dict[str, str]:
+    """Question -> gold answer over the shared data's HotpotQA files (read once, again when one changes)."""
+    files = sorted((shared_data_dir() / "hotpotqa").glob("*.json"))
+    stamp = tuple((str(f), _mtime(f)) for f in files)
+    with _lock:
+        if stamp not in _loaded:
+            answers: dict[str, str] = {}
+            for f in files:
+                for question, answer in _pairs(f):
+                    answers.setdefault(question, answer)
+            _loaded.clear()
+            _loaded[stamp] = answers
+        return _loaded[stamp]
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def _pairs(path: Path) -> list[tuple[str, str]]:
+    """A HotpotQA file's (question, answer) pairs; none for a file that is not one (the paper's list of indices)."""
+    try:
+        rows = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    if not isinstance(rows, list):
+        return []
+    return [
+        (r["question"].strip(), r["answer"])
+        for r in rows
+        if isinstance(r, dict) and isinstance(r.get("question"), str) and isinstance(r.get("answer"), str)
+    ]
 
 
 def check_expected(trace: Trace) -> AnswerCheck | None:

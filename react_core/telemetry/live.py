@@ -74,8 +74,9 @@ class LiveExport:
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
         from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
 
-        from react_core.telemetry.otlp_http import BoundedTransport
+        from react_core.telemetry.otlp_http import BoundedTransport, exported
 
+        outcomes = (SpanExportResult.SUCCESS, SpanExportResult.FAILURE)
         self.url, self.include_content, self.logs_url = url, include_content, logs_url
         self._problem = ""
         # The evaluation results as log-based events, when the operator names a logs endpoint (``live_events``).
@@ -90,13 +91,7 @@ class LiveExport:
                 self.inner = OTLPSpanExporter(endpoint=url, _transport=self.transport)
 
             def export(self, spans):
-                try:
-                    result = self.inner.export(spans)
-                except Exception as e:  # the exporter should not raise; if it does, it is this thread's problem
-                    result, why = SpanExportResult.FAILURE, str(e)
-                else:
-                    failed = self.transport.failure or "it could not be reached or did not accept them"
-                    why = "" if result is SpanExportResult.SUCCESS else failed
+                result, why = exported(self.inner, self.transport, spans, *outcomes)
                 outer._note(why)
                 return result
 

@@ -32,7 +32,7 @@ class EventExport:
         from opentelemetry.sdk._logs import LoggerProvider
         from opentelemetry.sdk._logs.export import BatchLogRecordProcessor, LogRecordExporter, LogRecordExportResult
 
-        from react_core.telemetry.otlp_http import BoundedTransport
+        from react_core.telemetry.otlp_http import BoundedTransport, exported
 
         self.url, self.problem = url, ""
         outer = self
@@ -45,13 +45,8 @@ class EventExport:
                 self.inner = OTLPLogExporter(endpoint=url, _transport=self.transport)
 
             def export(self, batch):
-                try:
-                    result = self.inner.export(batch)
-                except Exception as e:  # the exporter should not raise; if it does, it is this thread's problem
-                    result, why = LogRecordExportResult.FAILURE, str(e)
-                else:
-                    failed = self.transport.failure or "it could not be reached or did not accept them"
-                    why = "" if result is LogRecordExportResult.SUCCESS else failed
+                outcomes = (LogRecordExportResult.SUCCESS, LogRecordExportResult.FAILURE)
+                result, why = exported(self.inner, self.transport, batch, *outcomes)
                 outer.problem = f"The last run's evaluation events could not be sent to {url}: {why}" if why else ""
                 return result
 

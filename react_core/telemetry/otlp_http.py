@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import httpx2
 from opentelemetry.exporter.http.transport._base import BaseHTTPResult, BaseHTTPTransport
@@ -113,6 +114,18 @@ class BoundedTransport(BaseHTTPTransport):
 
     def close(self) -> None:
         self._client.close()
+
+
+def exported(inner: Any, transport: BoundedTransport, batch: Any, success: Any, failure: Any) -> tuple[Any, str]:
+    """One batch through the SDK's exporter ``inner``: its result, and why it failed ('' when sent). The exporter
+    should not raise; if it does, that is the sending thread's problem, said like any other failure."""
+    try:
+        result = inner.export(batch)
+    except Exception as e:
+        return failure, str(e)
+    if result is success:
+        return result, ""
+    return result, transport.failure or "it could not be reached or did not accept them"
 
 
 def _head(response: httpx2.Response) -> bytes:

@@ -6,7 +6,8 @@ the same folder; training itself resumes from its last checkpoint (``worker``). 
 environment (``make finetune-env``: CPU-only torch, transformers, peft), never in the app's: ``training_python``.
 
 Events for ``on_progress``: ``{"kind": "phase", "phase": ...}``, ``{"kind": "trajectories", "written", "skipped"}``,
-``{"kind": "step", "step", "steps", "loss", "seconds", "eta"}``, ``{"kind": "done", "adapter"}``. UI-free.
+``{"kind": "step", "step", "steps", "loss", "seconds", "eta"}`` (the trajectories' event also counts them by kind,
+``KINDS``, and says how many were ``skipped`` or ``held_out``), ``{"kind": "done", "adapter"}``. UI-free.
 """
 
 from __future__ import annotations
@@ -32,7 +33,14 @@ from react_core.providers.adapters import ADAPTER_FILE, Manifest, file_sha256, w
 from react_core.training import worker
 from react_core.training.examples import segments_for
 from react_core.training.recipe import SOMETIMES, TOOLS, Recipe
-from react_core.training.sources import Trajectory, read_trajectories, shared_path, write_trajectories
+from react_core.training.sources import (
+    Trajectory,
+    held_out_questions,
+    question_key,
+    read_trajectories,
+    shared_path,
+    write_trajectories,
+)
 
 Progress = Callable[[dict[str, Any]], None]
 TRAJECTORIES, TOKENS, PLAN = "trajectories.jsonl", "tokens.jsonl", "plan.json"
@@ -103,22 +111,42 @@ def _fresh(folder: Path, key: dict[str, Any]) -> bool:
 
 
 def write_trajectory_file(plan: FinetunePlan, notify: Progress) -> Path:
-    """Phase 1: every trajectory of the plan, in one file."""
+    """Phase 1: every trajectory of the plan, in one file; none of a held-out question (``Recipe.held_out``)."""
     from react_core.knowledge.pack import PackSource
-    from react_core.training.sources import from_gold, from_history, gold_pack
+    from react_core.training.misses import repeats_a_query
+    from react_core.training.sources import from_gold, from_history, from_misses, gold_pack, gold_questions
 
     folder, recipe = plan.folder, plan.recipe
     files = [shared_path(f) for f in recipe.gold]
+    held = held_out_questions(recipe.held_out)
     found: list[Trajectory] = []
-    skipped = 0
+    left_out = {"skipped": 0, "held_out": 0}
+
+    def admit(t: Trajectory | None) -> None:
+        """Keeps ``t`` unless it could not be written, breaks the recipe's rules, or asks a held-out question."""
+        if t is not None and question_key(t.trace.question) in held:
+            left_out["held_out"] += 1
+        elif t is None or not recipe.repeats and repeats_a_query(t.trace.steps):
+            left_out["skipped"] += 1
+        else:
+            found.append(t)
+
     if files:
         knowledge = PackSource(gold_pack(files, folder / "gold-pack.sqlite"))
         try:
             for t in from_gold(files, recipe.method, knowledge, sentences=recipe.sentences, limit=recipe.limit):
-                if t is None:
-                    skipped += 1
-                else:
-                    found.append(t)
+                admit(t)
+            if recipe.misses or recipe.partial:
+                questions = {q.id: q for _, q in gold_questions(files, limit=recipe.limit)}
+                golds = [(questions[t.id], t) for t in found]
+                found += from_misses(
+                    golds,
+                    knowledge,
+                    misses=recipe.misses,
+                    partial=recipe.partial,
+                    seed=recipe.seed,
+                    sentences=recipe.sentences,
+                )
         finally:
             knowledge.close()
     if recipe.spec.agent and recipe.arithmetic:
@@ -129,13 +157,24 @@ def write_trajectory_file(plan: FinetunePlan, notify: Progress) -> Path:
                 for step in trace.steps:
                     step.thought = ""
             found.append(Trajectory(f"arithmetic-{n + 1}", ARITHMETIC, recipe.method, trace))
-    if plan.history is not None:
-        found += from_history(plan.history, recipe.method)
-    found += plan.extra
+    for t in [*(from_history(plan.history, recipe.method) if plan.history is not None else []), *plan.extra]:
+        admit(t)
     path = folder / TRAJECTORIES
     write_trajectories(path, found)
-    notify({"kind": "trajectories", "written": len(found), "skipped": skipped})
+    notify({"kind": "trajectories", "written": len(found), **left_out, **kinds(found)})  # numbers only: pages show them
     return path
+
+
+KINDS = ("gold", "miss", "partial", "arithmetic", "history", "teacher")  # where trajectories come from
+
+
+def kinds(trajectories: list[Trajectory]) -> dict[str, int]:
+    """How many trajectories of each kind (``KINDS``)."""
+    counts: dict[str, int] = {}
+    for t in trajectories:
+        kind = "arithmetic" if t.source == ARITHMETIC else t.source.split(":", 1)[0]
+        counts[kind] = counts.get(kind, 0) + 1
+    return counts
 
 
 def _tools_for(trajectory: Trajectory) -> list[str]:

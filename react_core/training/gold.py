@@ -35,7 +35,7 @@ YES_NO = ("yes", "no")
 _WORD = re.compile(r"[\w'’.-]+|[^\w\s]", re.UNICODE)
 _PARENTHETICAL = re.compile(r"\s*\([^)]*\)\s*$")
 # Words that tell nothing about what a question asks (kept short: the overlap only ranks windows of a sentence).
-_STOPWORDS = frozenset(
+STOPWORDS = frozenset(
     "a an the of in on at to for from by with and or is was are were be been which who whom what when where how "
     "did does do that this these those it its as his her their he she they than then both also same".split()
 )
@@ -89,7 +89,7 @@ class GoldQuestion:
         answer = self.answer
         if len(answer) > 2 and answer[0] == answer[-1] and answer[0] in "\"'":
             answer = answer[1:-1]
-        return "" if any(q in answer for q in "\"“”") else answer
+        return "" if any(q in answer for q in '"“”') else answer
 
     @property
     def yes_no(self) -> bool:
@@ -143,7 +143,7 @@ def _words(text: str) -> list[tuple[int, int]]:
 
 
 def _content(text: str) -> set[str]:
-    return {w for w in normalize_answer(text).split() if w not in _STOPWORDS}
+    return {w for w in normalize_answer(text).split() if w not in STOPWORDS}
 
 
 def snippet(sentence: str, limit: int, *, anchor: str = "", about: str = "") -> str:
@@ -175,7 +175,7 @@ def snippet(sentence: str, limit: int, *, anchor: str = "", about: str = "") -> 
     return sentence[spans[best[1]][0] : spans[best[2]][1]].strip(" ,;:").rstrip(".")
 
 
-def _variant(gold: GoldQuestion, choices: Sequence[str]) -> str:
+def variant(gold: GoldQuestion, choices: Sequence[str]) -> str:
     """One of ``choices``, the same for a question every time (so a trajectory file is reproducible)."""
     digest = hashlib.sha256(gold.id.encode("utf-8")).digest()
     return choices[digest[0] % len(choices)]
@@ -208,7 +208,7 @@ def _lookup_keyword(sentences: Sequence[str], number: int, gold: GoldQuestion) -
     candidates += sorted((w for w in _WORD.findall(target) if w[:1].isupper()), key=len, reverse=True)
     for keyword in candidates:
         keyword = keyword.strip(" .,;:\"'")
-        if len(keyword) < 3 or not _writable(keyword):
+        if len(keyword) < 3 or not writable(keyword):
             continue
         needle = keyword.casefold()
         first = next((i for i, s in enumerate(sentences) if needle in " ".join(s.split()).casefold()), None)
@@ -217,7 +217,7 @@ def _lookup_keyword(sentences: Sequence[str], number: int, gold: GoldQuestion) -
     return None
 
 
-def _writable(text: str) -> bool:
+def writable(text: str) -> bool:
     """Whether the paper dialect can write ``text`` as an action's input (no brackets, one line, the grammar's
     length)."""
     return bool(text) and "[" not in text and "]" not in text and "\n" not in text and len(text) <= MAX_INPUT_CHARS
@@ -240,7 +240,7 @@ class _Writer:
         """What a reader searches first: the name a text uses (``Doolittle`` for ``Doolittle (album)``) when
         searching it misses and offers the title among the similar ones (a miss to recover from), else the title."""
         name = base_title(title)
-        if name == title or not _writable(name):
+        if name == title or not writable(name):
             return title
         probe = self.tools.run(Action("search", name))  # not recorded: the same search is made again in ``read``
         return name if not probe.evidence and title in similar_titles(probe.text) else title
@@ -285,7 +285,7 @@ def _first_thought(gold: GoldQuestion, hops: list[str], names: Mapping[str, str]
     if len(hops) == 2 and (gold.type == "comparison" or gold.yes_no):
         return f"I need to search {first} and {names[hops[1]]}, then compare them."[:MAX_THOUGHT_CHARS]
     if _mentioned_at(gold.question, hops[0]) >= 0:
-        return _variant(
+        return variant(
             gold,
             (
                 f"I need to search {first}, then find what the question asks about it.",
@@ -299,10 +299,10 @@ def _first_thought(gold: GoldQuestion, hops: list[str], names: Mapping[str, str]
 def write_react(gold: GoldQuestion, tools: ToolRegistry) -> Trace | None:
     """The ReAct trajectory of ``gold`` with ``tools`` (Search and Lookup over a knowledge source that holds its
     paragraphs), or None when it cannot be written faithfully."""
-    if not _writable(gold.final) or len(gold.supporting) < 2:
+    if not writable(gold.final) or len(gold.supporting) < 2:
         return None
     hops = plan_hops(gold)
-    if any(not _writable(t) for t in hops):
+    if any(not writable(t) for t in hops):
         return None
     compare = gold.type == "comparison" or gold.yes_no
     writer = _Writer(gold, tools, [])
@@ -396,7 +396,7 @@ def write_act(gold: GoldQuestion, tools: ToolRegistry) -> Trace | None:
 
 def write_cot(gold: GoldQuestion) -> Trace | None:
     """Chain of thought from the supporting sentences, no tools (the paper's CoT): the facts, then the answer."""
-    if not _writable(gold.final):
+    if not writable(gold.final):
         return None
     facts = [
         snippet(s, 90, anchor=gold.answer, about=gold.question) for t in plan_hops(gold) for s in gold.evidence(t)[:1]
@@ -409,7 +409,7 @@ def write_cot(gold: GoldQuestion) -> Trace | None:
 
 def write_standard(gold: GoldQuestion) -> Trace | None:
     """The answer alone (the paper's Standard prompting)."""
-    if not _writable(gold.final):
+    if not writable(gold.final):
         return None
     writer = _Writer(gold, ToolRegistry(), [])
     writer.finish("")

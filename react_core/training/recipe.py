@@ -3,6 +3,11 @@ seed). One value, written beside every adapter in its manifest, so an adapter sa
 shipped adapters' recipes are ``SHIPPED`` here, and a test checks that each shipped manifest records exactly its
 recipe.
 
+Recipes by name (``RECIPES``, ``python -m react_core finetune --recipe NAME``): ``v1``, the shipped adapter's (gold
+trajectories and Calculator ones, 2 epochs), and ``v2``, which adds the lessons the v1 adapter's own misses call for
+(``misses``: trajectories that miss a Search and recover; ``partial``: ones that answer from what they read after a
+second miss; docs/finetune.md) over 3 epochs, the 200 dev questions held out.
+
 The paper's Figure 3 fine-tunes each method on its own trajectories: ``METHODS`` names, for each, the zero-shot
 preset the model learns to answer (the prompt the app then sends it) and the evaluation strategy that runs it.
 """
@@ -45,6 +50,10 @@ class Recipe:
     gold: tuple[str, ...] = ("hotpotqa/train_distractor_996.json",)
     limit: int = 0  # at most this many questions of the gold files (0: all)
     arithmetic: int = 120  # Calculator trajectories added for the agent methods (``arithmetic``)
+    misses: int = 0  # gold trajectories with a Search that misses first and recovers (``misses.write_miss``)
+    partial: int = 0  # trajectories that answer from what they read after two misses (``misses.write_partial``)
+    held_out: tuple[str, ...] = ()  # files whose questions never enter the data, whatever the source
+    repeats: bool = True  # whether a trajectory may search the same query twice (one of v1's gold ones does)
     rank: int = 16
     alpha: int = 32
     epochs: int = 2
@@ -65,23 +74,33 @@ class Recipe:
                 raise ConfigError(f"{name} must be at least 1")
         if not 0 < self.learning_rate < 1 or not 0 <= self.warmup < 1 or self.limit < 0 or self.arithmetic < 0:
             raise ConfigError("learning rate in (0, 1), warm-up in [0, 1) and limit >= 0, please")
+        if self.misses < 0 or self.partial < 0:
+            raise ConfigError("the numbers of miss and partial trajectories are at least 0")
+        if (self.misses or self.partial) and self.method != "react":
+            raise ConfigError("miss and partial trajectories teach ReAct's thoughts after a miss: method react only")
 
     @property
     def spec(self) -> Method:
         return METHODS[self.method]
 
     def to_dict(self) -> dict[str, Any]:
+        """The settings; those v2 added only where they differ from their default, so a v1 recipe's dict (in the
+        shipped manifest) and its digest (naming its run's folder) stay what they were."""
         d = asdict(self)
-        d["gold"] = list(self.gold)
+        d["gold"], d["held_out"] = list(self.gold), list(self.held_out)
         d.pop("extra")
+        for f in fields(self):
+            if f.name in SINCE_V2 and getattr(self, f.name) == f.default:
+                del d[f.name]
         return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Recipe:
         known = {f.name for f in fields(cls)} - {"extra"}
         values = {k: v for k, v in d.items() if k in known}
-        if "gold" in values:
-            values["gold"] = tuple(values["gold"])
+        for name in ("gold", "held_out"):
+            if name in values:
+                values[name] = tuple(values[name])
         return cls(**values)
 
     def updated(self, **changes: Any) -> Recipe:
@@ -93,7 +112,25 @@ class Recipe:
         return hashlib.sha256(json.dumps(self.to_dict(), sort_keys=True).encode()).hexdigest()[:16]
 
 
+SINCE_V2 = ("misses", "partial", "held_out", "repeats")
+
+# The 200 shared dev questions every adapter is measured on (Figure 3, the shipped adapter's scores).
+DEV_QUESTIONS = ("hotpotqa/dev_distractor_first100.json", "hotpotqa/dev_distractor_sample100.json")
+
+# Recipes by name. v2: v1's gold and Calculator trajectories, plus the lessons the v1 adapter's own misses on the dev
+# questions call for (docs/finetune.md, "The v2 recipe"), over 3 epochs.
+RECIPES = {
+    "v1": Recipe(method="react"),
+    "v2": Recipe(method="react", misses=600, partial=100, epochs=3, held_out=DEV_QUESTIONS, repeats=False),
+}
+
+# What each recipe is, said where a person picks one (the Fine-tune page, --help).
+RECIPE_NOTES = {
+    "v1": "the shipped adapter's: gold trajectories and Calculator ones, 2 epochs",
+    "v2": "v1's plus recovering from a missed Search and answering after two misses, 3 epochs (about 3x v1's time)",
+}
+
 # The adapters shipped in adapters/: each folder's name -> the recipe that made it.
 SHIPPED = {
-    DEFAULT_ADAPTER: Recipe(method="react"),
+    DEFAULT_ADAPTER: RECIPES["v1"],
 }

@@ -2,6 +2,8 @@
 
 - **gold**: a HotpotQA-format file with ``supporting_facts``, written as a good run would go (``gold``), with the
   observations of a knowledge source that holds the file's paragraphs (by default a pack built from the file itself);
+  and from those, trajectories that miss a Search and recover, or answer from what they read (``misses``, the v2
+  recipe's ``miss`` and ``partial`` sources);
 - **history**: a person's own runs that were right and grounded (the bootstrap's rule, ``checks.worth_learning``);
 - **teacher**: any provider answering a question set (with a hosted key, the paper's own recipe: a large model's
   runs), kept by the same rule.
@@ -12,13 +14,14 @@ Each line is ``{"id", "source", "method", "trace"}``. UI-free.
 from __future__ import annotations
 
 import json
+import random
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from react_core.base.answers import exact_match
+from react_core.base.answers import exact_match, normalize_answer
 from react_core.base.errors import ConfigError
 from react_core.base.paths import shared_data_dir
 from react_core.base.trace import Trace
@@ -74,27 +77,83 @@ def gold_pack(files: Iterable[Path], out: Path) -> Path:
     return out
 
 
-def from_gold(
-    files: Iterable[Path], method: str, knowledge: Any, *, sentences: int = 5, limit: int = 0
-) -> Iterator[Trajectory | None]:
-    """Each question of ``files`` (at most ``limit`` in all, 0: every one) as a trajectory of ``method``, or None
-    where it cannot be written faithfully. ``knowledge``: a knowledge source holding their paragraphs."""
+def gold_questions(files: Iterable[Path], *, limit: int = 0) -> Iterator[tuple[Path, golden.GoldQuestion]]:
+    """Each question of ``files`` with its file, at most ``limit`` in all (0: every one)."""
     n = 0
     for path in files:
         for i, record in enumerate(read_records(path)):
             if limit and n >= limit:
                 return
             n += 1
-            question = golden.GoldQuestion.from_record(record, i)
-            tools = ToolRegistry(make_wiki_tools(knowledge, sentences=sentences))
-            writer = {
-                "react": lambda q, t=tools: golden.write_react(q, t),
-                "act": lambda q, t=tools: golden.write_act(q, t),
-                "cot": golden.write_cot,
-                "standard": golden.write_standard,
-            }[method]
-            trace = writer(question)
-            yield None if trace is None else Trajectory(question.id, f"gold:{path.name}", method, trace)
+            yield path, golden.GoldQuestion.from_record(record, i)
+
+
+def from_gold(
+    files: Iterable[Path], method: str, knowledge: Any, *, sentences: int = 5, limit: int = 0
+) -> Iterator[Trajectory | None]:
+    """Each question of ``files`` (at most ``limit`` in all, 0: every one) as a trajectory of ``method``, or None
+    where it cannot be written faithfully. ``knowledge``: a knowledge source holding their paragraphs."""
+    for path, question in gold_questions(files, limit=limit):
+        tools = ToolRegistry(make_wiki_tools(knowledge, sentences=sentences))
+        writer = {
+            "react": lambda q, t=tools: golden.write_react(q, t),
+            "act": lambda q, t=tools: golden.write_act(q, t),
+            "cot": golden.write_cot,
+            "standard": golden.write_standard,
+        }[method]
+        trace = writer(question)
+        yield None if trace is None else Trajectory(question.id, f"gold:{path.name}", method, trace)
+
+
+def from_misses(
+    golds: Sequence[tuple[golden.GoldQuestion, Trajectory]],
+    knowledge: Any,
+    *,
+    misses: int,
+    partial: int,
+    seed: int = 0,
+    sentences: int = 5,
+) -> list[Trajectory]:
+    """``misses`` trajectories that miss a Search and recover and ``partial`` ones that answer from what they read
+    after two misses, each from a ReAct gold trajectory of ``golds`` (its question beside it), the questions taken in
+    an order drawn from ``seed``; fewer where the questions cannot give that many. ``knowledge``: the source the gold
+    observations came from."""
+    from react_core.training.misses import DOUBLE_EVERY, write_miss, write_partial
+
+    def tools() -> ToolRegistry:
+        return ToolRegistry(make_wiki_tools(knowledge, sentences=sentences))
+
+    found: list[Trajectory] = []
+    for kind, wanted in (("miss", misses), ("partial", partial)):
+        order = list(range(len(golds)))
+        random.Random(f"{seed}:{kind}").shuffle(order)
+        written = 0
+        for n in order:
+            if written >= wanted:
+                break
+            question, gold = golds[n]
+            if kind == "miss":
+                double = written % DOUBLE_EVERY == DOUBLE_EVERY - 1
+                trace = write_miss(question, gold.trace, tools, seed=seed, double=double)
+            else:
+                trace = write_partial(question, gold.trace, tools, seed=seed)
+            if trace is not None:
+                source = f"{kind}:{gold.source.split(':', 1)[-1]}"
+                found.append(Trajectory(f"{kind}-{gold.id}", source, gold.method, trace))
+                written += 1
+    return found
+
+
+def question_key(text: str) -> str:
+    """A question as the held-out check compares it (case, punctuation and spacing aside)."""
+    return normalize_answer(text)
+
+
+def held_out_questions(files: Iterable[str]) -> set[str]:
+    """The questions of ``files`` (HotpotQA, named as a recipe names them), which no trajectory may hold."""
+    from react_core.knowledge.pack_build import read_records as read
+
+    return {question_key(str(r["question"])) for name in files for r in read(shared_path(name))}
 
 
 def from_history(store: Any, method: str = "react", *, limit: int = 1000) -> list[Trajectory]:

@@ -14,7 +14,7 @@ import logging
 import threading
 from typing import Any, Self
 
-from react_core import Allowance, cancel
+from react_core import Allowance, ReactLabError, cancel
 
 log = logging.getLogger(__name__)
 
@@ -67,3 +67,45 @@ class Job:
 
     def snapshot(self) -> dict[str, Any]:
         raise NotImplementedError
+
+
+class ResultJob(Job):
+    """A job whose work is one engine call: its result, or the one clear message the engine raised, beside a picture
+    of progress (``progress``) that the page draws while it runs."""
+
+    failed = "The job failed"  # how an unexpected failure is introduced to the person
+
+    def __init__(self, allowance: Allowance) -> None:
+        super().__init__(allowance)
+        self._result: Any = None
+        self._error: str | None = None
+
+    def compute(self) -> Any:
+        raise NotImplementedError
+
+    def progress(self) -> dict[str, Any]:
+        """Where the work is (read under the lock)."""
+        return {}
+
+    def work(self) -> None:
+        try:
+            result = self.compute()
+            with self._lock:
+                self._result = result
+        except ReactLabError as e:
+            with self._lock:
+                self._error = str(e)
+
+    def crashed(self, message: str) -> None:
+        with self._lock:
+            self._error = f"{self.failed}: {message}"
+
+    def snapshot(self) -> dict[str, Any]:
+        with self._lock:
+            return {
+                **self.progress(),
+                "result": self._result,
+                "error": self._error,
+                "finished": self.done,
+                "cancelling": self.cancelling,
+            }

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from react_core import Allowance, BootstrapPlan, LiveTarget, ReactLabError, bootstrap
-from ui.jobs.base import Job
+from react_core import Allowance, BootstrapPlan, LiveTarget, bootstrap
+from ui.jobs.base import ResultJob
 
 
-class BootstrapJob(Job):
+class BootstrapJob(ResultJob):
     name = "bootstrap"
+    failed = "The bootstrap failed"
 
     def __init__(
         self, plan: BootstrapPlan, allowance: Allowance, api_key: str = "", export: LiveTarget | None = None
@@ -26,40 +27,19 @@ class BootstrapJob(Job):
         self._api_key = api_key
         self._export = export
         self._phase, self._done_n, self._total = "", 0, 0
-        self._result: Any = None
-        self._error: str | None = None
 
-    def snapshot(self) -> dict[str, Any]:
-        with self._lock:
-            return {
-                "phase": self._phase,
-                "done": self._done_n,
-                "total": self._total,
-                "result": self._result,
-                "error": self._error,
-                "finished": self.done,
-                "cancelling": self.cancelling,
-            }
+    def progress(self) -> dict[str, Any]:
+        return {"phase": self._phase, "done": self._done_n, "total": self._total}
 
-    def crashed(self, message: str) -> None:
-        with self._lock:
-            self._error = f"The bootstrap failed: {message}"
-
-    def work(self) -> None:
-        try:
-            result = bootstrap(
-                self.plan,
-                allowance=self.allowance,
-                on_progress=self._on_progress,
-                cancel=self._cancel,
-                api_key=self._api_key or None,
-                export=self._export,
-            )
-            with self._lock:
-                self._result = result
-        except ReactLabError as e:
-            with self._lock:
-                self._error = str(e)
+    def compute(self) -> Any:
+        return bootstrap(
+            self.plan,
+            allowance=self.allowance,
+            on_progress=self._on_progress,
+            cancel=self._cancel,
+            api_key=self._api_key or None,
+            export=self._export,
+        )
 
     def _on_progress(self, event: dict[str, Any]) -> None:
         with self._lock:

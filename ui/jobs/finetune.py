@@ -11,46 +11,27 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from react_core import OPERATOR, FinetunePlan, ReactLabError, finetune
-from ui.jobs.base import Job
+from react_core import OPERATOR, FinetunePlan, finetune
+from ui.jobs.base import ResultJob
 
 _lock = threading.Lock()
 _current: list[FinetuneJob] = []
 
 
-class FinetuneJob(Job):
+class FinetuneJob(ResultJob):
     name = "finetune"
+    failed = "Fine-tuning failed"
 
     def __init__(self, plan: FinetunePlan) -> None:
         super().__init__(OPERATOR)  # local mode only: the person is the operator
         self.plan = plan
         self._state: dict[str, Any] = {"phase": "", "step": 0, "steps": 0, "loss": None, "eta": None}
-        self._result: Any = None
-        self._error: str | None = None
 
-    def snapshot(self) -> dict[str, Any]:
-        with self._lock:
-            return {
-                **self._state,
-                "result": self._result,
-                "error": self._error,
-                "finished": self.done,
-                "cancelling": self.cancelling,
-                "folder": str(self.plan.folder),
-            }
+    def progress(self) -> dict[str, Any]:
+        return {**self._state, "folder": str(self.plan.folder)}
 
-    def crashed(self, message: str) -> None:
-        with self._lock:
-            self._error = f"Fine-tuning failed: {message}"
-
-    def work(self) -> None:
-        try:
-            result = finetune(self.plan, on_progress=self._on_progress, cancel=self._cancel)
-            with self._lock:
-                self._result = result
-        except ReactLabError as e:
-            with self._lock:
-                self._error = str(e)
+    def compute(self) -> Any:
+        return finetune(self.plan, on_progress=self._on_progress, cancel=self._cancel)
 
     def _on_progress(self, event: dict[str, Any]) -> None:
         with self._lock:

@@ -1,0 +1,25 @@
+"""The Fine-tune page: the recipe chosen sets the form's starting values, and Start hands the engine that recipe as
+the form left it (the job itself is stood in for: training has its own tests in test_finetune)."""
+
+from __future__ import annotations
+
+from app_helpers import go, new_session, use_app
+
+from react_core import RECIPES
+from ui.jobs import finetune as jobs
+
+
+def test_the_v2_recipe_is_chosen_on_the_page_and_started_as_the_form_left_it(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path)
+    started = []
+    monkeypatch.setattr(jobs, "start", started.append)
+    at = go(new_session(), "finetune")
+    assert at.selectbox(key="finetune-recipe-name").value == "v1"
+    assert at.number_input(key="finetune-epochs-v1").value == RECIPES["v1"].epochs
+    at.selectbox(key="finetune-recipe-name").set_value("v2").run()
+    assert at.number_input(key="finetune-epochs-v2").value == RECIPES["v2"].epochs == 3
+    at.number_input(key="finetune-epochs-v2").set_value(2)  # a form's fields are sent with its button
+    next(b for b in at.button if b.label == "Start fine-tuning").click().run()
+    assert not at.exception, at.exception
+    (plan,) = started
+    assert plan.recipe == RECIPES["v2"].updated(epochs=2)  # v2's misses and held-out files, with the epochs typed
