@@ -10,8 +10,8 @@ from functools import partial
 
 import streamlit as st
 
-from react_core import Trace, provider_class
-from ui import run_settings, state, turns
+from react_core import DIALECTS, Trace, provider_class
+from ui import chat_box, run_settings, state, turns
 from ui.examples import chat_examples
 from ui.history_view import RUN_PARAM
 from ui.jobs.turn import Turn, TurnJob, TurnView
@@ -36,7 +36,7 @@ def render_turn(turn: Turn) -> None:
         render_status(trace)
         render_steps(
             trace,
-            key=f"t{turn.id}",
+            key=turn.key,
             on_similar=partial(turns.ask_similar, turn.id),
             on_decide=partial(turns.decide, turn.id),
         )
@@ -107,6 +107,8 @@ def draw_live_turn(job: TurnJob, view: TurnView) -> None:
         step = live.writing.index if live.writing else len(live.steps) + 1
         if view.cancelling:
             label = "Stopping…"
+        elif view.pausing:
+            label = f"Pausing once step {step} is written…"
         elif view.preparing:
             label = provider_class(req.settings["provider"]).preparing or "Getting ready…"
         elif view.model is not None and view.model.state == "warming":
@@ -121,6 +123,38 @@ def draw_live_turn(job: TurnJob, view: TurnView) -> None:
         render_steps(so_far, key="live")
         if live.writing:
             render_writing(live.writing, req.dialect)
+
+
+def render_controls(job: TurnJob) -> None:
+    """Stop ends the run for good; Pause here leaves it waiting at the step being written, to decide on and resume."""
+    row = st.container(horizontal=True)
+    row.button(
+        "Stop",
+        key="stop",
+        icon=":material/stop_circle:",
+        on_click=turns.stop,
+        disabled=job.cancelling,
+        help="End the run for good: what the model has written so far is kept, but a stopped run cannot be resumed. "
+        "To decide at this step and go on, use Pause here.",
+    )
+    refused = pause_refused(job.request.dialect)
+    row.button(
+        "Pause here",
+        key="pause-here",
+        icon=":material/pause_circle:",
+        on_click=turns.pause_here,
+        disabled=job.cancelling or job.pausing or bool(refused),
+        help=refused
+        or "Stop at the step the model is writing, before its action runs: the run waits for you as in step mode "
+        "(Run, edit the action, write the observation) and can be resumed.",
+    )
+
+
+def pause_refused(dialect: str) -> str:
+    """Why Pause here cannot be taken in this dialect ('' when it can)."""
+    if dialect in DIALECTS and DIALECTS[dialect].native_tools:
+        return "The tools dialect's replies may hold several calls at once: Pause here works in the text dialects."
+    return ""
 
 
 st.header("Chat", anchor=False)
@@ -143,12 +177,7 @@ for turn in chat["turns"]:
 if job is not None:
     waiting = not has_text(job.view())
     st.fragment(live_turn, run_every=FIRST_TEXT_REFRESH_SECONDS if waiting else LIVE_REFRESH_SECONDS)(waiting)
-    st.button("Stop", key="stop", icon=":material/stop_circle:", on_click=turns.stop, disabled=job.cancelling)
+    render_controls(job)
 
 state.show_flash()
-# A callback, not the return value: it runs before the page draws, so the new turn shows at once, with no rerun.
-st.chat_input(
-    "Ask a question (follow-ups continue the conversation)",
-    key=turns.QUESTION_KEY,
-    on_submit=lambda: turns.ask(st.session_state[turns.QUESTION_KEY]),
-)
+chat_box.render()

@@ -44,6 +44,11 @@ SimilarHandler = Callable[[int, str], None]  # (step index, title) -> None
 DecisionHandler = Callable[[Decision], None]  # step mode: the person's decision at the paused step
 
 
+def step_key(key: str, index: int) -> str:
+    """Where the widget keys of step ``index``'s panel begin, in the run drawn with ``key``."""
+    return f"{key}-s{index}"
+
+
 def step_title(step: Step, dialect: str) -> str:
     return f"Step {step.index} · {action_title(step, dialect)}"
 
@@ -78,12 +83,18 @@ def render_step(
     step = trace.steps[position]
     obs = step.observation
     icon = ":material/pause_circle:" if step.pending else ":material/error:" if step.is_error else None
-    open_ = expanded or (open_errors and step.is_error) or bool(step.pending)
+    icon = ":material/stop_circle:" if step.stopped else icon
+    open_ = expanded or (open_errors and step.is_error) or bool(step.pending) or step.stopped
     with st.expander(md_literal(step_title(step, dialect)), expanded=open_, icon=icon):
         st.markdown("**Thought**")
         st.text(step.thought or "(no thought)")
         st.markdown("**Action**")
         st.code(action_text(step, dialect), language=None, wrap_lines=True)
+        if step.stopped:
+            st.caption(
+                "Stopped by you while the model was writing this step: what it had written is kept (its raw reply is "
+                "in the Model call section) and its tokens are counted; nothing of it was run."
+            )
         if step.pending:
             render_pause(trace, position, key=key, on_decide=on_decide)
         if obs is not None:
@@ -220,9 +231,14 @@ def render_steps(
 ) -> None:
     """The step panels of a run (or of the steps a running turn has finished so far)."""
     for position, (step, rebuilt) in enumerate(zip(trace.steps, call_records.texts(trace.steps), strict=True)):
-        step_key = f"{key}-s{step.index}"
         render_step(
-            trace, position, rebuilt, key=step_key, on_similar=on_similar, on_decide=on_decide, model_call=model_calls
+            trace,
+            position,
+            rebuilt,
+            key=step_key(key, step.index),
+            on_similar=on_similar,
+            on_decide=on_decide,
+            model_call=model_calls,
         )
 
 

@@ -104,6 +104,7 @@ def init_state() -> None:
     ss.setdefault("prompt", None)
     ss.setdefault("draft", None)
     ss.setdefault("job", None)
+    ss.setdefault("held", None)  # text typed in the chat box while the run above waited (ui.chat_box)
     ss.setdefault("next_turn_id", 1)
     if "chat" not in ss:
         ss.chat = load_conversation(st.query_params.get(CHAT_PARAM)) or new_chat()

@@ -83,7 +83,7 @@ def render_pause(trace: Trace, position: int, *, key: str, on_decide: DecisionHa
     """What the paused step would do and the person's choices (none where the run cannot be resumed from here)."""
     step = trace.steps[position]
     dialect = trace.settings.get("dialect", "paper")
-    st.warning(md_literal(f"Paused {BREAKPOINTS.get(step.pending, '')}: waiting for you."), icon=":material/pause:")
+    st.warning(md_literal(f"Paused {paused_where(trace)}: waiting for you."), icon=":material/pause:")
     st.markdown("**Raw reply**")
     st.code(step.raw_output or "(empty)", language=None, wrap_lines=True)
     call = tool_call_text(step)
@@ -105,26 +105,34 @@ def render_pause(trace: Trace, position: int, *, key: str, on_decide: DecisionHa
         return
     run, stop = st.columns(2)
     run.button("Run", key=f"{key}-run", icon=":material/play_arrow:", on_click=on_decide, args=(Decision("run"),))
-    stop.button("Stop", key=f"{key}-stop", icon=":material/stop:", on_click=on_decide, args=(Decision("stop"),))
+    stop.button(
+        "Stop",
+        key=f"{key}-stop",
+        icon=":material/stop:",
+        on_click=on_decide,
+        args=(Decision("stop"),),
+        help="End the run for good, this step not run: a stopped run cannot be resumed.",
+    )
     edit, observe, regenerate = st.tabs(["Edit action", "Write observation", "Regenerate"])
     with edit, st.form(f"{key}-edit", border=False):
-        _draft(f"{key}-edit-text", action_text(step, dialect) if step.action or step.final_answer is not None else "")
-        st.text_input("Action", key=f"{key}-edit-text", help="Checked by the dialect's own parser.")
+        _draft(
+            draft_key(key, "edit"), action_text(step, dialect) if step.action or step.final_answer is not None else ""
+        )
+        st.text_input("Action", key=draft_key(key, "edit"), help="Checked by the dialect's own parser.")
         st.form_submit_button(
-            "Run the edited action", key=f"{key}-edit-go", on_click=_typed, args=(on_decide, "edit", f"{key}-edit-text")
+            "Run the edited action", key=f"{key}-edit-go", on_click=_typed, args=(on_decide, "edit", key)
         )
     with observe:
         if step.pending == "finish":
             st.caption("A Finish step has no observation: edit its action to a tool call instead.")
         else:
             with st.form(f"{key}-observe", border=False):
-                _draft(f"{key}-observe-text", "")
-                st.text_area("Observation", key=f"{key}-observe-text", help="Marked in the trace as written by you.")
+                _draft(draft_key(key, "observe"), "")
+                st.text_area(
+                    "Observation", key=draft_key(key, "observe"), help="Marked in the trace as written by you."
+                )
                 st.form_submit_button(
-                    "Use this observation",
-                    key=f"{key}-observe-go",
-                    on_click=_typed,
-                    args=(on_decide, "observe", f"{key}-observe-text"),
+                    "Use this observation", key=f"{key}-observe-go", on_click=_typed, args=(on_decide, "observe", key)
                 )
     with regenerate, st.form(f"{key}-regenerate", border=False):
         k, t = st.columns(2)
@@ -135,11 +143,29 @@ def render_pause(trace: Trace, position: int, *, key: str, on_decide: DecisionHa
         st.form_submit_button("Regenerate", key=f"{key}-regenerate-go", on_click=_regenerate, args=(on_decide, key))
 
 
-def _typed(on_decide: DecisionHandler, kind: str, text_key: str) -> None:
-    text = st.session_state.get(text_key, "")
-    # Kept beyond the form: while the decision runs the panel is not drawn (Streamlit then forgets its widgets), and a
-    # refused edit comes back with the text as typed.
-    st.session_state.setdefault("step_drafts", {})[text_key] = text
+def paused_where(trace: Trace) -> str:
+    """Where the run waits, for a person: at one of its breakpoints, or where they pressed Pause here."""
+    pending = trace.steps[-1].pending if trace.steps else ""
+    if pending in trace.settings.get("pause_before", []):
+        return BREAKPOINTS.get(pending, pending)
+    return "where you asked"
+
+
+def draft_key(key: str, kind: str) -> str:
+    """The text a person types for a paused step's ``edit`` or ``observe`` (``key``: the step panel's)."""
+    return f"{key}-{kind}-text"
+
+
+def keep_draft(key: str, kind: str, text: str) -> None:
+    """Kept beyond the form: while the decision runs the panel is not drawn (Streamlit then forgets its widgets), and a
+    refused edit comes back with the text as typed (in a callback: the field shows it when it is drawn next)."""
+    st.session_state.setdefault("step_drafts", {})[draft_key(key, kind)] = text
+    st.session_state[draft_key(key, kind)] = text
+
+
+def _typed(on_decide: DecisionHandler, kind: str, key: str) -> None:
+    text = st.session_state.get(draft_key(key, kind), "")
+    keep_draft(key, kind, text)
     on_decide(Decision(kind, text=text))
 
 

@@ -1,5 +1,5 @@
-"""The conversation's verbs: ask, stop, retry, re-ask with a similar title, fork, decide at a paused step (step mode),
-new chat, collect a finished turn.
+"""The conversation's verbs: ask, stop, pause here, retry, re-ask with a similar title, fork, decide at a paused step
+(step mode), new chat, collect a finished turn.
 
 Each verb checks its input, captures its settings as plain values into a TurnRequest and starts a background TurnJob.
 A question uses the session's settings; a retry, a re-ask and a fork go on from an earlier run's steps, so they start
@@ -118,9 +118,17 @@ def ask(text: str | None) -> bool:
 
 
 def stop() -> None:
+    """End the running turn for good (what the model has written of its step is kept)."""
     job = st.session_state.job
     if job is not None:
         job.cancel()
+
+
+def pause_here() -> None:
+    """Pause the running turn at the step being written, before its action: it waits for a decision as in step mode."""
+    job = st.session_state.job
+    if job is not None:
+        job.pause()
 
 
 def _noted(start: run_settings.Start) -> run_settings.Start:

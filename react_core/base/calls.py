@@ -14,6 +14,8 @@ from typing import Any
 # Any other reason (a content filter, a safety or recitation block, Gemini's OTHER) cut the reply where it was.
 LENGTH = "length"
 COMPLETE = ("stop", "tool_calls", "function_call")
+# The finish reason of a reply the person stopped while the model wrote it (``loop.model_call.Stopped``).
+STOPPED = "cancelled"
 
 
 def cut_reason(finish_reason: str) -> str:

@@ -6,6 +6,9 @@ wait instead of taking effect only at the next step. A read that blocks (a model
 ``guarded_call``: at Stop or at its deadline, what the provider registered with ``on_abort`` closes the response under
 it. A call whose work is measured in progress (a model computing on this machine) gets its deadline counted from its
 last progress instead of its start. Outside a scope nothing is ever cancelled.
+
+A person can also ask a run to pause ("Pause here"): within ``pausing(event)``, the loop stops at the next step the
+model has written, before its action runs, as a step-mode breakpoint would (``loop.agent``).
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar
 
 _current: ContextVar[threading.Event | None] = ContextVar("react_cancel", default=None)
@@ -31,6 +34,31 @@ def scope(event: threading.Event | None) -> Iterator[None]:
         yield
     finally:
         _current.reset(token)
+
+
+_pause: ContextVar[threading.Event | None] = ContextVar("react_pause", default=None)
+
+
+@contextmanager
+def pausing(event: threading.Event) -> Iterator[None]:
+    """Within this block (on this thread), ``event`` being set means: pause at the next step written."""
+    token = _pause.set(event)
+    try:
+        yield
+    finally:
+        _pause.reset(token)
+
+
+@contextmanager
+def run_scope(cancel: threading.Event | None, pause: threading.Event | None = None) -> Iterator[None]:
+    """A run's Stop and Pause here within this block; either one None leaves the one around it (a job's) in place."""
+    with scope(cancel) if cancel is not None else nullcontext(), pausing(pause) if pause is not None else nullcontext():
+        yield
+
+
+def pause_requested() -> bool:
+    event = _pause.get()
+    return event is not None and event.is_set()
 
 
 def current() -> threading.Event | None:

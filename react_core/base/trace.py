@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+from react_core.base.calls import STOPPED
 from react_core.base.calls import FailedCall as FailedCall
 from react_core.base.calls import McpCall as McpCall
 from react_core.base.calls import ModelCall as ModelCall
@@ -242,6 +243,11 @@ class Step:
     @property
     def is_error(self) -> bool:
         return bool(self.observation and self.observation.is_error)
+
+    @property
+    def stopped(self) -> bool:
+        """Stop came while the model wrote this step: its reply as far as it got, nothing of it run."""
+        return self.call is not None and self.call.finish_reason == STOPPED
 
     def to_dict(self) -> dict[str, Any]:
         return {

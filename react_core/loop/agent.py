@@ -15,7 +15,6 @@ reads that stream and returns the Trace.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import threading
 import time
@@ -33,7 +32,7 @@ from react_core.base.trace import BREAKPOINTS, Exchange, FailedCall, ModelCall, 
 from react_core.dialects import get_dialect
 from react_core.dialects.base import Dialect, ParseResult
 from react_core.loop.acting import act, asking, declined
-from react_core.loop.model_call import Reply, call_record, read_reply
+from react_core.loop.model_call import Reply, Stopped, call_record, read_reply, stopped_step
 from react_core.presets.dynamic import chosen_examples
 from react_core.presets.preset import Preset
 from react_core.presets.render import render_prefix, render_question
@@ -46,6 +45,7 @@ DEFAULT_MAX_CALLS = 8
 LOOP_REPEATS = 3
 # How often a run with no one to ask declines a server's questions and sends the call again before giving up.
 ASKED_ROUNDS = 3
+Signal = threading.Event | None  # a person's Stop or Pause here, set from another thread
 
 
 @dataclass
@@ -124,20 +124,21 @@ class Agent:
         cancel: threading.Event | None = None,
         prior_steps: Sequence[Step] = (),
         resume_thought: str | None = None,
+        pause: threading.Event | None = None,
     ) -> Iterator[Event]:
         """The run as events, to a stop reason. ``prior_steps`` (a fork) are kept and written into the prompt; the run
         then takes up to ``max_calls`` new steps, the first starting from ``resume_thought`` when given (the model
         continues that thought). Never raises: whatever ends the run is its stop reason, with the steps taken so far,
-        and the last event is ``RunDone``."""
+        and the last event is ``RunDone``. ``pause`` set: the run pauses at the next step written ("Pause here")."""
         trace = self._new_trace(question, context, prior_steps)
-        yield from self.drive(trace, self.loop(trace, resume_thought), cancel)
+        yield from self.drive(trace, self.loop(trace, resume_thought), cancel, pause)
 
-    def drive(self, trace: Trace, events: Iterator[Event], cancel: threading.Event | None) -> Iterator[Event]:
+    def drive(self, trace: Trace, events: Iterator[Event], cancel: Signal, pause: Signal = None) -> Iterator[Event]:
         """``events`` (the loop, or a resumed run) passed on until they end, then ``RunDone``: whatever ends them is
         the trace's stop reason."""
         try:
             # Within the scope, whatever waits for this run (a stream, a backoff, a Wikipedia request) hears Stop.
-            with cancellation.scope(cancel) if cancel is not None else contextlib.nullcontext():
+            with cancellation.run_scope(cancel, pause):
                 # The run's own tools (an MCP server's) are known to the dialect and the prompt while it runs only.
                 yield from tool_specs.scoped(events, self.config.tools.specs)
         except Cancelled:
@@ -199,6 +200,12 @@ class Agent:
             request = self._request(system, question_block, scratchpad, trace.steps, index, seed)
             try:
                 reply = yield from self.generate(request, index)
+            except Stopped as e:  # it ends the run (``drive``) with the step as far as it was written, nothing run
+                if e.reply.text:
+                    thought = self._read(e.reply, seed)[0].thought
+                    trace.steps.append(stopped_step(index, thought, request, e.reply, previous, started))
+                    yield StepDone(trace.steps[-1])
+                raise
             except ReactLabError as e:  # it ends the run (``drive``); the trace keeps which call failed, and how
                 trace.failed_call = FailedCall.of(e, time.perf_counter() - started)
                 raise
@@ -215,7 +222,7 @@ class Agent:
                     step.call = ModelCall(same_reply_as=head)
                 seed = None
                 trace.steps.append(step)
-                step.pending = self.breakpoint_at(step)
+                step.pending = self.breakpoint_at(step) or self._pause_here(step)
                 if step.pending:
                     trace.stop_reason, step.seconds = "paused", round(time.perf_counter() - started, 6)
                     yield Paused(step)
@@ -269,8 +276,10 @@ class Agent:
             step.observation = Observation.error("The MCP server kept asking questions no one here can answer.")
         return False
 
-    def breakpoint_at(self, step: Step) -> str:
-        """The breakpoint ``step`` meets in step mode ('' when the run goes on)."""
+    def breakpoint_at(self, step: Step, chosen: Sequence[str] | None = None) -> str:
+        """The breakpoint ``step`` meets in step mode ('' when the run goes on); ``chosen``: the breakpoints in use,
+        the run's own when None."""
+        chosen = self.config.pause_before if chosen is None else chosen
         if step.final_answer is not None:
             hit = "finish"
         elif step.is_error:
@@ -278,9 +287,16 @@ class Agent:
         else:
             hit = "tool" if step.action is not None else ""
             # A call only a person's approval runs: with that breakpoint chosen, the person is asked (else refused).
-            if hit and self.config.tools.asks_approval(step.action.tool) and "destructive" in self.config.pause_before:
+            if hit and self.config.tools.asks_approval(step.action.tool) and "destructive" in chosen:
                 hit = "destructive"
-        return hit if hit in self.config.pause_before else ""
+        return hit if hit in chosen else ""
+
+    def _pause_here(self, step: Step) -> str:
+        """A person asked the run to pause ("Pause here"): the step just written waits at the breakpoint it meets, as
+        if every one were chosen. Not in the tools dialect, whose replies may hold several calls."""
+        if self.dialect.native_tools or not cancellation.pause_requested():
+            return ""
+        return self.breakpoint_at(step, tuple(BREAKPOINTS))
 
     def request_at(self, trace: Trace, index: int) -> CompletionRequest:
         """The request that writes step ``index`` after the steps before it (a paused step drawn again)."""

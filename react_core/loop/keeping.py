@@ -3,8 +3,9 @@ before it passes on ``RunDone``, so a reader that stops there misses nothing).
 
 - **The expected answer**: the one the caller knows (an evaluation's gold answer, an arena's), else the offline pack's
   answer when the pack behind the run's knowledge setting holds the question word for word (``report.expected``).
-- **Worth keeping**: a run that failed before any new step (a missing key, an unreachable provider) is neither saved
-  nor sent; its message is the person's, in the trace.
+- **Worth keeping**: a run that failed before any new step (a missing key, an unreachable provider) or was stopped
+  before the model wrote anything is neither saved nor sent (History is not cluttered with empty runs); its message is
+  the person's, in the trace. A run stopped while the model wrote keeps that step (``Step.stopped``) and is kept.
 - **Saved for its owner**: a new row in their history; for a paused run taken on from History, its own row, claimed
   before the run started (``claim``: of two resumes one wins) and written over while still at that revision; one taken
   on elsewhere meanwhile is kept beside it as a new run. A store that fails says so in ``Kept.save_error``: the run
@@ -84,8 +85,8 @@ def claim(store: Any, record: Any, revision: int | None) -> Claimed:
 
 
 def worth_keeping(trace: Trace, before: int) -> bool:
-    """Not a run that failed before taking a step beyond the ``before`` it went on from."""
-    return not (trace.stop_reason == "error" and len(trace.steps) <= before)
+    """Not a run that failed, or was stopped, before taking a step beyond the ``before`` it went on from."""
+    return not (trace.stop_reason in ("error", "cancelled") and len(trace.steps) <= before)
 
 
 def finish(

@@ -6,7 +6,8 @@ provider's chunks until a stop sequence appears (enforced here whatever the prov
 token budget (the rest is not read: the reply is cut, as a model stopping at its length would be), the call passes
 its wall-clock deadline (a provider failure: nothing half-read is ever taken for an answer; for a model computing on
 this machine, counted from its last progress: a busy machine slows it down, a stall ends it), or the person presses
-Stop (which also cuts a read that is waiting, through ``react_core.base.cancel.guarded_call``). A provider that tries a
+Stop (which also cuts a read that is waiting, through ``react_core.base.cancel.guarded_call``; ``Stopped`` carries
+what the model had written by then, as a Reply whose finish reason is ``cancelled``). A provider that tries a
 failed stream again says so with a ``restart`` chunk: the text so far is dropped and the reader hears it start over.
 Native tool calls come back whole in ``Reply.tool_calls``.
 """
@@ -19,11 +20,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from react_core.base import call_records, cancel
-from react_core.base.calls import LENGTH, cut_reason
+from react_core.base.calls import LENGTH, STOPPED, cut_reason
 from react_core.base.cancel import Cancelled
 from react_core.base.errors import ProviderError, ReactLabError
 from react_core.base.text import scrub
-from react_core.base.trace import ModelCall, ToolCall, Usage
+from react_core.base.trace import ModelCall, Step, ToolCall, Usage
 from react_core.providers.base import CompletionRequest, Provider, cut_at_stop, estimate_tokens
 from react_core.providers.messages import said
 
@@ -38,6 +39,14 @@ CHARS_PER_TOKEN = 8
 MAX_REPLY_CHARS = 20_000
 # The most native tool calls one reply may bring (each becomes a step; the run's budget still counts model calls).
 MAX_TOOL_CALLS = 32
+
+
+class Stopped(Cancelled):
+    """Stop reached a model call: ``reply`` is what the model had written by then (finish reason ``cancelled``)."""
+
+    def __init__(self, reply: Reply) -> None:
+        super().__init__()
+        self.reply = reply
 
 
 @dataclass
@@ -83,83 +92,105 @@ def read_reply(
     provider: Provider, request: CompletionRequest, *, deadline: float | None = CALL_DEADLINE
 ) -> Generator[tuple[str, str], None, Reply]:
     """Yields (delta, text so far) as the reply arrives (("", "") when a retried stream starts over) and returns the
-    Reply. Raises Cancelled when the run is stopped, and a ReactLabError for any failure of the provider."""
+    Reply. Raises ``Stopped`` (a Cancelled, with the reply so far) when the run is stopped, and a ReactLabError for
+    any failure of the provider."""
     started = time.perf_counter()
     text, usage, sent, finish, first = "", None, None, "", 0.0
     tool_calls: list[ToolCall] = []
+
+    def reply(finish: str, cut_at: int | None = None, cut_by: str = "") -> Reply:
+        # Without the provider's count (a stopped reply never gets one), estimated: the prompt was read, text written.
+        counted = usage or Usage(estimate_tokens(request.system + request.prompt), estimate_tokens(text))
+        return Reply(
+            text=text,
+            usage=counted,
+            sent=sent,
+            finish_reason=finish,
+            first_token_seconds=round(first, 6),
+            seconds=round(time.perf_counter() - started, 6),
+            cut_at=cut_at,
+            cut_by=cut_by,
+            tool_calls=tool_calls,
+        )
+
     budget = min(MAX_REPLY_CHARS, max(1, request.max_tokens) * CHARS_PER_TOKEN)
     longest_stop = max((len(s) for s in request.stop), default=0)
     hit: str | None = None
     stalls = provider.computes_here  # its deadline is about progress, not the whole reply's time
-    with cancel.guarded_call(deadline, provider.progress if stalls else None) as guard:
-        stream = provider.stream(request)
-        try:
-            for chunk in stream:
-                guard.alive()
+    try:
+        with cancel.guarded_call(deadline, provider.progress if stalls else None) as guard:
+            stream = provider.stream(request)
+            try:
+                for chunk in stream:
+                    guard.alive()
+                    cancel.check()
+                    if guard.expired:
+                        break
+                    if chunk.restart:
+                        text, usage, finish, tool_calls = "", None, "", []
+                        yield "", ""
+                    if chunk.sent is not None:
+                        sent = chunk.sent
+                    if chunk.tool_calls:
+                        tool_calls = (tool_calls + [_bounded(c) for c in chunk.tool_calls])[:MAX_TOOL_CALLS]
+                    if chunk.usage is not None:
+                        usage = chunk.usage
+                    if chunk.finish_reason:
+                        finish = chunk.finish_reason
+                    if not chunk.text:
+                        continue
+                    if not text:
+                        first = time.perf_counter() - started
+                    piece = scrub(chunk.text)[: budget - len(text)]
+                    before = len(text)
+                    text += piece
+                    yield piece, text
+                    # Only the new text (plus a stop's length of overlap) can hold a stop sequence.
+                    _, hit = cut_at_stop(text[max(0, before - longest_stop) :], request.stop)
+                    if hit is not None:
+                        finish = "stop"
+                        break
+                    if len(text) >= budget:
+                        finish = LENGTH  # the rest is not read: a reply past its budget is cut, never awaited
+                        break
+            except Cancelled:
+                raise
+            except ReactLabError:
                 cancel.check()
+                if guard.expired:  # the provider's error came from the deadline cutting its read
+                    raise _too_slow(provider, deadline, stalls) from None
+                raise
+            except Exception as e:
+                cancel.check()  # a read that failed because Stop closed it is a stop, not a provider failure
                 if guard.expired:
-                    break
-                if chunk.restart:
-                    text, usage, finish, tool_calls = "", None, "", []
-                    yield "", ""
-                if chunk.sent is not None:
-                    sent = chunk.sent
-                if chunk.tool_calls:
-                    tool_calls = (tool_calls + [_bounded(c) for c in chunk.tool_calls])[:MAX_TOOL_CALLS]
-                if chunk.usage is not None:
-                    usage = chunk.usage
-                if chunk.finish_reason:
-                    finish = chunk.finish_reason
-                if not chunk.text:
-                    continue
-                if not text:
-                    first = time.perf_counter() - started
-                piece = scrub(chunk.text)[: budget - len(text)]
-                before = len(text)
-                text += piece
-                yield piece, text
-                # Only the new text (plus a stop's length of overlap) can hold a stop sequence.
-                _, hit = cut_at_stop(text[max(0, before - longest_stop) :], request.stop)
-                if hit is not None:
-                    finish = "stop"
-                    break
-                if len(text) >= budget:
-                    finish = LENGTH  # the rest is not read: a reply past its budget is cut, never awaited
-                    break
-        except Cancelled:
-            raise
-        except ReactLabError:
-            cancel.check()
-            if guard.expired:  # the provider's error came from the deadline cutting its read
-                raise _too_slow(provider, deadline, stalls) from None
-            raise
-        except Exception as e:
-            cancel.check()  # a read that failed because Stop closed it is a stop, not a provider failure
-            if guard.expired:
-                raise _too_slow(provider, deadline, stalls) from None
-            # An SDK's own exception: still the provider's failure, reported as such.
-            raise ProviderError(f"{provider.label} provider failed: {said(f'{type(e).__name__}: {e}')}") from e
-        finally:
-            close = getattr(stream, "close", None)
-            if close:
-                close()
-    cancel.check()
+                    raise _too_slow(provider, deadline, stalls) from None
+                # An SDK's own exception: still the provider's failure, reported as such.
+                raise ProviderError(f"{provider.label} provider failed: {said(f'{type(e).__name__}: {e}')}") from e
+            finally:
+                close = getattr(stream, "close", None)
+                if close:
+                    close()
+        cancel.check()
+    except Cancelled:
+        raise Stopped(reply(STOPPED)) from None
     if guard.expired and hit is None and finish != LENGTH:
         raise _too_slow(provider, deadline, stalls)
-    cut_at = text.find(hit) if hit is not None else None
-    if usage is None:
-        usage = Usage(estimate_tokens(request.system + request.prompt), estimate_tokens(text))
-    return Reply(
-        text=text,
-        usage=usage,
-        sent=sent,
-        finish_reason=finish,
-        first_token_seconds=round(first, 6),
-        seconds=round(time.perf_counter() - started, 6),
-        cut_at=cut_at,
-        cut_by=hit or "",
-        tool_calls=tool_calls,
-    )
+    return reply(finish, text.find(hit) if hit is not None else None, hit or "")
+
+
+def stopped_step(
+    index: int,
+    thought: str,
+    request: CompletionRequest,
+    reply: Reply,
+    previous: call_records.CallTexts | None,
+    started: float,
+) -> Step:
+    """Step ``index`` as far as the model wrote it before Stop (``Step.stopped``: its call's finish reason says so):
+    its thought, reply, call and tokens; no action, nothing run."""
+    step = Step(index, thought, raw_output=reply.text, usage=reply.usage, call=call_record(request, reply, previous))
+    step.seconds = round(time.perf_counter() - started, 6)
+    return step
 
 
 def call_record(request: CompletionRequest, reply: Reply, previous: call_records.CallTexts | None) -> ModelCall:

@@ -116,9 +116,17 @@ def calls_spent(trace: Trace) -> int:
     return sum(1 for s in trace.steps if s.call is not None and s.call.same_reply_as is None)
 
 
-def resume(agent: Agent, trace: Trace, decision: Decision, *, cancel: threading.Event | None = None) -> Iterator[Event]:
+def resume(
+    agent: Agent,
+    trace: Trace,
+    decision: Decision,
+    *,
+    cancel: threading.Event | None = None,
+    pause: threading.Event | None = None,
+) -> Iterator[Event]:
     """The paused ``trace`` taken on with ``decision``, as events ending with ``RunDone`` (a new Trace: the paused one
-    is left as it was). The decision is checked before anything happens: a ConfigError says why it cannot be taken."""
+    is left as it was). The decision is checked before anything happens: a ConfigError says why it cannot be taken.
+    ``pause`` set: it pauses again at the next step written ("Pause here")."""
     pending = pending_step(trace)
     if agent.dialect.name != trace.settings.get("dialect", agent.dialect.name):
         raise ConfigError(
@@ -131,7 +139,7 @@ def resume(agent: Agent, trace: Trace, decision: Decision, *, cancel: threading.
         trace.settings["pause_before"] = list(agent.config.pause_before)
     else:
         trace.settings.pop("pause_before", None)
-    return agent.drive(trace, _resumed(agent, trace, trace.steps[-1], decision, check), cancel)
+    return agent.drive(trace, _resumed(agent, trace, trace.steps[-1], decision, check), cancel, pause)
 
 
 def _check(agent: Agent, step: Step, decision: Decision) -> Any:

@@ -66,6 +66,7 @@ class RunRequest:
     recorded: Mapping[str, Any] = field(default_factory=dict)  # what else the trace records (strategy, arena, column)
     allowance: Allowance | None = None  # the person's: built under its key rules, called within its window
     cancel: threading.Event | None = None
+    pause: threading.Event | None = None  # set: pause at the next step written ("Pause here"; the text dialects)
     keep_provider: bool = True  # False: a provider built for this run alone is closed when it ends
 
 
@@ -171,6 +172,7 @@ class Run:
             cancel=req.cancel,
             prior_steps=req.prior_steps,
             resume_thought=req.resume_thought,
+            pause=req.pause,
         )
 
     def _provider(self) -> Provider:
@@ -219,7 +221,7 @@ class Run:
             agent = self._agent()
         except ReactLabError as e:
             raise cannot_go_on(paused, e) from None
-        events = resume(agent, paused, decision, cancel=self.request.cancel)
+        events = resume(agent, paused, decision, cancel=self.request.cancel, pause=self.request.pause)
         if record is not None:
             self._claimed = claim(store, record, keeping.revision)
         return events
@@ -240,6 +242,7 @@ class Run:
             cancel=req.cancel,
             prior_steps=[*req.prior_steps[:-1], step],
             resume_thought=req.resume_thought,
+            pause=req.pause,
         )
 
     # -- ending ----------------------------------------------------------------------------------------------------

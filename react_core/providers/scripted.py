@@ -4,8 +4,9 @@ Each item of the script is either a string (the model's text) or an object ``{"t
 "error": "…", "usage": {…}, "tool_calls": [{"name": …, "arguments": {…} or "raw JSON text", "id": …}]}``; an item with
 ``tool_calls`` is a reply that calls tools natively (the ``tools`` dialect), its ``text`` the thought. An ``error`` item
 raises a ProviderError as a failing service would. A ``gate`` item waits until a file exists at that path before it
-answers, and removes it as it passes: creating the file lets one call through (a test or a demo opens the gate when it
-is ready; Stop interrupts the wait), so "while the model is working" is an event, not a race with a delay. The provider
+answers (with ``"gate_after": n``, after its first n words), and removes it as it passes: creating the file lets one
+call through (a test or a demo opens the gate when it is ready; Stop interrupts the wait), so "while the model is
+working" (or "while it is writing") is an event, not a race with a delay. The provider
 records every request it was sent. Like a model that ignores stop sequences, it returns its text whole: the loop's local
 cutting is what stops it. Outputs are consumed in order across runs, so one script can drive a whole evaluation."""
 
@@ -144,9 +145,11 @@ class ScriptedProvider(Provider):
     def stream(self, request: CompletionRequest) -> Iterator[Chunk]:
         item = self._take(request)
         yield Chunk(sent=self.sent(request))
+        gate, after = None, 0
         if isinstance(item, dict):
-            if item.get("gate"):
-                _wait_for(Path(str(item["gate"])))
+            gate, after = (Path(str(item["gate"])) if item.get("gate") else None), int(item.get("gate_after", 0))
+            if gate is not None and not after:
+                _wait_for(gate)
             text, delay = str(item.get("text", "")), float(item.get("delay", self.delay))
             if item.get("error"):
                 raise ProviderError(str(item["error"]))
@@ -157,7 +160,9 @@ class ScriptedProvider(Provider):
         if delay:
             cancel.sleep(delay)
         # Word-sized pieces, so streaming and local stop cutting are exercised as with a real model.
-        for piece in _PIECES.findall(text):
+        for n, piece in enumerate(_PIECES.findall(text)):
+            if gate is not None and after and n == after:
+                _wait_for(gate)
             yield Chunk(text=piece)
         if calls:
             yield Chunk(tool_calls=calls)

@@ -26,8 +26,13 @@ CREDIT = (
 )
 
 
+STOPPED_STEP = "(stopped while writing)"  # a step Stop reached while the model wrote it, in its title and action
+
+
 def action_text(step: Step, dialect: str) -> str:
     """The step's action as the model wrote it in the run's own dialect, e.g. ``Search[Colorado orogeny]``."""
+    if step.stopped:
+        return STOPPED_STEP
     if step.action is None and step.final_answer is None:
         return "(no action)"
     return _dialect(dialect).render_action(step.action, step.final_answer)
@@ -35,7 +40,7 @@ def action_text(step: Step, dialect: str) -> str:
 
 def action_title(step: Step, dialect: str) -> str:
     """The step's action as one short line in the run's dialect, for a step panel's title (``Dialect.title``)."""
-    return _dialect(dialect).title(step.action, step.final_answer)
+    return STOPPED_STEP if step.stopped else _dialect(dialect).title(step.action, step.final_answer)
 
 
 def _dialect(name: str) -> Dialect:

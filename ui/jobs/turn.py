@@ -12,6 +12,7 @@ collects the job.
 from __future__ import annotations
 
 import hashlib
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,6 +57,11 @@ class Turn:
     def question(self) -> str:
         return self.trace.question
 
+    @property
+    def key(self) -> str:
+        """Where its panels' widget keys begin (``ui.render.step_key``): the same across a decision's new job."""
+        return f"t{self.id}"
+
 
 @dataclass
 class TurnRequest:
@@ -98,6 +104,7 @@ class TurnView:
     preparing: bool
     cancelling: bool
     done: bool
+    pausing: bool = False  # Pause here was pressed: the run pauses at the next step written
     model: Any = None  # what the model is doing and how fast (``Provider.status``); None when it cannot tell
 
 
@@ -116,12 +123,22 @@ class TurnJob(Job):
         super().__init__(request.allowance)
         self.request = request
         self.signature = provider_signature(request.settings, request.api_key)
-        self.run = Run(run_request(request, reuse, self._cancel), keeping(request))
+        self._pause = threading.Event()
+        self.run = Run(run_request(request, reuse, self._cancel, self._pause), keeping(request))
         self._live = LiveRun(steps=self.run.before)
         self._preparing = True  # until the first event: the provider and knowledge are built, the model may load
         self.turn: Turn | None = None
         self.save_error: str | None = None
         self.refused: str | None = None  # why a step-mode decision was not taken
+
+    def pause(self) -> None:
+        """Pause here: the run stops at the next step the model has written, before its action, and waits for a
+        decision as in step mode."""
+        self._pause.set()
+
+    @property
+    def pausing(self) -> bool:
+        return self._pause.is_set()
 
     @property
     def provider(self) -> Provider | None:
@@ -136,6 +153,7 @@ class TurnJob(Job):
                 preparing=self._preparing,
                 cancelling=self.cancelling,
                 done=self.done,
+                pausing=self.pausing,
                 model=self.provider.status() if self.provider is not None else None,
             )
 
@@ -166,7 +184,7 @@ class TurnJob(Job):
             self.refused = message if req.paused else None
 
 
-def run_request(req: TurnRequest, reuse: Provider | None, cancel: Any) -> RunRequest:
+def run_request(req: TurnRequest, reuse: Provider | None, cancel: Any, pause: Any) -> RunRequest:
     """The engine's request for the turn: its settings and prompt, under the person's allowance."""
     return RunRequest(
         req.question,
@@ -182,6 +200,7 @@ def run_request(req: TurnRequest, reuse: Provider | None, cancel: Any) -> RunReq
         paused=req.paused,
         allowance=req.allowance,
         cancel=cancel,
+        pause=pause,
     )
 
 
