@@ -32,6 +32,7 @@ if identity.mode() == identity.SIGNED_IN and not identity.signed_in():
     # Nothing else is drawn, routed to or read from history before the person is known.
     st.navigation([st.Page(render_sign_in, title="Sign in", icon=":material/login:")], position="hidden").run()
     st.stop()
+restoring = state.restoring_notice()  # a reload: say so until the conversation is drawn again
 state.init_state()
 turns.collect()
 state.keep_chat_in_url()  # a page change drops it from the address: every page puts it back (see there why)
@@ -50,3 +51,5 @@ pages = [
 page = st.navigation(pages)
 render_sidebar()
 page.run()
+if restoring is not None:
+    restoring.empty()

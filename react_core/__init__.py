@@ -164,6 +164,7 @@ _EXPORTS: dict[str, str] = {
     "conversation_turns": "history.conversations",
     # reading a run: grounding, the expected answer, exports, how a run is said
     "check_grounding": "report.grounding",
+    **dict.fromkeys(("run_sign", "SIGNS"), "report.signs"),
     **dict.fromkeys(("Edit", "hand_edits", "EDITED_NOTE"), "report.edits"),
     "to_html": "report.html",
     "csv_text": "report.spreadsheet",

@@ -20,7 +20,9 @@ import streamlit as st
 from streamlit.components.v2 import manifest_scanner
 from streamlit.testing.v1 import AppTest
 
+from react_core.base.trace import STOP_REASONS
 from react_core.providers.local import LocalProvider
+from react_core.report.signs import SIGNS
 from ui.jobs import registry
 
 # Every new AppTest scans the metadata of every installed package for Streamlit components (a tenth of a second each,
@@ -125,8 +127,30 @@ def unescape(label: str) -> str:
     return re.sub(r"\\(.)", r"\1", label).replace("\u200b", "")
 
 
+def run_headers(at: AppTest) -> list:
+    """Each turn's header, in page order: a running turn's st.status, a finished run's expander wearing its sign."""
+    signs = {s.icon for s in SIGNS.values()}
+    found = []
+
+    def walk(node) -> None:
+        said = node.type == "expander" and node.label.startswith(tuple(f"{r} · " for r in STOP_REASONS.values()))
+        if node.type == "status" or (said and node.icon in signs):
+            found.append(node)
+        for child in getattr(node, "children", {}).values():
+            walk(child)
+
+    walk(at._tree)
+    return found
+
+
 def expander_labels(at: AppTest) -> list[str]:
-    return [unescape(e.label) for e in at.expander]
+    return [unescape(e.label) for e in step_expanders(at)]
+
+
+def step_expanders(at: AppTest) -> list:
+    """The expanders other than the runs' headers (compared by identity: elements compare equal by their fields)."""
+    headers = {id(h) for h in run_headers(at)}
+    return [e for e in at.expander if id(e) not in headers]
 
 
 def texts(at: AppTest) -> list[str]:

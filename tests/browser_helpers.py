@@ -111,8 +111,8 @@ def chromium() -> Iterator:
             browser.close()
 
 
-def open_page(browser, url: str, height: int = 900, *, wait_for_chat: bool = True):
-    context = browser.new_context(viewport={"width": 1280, "height": height}, accept_downloads=True)
+def open_page(browser, url: str, height: int = 900, *, width: int = 1280, wait_for_chat: bool = True):
+    context = browser.new_context(viewport={"width": width, "height": height}, accept_downloads=True)
     page = context.new_page()
     page.set_default_timeout(WAIT_MS)
     page.goto(url)

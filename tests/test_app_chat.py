@@ -12,6 +12,8 @@ from app_helpers import (
     markdowns,
     new_session,
     provider,
+    run_headers,
+    step_expanders,
     texts,
     unescape,
     use_app,
@@ -31,8 +33,8 @@ def test_a_turn_shows_a_panel_per_step_the_answer_its_sources_and_is_saved(monke
         "Step 3 · Search[Ed Wood]",
         "Step 4 · Finish[American]",
     ]
-    assert at.status[0].label.startswith("Answered · 4 steps · ")
-    assert at.status[0].label.endswith(" tokens")
+    assert run_headers(at)[0].label.startswith("Answered · 4 steps · ")
+    assert run_headers(at)[0].label.endswith(" tokens")
     shown = texts(at)
     assert "I need to search Scott Derrickson first." in shown  # a Thought, as plain text
     assert any(t.startswith("Scott Derrickson (born July 16, 1966) is an American director") for t in shown)
@@ -97,7 +99,7 @@ def test_a_follow_up_question_continues_the_conversation_and_past_panels_stay(mo
         "Step 1 · Calculator[395 * 2]",
         "Step 2 · Finish[790]",
     ]
-    assert len(at.chat_message) == 4 and len(at.status) == 2
+    assert len(at.chat_message) == 4 and len(run_headers(at)) == 2
     at.run()  # another rerun: nothing already shown is lost
     assert len(expander_labels(at)) == 4
 
@@ -114,7 +116,7 @@ def test_model_and_wikipedia_text_is_never_interpreted(monkeypatch, tmp_path):
     at = ask(new_session(), "Escaping?")
     assert "<b>bold</b> **stars** [x](http://example.com)" in texts(at)
     assert expander_labels(at)[0] == "Step 1 · Search[<i>Ed</i> **Wood**]"
-    assert at.expander[0].label.startswith("Step 1 · Search\\[\\<i\\>Ed")  # escaped where Streamlit reads Markdown
+    assert step_expanders(at)[0].label.startswith("Step 1 · Search\\[\\<i\\>Ed")  # escaped for Markdown
     answer = at.subheader[0].value
     assert unescape(answer) == "**not bold** <script>x</script>" and "\\*\\*not bold" in answer
 
@@ -141,7 +143,7 @@ def test_a_second_question_while_one_runs_is_refused_and_stop_cancels(monkeypatc
     while job.view().preparing:
         job.wait(0.01)
     at.run()
-    assert at.status[0].label == "Thinking… step 1 of 8"
+    assert run_headers(at)[0].label == "Thinking… step 1 of 8"
 
     at.chat_input[0].set_value("Second question").run()
     assert any("Still working on the last question" in w.value for w in at.warning)
@@ -152,7 +154,7 @@ def test_a_second_question_while_one_runs_is_refused_and_stop_cancels(monkeypatc
     turns = at.session_state.chat["turns"]
     assert [t.question for t in turns] == ["First question"]
     assert turns[0].trace.stop_reason == "cancelled"
-    assert at.status[0].label.startswith("Stopped by you")
+    assert run_headers(at)[0].label.startswith("Stopped by you")
 
 
 def test_a_provider_failure_shows_in_the_chat_and_retry_goes_on_from_there(monkeypatch, tmp_path):
@@ -167,7 +169,7 @@ def test_a_provider_failure_shows_in_the_chat_and_retry_goes_on_from_there(monke
     )
     at = ask(new_session(), "What is 6 * 7?")
     assert "The service is busy (503)" in unescape(at.error[0].value)
-    assert at.status[0].label.startswith("Failed")
+    assert run_headers(at)[0].label.startswith("Failed")
     assert expander_labels(at) == ["Step 1 · Calculator[6 * 7]"]
 
     at.button(key="retry-1").click().run()

@@ -3,7 +3,8 @@ follow-up continues it (same conversation, earlier turns as context). Each perso
 
 from __future__ import annotations
 
-from app_helpers import ask, go, new_session, provider, unescape, use_app, wait_idle
+from app_helpers import APP, APP_TIMEOUT, ask, go, new_session, provider, reload, unescape, use_app, wait_idle
+from streamlit.testing.v1 import AppTest
 
 from react_core.history import HistoryStore
 
@@ -69,3 +70,26 @@ def test_each_visitor_sees_only_their_own_conversations(monkeypatch, tmp_path):
     stranger = go(new_session(), "history")
     assert _open_keys(stranger) == []
     assert any("No conversations yet" in i.value for i in stranger.info)
+
+
+def test_a_reload_says_the_conversation_is_being_restored_until_it_is_drawn(monkeypatch, tmp_path):
+    from ui import state
+
+    use_app(monkeypatch, tmp_path, SCRIPT)
+    at = ask(new_session(), "What is 6 * 7?")
+    assert not [i for i in at.info if i.value == state.RESTORING]  # a session that has its chat restores nothing
+    again = reload(at)
+    assert len(again.chat_message) == 2 and not [b for b in again.button if (b.key or "").startswith("example-")]
+    assert not [i for i in again.info if i.value == state.RESTORING]  # gone once the conversation is drawn
+    fresh = AppTest.from_file(str(APP), default_timeout=APP_TIMEOUT).run()  # nothing to restore: nothing said
+    assert not [i for i in fresh.info if i.value == state.RESTORING] and not fresh.exception
+
+    # While the conversation is read (here it never finishes), the page says so rather than showing nothing.
+    def stuck() -> None:
+        raise RuntimeError("still reading")
+
+    monkeypatch.setattr(state, "init_state", stuck)
+    stalled = AppTest.from_file(str(APP), default_timeout=APP_TIMEOUT)
+    stalled.query_params["chat"] = at.session_state.chat["id"]
+    stalled.run()
+    assert [i.value for i in stalled.info] == [state.RESTORING]

@@ -13,6 +13,7 @@ from app_helpers import (
     new_session,
     provider,
     reload,
+    run_headers,
     unescape,
     use_app,
     wait_idle,
@@ -51,7 +52,7 @@ def test_open_a_run_to_read_its_panels_export_and_delete_it(monkeypatch, tmp_pat
     at = go(_two_runs(monkeypatch, tmp_path), "history")
     at.button(key="open-1").click().run()
     assert expander_labels(at)[:2] == ["Step 1 · Calculator[6 * 7]", "Step 2 · Finish[42]"]
-    assert at.status[0].label.startswith("Answered · 2 steps")
+    assert run_headers(at)[0].label.startswith("Answered · 2 steps")
     assert [d.label for d in at.get("download_button")] == [
         "Export JSON",
         "Export Markdown",
@@ -143,7 +144,7 @@ def test_another_tools_run_is_imported_and_drawn_as_steps(monkeypatch, tmp_path)
     assert "Imported as run #1" in said and "Step 1, Step 2" in said and not at.exception
     labels = expander_labels(at)
     assert labels[:2] == ["Step 1 · Web_search[capital of France]", "Step 2 · Finish[Paris]"], labels
-    assert at.status[0].label.startswith("Answered · 2 steps")
+    assert run_headers(at)[0].label.startswith("Answered · 2 steps")
 
 
 def test_fork_edits_a_thought_and_reruns_from_that_step_in_chat(monkeypatch, tmp_path):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from app_helpers import go, new_session, use_app
+from app_helpers import go, new_session, run_headers, use_app
 
 from react_core.base.trace import Observation, Source, Step, Trace
 from react_core.history import HistoryStore
@@ -35,7 +35,7 @@ def _hostile_trace() -> Trace:
 
 def _drawn(at) -> list[str]:
     values = [m.value for m in at.markdown] + [c.value for c in at.caption] + [e.label for e in at.expander]
-    values += [i.value for i in at.info] + [e.value for e in at.error] + [s.label for s in at.status]
+    values += [i.value for i in at.info] + [e.value for e in at.error] + [s.label for s in run_headers(at)]
     return values
 
 
@@ -51,7 +51,7 @@ def test_a_stored_run_with_hostile_fields_is_drawn_literally(monkeypatch, tmp_pa
     live = [v for v in _drawn(at) if LIVE_MARKUP.search(v)]
     assert not live, live
     # The unknown stop reason is not repeated as a label: it is shown as an unfinished run.
-    assert not any("Your key expired" in s.label for s in at.status)
+    assert not any("Your key expired" in s.label for s in run_headers(at))
     at.session_state.history_open = None
     go(at, "history")
     assert not [v for v in _drawn(at) if LIVE_MARKUP.search(v)]

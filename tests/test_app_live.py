@@ -9,6 +9,8 @@ from app_helpers import (
     ask,
     expander_labels,
     new_session,
+    run_headers,
+    step_expanders,
     texts,
     use_app,
     wait_idle,
@@ -61,14 +63,14 @@ def test_the_thought_streams_in_while_the_model_writes_it(monkeypatch, tmp_path)
     at.run()
     assert expander_labels(at) == ["Step 1 · writing…"]
     assert "Thought" in texts(at)[-1] and "compute" not in texts(at)[-1]  # only the first word so far
-    assert at.status[0].label == "Thinking… step 1 of 8"
+    assert run_headers(at)[0].label == "Thinking… step 1 of 8"
 
     gated.paused.clear()
     gated.gate.set()
     assert gated.paused.wait(30)  # step 2 has begun: step 1 is finished and shown as such
     at.run()
     assert expander_labels(at) == ["Step 1 · Calculator[2 + 2]", "Step 2 · writing…"]
-    assert at.status[0].label == "Thinking… step 2 of 8"
+    assert run_headers(at)[0].label == "Thinking… step 2 of 8"
 
     gated.gate.set()
     wait_idle(at)
@@ -81,7 +83,7 @@ def test_a_step_the_model_got_wrong_shows_its_error_in_its_panel(monkeypatch, tm
     assert expander_labels(at)[0] == "Step 1 · (no action)"
     assert any(m.value == ":red[**Observation — error**]" for m in at.markdown)
     assert any(t.startswith("No action found") for t in texts(at))
-    assert at.expander[0].proto.expanded  # error panels open by themselves
+    assert step_expanders(at)[0].proto.expanded  # error panels open by themselves
     assert at.session_state.chat["turns"][0].trace.final_answer == "ok"  # the run went on
 
 
@@ -116,5 +118,5 @@ def test_an_observation_note_and_its_sources_show_in_an_imported_run(monkeypatch
     assert any("(https://en.wikipedia.org/wiki/Paris)" in m.value for m in at.markdown)
     # The offline pack answered, so its licence line (its paragraphs are Wikipedia's, from the HotpotQA corpus).
     assert any("from the HotpotQA corpus — CC BY-SA 4.0" in c.value for c in at.caption)
-    assert at.status[0].label.startswith("No answer: it used all its model calls")
+    assert run_headers(at)[0].label.startswith("No answer: it used all its model calls")
     assert any(c.value.endswith(" s · 1 HTTP request") for c in at.caption)  # one request, not "1 HTTP requests"

@@ -7,7 +7,16 @@ from __future__ import annotations
 
 import time
 
-from app_helpers import NATIONALITY_Q, expander_labels, new_session, texts, unescape, use_app, wait_idle
+from app_helpers import (
+    NATIONALITY_Q,
+    expander_labels,
+    new_session,
+    run_headers,
+    texts,
+    unescape,
+    use_app,
+    wait_idle,
+)
 
 from react_core import Step, Trace
 from react_core.history import HistoryStore
@@ -51,7 +60,8 @@ def test_stop_while_the_model_writes_keeps_its_thought_so_far_and_the_run_in_his
     assert at.button(key="stop").proto.help.startswith("End the run for good")  # Stop says it is final
     at = click(at, "stop")
 
-    assert at.status[0].label.startswith("Stopped by you · 1 step · ") and not at.status[0].label.endswith(" 0 tokens")
+    header = run_headers(at)[0].label
+    assert header.startswith("Stopped by you · 1 step · ") and not header.endswith(" 0 tokens")
     assert expander_labels(at) == ["Step 1 · (stopped while writing)"]
     assert "I need to multiply" in texts(at)  # the thought as far as it was written
     assert any("Stopped by you while the model was writing this step" in c.value for c in at.caption)
@@ -66,7 +76,7 @@ def test_stop_before_the_model_writes_anything_leaves_history_as_it_was(monkeypa
     at = new_session()
     at.chat_input[0].set_value("What is 6 * 7?").run()
     at = click(at, "stop")
-    assert at.status[0].label.startswith("Stopped by you · 0 steps")  # the chat says what happened
+    assert run_headers(at)[0].label.startswith("Stopped by you · 0 steps")  # the chat says what happened
     assert HistoryStore().count() == 0 and not at.get("page_link")  # History is not cluttered with an empty run
 
 
@@ -80,13 +90,13 @@ def test_pause_here_pauses_at_the_step_being_written_and_run_goes_on(monkeypatch
     at.chat_input[0].set_value("What is 6 * 7?").run()
     at = writing(at, "I need to multiply")
     at.button(key="pause-here").click().run()
-    assert at.status[0].label == "Pausing once step 1 is written…" and at.button(key="pause-here").disabled
+    assert run_headers(at)[0].label == "Pausing once step 1 is written…" and at.button(key="pause-here").disabled
     gate.touch()  # the model writes the rest of its step
     at = wait_idle(at)
 
     turn = at.session_state.chat["turns"][-1]
     assert turn.trace.stop_reason == "paused" and turn.trace.steps[0].pending == "tool"
-    assert at.status[0].label.startswith("Paused: waiting for you · 1 step")
+    assert run_headers(at)[0].label.startswith("Paused: waiting for you · 1 step")
     assert "Paused where you asked: waiting for you." in [unescape(w.value) for w in at.warning]
     assert "calculator('6 * 7')" in [c.value for c in at.code]  # the call that would run
     assert HistoryStore().list()[0].stop_reason == "paused"  # resumable from History too

@@ -12,6 +12,7 @@ from react_core.history import open_history
 from ui import presenter
 
 SLIDES = len(NATIONALITY_SCRIPT) + 2
+ARITHMETIC = ["Thought 1: Compute it.\nAction 1: Calculator[17 * 23 + 4]", "Thought 2: Done.\nAction 2: Finish[395]"]
 
 
 def _presenting(monkeypatch, tmp_path, step: str | None = None):
@@ -143,3 +144,69 @@ def test_history_opens_a_run_on_the_present_page(monkeypatch, tmp_path):
     at.button(key="present-run").click().run()
     assert not at.exception, at.exception
     assert _slide(at) == f"Slide 1 of {SLIDES}" and at.query_params["run"] == str(run_id)
+
+
+def test_quiz_switched_off_and_on_hides_what_play_revealed(monkeypatch, tmp_path):
+    at, _ = _presenting(monkeypatch, tmp_path, step="1")
+    at.toggle(key="present-quiz").set_value(True).run()
+    at.selectbox(key="present-pace").set_value(3).run()
+    at.button(key="present-play").click().run()
+    monkeypatch.setattr(presenter, "timer_rerun", lambda: True)
+    at.run()  # a beat reveals step 1
+    assert "Search[Scott Derickson film]" in _shown(at) and at.button(key="present-reveal").disabled
+    monkeypatch.setattr(presenter, "timer_rerun", lambda: False)
+    at.button(key="present-play").click().run()  # paused
+    at.toggle(key="present-quiz").set_value(False).run()
+    at.toggle(key="present-quiz").set_value(True).run()
+    assert "Search[Scott Derickson film]" not in _shown(at)  # hidden again
+    assert not at.button(key="present-reveal").disabled
+    at.button(key="present-reveal").click().run()
+    assert "Search[Scott Derickson film]" in _shown(at)
+
+
+def test_a_press_while_playing_is_not_also_a_beat(monkeypatch, tmp_path):
+    # The controls are in the pace's fragment, so a press reruns it as the timer does: only the timer moves a beat.
+    at, _ = _presenting(monkeypatch, tmp_path)
+    at.selectbox(key="present-pace").set_value(3).run()
+    at.button(key="present-play").click().run()
+    monkeypatch.setattr(presenter, "timer_rerun", lambda: True)
+    at.button(key="present-next").click().run()
+    assert _slide(at).startswith("Slide 2 ")
+    at.toggle(key="present-quiz").set_value(True).run()
+    assert _slide(at).startswith("Slide 2 ") and "Search[Scott Derickson film]" not in _shown(at)
+    at.run()  # the timer: a beat reveals
+    assert _slide(at).startswith("Slide 2 ") and "Search[Scott Derickson film]" in _shown(at)
+
+
+def test_the_run_picker_lists_plain_text_and_stays_once_a_run_is_chosen(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, [*NATIONALITY_SCRIPT, *ARITHMETIC])
+    at = ask(ask(new_session(), NATIONALITY_Q), "#1: 17 * 23 + 4? (a copy)")
+    at = go(at, "present")
+    picker = at.selectbox(key="present-pick")
+    assert picker.value is None and picker.options == ["#2 · #1: 17 * 23 + 4? (a copy)", f"#1 · {NATIONALITY_Q}"]
+    picker.set_value(2).run()
+    assert _slide(at) == "Slide 1 of 4" and at.query_params["run"] == "2" and at.query_params["step"] == "0"
+    assert at.selectbox(key="present-pick").value == 2  # still there, on the run shown
+    at.button(key="present-next").click().run()
+    at.selectbox(key="present-pick").set_value(1).run()  # another run opens at its first slide
+    assert _slide(at) == f"Slide 1 of {SLIDES}" and NATIONALITY_Q in texts(at)
+    assert at.selectbox(key="present-pick").value == 1
+
+
+def test_full_screen_hides_the_sidebar_header_and_picker_and_comes_back(monkeypatch, tmp_path):
+    at, _ = _presenting(monkeypatch, tmp_path)
+    assert at.selectbox(key="present-pick") and not _full_screen_style(at)
+    assert at.button(key="present-full-screen").proto.shortcut
+    at.button(key="present-full-screen").click().run()
+    assert _full_screen_style(at) and at.button(key="present-full-screen").label == "Leave full screen"
+    assert not [s for s in at.selectbox if s.key == "present-pick"]
+    assert [h.value for h in at.header] == ["Question"]  # the slide's own, not the page's
+    assert _slide(at) == f"Slide 1 of {SLIDES}"
+    at.button(key="present-next").click().run()
+    assert _full_screen_style(at) and _slide(at) == f"Slide 2 of {SLIDES}"  # kept from slide to slide
+    at.button(key="present-full-screen").click().run()
+    assert not _full_screen_style(at) and at.selectbox(key="present-pick").value is not None
+
+
+def _full_screen_style(at) -> bool:
+    return any(m.value == presenter.FULL_SCREEN_STYLE for m in at.markdown)

@@ -12,6 +12,7 @@ from app_helpers import (
     last_trace,
     new_session,
     provider,
+    run_headers,
     unescape,
     use_app,
 )
@@ -42,7 +43,7 @@ def test_settings_take_effect_on_the_next_turn_and_are_remembered(monkeypatch, t
     assert trace["settings"]["tools"] == ["search", "calculator"]
     assert provider(at).requests[-1].temperature == 0.7
     assert load_preset("paper").tools["lookup"] not in provider(at).requests[-1].system
-    assert at.status[-1].label.startswith("Answered · 1 step · ")
+    assert run_headers(at)[-1].label.startswith("Answered · 1 step · ")
 
     remembered = HistoryStore().last_settings()
     assert remembered["temperature"] == 0.7 and remembered["max_calls"] == 3

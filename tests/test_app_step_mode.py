@@ -4,7 +4,7 @@ History."""
 
 from __future__ import annotations
 
-from app_helpers import NATIONALITY_Q, expander_labels, go, new_session, unescape, use_app, wait_idle
+from app_helpers import NATIONALITY_Q, expander_labels, go, new_session, run_headers, unescape, use_app, wait_idle
 
 from react_core.history import HistoryStore
 from react_core.report.exports import to_markdown
@@ -51,7 +51,7 @@ def test_pause_edit_run_regenerate_pick_the_second_and_finish(monkeypatch, tmp_p
 
     turn = paused_turn(at)
     key = f"t{turn.id}-s1"
-    assert at.status[0].label.startswith("Paused: waiting for you · 1 step")
+    assert run_headers(at)[0].label.startswith("Paused: waiting for you · 1 step")
     assert expander_labels(at) == ["Step 1 · Search[Scott Derickson film]"]
     codes = [c.value for c in at.code]
     assert SCRIPT[0] in codes and "search('Scott Derickson film')" in codes  # raw reply; the tool call that would run

@@ -9,7 +9,7 @@ import threading
 from dataclasses import dataclass, field
 
 import pytest
-from app_helpers import go, new_session, use_app, wait_idle
+from app_helpers import go, new_session, run_headers, use_app, wait_idle
 
 from react_core import load_preset, render_first_prompt, render_prefix
 from react_core.loop.settings import RunSettings, default_preset
@@ -114,6 +114,6 @@ def test_a_turn_on_a_busy_machine_says_so_while_it_runs(monkeypatch, tmp_path):
     while at.session_state.job.view().preparing:
         at.session_state.job.wait(0.01)
     at.run()
-    assert "generating at 4.0 tokens/s (normally 38): the machine is busy" in at.status[0].label
+    assert "generating at 4.0 tokens/s (normally 38): the machine is busy" in run_headers(at)[0].label
     gate.touch()
-    assert wait_idle(at).status[0].label.startswith("Answered")
+    assert run_headers(wait_idle(at))[0].label.startswith("Answered")

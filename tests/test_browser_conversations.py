@@ -129,3 +129,45 @@ def test_reload_reopen_continue_and_fork_in_the_runs_own_dialect(served):
         assert _chat_url(page) == fork
     finally:
         context.close()
+
+
+# Records, from the page's very first node, whether the restoring notice and the empty chat's examples ever showed.
+WATCH = """window.__shown = [];
+new MutationObserver(() => {
+  const text = document.body ? document.body.textContent : '';
+  for (const [name, words] of [['restoring', 'Restoring your conversation'], ['empty chat', 'Ask a question.']]) {
+    if (text.includes(words) && !window.__shown.includes(name)) window.__shown.push(name);
+  }
+}).observe(document, {subtree: true, childList: true, characterData: true});"""
+
+
+def test_a_reload_says_it_restores_the_conversation_and_a_restarted_server_keeps_it(served, tmp_path):
+    _, browser = served  # its browser (one Playwright per process), with servers of this test's own
+    with streamlit(tmp_path, SCRIPT) as server:
+        context, page = open_page(browser, server["url"])
+        try:
+            ask(page, Q1)
+            _answered(page, 1)
+            address = page.url
+            page.add_init_script(WATCH)
+            page.reload()
+            _answered(page, 1)
+            # Until it is drawn the page says so, and never shows an empty chat in its place.
+            assert page.evaluate("window.__shown") == ["restoring"]
+            assert page.get_by_text("Restoring your conversation").count() == 0
+        finally:
+            context.close()
+    # A fresh server's first request starts again from app.py: the address's ?chat= goes with it.
+    with streamlit(tmp_path, SCRIPT) as server:
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        context.add_init_script(WATCH)
+        page = context.new_page()
+        page.set_default_timeout(WAIT_MS)
+        try:
+            page.goto(server["url"] + "/?" + address.split("?", 1)[1])
+            page.get_by_text(Q1, exact=True).wait_for()
+            _answered(page, 1)
+            assert "empty chat" not in page.evaluate("window.__shown")
+            assert _chat_url(page) in address
+        finally:
+            context.close()

@@ -7,6 +7,7 @@ import pytest
 from react_core.base.trace import STOP_REASONS, Step, Trace
 from react_core.cli.main import ending_lines
 from react_core.report.exports import summary_line, to_markdown
+from react_core.report.signs import SIGNS
 from ui.render import status_text
 
 
@@ -15,9 +16,9 @@ def test_each_stop_reason_is_said_the_same_way_everywhere(reason):
     trace = Trace(question="q", steps=[Step(index=1, thought="t")], stop_reason=reason)
     label = STOP_REASONS[reason]
     assert summary_line(trace).startswith(f"{label} · 1 step · ")
-    header, state = status_text(trace)
+    header, icon = status_text(trace)
     assert header == summary_line(trace)
-    assert state == ("complete" if reason in ("finished", "cancelled", "paused") else "error")
+    assert icon != SIGNS["right"].icon  # no expected answer: nothing here is known right
     assert label in to_markdown(trace).replace("\\", "")
     assert label in ending_lines(trace)  # the last lines ``ask`` prints
 

@@ -7,6 +7,7 @@ store on each render, so every browser session sees the same history.
 from __future__ import annotations
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from react_core import (
     IMPORTED,
@@ -81,6 +82,15 @@ def _record_line(r: RunRecord) -> str:
 
 
 ANY_VERSION = None  # the version filter's "every run"
+META = 170  # pixels for a list row's details beside its text
+
+
+def _row() -> tuple[DeltaGenerator, DeltaGenerator]:
+    """A list row and the column of its text. Details and buttons follow the text at their own width and wrap under it
+    on a narrow screen (a projector's 1024 pixels beside the sidebar) instead of cutting their labels, as fixed columns
+    did ("Res…", "Do…")."""
+    row = st.container(horizontal=True, vertical_alignment="center")
+    return row, row.container(width="stretch")
 
 
 def render_list(store: Store) -> None:
@@ -106,16 +116,15 @@ def render_list(store: Store) -> None:
         st.info("No runs match." if query else "No runs yet: ask something in Chat.")
         return
     for r in records[:LIST_LIMIT]:
-        num, text, meta, action = st.columns([0.07, 0.6, 0.2, 0.13], vertical_alignment="center")
-        num.markdown(f"**#{r.id}**")
-        text.markdown(md_literal(_short(r.question)))
+        row, text = _row()
+        text.markdown(f"**#{r.id}** · " + md_literal(_short(r.question)))
         answer = md_literal(_short(r.final_answer, 60)) if r.final_answer is not None else "—"
         text.caption(f"{answer} · {md_literal(r.provider)} · {md_literal(r.created_at.replace('T', ' ')[:16])}")
         ended = STOP_REASONS.get(r.stop_reason or "", "Unfinished")
         fork = " · fork" if r.parent_id else " · arena" if r.origin == "arena" else ""
-        meta.caption(md_literal(f"{ended} · {plural(r.steps, 'step')} · {plural(r.tokens, 'token')}{fork}"))
-        action.button("Open", key=f"open-{r.id}", on_click=_open, args=(r.id,))
-        if r.stop_reason == "paused" and action.button("Resume", key=f"resume-{r.id}", icon=":material/play_arrow:"):
+        row.caption(md_literal(f"{ended} · {plural(r.steps, 'step')} · {plural(r.tokens, 'token')}{fork}"), width=META)
+        row.button("Open", key=f"open-{r.id}", on_click=_open, args=(r.id,))
+        if r.stop_reason == "paused" and row.button("Resume", key=f"resume-{r.id}", icon=":material/play_arrow:"):
             full = store.get(r.id)
             if full is not None and not full.damaged:
                 _resume(full)
@@ -151,17 +160,17 @@ def render_open(store: Store, record: RunRecord) -> None:
     if record.prompt_version:
         st.caption(md_literal(f"Prompt version {record.prompt_version}"))
     stem = file_stem(record.trace, record.id)
-    a, b, h = st.columns(3)  # what can be taken away: two rows of three, so no label is cut on a projector
-    t, o, sc = st.columns(3)
-    a.download_button(
+    # What can be taken away: one row of buttons as wide as their labels, wrapping rather than cutting one.
+    take = st.container(horizontal=True, key="run-take")
+    take.download_button(
         "Export JSON", to_json(record.trace), f"{stem}.json", "application/json", key="export-json", on_click="ignore"
     )
-    b.download_button(
+    take.download_button(
         "Export Markdown", to_markdown(record.trace), f"{stem}.md", "text/markdown", key="export-md", on_click="ignore"
     )
     page = to_html(record.trace, record.id)
-    h.download_button("Export HTML", page, f"{stem}.html", "text/html", key="export-html", on_click="ignore")
-    t.download_button(
+    take.download_button("Export HTML", page, f"{stem}.html", "text/html", key="export-html", on_click="ignore")
+    take.download_button(
         "Export ATIF",
         to_atif_json(record.trace, conversation=record.conversation),
         f"{stem}.atif.json",
@@ -170,21 +179,21 @@ def render_open(store: Store, record: RunRecord) -> None:
         on_click="ignore",
         help="The run as an agent trajectory (ATIF v1.7), for Harbor, Phoenix and other tools that read the format.",
     )
-    with o.popover("Export OpenTelemetry", icon=":material/share:"):
+    with take.popover("Export OpenTelemetry", icon=":material/share:"):
         _otel_export(record, stem)
-    with sc.popover("Save as script", icon=":material/replay:"):
+    with take.popover("Save as script", icon=":material/replay:"):
         render_save_as_script(record.trace, stem)
-    present, example, add, share, delete = st.columns(5)  # what can be done with it
-    if present.button("Present", key="present-run", icon=":material/slideshow:", help="Play it back step by step"):
+    act = st.container(horizontal=True, key="run-act")  # what can be done with it
+    if act.button("Present", key="present-run", icon=":material/slideshow:", help="Play it back step by step"):
         st.switch_page("pages/present.py", query_params={"run": str(record.id), "step": "0"})
-    with example.popover("Use as example…", icon=":material/library_add:"):
+    with act.popover("Use as example…", icon=":material/library_add:"):
         render_offer(record)
-    with add.popover("Add to a question set…", icon=":material/playlist_add:"):
+    with act.popover("Add to a question set…", icon=":material/playlist_add:"):
         question_sets.render_add_run(store, record.id, record.question, record.trace.final_answer)
     if identity.mode() == identity.SIGNED_IN:  # a link for people without an account is for deployments with them
-        with share:
+        with act:
             render_share_controls(store, record.id)
-    with delete.popover("Delete…", icon=":material/delete:"):
+    with act.popover("Delete…", icon=":material/delete:"):
         st.button(f"Delete run #{record.id} for good", key="delete-run", on_click=_delete, args=(store, record.id))
     render_trace(record.trace, key=f"h{record.id}")
     render_fork(record.id, record.trace, imported=record.origin == IMPORTED)
@@ -230,15 +239,15 @@ def render_conversations(store: Store) -> None:
     if busy:
         st.caption("A question is being answered in Chat: other conversations open once it is done (or stopped).")
     for c in found:
-        text, meta, action = st.columns([0.67, 0.2, 0.13], vertical_alignment="center")
+        row, text = _row()
         text.markdown(md_literal(_short(c.question)))
         if c.last_answer is not None:
             last = f"Last answer: {_short(c.last_answer, 60)}"
         else:
             last = f"Last turn: {STOP_REASONS.get(c.last_stop_reason or '', 'Unfinished')}"
         text.caption(md_literal(f"{last} · {c.last_at.replace('T', ' ')[:16]}"))
-        meta.caption(plural(c.turns, "turn") + (" · open in Chat" if c.id == current else ""))
-        if action.button("Open", key=f"chat-open-{c.id}", icon=":material/chat:", disabled=busy and c.id != current):
+        row.caption(plural(c.turns, "turn") + (" · open in Chat" if c.id == current else ""), width=META)
+        if row.button("Open", key=f"chat-open-{c.id}", icon=":material/chat:", disabled=busy and c.id != current):
             if state.open_conversation(c.id):
                 st.switch_page("pages/chat.py")
             st.rerun()
@@ -255,14 +264,16 @@ def render_arenas(store: Store) -> None:
         st.info("No arenas yet: run one on the Arena page.")
         return
     for a in found:
-        text, meta, action, take = st.columns([0.55, 0.2, 0.12, 0.13], vertical_alignment="center")
+        row, text = _row()
         text.markdown(md_literal(_short(a.question)))
         answers = " | ".join(_short(r.final_answer, 30) if r.final_answer is not None else "—" for r in a.runs)
         text.caption(md_literal(f"{answers} · {a.saved_at.replace('T', ' ')[:16]}"))
-        meta.caption(md_literal(f"{plural(len(a.runs), 'column')} · runs {', '.join(f'#{r.id}' for r in a.runs)}"))
-        with take:
+        runs = f"{plural(len(a.runs), 'column')} · runs {', '.join(f'#{r.id}' for r in a.runs)}"
+        row.caption(md_literal(runs), width=META)
+        opened = row.button("Open", key=f"arena-open-{a.id}", icon=":material/view_week:")
+        with row:
             render_download(saved_columns(a.runs), key=f"arena-download-{a.id}", arena_id=a.id, saved_at=a.saved_at)
-        if action.button("Open", key=f"arena-open-{a.id}", icon=":material/view_week:"):
+        if opened:
             arena.reopen(a.id)
             st.switch_page("pages/arena.py")
 

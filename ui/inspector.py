@@ -208,8 +208,9 @@ def render_call(trace: Trace, position: int, rebuilt: call_records.CallTexts | N
         + _details("Response as streamed", _response(step))
     )
     provider = CATALOGUE.get(trace.settings.get("provider", ""))
-    for column, (style, label, language) in zip(st.columns(2), SNIPPETS, strict=True):
-        with column.popover(label, width="stretch"):
+    row = st.container(horizontal=True)  # as wide as their labels, wrapping in a narrow column (Compare's)
+    for style, label, language in SNIPPETS:
+        with row.popover(label):
             try:
                 snippet = provider.snippet(call_dict, style) if provider else ""
             except ReactLabError as e:

@@ -13,6 +13,7 @@ import streamlit as st
 
 from react_core import (
     CREDIT,
+    SIGNS,
     CallTexts,
     Decision,
     Source,
@@ -27,6 +28,7 @@ from react_core import (
     md_escape,
     model_label,
     plural,
+    run_sign,
     safe_url,
     similar_titles,
     summary_line,
@@ -141,9 +143,8 @@ def render_writing(writing: Writing, dialect: str) -> None:
 
 
 def status_text(trace: Trace) -> tuple[str, str]:
-    """The header of a finished turn and its state for st.status."""
-    state = "complete" if trace.stop_reason in ("finished", "cancelled", "paused") else "error"
-    return summary_line(trace), state
+    """The header of a finished turn and its sign's icon (``run_sign``: a check mark only on a known-right answer)."""
+    return summary_line(trace), run_sign(trace).icon
 
 
 def settings_line(settings: dict) -> str:
@@ -160,8 +161,9 @@ def settings_line(settings: dict) -> str:
 
 
 def render_status(trace: Trace) -> None:
-    label, state = status_text(trace)
-    with st.status(label, state=state, expanded=False):
+    label, icon = status_text(trace)
+    # An expander, not st.status: a finished status always wears a check mark (or an error sign), whatever the run.
+    with st.expander(label, icon=icon, expanded=False):
         if trace.imported_from is not None:  # another tool's settings are not this app's to list
             st.caption(md_literal(f"Imported from {trace.imported_from.described}"))
         else:
@@ -180,7 +182,7 @@ EVIDENCE_BADGES = {
     "not_found": ("orange", ":material/warning:"),
 }
 EXPECTED_BADGES = {
-    "match": ("green", ":material/check_circle:"),
+    "match": ("green", SIGNS["right"].icon),  # the one check mark: known right
     "close": ("orange", ":material/rule:"),
     "differs": ("red", ":material/cancel:"),
     "no_answer": ("gray", ":material/flag:"),

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from react_core import (
     ModelChoice,
@@ -123,6 +124,20 @@ def new_chat() -> dict[str, Any]:
     chat = {"id": uuid.uuid4().hex, "turns": []}
     st.query_params[CHAT_PARAM] = chat["id"]  # a reload of this page comes back to this conversation
     return chat
+
+
+RESTORING = "Restoring your conversation…"
+
+
+def restoring_notice() -> DeltaGenerator | None:
+    """Say that the conversation the address names is being restored, when a new browser session (a reload) is about
+    to read it: until the page is drawn (which the caller then empties this for), a slow first render showed only an
+    empty chat, as if the conversation were gone. None when there is nothing to restore."""
+    if "chat" in st.session_state or not _CHAT_ID.fullmatch(st.query_params.get(CHAT_PARAM, "")):
+        return None
+    notice = st.empty()
+    notice.info(RESTORING, icon=":material/history:")
+    return notice
 
 
 def keep_chat_in_url() -> None:

@@ -1,0 +1,55 @@
+"""The sign a run's header wears: the one home of which outcome gets which mark.
+
+A class reads a check mark as "right", so the check mark is kept for a run whose answer is known right (it matches
+the expected answer exactly). An answer nobody checked, an answer whose words occur in the evidence, a paused run
+and a stopped run each get their own sign. ``icon`` is the app's (Material Symbols), ``symbol`` the command line's
+and the exports'. UI-free: never imports streamlit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from react_core.base.trace import Trace
+from react_core.report.expected import check_expected
+from react_core.report.grounding import check_grounding
+
+
+@dataclass(frozen=True)
+class Sign:
+    kind: str
+    icon: str
+    symbol: str
+    meaning: str
+
+
+SIGNS = {
+    s.kind: s
+    for s in (
+        Sign("right", ":material/check_circle:", "✓", "right: the expected answer matched"),
+        Sign("not_expected", ":material/cancel:", "✗", "answered, not the expected answer"),
+        Sign("grounded", ":material/format_quote:", "❝", "answered; the answer occurs in the evidence (not checked)"),
+        Sign("answered", ":material/chat_bubble:", "•", "answered; nothing checked it"),
+        Sign("paused", ":material/pause_circle:", "⏸", "paused: waiting for you"),
+        Sign("stopped", ":material/stop_circle:", "■", "stopped by you"),
+        Sign("no_answer", ":material/block:", "∅", "no answer"),
+        Sign("failed", ":material/error:", "!", "failed"),
+    )
+}
+
+
+def run_sign(trace: Trace) -> Sign:
+    """The sign for how ``trace`` ended."""
+    reason = trace.stop_reason
+    if reason == "paused":
+        return SIGNS["paused"]
+    if reason == "cancelled":
+        return SIGNS["stopped"]
+    if reason == "error" or (trace.error and trace.final_answer is None):
+        return SIGNS["failed"]
+    if trace.final_answer is None:
+        return SIGNS["no_answer"]
+    expected = check_expected(trace)
+    if expected is not None:
+        return SIGNS["right" if expected.kind == "match" else "not_expected"]
+    return SIGNS["grounded" if check_grounding(trace).kind == "grounded" else "answered"]
