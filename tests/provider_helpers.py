@@ -70,6 +70,19 @@ ROOT = Path(__file__).resolve().parent.parent
 _PIECES = re.compile(r"\S+\s*|\s+")
 
 
+def _retry_info_type() -> str:
+    """The ``@type`` of a google.rpc.RetryInfo detail, as protobuf names it (a type URL, never fetched)."""
+    from google.protobuf import any_pb2
+    from google.rpc import error_details_pb2
+
+    packed = any_pb2.Any()
+    packed.Pack(error_details_pb2.RetryInfo())
+    return packed.type_url
+
+
+RETRY_INFO_TYPE = _retry_info_type()
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -391,7 +404,7 @@ class FakeGemini(FakeModelServer):
         names = {400: "INVALID_ARGUMENT", 403: "PERMISSION_DENIED", 404: "NOT_FOUND", 429: "RESOURCE_EXHAUSTED"}
         error: dict[str, Any] = {"code": status, "message": message, "status": names.get(status, "UNAVAILABLE")}
         if fault and fault.get("retry_delay"):  # Gemini's way of saying how long to wait: RetryInfo in the body
-            retry_info = {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": fault["retry_delay"]}
+            retry_info = {"@type": RETRY_INFO_TYPE, "retryDelay": fault["retry_delay"]}
             error["details"] = [retry_info]
         return {"error": error}
 

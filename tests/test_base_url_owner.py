@@ -44,7 +44,7 @@ def test_react_base_url_is_the_named_providers_alone(monkeypatch):
     # environment gives it, never the Base URL set for the settings' own.
     assert ModelChoice("gemini").changes({"provider": "openai", "base_url": "http://typed/v1"})["base_url"] == ""
     back = ModelChoice("openai").changes({"provider": "gemini", "base_url": ""})
-    assert (back["base_url"], back["model"]) == ("http://models.internal/v1", "gemma")  # not api.openai.com
+    assert (back["base_url"], back["model"]) == ("http://models.internal/v1", "gemma")  # not OpenAI's own host
     with pytest.raises(ConfigError, match="set REACT_PROVIDER to the provider it belongs to"):
         RunSettings.from_env({"REACT_BASE_URL": "http://models.internal/v1"})
 

@@ -75,7 +75,7 @@ def _known(key: str) -> bool:
 
 def gemini_run() -> Trace:
     body = {"generationConfig": {"temperature": 0.7, "stopSequences": ["\nObservation"], "maxOutputTokens": 256}}
-    call = ModelCall(api="gemini.streamGenerateContent", endpoint="https://generativelanguage.googleapis.com/v1beta",
+    call = ModelCall(api="gemini.streamGenerateContent", endpoint="https://gemini.example.test/v1beta",
                      body=body, finish_reason="STOP", first_token_seconds=0.4, seconds=1.0)  # fmt: skip
     return Trace("q", settings={"provider": "gemini", "model": "gemini-x"},
                  steps=[Step(1, raw_output="Thought 1: x", usage=Usage(5, 2), call=call, seconds=1.0)])  # fmt: skip
@@ -140,7 +140,7 @@ def test_a_model_call_says_it_streamed_its_time_to_first_chunk_and_the_server_it
     assert call.attributes["gen_ai.request.stream"] is True
     assert call.attributes["gen_ai.response.time_to_first_chunk"] == 0.4
     assert "reactlab.first_token_seconds" not in call.attributes
-    assert call.attributes["server.address"] == "generativelanguage.googleapis.com"
+    assert call.attributes["server.address"] == "gemini.example.test"
     assert call.attributes["server.port"] == 443
     # An OpenAI-compatible server elsewhere (vLLM, Ollama) is told apart by its address, not its API.
     trace = gemini_run()

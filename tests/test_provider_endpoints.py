@@ -194,6 +194,7 @@ def test_the_openai_snippet_reads_the_key_as_required_only_for_openais_own_host(
     def python(endpoint: str) -> str:
         return OpenAIProvider.snippet({"endpoint": endpoint, "body": {"model": "m"}, "step": 1}, "python")
 
-    assert "os.environ['OPENAI_API_KEY']" in python("https://api.openai.com/v1/chat/completions")
-    for lookalike in ("https://api.openai.com.evil.net/v1", "https://api.openai.com@evil.net/v1"):
+    host = OpenAIProvider.host  # OpenAI's own host, as the provider declares it (only a string: nothing is sent)
+    assert "os.environ['OPENAI_API_KEY']" in python(f"https://{host}/v1/chat/completions")
+    for lookalike in (f"https://{host}.evil.net/v1", f"https://{host}@evil.net/v1"):
         assert "os.environ.get('OPENAI_API_KEY', 'not-needed')" in python(lookalike + "/chat/completions")
