@@ -188,7 +188,7 @@ def test_arena_figure_one_on_device_then_present_in_quiz_mode(local_app):
             ("4. ReAct", "at most 7 model calls"),
         ):
             page.get_by_text(re.compile(rf"^{re.escape(label)} · .* · {budget}$")).first.wait_for()
-        shot_at(page.get_by_role("heading", name="Arena"), "arena-figure-1.png")
+        shot_at(page.get_by_role("heading", name="Arena", exact=True), "arena-figure-1.png")
 
         # Present a run that thought aloud (Standard and Act write no Thought to hide), in quiz mode.
         history = open_history(url="", path=server["home"] / "history.sqlite")
