@@ -4,6 +4,7 @@ started by the test and stopped by the PID it was started with."""
 
 from __future__ import annotations
 
+import http.client
 import os
 import socket
 import subprocess
@@ -13,7 +14,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from provider_helpers import free_port, wait_for
+from provider_helpers import wait_for
+from served_on import LISTEN_FD
 
 HERE = Path(__file__).resolve().parent
 GIT_SERVER = str(Path(sys.executable).parent / "mcp-server-git")
@@ -30,9 +32,17 @@ def git_repository(folder: Path) -> Path:
     return folder
 
 
-def _listening(port: int) -> bool:
-    with socket.socket() as s:
-        return s.connect_ex(("127.0.0.1", port)) == 0
+def _answers(port: int) -> bool:
+    """Whether a server answers HTTP on ``port`` (any status: the app is up)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    try:
+        conn.request("GET", "/")
+        conn.getresponse()
+        return True
+    except OSError:
+        return False
+    finally:
+        conn.close()
 
 
 @contextmanager
@@ -60,15 +70,22 @@ def oauth_server() -> Iterator[tuple[str, subprocess.Popen]]:
 def _served(script: str, *args: str, env: dict[str, str] | None = None) -> Iterator[tuple[str, subprocess.Popen]]:
     """``tests/{script} PORT *args`` on a free port until it listens (a loaded machine may take a while to start
     Python): its MCP URL and its process, killed at the end."""
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, str(HERE / script), str(port), *args],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        env={**os.environ, **(env or {})},
-    )
+    # The test opens the listening socket and hands it over: no other process (another worker's server, a client's
+    # outgoing connection) can take the port between choosing it and serving on it.
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(64)
+    port = listener.getsockname()[1]
+    with listener:
+        proc = subprocess.Popen(
+            [sys.executable, str(HERE / script), str(port), *args],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env={**os.environ, **(env or {}), LISTEN_FD: str(listener.fileno())},
+            pass_fds=(listener.fileno(),),
+        )
     try:
-        if not wait_for(lambda: _listening(port) or proc.poll() is not None, timeout=90):
+        if not wait_for(lambda: proc.poll() is not None or _answers(port), timeout=90):
             raise RuntimeError(f"the test MCP server {script} did not start")
         if proc.poll() is not None:
             raise RuntimeError(f"the test MCP server {script} exited with {proc.returncode}")

@@ -130,8 +130,7 @@ def build(port: int) -> MCPServer:
 
 
 if __name__ == "__main__":
-    import uvicorn
+    from served_on import serve
 
     port = int(sys.argv[1])
-    app = build(port).streamable_http_app(host="127.0.0.1")
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+    serve(build(port).streamable_http_app(host="127.0.0.1"), port)

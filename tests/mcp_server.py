@@ -264,7 +264,7 @@ if __name__ == "__main__":
     if sys.argv[1] == "stdio":
         server.run("stdio")
         sys.exit()
-    import uvicorn
+    from served_on import serve
 
     replies = os.environ.get("MCP_TEST_REPLIES", "")
     app = server.streamable_http_app(host="127.0.0.1", json_response=bool(replies))
@@ -274,4 +274,4 @@ if __name__ == "__main__":
         app = ForceGzip(app)
     if len(sys.argv) > 2:
         app = RequireToken(app, sys.argv[2])
-    uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning")
+    serve(app, int(sys.argv[1]))

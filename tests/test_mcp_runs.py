@@ -193,6 +193,8 @@ def test_a_persons_tool_descriptions_reach_only_their_own_runs(monkeypatch, dial
         return [r.system + json.dumps([s.description for s in r.tools or ()]) for r in model.requests]
 
     assert len(sent(alice_model)) == 2 and len(sent(bob_model)) == 1
-    assert all("Returns the text it is given." in text and INJECTED not in text for text in sent(alice_model))
-    assert all(INJECTED in text for text in sent(bob_model))
+    for text in sent(alice_model):
+        assert "Returns the text it is given." in text and INJECTED not in text, text
+    for text in sent(bob_model):
+        assert INJECTED in text, text
     assert tool_specs.spec("docs_echo") is None
