@@ -20,9 +20,9 @@ from react_core import (
     BootstrapPlan,
     ReactLabError,
     RunSettings,
+    new_evaluation_folder,
     preset_from_toml,
 )
-from react_core import eval_results as results
 from ui import eval_tasks, export_settings, identity, presets, question_sets, state
 from ui import evaluations as ev
 from ui.jobs.bootstrap import BootstrapJob
@@ -47,7 +47,7 @@ def start() -> None:
     if state.running() or any(j is not None and not j.done for j in (ss.eval_job, ss.boot_job)):
         state.flash("warning", "Something is already running; wait for it or stop it first.")
         return
-    folder = results.new_folder(ev.root() / "bootstrap")
+    folder = new_evaluation_folder(ev.root() / "bootstrap")
     choice = ss.get("eval-dataset") or ""
     try:
         if question_sets.is_set(choice):

@@ -35,13 +35,19 @@ from react_core import (
     STRATEGY_LABELS,
     VERSIONED,
     EvalPlan,
+    Evaluation,
     PresetStore,
     ReactLabError,
     RunSettings,
+    StrategyResults,
     evaluations_dir,
+    list_evaluations,
+    load_evaluation,
+    new_evaluation_folder,
     parse_ref,
+    results_by_model,
+    results_by_version,
 )
-from react_core import eval_results as results
 from react_core import result_label as label
 from ui import eval_models, eval_tasks, export_settings, identity, question_sets, state
 from ui.jobs.evaluation import EvalJob
@@ -163,7 +169,7 @@ def start() -> None:
     repetitions = int(ss.get("eval-repetitions") or 1)
     choice = ss.get("eval-dataset") or ""
     task = eval_tasks.task_of(choice)
-    folder = results.new_folder(root())
+    folder = new_evaluation_folder(root())
     try:
         shared = eval_tasks.datasets()
         dataset = question_sets.dataset_file(choice, folder) if question_sets.is_set(choice) else shared[choice]
@@ -210,22 +216,22 @@ def _files(folder: Path) -> tuple:
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def _load(folder: str, signature: tuple) -> results.Evaluation:  # the signature is part of the cache key
-    return results.load_evaluation(folder)
+def _load(folder: str, signature: tuple) -> Evaluation:  # the signature is part of the cache key
+    return load_evaluation(folder)
 
 
-def load(folder: str | Path) -> results.Evaluation:
+def load(folder: str | Path) -> Evaluation:
     return _load(str(folder), _files(Path(folder)))
 
 
-def past() -> list[results.Evaluation]:
-    return results.list_evaluations(root(), load=load)
+def past() -> list[Evaluation]:
+    return list_evaluations(root(), load=load)
 
 
 # -- what the page draws -------------------------------------------------------------------------------
 
 
-def when(evaluation: results.Evaluation) -> str:
+def when(evaluation: Evaluation) -> str:
     return evaluation.created_at.replace("T", " ")[:16] + " UTC"
 
 
@@ -282,12 +288,12 @@ def ending(snap: dict[str, Any]) -> tuple[str, str] | None:
     return "warning", f"Stopped: {detail or 'nothing was left to run'}. What finished is saved and shown below."
 
 
-def beside_paper(evaluation: results.Evaluation) -> bool:
+def beside_paper(evaluation: Evaluation) -> bool:
     """Whether any of the results ran on the paper's data: only then is the paper's Table 1 shown beside them."""
     return any(r.paper_data for r in evaluation.results)
 
 
-def summary_frame(evaluation: results.Evaluation) -> pd.DataFrame:
+def summary_frame(evaluation: Evaluation) -> pd.DataFrame:
     rows = []
     paper = beside_paper(evaluation)
     for r in evaluation.results:
@@ -310,7 +316,7 @@ def summary_frame(evaluation: results.Evaluation) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def chart(evaluation: results.Evaluation) -> tuple[pd.DataFrame | None, str]:
+def chart(evaluation: Evaluation) -> tuple[pd.DataFrame | None, str]:
     """EM (FEVER: accuracy) beside the paper's, n in every label; no bar for a strategy with under MIN_CHART_N
     questions."""
     rows, small = {}, []
@@ -333,7 +339,7 @@ def chart(evaluation: results.Evaluation) -> tuple[pd.DataFrame | None, str]:
     return (pd.DataFrame.from_dict(rows, orient="index") if rows else None), why
 
 
-def paper_caption(evaluation: results.Evaluation) -> str:
+def paper_caption(evaluation: Evaluation) -> str:
     """Where the paper's column comes from, or why there is none beside these results."""
     task = evaluation.task
     if not beside_paper(evaluation):
@@ -344,7 +350,7 @@ def paper_caption(evaluation: results.Evaluation) -> str:
     return f"Paper: ReAct (Yao et al. 2022), Table 1, {PAPER_MODEL} on 500 {task.label} dev {task.items}."
 
 
-def past_frame(evaluations: list[results.Evaluation]) -> pd.DataFrame:
+def past_frame(evaluations: list[Evaluation]) -> pd.DataFrame:
     rows = []
     for e in evaluations:
         incomplete = [
@@ -367,19 +373,19 @@ def past_frame(evaluations: list[results.Evaluation]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def past_versions(evaluations: list[results.Evaluation]) -> list[str]:
+def past_versions(evaluations: list[Evaluation]) -> list[str]:
     """The prompt versions the past evaluations ran (what the page's filter offers)."""
-    return [v for v in results.by_version(evaluations) if v]
+    return [v for v in results_by_version(evaluations) if v]
 
 
-def past_models(evaluations: list[results.Evaluation]) -> list[str]:
+def past_models(evaluations: list[Evaluation]) -> list[str]:
     """The models the past evaluations ran (what the page's model filter offers)."""
-    return [m for m in results.by_model(evaluations) if m]
+    return [m for m in results_by_model(evaluations) if m]
 
 
 def with_version(
-    evaluations: list[results.Evaluation], version: str | None, model: str | None = None
-) -> list[results.Evaluation]:
+    evaluations: list[Evaluation], version: str | None, model: str | None = None
+) -> list[Evaluation]:
     """The evaluations with results of ``version`` and ``model`` (every one for None)."""
     return [
         e
@@ -389,12 +395,12 @@ def with_version(
 
 
 def version_frame(
-    evaluations: list[results.Evaluation], version: str | None = None, model: str | None = None
+    evaluations: list[Evaluation], version: str | None = None, model: str | None = None
 ) -> pd.DataFrame:
     """Past results grouped by prompt version, then model (only ``version``'s and ``model``'s when chosen): one row
     per results file."""
     rows = []
-    for v, group in results.by_version(evaluations, version).items():
+    for v, group in results_by_version(evaluations, version).items():
         for e, r in sorted(group, key=lambda pair: pair[1].model):
             if model is not None and r.model != model:
                 continue
@@ -415,10 +421,10 @@ def version_frame(
     return pd.DataFrame(rows, columns=columns)
 
 
-def records(evaluation: results.Evaluation) -> list[dict[str, Any]]:
+def records(evaluation: Evaluation) -> list[dict[str, Any]]:
     return [rec for r in evaluation.results for rec in r.records]
 
 
-def cells(evaluation: results.Evaluation) -> list[results.StrategyResults]:
+def cells(evaluation: Evaluation) -> list[StrategyResults]:
     """Each record's results file, in the order of ``records`` (its prompt version and model)."""
     return [r for r in evaluation.results for _ in r.records]

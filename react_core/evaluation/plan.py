@@ -36,6 +36,18 @@ from react_core.providers import model_choice_label, model_label, provider_class
 from react_core.providers.choice import ModelChoice
 from react_core.tools import DEFAULT_SENTENCES
 
+__all__ = [
+    "EvalPlan",
+    "HOSTED_CONCURRENCY",
+    "HOSTED_RPM",
+    "Unit",
+    "VERSIONED",
+    "check_plan",
+    "load_plan_questions",
+    "model_slug",
+    "strategy_config",
+]
+
 # Hosted providers: questions at once, and model calls a minute across them (shared by every job of the key; a 429
 # with Retry-After slows it down, ``providers.rate_limit``). 8 at once is Inspect AI's and promptfoo's order of
 # magnitude; 1000 calls a minute lets 8 questions of 0.5 s calls run unhindered.

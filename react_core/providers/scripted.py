@@ -24,6 +24,8 @@ from react_core.base.errors import ConfigError, ProviderError
 from react_core.base.trace import ToolCall, Usage
 from react_core.providers.base import Chunk, CompletionRequest, Provider, estimate_tokens
 
+__all__ = ["MAX_SCRIPT_BYTES", "SCRIPT_FORMAT", "ScriptedProvider", "checked_outputs", "load_script", "script_outputs"]
+
 _PIECES = re.compile(r"\S+\s*|\s+")
 
 

@@ -42,6 +42,25 @@ from react_core.training.sources import (
     write_trajectories,
 )
 
+__all__ = [
+    "ARITHMETIC",
+    "FinetunePlan",
+    "FinetuneResult",
+    "KINDS",
+    "Progress",
+    "STOPPED",
+    "check_environment",
+    "convert",
+    "converter",
+    "finetune",
+    "kinds",
+    "prepare",
+    "run_worker",
+    "write_only",
+    "write_token_file",
+    "write_trajectory_file",
+]
+
 Progress = Callable[[dict[str, Any]], None]
 TRAJECTORIES, TOKENS, PLAN = "trajectories.jsonl", "tokens.jsonl", "plan.json"
 STOPPED = 3  # the worker's exit status when asked to stop (it kept a checkpoint)
