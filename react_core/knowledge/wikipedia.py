@@ -84,14 +84,6 @@ class WikipediaSource:
                 source = cls._shared[key] = cls(endpoint, contact=contact, fallback_pack=fallback_pack, **options)
             return source
 
-    @classmethod
-    def shutdown_shared(cls) -> None:
-        """Close every shared source (tests, and a process that is about to exit)."""
-        with cls._shared_lock:
-            sources, cls._shared = list(cls._shared.values()), {}
-        for source in sources:
-            source.shutdown()
-
     def __init__(
         self,
         endpoint: str,

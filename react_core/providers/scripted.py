@@ -109,10 +109,6 @@ class ScriptedProvider(Provider):
         outputs = load_script(script) if isinstance(script, str | Path) else list(script)
         return cls(outputs, delay=float(delay or 0.0))
 
-    @property
-    def remaining(self) -> int:
-        return len(self.outputs) - self._next
-
     def _take(self, request: CompletionRequest) -> Any:
         with self._lock:
             self.requests.append(request)
