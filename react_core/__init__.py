@@ -77,7 +77,7 @@ from react_core.evaluation.bootstrap import BootstrapPlan, bootstrap
 from react_core.evaluation.figure3 import figure3_table
 from react_core.evaluation.paper import PAPER_MODEL, STRATEGY_LABELS
 from react_core.evaluation.parting import first_parting
-from react_core.evaluation.plan import HOSTED_CONCURRENCY, HOSTED_RPM
+from react_core.evaluation.plan import plan_defaults, strategy_needs
 from react_core.evaluation.question_sets import (
     QuestionSetError,
     add_run_to_question_set,
@@ -103,21 +103,8 @@ from react_core.evaluation.results import (
     results_by_model,
     results_by_version,
 )
-from react_core.evaluation.run import VERSIONED, EvalPlan, run_evaluation
-from react_core.evaluation.strategies import (
-    AGENTS,
-    DEFAULT_PRESETS,
-    PAPER_REACT_STEPS,
-    PAPER_SC_SAMPLES,
-    PAPER_TEMPERATURE,
-    PAPER_TOOLS,
-    ROLE_MODES,
-    ROLES,
-    SAMPLING,
-    SC_TEMPERATURE,
-    STRATEGIES,
-    role_presets,
-)
+from react_core.evaluation.run import EvalPlan, run_evaluation
+from react_core.evaluation.strategies import DEFAULT_PRESETS, ROLE_MODES, STRATEGIES, role_presets
 from react_core.evaluation.summary import ENDINGS
 from react_core.evaluation.tasks import HOTPOTQA, PAPER_500, TASKS, Task, dataset_task
 from react_core.history import RunRecord, Store, open_history
@@ -198,7 +185,6 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ADDED",
-    "AGENTS",
     "ARENA_STRATEGIES",
     "Action",
     "ActionParsed",
@@ -230,8 +216,6 @@ __all__ = [
     "Evaluation",
     "Exchange",
     "FinetunePlan",
-    "HOSTED_CONCURRENCY",
-    "HOSTED_RPM",
     "HOTPOTQA",
     "IMPORTED",
     "Keeping",
@@ -252,10 +236,6 @@ __all__ = [
     "PAPER_500",
     "PAPER_MODEL",
     "PAPER_N",
-    "PAPER_REACT_STEPS",
-    "PAPER_SC_SAMPLES",
-    "PAPER_TEMPERATURE",
-    "PAPER_TOOLS",
     "PROVIDERS",
     "Paused",
     "Preset",
@@ -267,7 +247,6 @@ __all__ = [
     "RECIPE_NOTES",
     "REMOVED",
     "RESAMPLES",
-    "ROLES",
     "ROLE_MODES",
     "ReactLabError",
     "Recipe",
@@ -278,9 +257,7 @@ __all__ = [
     "RunSettings",
     "SAME",
     "SAME_ACTIONS",
-    "SAMPLING",
     "SCRIPT_FORMAT",
-    "SC_TEMPERATURE",
     "SIGNS",
     "STOP_REASONS",
     "STRATEGIES",
@@ -297,7 +274,6 @@ __all__ = [
     "TextDelta",
     "ToolProgress",
     "Trace",
-    "VERSIONED",
     "Variant",
     "VersionDiff",
     "Writing",
@@ -375,6 +351,7 @@ __all__ = [
     "parse_headers",
     "parse_question_set",
     "parse_ref",
+    "plan_defaults",
     "pending_step",
     "plural",
     "preset_from_toml",
@@ -411,6 +388,7 @@ __all__ = [
     "similar_titles",
     "speaks",
     "standing_pack",
+    "strategy_needs",
     "start_mcp_sign_in",
     "stream",
     "submission_of",

@@ -15,12 +15,11 @@ from typing import Any
 import streamlit as st
 
 from react_core import (
-    PAPER_REACT_STEPS,
-    PAPER_TOOLS,
     BootstrapPlan,
     ReactLabError,
     RunSettings,
     new_evaluation_folder,
+    plan_defaults,
     preset_from_toml,
 )
 from ui import eval_tasks, export_settings, identity, presets, question_sets, state
@@ -69,8 +68,8 @@ def start() -> None:
         candidates=int(ss.get("boot-candidates", 8)),
         seed=int(ss.get("boot-seed", 0)),
         work_dir=str(folder / "work"),
-        max_calls=int(ss.get("eval-max-calls", PAPER_REACT_STEPS)),
-        tools=list(ss.get("eval-tools", PAPER_TOOLS)),
+        max_calls=int(ss.get("eval-max-calls", plan_defaults().max_calls)),
+        tools=list(ss.get("eval-tools", plan_defaults().tools)),
     )
     _run(plan)
 

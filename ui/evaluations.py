@@ -17,23 +17,13 @@ import pandas as pd
 import streamlit as st
 
 from react_core import (
-    AGENTS,
     ENDINGS,
-    HOSTED_CONCURRENCY,
-    HOSTED_RPM,
     PAPER_500,
     PAPER_MODEL,
     PAPER_N,
-    PAPER_REACT_STEPS,
-    PAPER_SC_SAMPLES,
-    PAPER_TEMPERATURE,
-    PAPER_TOOLS,
     ROLE_MODES,
-    ROLES,
-    SAMPLING,
     STRATEGIES,
     STRATEGY_LABELS,
-    VERSIONED,
     EvalPlan,
     Evaluation,
     PresetStore,
@@ -45,8 +35,10 @@ from react_core import (
     load_evaluation,
     new_evaluation_folder,
     parse_ref,
+    plan_defaults,
     results_by_model,
     results_by_version,
+    strategy_needs,
 )
 from react_core import result_label as label
 from ui import eval_models, eval_tasks, export_settings, identity, question_sets, state
@@ -60,33 +52,35 @@ RPM_HELP = (
     "\"too many requests\" and how long to wait, the whole evaluation waits and slows down; no question is lost."
 )
 MIN_CHART_N = 20  # fewer questions say too little to set beside the paper's 500
-PAPER_DEFAULTS = {
-    "eval-max-calls": PAPER_REACT_STEPS,
-    "eval-tools": list(PAPER_TOOLS),
-    "eval-samples": PAPER_SC_SAMPLES,
-}
 
 
 def paper_setup() -> dict[str, Any]:
     """The paper's setup for the chosen dataset's task: its budget, tools, samples and the task's prompts."""
-    return {**PAPER_DEFAULTS, **eval_tasks.paper_defaults(eval_tasks.chosen())}
+    task = eval_tasks.chosen()
+    paper = plan_defaults(task)
+    return {
+        "eval-max-calls": paper.max_calls,
+        "eval-tools": list(paper.tools),
+        "eval-samples": paper.samples,
+        **eval_tasks.paper_defaults(task),
+    }
 
 
 def roles(strategies: list[str]) -> list[str]:
-    return [r for r in ROLE_MODES if any(r in ROLES[s] for s in strategies)]
+    return list(strategy_needs(strategies).roles)
 
 
 def compares_versions(strategies: list[str]) -> bool:
     """Whether these strategies can run several prompt versions (Act and ReAct only)."""
-    return bool(strategies) and set(strategies) <= set(VERSIONED)
+    return strategy_needs(strategies).versions
 
 
 def uses_agent(strategies: list[str]) -> bool:
-    return any(s in AGENTS for s in strategies)
+    return strategy_needs(strategies).agent
 
 
 def samples(strategies: list[str]) -> bool:
-    return any(s in SAMPLING for s in strategies)
+    return strategy_needs(strategies).sampling
 
 
 def preset_choices(role: str) -> list[str]:
@@ -104,7 +98,7 @@ def version_choices(strategies: list[str]) -> list[str]:
     """Every version (``name@3``) and label (``name@best``) of the prompts the chosen Act / ReAct strategies can run:
     what "Compare prompt versions" offers."""
     owner = identity.owner()
-    found = [a for role in roles(strategies) if role in VERSIONED for a in _addresses(role, owner)]
+    found = [a for role in strategy_needs(strategies).versioned_roles for a in _addresses(role, owner)]
     return list(dict.fromkeys(found))
 
 
@@ -169,6 +163,7 @@ def start() -> None:
     repetitions = int(ss.get("eval-repetitions") or 1)
     choice = ss.get("eval-dataset") or ""
     task = eval_tasks.task_of(choice)
+    paper = plan_defaults(task)
     folder = new_evaluation_folder(root())
     try:
         shared = eval_tasks.datasets()
@@ -184,18 +179,18 @@ def start() -> None:
         settings=RunSettings.from_dict(state.settings()),
         indices=str(dataset.parent / PAPER_500) if ss.get("eval-500") and not question_sets.is_set(choice) else None,
         repetitions=repetitions,
-        temperature=float(ss.get("eval-temperature") or 0.0) if repetitions > 1 else PAPER_TEMPERATURE,
+        temperature=float(ss.get("eval-temperature") or 0.0) if repetitions > 1 else paper.temperature,
         limit=int(ss["eval-limit"]),
-        max_calls=int(ss.get("eval-max-calls", PAPER_REACT_STEPS)),
-        tools=list(ss.get("eval-tools", PAPER_TOOLS)),
-        samples=int(ss.get("eval-samples", PAPER_SC_SAMPLES)),
+        max_calls=int(ss.get("eval-max-calls", paper.max_calls)),
+        tools=list(ss.get("eval-tools", paper.tools)),
+        samples=int(ss.get("eval-samples", paper.samples)),
         presets={r: ss.get(f"eval-preset-{r}", preset) for r, preset in task.presets.items()},
         task=task.name,
         owner=identity.owner(),
         versions=list(ss.get("eval-versions") or []) if compares_versions(chosen) else [],
         models=eval_models.chosen(),
-        concurrency=int(ss.get("eval-at-once") or HOSTED_CONCURRENCY),
-        rpm=float(ss.get("eval-rpm") or HOSTED_RPM),
+        concurrency=int(ss.get("eval-at-once") or paper.concurrency),
+        rpm=float(ss.get("eval-rpm") or paper.rpm),
     )
     ss.eval_job = EvalJob(plan, identity.allowance(), api_key=ss.api_key, export=export_settings.chosen()).start()
     ss.eval_open = plan.out_dir

@@ -40,12 +40,16 @@ __all__ = [
     "EvalPlan",
     "HOSTED_CONCURRENCY",
     "HOSTED_RPM",
+    "PlanDefaults",
+    "StrategyNeeds",
     "Unit",
     "VERSIONED",
     "check_plan",
     "load_plan_questions",
     "model_slug",
+    "plan_defaults",
     "strategy_config",
+    "strategy_needs",
 ]
 
 # Hosted providers: questions at once, and model calls a minute across them (shared by every job of the key; a 429
@@ -54,6 +58,49 @@ __all__ = [
 HOSTED_CONCURRENCY = 8
 HOSTED_RPM = 1000.0
 VERSIONED = ("act", "react")  # the strategies a plan's ``versions`` apply to: one prompt each, the agent's
+
+
+@dataclass(frozen=True)
+class PlanDefaults:
+    """An evaluation before anyone changes it: the paper's setup for its task (``EvalPlan``'s own defaults) and the
+    hosted models' pace. What the Evaluate page starts from, says, and goes back to."""
+
+    max_calls: int = PAPER_REACT_STEPS
+    tools: tuple[str, ...] = PAPER_TOOLS
+    temperature: float = PAPER_TEMPERATURE
+    samples: int = PAPER_SC_SAMPLES
+    sc_temperature: float = SC_TEMPERATURE
+    concurrency: int = HOSTED_CONCURRENCY
+    rpm: float = HOSTED_RPM
+    presets: dict[str, str] = field(default_factory=dict)  # each role's prompt, as the paper ran the task
+
+
+def plan_defaults(task: Task = HOTPOTQA) -> PlanDefaults:
+    return PlanDefaults(presets=dict(task.presets))
+
+
+@dataclass(frozen=True)
+class StrategyNeeds:
+    """What a set of strategies asks for before it runs: a prompt for each of ``roles`` (in the order of
+    ``ROLE_MODES``), a budget and tools (``agent``: Act, ReAct and the hybrids), CoT-SC samples (``sampling``), and
+    whether it can compare prompt versions (``versions``: Act and ReAct alone, for ``versioned_roles``)."""
+
+    roles: tuple[str, ...]
+    agent: bool
+    sampling: bool
+    versions: bool
+    versioned_roles: tuple[str, ...]
+
+
+def strategy_needs(strategies: list[str] | tuple[str, ...]) -> StrategyNeeds:
+    roles = tuple(r for r in ROLE_MODES if any(r in ROLES[s] for s in strategies))
+    return StrategyNeeds(
+        roles=roles,
+        agent=any(s in AGENTS for s in strategies),
+        sampling=any(s in SAMPLING for s in strategies),
+        versions=bool(strategies) and set(strategies) <= set(VERSIONED),
+        versioned_roles=tuple(r for r in roles if r in VERSIONED),
+    )
 
 
 class Unit(NamedTuple):
