@@ -77,7 +77,7 @@ from react_core.evaluation.bootstrap import BootstrapPlan, bootstrap
 from react_core.evaluation.figure3 import figure3_table
 from react_core.evaluation.paper import PAPER_MODEL, STRATEGY_LABELS
 from react_core.evaluation.parting import first_parting
-from react_core.evaluation.plan import plan_defaults, strategy_needs
+from react_core.evaluation.plan import plan_defaults, strategy_needs, unit_strategy
 from react_core.evaluation.question_sets import (
     QuestionSetError,
     add_run_to_question_set,
@@ -400,6 +400,7 @@ __all__ = [
     "to_json",
     "to_markdown",
     "to_otlp_json",
+    "unit_strategy",
     "tool_call_text",
     "tool_label",
     "training_python",

@@ -4,7 +4,7 @@ task (``plan_defaults``)."""
 
 from __future__ import annotations
 
-from react_core.evaluation.plan import EvalPlan, StrategyNeeds, plan_defaults, strategy_needs
+from react_core.evaluation.plan import EvalPlan, StrategyNeeds, plan_defaults, strategy_needs, unit_strategy
 from react_core.evaluation.tasks import FEVER, HOTPOTQA
 from react_core.loop.settings import RunSettings
 
@@ -36,3 +36,13 @@ def test_a_plans_defaults_are_the_papers_setup_and_the_plans_own():
     assert (paper.concurrency, paper.rpm) == (plan.concurrency, plan.rpm)
     assert (paper.max_calls, paper.tools, paper.samples, paper.sc_temperature) == (7, ("search", "lookup"), 21, 0.7)
     assert paper.presets == HOTPOTQA.presets and plan_defaults(FEVER).presets == FEVER.presets
+
+
+def test_a_units_key_names_its_strategy_whatever_versions_and_models_it_compares():
+    settings = RunSettings(provider="scripted", script=["x"])
+    for versions, models in (([], []), (["paper@1", "paper@best"], []), (["paper@2"], ["scripted:a.json", "local"])):
+        strategies = ["cot", "cot-sc", "act", "react"] if not versions else ["act", "react"]
+        plan = EvalPlan(["d.json"], strategies, "out", settings, versions=versions, models=models)
+        units = plan.units()
+        assert units and [unit_strategy(u.key) for u in units] == [u.strategy for u in units]
+    assert unit_strategy("cot-sc-react@x") == "cot-sc-react" and unit_strategy("notes") == "notes"

@@ -22,7 +22,6 @@ from react_core import (
     PAPER_MODEL,
     PAPER_N,
     ROLE_MODES,
-    STRATEGIES,
     STRATEGY_LABELS,
     EvalPlan,
     Evaluation,
@@ -39,6 +38,7 @@ from react_core import (
     results_by_model,
     results_by_version,
     strategy_needs,
+    unit_strategy,
 )
 from react_core import result_label as label
 from ui import eval_models, eval_tasks, export_settings, identity, question_sets, state
@@ -238,7 +238,7 @@ def unit_label(key: str, snap: dict[str, Any]) -> str:
     """What a running evaluation runs, in words: the strategy, the prompt version when it compares versions and the
     model when it compares models (the job's ``versions`` and ``models`` say which, by unit key such as
     ``react@paper@2``)."""
-    strategy = next((s for s in STRATEGIES if key == s or key.startswith((f"{s}@", f"{s}+"))), key)
+    strategy = unit_strategy(key)
     version = (snap.get("versions") or {}).get(key, "")
     model = (snap.get("models") or {}).get(key, "")
     name = STRATEGY_LABELS.get(strategy, strategy)

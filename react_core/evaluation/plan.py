@@ -50,6 +50,7 @@ __all__ = [
     "plan_defaults",
     "strategy_config",
     "strategy_needs",
+    "unit_strategy",
 ]
 
 # Hosted providers: questions at once, and model calls a minute across them (shared by every job of the key; a 429
@@ -209,6 +210,11 @@ class EvalPlan:
                     Unit(f"{strategy}@{v}{suffix}", strategy, {**presets, strategy: v}, v, m) for v in self.versions
                 ]
         return out
+
+
+def unit_strategy(key: str) -> str:
+    """The strategy a unit's key names (``react@paper@2+local-x``: ``react``); a key of no strategy is its own."""
+    return next((s for s in STRATEGIES if key == s or key.startswith((f"{s}@", f"{s}+"))), key)
 
 
 def model_slug(settings: RunSettings) -> str:
