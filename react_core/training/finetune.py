@@ -239,7 +239,9 @@ def run_worker(
     """Phase 3: the worker in the training environment, its progress passed on; Stop asks it to keep a checkpoint
     and end. Returns its exit status and its last report."""
     env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT), "TOKENIZERS_PARALLELISM": "false"}
-    command = [str(python), "-m", "react_core.training.worker", "--work", str(folder)]
+    # The worker runs as a file, not as ``-m react_core.training.worker``: the package's front door would import the
+    # engine, whose packages the training environment does not hold.
+    command = [str(python), worker.__file__, "--work", str(folder)]
     process = subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=str(PROJECT_ROOT)
     )
