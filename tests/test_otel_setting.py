@@ -1,7 +1,7 @@
 """Live export named on the Settings page: in local mode a person sets the OTLP endpoint and the include-content
 switch there and their next run is sent to it (a receiver on 127.0.0.1, tests/otel_helpers.py); in public demo mode
 the setting is not offered and a URL handed to the job is ignored, because only the operator's environment variables
-may make the app's server connect somewhere (``telemetry.live.endpoint`` keeps that rule)."""
+may make the app's server connect somewhere (``telemetry.live.live_export_endpoint`` keeps that rule)."""
 
 from __future__ import annotations
 
