@@ -283,6 +283,31 @@ install(llm)
 """
 
 
+# What ``create_completion`` passes to its sampler (``Llama._init_sampler``) besides the temperature and the grammar,
+# when called as ``stream`` calls it: a batch's samples are drawn with the same.
+_SAMPLER_DEFAULTS = {
+    "top_k": 40,
+    "top_p": 0.95,
+    "min_p": 0.05,
+    "typical_p": 1.0,
+    "repeat_penalty": 1.0,
+    "frequency_penalty": 0.0,
+    "presence_penalty": 0.0,
+    "tfs_z": 1.0,
+    "mirostat_mode": 0,
+    "mirostat_tau": 5.0,
+    "mirostat_eta": 0.1,
+    "penalize_nl": True,
+    "logits_processor": None,
+}
+
+
+def _drawn_with(call: Mapping[str, Any]) -> str:
+    """What the script's docstring says of a sample drawn in a batch (``llama_batch``): it draws another one."""
+    note = next((o for o in call.get("omitted") or () if o.get("param") == "batch"), None)
+    return f"\n\nThis sample was {note.get('reason', '')}." if note else ""
+
+
 def _sampled(body: Mapping[str, Any]) -> bool:
     return bool(body.get("grammar")) and float(body.get("temperature") or 0.0) > 0
 
@@ -339,8 +364,11 @@ class LocalProvider(Provider):
         adapter: str | Path | None = None,
         n_ctx: int = N_CTX,
         on_progress: Progress | None = _stderr,
+        batches: bool | None = None,
     ) -> None:
         self.model_path = Path(model_path).expanduser() if model_path else None
+        # Several samples of one prompt drawn in one batch (``sample_batch``): REACT_LLAMA_BATCH=1, off by default.
+        self.batches = value("REACT_LLAMA_BATCH") == "1" if batches is None else batches
         self.adapter = adapter_for(self.model_path, adapter)
         self.is_demo = self.model_path is None
         self.model = model_name(self.model_path, self.adapter)
@@ -373,7 +401,7 @@ class LocalProvider(Provider):
             url = '"${LLAMA_SERVER:-http://127.0.0.1:8000}/v1/completions"'
             return snippets.curl("", body, comment=comment, url=url)
         return _LOCAL_PYTHON.format(
-            doc=f"{step}, run again with llama-cpp-python (pip install llama-cpp-python).",
+            doc=f"{step}, run again with llama-cpp-python (pip install llama-cpp-python).{_drawn_with(call)}",
             path=path,
             n_ctx=N_CTX,
             n_batch=BLOCK,
@@ -471,29 +499,34 @@ class LocalProvider(Provider):
         shared = self._shared
         return shared.activity.evaluated if shared is not None and shared.activity is not None else 0
 
+    def _arguments(self, llama: Any, request: CompletionRequest) -> tuple[list[int], dict[str, Any]]:
+        """The prompt's tokens (tokenized here, not by create_completion, to check the context and count the prompt
+        once) and ``create_completion``'s arguments for ``request``, without its seed."""
+        tokens = llama.tokenize(request.text.encode("utf-8"), add_bos=True, special=False)
+        room = self.n_ctx - len(tokens)
+        if room < 16:
+            raise ContextOverflowError(
+                f"The prompt has grown to {len(tokens):,} tokens, more than the on-device model's "
+                f"{self.n_ctx:,}-token context. Lower max calls, use a preset with fewer examples, or add a "
+                "Gemini or OpenAI key for a larger model."
+            )
+        arguments: dict[str, Any] = {
+            "prompt": request.text,
+            "max_tokens": min(request.max_tokens, room),
+            "temperature": request.temperature,
+            "stop": list(request.stop),
+            "stream": True,
+        }
+        if request.grammar:
+            arguments["grammar"] = request.grammar
+        return tokens, arguments
+
     def stream(self, request: CompletionRequest) -> Iterator[Chunk]:
         shared = self.prepare()
         llama = shared.llama
         text_out: list[str] = []
         with cancel.held(shared.lock), shared.activity.doing("reading"):
-            # Tokenized here, not by create_completion, to check the context and count the prompt once.
-            tokens = llama.tokenize(request.text.encode("utf-8"), add_bos=True, special=False)
-            room = self.n_ctx - len(tokens)
-            if room < 16:
-                raise ContextOverflowError(
-                    f"The prompt has grown to {len(tokens):,} tokens, more than the on-device model's "
-                    f"{self.n_ctx:,}-token context. Lower max calls, use a preset with fewer examples, or add a "
-                    "Gemini or OpenAI key for a larger model."
-                )
-            arguments: dict[str, Any] = {
-                "prompt": request.text,
-                "max_tokens": min(request.max_tokens, room),
-                "temperature": request.temperature,
-                "stop": list(request.stop),
-                "stream": True,
-            }
-            if request.grammar:
-                arguments["grammar"] = request.grammar
+            tokens, arguments = self._arguments(llama, request)
             if request.temperature > 0:  # the seed is recorded, so the sample can be drawn again (llama_grammar)
                 arguments["seed"] = request.seed if request.seed is not None else _next_seed(llama)
             # Reuse only what a fresh run would compute the same way, and the prefix's saved state (llama_reuse).
@@ -518,3 +551,44 @@ class LocalProvider(Provider):
             completion = "".join(text_out)
             generated = len(llama.tokenize(completion.encode("utf-8"), add_bos=False, special=False))
         yield Chunk(usage=Usage(len(tokens), generated), finish_reason=finish or None)
+
+    def sample_batch(self, request: CompletionRequest, n: int) -> list[list[Chunk]] | None:
+        """``n`` samples of one sampled request drawn together (``llama_batch``: the prompt read once, one batch per
+        token), each as the chunks its own stream would send; None (draw them one by one) unless
+        ``REACT_LLAMA_BATCH=1``. Not bit-exact with each seed drawn alone: each call's record says so."""
+        if not self.batches or request.temperature <= 0 or n < 1:
+            return None
+        from react_core.providers import llama_batch
+
+        shared = self.prepare()
+        llama = shared.llama
+        with cancel.held(shared.lock), shared.activity.doing("reading"):
+            tokens, arguments = self._arguments(llama, request)
+            seeds = []
+            for _ in range(n):  # the seeds n calls in a row would draw (each from the one before)
+                seeds.append(request.seed if request.seed is not None and not seeds else _next_seed(llama))
+                llama.set_seed(seeds[-1])
+            reused = shared.prompts.warm(request.system) and shared.prompts.store.get(request.system)
+            state = reused[0] if reused else None
+            grammar = _grammar(request.grammar).get("grammar")
+            lanes = llama_batch.draw(
+                llama,
+                tokens,
+                state,
+                {**_SAMPLER_DEFAULTS, "temp": request.temperature, "grammar": grammar},
+                seeds,
+                max_tokens=arguments["max_tokens"],
+                stops=arguments["stop"],
+                on_decode=shared.activity.on_batch,
+            )
+        note = [{"param": "batch", "reason": llama_batch.BATCH_NOTE.format(others=n - 1)}] if n > 1 else []
+        replies = []
+        for lane in lanes:
+            body = {**arguments, "seed": lane.seed}
+            sent = {"api": "llama.cpp", "endpoint": "", "body": body, "omitted": note, "reused_tokens": 0}
+            if state is not None:
+                sent["reused_tokens"] = len(state.tokens)
+            text = lane.text.decode("utf-8", errors="ignore")
+            usage = Usage(len(tokens), len(llama.tokenize(text.encode("utf-8"), add_bos=False, special=False)))
+            replies.append([Chunk(sent=sent), Chunk(text=text), Chunk(usage=usage, finish_reason=lane.finish)])
+        return replies
