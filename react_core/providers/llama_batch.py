@@ -1,9 +1,10 @@
 """Several samples of one prompt drawn together on the on-device model: the prompt read once, then one llama.cpp batch
 per token for all of them (``REACT_LLAMA_BATCH=1``; off by default).
 
-A second llama.cpp context on the loaded model holds one sequence per sample, each in a KV stream of its own
-(``kv_unified`` off). The prompt is read once into sequence 0 (from the prefix's saved state, ``llama_states``, then
-its remaining blocks, as a single call reads it) and copied to the others (``llama_memory_seq_cp``); then every step
+A second llama.cpp context on the loaded model holds one sequence per sample in one KV cache (``kv_unified``: the
+prompt's cells are shared, and a prefix's saved state, written for a one-stream cache, loads into it). The prompt is
+read once into sequence 0 (from the prefix's saved state, ``llama_states``, then its remaining blocks, as a single
+call reads it) and given to the others (``llama_memory_seq_cp``); then every step
 decodes one token of each unfinished sample in one batch, and each sample draws its next token from its own logits
 with its own sampler: the one llama-cpp-python (or ``llama_grammar``, under a grammar) makes for a call with that
 seed. A sample ends on its own, as ``Llama.create_completion`` ends it: an end-of-generation token, a stop sequence
@@ -50,6 +51,7 @@ class Lane:
     tokens: list[int] = field(default_factory=list)
     text: bytes = b""
     finish: str = ""
+    reused: int = 0  # prompt positions loaded from the prefix's saved state rather than read
     _multibyte: int = 0
 
 
@@ -84,18 +86,20 @@ def draw(
 def _batch(llama, prompt, state, options, seeds, max_tokens, stops, on_decode) -> list[Lane]:
     import llama_cpp as lib
 
-    lanes = []
+    lanes: list[Lane] = []
     for seed in seeds:
         llama.set_seed(seed)  # the seeded draw of the sampler (dist) reads it, as create_completion sets it
         lanes.append(Lane(seed, llama._init_sampler(**options)))
-    cells = -(-(len(prompt) + max_tokens + 1) // _CELLS) * _CELLS
+    cells = -(-(len(prompt) + len(lanes) * (max_tokens + 1)) // _CELLS) * _CELLS
     ctx = _context(llama, len(lanes), cells)
     batch = lib.llama_batch_init(BLOCK, 0, 1)
     try:
-        last = _read_prompt(lib, ctx, batch, prompt, state, on_decode)
+        last, reused = _read_prompt(lib, ctx, batch, prompt, state, on_decode)
+        for lane in lanes:
+            lane.reused = reused
         memory = lib.llama_get_memory(ctx)
         for i in range(1, len(lanes)):
-            lib.llama_memory_seq_cp(memory, 0, i, -1, -1)  # the whole stream: each sample its own copy
+            lib.llama_memory_seq_cp(memory, 0, i, -1, -1)  # the prompt's cells, shared: no copy
         view, stop_bytes = _View(ctx), [s.encode("utf-8") for s in stops if s]
         rows = {i: last for i in range(len(lanes))}  # where each unfinished sample's logits are in the last batch
         while rows:
@@ -147,13 +151,14 @@ def _take(llama: Any, lane: Lane, token: int, prompt: Sequence[int], stops: list
 
 
 def _context(llama: Any, lanes: int, cells: int) -> Any:
-    """A context on the loaded model (its weights and adapter) with one KV stream of ``cells`` per sample, set up as
-    the model's own context is otherwise (blocks of ``BLOCK``, threads, attention, sliding-window cache)."""
+    """A context on the loaded model (its weights and adapter) whose ``cells`` KV cells the samples share (the
+    prompt's once), set up as the model's own context is otherwise (blocks of ``BLOCK``, threads, attention,
+    sliding-window cache)."""
     import llama_cpp as lib
 
     own = llama.context_params
     params = lib.llama_context_default_params()
-    params.n_ctx, params.n_seq_max, params.kv_unified = cells * lanes, lanes, False
+    params.n_ctx, params.n_seq_max, params.kv_unified = cells, lanes, True
     params.n_batch = params.n_ubatch = BLOCK
     params.n_threads, params.n_threads_batch = own.n_threads, own.n_threads_batch
     params.flash_attn_type, params.swa_full, params.type_k, params.type_v = (
@@ -176,23 +181,23 @@ def _context(llama: Any, lanes: int, cells: int) -> Any:
     return ctx
 
 
-def _read_prompt(lib: Any, ctx: Any, batch: Any, prompt: Sequence[int], state: Any, on_decode) -> int:
+def _read_prompt(lib: Any, ctx: Any, batch: Any, prompt: Sequence[int], state: Any, on_decode) -> tuple[int, int]:
     """Put ``prompt`` in sequence 0: the saved prefix state when it is the prompt's own, then the rest in blocks of
     ``BLOCK`` aligned to absolute positions (as ``llama_states`` reads every prompt). Returns where the last
-    token's logits are in the last batch."""
+    token's logits are in the last batch, and how many positions came from the state."""
     start = 0
     own = state is not None and len(state.tokens) < len(prompt) and common_prefix(state.tokens, prompt)
     if own and own == len(state.tokens) == aligned(own):
         data = (ctypes.c_uint8 * len(state.data)).from_buffer_copy(state.data)
         if lib.llama_state_seq_set_data(ctx, data, len(state.data), 0):
             start = own
-        else:
+        else:  # refused (a state of another format): the whole prompt is read instead
             lib.llama_memory_clear(lib.llama_get_memory(ctx), False)
     for at in range(start, len(prompt), BLOCK):
         block = prompt[at : at + BLOCK]
         _fill(batch, [(token, at + j, 0, at + j == len(prompt) - 1) for j, token in enumerate(block)])
         _decode(lib, ctx, batch, on_decode, sampling=False)
-    return (len(prompt) - 1) % BLOCK  # blocks start at multiples of BLOCK
+    return (len(prompt) - 1) % BLOCK, start  # blocks start at multiples of BLOCK
 
 
 def _fill(batch: Any, items: Sequence[tuple[int, int, int, bool]]) -> None:

@@ -585,9 +585,7 @@ class LocalProvider(Provider):
         replies = []
         for lane in lanes:
             body = {**arguments, "seed": lane.seed}
-            sent = {"api": "llama.cpp", "endpoint": "", "body": body, "omitted": note, "reused_tokens": 0}
-            if state is not None:
-                sent["reused_tokens"] = len(state.tokens)
+            sent = {"api": "llama.cpp", "endpoint": "", "body": body, "omitted": note, "reused_tokens": lane.reused}
             text = lane.text.decode("utf-8", errors="ignore")
             usage = Usage(len(tokens), len(llama.tokenize(text.encode("utf-8"), add_bos=False, special=False)))
             replies.append([Chunk(sent=sent), Chunk(text=text), Chunk(usage=usage, finish_reason=lane.finish)])
