@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -57,10 +58,14 @@ def main() -> None:
         outcome = run_strategy("cot-sc", question, ctx)
         return time.perf_counter() - started, outcome
 
-    rows, totals = [], {"one": 0.0, "batch": 0.0}
+    rows, totals, load = [], {"one": 0.0, "batch": 0.0}, os.getloadavg()[0]
     for number, question in enumerate(questions):
-        one_seconds, one = cot_sc(question, batches=False)
-        batch_seconds, batch = cot_sc(question, batches=True)
+        if number % 2:  # alternate which way goes first: the machine's other work comes and goes
+            batch_seconds, batch = cot_sc(question, batches=True)
+            one_seconds, one = cot_sc(question, batches=False)
+        else:
+            one_seconds, one = cot_sc(question, batches=False)
+            batch_seconds, batch = cot_sc(question, batches=True)
         totals["one"] += one_seconds
         totals["batch"] += batch_seconds
         seeds = [[s.call.body.get("seed") for s in o.trace.steps] for o in (one, batch)]
@@ -87,9 +92,11 @@ def main() -> None:
         f"batch, the model's seed set to {SEED} before each so that both draw the same seeds; the preset's prefix "
         f"state saved beforehand. In all: {totals['one']:.1f} s one after another, {totals['batch']:.1f} s batched "
         f"({totals['one'] / totals['batch']:.1f}x). Measured on the shared development machine while other work "
-        "ran on its cores, so the absolute times are slower and noisier than on an idle machine; both ways ran back "
-        "to back in the same process. A batched sample is not bit-exact with its seed drawn alone "
-        "([On-device details](providers.md#on-device-details)): the column says how many still came out the same."
+        f"ran on its cores (load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end), so the "
+        "absolute times are slower and noisier than on an idle machine; both ways ran back to back in the same "
+        "process, which one first alternating from question to question. A batched sample is not bit-exact with its "
+        "seed drawn alone ([On-device details](providers.md#on-device-details)): the column says how many still "
+        "came out the same."
     )  # fmt: skip
     write_section("batched", "On-device model: CoT-SC's samples in one batch", body)
 
