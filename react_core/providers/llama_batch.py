@@ -42,6 +42,64 @@ BATCH_NOTE = (
 )
 
 
+# What ``create_completion`` passes to its sampler (``Llama._init_sampler``) besides the temperature and the grammar,
+# when ``LocalProvider.stream`` calls it: a batch's samples are drawn with the same.
+_SAMPLER_DEFAULTS = {
+    "top_k": 40,
+    "top_p": 0.95,
+    "min_p": 0.05,
+    "typical_p": 1.0,
+    "repeat_penalty": 1.0,
+    "frequency_penalty": 0.0,
+    "presence_penalty": 0.0,
+    "tfs_z": 1.0,
+    "mirostat_mode": 0,
+    "mirostat_tau": 5.0,
+    "mirostat_eta": 0.1,
+    "penalize_nl": True,
+    "logits_processor": None,
+}
+
+
+def sample(provider: Any, request: Any, n: int) -> list[list[Any]]:
+    """``n`` samples of ``request`` on ``provider``'s model (a ``LocalProvider``), each as the chunks its own call
+    (``LocalProvider.stream``) would send: the seeds that many calls in a row would draw, each recorded with its
+    call, and a note on how it was drawn when it was drawn with others."""
+    from react_core.base.trace import Usage
+    from react_core.providers.base import Chunk
+    from react_core.providers.local import grammar_option, next_seed
+
+    shared = provider.prepare()
+    llama = shared.llama
+    with cancel.held(shared.lock), shared.activity.doing("reading"):
+        tokens, arguments = provider.arguments(llama, request)
+        seeds: list[int] = []
+        for _ in range(n):  # each from the one before, as create_completion draws a call's seed
+            seeds.append(request.seed if request.seed is not None and not seeds else next_seed(llama))
+            llama.set_seed(seeds[-1])
+        saved = shared.prompts.warm(request.system) and shared.prompts.store.get(request.system)
+        grammar = grammar_option(request.grammar).get("grammar")
+        lanes = draw(
+            llama,
+            tokens,
+            saved[0] if saved else None,
+            {**_SAMPLER_DEFAULTS, "temp": request.temperature, "grammar": grammar},
+            seeds,
+            max_tokens=arguments["max_tokens"],
+            stops=arguments["stop"],
+            on_decode=shared.activity.on_batch,
+        )
+        note = [{"param": "batch", "reason": BATCH_NOTE.format(others=n - 1)}] if n > 1 else []
+        replies = []
+        for lane in lanes:
+            body = {**arguments, "seed": lane.seed}
+            sent = {"api": "llama.cpp", "endpoint": "", "body": body, "omitted": note, "reused_tokens": lane.reused}
+            text = lane.text.decode("utf-8", errors="ignore")
+            usage = Usage(len(tokens), len(llama.tokenize(text.encode("utf-8"), add_bos=False, special=False)))
+            replies.append([Chunk(sent=sent), Chunk(text=text), Chunk(usage=usage, finish_reason=lane.finish)])
+    return replies
+
+
 @dataclass
 class Lane:
     """One sample: its seed, sampler, tokens so far and, once it has ended, its text and why it ended."""

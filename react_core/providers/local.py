@@ -11,7 +11,8 @@ positions), so its reply at temperature 0 is the "Copy as Python" snippet's, ste
 (``request.system``) is evaluated once and its state kept in memory and on disk (``llama_reuse``); ``warm`` does that in
 the background before a question, and ``status`` says what the model is doing and whether it runs slower than it
 normally does here (``llama_activity``). One model instance per file per process, shared by every browser session
-behind a lock; a stream holds the lock while it generates and releases it when it ends or is closed.
+behind a lock; a stream holds the lock while it generates and releases it when it ends or is closed. With
+``REACT_LLAMA_BATCH=1`` several samples of one request are drawn together (``sample_batch``, ``llama_batch``).
 """
 
 from __future__ import annotations
@@ -190,7 +191,7 @@ def _release_models() -> None:
         _MODELS.clear()
 
 
-def _grammar(grammar: str | None) -> dict[str, Any]:
+def grammar_option(grammar: str | None) -> dict[str, Any]:
     if not grammar:
         return {}
     from llama_cpp import LlamaGrammar
@@ -283,25 +284,6 @@ install(llm)
 """
 
 
-# What ``create_completion`` passes to its sampler (``Llama._init_sampler``) besides the temperature and the grammar,
-# when called as ``stream`` calls it: a batch's samples are drawn with the same.
-_SAMPLER_DEFAULTS = {
-    "top_k": 40,
-    "top_p": 0.95,
-    "min_p": 0.05,
-    "typical_p": 1.0,
-    "repeat_penalty": 1.0,
-    "frequency_penalty": 0.0,
-    "presence_penalty": 0.0,
-    "tfs_z": 1.0,
-    "mirostat_mode": 0,
-    "mirostat_tau": 5.0,
-    "mirostat_eta": 0.1,
-    "penalize_nl": True,
-    "logits_processor": None,
-}
-
-
 def _drawn_with(call: Mapping[str, Any]) -> str:
     """What the script's docstring says of a sample drawn in a batch (``llama_batch``): it draws another one."""
     note = next((o for o in call.get("omitted") or () if o.get("param") == "batch"), None)
@@ -312,7 +294,7 @@ def _sampled(body: Mapping[str, Any]) -> bool:
     return bool(body.get("grammar")) and float(body.get("temperature") or 0.0) > 0
 
 
-def _next_seed(llama: Any) -> int:
+def next_seed(llama: Any) -> int:
     """The seed llama-cpp-python draws for a call given none (``Llama._create_completion``), drawn here to record it."""
     return random.Random(llama._seed).randint(0, 2**32)
 
@@ -499,7 +481,7 @@ class LocalProvider(Provider):
         shared = self._shared
         return shared.activity.evaluated if shared is not None and shared.activity is not None else 0
 
-    def _arguments(self, llama: Any, request: CompletionRequest) -> tuple[list[int], dict[str, Any]]:
+    def arguments(self, llama: Any, request: CompletionRequest) -> tuple[list[int], dict[str, Any]]:
         """The prompt's tokens (tokenized here, not by create_completion, to check the context and count the prompt
         once) and ``create_completion``'s arguments for ``request``, without its seed."""
         tokens = llama.tokenize(request.text.encode("utf-8"), add_bos=True, special=False)
@@ -526,16 +508,16 @@ class LocalProvider(Provider):
         llama = shared.llama
         text_out: list[str] = []
         with cancel.held(shared.lock), shared.activity.doing("reading"):
-            tokens, arguments = self._arguments(llama, request)
+            tokens, arguments = self.arguments(llama, request)
             if request.temperature > 0:  # the seed is recorded, so the sample can be drawn again (llama_grammar)
-                arguments["seed"] = request.seed if request.seed is not None else _next_seed(llama)
+                arguments["seed"] = request.seed if request.seed is not None else next_seed(llama)
             # Reuse only what a fresh run would compute the same way, and the prefix's saved state (llama_reuse).
             plan = shared.prompts.plan(tokens, request.system)
             sent = {"api": "llama.cpp", "endpoint": "", "body": arguments, "omitted": [], "reused_tokens": plan.reuse}
             yield Chunk(sent=sent)
             shared.prompts.start(plan, tokens, request.system)
             # The tokens of exactly that prompt (the record shows the text); the grammar as llama.cpp's object.
-            options = {k: v for k, v in arguments.items() if k != "prompt"} | _grammar(request.grammar)
+            options = {k: v for k, v in arguments.items() if k != "prompt"} | grammar_option(request.grammar)
             pieces = llama.create_completion(tokens, **options)
             finish = ""
             try:
@@ -560,33 +542,4 @@ class LocalProvider(Provider):
             return None
         from react_core.providers import llama_batch
 
-        shared = self.prepare()
-        llama = shared.llama
-        with cancel.held(shared.lock), shared.activity.doing("reading"):
-            tokens, arguments = self._arguments(llama, request)
-            seeds = []
-            for _ in range(n):  # the seeds n calls in a row would draw (each from the one before)
-                seeds.append(request.seed if request.seed is not None and not seeds else _next_seed(llama))
-                llama.set_seed(seeds[-1])
-            reused = shared.prompts.warm(request.system) and shared.prompts.store.get(request.system)
-            state = reused[0] if reused else None
-            grammar = _grammar(request.grammar).get("grammar")
-            lanes = llama_batch.draw(
-                llama,
-                tokens,
-                state,
-                {**_SAMPLER_DEFAULTS, "temp": request.temperature, "grammar": grammar},
-                seeds,
-                max_tokens=arguments["max_tokens"],
-                stops=arguments["stop"],
-                on_decode=shared.activity.on_batch,
-            )
-        note = [{"param": "batch", "reason": llama_batch.BATCH_NOTE.format(others=n - 1)}] if n > 1 else []
-        replies = []
-        for lane in lanes:
-            body = {**arguments, "seed": lane.seed}
-            sent = {"api": "llama.cpp", "endpoint": "", "body": body, "omitted": note, "reused_tokens": lane.reused}
-            text = lane.text.decode("utf-8", errors="ignore")
-            usage = Usage(len(tokens), len(llama.tokenize(text.encode("utf-8"), add_bos=False, special=False)))
-            replies.append([Chunk(sent=sent), Chunk(text=text), Chunk(usage=usage, finish_reason=lane.finish)])
-        return replies
+        return llama_batch.sample(self, request, n)
