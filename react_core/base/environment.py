@@ -66,6 +66,10 @@ VARIABLES = (
     Variable("REACT_MCP_TIMEOUT", "seconds an MCP call may take before it becomes an error observation (default 30)"),
     Variable("REACT_LLAMA_EXTRA_BUFFERS", "1 or 0: llama.cpp's extra buffer types on or off (default: off with AMX)"),
     Variable("REACT_LLAMA_THREADS", "CPU threads the on-device model computes with (default: every core)"),
+    Variable(
+        "REACT_LLAMA_BATCH",
+        "1: the on-device model draws CoT-SC's samples in one batch (faster; not bit-exact with one drawn alone)",
+    ),
     # OpenTelemetry's own names (its specification's), read here to decide whether finished runs are sent at all;
     # the SDK's exporter reads them, and its other OTEL_EXPORTER_OTLP_* variables, itself.
     Variable("OTEL_EXPORTER_OTLP_ENDPOINT", "send each finished run as OpenTelemetry spans to this OTLP/HTTP base URL"),

@@ -29,7 +29,7 @@ from react_core.base.errors import ContextOverflowError
 from react_core.base.events import final_trace
 from react_core.base.trace import Step, Trace
 from react_core.loop.keeping import Keeping
-from react_core.loop.model_call import call_record, stream_completion
+from react_core.loop.model_call import Reply, call_record, sample_replies, stream_completion
 from react_core.loop.service import Run, RunRequest
 from react_core.loop.settings import RunSettings
 from react_core.presets.preset import Preset
@@ -201,13 +201,18 @@ def _direct_step(
     temperature: float,
     index: int = 1,
     previous: call_records.CallTexts | None = None,
+    drawn: Reply | None = None,
 ) -> Step:
     """One Standard (``Answer:``) or CoT (``Thought: … Answer:``) completion as a step, with its model call recorded
-    relative to ``previous`` (the sample before it: CoT-SC resends the same prompt, so it is stored once)."""
+    relative to ``previous`` (the sample before it: CoT-SC resends the same prompt, so it is stored once). ``drawn``:
+    its reply, already drawn with the other samples (``sample_replies``)."""
     request = direct_request(preset, question, temperature, ctx.provider.extra_stops)
     started = time.perf_counter()
-    with cancel.scope(ctx.cancel):
-        reply = stream_completion(ctx.provider, request, on_text=ctx.on_text)
+    if drawn is None:
+        with cancel.scope(ctx.cancel):
+            reply = stream_completion(ctx.provider, request, on_text=ctx.on_text)
+    else:
+        reply = drawn
     raw, usage = reply.text, reply.usage
     text = raw
     for s in request.stop:
@@ -226,7 +231,7 @@ def _direct_step(
         final_answer=answer,
         raw_output=raw,
         usage=usage,
-        seconds=round(time.perf_counter() - started, 6),
+        seconds=reply.seconds if drawn is not None else round(time.perf_counter() - started, 6),
         call=call_record(request, reply, previous),
     )
 
@@ -249,10 +254,16 @@ def run_direct(question: str, ctx: EvalContext, strategy: str) -> Outcome:
 def run_cot_sc(question: str, ctx: EvalContext, strategy: str = "cot-sc") -> Outcome:
     preset = ctx.preset("cot")
     trace = _new_trace(question, ctx, strategy, preset, ctx.sc_temperature)
+    request = direct_request(preset, question, ctx.sc_temperature, ctx.provider.extra_stops)
+    drawn: list[Reply] = []
     for i in range(1, ctx.samples + 1):
         previous = call_records.call_texts(trace.steps)[-1] if trace.steps else None
         try:
-            trace.steps.append(_direct_step(ctx, preset, question, ctx.sc_temperature, index=i, previous=previous))
+            if i == 1:  # all at once where the provider can (the on-device model's batch), else one by one
+                with cancel.scope(ctx.cancel):
+                    drawn = sample_replies(ctx.provider, request, ctx.samples, on_text=ctx.on_text) or []
+            step = _direct_step(ctx, preset, question, ctx.sc_temperature, i, previous, drawn[i - 1] if drawn else None)
+            trace.steps.append(step)
         except ContextOverflowError as e:
             # Every sample sends the same prompt: if one does not fit, none will, and nothing is voted on.
             trace.stop_reason, trace.error = "context", str(e)

@@ -9,14 +9,15 @@ this machine, counted from its last progress: a busy machine slows it down, a st
 Stop (which also cuts a read that is waiting, through ``react_core.base.cancel.guarded_call``; ``Stopped`` carries
 what the model had written by then, as a Reply whose finish reason is ``cancelled``). A provider that tries a
 failed stream again says so with a ``restart`` chunk: the text so far is dropped and the reader hears it start over.
-Native tool calls come back whole in ``Reply.tool_calls``.
+Native tool calls come back whole in ``Reply.tool_calls``. Several samples of one request that a provider draws
+together (``sample_replies``) are each read the same way.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Generator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Generator, Iterator
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from react_core.base import call_records, cancel
@@ -25,7 +26,7 @@ from react_core.base.cancel import Cancelled
 from react_core.base.errors import ProviderError, ReactLabError
 from react_core.base.text import scrub
 from react_core.base.trace import ModelCall, Step, ToolCall, Usage
-from react_core.providers.base import CompletionRequest, Provider, cut_at_stop, estimate_tokens
+from react_core.providers.base import Chunk, CompletionRequest, Provider, cut_at_stop, estimate_tokens
 from react_core.providers.messages import said
 
 # A model call that has not finished within this many seconds has failed (a stream that keeps sending keep-alive
@@ -86,6 +87,40 @@ def stream_completion(
             return done.value
         if on_text is not None:
             on_text(delta, text)
+
+
+def sample_replies(
+    provider: Provider, request: CompletionRequest, n: int, *, on_text: Callable[[str, str], None] | None = None
+) -> list[Reply] | None:
+    """``n`` replies to one sampled request drawn together where the provider can (``Provider.sample_batch``), each
+    then read as ``stream_completion`` reads a reply (stop sequences, budget; ``on_text`` hears them one after
+    another), its time its share of the batch's; None when the provider draws them one call at a time."""
+    started = time.perf_counter()
+    try:
+        drawn = provider.sample_batch(request, n)
+    except (Cancelled, ReactLabError):
+        raise
+    except Exception as e:
+        cancel.check()
+        raise ProviderError(f"{provider.label} provider failed: {said(f'{type(e).__name__}: {e}')}") from e
+    if drawn is None:
+        return None
+    share = round((time.perf_counter() - started) / max(1, len(drawn)), 6)
+    replies = []
+    for chunks in drawn:
+        reply = stream_completion(_Drawn(provider, chunks), request, on_text=on_text, deadline=None)
+        replies.append(replace(reply, seconds=share, first_token_seconds=share))
+    return replies
+
+
+class _Drawn(Provider):
+    """One reply of a batch, already drawn, streamed again as the chunks its own call would have sent."""
+
+    def __init__(self, provider: Provider, chunks: list[Chunk]) -> None:
+        self.name, self.label, self._chunks = provider.name, provider.label, chunks
+
+    def stream(self, request: CompletionRequest) -> Iterator[Chunk]:
+        yield from self._chunks
 
 
 def read_reply(

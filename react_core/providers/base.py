@@ -175,6 +175,11 @@ class Provider:
     def stream(self, request: CompletionRequest) -> Iterator[Chunk]:
         raise NotImplementedError
 
+    def sample_batch(self, request: CompletionRequest, n: int) -> list[list[Chunk]] | None:
+        """``n`` samples of one request (at a temperature above 0) drawn together, each as the chunks its own
+        ``stream`` would send; None when the provider draws them one call at a time (the default)."""
+        return None
+
     def stops_for_api(self, stops: tuple[str, ...]) -> list[str]:
         """The stop sequences this API will take; the rest are enforced by local cutting."""
         if not self.supports_stop:

@@ -92,6 +92,17 @@ class Activity:
             if tokens == 1 and self.state == "reading":
                 self.state = "generating"
 
+    def on_batch(self, tokens: int, seconds: float, sampling: bool) -> None:
+        """A batch of several samples decoded (``llama_batch``): its prompt blocks are reading; its sampled tokens,
+        one per sample, count as progress but not in a rate (a step of 21 tokens is no single sample's speed)."""
+        if not sampling:
+            self.on_eval(tokens, seconds)
+            return
+        with self._lock:
+            self.evaluated += tokens
+            if self.state == "reading":
+                self.state = "generating"
+
     @contextmanager
     def doing(self, state: str) -> Iterator[None]:
         """The model is busy with ``state`` for the block; the best full-window rates seen become the normal ones."""

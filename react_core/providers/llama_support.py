@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import random
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -79,3 +80,16 @@ def _without_extra_buffers(original: Any) -> Any:
         return params
 
     return defaults
+
+
+def grammar_option(grammar: str | None) -> dict[str, Any]:
+    if not grammar:
+        return {}
+    from llama_cpp import LlamaGrammar
+
+    return {"grammar": LlamaGrammar.from_string(grammar, verbose=False)}
+
+
+def next_seed(llama: Any) -> int:
+    """The seed llama-cpp-python draws for a call given none (``Llama._create_completion``), drawn here to record it."""
+    return random.Random(llama._seed).randint(0, 2**32)

@@ -11,7 +11,8 @@ positions), so its reply at temperature 0 is the "Copy as Python" snippet's, ste
 (``request.system``) is evaluated once and its state kept in memory and on disk (``llama_reuse``); ``warm`` does that in
 the background before a question, and ``status`` says what the model is doing and whether it runs slower than it
 normally does here (``llama_activity``). One model instance per file per process, shared by every browser session
-behind a lock; a stream holds the lock while it generates and releases it when it ends or is closed.
+behind a lock; a stream holds the lock while it generates and releases it when it ends or is closed. With
+``REACT_LLAMA_BATCH=1`` several samples of one request are drawn together (``sample_batch``, ``llama_batch``).
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from __future__ import annotations
 import atexit
 import hashlib
 import os
-import random
 import shlex
 import sys
 import threading
@@ -38,7 +38,7 @@ from react_core.providers import adapters
 from react_core.providers.base import Chunk, CompletionRequest, Provider
 from react_core.providers.llama_activity import Activity, Status
 from react_core.providers.llama_states import BLOCK
-from react_core.providers.llama_support import extra_buffers_wanted
+from react_core.providers.llama_support import extra_buffers_wanted, grammar_option, next_seed
 from react_core.providers.llama_warmup import WarmUp
 
 N_CTX = 4096
@@ -190,14 +190,6 @@ def _release_models() -> None:
         _MODELS.clear()
 
 
-def _grammar(grammar: str | None) -> dict[str, Any]:
-    if not grammar:
-        return {}
-    from llama_cpp import LlamaGrammar
-
-    return {"grammar": LlamaGrammar.from_string(grammar, verbose=False)}
-
-
 def model_threads(env: Mapping[str, str] | None = None) -> int:
     """llama.cpp's threads: every core unless ``REACT_LLAMA_THREADS`` says fewer. Two models (or a model and a
     browser) each taking every core slow each other down far more than twice: llama.cpp's threads wait for one
@@ -283,13 +275,14 @@ install(llm)
 """
 
 
+def _drawn_with(call: Mapping[str, Any]) -> str:
+    """What the script's docstring says of a sample drawn in a batch (``llama_batch``): it draws another one."""
+    note = next((o for o in call.get("omitted") or () if o.get("param") == "batch"), None)
+    return f"\n\nThis sample was {note.get('reason', '')}." if note else ""
+
+
 def _sampled(body: Mapping[str, Any]) -> bool:
     return bool(body.get("grammar")) and float(body.get("temperature") or 0.0) > 0
-
-
-def _next_seed(llama: Any) -> int:
-    """The seed llama-cpp-python draws for a call given none (``Llama._create_completion``), drawn here to record it."""
-    return random.Random(llama._seed).randint(0, 2**32)
 
 
 # On a CPU that reports AMX the app loads the model without llama.cpp's extra buffer types (llama_support says why):
@@ -339,8 +332,11 @@ class LocalProvider(Provider):
         adapter: str | Path | None = None,
         n_ctx: int = N_CTX,
         on_progress: Progress | None = _stderr,
+        batches: bool | None = None,
     ) -> None:
         self.model_path = Path(model_path).expanduser() if model_path else None
+        # Several samples of one prompt drawn in one batch (``sample_batch``): REACT_LLAMA_BATCH=1, off by default.
+        self.batches = value("REACT_LLAMA_BATCH") == "1" if batches is None else batches
         self.adapter = adapter_for(self.model_path, adapter)
         self.is_demo = self.model_path is None
         self.model = model_name(self.model_path, self.adapter)
@@ -373,7 +369,7 @@ class LocalProvider(Provider):
             url = '"${LLAMA_SERVER:-http://127.0.0.1:8000}/v1/completions"'
             return snippets.curl("", body, comment=comment, url=url)
         return _LOCAL_PYTHON.format(
-            doc=f"{step}, run again with llama-cpp-python (pip install llama-cpp-python).",
+            doc=f"{step}, run again with llama-cpp-python (pip install llama-cpp-python).{_drawn_with(call)}",
             path=path,
             n_ctx=N_CTX,
             n_batch=BLOCK,
@@ -471,38 +467,43 @@ class LocalProvider(Provider):
         shared = self._shared
         return shared.activity.evaluated if shared is not None and shared.activity is not None else 0
 
+    def arguments(self, llama: Any, request: CompletionRequest) -> tuple[list[int], dict[str, Any]]:
+        """The prompt's tokens (tokenized here, not by create_completion, to check the context and count the prompt
+        once) and ``create_completion``'s arguments for ``request``, without its seed."""
+        tokens = llama.tokenize(request.text.encode("utf-8"), add_bos=True, special=False)
+        room = self.n_ctx - len(tokens)
+        if room < 16:
+            raise ContextOverflowError(
+                f"The prompt has grown to {len(tokens):,} tokens, more than the on-device model's "
+                f"{self.n_ctx:,}-token context. Lower max calls, use a preset with fewer examples, or add a "
+                "Gemini or OpenAI key for a larger model."
+            )
+        arguments: dict[str, Any] = {
+            "prompt": request.text,
+            "max_tokens": min(request.max_tokens, room),
+            "temperature": request.temperature,
+            "stop": list(request.stop),
+            "stream": True,
+        }
+        if request.grammar:
+            arguments["grammar"] = request.grammar
+        return tokens, arguments
+
     def stream(self, request: CompletionRequest) -> Iterator[Chunk]:
         shared = self.prepare()
         llama = shared.llama
         text_out: list[str] = []
         with cancel.held(shared.lock), shared.activity.doing("reading"):
-            # Tokenized here, not by create_completion, to check the context and count the prompt once.
-            tokens = llama.tokenize(request.text.encode("utf-8"), add_bos=True, special=False)
-            room = self.n_ctx - len(tokens)
-            if room < 16:
-                raise ContextOverflowError(
-                    f"The prompt has grown to {len(tokens):,} tokens, more than the on-device model's "
-                    f"{self.n_ctx:,}-token context. Lower max calls, use a preset with fewer examples, or add a "
-                    "Gemini or OpenAI key for a larger model."
-                )
-            arguments: dict[str, Any] = {
-                "prompt": request.text,
-                "max_tokens": min(request.max_tokens, room),
-                "temperature": request.temperature,
-                "stop": list(request.stop),
-                "stream": True,
-            }
-            if request.grammar:
-                arguments["grammar"] = request.grammar
+            tokens, arguments = self.arguments(llama, request)
             if request.temperature > 0:  # the seed is recorded, so the sample can be drawn again (llama_grammar)
-                arguments["seed"] = request.seed if request.seed is not None else _next_seed(llama)
+                arguments["seed"] = request.seed if request.seed is not None else next_seed(llama)
             # Reuse only what a fresh run would compute the same way, and the prefix's saved state (llama_reuse).
             plan = shared.prompts.plan(tokens, request.system)
             sent = {"api": "llama.cpp", "endpoint": "", "body": arguments, "omitted": [], "reused_tokens": plan.reuse}
             yield Chunk(sent=sent)
             shared.prompts.start(plan, tokens, request.system)
             # The tokens of exactly that prompt (the record shows the text); the grammar as llama.cpp's object.
-            options = {k: v for k, v in arguments.items() if k != "prompt"} | _grammar(request.grammar)
+            options = {k: v for k, v in arguments.items() if k != "prompt"} | grammar_option(request.grammar)
             pieces = llama.create_completion(tokens, **options)
             finish = ""
             try:
@@ -518,3 +519,13 @@ class LocalProvider(Provider):
             completion = "".join(text_out)
             generated = len(llama.tokenize(completion.encode("utf-8"), add_bos=False, special=False))
         yield Chunk(usage=Usage(len(tokens), generated), finish_reason=finish or None)
+
+    def sample_batch(self, request: CompletionRequest, n: int) -> list[list[Chunk]] | None:
+        """``n`` samples of one sampled request drawn together (``llama_batch``: the prompt read once, one batch per
+        token), each as the chunks its own stream would send; None (draw them one by one) unless
+        ``REACT_LLAMA_BATCH=1``. Not bit-exact with each seed drawn alone: each call's record says so."""
+        if not self.batches or request.temperature <= 0 or n < 1:
+            return None
+        from react_core.providers import llama_batch
+
+        return llama_batch.sample(self, request, n)
