@@ -336,7 +336,7 @@ class LocalProvider(Provider):
     ) -> None:
         self.model_path = Path(model_path).expanduser() if model_path else None
         # Several samples of one prompt drawn in one batch (``sample_batch``): REACT_LLAMA_BATCH=1, off by default.
-        self.batches = value("REACT_LLAMA_BATCH") == "1" if batches is None else batches
+        self.batches = environment_value("REACT_LLAMA_BATCH") == "1" if batches is None else batches
         self.adapter = adapter_for(self.model_path, adapter)
         self.is_demo = self.model_path is None
         self.model = model_name(self.model_path, self.adapter)
