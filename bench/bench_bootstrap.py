@@ -73,7 +73,7 @@ def held_out_file(work: Path, data: Path, used: int) -> Path:
 
 
 def evaluate(work: Path, name: str, preset: str, dataset: Path, pack: Path) -> dict:
-    from react_core.evaluation.repeats import score
+    from react_core.evaluation.repeats import score_results
     from react_core.evaluation.results import read_results, result_path
 
     folder = work / f"eval-{name}"
@@ -82,7 +82,7 @@ def evaluate(work: Path, name: str, preset: str, dataset: Path, pack: Path) -> d
         "--no-progress", "--provider", "local", "--knowledge", f"pack:{pack}", "--temperature", "0",
     )  # fmt: skip
     records = read_results(result_path(folder, "react"))
-    return {"name": name, "time": sum(r.get("seconds", 0.0) for r in records), "scores": score(records)}
+    return {"name": name, "time": sum(r.get("seconds", 0.0) for r in records), "scores": score_results(records)}
 
 
 def main() -> None:

@@ -16,14 +16,9 @@ from typing import Any
 import streamlit as st
 
 from react_core import (
-    HOSTED_CONCURRENCY,
-    HOSTED_RPM,
     MAX_CALLS_LIMIT,
     MAX_REPETITIONS,
-    PAPER_REACT_STEPS,
-    PAPER_SC_SAMPLES,
     RESAMPLES,
-    SC_TEMPERATURE,
     STRATEGIES,
     STRATEGY_LABELS,
     TASKS,
@@ -32,6 +27,7 @@ from react_core import (
     figure3_table,
     knowledge_label,
     model_label,
+    plan_defaults,
     provider_class,
     shared_data_dir,
     tool_label,
@@ -72,19 +68,20 @@ def _how_they_run(chosen: list[str]) -> None:
     if ev.compares_versions(chosen):
         _versions(chosen)
     _pace()
+    paper = plan_defaults()
     st.caption(
-        f"The paper's setup: at most {PAPER_REACT_STEPS} model calls with Search and Lookup, its own 6-shot prompts, "
-        f"{PAPER_SC_SAMPLES} CoT-SC samples at temperature {SC_TEMPERATURE}, greedy decoding otherwise. Every results "
-        "file records what was used."
+        f"The paper's setup: at most {paper.max_calls} model calls with Search and Lookup, its own 6-shot prompts, "
+        f"{paper.samples} CoT-SC samples at temperature {paper.sc_temperature}, greedy decoding otherwise. Every "
+        "results file records what was used."
     )
     st.button("Back to the paper's setup", key="eval-reset", on_click=ev.reset_to_paper)
 
 
 def _pace() -> None:
     """How fast a hosted model is asked: questions at once, within calls a minute for the key."""
-    cols = st.columns(3)
-    cols[0].number_input("Questions at once", 1, 64, HOSTED_CONCURRENCY, key="eval-at-once", help=ev.AT_ONCE_HELP)
-    cols[1].number_input("Calls per minute", 1.0, 100_000.0, HOSTED_RPM, step=10.0, key="eval-rpm", help=ev.RPM_HELP)
+    cols, pace = st.columns(3), plan_defaults()
+    cols[0].number_input("Questions at once", 1, 64, pace.concurrency, key="eval-at-once", help=ev.AT_ONCE_HELP)
+    cols[1].number_input("Calls per minute", 1.0, 100_000.0, pace.rpm, step=10.0, key="eval-rpm", help=ev.RPM_HELP)
 
 
 def _versions(chosen: list[str]) -> None:

@@ -1,4 +1,4 @@
-"""ReAct Lab's engine, through its front door: everything the app, the command line and a person's own script use.
+"""ReAct Lab's engine, through its front door: the names the app, the command line and a person's own script use.
 
     import react_core
     trace = react_core.ask("Who directed Sinister?", react_core.RunSettings(provider="gemini"))
@@ -6,293 +6,408 @@
 
 The package is folders of layers, bottom to top (``tests/test_layers.py`` holds them to it): ``base`` (a run as
 data, its events, errors, paths, text safety), ``dialects`` (how a model writes an action), the parts (``providers``,
-``tools``, ``knowledge``, ``presets``, ``history``, ``report``), ``loop`` (the agent, one model call, settings),
-``evaluation`` and ``cli``. The app (``ui/``, ``pages/``) imports only this module.
+``tools``, ``knowledge``, ``presets``, ``history``, ``report``, ``telemetry``), ``loop`` (the run service, the agent,
+one model call, settings), ``evaluation``, ``training`` and ``cli``. The app (``ui/``, ``pages/``) imports only this
+module; each name here is imported plainly from the module that defines it (each declares ``__all__``), and
+``tests/test_front_door.py`` checks that every one is used by the app, the command line or the docs' examples.
 
-UI-free: nothing in this package imports Streamlit (a test checks it). Importing it is cheap: each name below loads
-its module the first time it is used, so SDKs and llama.cpp load only when a run needs them.
+UI-free: nothing in this package imports Streamlit (a test checks it). Importing it loads the engine's own modules;
+SDKs (google-genai, openai, the OpenTelemetry exporter), llama.cpp, jsonschema and the training stack load only when
+a run, an import or a fine-tune needs them (``tests/test_engine_imports.py``).
 """
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import Any
+from react_core.base.call_records import CALL_REF, CallTexts, call_request, call_table, call_texts
+from react_core.base.cancel import run_scope
+from react_core.base.environment import environment_value, setting_defaults
+from react_core.base.errors import ConfigError, ReactLabError
+from react_core.base.events import (
+    ActionParsed,
+    LiveRun,
+    Paused,
+    RunDone,
+    StepDone,
+    StepStarted,
+    TextDelta,
+    ToolProgress,
+    Writing,
+    final_trace,
+)
+from react_core.base.paths import evaluations_dir, shared_data_dir, training_python
+from react_core.base.text import md_escape, safe_url
+from react_core.base.tool_specs import TOOL_ORDER, ordered_tools, tool_label
+from react_core.base.trace import (
+    BREAKPOINTS,
+    STOP_REASONS,
+    Action,
+    Alternative,
+    Exchange,
+    Observation,
+    Source,
+    Step,
+    Trace,
+)
+from react_core.dialects import DIALECTS
+from react_core.evaluation.arena import (
+    ARENA_STRATEGIES,
+    MAX_COLUMNS,
+    MIN_COLUMNS,
+    SAME_ACTIONS,
+    Arena,
+    ColumnResult,
+    Variant,
+    column_label,
+    figure_one,
+    first_difference,
+    line_up,
+    run_budget,
+    saved_columns,
+)
+from react_core.evaluation.arena_html import arena_file_name, arena_to_html
+from react_core.evaluation.assignments import (
+    assignment_of,
+    best_per_student,
+    references_from,
+    submission_of,
+    submitter,
+    write_assignment_file,
+)
+from react_core.evaluation.bootstrap import BootstrapPlan, bootstrap
+from react_core.evaluation.figure3 import figure3_table
+from react_core.evaluation.paper import PAPER_MODEL, STRATEGY_LABELS
+from react_core.evaluation.parting import first_parting
+from react_core.evaluation.plan import plan_defaults, strategy_needs, unit_strategy
+from react_core.evaluation.question_sets import (
+    QuestionSetError,
+    add_run_to_question_set,
+    parse_question_set,
+    save_question_set_upload,
+    write_set_file,
+)
+from react_core.evaluation.repeats import (
+    MAX_REPETITIONS,
+    RESAMPLES,
+    base_id,
+    common_questions,
+    compare_results,
+    score_results,
+)
+from react_core.evaluation.report import PAPER_N, result_label
+from react_core.evaluation.results import (
+    Evaluation,
+    StrategyResults,
+    list_evaluations,
+    load_evaluation,
+    new_evaluation_folder,
+    results_by_model,
+    results_by_version,
+)
+from react_core.evaluation.run import EvalPlan, run_evaluation
+from react_core.evaluation.strategies import DEFAULT_PRESETS, ROLE_MODES, STRATEGIES, role_presets
+from react_core.evaluation.summary import ENDINGS
+from react_core.evaluation.tasks import HOTPOTQA, PAPER_500, TASKS, Task, dataset_task
+from react_core.history import RunRecord, Store, open_history
+from react_core.history.assignments import Assignment
+from react_core.history.conversations import conversation_turns
+from react_core.history.records import IMPORTED, MAX_OWNER_CHARS
+from react_core.history.shares import CALLS_LEFT_OUT, shared_view
+from react_core.knowledge import standing_pack
+from react_core.knowledge.choices import pack_choices
+from react_core.knowledge.spec import knowledge_label, pack_spec, pack_text, text_credit
+from react_core.loop.acting import asking
+from react_core.loop.keeping import Keeping
+from react_core.loop.pause import (
+    DEFAULT_ALTERNATIVES,
+    DEFAULT_TEMPERATURE,
+    MAX_ALTERNATIVES,
+    Decision,
+    cannot_go_on,
+    pending_step,
+    tool_call_text,
+)
+from react_core.loop.recorded import recorded_settings
+from react_core.loop.run import ask, stream, warm_up
+from react_core.loop.service import Run, RunRequest
+from react_core.loop.settings import MAX_CALLS_LIMIT, RunSettings, default_preset, default_provider
+from react_core.presets.check import Problem, validate_preset
+from react_core.presets.diff import ADDED, CHANGED, REMOVED, SAME, VersionDiff
+from react_core.presets.from_run import example_from_run, example_warnings
+from react_core.presets.preset import DEFAULT_PRESET, MAX_DYNAMIC, Preset, default_preset_for, preset_from_toml
+from react_core.presets.render import render_prefix, render_question
+from react_core.presets.store import PresetStore
+from react_core.presets.versions import address, parse_ref, version_choice
+from react_core.providers import CATALOGUE, PROVIDERS, model_choice_label, model_label, provider_class, speaks
+from react_core.providers.adapters import adapter_label, found_adapters, shipped_adapter
+from react_core.providers.allowance import OPERATOR, Allowance, CallWindow
+from react_core.providers.base import Provider, estimate_tokens
+from react_core.providers.choice import ModelChoice, environment_settings, offered_models
+from react_core.providers.file_choices import adapter_choices, model_file_choices, script_choices
+from react_core.providers.samples import run_as_script, sample_for, sample_scripts, script_json, script_label
+from react_core.providers.scripted import MAX_SCRIPT_BYTES, SCRIPT_FORMAT, script_outputs
+from react_core.report.checks import Checks, run_checks
+from react_core.report.edits import EDITED_NOTE
+from react_core.report.expected import check_expected, expected_answer_for
+from react_core.report.exports import (
+    CREDIT,
+    action_text,
+    action_title,
+    file_stem,
+    plural,
+    summary_line,
+    to_json,
+    to_markdown,
+)
+from react_core.report.grounding import check_grounding
+from react_core.report.html import to_html
+from react_core.report.signs import SIGNS, run_sign
+from react_core.report.spreadsheet import csv_text
+from react_core.telemetry.atif import to_atif_json
+from react_core.telemetry.live import LiveTarget, live_export_content, live_export_endpoint, live_export_problem
+from react_core.telemetry.otlp_json import to_otlp_json
+from react_core.tools.mcp import mcp_statuses
+from react_core.tools.mcp_config import (
+    check_mcp_server,
+    entry_url,
+    masked_headers,
+    may_add_mcp_server,
+    may_use_oauth,
+    own_server,
+    parse_headers,
+    refused_tools,
+)
+from react_core.tools.mcp_sign_in import finish_mcp_sign_in, mcp_sign_out, start_mcp_sign_in
+from react_core.tools.wiki import similar_titles
+from react_core.training.finetune import FinetunePlan, finetune, write_only
+from react_core.training.recipe import METHODS, RECIPE_NOTES, RECIPES, Recipe
 
 __version__ = "0.1.0"
 
-# name -> the module that defines it (a name ending in ":" is the module itself).
-_EXPORTS: dict[str, str] = {
-    # a run as data, and as it happens
-    **dict.fromkeys(
-        (
-            "Action",
-            "Exchange",
-            "Observation",
-            "Source",
-            "Step",
-            "Trace",
-            "Usage",
-            "STOP_REASONS",
-            "BREAKPOINTS",
-            "Alternative",
-            "Intervention",
-        ),
-        "base.trace",
-    ),
-    **dict.fromkeys(
-        (
-            "Event",
-            "StepStarted",
-            "TextDelta",
-            "ActionParsed",
-            "ToolProgress",
-            "StepDone",
-            "RunDone",
-            "Paused",
-            "LiveRun",
-            "Writing",
-            "final_trace",
-        ),
-        "base.events",
-    ),
-    **dict.fromkeys(("ReactLabError", "ConfigError", "ProviderError", "MissingKeyError", "Conflict"), "base.errors"),
-    "call_records": "base.call_records:",
-    "CallTexts": "base.call_records",
-    "cancel": "base.cancel:",
-    **dict.fromkeys(("setting_defaults", "environment_value"), "base.environment"),
-    **dict.fromkeys(("shared_data_dir", "evaluations_dir"), "base.paths"),
-    **dict.fromkeys(("TOOL_ORDER", "tool_label", "ordered_tools"), "base.tool_specs"),
-    **dict.fromkeys(("md_escape", "safe_url"), "base.text"),
-    # run a question
-    **dict.fromkeys(("ask", "stream", "warm_up"), "loop.run"),
-    **dict.fromkeys(("Run", "RunRequest", "resume_saved"), "loop.service"),
-    "Keeping": "loop.keeping",
-    **dict.fromkeys(("recorded_settings", "settings_of"), "loop.recorded"),
-    **dict.fromkeys(("Agent", "RunConfig"), "loop.agent"),
-    **dict.fromkeys(
-        (
-            "Decision",
-            "parse_decision",
-            "resume",
-            "cannot_go_on",
-            "pending_step",
-            "tool_call_text",
-            "DEFAULT_ALTERNATIVES",
-            "MAX_ALTERNATIVES",
-            "DEFAULT_TEMPERATURE",
-        ),
-        "loop.pause",
-    ),
-    **dict.fromkeys(
-        ("RunSettings", "build_run_config", "default_provider", "default_preset", "MAX_CALLS_LIMIT"),
-        "loop.settings",
-    ),
-    # the registries
-    **dict.fromkeys(("DIALECTS", "get_dialect"), "dialects"),
-    **dict.fromkeys(
-        ("PROVIDERS", "CATALOGUE", "provider_class", "speaks", "unspoken", "model_label", "model_choice_label"),
-        "providers",
-    ),
-    **dict.fromkeys(("ModelChoice", "offered_models", "environment_settings"), "providers.choice"),
-    **dict.fromkeys(("Provider", "estimate_tokens"), "providers.base"),
-    **dict.fromkeys(("Allowance", "OPERATOR", "CallWindow"), "providers.allowance"),
-    **dict.fromkeys(("script_choices", "model_file_choices", "adapter_choices"), "providers.file_choices"),
-    **dict.fromkeys(("shipped_adapter", "adapter_label", "found_adapters"), "providers.adapters"),
-    # fine-tuning
-    **dict.fromkeys(("FinetunePlan", "finetune", "write_only", "check_environment"), "training.finetune"),
-    **dict.fromkeys(("Recipe", "METHODS", "RECIPES", "RECIPE_NOTES"), "training.recipe"),
-    **dict.fromkeys(("finetune_dir", "training_python"), "base.paths"),
-    **dict.fromkeys(("script_outputs", "MAX_SCRIPT_BYTES", "SCRIPT_FORMAT"), "providers.scripted"),
-    **dict.fromkeys(
-        ("SampleScript", "sample_scripts", "sample_for", "script_label", "run_as_script", "script_json"),
-        "providers.samples",
-    ),
-    # prompts
-    **dict.fromkeys(
-        (
-            "Preset",
-            "DEFAULT_PRESET",
-            "MAX_DYNAMIC",
-            "list_presets",
-            "load_preset",
-            "preset_paths",
-            "preset_from_toml",
-            "default_preset_for",
-        ),
-        "presets.preset",
-    ),
-    **dict.fromkeys(("render_prefix", "render_question", "render_first_prompt"), "presets.render"),
-    **dict.fromkeys(("Problem", "validate_preset"), "presets.check"),
-    **dict.fromkeys(("check_new_preset", "PresetStore"), "presets.store"),
-    **dict.fromkeys(
-        ("VersionRef", "parse_ref", "address", "version_choice", "export_version", "import_version"), "presets.versions"
-    ),
-    **dict.fromkeys(
-        ("VersionDiff", "ExampleChange", "FieldDiff", "diff_versions", "ADDED", "REMOVED", "CHANGED", "SAME"),
-        "presets.diff",
-    ),
-    **dict.fromkeys(("example_from_run", "example_warnings"), "presets.from_run"),
-    # knowledge and tools
-    **dict.fromkeys(("standing_pack", "knowledge_reach"), "knowledge"),
-    "pack_choices": "knowledge.choices",
-    **dict.fromkeys(
-        ("knowledge_label", "text_credit", "pack_spec", "pack_text", "pack_path", "is_pack"), "knowledge.spec"
-    ),
-    "similar_titles": "tools.wiki",
-    "mcp_statuses": "tools.mcp",
-    **dict.fromkeys(
-        (
-            "may_add_mcp_server",
-            "check_mcp_server",
-            "refused_tools",
-            "parse_headers",
-            "own_server",
-            "entry_url",
-            "entry_oauth",
-            "masked_headers",
-            "may_use_oauth",
-        ),
-        "tools.mcp_config",
-    ),
-    **dict.fromkeys(("start_mcp_sign_in", "finish_mcp_sign_in", "mcp_sign_out"), "tools.mcp_sign_in"),
-    "asking": "loop.acting",
-    # history
-    **dict.fromkeys(("open_history", "Store", "RunRecord"), "history"),
-    "Imported": "history.store",
-    **dict.fromkeys(("Share", "shared_view", "CALLS_LEFT_OUT"), "history.shares"),
-    **dict.fromkeys(("MAX_OWNER_CHARS", "IMPORTED"), "history.records"),
-    "conversation_turns": "history.conversations",
-    # reading a run: grounding, the expected answer, exports, how a run is said
-    "check_grounding": "report.grounding",
-    **dict.fromkeys(("run_sign", "SIGNS"), "report.signs"),
-    **dict.fromkeys(("Edit", "hand_edits", "EDITED_NOTE"), "report.edits"),
-    "to_html": "report.html",
-    "csv_text": "report.spreadsheet",
-    **dict.fromkeys(("check_expected", "expected_answer_for"), "report.expected"),
-    **dict.fromkeys(
-        (
-            "CREDIT",
-            "to_json",
-            "to_markdown",
-            "file_stem",
-            "summary_line",
-            "action_text",
-            "action_title",
-            "plural",
-        ),
-        "report.exports",
-    ),
-    # runs as OpenTelemetry traces
-    "to_otlp_json": "telemetry.otlp_json",
-    "to_atif_json": "telemetry.atif",  # the Agent Trajectory Interchange Format
-    **dict.fromkeys(
-        ("LiveTarget", "export_run_live", "live_export_problem", "live_export_endpoint", "live_export_content"),
-        "telemetry.live",
-    ),
-    # the arena: one question, 2-4 variants side by side
-    **dict.fromkeys(
-        (
-            "Arena",
-            "Variant",
-            "ColumnEvent",
-            "ColumnResult",
-            "ARENA_STRATEGIES",
-            "MIN_COLUMNS",
-            "MAX_COLUMNS",
-            "figure_one",
-            "line_up",
-            "first_difference",
-            "column_label",
-            "run_budget",
-            "saved_columns",
-            "DIFFERENCE_MARK",
-            "SAME_ACTIONS",
-        ),
-        "evaluation.arena",
-    ),
-    **dict.fromkeys(("arena_to_html", "arena_file_name"), "evaluation.arena_html"),
-    **dict.fromkeys(("Parting", "first_parting"), "evaluation.parting"),
-    "ArenaSummary": "history.arenas",
-    # evaluation
-    **dict.fromkeys(("EvalPlan", "run_evaluation", "VERSIONED"), "evaluation.run"),
-    **dict.fromkeys(("HOSTED_CONCURRENCY", "HOSTED_RPM"), "evaluation.plan"),
-    "eval_results": "evaluation.results:",
-    **dict.fromkeys(("PAPER_HOTPOTQA_EM", "PAPER_MODEL", "STRATEGY_LABELS"), "evaluation.paper"),
-    **dict.fromkeys(("PAPER_N", "result_label"), "evaluation.report"),
-    **dict.fromkeys(("TASKS", "HOTPOTQA", "PAPER_500", "Task", "dataset_task"), "evaluation.tasks"),
-    "ENDINGS": "evaluation.summary",
-    # a person's own questions, repetitions, baselines and trajectory checks; bootstrapping
-    **dict.fromkeys(
-        (
-            "QuestionSetError",
-            "parse_question_set",
-            "save_question_set_upload",
-            "add_run_to_question_set",
-            "write_set_file",
-        ),
-        "evaluation.question_sets",
-    ),
-    **dict.fromkeys(
-        ("MAX_REPETITIONS", "RESAMPLES", "score_results", "compare_results", "common_questions", "base_id"),
-        "evaluation.repeats",
-    ),
-    **dict.fromkeys(("Checks", "run_checks", "reference_checks"), "report.checks"),
-    # a class: assignments handed out by link, submissions and the board
-    **dict.fromkeys(("Assignment", "Submission"), "history.assignments"),
-    **dict.fromkeys(
-        ("write_assignment_file", "assignment_of", "references_from", "submission_of", "best_per_student", "submitter"),
-        "evaluation.assignments",
-    ),
-    **dict.fromkeys(("BootstrapPlan", "bootstrap"), "evaluation.bootstrap"),
-    "figure3_table": "evaluation.figure3",
-    **dict.fromkeys(
-        (
-            "STRATEGIES",
-            "AGENTS",
-            "SAMPLING",
-            "ROLES",
-            "ROLE_MODES",
-            "DEFAULT_PRESETS",
-            "PAPER_REACT_STEPS",
-            "PAPER_SC_SAMPLES",
-            "PAPER_TEMPERATURE",
-            "PAPER_TOOLS",
-            "SC_TEMPERATURE",
-            "role_presets",
-        ),
-        "evaluation.strategies",
-    ),
-}
-# Names the front door gives a clearer name than their module does.
-_ALIASES = {
-    "environment_value": "value",
-    "offered_models": "offered",
-    "knowledge_reach": "reach",
-    "result_label": "label",
-    "tool_label": "label",
-    "conversation_turns": "turns",
-    "export_run_live": "export_finished_run",
-    "live_export_problem": "problem",
-    "live_export_endpoint": "endpoint",
-    "live_export_content": "include_content",
-    "version_choice": "choice",
-    "save_question_set_upload": "save_upload",
-    "add_run_to_question_set": "add_run",
-    "score_results": "score",
-    "compare_results": "compare",
-}
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    where = _EXPORTS.get(name)
-    if where is None:
-        raise AttributeError(f"module 'react_core' has no attribute {name!r}")
-    module = import_module(f"react_core.{where.rstrip(':')}")
-    value = module if where.endswith(":") else getattr(module, _ALIASES.get(name, name))
-    globals()[name] = value  # the next use is a plain attribute
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__all__ = [
+    "ADDED",
+    "ARENA_STRATEGIES",
+    "Action",
+    "ActionParsed",
+    "Allowance",
+    "Alternative",
+    "Arena",
+    "Assignment",
+    "BREAKPOINTS",
+    "BootstrapPlan",
+    "CALLS_LEFT_OUT",
+    "CALL_REF",
+    "CATALOGUE",
+    "CHANGED",
+    "CREDIT",
+    "CallTexts",
+    "CallWindow",
+    "Checks",
+    "ColumnResult",
+    "ConfigError",
+    "DEFAULT_ALTERNATIVES",
+    "DEFAULT_PRESET",
+    "DEFAULT_PRESETS",
+    "DEFAULT_TEMPERATURE",
+    "DIALECTS",
+    "Decision",
+    "EDITED_NOTE",
+    "ENDINGS",
+    "EvalPlan",
+    "Evaluation",
+    "Exchange",
+    "FinetunePlan",
+    "HOTPOTQA",
+    "IMPORTED",
+    "Keeping",
+    "LiveRun",
+    "LiveTarget",
+    "MAX_ALTERNATIVES",
+    "MAX_CALLS_LIMIT",
+    "MAX_COLUMNS",
+    "MAX_DYNAMIC",
+    "MAX_OWNER_CHARS",
+    "MAX_REPETITIONS",
+    "MAX_SCRIPT_BYTES",
+    "METHODS",
+    "MIN_COLUMNS",
+    "ModelChoice",
+    "OPERATOR",
+    "Observation",
+    "PAPER_500",
+    "PAPER_MODEL",
+    "PAPER_N",
+    "PROVIDERS",
+    "Paused",
+    "Preset",
+    "PresetStore",
+    "Problem",
+    "Provider",
+    "QuestionSetError",
+    "RECIPES",
+    "RECIPE_NOTES",
+    "REMOVED",
+    "RESAMPLES",
+    "ROLE_MODES",
+    "ReactLabError",
+    "Recipe",
+    "Run",
+    "RunDone",
+    "RunRecord",
+    "RunRequest",
+    "RunSettings",
+    "SAME",
+    "SAME_ACTIONS",
+    "SCRIPT_FORMAT",
+    "SIGNS",
+    "STOP_REASONS",
+    "STRATEGIES",
+    "STRATEGY_LABELS",
+    "Source",
+    "Step",
+    "StepDone",
+    "StepStarted",
+    "Store",
+    "StrategyResults",
+    "TASKS",
+    "TOOL_ORDER",
+    "Task",
+    "TextDelta",
+    "ToolProgress",
+    "Trace",
+    "Variant",
+    "VersionDiff",
+    "Writing",
+    "action_text",
+    "action_title",
+    "adapter_choices",
+    "adapter_label",
+    "add_run_to_question_set",
+    "address",
+    "arena_file_name",
+    "arena_to_html",
+    "ask",
+    "asking",
+    "assignment_of",
+    "base_id",
+    "best_per_student",
+    "bootstrap",
+    "call_request",
+    "call_table",
+    "call_texts",
+    "cannot_go_on",
+    "check_expected",
+    "check_grounding",
+    "check_mcp_server",
+    "column_label",
+    "common_questions",
+    "compare_results",
+    "conversation_turns",
+    "csv_text",
+    "dataset_task",
+    "default_preset",
+    "default_preset_for",
+    "default_provider",
+    "entry_url",
+    "environment_settings",
+    "environment_value",
+    "estimate_tokens",
+    "evaluations_dir",
+    "example_from_run",
+    "example_warnings",
+    "expected_answer_for",
+    "figure3_table",
+    "figure_one",
+    "file_stem",
+    "final_trace",
+    "finetune",
+    "finish_mcp_sign_in",
+    "first_difference",
+    "first_parting",
+    "found_adapters",
+    "knowledge_label",
+    "line_up",
+    "list_evaluations",
+    "live_export_content",
+    "live_export_endpoint",
+    "live_export_problem",
+    "load_evaluation",
+    "masked_headers",
+    "may_add_mcp_server",
+    "may_use_oauth",
+    "mcp_sign_out",
+    "mcp_statuses",
+    "md_escape",
+    "model_choice_label",
+    "model_file_choices",
+    "model_label",
+    "new_evaluation_folder",
+    "offered_models",
+    "open_history",
+    "ordered_tools",
+    "own_server",
+    "pack_choices",
+    "pack_spec",
+    "pack_text",
+    "parse_headers",
+    "parse_question_set",
+    "parse_ref",
+    "pending_step",
+    "plan_defaults",
+    "plural",
+    "preset_from_toml",
+    "provider_class",
+    "recorded_settings",
+    "references_from",
+    "refused_tools",
+    "render_prefix",
+    "render_question",
+    "result_label",
+    "results_by_model",
+    "results_by_version",
+    "role_presets",
+    "run_as_script",
+    "run_budget",
+    "run_checks",
+    "run_evaluation",
+    "run_scope",
+    "run_sign",
+    "safe_url",
+    "sample_for",
+    "sample_scripts",
+    "save_question_set_upload",
+    "saved_columns",
+    "score_results",
+    "script_choices",
+    "script_json",
+    "script_label",
+    "script_outputs",
+    "setting_defaults",
+    "shared_data_dir",
+    "shared_view",
+    "shipped_adapter",
+    "similar_titles",
+    "speaks",
+    "standing_pack",
+    "start_mcp_sign_in",
+    "strategy_needs",
+    "stream",
+    "submission_of",
+    "submitter",
+    "summary_line",
+    "text_credit",
+    "to_atif_json",
+    "to_html",
+    "to_json",
+    "to_markdown",
+    "to_otlp_json",
+    "tool_call_text",
+    "tool_label",
+    "training_python",
+    "unit_strategy",
+    "validate_preset",
+    "version_choice",
+    "warm_up",
+    "write_assignment_file",
+    "write_only",
+    "write_set_file",
+]

@@ -132,7 +132,7 @@ def test_a_student_opening_the_link_lands_on_the_assignments_they_joined(monkeyp
 
 
 def test_two_students_of_one_name_are_two_rows_each_with_their_own_versions():
-    from react_core import Submission
+    from react_core.history.assignments import Submission
     from ui.class_view import board_frame
 
     def sub(i: int, owner: str, em: float) -> Submission:

@@ -259,7 +259,7 @@ class Hosted(ScriptedProvider):
 
     def stream(self, request: CompletionRequest) -> Iterator[Chunk]:
         yield from super().stream(request)
-        if self.remaining == 0:
+        if len(self.requests) == len(self.outputs):
             self.done.set()
 
 

@@ -33,7 +33,7 @@ def test_the_code_names_no_undeclared_react_variable():
 
 def test_reading_an_undeclared_variable_is_a_bug_not_a_silent_empty_value():
     with pytest.raises(KeyError, match="not declared"):
-        environment.value("REACT_NO_SUCH_THING")
+        environment.environment_value("REACT_NO_SUCH_THING")
 
 
 def test_every_setting_variable_gives_its_setting_a_default():

@@ -16,14 +16,14 @@ from test_eval_versions import QUESTIONS, dataset, own_history  # noqa: F401 - o
 from react_core.base.errors import ConfigError, ProviderError
 from react_core.evaluation import run as run_module
 from react_core.evaluation.report import load_groups, markdown_table
-from react_core.evaluation.results import by_model, load_evaluation, read_file
+from react_core.evaluation.results import load_evaluation, read_file, results_by_model
 from react_core.evaluation.run import EvalPlan, run_evaluation
 from react_core.loop.settings import RunSettings
 from react_core.presets.preset import load_preset
 from react_core.presets.store import PresetStore
 from react_core.providers import keys, model_label
 from react_core.providers.allowance import Allowance
-from react_core.providers.choice import ModelChoice, offered
+from react_core.providers.choice import ModelChoice, offered_models
 from react_core.providers.openai_compat import OpenAIProvider
 from react_core.providers.scripted import ScriptedProvider
 
@@ -76,10 +76,10 @@ def test_every_version_runs_on_every_model_into_a_file_that_records_its_model(tm
         ("paper@2", "Scripted · a.json"),
         ("paper@2", "Scripted · b.json"),
     ]  # grouped by version, then model
-    groups = by_model([evaluation])
+    groups = results_by_model([evaluation])
     assert list(groups) == ["Scripted · a.json", "Scripted · b.json"]
     assert [r.summary().em for _, r in groups["Scripted · b.json"]] == [1.0, 0.5]
-    assert list(by_model([evaluation], "Scripted · a.json")) == ["Scripted · a.json"]
+    assert list(results_by_model([evaluation], "Scripted · a.json")) == ["Scripted · a.json"]
     table = markdown_table(load_groups([tmp_path / "out"]))
     assert "| strategy | prompt version | model | n |" in table
     assert "| paper@2 | Scripted · b.json | 2 | 50.0 |" in table
@@ -180,9 +180,14 @@ def test_a_model_choice_is_read_written_and_applied():
 def test_the_choices_offered_are_the_current_one_then_each_provider_ready_to_run():
     env = {"OPENAI_API_KEY": "sk-operator", "REACT_SECRETS_PATH": ""}
     current = {"provider": "scripted", "script": "/x/s.json"}
-    assert offered(current, env=env) == ["scripted:/x/s.json", "local", "openai"]
-    assert offered(current, lent=False, env=env) == ["scripted:/x/s.json", "local"]  # the operator's key not lent
-    assert offered({"provider": "local"}, env={"REACT_SECRETS_PATH": ""}) == ["local"]  # a script is never guessed
+    assert offered_models(current, env=env) == ["scripted:/x/s.json", "local", "openai"]
+    assert offered_models(current, lent=False, env=env) == [
+        "scripted:/x/s.json",
+        "local",
+    ]  # the operator's key not lent
+    assert offered_models({"provider": "local"}, env={"REACT_SECRETS_PATH": ""}) == [
+        "local"
+    ]  # a script is never guessed
 
 
 @pytest.mark.parametrize(

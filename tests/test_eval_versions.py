@@ -11,7 +11,7 @@ import pytest
 
 from react_core.base.errors import ConfigError
 from react_core.evaluation.report import load_groups, markdown_table
-from react_core.evaluation.results import by_version, load_evaluation, read_file
+from react_core.evaluation.results import load_evaluation, read_file, results_by_version
 from react_core.evaluation.run import EvalPlan, run_evaluation
 from react_core.loop.settings import RunSettings
 from react_core.presets.preset import load_preset
@@ -67,10 +67,10 @@ def test_each_version_runs_the_set_into_its_own_file_and_a_label_is_recorded_as_
     assert {r["trace"]["settings"]["prompt_version"] for r in records} == {"paper@2"}
     evaluation = load_evaluation(tmp_path / "out")
     assert [r.version for r in evaluation.results] == ["paper@1", "paper@2"]
-    groups = by_version([evaluation])
+    groups = results_by_version([evaluation])
     assert list(groups) == ["paper@1", "paper@2"]
     assert [r.summary().em for _, r in groups["paper@2"]] == [0.5]
-    assert list(by_version([evaluation], "paper@1")) == ["paper@1"]
+    assert list(results_by_version([evaluation], "paper@1")) == ["paper@1"]
     table = markdown_table(load_groups([tmp_path / "out"]))
     assert "| ReAct (react@paper@1) | paper@1 | 2 | 100.0 |" in table
     assert "| ReAct (react@paper@best) | paper@2 | 2 | 50.0 |" in table

@@ -19,7 +19,7 @@ from react_core.evaluation import table
 from react_core.evaluation.data import Question, load_indices, load_questions
 from react_core.evaluation.harness import evaluate
 from react_core.evaluation.paper import PAPER_HOTPOTQA_EM
-from react_core.evaluation.results import list_evaluations, new_folder, read_file, read_results
+from react_core.evaluation.results import list_evaluations, new_evaluation_folder, read_file, read_results
 from react_core.evaluation.run import EvalPlan, run_evaluation, strategy_config
 from react_core.evaluation.strategies import STRATEGIES, EvalContext, run_strategy
 from react_core.evaluation.summary import summarize
@@ -379,7 +379,7 @@ def test_the_hybrids_reuse_the_folders_react_and_cot_sc_results(tmp_path):
     plan = plan_for(tmp_path, ["cot-sc", "react", "cot-sc-react", "react-cot-sc"], samples=3, max_calls=3)
     provider = ScriptedProvider(sc + react)
     run = run_evaluation(plan, provider=provider)
-    assert provider.remaining == 0  # the hybrids asked the model nothing
+    assert len(provider.requests) == len(provider.outputs)  # the hybrids asked the model nothing
     hybrid = {r["id"]: r for r in read_results(tmp_path / "out" / "cot-sc-react.jsonl")}
     assert hybrid["a"]["fallback"] is False and hybrid["a"]["prediction"] == "yes"
     assert hybrid["b"]["fallback"] is True and hybrid["b"]["reused"] == ["cot-sc", "react"]
@@ -400,7 +400,7 @@ def test_results_made_otherwise_are_not_reused(tmp_path):
     run_evaluation(plan, provider=ScriptedProvider([" a\nAnswer: yes"] * 3))
     provider = ScriptedProvider([" a\nAnswer: yes"] * 2)  # two samples now: CoT-SC runs again
     run_evaluation(plan_for(tmp_path, ["cot-sc-react"], samples=2, limit=1), provider=provider)
-    assert provider.remaining == 0 and len(provider.requests) == 2
+    assert len(provider.requests) == len(provider.outputs) == 2
 
 
 def test_react_that_outgrows_the_context_backs_off_to_cot_sc_and_the_tables_show_it(tmp_path):
@@ -493,11 +493,11 @@ def test_hosted_providers_are_rate_limited(monkeypatch, tmp_path):
 
 def test_past_evaluations_are_listed_newest_first_with_how_they_ended(tmp_path):
     root = tmp_path / "evaluations"
-    first = new_folder(root)
+    first = new_evaluation_folder(root)
     run_evaluation(
         plan_for(tmp_path, ["standard"], out_dir=str(first), limit=2), provider=ScriptedProvider([" yes", ""])
     )
-    second = new_folder(root)
+    second = new_evaluation_folder(root)
     assert second != first
     plan = plan_for(tmp_path, ["cot", "react"], out_dir=str(second), limit=1)
     run_evaluation(plan, provider=ScriptedProvider([" t\nAnswer: yes", " t\nAction 1: Finish[no]"]))

@@ -171,7 +171,7 @@ def test_every_step_source_and_model_call_is_in_the_file():
     # Each model call: the prompt the model was sent (rebuilt from the trace), its finish reason and tokens.
     from react_core.base import call_records
 
-    for rebuilt in call_records.texts(trace.steps):
+    for rebuilt in call_records.call_texts(trace.steps):
         assert rebuilt.prompt in text
     assert text.count("finish reason:") == 2 and "prompt tokens" in text
     assert "Expected answer: Paris (exact match)" in text

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from wiki_helpers import shared_data_dir
+from wiki_helpers import close_shared_sources, shared_data_dir
 
 from react_core.base.errors import ConfigError
 from react_core.evaluation import table
@@ -24,7 +24,6 @@ from react_core.evaluation.strategies import EvalContext, run_strategy
 from react_core.evaluation.tasks import FEVER, HOTPOTQA, dataset_task, fever_scores, task_for
 from react_core.knowledge.pack_build import PackWriter
 from react_core.knowledge.server import start_wiki_server
-from react_core.knowledge.wikipedia import WikipediaSource
 from react_core.loop.settings import RunSettings
 from react_core.providers.scripted import ScriptedProvider
 
@@ -132,7 +131,7 @@ def claims_pack(path: Path) -> Path:
 def wiki(tmp_path):
     with start_wiki_server(claims_pack(tmp_path / "claims.sqlite")) as server:
         yield server
-    WikipediaSource.shutdown_shared()
+    close_shared_sources()
 
 
 def test_act_and_react_check_the_papers_claims_against_a_local_wiki(tmp_path, wiki):

@@ -5,7 +5,7 @@ theirs alone."""
 from __future__ import annotations
 
 from react_core.base.trace import Step, Trace
-from react_core.history.conversations import turns
+from react_core.history.conversations import conversation_turns
 from react_core.history.records import RunRecord
 
 
@@ -47,7 +47,7 @@ def _rec(n: int, question: str, stop: str, origin: str = "chat") -> RunRecord:
 
 def test_a_retry_replaces_the_failed_turn_it_retried_and_nothing_else():
     # Q2 failed before its first step (never saved), so its retry is a turn of its own: it must not replace Q1.
-    assert [r.id for r in turns([_rec(1, "Q1", "finished"), _rec(2, "Q2", "finished", "retry")])] == [1, 2]
+    assert [r.id for r in conversation_turns([_rec(1, "Q1", "finished"), _rec(2, "Q2", "finished", "retry")])] == [1, 2]
     # An older failed turn retried after a later question keeps its place.
     records = [_rec(1, "Q1", "error"), _rec(2, "Q2", "finished"), _rec(3, "Q1", "finished", "retry")]
-    assert [r.id for r in turns(records)] == [3, 2]
+    assert [r.id for r in conversation_turns(records)] == [3, 2]

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from react_core import DIALECTS, PROVIDERS, ConfigError, provider_class, speaks, unspoken
+from react_core import DIALECTS, PROVIDERS, ConfigError, provider_class, speaks
 from react_core.dialects import get_dialect
 from react_core.loop.agent import check_supported
+from react_core.providers import unspoken
 
 ROOT = Path(__file__).resolve().parent.parent
 CODE = [p for d in ("react_core", "ui", "pages") for p in (ROOT / d).rglob("*.py")] + [ROOT / "app.py"]

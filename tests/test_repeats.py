@@ -14,7 +14,14 @@ import pytest
 from react_core.base.errors import ConfigError
 from react_core.base.trace import Action, Observation, Step, Trace
 from react_core.evaluation.data import Question
-from react_core.evaluation.repeats import base_id, bootstrap_interval, common_questions, compare, repeated, score
+from react_core.evaluation.repeats import (
+    base_id,
+    bootstrap_interval,
+    common_questions,
+    compare_results,
+    repeated,
+    score_results,
+)
 from react_core.evaluation.run import EvalPlan, check_plan, load_plan_questions
 from react_core.loop.settings import RunSettings
 from react_core.report.checks import Checks, run_checks
@@ -52,7 +59,7 @@ def test_intervals_on_known_data():
 
 def test_scores_count_repetitions_per_question_and_rate_grounded_answers():
     rows = [record("a#1", 1), record("a#2", 1), record("b#1", 1, evidence="nothing here"), record("b#2", 0, "7")]
-    s = score(rows)
+    s = score_results(rows)
     assert (s.questions, s.runs) == (2, 4) and s.em.value == 0.75 and s.grounded.value == 0.5
     assert s.em.low <= s.em.value <= s.em.high and "95 % bootstrap" in s.line()
     assert base_id("a#2") == "a" and base_id("5a7#b") == "5a7#b" and base_id("x") == "x"
@@ -73,7 +80,7 @@ def test_a_baseline_comparison_lists_questions_that_newly_pass_and_fail():
         record("d#2", 0, "7"),
         record("e#1", 1),
     ]
-    c = compare(baseline, now)
+    c = compare_results(baseline, now)
     assert c.newly_pass == ["a"] and c.newly_fail == ["c"]  # b: one of two runs right still passes
     assert (c.both_pass, c.both_fail, c.only_here) == (1, 1, ["e"])
     assert c.rows["c"] == {"question": "Q c", "gold": "42", "baseline": "42", "now": "7"}
@@ -85,9 +92,9 @@ def test_sets_numbered_alike_share_only_the_questions_they_both_ask():
     baseline = [dict(record("line-2", 1), question="Who wrote Emma?"), dict(record("line-3", 1), question="2 + 2?")]
     now = [dict(record("line-2", 0), question="Who painted Guernica?"), dict(record("line-3", 0), question="2 + 2?")]
     assert common_questions(baseline, now) == ["line-3"]
-    c = compare(baseline, now)
+    c = compare_results(baseline, now)
     assert (c.newly_fail, c.shared, c.only_here) == (["line-3"], 1, ["line-2"])  # line-2 is not said to newly fail
-    unrelated = compare(baseline[:1], now[:1])
+    unrelated = compare_results(baseline[:1], now[:1])
     assert (unrelated.shared, unrelated.newly_fail, unrelated.newly_pass) == (0, [], [])
 
 

@@ -15,6 +15,7 @@ import pytest
 from otel_helpers import Receiver
 
 import react_core
+from react_core.loop.service import resume_saved
 from react_core.providers.scripted import ScriptedProvider
 from react_core.telemetry import live
 
@@ -111,7 +112,7 @@ def test_a_paused_run_resumed_from_history_by_a_script_is_sent_once_finished(rec
     run_id = store.save(paused)
     assert sent(receiver) == []
     provider = ScriptedProvider([FINISH])  # the script goes on from its second reply
-    resumed = react_core.resume_saved(store, run_id, react_core.Decision("run"), provider=provider)
+    resumed = resume_saved(store, run_id, react_core.Decision("run"), provider=provider)
     assert react_core.final_trace(resumed).final_answer == "42" and resumed.revision == 2
     once_finished(sent(receiver))
 

@@ -132,7 +132,7 @@ def test_regenerate_draws_k_alternatives_from_the_same_prompt_and_pick_the_secon
     assert (note.kind, note.picked, len(note.alternatives)) == ("pick", 2, 3)
     assert note.replaced.raw_output == COMPUTE and note.before == "Calculator[6*7]" and note.after == "Calculator[2+2]"
     # The picked call rebuilds like any step's: its prompt is the one the step was written from.
-    assert call_records.texts(trace.steps)[0].prompt == requests[0].prompt
+    assert call_records.call_texts(trace.steps)[0].prompt == requests[0].prompt
     assert trace.stop_reason == "finished"
     # Every reply drawn is counted in the run's tokens: the one kept, the two not taken and the one replaced.
     drawn_tokens = sum(a.usage.prompt_tokens + a.usage.completion_tokens for a in [*alternatives, note.replaced])
@@ -358,7 +358,7 @@ def test_another_owners_paused_run_cannot_be_claimed_or_updated(tmp_path):
 def test_a_paused_run_goes_on_with_its_exact_prompt_version_and_its_own_providers_connection(monkeypatch):
     # Resumed from History by a script, it took the newest version of its prompt's line and the Base URL the
     # environment gives another provider (with this provider's key).
-    from react_core import settings_of
+    from react_core.loop.recorded import settings_of
 
     monkeypatch.setenv("REACT_PROVIDER", "openai")
     monkeypatch.setenv("REACT_BASE_URL", "http://127.0.0.1:9/v1")

@@ -51,17 +51,16 @@ def test_a_similar_title_the_dialect_can_write_is_searched_and_the_run_goes_on()
 def stalled_wiki(tmp_path, monkeypatch):
     """A MediaWiki API on 127.0.0.1 whose answers never come (the knowledge layer's own test server); a history of the
     test's own."""
-    from wiki_helpers import small_pack
+    from wiki_helpers import close_shared_sources, small_pack
 
     from react_core.knowledge.server import start_wiki_server
-    from react_core.knowledge.wikipedia import WikipediaSource
 
     monkeypatch.setenv("REACT_HISTORY_DB", str(tmp_path / "history.sqlite"))
     with start_wiki_server(small_pack(tmp_path / "small.sqlite")) as srv:
         srv.inject("stall")
         yield srv
         srv.reset()
-    WikipediaSource.shutdown_shared()
+    close_shared_sources()
 
 
 def test_stop_while_a_similar_title_is_searched_ends_the_turn_as_stopped_with_its_steps(stalled_wiki):

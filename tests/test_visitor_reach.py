@@ -10,13 +10,12 @@ import json
 import sqlite3
 
 import pytest
-from wiki_helpers import small_pack
+from wiki_helpers import close_shared_sources, small_pack
 
 from react_core.base.errors import ConfigError
 from react_core.knowledge import create_knowledge, standing_pack
 from react_core.knowledge.server import start_wiki_server
 from react_core.knowledge.spec import knowledge_label, pack_spec
-from react_core.knowledge.wikipedia import WikipediaSource
 from react_core.loop.run import ask
 from react_core.loop.settings import RunSettings, build_run_config, provider_for
 from react_core.providers.keys import lending
@@ -39,7 +38,7 @@ def _fresh(monkeypatch):
     for var in ("REACT_WIKI_URL", "REACT_WIKI_LANGUAGE", "REACT_SCRIPT", "REACT_MODEL_PATH", "REACT_KNOWLEDGE"):
         monkeypatch.delenv(var, raising=False)
     yield
-    WikipediaSource.shutdown_shared()
+    close_shared_sources()
 
 
 def visitor():
@@ -158,7 +157,7 @@ def test_the_operator_s_files_serve_visitors(tmp_path, monkeypatch):
     monkeypatch.setenv("REACT_MODEL_PATH", paths["model.gguf"])
     monkeypatch.setenv("REACT_PACK", str(small_pack(tmp_path / "default.sqlite")))  # the default pack
     with visitor():
-        assert provider_for(RunSettings(provider="scripted", script=paths["secret.json"])).remaining == 1
+        assert len(provider_for(RunSettings(provider="scripted", script=paths["secret.json"])).outputs) == 1
         assert provider_for(RunSettings(provider="local", model_path=paths["model.gguf"])).model == "model.gguf"
         assert provider_for(RunSettings(provider="local")).is_demo  # the bundled model
         for spec in (pack_spec(paths["pack.sqlite"]), pack_spec(tmp_path / "default.sqlite")):
@@ -168,7 +167,7 @@ def test_the_operator_s_files_serve_visitors(tmp_path, monkeypatch):
 
 def test_the_operator_names_any_file(tmp_path):
     paths = _server_files(tmp_path)
-    assert provider_for(RunSettings(provider="scripted", script=paths["secret.json"])).remaining == 1
+    assert len(provider_for(RunSettings(provider="scripted", script=paths["secret.json"])).outputs) == 1
     with pytest.raises(ConfigError, match="does not exist"):
         provider_for(RunSettings(provider="local", model_path=paths["missing.json"]))
 

@@ -8,7 +8,15 @@ from datetime import UTC, datetime
 
 import httpx2
 import pytest
-from wiki_helpers import RecordedSleep, closed_port, gold_articles, hotpot_pack, live_source, small_pack
+from wiki_helpers import (
+    RecordedSleep,
+    close_shared_sources,
+    closed_port,
+    gold_articles,
+    hotpot_pack,
+    live_source,
+    small_pack,
+)
 
 from react_core.base.errors import ConfigError
 from react_core.base.retry_after import parse_retry_after
@@ -37,7 +45,7 @@ def srv(server):
 @pytest.fixture(autouse=True)
 def _no_shared_sources():
     yield
-    WikipediaSource.shutdown_shared()
+    close_shared_sources()
 
 
 def tools_for(source, sentences=5):

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import httpx2
 import pytest
-from wiki_helpers import live_source, small_pack
+from wiki_helpers import close_shared_sources, live_source, small_pack
 
 from react_core.base import cancel
 from react_core.base.trace import Action
@@ -39,7 +39,7 @@ def srv(server):
 @pytest.fixture(autouse=True)
 def _no_shared_sources():
     yield
-    WikipediaSource.shutdown_shared()
+    close_shared_sources()
 
 
 def stopped_when(signal: threading.Event, call: Callable[[], object]) -> BaseException | object:

@@ -12,7 +12,9 @@ import json
 import os
 import shutil
 import socket
+import sqlite3
 import tempfile
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -96,9 +98,23 @@ def small_pack(path: Path) -> Path:
         # Sentences 3, 6, 9 hold "Alpha"; the rest "Beta" (HotpotQA style: a leading space separates sentences).
         long = ["Sentence zero."] + [f" {'Alpha' if i % 3 == 0 else 'Beta'} sentence number {i}." for i in range(1, 12)]
         w.add_page("Long Page", long)
-        w.add_redirect("Quicksilver (planet)", "Mercury (planet)")
-        w.add_redirect("Zurich", "Zürich")
+    # No pack the project builds has redirects (HotpotQA's paragraphs hold none): these rows are written into the
+    # pack format's table as another tool's pack could hold them, for the reader and the local server to follow.
+    with closing(sqlite3.connect(path)) as db, db:
+        db.executemany(
+            "INSERT INTO redirects(source, target) VALUES (?, ?)",
+            [("Quicksilver (planet)", "Mercury (planet)"), ("Zurich", "Zürich")],
+        )
     return path
+
+
+def close_shared_sources() -> None:
+    """Forget and close the process-wide Wikipedia sources (``WikipediaSource.create``), so that no test's client
+    outlives its server or is handed to the next test."""
+    with WikipediaSource._shared_lock:
+        sources, WikipediaSource._shared = list(WikipediaSource._shared.values()), {}
+    for source in sources:
+        source.shutdown()
 
 
 def closed_port() -> int:

@@ -11,13 +11,11 @@ from typing import Any
 import streamlit as st
 
 from react_core import (
-    AGENTS,
     ARENA_STRATEGIES,
     DEFAULT_PRESETS,
     MAX_CALLS_LIMIT,
     MAX_COLUMNS,
     MIN_COLUMNS,
-    PAPER_REACT_STEPS,
     PROVIDERS,
     ROLE_MODES,
     STRATEGY_LABELS,
@@ -25,9 +23,11 @@ from react_core import (
     ReactLabError,
     address,
     expected_answer_for,
+    plan_defaults,
     provider_class,
     role_presets,
     run_budget,
+    strategy_needs,
 )
 from ui import export_settings, identity, presets, state
 from ui.jobs.arena import ArenaJob, ColumnSpec
@@ -74,7 +74,7 @@ def _column_defaults(i: int) -> None:
     ss.setdefault(key("provider", i), s["provider"])
     ss.setdefault(key("model", i), s.get("model", ""))
     ss.setdefault(key("temperature", i), float(s.get("temperature", 0.0)))
-    ss.setdefault(key("max_calls", i), int(s.get("max_calls", PAPER_REACT_STEPS)))
+    ss.setdefault(key("max_calls", i), int(s.get("max_calls", plan_defaults().max_calls)))
     ss.setdefault(key("adapter", i), s.get("adapter") or "")
 
 
@@ -126,7 +126,7 @@ def base_and_fine_tuned() -> None:
         chosen = role_presets({"provider": "local", "adapter": adapter})["react"]
         ss[key("strategy", i)], ss[key("preset", i)], ss[key("adapter", i)] = "react", chosen, adapter
         ss[key("provider", i)], ss[key("model", i)], ss[key("temperature", i)] = "local", "", 0.0
-        ss[key("max_calls", i)] = PAPER_REACT_STEPS
+        ss[key("max_calls", i)] = plan_defaults().max_calls
 
 
 def figure_one() -> None:
@@ -141,7 +141,7 @@ def figure_one() -> None:
         ss[key("strategy", i)], ss[key("preset", i)] = strategy, prompts[strategy]
         ss[key("adapter", i)] = ss[key("adapter", 0)]
         ss[key("provider", i)], ss[key("model", i)], ss[key("temperature", i)] = provider, model, 0.0
-        ss[key("max_calls", i)] = PAPER_REACT_STEPS
+        ss[key("max_calls", i)] = plan_defaults().max_calls
 
 
 def columns() -> list[dict[str, Any]]:
@@ -177,7 +177,7 @@ def render_editor(i: int) -> None:
     )
     st.number_input("Temperature", min_value=0.0, max_value=2.0, step=0.1, key=key("temperature", i))
     strategy = st.session_state[key("strategy", i)]
-    if strategy not in AGENTS:
+    if not strategy_needs([strategy]).agent:
         st.caption(f"{run_budget({'strategy': strategy}).capitalize()}: this strategy answers at once.")
     else:
         st.number_input(
@@ -185,7 +185,7 @@ def render_editor(i: int) -> None:
             min_value=1,
             max_value=MAX_CALLS_LIMIT,
             key=key("max_calls", i),
-            help=f"This column's budget of steps. Figure 1 sets the paper's {PAPER_REACT_STEPS}; a new column "
+            help=f"This column's budget of steps. Figure 1 sets the paper's {plan_defaults().max_calls}; a new column "
             "starts from Settings'.",
         )
     if "adapter" in provider_class(st.session_state[key("provider", i)]).options and not identity.own_endpoints():

@@ -17,7 +17,7 @@ from react_core import (
     Writing,
     arena_file_name,
     arena_to_html,
-    call_records,
+    call_texts,
     column_label,
     first_parting,
     line_up,
@@ -94,7 +94,7 @@ def render_columns(
         f"#{r.history_id}" if r is not None and r.history_id is not None else f"column {i + 1}"
         for i, r in enumerate(results)
     ]
-    rebuilt = [call_records.texts(t.steps) for t in traces]
+    rebuilt = [call_texts(t.steps) for t in traces]
     edited: list[dict[int, list]] = [{} for _ in traces]
     for i, found in enumerate(edits):
         for e in found:

@@ -15,14 +15,13 @@ from typing import Any
 import streamlit as st
 
 from react_core import (
-    PAPER_REACT_STEPS,
-    PAPER_TOOLS,
     BootstrapPlan,
     ReactLabError,
     RunSettings,
+    new_evaluation_folder,
+    plan_defaults,
     preset_from_toml,
 )
-from react_core import eval_results as results
 from ui import eval_tasks, export_settings, identity, presets, question_sets, state
 from ui import evaluations as ev
 from ui.jobs.bootstrap import BootstrapJob
@@ -47,7 +46,7 @@ def start() -> None:
     if state.running() or any(j is not None and not j.done for j in (ss.eval_job, ss.boot_job)):
         state.flash("warning", "Something is already running; wait for it or stop it first.")
         return
-    folder = results.new_folder(ev.root() / "bootstrap")
+    folder = new_evaluation_folder(ev.root() / "bootstrap")
     choice = ss.get("eval-dataset") or ""
     try:
         if question_sets.is_set(choice):
@@ -69,8 +68,8 @@ def start() -> None:
         candidates=int(ss.get("boot-candidates", 8)),
         seed=int(ss.get("boot-seed", 0)),
         work_dir=str(folder / "work"),
-        max_calls=int(ss.get("eval-max-calls", PAPER_REACT_STEPS)),
-        tools=list(ss.get("eval-tools", PAPER_TOOLS)),
+        max_calls=int(ss.get("eval-max-calls", plan_defaults().max_calls)),
+        tools=list(ss.get("eval-tools", plan_defaults().tools)),
     )
     _run(plan)
 

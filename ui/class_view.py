@@ -17,7 +17,9 @@ import streamlit as st
 
 from react_core import (
     Assignment,
+    Evaluation,
     ReactLabError,
+    StrategyResults,
     Trace,
     assignment_of,
     best_per_student,
@@ -26,7 +28,6 @@ from react_core import (
     submission_of,
     submitter,
 )
-from react_core import eval_results as results
 from ui import identity, state
 from ui.question_sets import ASSIGNMENT_PREFIX
 from ui.render import render_trace
@@ -186,7 +187,7 @@ def render_submission(submission_id: str) -> None:
 # -- the Evaluate page's ------------------------------------------------------------------------------------------
 
 
-def _submit(token: str, r: results.StrategyResults) -> None:
+def _submit(token: str, r: StrategyResults) -> None:
     store = state.history_store()
     a = store.assignment(token)
     if a is None:
@@ -201,7 +202,7 @@ def _submit(token: str, r: results.StrategyResults) -> None:
     state.flash("success", f"Submitted {made['version']} to {a.name!r} (submission #{n}).")
 
 
-def render_submit(evaluation: results.Evaluation) -> None:
+def render_submit(evaluation: Evaluation) -> None:
     """Under an evaluation of an assignment: submit each version's results to it."""
     ran = assignment_of(evaluation.folder)
     if ran is None:

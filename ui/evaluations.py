@@ -17,31 +17,29 @@ import pandas as pd
 import streamlit as st
 
 from react_core import (
-    AGENTS,
     ENDINGS,
-    HOSTED_CONCURRENCY,
-    HOSTED_RPM,
     PAPER_500,
     PAPER_MODEL,
     PAPER_N,
-    PAPER_REACT_STEPS,
-    PAPER_SC_SAMPLES,
-    PAPER_TEMPERATURE,
-    PAPER_TOOLS,
     ROLE_MODES,
-    ROLES,
-    SAMPLING,
-    STRATEGIES,
     STRATEGY_LABELS,
-    VERSIONED,
     EvalPlan,
+    Evaluation,
     PresetStore,
     ReactLabError,
     RunSettings,
+    StrategyResults,
     evaluations_dir,
+    list_evaluations,
+    load_evaluation,
+    new_evaluation_folder,
     parse_ref,
+    plan_defaults,
+    results_by_model,
+    results_by_version,
+    strategy_needs,
+    unit_strategy,
 )
-from react_core import eval_results as results
 from react_core import result_label as label
 from ui import eval_models, eval_tasks, export_settings, identity, question_sets, state
 from ui.jobs.evaluation import EvalJob
@@ -54,33 +52,35 @@ RPM_HELP = (
     "\"too many requests\" and how long to wait, the whole evaluation waits and slows down; no question is lost."
 )
 MIN_CHART_N = 20  # fewer questions say too little to set beside the paper's 500
-PAPER_DEFAULTS = {
-    "eval-max-calls": PAPER_REACT_STEPS,
-    "eval-tools": list(PAPER_TOOLS),
-    "eval-samples": PAPER_SC_SAMPLES,
-}
 
 
 def paper_setup() -> dict[str, Any]:
     """The paper's setup for the chosen dataset's task: its budget, tools, samples and the task's prompts."""
-    return {**PAPER_DEFAULTS, **eval_tasks.paper_defaults(eval_tasks.chosen())}
+    task = eval_tasks.chosen()
+    paper = plan_defaults(task)
+    return {
+        "eval-max-calls": paper.max_calls,
+        "eval-tools": list(paper.tools),
+        "eval-samples": paper.samples,
+        **eval_tasks.paper_defaults(task),
+    }
 
 
 def roles(strategies: list[str]) -> list[str]:
-    return [r for r in ROLE_MODES if any(r in ROLES[s] for s in strategies)]
+    return list(strategy_needs(strategies).roles)
 
 
 def compares_versions(strategies: list[str]) -> bool:
     """Whether these strategies can run several prompt versions (Act and ReAct only)."""
-    return bool(strategies) and set(strategies) <= set(VERSIONED)
+    return strategy_needs(strategies).versions
 
 
 def uses_agent(strategies: list[str]) -> bool:
-    return any(s in AGENTS for s in strategies)
+    return strategy_needs(strategies).agent
 
 
 def samples(strategies: list[str]) -> bool:
-    return any(s in SAMPLING for s in strategies)
+    return strategy_needs(strategies).sampling
 
 
 def preset_choices(role: str) -> list[str]:
@@ -98,7 +98,7 @@ def version_choices(strategies: list[str]) -> list[str]:
     """Every version (``name@3``) and label (``name@best``) of the prompts the chosen Act / ReAct strategies can run:
     what "Compare prompt versions" offers."""
     owner = identity.owner()
-    found = [a for role in roles(strategies) if role in VERSIONED for a in _addresses(role, owner)]
+    found = [a for role in strategy_needs(strategies).versioned_roles for a in _addresses(role, owner)]
     return list(dict.fromkeys(found))
 
 
@@ -163,7 +163,8 @@ def start() -> None:
     repetitions = int(ss.get("eval-repetitions") or 1)
     choice = ss.get("eval-dataset") or ""
     task = eval_tasks.task_of(choice)
-    folder = results.new_folder(root())
+    paper = plan_defaults(task)
+    folder = new_evaluation_folder(root())
     try:
         shared = eval_tasks.datasets()
         dataset = question_sets.dataset_file(choice, folder) if question_sets.is_set(choice) else shared[choice]
@@ -178,18 +179,18 @@ def start() -> None:
         settings=RunSettings.from_dict(state.settings()),
         indices=str(dataset.parent / PAPER_500) if ss.get("eval-500") and not question_sets.is_set(choice) else None,
         repetitions=repetitions,
-        temperature=float(ss.get("eval-temperature") or 0.0) if repetitions > 1 else PAPER_TEMPERATURE,
+        temperature=float(ss.get("eval-temperature") or 0.0) if repetitions > 1 else paper.temperature,
         limit=int(ss["eval-limit"]),
-        max_calls=int(ss.get("eval-max-calls", PAPER_REACT_STEPS)),
-        tools=list(ss.get("eval-tools", PAPER_TOOLS)),
-        samples=int(ss.get("eval-samples", PAPER_SC_SAMPLES)),
+        max_calls=int(ss.get("eval-max-calls", paper.max_calls)),
+        tools=list(ss.get("eval-tools", paper.tools)),
+        samples=int(ss.get("eval-samples", paper.samples)),
         presets={r: ss.get(f"eval-preset-{r}", preset) for r, preset in task.presets.items()},
         task=task.name,
         owner=identity.owner(),
         versions=list(ss.get("eval-versions") or []) if compares_versions(chosen) else [],
         models=eval_models.chosen(),
-        concurrency=int(ss.get("eval-at-once") or HOSTED_CONCURRENCY),
-        rpm=float(ss.get("eval-rpm") or HOSTED_RPM),
+        concurrency=int(ss.get("eval-at-once") or paper.concurrency),
+        rpm=float(ss.get("eval-rpm") or paper.rpm),
     )
     ss.eval_job = EvalJob(plan, identity.allowance(), api_key=ss.api_key, export=export_settings.chosen()).start()
     ss.eval_open = plan.out_dir
@@ -210,22 +211,22 @@ def _files(folder: Path) -> tuple:
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def _load(folder: str, signature: tuple) -> results.Evaluation:  # the signature is part of the cache key
-    return results.load_evaluation(folder)
+def _load(folder: str, signature: tuple) -> Evaluation:  # the signature is part of the cache key
+    return load_evaluation(folder)
 
 
-def load(folder: str | Path) -> results.Evaluation:
+def load(folder: str | Path) -> Evaluation:
     return _load(str(folder), _files(Path(folder)))
 
 
-def past() -> list[results.Evaluation]:
-    return results.list_evaluations(root(), load=load)
+def past() -> list[Evaluation]:
+    return list_evaluations(root(), load=load)
 
 
 # -- what the page draws -------------------------------------------------------------------------------
 
 
-def when(evaluation: results.Evaluation) -> str:
+def when(evaluation: Evaluation) -> str:
     return evaluation.created_at.replace("T", " ")[:16] + " UTC"
 
 
@@ -237,7 +238,7 @@ def unit_label(key: str, snap: dict[str, Any]) -> str:
     """What a running evaluation runs, in words: the strategy, the prompt version when it compares versions and the
     model when it compares models (the job's ``versions`` and ``models`` say which, by unit key such as
     ``react@paper@2``)."""
-    strategy = next((s for s in STRATEGIES if key == s or key.startswith((f"{s}@", f"{s}+"))), key)
+    strategy = unit_strategy(key)
     version = (snap.get("versions") or {}).get(key, "")
     model = (snap.get("models") or {}).get(key, "")
     name = STRATEGY_LABELS.get(strategy, strategy)
@@ -282,12 +283,12 @@ def ending(snap: dict[str, Any]) -> tuple[str, str] | None:
     return "warning", f"Stopped: {detail or 'nothing was left to run'}. What finished is saved and shown below."
 
 
-def beside_paper(evaluation: results.Evaluation) -> bool:
+def beside_paper(evaluation: Evaluation) -> bool:
     """Whether any of the results ran on the paper's data: only then is the paper's Table 1 shown beside them."""
     return any(r.paper_data for r in evaluation.results)
 
 
-def summary_frame(evaluation: results.Evaluation) -> pd.DataFrame:
+def summary_frame(evaluation: Evaluation) -> pd.DataFrame:
     rows = []
     paper = beside_paper(evaluation)
     for r in evaluation.results:
@@ -310,7 +311,7 @@ def summary_frame(evaluation: results.Evaluation) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def chart(evaluation: results.Evaluation) -> tuple[pd.DataFrame | None, str]:
+def chart(evaluation: Evaluation) -> tuple[pd.DataFrame | None, str]:
     """EM (FEVER: accuracy) beside the paper's, n in every label; no bar for a strategy with under MIN_CHART_N
     questions."""
     rows, small = {}, []
@@ -333,7 +334,7 @@ def chart(evaluation: results.Evaluation) -> tuple[pd.DataFrame | None, str]:
     return (pd.DataFrame.from_dict(rows, orient="index") if rows else None), why
 
 
-def paper_caption(evaluation: results.Evaluation) -> str:
+def paper_caption(evaluation: Evaluation) -> str:
     """Where the paper's column comes from, or why there is none beside these results."""
     task = evaluation.task
     if not beside_paper(evaluation):
@@ -344,7 +345,7 @@ def paper_caption(evaluation: results.Evaluation) -> str:
     return f"Paper: ReAct (Yao et al. 2022), Table 1, {PAPER_MODEL} on 500 {task.label} dev {task.items}."
 
 
-def past_frame(evaluations: list[results.Evaluation]) -> pd.DataFrame:
+def past_frame(evaluations: list[Evaluation]) -> pd.DataFrame:
     rows = []
     for e in evaluations:
         incomplete = [
@@ -367,19 +368,19 @@ def past_frame(evaluations: list[results.Evaluation]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def past_versions(evaluations: list[results.Evaluation]) -> list[str]:
+def past_versions(evaluations: list[Evaluation]) -> list[str]:
     """The prompt versions the past evaluations ran (what the page's filter offers)."""
-    return [v for v in results.by_version(evaluations) if v]
+    return [v for v in results_by_version(evaluations) if v]
 
 
-def past_models(evaluations: list[results.Evaluation]) -> list[str]:
+def past_models(evaluations: list[Evaluation]) -> list[str]:
     """The models the past evaluations ran (what the page's model filter offers)."""
-    return [m for m in results.by_model(evaluations) if m]
+    return [m for m in results_by_model(evaluations) if m]
 
 
 def with_version(
-    evaluations: list[results.Evaluation], version: str | None, model: str | None = None
-) -> list[results.Evaluation]:
+    evaluations: list[Evaluation], version: str | None, model: str | None = None
+) -> list[Evaluation]:
     """The evaluations with results of ``version`` and ``model`` (every one for None)."""
     return [
         e
@@ -389,12 +390,12 @@ def with_version(
 
 
 def version_frame(
-    evaluations: list[results.Evaluation], version: str | None = None, model: str | None = None
+    evaluations: list[Evaluation], version: str | None = None, model: str | None = None
 ) -> pd.DataFrame:
     """Past results grouped by prompt version, then model (only ``version``'s and ``model``'s when chosen): one row
     per results file."""
     rows = []
-    for v, group in results.by_version(evaluations, version).items():
+    for v, group in results_by_version(evaluations, version).items():
         for e, r in sorted(group, key=lambda pair: pair[1].model):
             if model is not None and r.model != model:
                 continue
@@ -415,10 +416,10 @@ def version_frame(
     return pd.DataFrame(rows, columns=columns)
 
 
-def records(evaluation: results.Evaluation) -> list[dict[str, Any]]:
+def records(evaluation: Evaluation) -> list[dict[str, Any]]:
     return [rec for r in evaluation.results for rec in r.records]
 
 
-def cells(evaluation: results.Evaluation) -> list[results.StrategyResults]:
+def cells(evaluation: Evaluation) -> list[StrategyResults]:
     """Each record's results file, in the order of ``records`` (its prompt version and model)."""
     return [r for r in evaluation.results for _ in r.records]

@@ -18,7 +18,17 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from react_core import CATALOGUE, ReactLabError, Step, Trace, call_records, estimate_tokens
+from react_core import (
+    CALL_REF,
+    CATALOGUE,
+    CallTexts,
+    ReactLabError,
+    Step,
+    Trace,
+    call_request,
+    call_table,
+    estimate_tokens,
+)
 from ui.text import md_literal
 
 _PRE = "margin:0.25rem 0;padding:0.5rem;white-space:pre-wrap;word-break:break-word;font-size:0.8rem;"
@@ -39,7 +49,7 @@ def _details(summary: str, body: str, *, open_: bool = False) -> str:
     return f"<details{' open' if open_ else ''}><summary>{html.escape(summary)}</summary>{body}</details>"
 
 
-def _new_in_call(step: Step, rebuilt: call_records.CallTexts, previous_index: int | None) -> str:
+def _new_in_call(step: Step, rebuilt: CallTexts, previous_index: int | None) -> str:
     call = step.call
     assert call is not None
     if previous_index is None:
@@ -64,7 +74,7 @@ def _new_in_call(step: Step, rebuilt: call_records.CallTexts, previous_index: in
     return body + _pre(call.prompt_added, _NEW)
 
 
-def _request(call_dict: dict[str, Any], template: dict[str, Any], rebuilt: call_records.CallTexts) -> str:
+def _request(call_dict: dict[str, Any], template: dict[str, Any], rebuilt: CallTexts) -> str:
     """The body as sent, readable: its structure and parameters as JSON, with the long texts (written
     ``{"$ref": …}`` there) shown verbatim below it."""
     where = f"{call_dict['api']}" + (f" · {call_dict['endpoint']}" if call_dict["endpoint"] else " · in-process")
@@ -102,7 +112,7 @@ def _lift_texts(template: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str
     for key, value in template.items():
         if isinstance(value, str) and "\n" in value:
             lifted[key] = value
-            shown[key] = {call_records.REF: key}
+            shown[key] = {CALL_REF: key}
         else:
             shown[key] = value
     return shown, lifted
@@ -125,8 +135,8 @@ def _refs(value: Any) -> list[str]:
     """The text references in a body template, in order of appearance."""
     found: list[str] = []
     if isinstance(value, dict):
-        if set(value) == {call_records.REF}:
-            return [value[call_records.REF]]
+        if set(value) == {CALL_REF}:
+            return [value[CALL_REF]]
         for v in value.values():
             found += [r for r in _refs(v) if r not in found]
     elif isinstance(value, list):
@@ -165,7 +175,7 @@ def previous_call(trace: Trace, position: int) -> int | None:
     return next((s.index for s in reversed(trace.steps[:position]) if s.call is not None), None)
 
 
-def render_call(trace: Trace, position: int, rebuilt: call_records.CallTexts | None, *, key: str) -> None:
+def render_call(trace: Trace, position: int, rebuilt: CallTexts | None, *, key: str) -> None:
     """The Model call section of the step at ``position`` in ``trace.steps``."""
     step = trace.steps[position]
     st.markdown("**Model call**")
@@ -195,7 +205,7 @@ def render_call(trace: Trace, position: int, rebuilt: call_records.CallTexts | N
             md_literal(f"Dynamic examples: the {len(chosen)} most like this question were sent: " + "; ".join(chosen))
         )
     try:
-        call_dict = call_records.request_of(trace, step.index)
+        call_dict = call_request(trace, step.index)
     except ReactLabError as e:
         st.caption(md_literal(str(e)))
         return
@@ -222,7 +232,7 @@ def render_call(trace: Trace, position: int, rebuilt: call_records.CallTexts | N
 
 def render_calls_table(trace: Trace) -> None:
     """Every call of the run with its size, tokens and times: the prompt growing step by step."""
-    rows = call_records.table(trace.steps)
+    rows = call_table(trace.steps)
     if not rows:
         return
     st.caption("Model calls: each resends the whole prompt so far; the new part is what the last step added.")

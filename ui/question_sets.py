@@ -19,8 +19,10 @@ from react_core import (
     STRATEGY_LABELS,
     Checks,
     ConfigError,
+    Evaluation,
     QuestionSetError,
     ReactLabError,
+    StrategyResults,
     Trace,
     add_run_to_question_set,
     base_id,
@@ -33,7 +35,6 @@ from react_core import (
     write_assignment_file,
     write_set_file,
 )
-from react_core import eval_results as results
 from ui import state
 
 SET_PREFIX = "Your set: "
@@ -151,17 +152,17 @@ def checks() -> Checks:
     )
 
 
-def scores_frame(evaluation: results.Evaluation, chosen: Checks) -> pd.DataFrame:
+def scores_frame(evaluation: Evaluation, chosen: Checks) -> pd.DataFrame:
     """Per strategy: EM, F1 and grounded rate with 95 % intervals, then each trajectory check's pass rate."""
     return _checked(str(evaluation.folder), _counts(evaluation), _key(chosen), evaluation)[0]
 
 
-def check_columns(evaluation: results.Evaluation, chosen: Checks) -> list[dict[str, bool]]:
+def check_columns(evaluation: Evaluation, chosen: Checks) -> list[dict[str, bool]]:
     """Each result's checks, file by file in file order (as ``ui.evaluations.records`` lists them)."""
     return _checked(str(evaluation.folder), _counts(evaluation), _key(chosen), evaluation)[1]
 
 
-def _counts(evaluation: results.Evaluation) -> tuple:
+def _counts(evaluation: Evaluation) -> tuple:
     """What identifies the results read (files only grow: a result line is appended, never changed)."""
     return tuple((str(r.path), r.name, len(r.records)) for r in evaluation.results)
 
@@ -172,7 +173,7 @@ def _key(chosen: Checks) -> tuple[str, bool, int]:
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def _checked(
-    folder: str, counts: tuple, key: tuple[str, bool, int], _evaluation: results.Evaluation
+    folder: str, counts: tuple, key: tuple[str, bool, int], _evaluation: Evaluation
 ) -> tuple[pd.DataFrame, list[dict[str, bool]]]:
     """Scores and checks of the results the page read (``_evaluation``, not hashed: ``counts`` stands for it),
     computed once per new result or change of the checks asked (the grounding check reads every observation)."""
@@ -196,18 +197,18 @@ def _checked(
     return pd.DataFrame(rows), per_record
 
 
-def result_name(r: results.StrategyResults, model: bool = False) -> str:
+def result_name(r: StrategyResults, model: bool = False) -> str:
     """A results file in a few words: its strategy, the prompt version it ran when known, and with ``model`` (an
     evaluation of several models, or results from elsewhere) the model it ran on."""
     parts = [STRATEGY_LABELS.get(r.strategy, r.name), r.version, r.model if model else ""]
     return " · ".join(p for p in parts if p)
 
 
-def several_models(evaluation: results.Evaluation) -> bool:
+def several_models(evaluation: Evaluation) -> bool:
     return len({r.model for r in evaluation.results}) > 1
 
 
-def baselines(current: results.Evaluation, past: list[results.Evaluation]) -> dict[str, results.StrategyResults]:
+def baselines(current: Evaluation, past: list[Evaluation]) -> dict[str, StrategyResults]:
     """Results that can serve as a baseline: any cell of this evaluation when it holds several (another prompt
     version or model on the same questions), then this person's other evaluations, each named with its model and how
     many questions it has in common with this evaluation. Results with none in common are not offered: compared,
@@ -226,7 +227,7 @@ def baselines(current: results.Evaluation, past: list[results.Evaluation]) -> di
     return found
 
 
-def comparison(baseline: results.StrategyResults, current: results.StrategyResults) -> tuple[Any, pd.DataFrame]:
+def comparison(baseline: StrategyResults, current: StrategyResults) -> tuple[Any, pd.DataFrame]:
     c = compare_results(baseline.records, current.records)
     rows = [{"change": "newly passes", "id": q, **c.rows[q]} for q in c.newly_pass]
     rows += [{"change": "newly fails", "id": q, **c.rows[q]} for q in c.newly_fail]

@@ -14,14 +14,13 @@ from typing import Any
 
 import streamlit as st
 
-from react_core import STRATEGY_LABELS, csv_text
-from react_core import eval_results as results
+from react_core import STRATEGY_LABELS, Evaluation, csv_text
 from ui import eval_tasks
 from ui import evaluations as ev
 from ui import question_sets as qs
 
 
-def question_rows(evaluation: results.Evaluation) -> list[dict[str, Any]]:
+def question_rows(evaluation: Evaluation) -> list[dict[str, Any]]:
     """One row per question answered, file by file: how it ran, its answer against the gold one, and its checks."""
     rows, cells = ev.records(evaluation), ev.cells(evaluation)
     checked = qs.check_columns(evaluation, qs.checks())

@@ -22,7 +22,7 @@ from react_core import (
     Writing,
     action_text,
     action_title,
-    call_records,
+    call_texts,
     check_expected,
     check_grounding,
     md_escape,
@@ -230,7 +230,7 @@ def render_steps(
     model_calls: bool = True,
 ) -> None:
     """The step panels of a run (or of the steps a running turn has finished so far)."""
-    for position, (step, rebuilt) in enumerate(zip(trace.steps, call_records.texts(trace.steps), strict=True)):
+    for position, (step, rebuilt) in enumerate(zip(trace.steps, call_texts(trace.steps), strict=True)):
         render_step(
             trace,
             position,

@@ -26,7 +26,7 @@ from react_core import (
     Preset,
     ReactLabError,
     Trace,
-    call_records,
+    call_texts,
     default_preset_for,
     knowledge_label,
     model_label,
@@ -86,7 +86,7 @@ def _prompt(trace: Trace, name: str, fmt: str, tools: list[str]) -> tuple[Preset
     except ReactLabError:
         shipped = DEFAULT_PRESET
     name = name or shipped
-    sent = next((t for t in call_records.texts(trace.steps) if t is not None), None)
+    sent = next((t for t in call_texts(trace.steps) if t is not None), None)
 
     def sent_by(p: Preset) -> bool:
         if p.dialect != fmt:

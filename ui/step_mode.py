@@ -22,7 +22,7 @@ from react_core import (
     Step,
     Trace,
     action_text,
-    call_records,
+    call_texts,
     tool_call_text,
 )
 from ui import state
@@ -206,7 +206,7 @@ def _render_alternative_call(trace: Trace, position: int, alt: Alternative, *, k
     drawn = Step(step.index, alt.thought, alt.action, None, alt.final_answer, alt.raw_output, alt.usage, call=alt.call)
     steps = [*trace.steps[:position], drawn]
     as_if = Trace(trace.question, settings=dict(trace.settings), steps=steps, context=list(trace.context))
-    render_call(as_if, position, call_records.texts(steps)[position], key=key)
+    render_call(as_if, position, call_texts(steps)[position], key=key)
 
 
 # -- what was decided ---------------------------------------------------------------------------------------------

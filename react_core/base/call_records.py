@@ -19,7 +19,22 @@ from typing import Any
 from react_core.base.errors import ConfigError
 from react_core.base.trace import ModelCall, Step, Trace
 
-REF = "$ref"
+__all__ = [
+    "CALL_REF",
+    "CallTexts",
+    "advance",
+    "call_request",
+    "call_table",
+    "call_texts",
+    "common_items",
+    "common_prefix",
+    "fill",
+    "record",
+    "request",
+    "template",
+]
+
+CALL_REF = "$ref"
 
 
 @dataclass(frozen=True)
@@ -45,7 +60,7 @@ def common_prefix(a: str, b: str) -> int:
     return lo
 
 
-def texts(steps: Sequence[Step]) -> list[CallTexts | None]:
+def call_texts(steps: Sequence[Step]) -> list[CallTexts | None]:
     """The system prompt, prompt (and conversation) of every step's call (None for a step without a call record, e.g.
     from an old export, or whose record does not fit the one before it). A step from the same reply as an earlier
     one has that step's texts."""
@@ -93,7 +108,7 @@ def template(body: Any, system: str, prompt: str) -> Any:
 
     def walk(value: Any) -> Any:
         if isinstance(value, str) and value in names:
-            return {REF: names[value]}
+            return {CALL_REF: names[value]}
         if isinstance(value, list):
             return [walk(v) for v in value]
         if isinstance(value, dict):
@@ -115,8 +130,8 @@ def fill(body: Any, texts_: CallTexts) -> Any:
 
     def walk(value: Any) -> Any:
         if isinstance(value, dict):
-            if set(value) == {REF} and value[REF] in values:
-                return values[value[REF]]
+            if set(value) == {CALL_REF} and value[CALL_REF] in values:
+                return values[value[CALL_REF]]
             return {k: walk(v) for k, v in value.items()}
         if isinstance(value, list):
             return [walk(v) for v in value]
@@ -146,7 +161,7 @@ def record(
         held = previous.messages if previous is not None and previous.messages is not None else ()
         messages_keep = common_items(held, items)
         added = [template(m, system, prompt) for m in items[messages_keep:]]
-        body = {**body, conversation: {REF: "messages"}}
+        body = {**body, conversation: {CALL_REF: "messages"}}
     else:
         conversation = ""
     return ModelCall(
@@ -173,13 +188,13 @@ def request(steps: Sequence[Step], position: int) -> dict[str, Any] | None:
             return None
         position = heads[-1]
         call = steps[position].call
-    rebuilt = texts(steps[: position + 1])[position]
+    rebuilt = call_texts(steps[: position + 1])[position]
     if call is None or rebuilt is None or call.same_reply_as is not None:
         return None
     return fill(call.body, rebuilt)
 
 
-def request_of(trace: Trace, index: int) -> dict[str, Any]:
+def call_request(trace: Trace, index: int) -> dict[str, Any]:
     """Step ``index``'s model call as one JSON-able object: where it went, the body exactly as received (the texts
     verbatim), the stop sequences cut locally and the parameters left out. ConfigError when the trace cannot say."""
     position = next((i for i, s in enumerate(trace.steps) if s.index == index), None)
@@ -206,10 +221,10 @@ def request_of(trace: Trace, index: int) -> dict[str, Any]:
     }
 
 
-def table(steps: Sequence[Step]) -> list[dict[str, Any]]:
+def call_table(steps: Sequence[Step]) -> list[dict[str, Any]]:
     """One row per model call of a run: how the prompt grew and what each call cost, for the run-level view."""
     rows = []
-    for step, rebuilt in zip(steps, texts(steps), strict=True):
+    for step, rebuilt in zip(steps, call_texts(steps), strict=True):
         call = step.call
         if call is None or call.same_reply_as is not None:  # one reply's later calls share its model call's row
             continue

@@ -19,6 +19,23 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar
 
+__all__ = [
+    "CallGuard",
+    "Cancelled",
+    "aborted",
+    "check",
+    "current",
+    "guarded_call",
+    "held",
+    "on_abort",
+    "pause_requested",
+    "pausing",
+    "requested",
+    "run_scope",
+    "scope",
+    "sleep",
+]
+
 _current: ContextVar[threading.Event | None] = ContextVar("react_cancel", default=None)
 
 

@@ -12,6 +12,8 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+__all__ = ["BY_NAME", "SETTING_VARIABLES", "VARIABLES", "Variable", "environment_value", "is_set", "setting_defaults"]
+
 
 @dataclass(frozen=True)
 class Variable:
@@ -84,7 +86,7 @@ BY_NAME = {v.name: v for v in VARIABLES}
 SETTING_VARIABLES = {v.setting: v.name for v in VARIABLES if v.setting}
 
 
-def value(name: str, env: Mapping[str, str] | None = None) -> str:
+def environment_value(name: str, env: Mapping[str, str] | None = None) -> str:
     """The variable's value, stripped ('' when unset). Only declared variables may be read."""
     if name not in BY_NAME:
         raise KeyError(f"{name} is not declared in react_core.base.environment.VARIABLES")
@@ -100,4 +102,6 @@ def is_set(name: str, env: Mapping[str, str] | None = None) -> bool:
 
 def setting_defaults(env: Mapping[str, str] | None = None) -> dict[str, str]:
     """The settings the environment gives a value to: {field: value} for every set setting variable."""
-    return {field: value(name, env) for field, name in SETTING_VARIABLES.items() if value(name, env)}
+    return {
+        field: environment_value(name, env) for field, name in SETTING_VARIABLES.items() if environment_value(name, env)
+    }

@@ -7,6 +7,16 @@ written for the person who must act on it.
 
 from __future__ import annotations
 
+__all__ = [
+    "ConfigError",
+    "Conflict",
+    "ContextOverflowError",
+    "MissingKeyError",
+    "ProviderError",
+    "ReactLabError",
+    "ToolError",
+]
+
 
 class ReactLabError(Exception):
     """Base class: something a person has to fix or retry; the message says what."""

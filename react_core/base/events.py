@@ -15,6 +15,20 @@ from dataclasses import dataclass, field, replace
 
 from react_core.base.trace import Action, Step, Trace
 
+__all__ = [
+    "ActionParsed",
+    "Event",
+    "LiveRun",
+    "Paused",
+    "RunDone",
+    "StepDone",
+    "StepStarted",
+    "TextDelta",
+    "ToolProgress",
+    "Writing",
+    "final_trace",
+]
+
 
 @dataclass(frozen=True)
 class StepStarted:

@@ -10,7 +10,28 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from react_core.base.environment import is_set, value
+from react_core.base.environment import environment_value, is_set
+
+__all__ = [
+    "APP_NAME",
+    "BUILTIN_PRESETS_DIR",
+    "PACK_FILE",
+    "PROJECT_ROOT",
+    "SAMPLE_SCRIPTS_DIR",
+    "SHIPPED_ADAPTERS_DIR",
+    "cache_dir",
+    "data_dir",
+    "evaluations_dir",
+    "finetune_dir",
+    "history_db",
+    "llama_states_dir",
+    "model_cache_dir",
+    "pack_file",
+    "presets_dir",
+    "secrets_files",
+    "shared_data_dir",
+    "training_python",
+]
 
 APP_NAME = "react-lab"
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -23,7 +44,7 @@ PACK_FILE = "hotpotqa-pack.sqlite"
 
 
 def _override(name: str) -> Path | None:
-    text = value(name)
+    text = environment_value(name)
     return Path(text).expanduser() if text else None
 
 
@@ -99,7 +120,7 @@ def secrets_files(env: Mapping[str, str] | None = None) -> list[Path]:
     """Where keys may be kept, as Streamlit looks for secrets: the working folder's, the project's, then the user's.
     REACT_SECRETS_PATH replaces the list (empty: no file at all)."""
     if is_set("REACT_SECRETS_PATH", env):
-        return [Path(p) for p in value("REACT_SECRETS_PATH", env).split(os.pathsep) if p.strip()]
+        return [Path(p) for p in environment_value("REACT_SECRETS_PATH", env).split(os.pathsep) if p.strip()]
     paths = [Path.cwd() / ".streamlit" / "secrets.toml", PROJECT_ROOT / ".streamlit" / "secrets.toml"]
     paths.append(Path.home() / ".streamlit" / "secrets.toml")
     return list(dict.fromkeys(paths))

@@ -13,6 +13,18 @@ from __future__ import annotations
 import re
 from typing import Any
 
+__all__ = [
+    "REPLACEMENT",
+    "fenced",
+    "md_escape",
+    "md_link",
+    "md_text",
+    "safe_url",
+    "scrub",
+    "scrub_value",
+    "visible_controls",
+]
+
 REPLACEMENT = "\ufffd"
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # C0 controls except tab and newline, DEL, and the C1 controls (ESC-less CSI etc.).

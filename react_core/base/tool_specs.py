@@ -22,6 +22,29 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, TypeVar
 
+__all__ = [
+    "BUILTIN",
+    "CALCULATOR",
+    "FINISH",
+    "LOOKUP",
+    "MCP_TOOL_NAME",
+    "PARAMS",
+    "SEARCH",
+    "SPECS",
+    "T",
+    "TOOLS",
+    "TOOL_ORDER",
+    "ToolSpec",
+    "example",
+    "is_tool_name",
+    "known",
+    "ordered_tools",
+    "param",
+    "scoped",
+    "spec",
+    "tool_label",
+]
+
 T = TypeVar("T")
 
 
@@ -171,7 +194,7 @@ def spec(name: str) -> ToolSpec | None:
     return SPECS.get(name) or _run_specs.get().get(name)
 
 
-def label(name: str) -> str:
+def tool_label(name: str) -> str:
     """A tool's name for people: its label when known; an MCP tool's name as it is (its label, in a run or not);
     else the name capitalised."""
     found = spec(name)

@@ -18,6 +18,30 @@ from react_core.base.calls import ToolCall as ToolCall
 from react_core.base.calls import Usage as Usage
 from react_core.base.provenance import Provenance as Provenance
 
+__all__ = [
+    "Action",
+    "Alternative",
+    "BREAKPOINTS",
+    "Exchange",
+    "FailedCall",
+    "Intervention",
+    "McpCall",
+    "ModelCall",
+    "Observation",
+    "ObservationStats",
+    "Provenance",
+    "RENAMED",
+    "SETTINGS_FIELDS",
+    "STOP_REASONS",
+    "Source",
+    "Step",
+    "ToolCall",
+    "Trace",
+    "Usage",
+    "clean_settings",
+    "current_names",
+]
+
 # Why a run ended, and how to say it to a person.
 STOP_REASONS = {
     "finished": "Answered",

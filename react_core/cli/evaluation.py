@@ -220,11 +220,11 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         print(prefix + summary.line(task.metric, task.f1))
         print(f"{prefix}{summary.ended_line()}", file=sys.stderr)
         records = _records(plan, key, strategy)
-        scores = repeats.score(records, checks)
+        scores = repeats.score_results(records, checks)
         print(f"{prefix}{scores.line()}", file=sys.stderr)
         print(f"{prefix}checks: " + ", ".join(f"{n} {v * 100:.0f}%" for n, v in scores.checks.items()), file=sys.stderr)
         if baseline is not None:
-            print(prefix + _comparison_lines(repeats.compare(baseline, records)))
+            print(prefix + _comparison_lines(repeats.compare_results(baseline, records)))
     return 0
 
 

@@ -129,12 +129,12 @@ def _wait_for_live_export() -> None:
     """The runs sent to the OTLP endpoint (each finished run is queued there as it ends: ``telemetry.live``), waited
     for a few seconds at most before the process exits; a failure is one line on stderr."""
     live = sys.modules.get(LIVE_EXPORT)  # not loaded: no run was sent
-    if live is None or not live.endpoint():
+    if live is None or not live.live_export_endpoint():
         return
     if not live.flush(timeout_seconds=5.0):
-        print(f"The run was not sent to {live.endpoint()} within 5 seconds.", file=sys.stderr)
-    elif live.problem():
-        print(live.problem(), file=sys.stderr)
+        print(f"The run was not sent to {live.live_export_endpoint()} within 5 seconds.", file=sys.stderr)
+    elif live.live_export_problem():
+        print(live.live_export_problem(), file=sys.stderr)
 
 
 def _ask_in_steps(args: argparse.Namespace, run) -> int:
@@ -154,7 +154,7 @@ def _ask_in_steps(args: argparse.Namespace, run) -> int:
 def _cmd_request(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from react_core.base.call_records import request_of
+    from react_core.base.call_records import call_request
     from react_core.history import parse_trace_json
     from react_core.providers import provider_class
 
@@ -162,7 +162,7 @@ def _cmd_request(args: argparse.Namespace) -> int:
         trace = parse_trace_json(Path(args.trace).read_bytes())
     except OSError as e:
         raise UsageError(f"cannot read {args.trace}: {e.strerror or e}") from None
-    call = request_of(trace, args.step)
+    call = call_request(trace, args.step)
     if args.style == "json":
         print(to_json(call))
     else:
@@ -238,7 +238,7 @@ def _saved_arena_html(arena_id: str, owner: str, gold: str | None) -> str:
     from react_core.evaluation.arena_html import arena_to_html
     from react_core.history import open_history
 
-    if not environment.value("REACT_HISTORY_URL") and not history_db().is_file():
+    if not environment.environment_value("REACT_HISTORY_URL") and not history_db().is_file():
         raise UsageError(f"no history at {history_db()} (set REACT_HISTORY_DB or REACT_HISTORY_URL)")
     store = open_history(owner)
     found = store.arena(arena_id)

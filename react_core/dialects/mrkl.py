@@ -159,7 +159,7 @@ class MrklFormat(LangChainSteps):
         if action is None:
             return f"Final Answer: {final_answer or ''}"
         written = action.input if takes_json(action.tool) else self._written_input(action.input)
-        return f"Action: {tool_specs.label(action.tool)}\nAction Input: {written}"
+        return f"Action: {tool_specs.tool_label(action.tool)}\nAction Input: {written}"
 
     @staticmethod
     def _written_input(value: str) -> str:
@@ -169,8 +169,8 @@ class MrklFormat(LangChainSteps):
     def title_of(self, tool: str, value: str) -> str:
         if tool == FINISH:
             return f"Final Answer: {value}"
-        return f"{tool_specs.label(tool)}: {value}"
+        return f"{tool_specs.tool_label(tool)}: {value}"
 
     def reminder(self, tools: list[str]) -> str:
-        forms = [f"`Action: {tool_specs.label(t)}` / `Action Input: {tool_specs.example(t)}`" for t in tools]
+        forms = [f"`Action: {tool_specs.tool_label(t)}` / `Action Input: {tool_specs.example(t)}`" for t in tools]
         return "Write one thought, then exactly one action: " + ", ".join(forms) + ", or `Final Answer: …`."

@@ -46,6 +46,27 @@ from react_core.report.exports import plural
 from react_core.report.grounding import Grounding, check_grounding
 from react_core.telemetry.live import LiveTarget
 
+__all__ = [
+    "ARENA_STRATEGIES",
+    "Arena",
+    "ColumnEvent",
+    "ColumnResult",
+    "DIFFERENCE_MARK",
+    "DIRECT",
+    "MAX_COLUMNS",
+    "MIN_COLUMNS",
+    "ORIGIN",
+    "SAME_ACTIONS",
+    "Variant",
+    "check_variants",
+    "column_label",
+    "figure_one",
+    "first_difference",
+    "line_up",
+    "run_budget",
+    "saved_columns",
+]
+
 ARENA_STRATEGIES = ("standard", "cot", "act", "react")  # the paper's Figure 1, in its order
 DIRECT = ("standard", "cot")  # answer in one call, no tools
 MIN_COLUMNS, MAX_COLUMNS = 2, 4

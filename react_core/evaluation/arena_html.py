@@ -28,6 +28,8 @@ from react_core.evaluation.parting import Parting, first_parting
 from react_core.report.exports import file_stem, plural, summary_line
 from react_core.report.html import STYLE, answer_section, esc, page, para, settings_line, step_section
 
+__all__ = ["ARENA_STYLE", "arena_file_name", "arena_to_html"]
+
 # Added to the single-run stylesheet: the grid of columns and the colours of the marks.
 ARENA_STYLE = (
     STYLE
@@ -71,7 +73,7 @@ def arena_to_html(results: Sequence[ColumnResult], *, arena_id: str | None = Non
     body = [*_header(results, arena_id, saved_at, parting, names), f'<main class="scroll"><div class="grid cols-{n}">']
     for i, result in enumerate(results):
         body.append(_column_head(result, i, own_question=len({t.question for t in traces}) > 1))
-    rebuilt = [call_records.texts(t.steps) for t in traces]
+    rebuilt = [call_records.call_texts(t.steps) for t in traces]
     for k, row in enumerate(line_up([t.steps for t in traces])):
         if parting is not None and k == differ:
             mark = f"▼ {parting.said(names)}"

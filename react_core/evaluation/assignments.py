@@ -15,6 +15,16 @@ from react_core.evaluation.repeats import base_id, common_questions
 from react_core.evaluation.results import StrategyResults
 from react_core.report.checks import grounded, reference_checks
 
+__all__ = [
+    "MARKER",
+    "assignment_of",
+    "best_per_student",
+    "references_from",
+    "submission_of",
+    "submitter",
+    "write_assignment_file",
+]
+
 MARKER = "assignment.json"  # in an evaluation's folder: the assignment whose questions it ran
 
 

@@ -48,6 +48,19 @@ from react_core.providers.base import Provider
 from react_core.report.checks import worth_learning
 from react_core.telemetry.live import LiveTarget
 
+__all__ = [
+    "BootstrapPlan",
+    "BootstrapResult",
+    "Candidate",
+    "ProgressHandler",
+    "bootstrap",
+    "candidate_sets",
+    "check_bootstrap",
+    "qualified_examples",
+    "split",
+    "write_example",
+]
+
 ProgressHandler = Callable[[dict[str, Any]], None]
 
 

@@ -3,9 +3,9 @@ model) and fine-tuned (the method's own adapter, trained on its own gold traject
 answering its zero-shot prompt), on held-out dev questions none of them trained on.
 
 Each of the eight cells is an evaluation of its own (``run_evaluation``: resumable, one results file a cell) in one
-folder; ``figure`` reads the folder back as EM and F1 with 95 % bootstrap intervals (``repeats.score``), ``section``
-writes it for docs/evaluation.md between its markers. Training the adapters is the command line's job (``figure3``),
-not this module's: here an adapter is a file. UI-free.
+folder; ``figure`` reads the folder back as EM and F1 with 95 % bootstrap intervals
+(``repeats.score_results``), ``section`` writes it for docs/evaluation.md between its markers. Training the adapters
+is the command line's job (``figure3``), not this module's: here an adapter is a file. UI-free.
 """
 
 from __future__ import annotations
@@ -18,10 +18,31 @@ from typing import Any
 from react_core.base.paths import PROJECT_ROOT
 from react_core.evaluation import results
 from react_core.evaluation.paper import STRATEGY_LABELS
-from react_core.evaluation.repeats import Scores, score
+from react_core.evaluation.repeats import Scores, score_results
 from react_core.evaluation.run import EvalPlan, run_evaluation
 from react_core.evaluation.strategies import DEFAULT_PRESETS
 from react_core.loop.settings import RunSettings
+
+__all__ = [
+    "BEGIN",
+    "Cell",
+    "DEFAULT_DIR",
+    "DOC",
+    "END",
+    "METHODS",
+    "TUNED_PRESETS",
+    "VARIANTS",
+    "cell_minutes",
+    "cell_records",
+    "cells",
+    "figure3_scores",
+    "figure3_table",
+    "held_out_scores",
+    "markdown",
+    "plan_for",
+    "run_cells",
+    "section",
+]
 
 METHODS = ("standard", "cot", "act", "react")
 VARIANTS = ("prompted", "fine-tuned")
@@ -88,7 +109,7 @@ def run_cells(
 
 def figure3_scores(out_dir: Path) -> dict[tuple[str, str], Scores]:
     """The scores of each cell there are results for, by (method, variant)."""
-    return {(method, variant): score(records) for method, variant, records in cell_records(out_dir)}
+    return {(method, variant): score_results(records) for method, variant, records in cell_records(out_dir)}
 
 
 def cell_records(out_dir: Path) -> list[tuple[str, str, list[dict[str, Any]]]]:
@@ -142,7 +163,7 @@ def held_out_scores(records: list[dict[str, Any]]) -> dict[str, Any]:
     from react_core.base.trace import Trace
     from react_core.report.grounding import check_grounding
 
-    s = score(records)
+    s = score_results(records)
     kinds = [check_grounding(Trace.from_dict(r["trace"])).kind for r in records]
     answered = sum(1 for k in kinds if k != "no_answer")
     yes_no = kinds.count("yes_no")

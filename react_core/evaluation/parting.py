@@ -13,6 +13,8 @@ from react_core.base.trace import Step
 from react_core.evaluation.arena import DIFFERENCE_MARK, first_difference
 from react_core.report.edits import Edit
 
+__all__ = ["Parting", "edit_positions", "first_parting"]
+
 
 @dataclass(frozen=True)
 class Parting:

@@ -36,12 +36,72 @@ from react_core.providers import model_choice_label, model_label, provider_class
 from react_core.providers.choice import ModelChoice
 from react_core.tools import DEFAULT_SENTENCES
 
+__all__ = [
+    "EvalPlan",
+    "HOSTED_CONCURRENCY",
+    "HOSTED_RPM",
+    "PlanDefaults",
+    "StrategyNeeds",
+    "Unit",
+    "VERSIONED",
+    "check_plan",
+    "load_plan_questions",
+    "model_slug",
+    "plan_defaults",
+    "strategy_config",
+    "strategy_needs",
+    "unit_strategy",
+]
+
 # Hosted providers: questions at once, and model calls a minute across them (shared by every job of the key; a 429
 # with Retry-After slows it down, ``providers.rate_limit``). 8 at once is Inspect AI's and promptfoo's order of
 # magnitude; 1000 calls a minute lets 8 questions of 0.5 s calls run unhindered.
 HOSTED_CONCURRENCY = 8
 HOSTED_RPM = 1000.0
 VERSIONED = ("act", "react")  # the strategies a plan's ``versions`` apply to: one prompt each, the agent's
+
+
+@dataclass(frozen=True)
+class PlanDefaults:
+    """An evaluation before anyone changes it: the paper's setup for its task (``EvalPlan``'s own defaults) and the
+    hosted models' pace. What the Evaluate page starts from, says, and goes back to."""
+
+    max_calls: int = PAPER_REACT_STEPS
+    tools: tuple[str, ...] = PAPER_TOOLS
+    temperature: float = PAPER_TEMPERATURE
+    samples: int = PAPER_SC_SAMPLES
+    sc_temperature: float = SC_TEMPERATURE
+    concurrency: int = HOSTED_CONCURRENCY
+    rpm: float = HOSTED_RPM
+    presets: dict[str, str] = field(default_factory=dict)  # each role's prompt, as the paper ran the task
+
+
+def plan_defaults(task: Task = HOTPOTQA) -> PlanDefaults:
+    return PlanDefaults(presets=dict(task.presets))
+
+
+@dataclass(frozen=True)
+class StrategyNeeds:
+    """What a set of strategies asks for before it runs: a prompt for each of ``roles`` (in the order of
+    ``ROLE_MODES``), a budget and tools (``agent``: Act, ReAct and the hybrids), CoT-SC samples (``sampling``), and
+    whether it can compare prompt versions (``versions``: Act and ReAct alone, for ``versioned_roles``)."""
+
+    roles: tuple[str, ...]
+    agent: bool
+    sampling: bool
+    versions: bool
+    versioned_roles: tuple[str, ...]
+
+
+def strategy_needs(strategies: list[str] | tuple[str, ...]) -> StrategyNeeds:
+    roles = tuple(r for r in ROLE_MODES if any(r in ROLES[s] for s in strategies))
+    return StrategyNeeds(
+        roles=roles,
+        agent=any(s in AGENTS for s in strategies),
+        sampling=any(s in SAMPLING for s in strategies),
+        versions=bool(strategies) and set(strategies) <= set(VERSIONED),
+        versioned_roles=tuple(r for r in roles if r in VERSIONED),
+    )
 
 
 class Unit(NamedTuple):
@@ -150,6 +210,11 @@ class EvalPlan:
                     Unit(f"{strategy}@{v}{suffix}", strategy, {**presets, strategy: v}, v, m) for v in self.versions
                 ]
         return out
+
+
+def unit_strategy(key: str) -> str:
+    """The strategy a unit's key names (``react@paper@2+local-x``: ``react``); a key of no strategy is its own."""
+    return next((s for s in STRATEGIES if key == s or key.startswith((f"{s}@", f"{s}+"))), key)
 
 
 def model_slug(settings: RunSettings) -> str:

@@ -21,6 +21,24 @@ from react_core.base.errors import ConfigError
 from react_core.base.nesting import TooDeep, loads_json
 from react_core.evaluation.data import Question, is_fever_file, load_claims, load_questions
 
+__all__ = [
+    "MAX_ANSWER_CHARS",
+    "MAX_BYTES",
+    "MAX_ID_CHARS",
+    "MAX_QUESTIONS",
+    "MAX_QUESTION_CHARS",
+    "QuestionSetError",
+    "SUFFIXES",
+    "add_run_to_question_set",
+    "dump_jsonl",
+    "is_question_set",
+    "load_any",
+    "load_question_set",
+    "parse_question_set",
+    "save_question_set_upload",
+    "write_set_file",
+]
+
 SUFFIXES = (".csv", ".jsonl")
 MAX_BYTES = 2_000_000  # a file larger than this is refused before it is read
 MAX_QUESTIONS = 5_000
@@ -178,14 +196,14 @@ def dump_jsonl(questions: list[dict[str, str]] | list[Question]) -> str:
 # -- sets kept in a person's history ----------------------------------------------------------------------
 
 
-def save_upload(store: Any, name: str, data: bytes, filename: str) -> list[Question]:
+def save_question_set_upload(store: Any, name: str, data: bytes, filename: str) -> list[Question]:
     """Check an uploaded file and keep it as the owner's set ``name`` (replacing one of that name)."""
     questions = parse_question_set(data, filename)
     store.save_question_set(name, [_item(q) for q in questions])
     return questions
 
 
-def add_run(store: Any, name: str, question: str, answer: str, *, run_id: int | None = None) -> int:
+def add_run_to_question_set(store: Any, name: str, question: str, answer: str, *, run_id: int | None = None) -> int:
     """Add a run's question with its (corrected) answer to the owner's set ``name``, made when missing; returns the
     set's size. The new row is checked by the same rules as a file's rows, and may not repeat a question."""
     saved = store.get_question_set(name)

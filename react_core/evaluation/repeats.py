@@ -26,6 +26,25 @@ from react_core.base.trace import Trace
 from react_core.evaluation.data import Question
 from react_core.report.checks import Checks, run_checks
 
+__all__ = [
+    "Comparison",
+    "LEVEL",
+    "MAX_REPETITIONS",
+    "RESAMPLES",
+    "SEED",
+    "Score",
+    "Scores",
+    "base_id",
+    "bootstrap_interval",
+    "by_question",
+    "common_questions",
+    "compare_results",
+    "passes",
+    "record_checks",
+    "repeated",
+    "score_results",
+]
+
 MAX_REPETITIONS = 20
 RESAMPLES = 2000
 SEED = 0
@@ -99,7 +118,7 @@ def record_checks(record: dict[str, Any], checks: Checks | None = None) -> dict[
     return run_checks(Trace.from_dict(record["trace"]), checks)
 
 
-def score(records: Iterable[dict[str, Any]], checks: Checks | None = None) -> Scores:
+def score_results(records: Iterable[dict[str, Any]], checks: Checks | None = None) -> Scores:
     """The scores of one strategy's results (several runs of a question count as one question)."""
     grouped = by_question(records)
     verdicts = {qid: [record_checks(r, checks) for r in runs] for qid, runs in grouped.items()}
@@ -159,7 +178,7 @@ def common_questions(baseline: Iterable[dict[str, Any]], current: Iterable[dict[
     ]
 
 
-def compare(baseline: Iterable[dict[str, Any]], current: Iterable[dict[str, Any]]) -> Comparison:
+def compare_results(baseline: Iterable[dict[str, Any]], current: Iterable[dict[str, Any]]) -> Comparison:
     baseline, current = list(baseline), list(current)
     base, here = by_question(baseline), by_question(current)
     common = set(common_questions(baseline, current))

@@ -16,6 +16,8 @@ from react_core.evaluation.strategies import STRATEGIES
 from react_core.evaluation.summary import ENDINGS
 from react_core.evaluation.tasks import HOTPOTQA, TASKS, Task
 
+__all__ = ["PAPER_N", "header_rows", "load_groups", "markdown_table", "missing_row", "result_label", "row"]
+
 PAPER_N = 500
 
 
@@ -26,7 +28,7 @@ def header_rows(models: bool = False, task: Task = HOTPOTQA) -> list[str]:
     return ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
 
 
-def label(r: StrategyResults, groups: list[StrategyResults] = ()) -> str:
+def result_label(r: StrategyResults, groups: list[StrategyResults] = ()) -> str:
     """The strategy's name in the paper's table, and the file's when another file holds the same strategy."""
     name = STRATEGY_LABELS.get(r.strategy, r.strategy)
     twins = [g for g in groups if g.strategy == r.strategy]
@@ -35,7 +37,13 @@ def label(r: StrategyResults, groups: list[StrategyResults] = ()) -> str:
 
 def row(r: StrategyResults, groups: list[StrategyResults] = (), models: bool = False) -> str:
     s, task = r.summary(), r.task
-    cells = [label(r, groups), r.version or "—", *([r.model or "—"] if models else []), str(s.n), f"{100 * s.em:.1f}"]
+    cells = [
+        result_label(r, groups),
+        r.version or "—",
+        *([r.model or "—"] if models else []),
+        str(s.n),
+        f"{100 * s.em:.1f}",
+    ]
     cells += ([f"{100 * s.f1:.1f}"] if task.f1 else []) + [f"{100 * s.well_formed:.1f}%"]
     cells += [str(s.ended.get(reason, 0)) for reason in ENDINGS]
     figure = r.paper_figure  # beside the paper's own data only: a person's questions are not what it scored

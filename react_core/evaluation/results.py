@@ -9,10 +9,10 @@ The first line of a file is its header, which says how the results were made::
      "versions": {"react": "hotpotqa-react@1"}, "model": "On-device (llama.cpp) · gemma-3-270m-it-Q4_K_M.gguf"}
 
 A FEVER file's config also says ``"task": "fever"`` (a file without one is HotpotQA's). ``versions`` is the prompt
-version each role ran, by number (``StrategyResults.version``; ``by_version`` groups
+version each role ran, by number (``StrategyResults.version``; ``results_by_version`` groups
 results by it); files written before it existed name their version in their traces, if at all. ``model`` is the model
-the results were made with, in words (``StrategyResults.model``; ``by_model`` groups by it); files written before it
-existed are named from their config's provider and model.
+the results were made with, in words (``StrategyResults.model``; ``results_by_model`` groups by it); files written
+before it existed are named from their config's provider and model.
 
 Every other line is one question's result (``harness.result_record``), appended as the question finishes: a crash
 loses at most a line cut short, which is skipped when read. A resumed run appends to the same file and refuses one
@@ -36,6 +36,25 @@ from react_core.evaluation.strategies import STRATEGIES
 from react_core.evaluation.summary import Summary, summarize
 from react_core.evaluation.tasks import HOTPOTQA, TASKS, Task, is_dev_name
 from react_core.providers import PROVIDERS, model_choice_label
+
+__all__ = [
+    "Evaluation",
+    "HEADER",
+    "StrategyResults",
+    "VERSION",
+    "append",
+    "list_evaluations",
+    "load_evaluation",
+    "load_file",
+    "new_evaluation_folder",
+    "now",
+    "prepare",
+    "read_file",
+    "read_results",
+    "result_path",
+    "results_by_model",
+    "results_by_version",
+]
 
 HEADER = "header"
 VERSION = 1
@@ -145,7 +164,7 @@ def append(path: str | Path, record: dict[str, Any]) -> None:
         f.write((json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8"))
 
 
-def new_folder(root: str | Path | None = None) -> Path:
+def new_evaluation_folder(root: str | Path | None = None) -> Path:
     """A fresh folder for an evaluation, named after the time it starts (UTC), under ``evaluations_dir()``."""
     root = Path(root) if root is not None else evaluations_dir()
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
@@ -288,7 +307,7 @@ def load_evaluation(folder: str | Path) -> Evaluation:
     return Evaluation(folder, created, results)
 
 
-def by_version(
+def results_by_version(
     evaluations: list[Evaluation], version: str | None = None
 ) -> dict[str, list[tuple[Evaluation, StrategyResults]]]:
     """Every results file of ``evaluations`` grouped by the prompt version it was made with (``''`` for files that
@@ -301,10 +320,11 @@ def by_version(
     return dict(sorted(groups.items()))
 
 
-def by_model(
+def results_by_model(
     evaluations: list[Evaluation], model: str | None = None
 ) -> dict[str, list[tuple[Evaluation, StrategyResults]]]:
-    """Every results file of ``evaluations`` grouped by the model it was made with, as ``by_version`` by version."""
+    """Every results file of ``evaluations`` grouped by the model it was made with, as ``results_by_version`` by
+    version."""
     groups: dict[str, list[tuple[Evaluation, StrategyResults]]] = {}
     for e in evaluations:
         for r in e.results:

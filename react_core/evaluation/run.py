@@ -50,6 +50,8 @@ from react_core.providers.allowance import OPERATOR, Allowance
 from react_core.providers.base import Provider
 from react_core.telemetry.live import LiveTarget
 
+__all__ = ["EvalPlan", "EvalRun", "ProgressHandler", "VERSIONED", "resolved", "run_evaluation"]
+
 ProgressHandler = Callable[[dict[str, Any]], None]
 
 

@@ -38,6 +38,33 @@ from react_core.presets.store import PresetStore
 from react_core.providers.base import CompletionRequest, Provider
 from react_core.telemetry.live import LiveTarget
 
+__all__ = [
+    "AGENTS",
+    "COMPONENTS",
+    "DEFAULT_PRESETS",
+    "DIRECT_LEADS",
+    "DIRECT_STOPS",
+    "EvalContext",
+    "Outcome",
+    "PAPER_REACT_STEPS",
+    "PAPER_SC_SAMPLES",
+    "PAPER_TEMPERATURE",
+    "PAPER_TOOLS",
+    "ROLES",
+    "ROLE_MODES",
+    "SAMPLING",
+    "SC_TEMPERATURE",
+    "STRATEGIES",
+    "UNSCORED",
+    "direct_request",
+    "role_of",
+    "role_presets",
+    "run_agent_strategy",
+    "run_cot_sc",
+    "run_direct",
+    "run_strategy",
+]
+
 STRATEGIES = ("standard", "cot", "cot-sc", "act", "react", "cot-sc-react", "react-cot-sc")
 # The prompts (roles) each strategy uses: a preset per role, of the role's mode.
 ROLES = {
@@ -230,7 +257,7 @@ def run_cot_sc(question: str, ctx: EvalContext, strategy: str = "cot-sc") -> Out
     request = direct_request(preset, question, ctx.sc_temperature, ctx.provider.extra_stops)
     drawn: list[Reply] = []
     for i in range(1, ctx.samples + 1):
-        previous = call_records.texts(trace.steps)[-1] if trace.steps else None
+        previous = call_records.call_texts(trace.steps)[-1] if trace.steps else None
         try:
             if i == 1:  # all at once where the provider can (the on-device model's batch), else one by one
                 with cancel.scope(ctx.cancel):

@@ -14,6 +14,8 @@ from typing import Any
 
 from react_core.base.trace import STOP_REASONS
 
+__all__ = ["ENDINGS", "Summary", "summarize"]
+
 ENDINGS = tuple(r for r in STOP_REASONS if r not in ("error", "cancelled", "paused"))  # an evaluation never pauses
 
 

@@ -20,6 +20,21 @@ from react_core.evaluation.data import is_fever_file
 from react_core.evaluation.paper import PAPER_FEVER_ACC, PAPER_HOTPOTQA_EM
 from react_core.evaluation.strategies import DEFAULT_PRESETS
 
+__all__ = [
+    "FEVER",
+    "HOTPOTQA",
+    "PAPER_500",
+    "TASKS",
+    "Task",
+    "dataset_task",
+    "fever_scores",
+    "is_dev_name",
+    "paper_data",
+    "qa_scores",
+    "task_for",
+    "task_named",
+]
+
 PAPER_500 = "react_paper_eval_500_indices.json"  # the rows the paper scored, beside each task's dev file
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from react_core.base.environment import value
+from react_core.base.environment import environment_value
 from react_core.base.trace_schema import MAX_IMPORT_BYTES, parse_trace_json
 from react_core.history.arenas import ArenaSummary
 from react_core.history.conversations import ConversationSummary
@@ -46,7 +46,7 @@ def open_history(owner: str = "", *, url: str | None = None, path: str | Path | 
     """The history of ``owner`` ('' for the local single-user app): PostgreSQL at ``url`` (default
     REACT_HISTORY_URL) when set, else SQLite at ``path`` (default REACT_HISTORY_DB, else the user data folder).
     Never raises for the storage: ask the store's ``status()``."""
-    url = value("REACT_HISTORY_URL") if url is None else url.strip()
+    url = environment_value("REACT_HISTORY_URL") if url is None else url.strip()
     if url:
         from react_core.history.postgres import PostgresStore
 

@@ -23,6 +23,16 @@ from react_core.history.migrations import Tx
 from react_core.history.records import column_text, now, row_id
 from react_core.history.shares import new_token, well_formed
 
+__all__ = [
+    "Assignment",
+    "AssignmentStore",
+    "MAX_ASSIGNMENT_NAME_CHARS",
+    "MAX_STUDENT_CHARS",
+    "MAX_SUBMISSION_BYTES",
+    "SUBMISSION_COLUMNS",
+    "Submission",
+]
+
 MAX_ASSIGNMENT_NAME_CHARS = 80
 MAX_SUBMISSION_BYTES = 20_000_000  # a submission's runs (traces) together
 MAX_STUDENT_CHARS = 200

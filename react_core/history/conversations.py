@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 from react_core.history.records import RunRecord
 
+__all__ = ["ConversationSummary", "conversation_turns", "summary"]
+
 
 @dataclass(frozen=True)
 class ConversationSummary:
@@ -25,7 +27,7 @@ class ConversationSummary:
     last_run: int
 
 
-def turns(records: list[RunRecord]) -> list[RunRecord]:
+def conversation_turns(records: list[RunRecord]) -> list[RunRecord]:
     """The runs of one conversation (oldest first) as its turns: a retry replaces the failed turn it retried (the
     latest earlier turn with the same question that ended in an error), wherever that turn stands; a retry of a turn
     that was never saved (it failed before its first step) is a turn of its own."""
@@ -42,7 +44,7 @@ def turns(records: list[RunRecord]) -> list[RunRecord]:
 
 
 def summary(conversation: str, records: list[RunRecord]) -> ConversationSummary | None:
-    shown = turns(records)
+    shown = conversation_turns(records)
     if not shown:
         return None
     last = shown[-1]

@@ -18,6 +18,29 @@ from react_core.base.text import scrub, scrub_value
 from react_core.base.trace import Trace
 from react_core.base.trace_schema import load_trace_json
 
+__all__ = [
+    "COLUMNS",
+    "IMPORTED",
+    "MAX_ID",
+    "MAX_OWNER_CHARS",
+    "MAX_PRESET_BYTES",
+    "MAX_PRESET_NAME_CHARS",
+    "MAX_SEARCH_TERMS",
+    "RunRecord",
+    "SavedVersion",
+    "check_owner",
+    "check_version",
+    "column_text",
+    "like_patterns",
+    "now",
+    "record",
+    "row_id",
+    "run_row",
+    "safe_setting",
+    "search_text",
+    "with_trace",
+]
+
 # A remembered setting may never look like a secret, whatever a future settings field is called.
 _SECRET_NAME = re.compile(r"key|token|secret|password|credential", re.IGNORECASE)
 MAX_OWNER_CHARS = 200

@@ -18,7 +18,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from react_core.base.environment import value
+from react_core.base.environment import environment_value
 
 KEY_VARIABLE = "REACT_CREDENTIALS_KEY"
 SERVERS = "mcp_servers"  # the setting whose entries may carry headers
@@ -27,7 +27,7 @@ SEALED_PREFIX = "sealed:"  # a text sealed whole (an MCP server's OAuth tokens: 
 
 
 def _fernet(env: Mapping[str, str] | None = None) -> Any:
-    secret = value(KEY_VARIABLE, env)
+    secret = environment_value(KEY_VARIABLE, env)
     if not secret:
         return None
     from cryptography.fernet import Fernet

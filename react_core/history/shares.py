@@ -20,6 +20,18 @@ from react_core.base.trace import Trace
 from react_core.history.migrations import Tx
 from react_core.history.records import COLUMNS, RunRecord, now, record, row_id, with_trace
 
+__all__ = [
+    "CALLS_LEFT_OUT",
+    "Share",
+    "ShareStore",
+    "SharedView",
+    "TOKEN_BYTES",
+    "TOKEN_SHAPE",
+    "new_token",
+    "shared_view",
+    "well_formed",
+]
+
 TOKEN_BYTES = 32
 # What a token looks like (token_urlsafe's alphabet, its length for TOKEN_BYTES); anything else is refused unread.
 TOKEN_SHAPE = re.compile(r"[A-Za-z0-9_-]{43}")

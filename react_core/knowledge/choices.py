@@ -8,11 +8,13 @@ so it only ever names a wikipedia.org host) or the operator's REACT_WIKI_URL. An
 
 from __future__ import annotations
 
-from react_core.base.environment import value
+from react_core.base.environment import environment_value
 from react_core.base.paths import pack_file
 from react_core.base.visitor_rule import among_paths, refusal
 from react_core.knowledge.reach import check_wiki_url
 from react_core.knowledge.spec import is_pack, pack_path, pack_text
+
+__all__ = ["check_knowledge", "pack_choices", "thread_visitor"]
 
 
 def thread_visitor(visitor: bool | None) -> bool:
@@ -27,7 +29,7 @@ def thread_visitor(visitor: bool | None) -> bool:
 def pack_choices() -> list[str]:
     """The offline packs the operator offers visitors, as paths (the default pack first)."""
     packs = [str(pack_file())]
-    configured = value("REACT_KNOWLEDGE")
+    configured = environment_value("REACT_KNOWLEDGE")
     if is_pack(configured) and pack_text(configured):
         packs.append(pack_text(configured))
     return list(dict.fromkeys(packs))

@@ -70,7 +70,6 @@ class PackStats:
     duplicates: int = 0
     skipped: int = 0
     disambiguation: int = 0
-    redirects: int = 0
     questions: int = 0  # records read
     stored_questions: int = 0  # distinct questions kept (the shared files repeat two)
     files: list[str] = field(default_factory=list)
@@ -113,7 +112,10 @@ def is_disambiguation(sentences: Sequence[str]) -> bool:
 
 
 class PackWriter:
-    """Collects pages and redirects, then ``finish()`` indexes them and moves the file into place."""
+    """Collects pages, then ``finish()`` indexes them and moves the file into place. Its ``redirects`` table stays
+    empty (HotpotQA's paragraphs hold none); the reader and the local wiki server follow a pack's redirects as
+    MediaWiki does, which is how the offline tests drive the live client's redirect handling
+    (``tests/wiki_helpers.py`` writes two)."""
 
     def __init__(self, path: str | Path, *, description: str = "offline pack", corpus: str = "pages") -> None:
         """``description`` names the pack in notes ("answered from the offline pack (…)"); ``corpus`` says what its
@@ -184,13 +186,6 @@ class PackWriter:
         self.stats.articles += 1
         self.stats.disambiguation += int(disambiguation)
         return True
-
-    def add_redirect(self, source: str, target: str) -> None:
-        self._db.execute(
-            "INSERT OR REPLACE INTO redirects(source, target) VALUES (?, ?)",
-            (clean_title(source), clean_title(target)),
-        )
-        self.stats.redirects += 1
 
     def add_question(self, question: PackQuestion) -> bool:
         """Keep a question the pack can answer (cleaned like titles and text); False when it is a repeat."""

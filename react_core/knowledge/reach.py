@@ -14,7 +14,7 @@ import threading
 import time
 from urllib.parse import urlsplit
 
-from react_core.base.environment import value
+from react_core.base.environment import environment_value
 from react_core.base.errors import ConfigError
 from react_core.base.visitor_rule import refusal
 
@@ -32,7 +32,7 @@ _probes: dict[str, threading.Thread] = {}
 def check_wiki_url(wiki_url: str | None) -> None:
     """ConfigError when a visitor's MediaWiki API URL is not the operator's (REACT_WIKI_URL): in public demo and
     signed-in modes the server fetches only from the operator's endpoint, or from Wikipedia."""
-    operators = value("REACT_WIKI_URL")
+    operators = environment_value("REACT_WIKI_URL")
     if wiki_url and wiki_url.strip() not in ("", operators):
         instead = "leave it empty for the operator's wiki" if operators else "leave it empty for Wikipedia"
         raise refusal("the MediaWiki API URL", instead)
@@ -43,9 +43,9 @@ def endpoint_for(wiki_url: str | None = None, language: str | None = None, *, vi
     if ``visitor`` (the setting is a visitor's) and the URL is not the operator's (``check_wiki_url``)."""
     if visitor:
         check_wiki_url(wiki_url)
-    url = wiki_url or value("REACT_WIKI_URL")
+    url = wiki_url or environment_value("REACT_WIKI_URL")
     if not url:
-        language = (language or value("REACT_WIKI_LANGUAGE") or "en").strip().lower()
+        language = (language or environment_value("REACT_WIKI_LANGUAGE") or "en").strip().lower()
         if not _LANGUAGE.fullmatch(language):
             raise ConfigError(f"Wikipedia language {language!r} is not a language code such as 'en', 'de' or 'pt-br'.")
         return f"https://{language}.wikipedia.org/w/api.php"

@@ -12,6 +12,19 @@ from typing import Any
 
 from react_core.base.errors import ConfigError
 
+__all__ = [
+    "PACK_STOOD_IN",
+    "WIKIPEDIA",
+    "is_pack",
+    "knowledge_answered",
+    "knowledge_label",
+    "pack_path",
+    "pack_spec",
+    "pack_text",
+    "stood_in",
+    "text_credit",
+]
+
 WIKIPEDIA = "wikipedia"
 _PACK = "pack:"
 

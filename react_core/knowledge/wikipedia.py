@@ -24,7 +24,7 @@ from typing import Any
 
 import httpx2
 
-from react_core.base.environment import value
+from react_core.base.environment import environment_value
 from react_core.base.errors import ConfigError
 from react_core.knowledge import reach
 from react_core.knowledge.api_client import ApiClient
@@ -54,7 +54,7 @@ PAGE_PARAMS = {
 
 def user_agent(contact: str | None = None) -> str:
     """Wikimedia's policy asks for a client name and a way to reach its operator."""
-    contact = contact or value("REACT_WIKI_CONTACT") or DEFAULT_CONTACT
+    contact = contact or environment_value("REACT_WIKI_CONTACT") or DEFAULT_CONTACT
     return f"ReActLab/{CLIENT_VERSION} (+{contact}) httpx2/{httpx2.__version__}"
 
 
@@ -83,14 +83,6 @@ class WikipediaSource:
             if source is None:
                 source = cls._shared[key] = cls(endpoint, contact=contact, fallback_pack=fallback_pack, **options)
             return source
-
-    @classmethod
-    def shutdown_shared(cls) -> None:
-        """Close every shared source (tests, and a process that is about to exit)."""
-        with cls._shared_lock:
-            sources, cls._shared = list(cls._shared.values()), {}
-        for source in sources:
-            source.shutdown()
 
     def __init__(
         self,

@@ -20,6 +20,8 @@ from react_core.base.trace import Action, Observation
 from react_core.tools.mcp_asks import declined as declined
 from react_core.tools.registry import ToolRegistry
 
+__all__ = ["act", "asking", "declined"]
+
 _DONE = object()
 
 

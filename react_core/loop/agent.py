@@ -190,7 +190,7 @@ class Agent:
         system = render_prefix(cfg.preset, cfg.tools.names, trace.question)
         question_block = render_question(cfg.preset, trace.question, trace.context)
         scratchpad = "".join(self.dialect.render_step(s) for s in trace.steps)
-        previous = call_records.texts(trace.steps)[-1] if trace.steps else None
+        previous = call_records.call_texts(trace.steps)[-1] if trace.steps else None
         index = len(trace.steps) + 1
         # The budget counts model calls; a reply with several tool calls gives several steps.
         for _ in range(cfg.max_calls if calls is None else calls):

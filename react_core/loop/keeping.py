@@ -26,6 +26,8 @@ from react_core.history import open_history
 from react_core.report.expected import expected_answer_for
 from react_core.telemetry.live import LiveTarget, export_finished_run
 
+__all__ = ["Claimed", "Keeping", "Kept", "UNKEPT", "claim", "finish", "log", "worth_keeping"]
+
 log = logging.getLogger(__name__)
 
 

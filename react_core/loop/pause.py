@@ -47,6 +47,22 @@ from react_core.presets.check import check_action
 from react_core.tools.mcp_asks import answered, summary
 from react_core.tools.registry import MAX_OBSERVATION_CHARS, bounded
 
+__all__ = [
+    "DECISIONS",
+    "DEFAULT_ALTERNATIVES",
+    "DEFAULT_TEMPERATURE",
+    "Decision",
+    "MAX_ALTERNATIVES",
+    "WRITTEN_NOTE",
+    "calls_spent",
+    "cannot_go_on",
+    "log",
+    "parse_decision",
+    "pending_step",
+    "resume",
+    "tool_call_text",
+]
+
 log = logging.getLogger(__name__)
 DECISIONS = ("run", "edit", "observe", "regenerate", "pick", "stop", "answer")
 DEFAULT_ALTERNATIVES = 3
@@ -300,7 +316,7 @@ def _draw(agent: Agent, trace: Trace, step: Step, decision: Decision, drawn: lis
     ``drawn`` as each arrives (so a failure keeps the ones before it)."""
     request = replace(agent.request_at(trace, step.index), temperature=float(decision.temperature))
     earlier = [s for s in trace.steps if s.index < step.index]
-    previous = call_records.texts(earlier)[-1] if earlier else None
+    previous = call_records.call_texts(earlier)[-1] if earlier else None
     for _ in range(decision.k):
         yield StepStarted(step.index)
         reply = yield from agent.generate(request, step.index)

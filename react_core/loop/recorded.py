@@ -18,6 +18,8 @@ from react_core.loop.settings import RunSettings
 from react_core.providers import PROVIDERS, provider_class
 from react_core.providers.choice import ModelChoice
 
+__all__ = ["GOES_ON_WITH", "recorded_settings", "settings_of"]
+
 GOES_ON_WITH = ("temperature", "max_calls", "knowledge", "tools")  # besides its provider, model, prompt and grammar
 
 

@@ -19,6 +19,8 @@ from react_core.loop.settings import RunSettings
 from react_core.presets.preset import Preset
 from react_core.providers.base import Provider
 
+__all__ = ["ask", "stream", "warm_up"]
+
 
 def stream(
     question: str,

@@ -42,6 +42,8 @@ from react_core.presets.preset import Preset
 from react_core.providers.allowance import Allowance
 from react_core.providers.base import Provider
 
+__all__ = ["Answer", "Run", "RunRequest", "log", "resume_saved"]
+
 log = logging.getLogger(__name__)
 Answer = Callable[[Provider], Iterator[Event]]
 

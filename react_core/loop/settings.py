@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
-from react_core.base.environment import value
+from react_core.base.environment import environment_value
 from react_core.base.errors import ConfigError
 from react_core.base.tool_specs import is_tool_name
 from react_core.base.trace import BREAKPOINTS, current_names
@@ -25,6 +25,19 @@ from react_core.providers.file_choices import check_files
 from react_core.providers.scripted import checked_outputs
 from react_core.tools import DEFAULT_SENTENCES, TOOL_ORDER, build_tools
 from react_core.tools.mcp_config import all_servers, missing_servers, own_entry
+
+__all__ = [
+    "MAX_CALLS_LIMIT",
+    "RunSettings",
+    "TEMPERATURES",
+    "adapter_recorded",
+    "build_run_config",
+    "check_temperature",
+    "default_preset",
+    "default_provider",
+    "provider_for",
+    "resolve_preset",
+]
 
 MAX_CALLS_LIMIT = 20
 TEMPERATURES = (0.0, 2.0)  # the sampling temperatures a run, a step-mode draw or CoT-SC may ask for
@@ -41,7 +54,7 @@ def default_provider(env: Mapping[str, str] | None = None) -> str:
     """REACT_PROVIDER, else a hosted provider with a key configured, else the on-device model."""
     from react_core.providers import default_provider_name
 
-    return value("REACT_PROVIDER", env) or default_provider_name(env)
+    return environment_value("REACT_PROVIDER", env) or default_provider_name(env)
 
 
 @dataclass

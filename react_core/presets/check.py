@@ -15,6 +15,8 @@ from react_core.dialects import DIALECTS, get_dialect
 from react_core.dialects.base import Dialect, ParseResult
 from react_core.presets.preset import MAX_DYNAMIC, Preset
 
+__all__ = ["Problem", "check_action", "example_chunks", "validate_preset"]
+
 
 @dataclass
 class Problem:
@@ -79,10 +81,10 @@ def _action_problem(fmt: Dialect, chunk: str, action: Action | None, answer: str
     dialect's own form. A model's looser forms (``Search Pierrepont Noyes``) are read, but the model copies what the
     examples show, so they must be written as the dialect writes an action (and reads it back the same)."""
     if action is not None and action.tool not in tools:
-        usable = [tool_specs.label(t) for t in tool_specs.ordered_tools(tools)]
+        usable = [tool_specs.tool_label(t) for t in tool_specs.ordered_tools(tools)]
         # A name an MCP server's tool could have is a tool, just not one enabled here (the preset's [run] tools).
         known = "is not enabled" if tool_specs.is_tool_name(action.tool) else "is not a tool"
-        return f"{tool_specs.label(action.tool)} {known}: an example may call {', '.join(usable)} or Finish"
+        return f"{tool_specs.tool_label(action.tool)} {known}: an example may call {', '.join(usable)} or Finish"
     why = fmt.unrenderable(action, answer)
     if why:
         return why

@@ -17,6 +17,25 @@ from react_core.dialects import DIALECTS
 from react_core.dialects.base import Dialect
 from react_core.presets.preset import Preset
 
+__all__ = [
+    "ADDED",
+    "CHANGED",
+    "ExampleChange",
+    "FieldDiff",
+    "MarkedLine",
+    "REMOVED",
+    "SAME",
+    "SIMILAR",
+    "Span",
+    "TEXT_FIELDS",
+    "VersionDiff",
+    "diff_examples",
+    "diff_versions",
+    "example_key",
+    "mark_lines",
+    "split_examples",
+]
+
 ADDED, REMOVED, CHANGED = "added", "removed", "changed"
 SAME = "same"  # a line or a word that both sides have
 _WORDS = re.compile(r"\s+|\w+|[^\w\s]")  # words, runs of spaces and single signs: what a word diff pairs up

@@ -23,6 +23,8 @@ from react_core.report.edits import hand_edits
 from react_core.report.expected import check_expected
 from react_core.report.grounding import check_grounding
 
+__all__ = ["example_from_run", "example_text", "example_warnings"]
+
 
 def example_text(trace: Trace, preset: Preset) -> str:
     """The run's question and steps as one example in ``preset``'s dialect; ConfigError when it cannot be one."""

@@ -25,6 +25,22 @@ from react_core.base.tool_specs import TOOL_ORDER, is_tool_name
 from react_core.base.trace import current_names
 from react_core.dialects import DIALECTS
 
+__all__ = [
+    "DEFAULT_PRESET",
+    "MAX_DYNAMIC",
+    "MODES",
+    "NAME",
+    "Preset",
+    "default_preset_for",
+    "dump_preset",
+    "list_presets",
+    "load_preset",
+    "load_preset_file",
+    "preset_dialect",
+    "preset_from_toml",
+    "preset_paths",
+]
+
 MAX_DYNAMIC = 20  # dynamic examples a version may ask for (``dynamic_examples = k``)
 
 DEFAULT_PRESET = "paper"

@@ -12,6 +12,8 @@ from react_core.dialects.base import example_action
 from react_core.presets.dynamic import chosen_examples
 from react_core.presets.preset import Preset
 
+__all__ = ["render_first_prompt", "render_prefix", "render_question", "tools_block"]
+
 
 def tools_block(preset: Preset, tool_names: list[str]) -> str:
     """The enabled tools' descriptions, numbered as in the paper, Finish last. A preset's own wording wins; a tool

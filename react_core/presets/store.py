@@ -29,6 +29,8 @@ from react_core.presets.versions import (
     parse_ref,
 )
 
+__all__ = ["IN_HISTORY", "PresetStore", "SHIPPED_NOTE", "check_new_preset", "shipped_names"]
+
 IN_HISTORY = "history:"  # the ``path`` of a preset read from a person's history
 SHIPPED_NOTE = "shipped with ReAct Lab"
 _adopted: set[tuple[str, str]] = set()  # (presets folder, history) pairs whose files were adopted in this process

@@ -18,6 +18,21 @@ from react_core.base.nesting import TooDeep, loads_toml
 from react_core.presets.check import Problem, validate_preset
 from react_core.presets.preset import NAME, Preset, dump_preset, preset_from_toml
 
+__all__ = [
+    "LABEL",
+    "MAX_NUMBER",
+    "VersionRef",
+    "address",
+    "check_label",
+    "check_name",
+    "export_version",
+    "field_line",
+    "file_problem",
+    "import_version",
+    "parse_ref",
+    "version_choice",
+]
+
 # A label starts with a letter, so ``name@3`` is always a number and ``name@v3`` always a label.
 LABEL = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,63}")
 MAX_NUMBER = 1_000_000_000
@@ -78,7 +93,7 @@ def address(name: str, choice: str | int = "") -> str:
     return str(parse_ref(f"{name}@{choice}")) if choice != "" else check_name(name)
 
 
-def choice(ref: str) -> str:
+def version_choice(ref: str) -> str:
     """What an address names after its line: the number as text, the label, or '' (the newest)."""
     r = parse_ref(ref)
     return str(r.number) if r.number is not None else r.label

@@ -18,6 +18,24 @@ from typing import Any
 from react_core.base.errors import ConfigError
 from react_core.base.paths import SHIPPED_ADAPTERS_DIR, finetune_dir
 
+__all__ = [
+    "ADAPTER_FILE",
+    "DEFAULT_ADAPTER",
+    "MANIFEST_FILE",
+    "Manifest",
+    "NONE",
+    "SHIPPED",
+    "adapter_label",
+    "file_sha256",
+    "found_adapters",
+    "read_manifest",
+    "resolve",
+    "setting_of",
+    "shipped_adapter",
+    "shipped_path",
+    "write_manifest",
+]
+
 SHIPPED = "shipped"
 NONE = "none"
 DEFAULT_ADAPTER = "react-hotpotqa"  # the shipped adapter the on-device default runs with

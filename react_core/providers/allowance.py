@@ -17,6 +17,8 @@ from react_core.providers import keys
 from react_core.providers.base import Provider
 from react_core.providers.quota import CallWindow, QuotaLimited
 
+__all__ = ["Allowance", "CallWindow", "OPERATOR", "T"]
+
 T = TypeVar("T")
 
 

@@ -17,9 +17,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from react_core.base.environment import setting_defaults, value
+from react_core.base.environment import environment_value, setting_defaults
 from react_core.base.errors import ConfigError
 from react_core.providers import CATALOGUE, PROVIDERS, keys, model_option, provider_class
+
+__all__ = ["CONNECTION", "ModelChoice", "environment_settings", "offered_models"]
 
 CONNECTION = ("model", "base_url", "model_path", "script")  # what a choice of another provider starts afresh
 
@@ -73,13 +75,15 @@ def environment_settings(provider: str, env: Mapping[str, str] | None = None) ->
     are given only to the provider REACT_PROVIDER names (``keys.configured_base_url``; REACT_MODEL to any when
     REACT_PROVIDER is unset)."""
     given = {k: v for k, v in setting_defaults(env).items() if k not in ("provider", "base_url")}
-    if value("REACT_PROVIDER", env) not in ("", provider):
+    if environment_value("REACT_PROVIDER", env) not in ("", provider):
         given.pop("model", None)
     base_url = keys.configured_base_url(provider, env)
     return {**given, "base_url": base_url} if base_url else given
 
 
-def offered(settings: Mapping[str, Any], *, lent: bool = True, env: Mapping[str, str] | None = None) -> list[str]:
+def offered_models(
+    settings: Mapping[str, Any], *, lent: bool = True, env: Mapping[str, str] | None = None
+) -> list[str]:
     """Model choices (specs) to offer: the settings' own first, then every other provider that runs as configured
     with its default model: a hosted one when the operator's key or endpoint is set and ``lent`` (the person may use
     the operator's keys), one that needs no key when it needs no setting either (not the scripted one, which needs a

@@ -12,30 +12,32 @@ from __future__ import annotations
 
 from typing import Any
 
-from react_core.base.environment import value
+from react_core.base.environment import environment_value
 from react_core.base.errors import ConfigError
 from react_core.base.visitor_rule import among_paths, refusal
 from react_core.providers.base import Provider
+
+__all__ = ["adapter_choices", "check_files", "model_file_choices", "script_choices"]
 
 
 def script_choices() -> list[str]:
     """The scripts the operator offers visitors, as paths: REACT_SCRIPT's, then the shipped samples."""
     from react_core.providers.samples import sample_scripts
 
-    operators = [value("REACT_SCRIPT")] if value("REACT_SCRIPT") else []
+    operators = [environment_value("REACT_SCRIPT")] if environment_value("REACT_SCRIPT") else []
     return operators + [str(s.path) for s in sample_scripts()]
 
 
 def model_file_choices() -> list[str]:
     """The on-device model files the operator offers visitors: '' (the bundled model) first."""
-    return ["", *([value("REACT_MODEL_PATH")] if value("REACT_MODEL_PATH") else [])]
+    return ["", *([environment_value("REACT_MODEL_PATH")] if environment_value("REACT_MODEL_PATH") else [])]
 
 
 def adapter_choices() -> list[str]:
     """The adapters the operator offers visitors: the shipped one, none, and REACT_ADAPTER's file."""
     from react_core.providers.adapters import NONE, SHIPPED
 
-    return ["", SHIPPED, NONE, *([value("REACT_ADAPTER")] if value("REACT_ADAPTER") else [])]
+    return ["", SHIPPED, NONE, *([environment_value("REACT_ADAPTER")] if environment_value("REACT_ADAPTER") else [])]
 
 
 def check_files(

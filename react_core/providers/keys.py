@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from react_core.base.environment import value
+from react_core.base.environment import environment_value
 from react_core.base.errors import ConfigError, MissingKeyError
 from react_core.base.paths import secrets_files
 from react_core.providers.endpoints import same_endpoint
@@ -104,8 +104,8 @@ def configured_base_url(provider_name: str, env: Mapping[str, str] | None = None
     """REACT_BASE_URL when it is ``provider_name``'s, else ''. A Base URL belongs to one provider, the one
     REACT_PROVIDER names: another provider's key never goes there. Set without REACT_PROVIDER it would belong to no
     provider in particular, so it is refused (ConfigError), not guessed."""
-    url = value("REACT_BASE_URL", env)
-    named = value("REACT_PROVIDER", env)
+    url = environment_value("REACT_BASE_URL", env)
+    named = environment_value("REACT_PROVIDER", env)
     if url and not named:
         raise ConfigError(
             "REACT_BASE_URL is one provider's endpoint: set REACT_PROVIDER to the provider it belongs to (openai for "

@@ -230,10 +230,6 @@ class StateStore:
         self._remember(key, state)
         self._write(key, state)
 
-    def memory_used(self) -> int:
-        with self._lock:
-            return sum(s.nbytes for s in self._memory.values())
-
     def clear(self) -> None:
         """Forget every state, in memory and on disk (the files of every model in the folder)."""
         with self._lock:

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from react_core.base.environment import value
+from react_core.base.environment import environment_value
 
 _PATCH_LOCK = threading.Lock()
 
@@ -41,7 +41,7 @@ def cpu_has_amx(cpuinfo: str | None = None) -> bool:
 
 
 def extra_buffers_wanted(env: dict[str, str] | None = None, cpuinfo: str | None = None) -> bool:
-    wanted = value("REACT_LLAMA_EXTRA_BUFFERS", env)
+    wanted = environment_value("REACT_LLAMA_EXTRA_BUFFERS", env)
     if wanted in ("0", "1"):
         return wanted == "1"
     return not cpu_has_amx(cpuinfo)

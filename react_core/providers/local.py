@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from react_core.base import cancel
-from react_core.base.environment import value
+from react_core.base.environment import environment_value
 from react_core.base.errors import ConfigError, ContextOverflowError
 from react_core.base.paths import llama_states_dir, model_cache_dir
 from react_core.base.trace import Usage
@@ -196,7 +196,7 @@ def model_threads(env: Mapping[str, str] | None = None) -> int:
     another at every layer, so one of them waiting for a core stalls the rest."""
     cores = os.cpu_count() or 1
     try:
-        wanted = int(value("REACT_LLAMA_THREADS", env) or cores)
+        wanted = int(environment_value("REACT_LLAMA_THREADS", env) or cores)
     except ValueError:
         raise ConfigError("REACT_LLAMA_THREADS must be a whole number of threads.") from None
     return max(1, min(wanted, cores))
@@ -336,7 +336,7 @@ class LocalProvider(Provider):
     ) -> None:
         self.model_path = Path(model_path).expanduser() if model_path else None
         # Several samples of one prompt drawn in one batch (``sample_batch``): REACT_LLAMA_BATCH=1, off by default.
-        self.batches = value("REACT_LLAMA_BATCH") == "1" if batches is None else batches
+        self.batches = environment_value("REACT_LLAMA_BATCH") == "1" if batches is None else batches
         self.adapter = adapter_for(self.model_path, adapter)
         self.is_demo = self.model_path is None
         self.model = model_name(self.model_path, self.adapter)

@@ -25,6 +25,16 @@ from react_core.dialects import DIALECTS, get_dialect
 from react_core.dialects.tools import replies
 from react_core.report.edits import EDITED_NOTE
 
+__all__ = [
+    "SAMPLE_QUESTIONS",
+    "SampleScript",
+    "run_as_script",
+    "sample_for",
+    "sample_scripts",
+    "script_json",
+    "script_label",
+]
+
 # The example each sample answers, by its file's name.
 SAMPLE_QUESTIONS = {
     "calculator": "What is 17 * 23 + 4?",

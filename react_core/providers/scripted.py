@@ -24,6 +24,8 @@ from react_core.base.errors import ConfigError, ProviderError
 from react_core.base.trace import ToolCall, Usage
 from react_core.providers.base import Chunk, CompletionRequest, Provider, estimate_tokens
 
+__all__ = ["MAX_SCRIPT_BYTES", "SCRIPT_FORMAT", "ScriptedProvider", "checked_outputs", "load_script", "script_outputs"]
+
 _PIECES = re.compile(r"\S+\s*|\s+")
 
 
@@ -106,10 +108,6 @@ class ScriptedProvider(Provider):
             raise ConfigError("The scripted provider needs a script: --script FILE.json (or REACT_SCRIPT).")
         outputs = load_script(script) if isinstance(script, str | Path) else list(script)
         return cls(outputs, delay=float(delay or 0.0))
-
-    @property
-    def remaining(self) -> int:
-        return len(self.outputs) - self._next
 
     def _take(self, request: CompletionRequest) -> Any:
         with self._lock:

@@ -11,6 +11,19 @@ from dataclasses import dataclass
 from react_core.base.trace import Trace
 from react_core.report.grounding import check_grounding
 
+__all__ = [
+    "Checks",
+    "backed_by_evidence",
+    "finished",
+    "grounded",
+    "readable",
+    "reference_checks",
+    "run_checks",
+    "used_tool",
+    "within_steps",
+    "worth_learning",
+]
+
 
 @dataclass(frozen=True)
 class Checks:

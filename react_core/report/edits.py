@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 from react_core.base.trace import Step, Trace
 
+__all__ = ["EDITED_NOTE", "Edit", "FORK", "STEP_MODE", "hand_edits"]
+
 EDITED_NOTE = "Edited by hand in a fork."  # the note on an Observation rewritten on the fork form
 FORK = "edited by hand in a fork"
 STEP_MODE = "by a person in step mode"

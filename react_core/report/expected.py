@@ -24,6 +24,8 @@ from react_core.base.paths import shared_data_dir
 from react_core.base.trace import Trace
 from react_core.knowledge import standing_pack
 
+__all__ = ["AnswerCheck", "check_expected", "expected_answer_for", "score_line"]
+
 
 @dataclass(frozen=True)
 class AnswerCheck:

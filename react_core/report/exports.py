@@ -20,6 +20,20 @@ from react_core.knowledge.spec import knowledge_answered
 from react_core.report.expected import check_expected
 from react_core.report.grounding import check_grounding
 
+__all__ = [
+    "CREDIT",
+    "STOPPED_STEP",
+    "action_text",
+    "action_title",
+    "answered_settings",
+    "figures",
+    "file_stem",
+    "plural",
+    "summary_line",
+    "to_json",
+    "to_markdown",
+]
+
 CREDIT = (
     "Observation text comes from Wikipedia (CC BY-SA 4.0); offline packs hold the opening paragraphs from the "
     "HotpotQA corpus (Yang et al. 2018, CC BY-SA 4.0)."

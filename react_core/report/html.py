@@ -26,6 +26,22 @@ from react_core.report.expected import check_expected
 from react_core.report.exports import CREDIT, action_text, action_title, answered_settings, summary_line
 from react_core.report.grounding import check_grounding
 
+__all__ = [
+    "CSP",
+    "NO_ANSWER",
+    "STYLE",
+    "answer_section",
+    "call_figures",
+    "esc",
+    "page",
+    "para",
+    "pre",
+    "settings_line",
+    "sources_list",
+    "step_section",
+    "to_html",
+]
+
 # No script, no fetch, no image, no frame, no form, no <base>: only the inline stylesheet below.
 CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
@@ -133,7 +149,7 @@ def _model_call(trace: Trace, position: int, rebuilt: CallTexts | None) -> str:
             + ("</details>")
         )
     try:
-        request = call_records.request_of(trace, step.index)
+        request = call_records.call_request(trace, step.index)
     except ReactLabError as e:
         return head + para(str(e)) + "</details>"
     parts = [head, para(call_figures(step))]
@@ -248,7 +264,7 @@ def to_html(trace: Trace, run_id: int | None = None, *, calls_left_out: str = ""
         items = "".join(f"<li>{esc(f'Q: {t.question} — A: {t.answer or NO_ANSWER}')}</li>" for t in trace.context)
         out.append(f"<section><h2>Earlier in the conversation</h2><ul>{items}</ul></section>")
     out.append("<main>")
-    for position, rebuilt in enumerate(call_records.texts(trace.steps)):
+    for position, rebuilt in enumerate(call_records.call_texts(trace.steps)):
         out.append(step_section(trace, position, rebuilt, model_call=not calls_left_out))
     out.append(answer_section(trace))
     out.append("</main>")

@@ -14,6 +14,8 @@ from react_core.base.trace import Trace
 from react_core.report.expected import check_expected
 from react_core.report.grounding import check_grounding
 
+__all__ = ["SIGNS", "Sign", "run_sign"]
+
 
 @dataclass(frozen=True)
 class Sign:

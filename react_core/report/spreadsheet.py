@@ -18,6 +18,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+__all__ = ["FORMULA_STARTS", "csv_text", "safe_cell"]
+
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "|", "%")
 _NUMBER = re.compile(r"-?[0-9,.]+")  # defusedcsv's: a number, not a formula
 

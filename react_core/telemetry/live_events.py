@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 def logs_endpoint(env: Any = None) -> str:
     """Where the events go ('' when they are not sent): the operator's variable only, in every mode."""
-    return environment.value("OTEL_EXPORTER_OTLP_LOGS_ENDPOINT", env)
+    return environment.environment_value("OTEL_EXPORTER_OTLP_LOGS_ENDPOINT", env)
 
 
 class EventExport:

@@ -14,6 +14,8 @@ from typing import Any
 from react_core.base.trace import Trace
 from react_core.telemetry.spans import run_spans
 
+__all__ = ["to_otlp_json"]
+
 _IDS = ("traceId", "spanId", "parentSpanId")
 
 

@@ -43,6 +43,24 @@ from react_core.tools.mcp_resources import READ_RESOURCE, SCHEMA, about, listing
 from react_core.tools.mcp_results import call_record, content_text, recorded
 from react_core.tools.registry import Tool, bounded
 
+__all__ = [
+    "MAX_DESCRIPTION_CHARS",
+    "McpTool",
+    "NEEDS_TASKS",
+    "PAGE_WAIT_SECONDS",
+    "ServerStatus",
+    "guard",
+    "listed",
+    "make_tool",
+    "mcp_statuses",
+    "mcp_tools",
+    "offered",
+    "refusal",
+    "server_statuses",
+    "server_tools",
+    "tool_name",
+]
+
 MAX_DESCRIPTION_CHARS = 1_500
 # How long the Settings page waits for servers being connected to, all together.
 PAGE_WAIT_SECONDS = 5.0

@@ -27,9 +27,48 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from react_core.base.environment import value
+from react_core.base.environment import environment_value
 from react_core.base.errors import ConfigError
 from react_core.base.tool_specs import TOOL_ORDER
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "HEADER_NAME",
+    "MASK",
+    "MAX_HEADERS",
+    "MAX_HEADER_CHARS",
+    "MAX_TIMEOUT",
+    "OWN_FIELDS",
+    "SERVERS_VARIABLE",
+    "SERVER_NAME",
+    "ServerConfig",
+    "all_servers",
+    "check_headers",
+    "check_mcp_server",
+    "check_name",
+    "check_url",
+    "default_timeout",
+    "destructive_allowed",
+    "entry_headers",
+    "entry_oauth",
+    "entry_url",
+    "hidden",
+    "masked",
+    "masked_headers",
+    "may_add_http",
+    "may_add_mcp_server",
+    "may_use_oauth",
+    "met_secret",
+    "missing_servers",
+    "operator_servers",
+    "own_entry",
+    "own_server",
+    "parse_headers",
+    "persons_servers",
+    "refused_tools",
+    "server_config",
+    "unconfigured",
+]
 
 SERVERS_VARIABLE = "REACT_MCP_SERVERS"
 DEFAULT_TIMEOUT = 30.0
@@ -309,7 +348,7 @@ def all_servers(
 def may_add_http(*, visitor: bool, env: Mapping[str, str] | None = None) -> str:
     """'' when this person may add an HTTP server, else why not. ``visitor``: public demo or signed-in mode (not the
     operator at their own machine)."""
-    if not visitor or value("REACT_MCP_VISITOR_HTTP", env) == "1":
+    if not visitor or environment_value("REACT_MCP_VISITOR_HTTP", env) == "1":
         return ""
     return (
         "This deployment does not let visitors add MCP servers (the server would connect to them from inside its "
@@ -321,7 +360,7 @@ def may_use_oauth(*, visitor: bool, env: Mapping[str, str] | None = None) -> str
     """'' when this person may sign in to a server of their own with OAuth, else why not. Signing in makes the app's
     server fetch the addresses that server names (its authorization server's metadata, registration and token
     endpoints), beyond the URL the person typed: in visitor modes only where the operator allows it."""
-    if not visitor or value("REACT_MCP_VISITOR_OAUTH", env) == "1":
+    if not visitor or environment_value("REACT_MCP_VISITOR_OAUTH", env) == "1":
         return ""
     return (
         "This deployment does not let visitors sign in to MCP servers of their own with OAuth (the server would "
@@ -330,11 +369,11 @@ def may_use_oauth(*, visitor: bool, env: Mapping[str, str] | None = None) -> str
 
 
 def destructive_allowed(env: Mapping[str, str] | None = None) -> bool:
-    return value("REACT_MCP_ALLOW_DESTRUCTIVE", env) == "1"
+    return environment_value("REACT_MCP_ALLOW_DESTRUCTIVE", env) == "1"
 
 
 def default_timeout(env: Mapping[str, str] | None = None) -> float:
-    text = value("REACT_MCP_TIMEOUT", env)
+    text = environment_value("REACT_MCP_TIMEOUT", env)
     try:
         seconds = float(text) if text else DEFAULT_TIMEOUT
     except ValueError:

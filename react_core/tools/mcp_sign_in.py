@@ -17,6 +17,8 @@ from react_core.tools.mcp_client import POOL
 from react_core.tools.mcp_config import ServerConfig, all_servers
 from react_core.tools.mcp_oauth import StoredTokens, finish
 
+__all__ = ["START_SECONDS", "finish_mcp_sign_in", "mcp_sign_out", "signing_in", "start_mcp_sign_in"]
+
 # How long a page waits for the sign-in page to be known (discovery and registration take a few requests); it shows
 # beside the server once known, if later.
 START_SECONDS = 5.0

@@ -23,6 +23,16 @@ from react_core.knowledge.text import collapse
 from react_core.knowledge.titles import MAX_TITLE_BYTES
 from react_core.tools.registry import Tool
 
+__all__ = [
+    "MAX_KEYWORD_CHARS",
+    "NO_MORE_RESULTS",
+    "clean_entity",
+    "lookup_sentence",
+    "make_wiki_tools",
+    "miss_text",
+    "similar_titles",
+]
+
 NO_MORE_RESULTS = "No more results."
 MAX_KEYWORD_CHARS = 200
 _LOOKUP_PREFIX = re.compile(r"^\(Result \d+ / \d+\) ")

@@ -42,6 +42,25 @@ from react_core.training.sources import (
     write_trajectories,
 )
 
+__all__ = [
+    "ARITHMETIC",
+    "FinetunePlan",
+    "FinetuneResult",
+    "KINDS",
+    "Progress",
+    "STOPPED",
+    "check_environment",
+    "convert",
+    "converter",
+    "finetune",
+    "kinds",
+    "prepare",
+    "run_worker",
+    "write_only",
+    "write_token_file",
+    "write_trajectory_file",
+]
+
 Progress = Callable[[dict[str, Any]], None]
 TRAJECTORIES, TOKENS, PLAN = "trajectories.jsonl", "tokens.jsonl", "plan.json"
 STOPPED = 3  # the worker's exit status when asked to stop (it kept a checkpoint)
@@ -220,7 +239,9 @@ def run_worker(
     """Phase 3: the worker in the training environment, its progress passed on; Stop asks it to keep a checkpoint
     and end. Returns its exit status and its last report."""
     env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT), "TOKENIZERS_PARALLELISM": "false"}
-    command = [str(python), "-m", "react_core.training.worker", "--work", str(folder)]
+    # The worker runs as a file, not as ``-m react_core.training.worker``: the package's front door would import the
+    # engine, whose packages the training environment does not hold.
+    command = [str(python), worker.__file__, "--work", str(folder)]
     process = subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=str(PROJECT_ROOT)
     )

@@ -22,6 +22,19 @@ from typing import Any
 from react_core.base.errors import ConfigError
 from react_core.providers.adapters import DEFAULT_ADAPTER
 
+__all__ = [
+    "DEV_QUESTIONS",
+    "METHODS",
+    "Method",
+    "RECIPES",
+    "RECIPE_NOTES",
+    "Recipe",
+    "SHIPPED",
+    "SINCE_V2",
+    "SOMETIMES",
+    "TOOLS",
+]
+
 
 @dataclass(frozen=True)
 class Method:

@@ -9,8 +9,8 @@ and the data are fixed by it, and torch computes with a fixed number of threads.
 
 It reports on stdout, one JSON object a line (``{"event": "step", ...}``), and keeps a checkpoint (adapter, optimizer
 and position) every ``checkpoint_every`` steps and when it is told to stop (SIGTERM or SIGINT), so a run started again
-with the same folder goes on where it stopped, exactly. Run it as
-``python -m react_core.training.worker --work DIR`` (``finetune`` does).
+with the same folder goes on where it stopped, exactly. Run it as a file, ``python react_core/training/worker.py --work
+DIR`` (``finetune`` does): ``-m react_core.training.worker`` would import the engine's front door first.
 """
 
 from __future__ import annotations
