@@ -1,7 +1,7 @@
 """The Chat page: the conversation with a step panel per step, the live turn, Stop, Retry and the chat input.
 
-A turn runs in a background job (ui.jobs.turn); while it runs, a fragment redraws it a few times a second, so the
-thought streams in and the rest of the page stays usable. Rendering only: the verbs live in ui.turns.
+A turn runs in a background job (ui.chat.job); while it runs, a fragment redraws it a few times a second, so the
+thought streams in and the rest of the page stays usable. Rendering only: the verbs live in ui.chat.turns.
 """
 
 from __future__ import annotations
@@ -11,13 +11,14 @@ from functools import partial
 import streamlit as st
 
 from react_core import DIALECTS, Trace, provider_class
-from ui import chat_box, run_settings, state, turns
-from ui.examples import chat_examples
-from ui.history_view import RUN_PARAM
-from ui.jobs.turn import Turn, TurnJob, TurnView
-from ui.render import render_answer, render_status, render_steps, render_writing
-from ui.step_mode import render_switch
-from ui.text import md_literal
+from ui.chat import chat_box, run_settings, turns
+from ui.chat.job import Turn, TurnJob, TurnView
+from ui.history.view import RUN_PARAM
+from ui.shared import state
+from ui.shared.examples import chat_examples
+from ui.shared.render import render_answer, render_status, render_steps, render_writing
+from ui.shared.step_mode import render_switch
+from ui.shared.text import md_literal
 
 LIVE_REFRESH_SECONDS = 0.3
 # Until a turn's first text is on the screen the fragment looks three times as often (the wait for the first thought

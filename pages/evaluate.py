@@ -3,10 +3,10 @@
 Pick a dataset (its task, HotpotQA or FEVER, comes with it, and with the task its prompts), a size and strategies,
 and how they run (the paper's budget, tools, prompts and CoT-SC samples unless changed here), and the models (the
 one in Settings unless others are chosen: versions × models × a set); the key and knowledge source come from
-Settings. The run goes on in the background (ui.jobs.evaluation) with a progress bar and Stop. Results, past ones
+Settings. The run goes on in the background (ui.evaluate.job) with a progress bar and Stop. Results, past ones
 included, are read from their folder: a table per strategy with how the episodes ended, a chart of EM (FEVER:
 accuracy) beside the paper's, and every question's trace in the chat's step panels. Rendering only; the verbs and
-frames are in ui.evaluations.
+frames are in ui.evaluate.evaluations.
 """
 
 from __future__ import annotations
@@ -36,12 +36,17 @@ from react_core import (
     shared_data_dir,
     tool_label,
 )
-from ui import bootstrap_view, class_view, eval_models, eval_tasks, identity, questions_table, state
-from ui import evaluations as ev
-from ui import question_sets as qs
-from ui.jobs.evaluation import EvalJob
-from ui.render import render_trace
-from ui.text import md_literal
+from ui.classroom import view as class_view
+from ui.evaluate import bootstrap as bootstrap_view
+from ui.evaluate import evaluations as ev
+from ui.evaluate import models as eval_models
+from ui.evaluate import question_sets as qs
+from ui.evaluate import questions_table
+from ui.evaluate import tasks as eval_tasks
+from ui.evaluate.job import EvalJob
+from ui.shared import identity, state
+from ui.shared.render import render_trace
+from ui.shared.text import md_literal
 
 REFRESH_SECONDS = 0.5
 

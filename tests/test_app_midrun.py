@@ -20,7 +20,7 @@ from app_helpers import (
 
 from react_core import Step, Trace
 from react_core.history import HistoryStore
-from ui.jobs.turn import Turn
+from ui.chat.job import Turn
 
 COMPUTE = "Thought 1: I need to multiply six by seven first.\nAction 1: Calculator[6 * 7]"
 FINISH = "Thought 2: It is 42.\nAction 2: Finish[42]"
