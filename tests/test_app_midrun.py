@@ -36,7 +36,7 @@ def writing(at, words: str):
     deadline = time.monotonic() + 30
     while True:
         view = at.session_state.job.view()
-        if view.live.writing is not None and words in view.live.writing.text:
+        if view.writing is not None and words in view.writing.text:
             return at.run()
         assert time.monotonic() < deadline, "the model never wrote " + words
         at.session_state.job.wait(0.02)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from react_core import (
     EDITED_NOTE,
@@ -38,13 +38,17 @@ from react_core import (
 )
 from ui.shared.job import Job
 
+if TYPE_CHECKING:  # a separate line from the front door's list above: only a type
+    from react_core import Writing
+
 # Settings that need a new provider object when they change; everything else applies to the same provider.
 PROVIDER_FIELDS = ("provider", "model", "base_url", "model_path", "script", "delay")
 
 
 @dataclass
 class Turn:
-    """A question of the conversation and its run, as the Chat page keeps and draws it."""
+    """A question of the conversation and its run, as the Chat page keeps and draws it, running or finished: while it
+    runs (``running``), its trace holds the steps done so far and ``writing`` the step the model is writing."""
 
     id: int
     trace: Trace
@@ -52,6 +56,8 @@ class Turn:
     origin: str = "chat"  # chat | retry | fork | similar
     label: str = ""  # shown above the turn, e.g. "Fork of run #3 from step 2"
     revision: int = 0  # the saved row's revision as drawn: a decision on a paused run names it (step mode)
+    writing: Writing | None = None
+    running: bool = False
 
     @property
     def question(self) -> str:
@@ -59,8 +65,9 @@ class Turn:
 
     @property
     def key(self) -> str:
-        """Where its panels' widget keys begin (``ui.shared.render.step_key``): the same across a decision's new job."""
-        return f"t{self.id}"
+        """Where its panels' widget keys begin (``ui.shared.render.step_key``): the same across a decision's new job;
+        a running turn's are its own (its panels have no buttons yet)."""
+        return "live" if self.running else f"t{self.id}"
 
 
 @dataclass
@@ -93,19 +100,6 @@ class TurnRequest:
     paused: Trace | None = None
     history_id: int | None = None
     revision: int = 0
-
-
-@dataclass(frozen=True)
-class TurnView:
-    """What the page draws of a running turn."""
-
-    live: LiveRun
-    max_index: int
-    preparing: bool
-    cancelling: bool
-    done: bool
-    pausing: bool = False  # Pause here was pressed: the run pauses at the next step written
-    model: Any = None  # what the model is doing and how fast (``Provider.status``); None when it cannot tell
 
 
 def provider_signature(settings: dict[str, Any], api_key: str) -> tuple:
@@ -145,17 +139,27 @@ class TurnJob(Job):
         """The provider the run built (or reused), for the session's next turn."""
         return self.run.provider
 
-    def view(self) -> TurnView:
+    @property
+    def preparing(self) -> bool:
+        """Until the run's first event: the provider and knowledge are being built, the model may be loading."""
+        return self._preparing
+
+    @property
+    def max_index(self) -> int:
+        return len(self.request.prior_steps) + int(self.request.settings.get("max_calls", 8))
+
+    def model_status(self) -> Any:
+        """What the model is doing and how fast (``Provider.status``); None when it cannot tell."""
+        return self.provider.status() if self.provider is not None else None
+
+    def view(self) -> Turn:
+        """The turn as it stands, for the page to draw while it runs: the steps done, in the run's dialect and with
+        its settings, as the finished run's will be, and the step being written."""
+        req = self.request
         with self._lock:
-            return TurnView(
-                live=self._live.view(),
-                max_index=len(self.request.prior_steps) + int(self.request.settings.get("max_calls", 8)),
-                preparing=self._preparing,
-                cancelling=self.cancelling,
-                done=self.done,
-                pausing=self.pausing,
-                model=self.provider.status() if self.provider is not None else None,
-            )
+            live = self._live.view()
+        trace = live.trace or Trace(req.question, settings={**req.settings, "dialect": req.dialect}, steps=live.steps)
+        return Turn(req.turn_id, trace, origin=req.origin, label=req.label, writing=live.writing, running=True)
 
     # -- worker side ----------------------------------------------------------------------------------
 
