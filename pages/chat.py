@@ -12,10 +12,10 @@ import streamlit as st
 
 from react_core import DIALECTS, provider_class
 from ui.chat import chat_box, run_settings, turns
+from ui.chat.examples import chat_examples
 from ui.chat.job import Turn, TurnJob
 from ui.history.view import RUN_PARAM
 from ui.shared import state
-from ui.shared.examples import chat_examples
 from ui.shared.render import render_answer, render_status, render_steps, render_writing
 from ui.shared.step_mode import render_switch
 from ui.shared.text import md_literal

@@ -33,7 +33,20 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("the command line", ("react_core.cli", "react_core.__main__")),
     ("the front door", ("react_core",)),
     ("background jobs", ()),  # not a folder: every ui module named for a job, wherever its page keeps it (_is_job)
-    ("the app's drawing and verbs", ("ui",)),
+    ("the app's shared parts: state, identity, binding, text, the drawing of a run", ("ui", "ui.shared")),
+    (
+        "each page's drawing and verbs, a folder a page",
+        (
+            "ui.chat",
+            "ui.arena",
+            "ui.settings",
+            "ui.history",
+            "ui.evaluate",
+            "ui.classroom",
+            "ui.finetune",
+            "ui.present",
+        ),
+    ),
     ("pages", ("pages", "app")),
 ]
 

@@ -1,12 +1,10 @@
-"""The MCP sections of the app: a step's MCP call (like its Model call section) and the servers on the Settings page.
+"""The MCP servers on the Settings page (a step's MCP call is drawn by ``ui.shared.mcp_call``).
 
 Drawing only; the engine lists servers and their tools (``react_core.mcp_statuses``) and records each call on its
 observation (``Observation.mcp``)."""
 
 from __future__ import annotations
 
-import html
-import json
 from typing import Any
 
 import streamlit as st
@@ -26,31 +24,6 @@ from react_core import (
 )
 from ui.settings.mcp_sign_in_view import finish_from_redirect, sign_in_controls
 from ui.shared import identity, state
-
-
-def _details(summary: str, value: Any, *, open_: bool = False) -> str:
-    text = html.escape(json.dumps(value, ensure_ascii=False, indent=2))
-    return f"<details{' open' if open_ else ''}><summary>{html.escape(summary)}</summary><pre>{text}</pre></details>"
-
-
-def request_of(mcp: Any) -> dict[str, Any]:
-    """The call as the server received it: a JSON-RPC ``tools/call`` request (or ``resources/read``)."""
-    if mcp.method != "tools/call":
-        return {"jsonrpc": "2.0", "method": mcp.method, "params": mcp.arguments}
-    return {"jsonrpc": "2.0", "method": "tools/call", "params": {"name": mcp.tool, "arguments": mcp.arguments}}
-
-
-def render_mcp_call(mcp: Any) -> None:
-    """The MCP request and result behind an observation."""
-    st.markdown("**MCP call**")
-    what = f"tool {mcp.tool}" if mcp.method == "tools/call" else mcp.method
-    st.caption(md_escape(f"server {mcp.server} · {what} · {mcp.seconds:.2f} s"))
-    body = _details("Request as the server received it", request_of(mcp))
-    if mcp.result is not None:
-        body += _details("Result as the server sent it", mcp.result, open_=True)
-    st.html(body)
-    if mcp.error:
-        st.caption(md_escape(f"No result: {mcp.error}"))
 
 
 def render_servers(statuses: list[Any], enabled: set[str], on_toggle: Any) -> None:

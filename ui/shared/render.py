@@ -35,8 +35,8 @@ from react_core import (
     text_credit,
     tool_label,
 )
-from ui.settings.mcp_view import render_mcp_call
 from ui.shared.inspector import render_call, render_calls_table
+from ui.shared.mcp_call import render_mcp_call
 from ui.shared.step_mode import render_decisions, render_pause
 from ui.shared.text import md_literal
 

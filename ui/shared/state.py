@@ -110,7 +110,7 @@ def init_state() -> None:
         ss.chat = load_conversation(st.query_params.get(CHAT_PARAM)) or new_chat()
     ss.setdefault("provider_slot", {"signature": None, "provider": None})
     ss.setdefault("history_open", None)
-    ss.setdefault("warm", None)  # the on-device warm-up of the prompt in use (ui.shared.warmup), and what it warmed
+    ss.setdefault("warm", None)  # the on-device warm-up of the prompt in use (ui.chat.warmup), and what it warmed
     ss.setdefault("warm_key", None)
     ss.setdefault("eval_job", None)  # the Evaluate page's background evaluation (ui.evaluate.job.EvalJob)
     ss.setdefault("boot_job", None)  # the Evaluate page's background bootstrap (ui.evaluate.bootstrap_job.BootstrapJob)

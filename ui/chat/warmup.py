@@ -15,8 +15,8 @@ import hashlib
 import streamlit as st
 
 from react_core import RunSettings, provider_class, warm_up
+from ui.chat.examples import chat_examples
 from ui.shared import identity, presets, state
-from ui.shared.examples import chat_examples
 
 STATES = {
     "loading": "loading the model",

@@ -9,8 +9,8 @@ from __future__ import annotations
 import streamlit as st
 
 from react_core import DIALECTS, knowledge_label, live_export_problem, model_label, provider_class, tool_label
-from ui.chat import turns
-from ui.shared import identity, presets, state, warmup
+from ui.chat import turns, warmup
+from ui.shared import identity, presets, state
 from ui.shared.text import md_literal
 
 
