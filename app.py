@@ -14,8 +14,9 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:  # AppTest and other runners do not always put the app folder on the path
     sys.path.insert(0, str(HERE))
 
-from ui import configuration, identity, share_view, state, turns, warmup  # noqa: E402
-from ui.sidebar import render_sidebar, render_sign_in  # noqa: E402
+from ui.chat import turns, warmup  # noqa: E402
+from ui.chat.sidebar import render_sidebar, render_sign_in  # noqa: E402
+from ui.shared import configuration, identity, share_view, state  # noqa: E402
 
 st.set_page_config(page_title="ReAct Lab", page_icon=":material/psychology:", layout="wide")
 if st.query_params.get(share_view.SHARE_PARAM):

@@ -84,7 +84,7 @@ import sys, json
 sys.path.insert(0, {root!r})
 import streamlit as st
 from react_core.base.trace import Trace
-from ui.render import render_steps
+from ui.shared.render import render_steps
 trace = json.loads(open({path!r}).read())
 render_steps(trace, key="bench")
 """

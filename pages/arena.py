@@ -1,7 +1,7 @@
 """The Arena page: one question, 2 to 4 columns (strategy, prompt, provider, model, temperature), one Run; the columns
 stream side by side like the chat, each with its own Stop, their steps lined up row by row with the first difference
 marked, and each column's answer, badges, scores, steps, tokens and time below it. An arena saved earlier reopens here
-from History. Rendering only: the verbs live in ui.arena, the drawing in ui.arena_view.
+from History. Rendering only: the verbs live in ui.arena.verbs, the drawing in ui.arena.view.
 """
 
 from __future__ import annotations
@@ -9,9 +9,10 @@ from __future__ import annotations
 import streamlit as st
 
 from react_core import MAX_COLUMNS, MIN_COLUMNS, ReactLabError, Trace, saved_columns
-from ui import arena, state
-from ui.arena_view import render_columns, render_download
-from ui.text import md_literal
+from ui.arena import verbs as arena
+from ui.arena.view import render_columns, render_download
+from ui.shared import state
+from ui.shared.text import md_literal
 
 
 def live_arena() -> None:

@@ -1,7 +1,7 @@
 """The Chat page: the conversation with a step panel per step, the live turn, Stop, Retry and the chat input.
 
-A turn runs in a background job (ui.jobs.turn); while it runs, a fragment redraws it a few times a second, so the
-thought streams in and the rest of the page stays usable. Rendering only: the verbs live in ui.turns.
+A turn runs in a background job (ui.chat.job); while it runs, a fragment redraws it a few times a second, so the
+thought streams in and the rest of the page stays usable. Rendering only: the verbs live in ui.chat.turns.
 """
 
 from __future__ import annotations
@@ -10,14 +10,15 @@ from functools import partial
 
 import streamlit as st
 
-from react_core import DIALECTS, Trace, provider_class
-from ui import chat_box, run_settings, state, turns
-from ui.examples import chat_examples
-from ui.history_view import RUN_PARAM
-from ui.jobs.turn import Turn, TurnJob, TurnView
-from ui.render import render_answer, render_status, render_steps, render_writing
-from ui.step_mode import render_switch
-from ui.text import md_literal
+from react_core import DIALECTS, provider_class
+from ui.chat import chat_box, run_settings, turns
+from ui.chat.examples import chat_examples
+from ui.chat.job import Turn, TurnJob
+from ui.history.view import RUN_PARAM
+from ui.shared import state
+from ui.shared.render import render_answer, render_status, render_steps, render_writing
+from ui.shared.step_mode import render_switch
+from ui.shared.text import md_literal
 
 LIVE_REFRESH_SECONDS = 0.3
 # Until a turn's first text is on the screen the fragment looks three times as often (the wait for the first thought
@@ -26,20 +27,29 @@ LIVE_REFRESH_SECONDS = 0.3
 FIRST_TEXT_REFRESH_SECONDS = 0.1
 
 
-def render_turn(turn: Turn) -> None:
+def render_turn(turn: Turn, running: str = "") -> None:
+    """A turn of the conversation, running (``running``: what its header says meanwhile) or finished: the one drawing
+    of a turn, so a finished run looks as it did while it ran, with its buttons, answer and History link added."""
     trace = turn.trace
     with st.chat_message("user"):
         st.text(turn.question)
     with st.chat_message("assistant"):
         if turn.label:
             st.caption(md_literal(turn.label))
-        render_status(trace)
+        if running:
+            st.status(running, state="running", expanded=False)
+        else:
+            render_status(trace)
         render_steps(
             trace,
             key=turn.key,
-            on_similar=partial(turns.ask_similar, turn.id),
-            on_decide=partial(turns.decide, turn.id),
+            on_similar=None if turn.running else partial(turns.ask_similar, turn.id),
+            on_decide=None if turn.running else partial(turns.decide, turn.id),
         )
+        if turn.writing:
+            render_writing(turn.writing, trace.settings.get("dialect", "paper"))
+        if turn.running:
+            return
         render_answer(trace)
         if trace.stop_reason == "error":
             render_retry(turn)
@@ -85,44 +95,35 @@ def live_turn(waiting_for_text: bool = False) -> None:
     job = st.session_state.job
     if job is None:
         return
-    view = job.view()
-    if view.done:
+    if job.done:
         st.rerun()
-    draw_live_turn(job, view)
-    if waiting_for_text and has_text(view):
+    turn = job.view()
+    render_turn(turn, running_label(job, turn))
+    if waiting_for_text and has_text(turn):
         st.rerun()
 
 
-def has_text(view: TurnView) -> bool:
-    return bool(view.live.writing or view.live.steps)
+def has_text(turn: Turn) -> bool:
+    return bool(turn.writing or turn.trace.steps)
 
 
-def draw_live_turn(job: TurnJob, view: TurnView) -> None:
-    req, live = job.request, view.live
-    with st.chat_message("user"):
-        st.text(req.question)
-    with st.chat_message("assistant"):
-        if req.label:
-            st.caption(md_literal(req.label))
-        step = live.writing.index if live.writing else len(live.steps) + 1
-        if view.cancelling:
-            label = "Stopping…"
-        elif view.pausing:
-            label = f"Pausing once step {step} is written…"
-        elif view.preparing:
-            label = provider_class(req.settings["provider"]).preparing or "Getting ready…"
-        elif view.model is not None and view.model.state == "warming":
-            label = "Waiting for the on-device model to finish reading the preset…"
-        else:
-            label = f"Thinking… step {step} of {view.max_index}"
-        if view.model is not None and view.model.slow:  # say why it takes so long, instead of leaving it to wonder
-            label += f" · the model is {view.model.describe()}"
-        st.status(label, state="running", expanded=False)
-        # The steps so far, drawn as the finished run's will be: in the run's dialect, with its settings.
-        so_far = Trace(req.question, settings={**req.settings, "dialect": req.dialect}, steps=live.steps)
-        render_steps(so_far, key="live")
-        if live.writing:
-            render_writing(live.writing, req.dialect)
+def running_label(job: TurnJob, turn: Turn) -> str:
+    """What a running turn's header says: the step it is on, or what it waits for."""
+    step = turn.writing.index if turn.writing else len(turn.trace.steps) + 1
+    model = job.model_status()
+    if job.cancelling:
+        label = "Stopping…"
+    elif job.pausing:
+        label = f"Pausing once step {step} is written…"
+    elif job.preparing:
+        label = provider_class(job.request.settings["provider"]).preparing or "Getting ready…"
+    elif model is not None and model.state == "warming":
+        label = "Waiting for the on-device model to finish reading the preset…"
+    else:
+        label = f"Thinking… step {step} of {job.max_index}"
+    if model is not None and model.slow:  # say why it takes so long, instead of leaving it to wonder
+        label += f" · the model is {model.describe()}"
+    return label
 
 
 def render_controls(job: TurnJob) -> None:

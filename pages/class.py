@@ -1,6 +1,6 @@
 """The Class page: a teacher hands out a question set by link and sees each student's best version on a board; a
 student opens the link, runs their own prompt versions on it from the Evaluate page and submits; a submission's runs
-open here, for its student and the assignment's owner only. Rendering only: the parts are in ui.class_view.
+open here, for its student and the assignment's owner only. Rendering only: the parts are in ui.classroom.view.
 """
 
 from __future__ import annotations
@@ -8,10 +8,11 @@ from __future__ import annotations
 import streamlit as st
 
 from react_core import ReactLabError
-from ui import class_view, identity, state
-from ui import evaluations as ev
-from ui import question_sets as qs
-from ui.text import md_literal
+from ui.classroom import view as class_view
+from ui.evaluate import evaluations as ev
+from ui.evaluate import question_sets as qs
+from ui.shared import identity, state
+from ui.shared.text import md_literal
 
 st.header("Class", anchor=False)
 state.show_flash()

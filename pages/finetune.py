@@ -1,6 +1,6 @@
 """Fine-tune: teach the on-device model a method from trajectories (the paper's Figure 3), on this machine's CPU.
 
-The page gathers a recipe, starts ``python -m react_core finetune``'s function in the background (``ui.jobs.finetune``)
+The page gathers a recipe, starts ``python -m react_core finetune``'s function in the background (``ui.finetune.job``)
 and draws its progress: the phase, the step, the loss and the time left, with Stop (a checkpoint is kept; starting the
 same recipe again resumes). A finished adapter can be used at once (Settings' adapter) and every adapter there is is
 listed with what it learned and scored. The trajectories can also be downloaded as standard fine-tuning files. Only
@@ -25,9 +25,9 @@ from react_core import (
     training_python,
     write_only,
 )
-from ui import identity, state
-from ui.jobs import finetune as jobs
-from ui.text import md_literal
+from ui.finetune import job as jobs
+from ui.shared import identity, state
+from ui.shared.text import md_literal
 
 REFRESH_SECONDS = 2.0
 PHASES = {

@@ -1,7 +1,7 @@
 """The History page: every saved run with text search; open one to read its panels, export it, delete it or fork
 it; past conversations, reopened in Chat to read and continue; arenas, reopened on the Arena page; compare 2 to 4
 runs side by side (the arena's view); import a JSON trace.
-Rendering only: the parts live in ui.history_view.
+Rendering only: the parts live in ui.history.view.
 """
 
 from __future__ import annotations
@@ -9,8 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from react_core import ReactLabError, plural
-from ui import state
-from ui.history_view import (
+from ui.history.view import (
     RUN_PARAM,
     render_arenas,
     render_compare,
@@ -19,7 +18,8 @@ from ui.history_view import (
     render_list,
     render_open,
 )
-from ui.text import md_literal
+from ui.shared import state
+from ui.shared.text import md_literal
 
 st.header("History", anchor=False)
 state.show_flash()

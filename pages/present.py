@@ -1,11 +1,12 @@
 """The Present page: play back a saved run for an audience, slide by slide (``?run=N&step=K``). Rendering only: the
-parts live in ui.presenter."""
+parts live in ui.present.presenter."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from ui import presenter, state
+from ui.present import presenter
+from ui.shared import state
 
 st.markdown(presenter.STYLE, unsafe_allow_html=True)  # a fixed stylesheet; no run text ever goes through HTML
 store = state.history_store()

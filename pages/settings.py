@@ -2,8 +2,8 @@
 servers' too), and the prompt.
 
 Every change applies to the next turn and is remembered (without the key) in the history store. The API key lives
-in its own session-state slot for this browser session only. Rendering only: binding in ui.bind, the prompt
-editor in ui.prompt_editor.
+in its own session-state slot for this browser session only. Rendering only: binding in ui.shared.bind, the prompt
+editor in ui.settings.prompt_editor.
 """
 
 from __future__ import annotations
@@ -18,13 +18,19 @@ from react_core import (
     provider_class,
     tool_label,
 )
-from ui import identity, presets, state
-from ui.bind import bound, seed
-from ui.export_settings import render_export_settings
-from ui.mcp_view import render_mcp_settings, tools_from_checkboxes
-from ui.prompt_editor import render_prompt_editor
-from ui.server_files import render_adapter, render_knowledge, render_model_file, render_script, render_wiki_endpoint
-from ui.versions import render_versions
+from ui.settings.mcp_view import render_mcp_settings, tools_from_checkboxes
+from ui.settings.prompt_editor import render_prompt_editor
+from ui.settings.server_files import (
+    render_adapter,
+    render_knowledge,
+    render_model_file,
+    render_script,
+    render_wiki_endpoint,
+)
+from ui.settings.versions import render_versions
+from ui.shared import identity, presets, state
+from ui.shared.bind import bound, seed
+from ui.shared.export_settings import render_export_settings
 
 
 def _on_key() -> None:

@@ -23,7 +23,7 @@ from streamlit.testing.v1 import AppTest
 from react_core.base.trace import STOP_REASONS
 from react_core.providers.local import LocalProvider
 from react_core.report.signs import SIGNS
-from ui.jobs import registry
+from ui.chat import job_registry as registry
 
 # Every new AppTest scans the metadata of every installed package for Streamlit components (a tenth of a second each,
 # a fifth of the app tests' time); the packages do not change while the tests run, so one scan a process serves all.

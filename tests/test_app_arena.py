@@ -272,8 +272,8 @@ def test_an_arena_downloads_as_one_html_file_when_finished_listed_and_reopened(m
 def test_a_running_arena_redraws_less_often_when_a_column_computes_on_this_machine():
     # Each redraw of the columns takes CPU the on-device model needs (Figure 1 in Chromium: about 26 s redrawn three
     # times a second, 13 s once a second, 10 s unwatched: bench_arena_page.py); a hosted model computes elsewhere.
-    from ui.arena import LIVE_REFRESH_SECONDS, ON_DEVICE_REFRESH_SECONDS, refresh_seconds
-    from ui.jobs.arena import ColumnSpec
+    from ui.arena.job import ColumnSpec
+    from ui.arena.verbs import LIVE_REFRESH_SECONDS, ON_DEVICE_REFRESH_SECONDS, refresh_seconds
 
     class Job:
         def __init__(self, *providers: str) -> None:

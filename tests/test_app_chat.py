@@ -140,7 +140,7 @@ def test_a_second_question_while_one_runs_is_refused_and_stop_cancels(monkeypatc
     at.chat_input[0].set_value("First question").run()
     job = at.session_state.job
     assert job is not None
-    while job.view().preparing:
+    while job.preparing:
         job.wait(0.01)
     at.run()
     assert run_headers(at)[0].label == "Thinking… step 1 of 8"

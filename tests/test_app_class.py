@@ -13,7 +13,7 @@ from test_app_question_sets import GOOD, RIGHT, table, upload
 from test_app_share import ANN, session
 
 from react_core.history import open_history
-from ui import identity
+from ui.shared import identity
 
 TEACHER = {"is_logged_in": True, "iss": "https://id.example.org", "sub": "teacher", "email": "teacher@example.org"}
 BOB = {"is_logged_in": True, "iss": "https://id.example.org", "sub": "bob", "email": "bob@example.org"}
@@ -133,7 +133,7 @@ def test_a_student_opening_the_link_lands_on_the_assignments_they_joined(monkeyp
 
 def test_two_students_of_one_name_are_two_rows_each_with_their_own_versions():
     from react_core.history.assignments import Submission
-    from ui.class_view import board_frame
+    from ui.classroom.view import board_frame
 
     def sub(i: int, owner: str, em: float) -> Submission:
         return Submission(i, "t", "Ann", f"v{i}", "Scripted", 2, em, 0.0, {}, "", owner=owner)

@@ -73,7 +73,7 @@ def test_each_visitor_sees_only_their_own_conversations(monkeypatch, tmp_path):
 
 
 def test_a_reload_says_the_conversation_is_being_restored_until_it_is_drawn(monkeypatch, tmp_path):
-    from ui import state
+    from ui.shared import state
 
     use_app(monkeypatch, tmp_path, SCRIPT)
     at = ask(new_session(), "What is 6 * 7?")

@@ -10,7 +10,7 @@ from app_helpers import go, new_session, run_evaluation_and_wait, use_app
 from test_app_eval_versions import assert_a_newly_fails_against, past_results_filtered
 from test_app_question_sets import GOOD, RIGHT, messages, table, upload
 
-from ui import evaluations as ev
+from ui.evaluate import evaluations as ev
 
 WRONG_FIRST = ["Thought 1: Guess.\nAction 1: Finish[41]", "Thought 1: Guess.\nAction 1: Finish[4]"]
 

@@ -11,7 +11,7 @@ from test_app_question_sets import GOOD, RIGHT, table, upload
 
 from react_core.presets.preset import load_preset
 from react_core.presets.store import PresetStore
-from ui import evaluations as ev
+from ui.evaluate import evaluations as ev
 
 WRONG_FIRST = ["Thought 1: Guess.\nAction 1: Finish[41]", "Thought 1: Guess.\nAction 1: Finish[4]"]
 

@@ -18,7 +18,7 @@ from react_core.evaluation.paper import PAPER_HOTPOTQA_EM
 from react_core.evaluation.results import load_evaluation, read_file
 from react_core.providers.base import Chunk, Provider
 from react_core.providers.local import LocalProvider
-from ui import evaluations as ev
+from ui.evaluate import evaluations as ev
 
 
 def choose(at, *, limit: int, strategies: list[str], **widgets):
@@ -280,7 +280,7 @@ def test_questions_at_once_and_calls_per_minute_are_offered_and_reach_the_plan(m
 def test_progress_says_about_how_long_is_left_at_the_pace_so_far(tmp_path):
     from react_core import EvalPlan, RunSettings
     from react_core.providers.allowance import OPERATOR
-    from ui.jobs.evaluation import EvalJob
+    from ui.evaluate.job import EvalJob
 
     plan = EvalPlan(datasets=["q.jsonl"], strategies=["cot", "react"], out_dir=str(tmp_path), settings=RunSettings())
     job = EvalJob(plan, OPERATOR)

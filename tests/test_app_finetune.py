@@ -6,7 +6,7 @@ from __future__ import annotations
 from app_helpers import go, new_session, use_app
 
 from react_core import RECIPES
-from ui.jobs import finetune as jobs
+from ui.finetune import job as jobs
 
 
 def test_the_v2_recipe_is_chosen_on_the_page_and_started_as_the_form_left_it(monkeypatch, tmp_path):

@@ -92,7 +92,7 @@ def test_native_tool_calls_show_the_conversation_each_call_added(monkeypatch, tm
 def test_the_on_device_grammar_shows_as_the_grammar_text_in_its_own_block():
     from react_core.base.call_records import CallTexts
     from react_core.dialects import DIALECTS
-    from ui.inspector import _request
+    from ui.shared.inspector import _request
 
     grammar = DIALECTS["paper"].grammar(["search", "lookup"], 1)
     assert "\u3000" in grammar and "\u2028" in grammar  # character classes hold spaces a browser cannot show

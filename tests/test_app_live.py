@@ -18,7 +18,7 @@ from app_helpers import (
 
 from react_core.base.trace import Usage
 from react_core.providers.base import Chunk, Provider
-from ui.jobs.turn import provider_signature
+from ui.chat.job import provider_signature
 
 
 class GatedProvider(Provider):

@@ -20,7 +20,7 @@ from app_helpers import (
 
 from react_core import Step, Trace
 from react_core.history import HistoryStore
-from ui.jobs.turn import Turn
+from ui.chat.job import Turn
 
 COMPUTE = "Thought 1: I need to multiply six by seven first.\nAction 1: Calculator[6 * 7]"
 FINISH = "Thought 2: It is 42.\nAction 2: Finish[42]"
@@ -36,7 +36,7 @@ def writing(at, words: str):
     deadline = time.monotonic() + 30
     while True:
         view = at.session_state.job.view()
-        if view.live.writing is not None and words in view.live.writing.text:
+        if view.writing is not None and words in view.writing.text:
             return at.run()
         assert time.monotonic() < deadline, "the model never wrote " + words
         at.session_state.job.wait(0.02)

@@ -13,7 +13,7 @@ from provider_helpers import FakeGemini, FakeOpenAI
 
 from react_core.base.paths import evaluations_dir
 from react_core.history import open_history
-from ui import identity
+from ui.shared import identity
 
 FINISH = "Thought 1: Done.\nAction 1: Finish[ok]"
 OPERATOR_KEY = "sk-OPERATOR-5c2e9a7d41"

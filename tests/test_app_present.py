@@ -9,7 +9,7 @@ import streamlit
 from app_helpers import NATIONALITY_Q, NATIONALITY_SCRIPT, ask, go, new_session, reload, texts, use_app
 
 from react_core.history import open_history
-from ui import presenter
+from ui.present import presenter
 
 SLIDES = len(NATIONALITY_SCRIPT) + 2
 ARITHMETIC = ["Thought 1: Compute it.\nAction 1: Calculator[17 * 23 + 4]", "Thought 2: Done.\nAction 2: Finish[395]"]

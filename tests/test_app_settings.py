@@ -189,7 +189,7 @@ def test_the_preset_chooser_offers_every_preset_a_chat_can_run_and_switches_the_
 
 
 def test_where_a_new_session_s_settings_come_from():
-    from ui.state import initial_settings
+    from ui.shared.state import initial_settings
 
     assert initial_settings(env={})["provider"] == "local"  # no key anywhere: the on-device model
     assert initial_settings(env={"GEMINI_API_KEY": "k"})["provider"] == "gemini"
@@ -254,7 +254,7 @@ def test_a_setting_changed_while_the_previous_change_is_still_being_saved_is_the
     still writing 2 to the history store. The session, and the next session, must end with 1."""
     import streamlit as st
 
-    from ui import bind, state
+    from ui.shared import bind, state
 
     store = _GatedStore()
     monkeypatch.setattr(state, "history_store", lambda: store)

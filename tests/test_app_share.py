@@ -20,8 +20,8 @@ from app_helpers import (
 from streamlit.testing.v1 import AppTest
 
 from react_core.history import open_history
-from ui import identity
-from ui.share_view import DEAD_LINK
+from ui.shared import identity
+from ui.shared.share_view import DEAD_LINK
 
 AUTH = {
     "redirect_uri": "http://127.0.0.1:8501/oauth2callback",

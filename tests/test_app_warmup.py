@@ -113,7 +113,7 @@ def test_a_turn_on_a_busy_machine_says_so_while_it_runs(monkeypatch, tmp_path):
     monkeypatch.setattr(ScriptedProvider, "status", lambda self: busy)
     at = new_session()
     at.chat_input[0].set_value("Slowly?").run()
-    while at.session_state.job.view().preparing:
+    while at.session_state.job.preparing:
         at.session_state.job.wait(0.01)
     at.run()
     assert "generating at 4.0 tokens/s (normally 38): the machine is busy" in run_headers(at)[0].label

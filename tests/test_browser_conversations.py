@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from browser_helpers import WAIT_MS, ask, chromium, nav, needs_chromium, open_page, shot, streamlit
+from browser_helpers import WAIT_MS, ask, chromium, nav, needs_chromium, open_page, settled, shot, streamlit
 
 pytestmark = [pytest.mark.browser, needs_chromium]
 
@@ -154,6 +154,8 @@ def test_a_reload_says_it_restores_the_conversation_and_a_restarted_server_keeps
             _answered(page, 1)
             # Until it is drawn the page says so, and never shows an empty chat in its place.
             assert page.evaluate("window.__shown") == ["restoring"]
+            # The notice is emptied once the run that draws the conversation ends, a moment after the answer shows.
+            settled(page)
             assert page.get_by_text("Restoring your conversation").count() == 0
         finally:
             context.close()

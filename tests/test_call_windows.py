@@ -10,8 +10,8 @@ from react_core.base.errors import ProviderError
 from react_core.providers.base import CompletionRequest
 from react_core.providers.quota import CallWindow, QuotaLimited
 from react_core.providers.scripted import ScriptedProvider
-from ui import identity
-from ui.jobs import registry
+from ui.chat import job_registry as registry
+from ui.shared import identity
 
 
 class Clock:

@@ -1,10 +1,12 @@
 """The project's layers, stated once: a module may import only from its own layer or the layers below, and no two
 modules import each other in a circle. Every import counts, including those inside functions (a lazy import is still
-a dependency). The background jobs in ui.jobs are plain threads: no Streamlit, no drawing code."""
+a dependency). The background jobs (each page's ``job.py``, named ``job`` or ``*_job`` / ``job_*``, and the job class in
+``ui/shared/job.py``) are plain threads: no Streamlit, no drawing code."""
 
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,8 +32,21 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("fine-tuning", ("react_core.training",)),
     ("the command line", ("react_core.cli", "react_core.__main__")),
     ("the front door", ("react_core",)),
-    ("background jobs", ("ui.jobs",)),
-    ("the app's drawing and verbs", ("ui",)),
+    ("background jobs", ()),  # not a folder: every ui module named for a job, wherever its page keeps it (_is_job)
+    ("the app's shared parts: state, identity, binding, text, the drawing of a run", ("ui", "ui.shared")),
+    (
+        "each page's drawing and verbs, a folder a page",
+        (
+            "ui.chat",
+            "ui.arena",
+            "ui.settings",
+            "ui.history",
+            "ui.evaluate",
+            "ui.classroom",
+            "ui.finetune",
+            "ui.present",
+        ),
+    ),
     ("pages", ("pages", "app")),
 ]
 
@@ -43,6 +58,7 @@ def _module_name(path: Path) -> str:
     return ".".join(parts)
 
 
+@functools.cache
 def _sources() -> dict[str, Path]:
     files = [*ROOT.glob("react_core/**/*.py"), *ROOT.glob("ui/**/*.py"), *ROOT.glob("pages/*.py"), ROOT / "app.py"]
     return {_module_name(p): p for p in files}
@@ -88,7 +104,21 @@ def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
     return found
 
 
+def _is_job(name: str) -> bool:
+    leaf = name.rpartition(".")[2]
+    return name.startswith("ui.") and (leaf == "job" or leaf.startswith("job_") or leaf.endswith("_job"))
+
+
+def _is_empty_package(name: str) -> bool:
+    # ui/chat/__init__.py and its siblings are empty: importing ui.chat.job runs ui.chat, which imports nothing, so an
+    # empty package sits with the lowest layer that may live in it (the jobs).
+    path = _sources().get(name)
+    return path is not None and path.name == "__init__.py" and not path.read_text(encoding="utf-8").strip()
+
+
 def _layer(name: str) -> int:
+    if _is_job(name) or (name.startswith("ui.") and _is_empty_package(name)):
+        return next(i for i, (title, _prefixes) in enumerate(LAYERS) if title == "background jobs")
     best, layer = -1, None
     for i, (_title, prefixes) in enumerate(LAYERS):
         for prefix in prefixes:
@@ -157,10 +187,17 @@ def test_there_are_no_import_cycles():
 
 
 def test_the_engine_and_the_jobs_never_import_streamlit():
-    offenders = [
-        n for n, ts in _graph().items() if "streamlit" in ts and (n.startswith("react_core") or n.startswith("ui.jobs"))
-    ]
+    offenders = [n for n, ts in _graph().items() if "streamlit" in ts and (n.startswith("react_core") or _is_job(n))]
     assert not offenders
+
+
+def test_every_page_keeps_its_jobs_and_they_are_found():
+    # A job moved or renamed out of the naming rule would silently lose the no-Streamlit check above.
+    jobs = {n for n in _sources() if _is_job(n)}
+    assert {"ui.shared.job", "ui.chat.job", "ui.arena.job", "ui.evaluate.job", "ui.finetune.job"} <= jobs
+    sources = _sources().items()
+    threads = {n for n, p in sources if n.startswith("ui.") and "threading.Thread(" in p.read_text(encoding="utf-8")}
+    assert threads <= jobs, f"modules that start threads but are not named as jobs: {sorted(threads - jobs)}"
 
 
 def test_every_module_has_a_layer():

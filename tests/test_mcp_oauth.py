@@ -184,7 +184,7 @@ def test_the_operator_signs_in_on_the_command_line_for_every_run(served, history
 
 
 def test_a_person_signs_in_to_their_own_server_from_settings(served, monkeypatch, tmp_path):
-    import ui.mcp_sign_in_view as view
+    import ui.settings.mcp_sign_in_view as view
 
     script = [" Who am I?\nAction 1: Mine_whoami[{}]", " Known.\nAction 2: Finish[known]"]
     use_app(monkeypatch, tmp_path, script)

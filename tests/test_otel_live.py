@@ -201,7 +201,7 @@ def test_ask_sends_its_run_to_the_configured_endpoint(receiver, tmp_path):
 
 
 def test_a_finished_chat_turn_is_sent_by_the_turn_job(receiver, fresh_live, monkeypatch):
-    from ui.jobs.turn import TurnJob, TurnRequest
+    from ui.chat.job import TurnJob, TurnRequest
 
     r = receiver()
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", r.base + "/custom/traces")
@@ -218,13 +218,13 @@ def test_a_finished_chat_turn_is_sent_by_the_turn_job(receiver, fresh_live, monk
 def test_the_sidebar_says_when_the_last_export_failed_and_nothing_more(monkeypatch, tmp_path):
     from app_helpers import new_session, use_app
 
-    import ui.sidebar
+    import ui.chat.sidebar
 
     use_app(monkeypatch, tmp_path, [" So.\nAction 1: Finish[42]"])
     at = new_session()
     notice = "The last run could not be sent to the OpenTelemetry endpoint."
     assert not any(notice in c.value for c in at.caption)
-    monkeypatch.setattr(ui.sidebar, "live_export_problem", lambda: "sent to http://10.0.0.7:4318 failed: refused")
+    monkeypatch.setattr(ui.chat.sidebar, "live_export_problem", lambda: "sent to http://10.0.0.7:4318 failed: refused")
     at.run()
     shown = [c.value for c in at.sidebar.caption]
     assert any(notice in c for c in shown) and not any("10.0.0.7" in c for c in shown)

@@ -66,7 +66,7 @@ def paused_run() -> tuple[react_core.RunSettings, react_core.Trace]:
 
 
 def turn(request, reuse=None):
-    from ui.jobs.turn import TurnJob
+    from ui.chat.job import TurnJob
 
     job = TurnJob(request, reuse)
     job.work()
@@ -74,7 +74,7 @@ def turn(request, reuse=None):
 
 
 def test_a_chat_turn_is_sent_once_finished(receiver):
-    from ui.jobs.turn import TurnRequest
+    from ui.chat.job import TurnRequest
 
     settings = {"provider": "scripted", "script": [COMPUTE, FINISH], "tools": ["calculator"]}
     done = turn(TurnRequest(Q, settings, chat_id="c", turn_id=1)).turn
@@ -83,7 +83,7 @@ def test_a_chat_turn_is_sent_once_finished(receiver):
 
 
 def test_a_step_mode_turn_is_sent_once_it_ends_not_while_it_waits_and_so_is_one_resumed_from_history(receiver):
-    from ui.jobs.turn import TurnRequest
+    from ui.chat.job import TurnRequest
 
     settings = {"provider": "scripted", "script": [COMPUTE, FINISH], "tools": ["calculator"], "pause_before": ["tool"]}
     first = turn(TurnRequest(Q, settings, chat_id="c", turn_id=1))

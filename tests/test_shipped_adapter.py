@@ -17,7 +17,7 @@ from react_core.providers.adapters import DEFAULT_ADAPTER, file_sha256, read_man
 from react_core.providers.local import LocalProvider
 from react_core.training.recipe import RECIPES, SHIPPED
 from react_core.training.sources import held_out_questions, shared_path
-from ui.examples import ONLINE_EXAMPLES
+from ui.chat.examples import ONLINE_EXAMPLES
 
 ADAPTER = shipped_adapter()
 MANIFEST = read_manifest(ADAPTER) if ADAPTER else None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from react_core.base.trace import Observation, Step, Trace
 from react_core.report.signs import SIGNS, run_sign
-from ui.render import EXPECTED_BADGES, status_text
+from ui.shared.render import EXPECTED_BADGES, status_text
 
 
 def _answered(answer: str, *, expected: str | None = None, evidence: str | None = None) -> Trace:

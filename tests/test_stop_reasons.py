@@ -8,7 +8,7 @@ from react_core.base.trace import STOP_REASONS, Step, Trace
 from react_core.cli.main import ending_lines
 from react_core.report.exports import summary_line, to_markdown
 from react_core.report.signs import SIGNS
-from ui.render import status_text
+from ui.shared.render import status_text
 
 
 @pytest.mark.parametrize("reason", list(STOP_REASONS))

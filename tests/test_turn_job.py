@@ -6,7 +6,7 @@ import pytest
 from app_helpers import offline_pack
 
 from react_core import Action, Observation, Step
-from ui.jobs.turn import TurnJob, TurnRequest
+from ui.chat.job import TurnJob, TurnRequest
 
 
 def _similar(title: str):

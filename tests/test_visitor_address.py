@@ -1,5 +1,5 @@
-"""Who a visitor is, on a real Streamlit server: ``ui.identity.visitor`` reads the address Streamlit gives a browser
-session, which behind a proxy on this machine is the one the proxy forwards in X-Forwarded-For (uvicorn trusts
+"""Who a visitor is, on a real Streamlit server: ``ui.shared.identity.visitor`` reads the address Streamlit gives a
+browser session, which behind a proxy on this machine is the one the proxy forwards in X-Forwarded-For (uvicorn trusts
 127.0.0.1 and ::1 by default), the same for every connection from that visitor, and "this machine" for a connection
 that forwards none. docs/deployment.md tells operators exactly this; a Streamlit that changed it fails here.
 
@@ -20,7 +20,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 PROBE = """
 import sys
 sys.path.insert(0, {root!r})
-from ui import identity
+from ui.shared import identity
 with open({out!r}, "a") as f:
     f.write(identity.visitor() + "\\n")
 """

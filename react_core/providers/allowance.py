@@ -1,7 +1,7 @@
 """Whose keys a job's model calls may use, and how many calls a minute it may make: one value per person.
 
-The app decides it once per browser session from its mode (``ui.identity.allowance``); the CLI and local mode run as
-the operator (``OPERATOR``: the server's keys, to any endpoint, no limit). Every job (a chat turn, an evaluation, and
+The app decides it once per browser session from its mode (``ui.shared.identity.allowance``); the CLI and local mode run
+as the operator (``OPERATOR``: the server's keys, to any endpoint, no limit). Every job (a chat turn, an evaluation, and
 whatever runs models next) gets one: the job machinery runs the job's work under ``keys()``, and whatever builds the
 job's provider wraps it with ``limit()`` (``run_evaluation`` takes the allowance and does both).
 """

@@ -1,0 +1,263 @@
+"""The Arena page's verbs and column editors: the columns (2 to 4) kept in their widgets' session-state keys, Figure 1
+(the paper's four methods on the chosen model, on the paper's budget), the gold answer of a known question filled in,
+Run (an ``ArenaJob``), Stop per column, and an arena reopened from History.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+from react_core import (
+    ARENA_STRATEGIES,
+    DEFAULT_PRESETS,
+    MAX_CALLS_LIMIT,
+    MAX_COLUMNS,
+    MIN_COLUMNS,
+    PROVIDERS,
+    ROLE_MODES,
+    STRATEGY_LABELS,
+    ModelChoice,
+    ReactLabError,
+    address,
+    expected_answer_for,
+    plan_defaults,
+    provider_class,
+    role_presets,
+    run_budget,
+    strategy_needs,
+)
+from ui.arena.job import ArenaJob, ColumnSpec
+from ui.shared import export_settings, identity, presets, state
+
+QUESTION_KEY = "arena-question"
+GOLD_KEY = "arena-gold"
+FILLED_KEY = "arena-gold-filled"  # the gold answer the page filled in (not the person's own), to replace it
+COUNT_KEY = "arena-n"
+FIELDS = ("strategy", "preset", "provider", "model", "temperature", "max_calls", "adapter")
+ADAPTERS = {"": "the shipped adapter", "none": "none: the base model"}  # an on-device column's adapter
+
+
+def key(field: str, i: int) -> str:
+    return f"arena-{field}-{i}"
+
+
+def _widget_keys() -> list[str]:
+    return [QUESTION_KEY, GOLD_KEY, *(key(f, i) for i in range(MAX_COLUMNS) for f in FIELDS)]
+
+
+def init() -> None:
+    """The editors' values: as the person left them (Streamlit forgets a widget's value once a page without it has
+    run, so they are kept in ``arena_form`` as well), else the person's settings, ReAct with their prompt."""
+    ss = st.session_state
+    ss.setdefault(COUNT_KEY, MIN_COLUMNS)
+    for k in _widget_keys():
+        if k not in ss and k in ss.arena_form:
+            ss[k] = ss.arena_form[k]
+    for i in range(MAX_COLUMNS):
+        _column_defaults(i)
+
+
+def remember() -> None:
+    """Keep the editors' values for the next visit of the page (after every widget of the page was drawn)."""
+    ss = st.session_state
+    ss.arena_form = {k: ss[k] for k in _widget_keys() if k in ss}
+
+
+def _column_defaults(i: int) -> None:
+    ss, s = st.session_state, state.settings()
+    current = presets.current_name()
+    ss.setdefault(key("strategy", i), "react")
+    ss.setdefault(key("preset", i), current if current in preset_names("react") else DEFAULT_PRESETS["react"])
+    ss.setdefault(key("provider", i), s["provider"])
+    ss.setdefault(key("model", i), s.get("model", ""))
+    ss.setdefault(key("temperature", i), float(s.get("temperature", 0.0)))
+    ss.setdefault(key("max_calls", i), int(s.get("max_calls", plan_defaults().max_calls)))
+    ss.setdefault(key("adapter", i), s.get("adapter") or "")
+
+
+def preset_names(strategy: str) -> list[str]:
+    """The prompts a strategy can run: this person's presets of its mode (shipped, then their own; a name runs its
+    newest version), then each saved version of a line that has several, by its address (``paper@2``)."""
+    store = presets.store()
+    names = store.names(mode=ROLE_MODES[strategy])
+    addresses = []
+    for name in store.with_several_versions(names):
+        addresses += [address(name, n) for n, _, _ in store.versions(name)]
+    return names + addresses
+
+
+def question_changed() -> None:
+    """A known HotpotQA question brings its gold answer (the one a chat run of it is checked against), so the columns
+    are scored without typing it; a gold answer the person typed stays theirs."""
+    ss = st.session_state
+    typed = str(ss.get(GOLD_KEY, "")).strip()
+    if typed and typed != ss.get(FILLED_KEY):
+        return
+    question = str(ss.get(QUESTION_KEY, "")).strip()
+    found = (expected_answer_for(question, state.settings()) or "") if question else ""
+    ss[GOLD_KEY] = ss[FILLED_KEY] = found
+
+
+def strategy_changed(i: int) -> None:
+    """A new strategy takes the paper's prompt for it unless the prompt chosen already fits."""
+    strategy = st.session_state[key("strategy", i)]
+    if st.session_state[key("preset", i)] not in preset_names(strategy):
+        st.session_state[key("preset", i)] = DEFAULT_PRESETS[strategy]
+
+
+def add_column() -> None:
+    st.session_state[COUNT_KEY] = min(MAX_COLUMNS, st.session_state[COUNT_KEY] + 1)
+
+
+def remove_column() -> None:
+    st.session_state[COUNT_KEY] = max(MIN_COLUMNS, st.session_state[COUNT_KEY] - 1)
+
+
+def base_and_fine_tuned() -> None:
+    """ReAct on the on-device model twice, side by side: the base model with the paper's 6-shot prompt, and the
+    fine-tuned model (the shipped adapter) with the zero-shot prompt it learned (the paper's Figure 3, on a
+    question), on the paper's budget."""
+    ss = st.session_state
+    ss[COUNT_KEY] = 2
+    for i, adapter in enumerate(("none", "")):
+        chosen = role_presets({"provider": "local", "adapter": adapter})["react"]
+        ss[key("strategy", i)], ss[key("preset", i)], ss[key("adapter", i)] = "react", chosen, adapter
+        ss[key("provider", i)], ss[key("model", i)], ss[key("temperature", i)] = "local", "", 0.0
+        ss[key("max_calls", i)] = plan_defaults().max_calls
+
+
+def figure_one() -> None:
+    """The paper's Figure 1: Standard, CoT, Act and ReAct, each with the paper's prompt, on the first column's model,
+    greedy as the paper decoded, Act and ReAct with the paper's 7 model calls (not the chat's budget; each column's
+    Max model calls changes it)."""
+    ss = st.session_state
+    provider, model = ss[key("provider", 0)], ss[key("model", 0)]
+    ss[COUNT_KEY] = len(ARENA_STRATEGIES)
+    prompts = role_presets({**state.settings(), "provider": provider, "adapter": ss[key("adapter", 0)]})
+    for i, strategy in enumerate(ARENA_STRATEGIES):
+        ss[key("strategy", i)], ss[key("preset", i)] = strategy, prompts[strategy]
+        ss[key("adapter", i)] = ss[key("adapter", 0)]
+        ss[key("provider", i)], ss[key("model", i)], ss[key("temperature", i)] = provider, model, 0.0
+        ss[key("max_calls", i)] = plan_defaults().max_calls
+
+
+def columns() -> list[dict[str, Any]]:
+    ss = st.session_state
+    for i in range(ss[COUNT_KEY]):
+        # A field whose widget the last run did not draw (Max model calls of a Standard column) is forgotten with it.
+        _column_defaults(i)
+    return [{f: ss[key(f, i)] for f in FIELDS} for i in range(ss[COUNT_KEY])]
+
+
+def render_editor(i: int) -> None:
+    """One column's variant: strategy, prompt, provider, model, temperature."""
+    st.selectbox(
+        "Strategy",
+        ARENA_STRATEGIES,
+        key=key("strategy", i),
+        format_func=STRATEGY_LABELS.get,
+        on_change=strategy_changed,
+        args=(i,),
+    )
+    names = preset_names(st.session_state[key("strategy", i)])
+    if st.session_state[key("preset", i)] not in names:
+        st.session_state[key("preset", i)] = names[0] if names else ""
+    st.selectbox(
+        "Prompt",
+        names,
+        key=key("preset", i),
+        help="A shipped preset or one you saved (its newest version), or a saved version by its address (name@3).",
+    )
+    st.selectbox("Provider", PROVIDERS, key=key("provider", i), format_func=lambda p: provider_class(p).label)
+    st.text_input(
+        "Model", key=key("model", i), placeholder=provider_class(st.session_state[key("provider", i)]).default_model
+    )
+    st.number_input("Temperature", min_value=0.0, max_value=2.0, step=0.1, key=key("temperature", i))
+    strategy = st.session_state[key("strategy", i)]
+    if not strategy_needs([strategy]).agent:
+        st.caption(f"{run_budget({'strategy': strategy}).capitalize()}: this strategy answers at once.")
+    else:
+        st.number_input(
+            "Max model calls",
+            min_value=1,
+            max_value=MAX_CALLS_LIMIT,
+            key=key("max_calls", i),
+            help=f"This column's budget of steps. Figure 1 sets the paper's {plan_defaults().max_calls}; a new column "
+            "starts from Settings'.",
+        )
+    if "adapter" in provider_class(st.session_state[key("provider", i)]).options and not identity.own_endpoints():
+        current = st.session_state[key("adapter", i)]
+        options = {**ADAPTERS, **({} if current in ADAPTERS else {current: Path(current).name})}  # their own file
+        st.selectbox("Adapter", list(options), key=key("adapter", i), format_func=options.get)
+
+
+def run() -> None:
+    """Start every column (callback of Run)."""
+    ss = st.session_state
+    question = str(ss.get(QUESTION_KEY, "")).strip()
+    if not question:
+        state.flash("warning", "Type a question for the arena first.")
+        return
+    if len(question) > state.MAX_QUESTION_CHARS:
+        state.flash("warning", f"A question is at most {state.MAX_QUESTION_CHARS:,} characters.")
+        return
+    if ss.arena_job is not None and not ss.arena_job.done:
+        return
+    base = state.settings()
+    specs = []
+    try:
+        for c in columns():
+            settings = {
+                **base,
+                **ModelChoice(c["provider"]).changes(base),  # a Base URL set for one provider is not another's
+                "model": c["model"].strip(),
+                "temperature": float(c["temperature"]),
+                "max_calls": int(c["max_calls"]),
+                "preset": c["preset"],
+                "dialect": "",
+                **({"adapter": c["adapter"]} if "adapter" in provider_class(c["provider"]).options else {}),
+            }
+            own_key = ss.api_key if c["provider"] == base["provider"] else ""
+            specs.append(ColumnSpec(c["strategy"], settings, presets.store().load(c["preset"]), api_key=own_key))
+        gold = str(ss.get(GOLD_KEY, "")).strip()
+        job = ArenaJob(question, specs, identity.allowance(), gold=gold, export=export_settings.chosen())
+    except ReactLabError as e:
+        state.flash("error", str(e))
+        return
+    ss.arena_open = None
+    ss.arena_job = job.start()
+
+
+def stop(column: int) -> None:
+    job = st.session_state.arena_job
+    if job is not None:
+        job.stop(column)
+
+
+def close() -> None:
+    """Back to the editors from a reopened or finished arena."""
+    ss = st.session_state
+    if ss.arena_job is not None and ss.arena_job.done:
+        ss.arena_job = None
+    ss.arena_open = None
+
+
+def reopen(arena_id: str) -> None:
+    """Show a saved arena on the Arena page (from History)."""
+    st.session_state.arena_open = arena_id
+
+
+# How often a running arena is redrawn. Each redraw of its columns costs the server and the browser a few hundred
+# milliseconds of CPU; with the on-device model computing on the same cores, redrawing three times a second made
+# Figure 1 take about twice as long as the same columns with nobody watching (docs/benchmarks.md, arena page).
+LIVE_REFRESH_SECONDS = 0.3
+ON_DEVICE_REFRESH_SECONDS = 1.0
+
+
+def refresh_seconds(job: ArenaJob) -> float:
+    """The running arena's redraw interval: slower when a column's model computes on this machine."""
+    here = any(provider_class(c.settings["provider"]).computes_here for c in job.columns)
+    return ON_DEVICE_REFRESH_SECONDS if here else LIVE_REFRESH_SECONDS

@@ -1,0 +1,76 @@
+"""The presets a person can choose and save (``react_core.PresetStore``: the shipped ones, then their own lines of
+versions), the version named in the settings, and the prompt the next turn uses.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from react_core import (
+    DEFAULT_PRESET,
+    ConfigError,
+    Preset,
+    PresetStore,
+    ReactLabError,
+    default_preset,
+    parse_ref,
+    speaks,
+)
+from ui.shared import identity, state
+
+
+def store() -> PresetStore:
+    """This person's presets: the shipped ones, then their own lines of versions in their history store. One per
+    browser session and person: a page reads a dozen presets a run, and each new store opened the history again."""
+    owner = identity.owner()
+    kept = st.session_state.get("preset_store")
+    if kept is None or kept.owner != owner:
+        kept = st.session_state.preset_store = PresetStore(owner)
+    return kept
+
+
+def runnable(names_: list[str]) -> tuple[list[str], list[str]]:
+    """(the presets the chosen provider can run, those it cannot: native tool calling needs a provider that can)."""
+    provider = state.settings()["provider"]
+    ok, not_ok = [], []
+    for name in names_:
+        try:
+            fits = speaks(provider, store().load(name).dialect)
+        except ReactLabError:
+            fits = True  # shown, and the chooser says what is wrong with it
+        (ok if fits else not_ok).append(name)
+    return ok, not_ok
+
+
+def current_name() -> str:
+    """The prompt version in use, as the settings name it: ``name`` (its newest version), ``name@3`` or
+    ``name@label`` (when none is named: the prompt the model's adapter learned, else the dialect's shipped preset)."""
+    s = state.settings()
+    return s.get("preset") or default_preset(s)
+
+
+def current_line() -> str:
+    """The name of the line of versions in use."""
+    try:
+        return parse_ref(current_name()).name
+    except ConfigError:  # a remembered setting that is no address: ``active`` falls back and says so
+        return DEFAULT_PRESET
+
+
+def active() -> Preset:
+    """The prompt the next turn uses: the applied edit, else the named preset (the shipped paper one if that is gone
+    or cannot run a chat)."""
+    if st.session_state.prompt is not None:
+        return st.session_state.prompt
+    try:
+        preset = store().load(current_name())
+        if preset.mode != "react":
+            raise ConfigError(f"The {preset.name} preset is a direct-answer prompt for the evaluation, not a chat.")
+        provider = state.settings()["provider"]
+        if not speaks(provider, preset.dialect):
+            raise ConfigError(f"The {preset.name} preset needs native tool calling, which {provider} cannot do.")
+        return preset
+    except ReactLabError as e:
+        state.flash("warning", f"{e} Using the {DEFAULT_PRESET} preset instead.")
+        st.session_state.settings = {**state.settings(), "preset": DEFAULT_PRESET, "dialect": ""}
+        return store().load(DEFAULT_PRESET)
