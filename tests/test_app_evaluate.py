@@ -19,6 +19,7 @@ from react_core.evaluation.results import load_evaluation, read_file
 from react_core.providers.base import Chunk, Provider
 from react_core.providers.local import LocalProvider
 from ui.evaluate import evaluations as ev
+from ui.evaluate import tables
 
 
 def choose(at, *, limit: int, strategies: list[str], **widgets):
@@ -216,7 +217,7 @@ def test_the_chart_shows_n_and_draws_no_bar_for_fewer_than_20_questions(monkeypa
     assert any("No bar for Standard (n=2): fewer than 20 questions" in unescape(c.value) for c in at.caption)
     at = run_evaluation(at, limit=20, strategies=["standard"])
     assert len(at.get("vega_lite_chart")) == 1
-    chart, why = ev.chart(load_evaluation(folder(at)))
+    chart, why = tables.chart(load_evaluation(folder(at)))
     assert list(chart.index) == ["Standard (n=20)"] and why == ""
     assert list(chart.columns) == ["this evaluation", "paper, PaLM-540B (n=500)"]
 

@@ -1,5 +1,5 @@
 """The Evaluate page's verbs and what it draws, as values: start an evaluation, open one, the progress label, the
-message after Stop, the results table, the chart beside the paper, the list of past evaluations.
+message after Stop (the results as tables: ``ui.evaluate.tables``).
 
 Everything shown about an evaluation is read from its results folder (``react_core.evaluation.results``), the
 running one included, so a reload or another day shows the same thing. Evaluations belong to their owner like runs:
@@ -13,14 +13,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
 import streamlit as st
 
 from react_core import (
-    ENDINGS,
     PAPER_500,
-    PAPER_MODEL,
-    PAPER_N,
     ROLE_MODES,
     STRATEGY_LABELS,
     EvalPlan,
@@ -28,19 +24,15 @@ from react_core import (
     PresetStore,
     ReactLabError,
     RunSettings,
-    StrategyResults,
     evaluations_dir,
     list_evaluations,
     load_evaluation,
     new_evaluation_folder,
     parse_ref,
     plan_defaults,
-    results_by_model,
-    results_by_version,
     strategy_needs,
     unit_strategy,
 )
-from react_core import result_label as label
 from ui.evaluate import models as eval_models
 from ui.evaluate import question_sets
 from ui.evaluate import tasks as eval_tasks
@@ -54,7 +46,6 @@ RPM_HELP = (
     "At most this many model calls a minute, shared by every evaluation with the same key. When the service says "
     "\"too many requests\" and how long to wait, the whole evaluation waits and slows down; no question is lost."
 )
-MIN_CHART_N = 20  # fewer questions say too little to set beside the paper's 500
 
 
 def paper_setup() -> dict[str, Any]:
@@ -229,14 +220,6 @@ def past() -> list[Evaluation]:
 # -- what the page draws -------------------------------------------------------------------------------
 
 
-def when(evaluation: Evaluation) -> str:
-    return evaluation.created_at.replace("T", " ")[:16] + " UTC"
-
-
-def ended_text(ended: dict[str, int]) -> str:
-    return " · ".join(f"{reason} {count}" for reason, count in ended.items())
-
-
 def unit_label(key: str, snap: dict[str, Any]) -> str:
     """What a running evaluation runs, in words: the strategy, the prompt version when it compares versions and the
     model when it compares models (the job's ``versions`` and ``models`` say which, by unit key such as
@@ -284,145 +267,3 @@ def ending(snap: dict[str, Any]) -> tuple[str, str] | None:
     if not snap["counts"]:
         return "warning", "Stopped before the first question; nothing was run."
     return "warning", f"Stopped: {detail or 'nothing was left to run'}. What finished is saved and shown below."
-
-
-def beside_paper(evaluation: Evaluation) -> bool:
-    """Whether any of the results ran on the paper's data: only then is the paper's Table 1 shown beside them."""
-    return any(r.paper_data for r in evaluation.results)
-
-
-def summary_frame(evaluation: Evaluation) -> pd.DataFrame:
-    rows = []
-    paper = beside_paper(evaluation)
-    for r in evaluation.results:
-        s, task = r.summary(), r.task
-        rows.append(
-            {
-                "strategy": label(r, evaluation.results),
-                "prompt version": r.version,
-                "model": r.model,
-                "n": s.n,
-                "of": s.planned,
-                **eval_tasks.scores(task, round(100 * s.em, 1), round(100 * s.f1, 1)),
-                **({f"paper {task.metric} (n={PAPER_N})": r.paper_figure} if paper else {}),
-                **{reason: s.ended.get(reason, 0) for reason in ENDINGS},
-                "well-formed steps %": round(100 * s.well_formed, 1),
-                "avg steps": round(s.avg_steps, 2),
-                "avg seconds": round(s.avg_seconds, 2),
-            }
-        )
-    return pd.DataFrame(rows)
-
-
-def chart(evaluation: Evaluation) -> tuple[pd.DataFrame | None, str]:
-    """EM (FEVER: accuracy) beside the paper's, n in every label; no bar for a strategy with under MIN_CHART_N
-    questions."""
-    rows, small = {}, []
-    paper = beside_paper(evaluation)
-    for r in evaluation.results:
-        s = r.summary()
-        if s.n < MIN_CHART_N:
-            small.append(f"{label(r, evaluation.results)} (n={s.n})")
-            continue
-        rows[f"{label(r, evaluation.results)} (n={s.n})"] = {
-            "this evaluation": round(100 * s.em, 1),
-            **({f"paper, {PAPER_MODEL} (n={PAPER_N})": r.paper_figure} if paper else {}),
-        }
-    why = ""
-    if small:
-        why = (
-            f"No bar for {', '.join(small)}: fewer than {MIN_CHART_N} questions say too little to set beside the "
-            f"paper's {PAPER_N}; the table above has the figures."
-        )
-    return (pd.DataFrame.from_dict(rows, orient="index") if rows else None), why
-
-
-def paper_caption(evaluation: Evaluation) -> str:
-    """Where the paper's column comes from, or why there is none beside these results."""
-    task = evaluation.task
-    if not beside_paper(evaluation):
-        return (
-            "No paper column: the paper's Table 1 scored its own 500 dev questions, not these, so its figures would "
-            "compare nothing."
-        )
-    return f"Paper: ReAct (Yao et al. 2022), Table 1, {PAPER_MODEL} on 500 {task.label} dev {task.items}."
-
-
-def past_frame(evaluations: list[Evaluation]) -> pd.DataFrame:
-    rows = []
-    for e in evaluations:
-        incomplete = [
-            f"{STRATEGY_LABELS.get(r.strategy, r.strategy)} {len(r.records)} of {r.planned}"
-            for r in e.results
-            if r.planned and len(r.records) < r.planned
-        ]
-        rows.append(
-            {
-                "when": when(e),
-                "strategies": ", ".join(label(r, e.results) for r in e.results),
-                "prompt versions": ", ".join(dict.fromkeys(r.version for r in e.results if r.version)),
-                "models": ", ".join(dict.fromkeys(r.model for r in e.results if r.model)),
-                "questions": e.planned,
-                "done": "stopped: " + ", ".join(incomplete) if incomplete else "complete",
-                "ended": ended_text(e.ended()),
-                "folder": e.folder.name,
-            }
-        )
-    return pd.DataFrame(rows)
-
-
-def past_versions(evaluations: list[Evaluation]) -> list[str]:
-    """The prompt versions the past evaluations ran (what the page's filter offers)."""
-    return [v for v in results_by_version(evaluations) if v]
-
-
-def past_models(evaluations: list[Evaluation]) -> list[str]:
-    """The models the past evaluations ran (what the page's model filter offers)."""
-    return [m for m in results_by_model(evaluations) if m]
-
-
-def with_version(
-    evaluations: list[Evaluation], version: str | None, model: str | None = None
-) -> list[Evaluation]:
-    """The evaluations with results of ``version`` and ``model`` (every one for None)."""
-    return [
-        e
-        for e in evaluations
-        if any((version is None or r.version == version) and (model is None or r.model == model) for r in e.results)
-    ]
-
-
-def version_frame(
-    evaluations: list[Evaluation], version: str | None = None, model: str | None = None
-) -> pd.DataFrame:
-    """Past results grouped by prompt version, then model (only ``version``'s and ``model``'s when chosen): one row
-    per results file."""
-    rows = []
-    for v, group in results_by_version(evaluations, version).items():
-        for e, r in sorted(group, key=lambda pair: pair[1].model):
-            if model is not None and r.model != model:
-                continue
-            s = r.summary()
-            rows.append(
-                {
-                    "prompt version": v or "(none recorded)",
-                    "model": r.model,
-                    "strategy": STRATEGY_LABELS.get(r.strategy, r.strategy),
-                    "when": when(e),
-                    "n": s.n,
-                    "EM": round(100 * s.em, 1),
-                    "F1": round(100 * s.f1, 1),
-                    "folder": e.folder.name,
-                }
-            )
-    columns = ["prompt version", "model", "strategy", "when", "n", "EM", "F1", "folder"]
-    return pd.DataFrame(rows, columns=columns)
-
-
-def records(evaluation: Evaluation) -> list[dict[str, Any]]:
-    return [rec for r in evaluation.results for rec in r.records]
-
-
-def cells(evaluation: Evaluation) -> list[StrategyResults]:
-    """Each record's results file, in the order of ``records`` (its prompt version and model)."""
-    return [r for r in evaluation.results for _ in r.records]

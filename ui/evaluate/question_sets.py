@@ -158,7 +158,7 @@ def scores_frame(evaluation: Evaluation, chosen: Checks) -> pd.DataFrame:
 
 
 def check_columns(evaluation: Evaluation, chosen: Checks) -> list[dict[str, bool]]:
-    """Each result's checks, file by file in file order (as ``ui.evaluate.evaluations.records`` lists them)."""
+    """Each result's checks, file by file in file order (as ``ui.evaluate.tables.records`` lists them)."""
     return _checked(str(evaluation.folder), _counts(evaluation), _key(chosen), evaluation)[1]
 
 

@@ -15,14 +15,14 @@ from typing import Any
 import streamlit as st
 
 from react_core import STRATEGY_LABELS, Evaluation, csv_text
-from ui.evaluate import evaluations as ev
 from ui.evaluate import question_sets as qs
+from ui.evaluate import tables
 from ui.evaluate import tasks as eval_tasks
 
 
 def question_rows(evaluation: Evaluation) -> list[dict[str, Any]]:
     """One row per question answered, file by file: how it ran, its answer against the gold one, and its checks."""
-    rows, cells = ev.records(evaluation), ev.cells(evaluation)
+    rows, cells = tables.records(evaluation), tables.cells(evaluation)
     checked = qs.check_columns(evaluation, qs.checks())
     return [
         {

@@ -11,7 +11,7 @@ from react_core import MAX_CALLS_LIMIT, RESAMPLES, STRATEGY_LABELS, TOOL_ORDER, 
 from ui.classroom import view as class_view
 from ui.evaluate import evaluations as ev
 from ui.evaluate import question_sets as qs
-from ui.evaluate import questions_table
+from ui.evaluate import questions_table, tables
 from ui.shared.render import render_trace
 from ui.shared.text import md_literal
 
@@ -23,21 +23,21 @@ def render_results(folder: str) -> None:
     st.subheader("Results", anchor=False)
     task = evaluation.task
     st.caption(
-        f"{task.label} evaluation of {ev.when(evaluation)} · saved in {md_literal(str(evaluation.folder))} · "
+        f"{task.label} evaluation of {tables.when(evaluation)} · saved in {md_literal(str(evaluation.folder))} · "
         f"{task.credit}"
     )
-    st.dataframe(ev.summary_frame(evaluation), hide_index=True, width="stretch", key="eval-summary")
+    st.dataframe(tables.summary_frame(evaluation), hide_index=True, width="stretch", key="eval-summary")
     st.caption(
         "n: questions answered, of the number planned. finished … loop: how the episodes ended (an answer; out of "
         "model calls; the prompt outgrew the model's context window; a repeated action)."
     )
-    frame, why = ev.chart(evaluation)
+    frame, why = tables.chart(evaluation)
     if frame is not None:
         st.bar_chart(frame, stack=False, y_label=f"{task.measure} (%)", height=300)
-    st.caption((why + " " if why else "") + ev.paper_caption(evaluation))
+    st.caption((why + " " if why else "") + tables.paper_caption(evaluation))
     class_view.render_submit(evaluation)
     _checks_and_baseline(evaluation)
-    rows, cells = ev.records(evaluation), ev.cells(evaluation)
+    rows, cells = tables.records(evaluation), tables.cells(evaluation)
     st.subheader("Questions", anchor=False)
     table = questions_table.question_rows(evaluation)
     st.dataframe(table, hide_index=True, width="stretch")
@@ -121,16 +121,16 @@ def render_past() -> None:
     if not found:
         return
     st.subheader("Past evaluations", anchor=False)
-    versions, models = ev.past_versions(found), ev.past_models(found)
+    versions, models = tables.past_versions(found), tables.past_models(found)
     models = models if len(models) > 1 else []  # a filter by model once there are several to choose from
     cols = st.columns(2)
     version = _past_filter(cols[0], versions, "eval-past-version", "Prompt version", "Every prompt version")
     model = _past_filter(cols[1], models, "eval-past-model", "Model", "Every model")
-    found = ev.with_version(found, version, model)
-    st.dataframe(ev.past_frame(found), hide_index=True, width="stretch", key="eval-past-table")
+    found = tables.with_version(found, version, model)
+    st.dataframe(tables.past_frame(found), hide_index=True, width="stretch", key="eval-past-table")
     if versions or models:
         st.markdown("**By prompt version and model**")
-        frame = ev.version_frame(found, version, model)
+        frame = tables.version_frame(found, version, model)
         st.dataframe(frame, hide_index=True, width="stretch", key="eval-by-version")
     folders = {str(e.folder): e for e in found}
     st.selectbox(
@@ -138,7 +138,7 @@ def render_past() -> None:
         list(folders),
         index=None,
         format_func=lambda f: (
-            f"{ev.when(folders[f])} · {', '.join(STRATEGY_LABELS.get(s, s) for s in folders[f].strategies)}"
+            f"{tables.when(folders[f])} · {', '.join(STRATEGY_LABELS.get(s, s) for s in folders[f].strategies)}"
         ),
         placeholder="Choose an evaluation",
         key="eval-past",
