@@ -146,6 +146,22 @@ def painted(page) -> None:
     page.wait_for_load_state("networkidle")
 
 
+def scroll_to(locator) -> None:
+    """Scroll ``locator``'s element into view. A Streamlit rerun may replace the element between playwright finding it
+    and scrolling to it ("Element is not attached to the DOM", which playwright does not retry): it is found again,
+    for up to WAIT_MS."""
+    from playwright.sync_api import Error
+
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while True:
+        try:
+            locator.scroll_into_view_if_needed()
+            return
+        except Error as e:
+            if "not attached" not in str(e) or time.monotonic() > deadline:
+                raise
+
+
 def reveal(page, target, is_open, open_it) -> None:
     """Wait for ``target``, drawn behind a control that a rerun may close again (an expander, a select's list): once no
     rerun is under way the control is opened when ``is_open()`` says it is closed (a click on an open one would close

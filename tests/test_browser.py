@@ -22,6 +22,7 @@ from browser_helpers import (
     nav,
     needs_chromium,
     open_page,
+    scroll_to,
     set_max_calls,
     set_slider,
     shot,
@@ -96,7 +97,7 @@ def test_journey_ask_inspect_change_settings_ask_again_history_export(app_server
         panel.get_by_text("Observation 1: Could not find [Scott Derickson film]", exact=False).first.wait_for()
         panel.get_by_text("Request as the API received it", exact=False).click()
         panel.get_by_text('"$ref": "system"', exact=False).first.wait_for()
-        panel.get_by_text("Model call").scroll_into_view_if_needed()
+        scroll_to(panel.get_by_text("Model call"))
         shot(page, "model-call.png")
 
         set_slider(page, "Temperature", 14, "0.70")  # 0.00 -> 0.70 in steps of 0.05

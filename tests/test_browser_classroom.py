@@ -15,7 +15,19 @@ import json
 import re
 
 import pytest
-from browser_helpers import WAIT_MS, ask, chromium, nav, needs_chromium, open_page, settled, shot, streamlit, uploaded
+from browser_helpers import (
+    WAIT_MS,
+    ask,
+    chromium,
+    nav,
+    needs_chromium,
+    open_page,
+    scroll_to,
+    settled,
+    shot,
+    streamlit,
+    uploaded,
+)
 from oidc_helpers import sign_in, signed_in_app
 from test_browser_versions import _keep_set, _pick, _select
 
@@ -62,7 +74,7 @@ def test_compare_marks_a_forks_edited_observation_where_it_was_made(tmp_path):
             page.get_by_text("First difference: step 1, where #2's observation was edited by hand in a fork").wait_for()
             page.get_by_text("✎ Observation edited by hand in a fork").wait_for()
             assert page.get_by_text("Every column took the same actions.").count() == 0
-            page.get_by_text("First difference: step 1", exact=False).scroll_into_view_if_needed()
+            scroll_to(page.get_by_text("First difference: step 1", exact=False))
             shot(page, "compare-fork.png")
         except Exception:
             _failed(page, tmp_path, "fork")
@@ -170,7 +182,7 @@ def test_a_teacher_hands_out_a_set_and_the_board_shows_two_students(class_app):
         ]
         teacher.get_by_role("button", name=re.compile(r"^Open ann's runs")).wait_for()
         teacher.get_by_role("button", name=re.compile(r"^Open bob's runs")).wait_for()
-        teacher.get_by_test_id("stDataFrame").first.scroll_into_view_if_needed()
+        scroll_to(teacher.get_by_test_id("stDataFrame").first)
         shot(teacher, "class-board.png")
         teacher.get_by_role("button", name=re.compile(r"^Open bob's runs")).click()
         teacher.wait_for_url(re.compile(r"submission=\d+"))

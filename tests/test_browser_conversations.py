@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from browser_helpers import WAIT_MS, ask, chromium, nav, needs_chromium, open_page, settled, shot, streamlit
+from browser_helpers import WAIT_MS, ask, chromium, nav, needs_chromium, open_page, scroll_to, settled, shot, streamlit
 
 pytestmark = [pytest.mark.browser, needs_chromium]
 
@@ -102,13 +102,13 @@ def test_reload_reopen_continue_and_fork_in_the_runs_own_dialect(served):
         thought.fill("so, spelled out, the answer is")
         thought.press("Control+Enter")
         expect(thought).to_have_value("so, spelled out, the answer is")
-        page.get_by_role("button", name="Re-run from step 2").scroll_into_view_if_needed()
+        scroll_to(page.get_by_role("button", name="Re-run from step 2"))
         shot(page, "fork-form.png")
         mine = page.get_by_text("Use my current settings instead")
         mine.click()  # MRKL is selected: going on from paper steps in it is refused, and the form says why
         page.get_by_text("would retitle them, so it is refused", exact=False).wait_for()
         expect(page.get_by_role("button", name="Re-run from step 2")).to_be_disabled()
-        page.get_by_role("button", name="Re-run from step 2").scroll_into_view_if_needed()
+        scroll_to(page.get_by_role("button", name="Re-run from step 2"))
         shot(page, "fork-current-refused.png")
         mine.click()
         expect(page.get_by_role("button", name="Re-run from step 2")).to_be_enabled()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 from app_helpers import NATIONALITY_Q, NATIONALITY_SCRIPT, offline_pack, write_script
-from browser_helpers import SHOTS, chromium, needs_chromium
+from browser_helpers import SHOTS, chromium, needs_chromium, scroll_to
 
 import react_core
 from react_core.evaluation.arena import Arena, figure_one
@@ -73,7 +73,7 @@ def test_the_exported_file_renders_offline_and_runs_nothing(tmp_path):
         assert "prompt tokens" in call.inner_text()
         assert requests == [good.as_uri()] and dialogs == [] and errors == []
         SHOTS.mkdir(parents=True, exist_ok=True)
-        page.locator("#step-2").scroll_into_view_if_needed()
+        scroll_to(page.locator("#step-2"))
         page.screenshot(path=str(SHOTS / "html-export.png"), full_page=False)
         context.close()
 

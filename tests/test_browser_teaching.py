@@ -20,6 +20,7 @@ from browser_helpers import (
     needs_chromium,
     open_page,
     painted,
+    scroll_to,
     set_max_calls,
     settled,
     shot,
@@ -144,7 +145,7 @@ def test_step_mode_pause_edit_regenerate_pick_and_finish(local_app):
 def shot_of(element, name: str) -> None:
     """A picture of one element (the chat keeps its view at the bottom, so a scrolled page shot would not show it)."""
     element.page.add_style_tag(content="[data-testid='stHeader'] {display: none}")  # it would cover the top
-    element.scroll_into_view_if_needed()
+    scroll_to(element)
     painted(element.page)
     element.screenshot(path=str(SHOTS / name))
 

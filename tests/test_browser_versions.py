@@ -20,6 +20,7 @@ from browser_helpers import (
     needs_chromium,
     open_page,
     reveal,
+    scroll_to,
     settled,
     shot,
     streamlit,
@@ -110,7 +111,7 @@ def test_save_a_version_diff_it_and_evaluate_it_against_version_one(tmp_path):
             page.get_by_text(
                 re.compile(r"From paper@.?1 to paper@.?2: 0 examples differ")
             ).wait_for()  # @, a zero-width space
-            page.get_by_text("Field instructions:").scroll_into_view_if_needed()
+            scroll_to(page.get_by_text("Field instructions:"))
             page.get_by_text(ADDED).last.wait_for()
             page.screenshot(path=str(tmp_path / "settings-diff.png"))
 
@@ -134,7 +135,7 @@ def test_save_a_version_diff_it_and_evaluate_it_against_version_one(tmp_path):
             page.get_by_text("Step 1 · Finish[41]").wait_for()
             page.get_by_text("Step 2 · Finish[42]").wait_for()
             assert page.get_by_test_id("stException").count() == 0
-            page.get_by_text("newly fail (1 pass in both", exact=False).scroll_into_view_if_needed()
+            scroll_to(page.get_by_text("newly fail (1 pass in both", exact=False))
             shot(page, "evaluate-baseline.png")
         except Exception:
             page.screenshot(path=str(tmp_path / "failed.png"))  # what the page showed, for a person
