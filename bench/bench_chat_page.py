@@ -1,5 +1,5 @@
 """A chat turn on the on-device model as a person asks it in the browser, watched and with nobody watching, for this
-checkout and another one (``--before``, e.g. main) in the same run. Writes the ``chat-page`` section of
+checkout and, with ``--before``, another one (e.g. main) in the same run. Writes the ``chat-page`` section of
 docs/benchmarks.md.
 
 Each round starts ``streamlit run app.py`` of one checkout on the on-device model and the offline pack with a scratch
@@ -14,7 +14,7 @@ the history store, looked for every 50 ms):
 The difference is what drawing the turn costs the model, which computes on the same cores. The engine's own time for
 the turn (the sum of its steps' times) and the number of steps are read from the saved run.
 
-Run: ``.venv/bin/python bench/bench_chat_page.py --before DIR [--rounds N]`` (needs Debian's chromium; DIR is a
+Run: ``.venv/bin/python bench/bench_chat_page.py [--before DIR] [--rounds N]`` (needs Debian's chromium; DIR is a
 checkout of the code to compare with, e.g. ``git archive main | tar -x -C DIR``).
 """
 
@@ -75,7 +75,7 @@ def one_round(browser, home: Path, cache: Path, pack: Path, root: Path, *, watch
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--before", type=Path, required=True, help="a checkout of the code to compare with")
+    parser.add_argument("--before", type=Path, help="a checkout of other code to compare with, in the same run")
     parser.add_argument("--label", default="main", help="what --before is, for the table (default main)")
     parser.add_argument("--rounds", type=int, default=3, help="rounds per situation (default 3)")
     args = parser.parse_args()
@@ -84,7 +84,9 @@ def main() -> None:
     from bench.bench_local import build_pack
     from bench.bench_warm import _cache
 
-    codes = {args.label: args.before.resolve(), f"this branch (`{git_revision()}`)": ROOT}
+    codes = {f"this branch (`{git_revision()}`)": ROOT}
+    if args.before:
+        codes = {args.label: args.before.resolve(), **codes}
     found: dict[tuple[str, bool], list[dict]] = {(c, w): [] for c in codes for w in (True, False)}
     load = Path("/proc/loadavg").read_text().split()[:3]
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
