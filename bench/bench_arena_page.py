@@ -9,9 +9,10 @@ Max model calls set to 1 (one call a column) and a question of the pack, waits f
 * *unwatched*: Run → the fourth column saved to History, the browser having left the page right after the click (the
   columns run on in the server, and nothing redraws them).
 
-The difference is what drawing the run costs the model, which computes on the same cores.
+The difference is what drawing the run costs the model, which computes on the same cores. With ``--before DIR`` (a
+checkout of other code, e.g. ``git archive main | tar -x -C DIR``) its rounds run too, interleaved with this one's.
 
-Run: ``.venv/bin/python bench/bench_arena_page.py [--rounds N]`` (needs Debian's chromium).
+Run: ``.venv/bin/python bench/bench_arena_page.py [--before DIR] [--rounds N]`` (needs Debian's chromium).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.bench_first_click import ARGS, CHROMIUM, WAIT_MS, WARMING, running_app  # noqa: E402
-from bench.common import median, table, write_section  # noqa: E402
+from bench.common import git_revision, median, table, write_section  # noqa: E402
 
 QUESTION = "Were Scott Derrickson and Ed Wood of the same nationality?"
 
@@ -41,8 +42,8 @@ def _saved_runs(history: Path) -> int:
         return 0
 
 
-def one_round(browser, home: Path, cache: Path, pack: Path, *, watched: bool) -> float:
-    with running_app(home, cache, pack) as (url, _):
+def one_round(browser, home: Path, cache: Path, pack: Path, root: Path = ROOT, *, watched: bool) -> float:
+    with running_app(home, cache, pack, root) as (url, _):
         page = browser.new_context(viewport={"width": 1280, "height": 1400}).new_page()
         page.set_default_timeout(WAIT_MS)
         page.goto(url)
@@ -76,36 +77,56 @@ def one_round(browser, home: Path, cache: Path, pack: Path, *, watched: bool) ->
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=2, help="rounds per situation (default 2)")
+    parser.add_argument("--before", type=Path, help="a checkout of other code to compare with, in the same run")
+    parser.add_argument("--label", default="main", help="what --before is, for the table (default main)")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
     from bench.bench_local import build_pack
     from bench.bench_warm import _cache
 
-    times: dict[bool, list[float]] = {True: [], False: []}
+    codes = {f"this branch (`{git_revision()}`)": ROOT}
+    if args.before:
+        codes = {args.label: args.before.resolve(), **codes}
+    times: dict[tuple[str, bool], list[float]] = {(c, w): [] for c in codes for w in (True, False)}
+    load = Path("/proc/loadavg").read_text().split()[:3]
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
         pack = build_pack(Path(tmp))
         for n in range(args.rounds):
-            for watched in (True, False):
-                folder = Path(tmp) / f"{'w' if watched else 'u'}{n}"
-                times[watched].append(one_round(browser, folder / "home", _cache(folder), pack, watched=watched))
+            for i, (code, root) in enumerate(codes.items()):
+                for watched in (True, False):
+                    folder = Path(tmp) / f"{i}{'w' if watched else 'u'}{n}"
+                    took = one_round(browser, folder / "home", _cache(folder), pack, root, watched=watched)
+                    times[code, watched].append(took)
+                    print(code, "watched" if watched else "unwatched", f"{took:.1f} s", flush=True)
         browser.close()
     rows = [
-        [label, len(times[w]), f"{median(times[w]):.1f} s", f"{min(times[w]):.1f}–{max(times[w]):.1f} s"]
-        for w, label in ((True, "watched: the page redraws the running arena"), (False, "unwatched: the page left"))
+        [
+            code,
+            label,
+            len(times[code, w]),
+            f"{median(times[code, w]):.1f} s",
+            f"{min(times[code, w]):.1f}–{max(times[code, w]):.1f} s",
+            f"{median(times[code, w]) / median(times[code, False]):.2f}x",
+        ]
+        for code in codes
+        for w, label in ((True, "watched: the page draws the running arena"), (False, "unwatched: the page left"))
     ]
     body = (
         "The Arena page's Figure 1 (Standard, CoT, Act, ReAct with the paper's HotpotQA prompts) on the on-device "
         "model, one model call a column, a question of the offline pack, in a freshly started app and Debian's "
-        "Chromium; each round with no saved prefix state. Run → the last column's end, medians:\n\n"
+        "Chromium; each round with no saved prefix state. Run → the last column's end, medians (goal: watched within "
+        f"1.1x of unwatched). Load average when it started: {' / '.join(load)} (1 / 5 / 15 min).\n\n"
     )
-    body += table(["situation", "rounds", "median", "range"], rows)
+    body += table(["code", "situation", "rounds", "median", "range", "vs unwatched"], rows)
     body += (
         "\n\nThe columns take turns at the one model; the difference between the rows is what redrawing the running "
-        "arena costs the model, which computes on the same cores. The page redraws it once a second while a column "
-        "runs on the on-device model (three times a second otherwise); before commit eeeb3b7 it redrew three times "
-        "a second and the watched round took about 26 s on this machine."
+        "arena costs the model, which computes on the same cores. The page's fragment redraws the steps being "
+        "written once a second while a column runs on the on-device model (three times a second otherwise), and the "
+        "rest (each row of finished steps, a column's footer) is drawn once, by a full rerun when it changes; before "
+        "this branch the fragment redrew every column whole, and before commit eeeb3b7 three times a second (the "
+        "watched round took about 26 s on this machine)."
     )
     write_section("arena-page", "Arena page: Figure 1 on the on-device model, watched and unwatched", body)
 

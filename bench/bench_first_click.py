@@ -35,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.bench_load import _free_port  # noqa: E402
 from bench.common import median, table, write_section  # noqa: E402
+from react_core.base.paths import shared_data_dir  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking"]
@@ -45,10 +46,12 @@ FIRST_THOUGHT = """() => [...document.querySelectorAll('[data-testid="stExpander
 WARMING = "Getting the on-device model ready"
 
 
-def _start(home: Path, cache: Path, pack: Path) -> tuple[subprocess.Popen, str, float]:
+def _start(home: Path, cache: Path, pack: Path, root: Path = ROOT) -> tuple[subprocess.Popen, str, float]:
+    """``root``: the checkout whose app is started (another one, to compare it with this one in the same run)."""
     port = _free_port()
     env = {
         **os.environ,
+        "REACT_SHARED_DATA": str(shared_data_dir()),
         "REACT_PROVIDER": "local",
         "REACT_KNOWLEDGE": f"pack:{pack}",
         "REACT_MODEL_CACHE": str(cache),
@@ -60,7 +63,7 @@ def _start(home: Path, cache: Path, pack: Path) -> tuple[subprocess.Popen, str, 
     began = time.perf_counter()
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)],
-        cwd=ROOT,
+        cwd=root,
         env=env,
         stdout=(home / "streamlit.log").open("w"),
         stderr=subprocess.STDOUT,
@@ -87,10 +90,10 @@ def _first_token(history: Path) -> float | None:
 
 
 @contextlib.contextmanager
-def running_app(home: Path, cache: Path, pack: Path) -> Iterator[tuple[str, float]]:
-    """The app started in ``home`` (its URL and when it was started), stopped with its process group."""
+def running_app(home: Path, cache: Path, pack: Path, root: Path = ROOT) -> Iterator[tuple[str, float]]:
+    """The app of ``root`` started in ``home`` (its URL and when it was started), stopped with its process group."""
     home.mkdir(parents=True, exist_ok=True)
-    proc, url, began = _start(home, cache, pack)
+    proc, url, began = _start(home, cache, pack, root)
     try:
         yield url, began
     finally:

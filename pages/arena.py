@@ -6,39 +6,27 @@ from History. Rendering only: the verbs live in ui.arena.verbs, the drawing in u
 
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
-from react_core import MAX_COLUMNS, MIN_COLUMNS, ReactLabError, Trace, saved_columns
+from react_core import MAX_COLUMNS, MIN_COLUMNS, ReactLabError, saved_columns
 from ui.arena import verbs as arena
+from ui.arena.live import column_traces, drawn, live_arena
 from ui.arena.view import render_columns, render_download
 from ui.shared import state
 from ui.shared.text import md_literal
 
 
-def live_arena() -> None:
-    """The running arena, redrawn on a timer; a full rerun once every column has ended."""
-    job = st.session_state.arena_job
-    if job is None:
-        return
-    view = job.view()
-    if view.done:
-        st.rerun()
-    draw(job, view)
-
-
-def draw(job, view) -> None:
-    traces = []
-    for spec, live in zip(job.columns, view.live, strict=True):
-        traces.append(
-            live.trace or Trace(job.question, settings={**spec.settings, "strategy": spec.strategy}, steps=live.steps)
-        )
+def draw(job, view, live=None) -> None:
     render_columns(
-        traces,
+        column_traces(job, view),
         key="arena",
         results=view.results,
-        writing=[live.writing for live in view.live],
+        writing=[column.writing for column in view.live],
         on_stop=arena.stop,
         stopping=view.stopping,
+        live=live,
     )
     if job.crash:
         st.error(md_literal(job.crash), icon=":material/error:")
@@ -129,7 +117,8 @@ arena.remember()
 st.button("Run", key="arena-run", type="primary", icon=":material/play_arrow:", on_click=arena.run, disabled=running)
 
 if running:
-    st.fragment(live_arena, run_every=arena.refresh_seconds(job))()
+    view = job.view()
+    draw(job, view, partial(st.fragment(live_arena, run_every=arena.refresh_seconds(job)), drawn(view)))
 elif job is not None:
     st.subheader(md_literal(job.question), anchor=False)
     view = job.view()

@@ -1,44 +1,42 @@
 """The Chat page: the conversation with a step panel per step, the live turn, Stop, Retry and the chat input.
 
-A turn runs in a background job (ui.chat.job); while it runs, a fragment redraws it a few times a second, so the
-thought streams in and the rest of the page stays usable. Rendering only: the verbs live in ui.chat.turns.
+A turn runs in a background job (ui.chat.job); while it runs, the page draws its finished steps once and a fragment
+redraws only its header and the step being written a few times a second, so the thought streams in, the rest of the
+page stays usable and the on-device model keeps the cores. Rendering only: the verbs live in ui.chat.turns.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
-from react_core import DIALECTS, provider_class
+from react_core import DIALECTS
 from ui.chat import chat_box, run_settings, turns
 from ui.chat.examples import chat_examples
 from ui.chat.job import Turn, TurnJob
+from ui.chat.live import FIRST_TEXT_REFRESH_SECONDS, LIVE_REFRESH_SECONDS, has_text, live_turn
 from ui.history.view import RUN_PARAM
 from ui.shared import state
-from ui.shared.render import render_answer, render_status, render_steps, render_writing
+from ui.shared.render import render_answer, render_status, render_steps
 from ui.shared.step_mode import render_switch
 from ui.shared.text import md_literal
 
-LIVE_REFRESH_SECONDS = 0.3
-# Until a turn's first text is on the screen the fragment looks three times as often (the wait for the first thought
-# is the one a person notices), then a full rerun sets it back: redrawing a growing turn so often would take CPU
-# from the on-device model on a small machine.
-FIRST_TEXT_REFRESH_SECONDS = 0.1
 
-
-def render_turn(turn: Turn, running: str = "") -> None:
-    """A turn of the conversation, running (``running``: what its header says meanwhile) or finished: the one drawing
-    of a turn, so a finished run looks as it did while it ran, with its buttons, answer and History link added."""
+def render_turn(turn: Turn, live: Callable[[DeltaGenerator], None] | None = None) -> None:
+    """A turn of the conversation, running or finished: the one drawing of a turn, so a finished run looks as it did
+    while it ran, with its buttons, answer and History link added. A running turn's finished steps are drawn here,
+    once; ``live`` draws the rest (its header, into the container it is handed, and the step being written)."""
     trace = turn.trace
     with st.chat_message("user"):
         st.text(turn.question)
     with st.chat_message("assistant"):
         if turn.label:
             st.caption(md_literal(turn.label))
-        if running:
-            st.status(running, state="running", expanded=False)
-        else:
+        header = st.container() if live is not None else None
+        if header is None:
             render_status(trace)
         render_steps(
             trace,
@@ -46,9 +44,8 @@ def render_turn(turn: Turn, running: str = "") -> None:
             on_similar=None if turn.running else partial(turns.ask_similar, turn.id),
             on_decide=None if turn.running else partial(turns.decide, turn.id),
         )
-        if turn.writing:
-            render_writing(turn.writing, trace.settings.get("dialect", "paper"))
-        if turn.running:
+        if header is not None:
+            live(header)
             return
         render_answer(trace)
         if trace.stop_reason == "error":
@@ -87,43 +84,6 @@ def render_retry(turn: Turn) -> None:
             disabled=bool(clash),
             help=clash or f"Go on from where it stopped, with your settings: {', '.join(changed)} differ.",
         )
-
-
-def live_turn(waiting_for_text: bool = False) -> None:
-    """The running turn, redrawn on a timer; a full rerun once it is done moves it into the conversation (and once
-    its first text is drawn, when the timer was the quicker one for the wait before it)."""
-    job = st.session_state.job
-    if job is None:
-        return
-    if job.done:
-        st.rerun()
-    turn = job.view()
-    render_turn(turn, running_label(job, turn))
-    if waiting_for_text and has_text(turn):
-        st.rerun()
-
-
-def has_text(turn: Turn) -> bool:
-    return bool(turn.writing or turn.trace.steps)
-
-
-def running_label(job: TurnJob, turn: Turn) -> str:
-    """What a running turn's header says: the step it is on, or what it waits for."""
-    step = turn.writing.index if turn.writing else len(turn.trace.steps) + 1
-    model = job.model_status()
-    if job.cancelling:
-        label = "Stopping…"
-    elif job.pausing:
-        label = f"Pausing once step {step} is written…"
-    elif job.preparing:
-        label = provider_class(job.request.settings["provider"]).preparing or "Getting ready…"
-    elif model is not None and model.state == "warming":
-        label = "Waiting for the on-device model to finish reading the preset…"
-    else:
-        label = f"Thinking… step {step} of {job.max_index}"
-    if model is not None and model.slow:  # say why it takes so long, instead of leaving it to wonder
-        label += f" · the model is {model.describe()}"
-    return label
 
 
 def render_controls(job: TurnJob) -> None:
@@ -176,8 +136,10 @@ for turn in chat["turns"]:
     render_turn(turn)
 
 if job is not None:
-    waiting = not has_text(job.view())
-    st.fragment(live_turn, run_every=FIRST_TEXT_REFRESH_SECONDS if waiting else LIVE_REFRESH_SECONDS)(waiting)
+    running = job.view()
+    waiting = not has_text(running)
+    live = st.fragment(live_turn, run_every=FIRST_TEXT_REFRESH_SECONDS if waiting else LIVE_REFRESH_SECONDS)
+    render_turn(running, partial(live, drawn=len(running.trace.steps), waiting_for_text=waiting))
     render_controls(job)
 
 state.show_flash()

@@ -281,3 +281,64 @@ def test_a_running_arena_redraws_less_often_when_a_column_computes_on_this_machi
 
     assert refresh_seconds(Job("scripted", "openai")) == LIVE_REFRESH_SECONDS
     assert refresh_seconds(Job("gemini", "local")) == ON_DEVICE_REFRESH_SECONDS > LIVE_REFRESH_SECONDS
+
+
+class HeldArena:
+    """A running arena held still, as the live fragment reads it: two columns, each with step 1 done and step 2 being
+    written."""
+
+    question = "What is 6 * 7?"
+
+    def __init__(self) -> None:
+        from ui.arena.job import ColumnSpec
+
+        self.columns = [ColumnSpec(s, {"provider": "scripted", "dialect": "paper"}) for s in ("act", "react")]
+
+    def view(self):
+        from react_core.base.events import LiveRun, Writing
+        from react_core.base.trace import Action, Observation, Step
+        from ui.arena.job import ArenaView
+
+        done = Step(1, thought="Multiply.", action=Action("calculator", "6 * 7"), observation=Observation("42"))
+        live = [LiveRun(steps=[done], writing=Writing(2, "Thought 2: It is")) for _ in self.columns]
+        return ArenaView(live=live, results=[None, None], stopping=[False, False], done=False)
+
+
+def _live_columns():
+    """The arena's live fragment as a timer runs it; the page drew ``seen`` (what it now holds, once a full rerun has
+    come)."""
+    import streamlit as st
+
+    from ui.arena.live import drawn, live_arena
+
+    ss = st.session_state
+    ss.runs += 1
+    live_arena(ss.seen if ss.runs == 1 else drawn(ss.arena_job.view()))
+
+
+def _held_arena(seen):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_live_columns, default_timeout=30)
+    at.session_state.arena_job, at.session_state.runs = HeldArena(), 0
+    at.session_state.seen = seen if seen is not None else drawn_now()
+    return at.run()
+
+
+def drawn_now():
+    from ui.arena.live import drawn
+
+    return drawn(HeldArena().view())
+
+
+def test_the_running_arenas_fragment_redraws_the_steps_being_written_and_not_the_finished_ones():
+    # Redrawing every column's finished steps on the timer took the on-device model's cores: bench_arena_page.py.
+    at = _held_arena(seen=None)
+    assert at.session_state.runs == 1  # no full rerun: nothing new to draw once
+    assert expander_labels(at) == ["Step 2 · writing…", "Step 2 · writing…"]  # step 1's panels are the page's
+
+
+def test_a_step_finished_since_the_arena_was_drawn_gets_a_full_rerun_to_draw_it_once():
+    at = _held_arena(seen=((0, 0), (False, False), (False, False)))
+    assert at.session_state.runs == 2
+    assert expander_labels(at) == ["Step 2 · writing…", "Step 2 · writing…"]

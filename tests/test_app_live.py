@@ -120,3 +120,62 @@ def test_an_observation_note_and_its_sources_show_in_an_imported_run(monkeypatch
     assert any("from the HotpotQA corpus — CC BY-SA 4.0" in c.value for c in at.caption)
     assert run_headers(at)[0].label.startswith("No answer: it used all its model calls")
     assert any(c.value.endswith(" s · 1 HTTP request") for c in at.caption)  # one request, not "1 HTTP requests"
+
+
+class HeldTurn:
+    """A running turn held still, as the live fragment reads it: ``steps`` done, the next one being written."""
+
+    done = cancelling = pausing = preparing = False
+    max_index = 8
+
+    def __init__(self, steps: int) -> None:
+        from react_core.base.trace import Action, Observation, Step
+
+        self.steps = [
+            Step(i, thought="Add.", action=Action("calculator", "2 + 2"), observation=Observation("4"))
+            for i in range(1, steps + 1)
+        ]
+
+    def model_status(self):
+        return None
+
+    def view(self):
+        from react_core.base.events import Writing
+        from react_core.base.trace import Trace
+        from ui.chat.job import Turn
+
+        trace = Trace("What is 2 + 2?", settings={"dialect": "paper"}, steps=list(self.steps))
+        return Turn(1, trace, writing=Writing(len(self.steps) + 1, "Thought: Four."), running=True)
+
+
+def _live_fragment():
+    """The live fragment's body as a timer runs it; the page drew ``drawn`` finished steps (all of them, once a full
+    rerun has come)."""
+    import streamlit as st
+
+    from ui.chat.live import live_turn
+
+    ss = st.session_state
+    ss.runs += 1
+    live_turn(st.container(), ss.drawn if ss.runs == 1 else len(ss.job.steps))
+
+
+def _held(steps: int, drawn: int):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_live_fragment, default_timeout=30)
+    at.session_state.job, at.session_state.drawn, at.session_state.runs = HeldTurn(steps), drawn, 0
+    return at.run()
+
+
+def test_the_live_fragment_redraws_the_step_being_written_and_not_the_finished_ones():
+    at = _held(steps=2, drawn=2)
+    assert at.session_state.runs == 1  # no full rerun: nothing new to draw once
+    assert expander_labels(at) == ["Step 3 · writing…"]  # steps 1 and 2 are the page's, drawn once
+    assert run_headers(at)[0].label == "Thinking… step 3 of 8"
+
+
+def test_a_step_finished_since_the_page_was_drawn_gets_a_full_rerun_to_draw_it_once():
+    at = _held(steps=2, drawn=1)
+    assert at.session_state.runs == 2  # st.rerun(): the page draws step 2 (no doubled step, none missing)
+    assert expander_labels(at) == ["Step 3 · writing…"]

@@ -53,6 +53,16 @@ def render_download(
     )
 
 
+def render_writing_row(traces: Sequence[Trace], writing: Sequence[Writing | None]) -> None:
+    """The steps the columns' models are writing, side by side."""
+    if any(w is not None for w in writing):
+        for i, col in enumerate(st.columns(len(traces))):
+            w = writing[i]
+            if w is not None:
+                with col:
+                    render_writing(w, str(traces[i].settings.get("dialect", "paper")))
+
+
 def render_columns(
     traces: Sequence[Trace],
     *,
@@ -61,9 +71,11 @@ def render_columns(
     writing: Sequence[Writing | None] = (),
     on_stop: Callable[[int], None] | None = None,
     stopping: Sequence[bool] = (),
+    live: Callable[[], None] | None = None,
 ) -> None:
     """Runs side by side. While an arena runs, ``results`` is None for a column still going, ``writing`` its step being
-    written and ``on_stop`` its Stop; the first difference is then sought only in the rows every column has reached."""
+    written and ``on_stop`` its Stop; the first difference is then sought only in the rows every column has reached.
+    ``live`` draws the steps being written instead (the running arena's fragment, redrawn on its timer)."""
     n = len(traces)
     results = list(results) or [None] * n
     writing = list(writing) or [None] * n
@@ -119,12 +131,10 @@ def render_columns(
                     )
                 elif not running[i]:
                     st.caption(f"Step {k + 1}: —")
-    if any(w is not None for w in writing):
-        for i, col in enumerate(st.columns(n)):
-            w = writing[i]
-            if w is not None:
-                with col:
-                    render_writing(w, str(traces[i].settings.get("dialect", "paper")))
+    if live is not None:
+        live()
+    else:
+        render_writing_row(traces, writing)
     if parting is None and not any(running) and n > 1 and any(steps):
         st.caption(SAME_ACTIONS)
     for i, col in enumerate(st.columns(n)):
