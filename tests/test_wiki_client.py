@@ -21,6 +21,7 @@ from wiki_helpers import (
 from react_core.base.errors import ConfigError
 from react_core.base.retry_after import parse_retry_after
 from react_core.knowledge import create_knowledge
+from react_core.knowledge.reach import WIKIPEDIA_API
 from react_core.knowledge.server import start_wiki_server
 from react_core.knowledge.text import collapse
 from react_core.knowledge.wikipedia import WikipediaSource, endpoint_for, user_agent
@@ -245,7 +246,7 @@ def test_one_shared_source_per_endpoint_serves_many_threads(srv):
 
 
 def test_endpoint_configuration():
-    assert endpoint_for(None, "de") == "https://de.wikipedia.org/w/api.php"
+    assert endpoint_for(None, "de") == WIKIPEDIA_API.format(language="de")
     assert endpoint_for("http://127.0.0.1:9/w/api.php") == "http://127.0.0.1:9/w/api.php"
     for bad_url in ("ftp://x/api.php", "not a url", "http://"):
         with pytest.raises(ConfigError, match="wiki-url"):
@@ -257,7 +258,7 @@ def test_endpoint_configuration():
 
 def test_environment_supplies_endpoint_language_and_contact(monkeypatch):
     monkeypatch.setenv("REACT_WIKI_LANGUAGE", "fr")
-    assert endpoint_for() == "https://fr.wikipedia.org/w/api.php"
+    assert endpoint_for() == WIKIPEDIA_API.format(language="fr")
     monkeypatch.setenv("REACT_WIKI_URL", "http://127.0.0.1:1/w/api.php")
     assert endpoint_for() == "http://127.0.0.1:1/w/api.php"
     monkeypatch.setenv("REACT_WIKI_CONTACT", "https://example.org/contact")

@@ -38,6 +38,10 @@ def check_wiki_url(wiki_url: str | None) -> None:
         raise refusal("the MediaWiki API URL", instead)
 
 
+# Wikipedia's API for a language: the one home of the address (the tests read it from here).
+WIKIPEDIA_API = "https://{language}.wikipedia.org/w/api.php"
+
+
 def endpoint_for(wiki_url: str | None = None, language: str | None = None, *, visitor: bool = False) -> str:
     """``--wiki-url`` / REACT_WIKI_URL, else ``https://<language>.wikipedia.org/w/api.php``; ConfigError if bad, or
     if ``visitor`` (the setting is a visitor's) and the URL is not the operator's (``check_wiki_url``)."""
@@ -48,7 +52,7 @@ def endpoint_for(wiki_url: str | None = None, language: str | None = None, *, vi
         language = (language or environment_value("REACT_WIKI_LANGUAGE") or "en").strip().lower()
         if not _LANGUAGE.fullmatch(language):
             raise ConfigError(f"Wikipedia language {language!r} is not a language code such as 'en', 'de' or 'pt-br'.")
-        return f"https://{language}.wikipedia.org/w/api.php"
+        return WIKIPEDIA_API.format(language=language)
     try:
         parts = urlsplit(url)
         host = parts.hostname
