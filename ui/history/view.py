@@ -6,6 +6,8 @@ store on each render, so every browser session sees the same history.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
@@ -225,15 +227,23 @@ def _otel_export(record: RunRecord, stem: str) -> None:
     )
 
 
-def render_conversations(store: Store) -> None:
-    """Past conversations, the one continued last first; Open makes one the Chat page's, to read and continue."""
+def _listed(load: Callable[..., list], empty: str) -> list:
+    """What ``load`` lists (the newest LIST_LIMIT), or nothing once the page has said why: the store's error, or
+    ``empty``."""
     try:
-        found = store.conversations(limit=LIST_LIMIT)
+        found = load(limit=LIST_LIMIT)
     except ReactLabError as e:
         st.error(md_literal(str(e)))
-        return
+        return []
     if not found:
-        st.info("No conversations yet: ask something in Chat.")
+        st.info(empty)
+    return found
+
+
+def render_conversations(store: Store) -> None:
+    """Past conversations, the one continued last first; Open makes one the Chat page's, to read and continue."""
+    found = _listed(store.conversations, "No conversations yet: ask something in Chat.")
+    if not found:
         return
     st.caption("Open one to read it in Chat and ask a follow-up: it continues that conversation.")
     current = st.session_state.chat["id"]
@@ -257,13 +267,8 @@ def render_conversations(store: Store) -> None:
 
 def render_arenas(store: Store) -> None:
     """Arenas, the newest first, one entry each; Open shows its columns again on the Arena page."""
-    try:
-        found = store.arenas(limit=LIST_LIMIT)
-    except ReactLabError as e:
-        st.error(md_literal(str(e)))
-        return
+    found = _listed(store.arenas, "No arenas yet: run one on the Arena page.")
     if not found:
-        st.info("No arenas yet: run one on the Arena page.")
         return
     for a in found:
         row, text = _row()
