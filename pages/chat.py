@@ -17,7 +17,7 @@ from react_core import DIALECTS
 from ui.chat import chat_box, run_settings, turns
 from ui.chat.examples import chat_examples
 from ui.chat.job import Turn, TurnJob
-from ui.chat.live import FIRST_TEXT_REFRESH_SECONDS, LIVE_REFRESH_SECONDS, has_text, live_turn
+from ui.chat.live import has_text, live_turn, refresh_seconds
 from ui.history.view import RUN_PARAM
 from ui.shared import state
 from ui.shared.render import render_answer, render_status, render_steps
@@ -138,7 +138,7 @@ for turn in chat["turns"]:
 if job is not None:
     running = job.view()
     waiting = not has_text(running)
-    live = st.fragment(live_turn, run_every=FIRST_TEXT_REFRESH_SECONDS if waiting else LIVE_REFRESH_SECONDS)
+    live = st.fragment(live_turn, run_every=refresh_seconds(job, waiting))
     render_turn(running, partial(live, drawn=len(running.trace.steps), waiting_for_text=waiting))
     render_controls(job)
 

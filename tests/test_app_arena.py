@@ -273,7 +273,8 @@ def test_a_running_arena_redraws_less_often_when_a_column_computes_on_this_machi
     # Each redraw of the columns takes CPU the on-device model needs (Figure 1 in Chromium: about 26 s redrawn three
     # times a second, 13 s once a second, 10 s unwatched: bench_arena_page.py); a hosted model computes elsewhere.
     from ui.arena.job import ColumnSpec
-    from ui.arena.verbs import LIVE_REFRESH_SECONDS, ON_DEVICE_REFRESH_SECONDS, refresh_seconds
+    from ui.arena.verbs import refresh_seconds
+    from ui.shared.live_refresh import LIVE_REFRESH_SECONDS, ON_DEVICE_REFRESH_SECONDS
 
     class Job:
         def __init__(self, *providers: str) -> None:
@@ -281,6 +282,25 @@ def test_a_running_arena_redraws_less_often_when_a_column_computes_on_this_machi
 
     assert refresh_seconds(Job("scripted", "openai")) == LIVE_REFRESH_SECONDS
     assert refresh_seconds(Job("gemini", "local")) == ON_DEVICE_REFRESH_SECONDS > LIVE_REFRESH_SECONDS
+
+
+def test_a_running_chat_turn_redraws_quickly_until_its_first_text_then_less_often_when_it_computes_here():
+    # The Chat page's turn takes the same interval as the Arena's columns (one home: ui/shared/live_refresh.py), and
+    # before its first text it looks more often whatever computes it (the wait for the first thought is noticed).
+    from ui.chat.live import refresh_seconds
+    from ui.shared.live_refresh import FIRST_TEXT_REFRESH_SECONDS, LIVE_REFRESH_SECONDS, ON_DEVICE_REFRESH_SECONDS
+
+    class Request:
+        def __init__(self, provider: str) -> None:
+            self.settings = {"provider": provider}
+
+    class Job:
+        def __init__(self, provider: str) -> None:
+            self.request = Request(provider)
+
+    assert refresh_seconds(Job("local"), True) == refresh_seconds(Job("openai"), True) == FIRST_TEXT_REFRESH_SECONDS
+    assert refresh_seconds(Job("openai"), False) == LIVE_REFRESH_SECONDS
+    assert refresh_seconds(Job("local"), False) == ON_DEVICE_REFRESH_SECONDS > LIVE_REFRESH_SECONDS
 
 
 class HeldArena:

@@ -30,7 +30,7 @@ from react_core import (
     strategy_needs,
 )
 from ui.arena.job import ArenaJob, ColumnSpec
-from ui.shared import export_settings, identity, presets, state
+from ui.shared import export_settings, identity, live_refresh, presets, state
 
 QUESTION_KEY = "arena-question"
 GOLD_KEY = "arena-gold"
@@ -250,14 +250,6 @@ def reopen(arena_id: str) -> None:
     st.session_state.arena_open = arena_id
 
 
-# How often a running arena is redrawn. Each redraw of its columns costs the server and the browser a few hundred
-# milliseconds of CPU; with the on-device model computing on the same cores, redrawing three times a second made
-# Figure 1 take about twice as long as the same columns with nobody watching (docs/benchmarks.md, arena page).
-LIVE_REFRESH_SECONDS = 0.3
-ON_DEVICE_REFRESH_SECONDS = 1.0
-
-
 def refresh_seconds(job: ArenaJob) -> float:
-    """The running arena's redraw interval: slower when a column's model computes on this machine."""
-    here = any(provider_class(c.settings["provider"]).computes_here for c in job.columns)
-    return ON_DEVICE_REFRESH_SECONDS if here else LIVE_REFRESH_SECONDS
+    """The running arena's redraw interval (ui/shared/live_refresh.py): slower when a column's model computes here."""
+    return live_refresh.refresh_seconds(c.settings["provider"] for c in job.columns)

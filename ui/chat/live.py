@@ -9,13 +9,14 @@ from streamlit.delta_generator import DeltaGenerator
 
 from react_core import provider_class
 from ui.chat.job import Turn, TurnJob
+from ui.shared import live_refresh
 from ui.shared.render import render_writing
 
-LIVE_REFRESH_SECONDS = 0.3
-# Until a turn's first text is on the screen the fragment looks three times as often (the wait for the first thought
-# is the one a person notices), then a full rerun sets it back: redrawing even the step being written so often would
-# take CPU from the on-device model on a small machine.
-FIRST_TEXT_REFRESH_SECONDS = 0.1
+
+def refresh_seconds(job: TurnJob, waiting_for_text: bool) -> float:
+    """The running turn's redraw interval (ui/shared/live_refresh.py): quick until its first text is drawn, then
+    slower when its model computes here (a full rerun sets it back once the first text is on the screen)."""
+    return live_refresh.refresh_seconds([job.request.settings["provider"]], waiting_for_text=waiting_for_text)
 
 
 def live_turn(header: DeltaGenerator, drawn: int, waiting_for_text: bool = False) -> None:
