@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import table, write_section
-from react_core.evaluation.arena import Arena, Variant, figure_one
+from react_core.evaluation.arena import Arena, Variant
 from react_core.knowledge.default_pack import ensure_default_pack
 from react_core.loop.settings import RunSettings
 from react_core.providers.base import Chunk, CompletionRequest
@@ -55,7 +55,7 @@ class OneModel(ScriptedProvider):
 
 
 def variants(lock: threading.Lock | None) -> list[Variant]:
-    out = figure_one(SETTINGS, max_calls=SETTINGS.max_calls)
+    out = Variant.figure_one(SETTINGS, max_calls=SETTINGS.max_calls)
     for v, script in zip(out, SCRIPTS, strict=True):
         v.provider = OneModel(script, lock) if lock else ScriptedProvider(script, delay=DELAY)
     return out
@@ -99,7 +99,7 @@ def measure_on_device() -> tuple[float, float, float]:
         return timed(lambda: Arena(question, [v, quick]).run())
 
     def one_call_each() -> list[Variant]:  # not the paper's 7: every column's time is one model call
-        return figure_one(settings, max_calls=1)
+        return Variant.figure_one(settings, max_calls=1)
 
     for v in one_call_each():  # untimed: loads the model and each prompt's saved prefix state, for both figures
         alone(v)

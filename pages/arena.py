@@ -10,7 +10,7 @@ from functools import partial
 
 import streamlit as st
 
-from react_core import MAX_COLUMNS, MIN_COLUMNS, ReactLabError, saved_columns
+from react_core import Arena, ReactLabError, SideBySide
 from ui.arena import verbs as arena
 from ui.arena.live import column_traces, drawn, live_arena
 from ui.arena.view import render_columns, render_download
@@ -47,9 +47,9 @@ def reopened(arena_id: str) -> None:
             f"Arena saved {found.saved_at.replace('T', ' ')} · runs " + ", ".join(f"#{r.id}" for r in found.runs)
         )
     )
-    results = saved_columns(found.runs)
-    render_download(results, key="arena-download", arena_id=found.id, saved_at=found.saved_at)
-    render_columns([r.trace for r in results], key=f"arena-{arena_id}", results=results)
+    side = SideBySide.saved(found.runs, arena_id=found.id, saved_at=found.saved_at)
+    render_download(side, key="arena-download")
+    render_columns([r.trace for r in side.columns], key=f"arena-{arena_id}", results=side.columns)
 
 
 st.header("Arena", anchor=False)
@@ -100,14 +100,14 @@ with st.expander("Columns", expanded=not running and job is None):
         key="arena-add",
         icon=":material/add:",
         on_click=arena.add_column,
-        disabled=running or ss[arena.COUNT_KEY] >= MAX_COLUMNS,
+        disabled=running or ss[arena.COUNT_KEY] >= Arena.MAX_COLUMNS,
     )
     c.button(
         "Remove the last column",
         key="arena-remove",
         icon=":material/remove:",
         on_click=arena.remove_column,
-        disabled=running or ss[arena.COUNT_KEY] <= MIN_COLUMNS,
+        disabled=running or ss[arena.COUNT_KEY] <= Arena.MIN_COLUMNS,
     )
     for i, col in enumerate(st.columns(ss[arena.COUNT_KEY])):
         with col:
@@ -128,4 +128,4 @@ elif job is not None:
     clear.button("Clear", key="arena-clear", icon=":material/close:", on_click=arena.close)
     if finished:
         with download:
-            render_download(finished, key="arena-download", arena_id=job.arena.id)
+            render_download(SideBySide(finished, arena_id=job.arena.id), key="arena-download")

@@ -49,22 +49,8 @@ from react_core.base.trace import (
     Trace,
 )
 from react_core.dialects import DIALECTS
-from react_core.evaluation.arena import (
-    ARENA_STRATEGIES,
-    MAX_COLUMNS,
-    MIN_COLUMNS,
-    SAME_ACTIONS,
-    Arena,
-    ColumnResult,
-    Variant,
-    column_label,
-    figure_one,
-    first_difference,
-    line_up,
-    run_budget,
-    saved_columns,
-)
-from react_core.evaluation.arena_html import arena_file_name, arena_to_html
+from react_core.evaluation.arena import Arena, ColumnResult, Variant, line_up
+from react_core.evaluation.arena_html import SideBySide
 from react_core.evaluation.assignments import (
     assignment_of,
     best_per_student,
@@ -76,7 +62,7 @@ from react_core.evaluation.assignments import (
 from react_core.evaluation.bootstrap import BootstrapPlan, bootstrap
 from react_core.evaluation.figure3 import figure3_table
 from react_core.evaluation.paper import PAPER_MODEL, STRATEGY_LABELS
-from react_core.evaluation.parting import first_parting
+from react_core.evaluation.parting import Parting
 from react_core.evaluation.plan import plan_defaults, strategy_needs, unit_strategy
 from react_core.evaluation.question_sets import (
     QuestionSetError,
@@ -185,7 +171,6 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ADDED",
-    "ARENA_STRATEGIES",
     "Action",
     "ActionParsed",
     "Allowance",
@@ -223,13 +208,11 @@ __all__ = [
     "LiveTarget",
     "MAX_ALTERNATIVES",
     "MAX_CALLS_LIMIT",
-    "MAX_COLUMNS",
     "MAX_DYNAMIC",
     "MAX_OWNER_CHARS",
     "MAX_REPETITIONS",
     "MAX_SCRIPT_BYTES",
     "METHODS",
-    "MIN_COLUMNS",
     "ModelChoice",
     "OPERATOR",
     "Observation",
@@ -237,6 +220,7 @@ __all__ = [
     "PAPER_MODEL",
     "PAPER_N",
     "PROVIDERS",
+    "Parting",
     "Paused",
     "Preset",
     "PresetStore",
@@ -256,12 +240,12 @@ __all__ = [
     "RunRequest",
     "RunSettings",
     "SAME",
-    "SAME_ACTIONS",
     "SCRIPT_FORMAT",
     "SIGNS",
     "STOP_REASONS",
     "STRATEGIES",
     "STRATEGY_LABELS",
+    "SideBySide",
     "Source",
     "Step",
     "StepDone",
@@ -283,8 +267,6 @@ __all__ = [
     "adapter_label",
     "add_run_to_question_set",
     "address",
-    "arena_file_name",
-    "arena_to_html",
     "ask",
     "asking",
     "assignment_of",
@@ -298,7 +280,6 @@ __all__ = [
     "check_expected",
     "check_grounding",
     "check_mcp_server",
-    "column_label",
     "common_questions",
     "compare_results",
     "conversation_turns",
@@ -316,13 +297,10 @@ __all__ = [
     "example_warnings",
     "expected_answer_for",
     "figure3_table",
-    "figure_one",
     "file_stem",
     "final_trace",
     "finetune",
     "finish_mcp_sign_in",
-    "first_difference",
-    "first_parting",
     "found_adapters",
     "knowledge_label",
     "line_up",
@@ -366,7 +344,6 @@ __all__ = [
     "results_by_version",
     "role_presets",
     "run_as_script",
-    "run_budget",
     "run_checks",
     "run_evaluation",
     "run_scope",
@@ -375,7 +352,6 @@ __all__ = [
     "sample_for",
     "sample_scripts",
     "save_question_set_upload",
-    "saved_columns",
     "score_results",
     "script_choices",
     "script_json",

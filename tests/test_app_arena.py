@@ -234,8 +234,7 @@ def test_a_column_runs_a_saved_prompt_version_and_its_header_names_it(monkeypatc
 def test_an_arena_downloads_as_one_html_file_when_finished_listed_and_reopened(monkeypatch, tmp_path):
     from streamlit.runtime.media_file_manager import MediaFileManager
 
-    from react_core.evaluation.arena import saved_columns
-    from react_core.evaluation.arena_html import arena_to_html
+    from react_core.evaluation.arena_html import SideBySide
 
     offered = []  # (file name, mime type, the callable that builds the file when the person clicks)
     add = MediaFileManager.add_deferred
@@ -264,7 +263,7 @@ def test_an_arena_downloads_as_one_html_file_when_finished_listed_and_reopened(m
     assert mimetype == "text/html"
     saved = HistoryStore().arena(arena_id)
     page = build()
-    assert page == arena_to_html(saved_columns(saved.runs), arena_id=arena_id, saved_at=saved.saved_at)
+    assert page == SideBySide.saved(saved.runs, arena_id=arena_id, saved_at=saved.saved_at).to_html()
     assert f"Arena {arena_id} · 2 columns" in page and page.count("EM 1 · F1 1.00") == 2
     assert page.count('class="step"') == 4 and "What is 6 * 7?" in page
 

@@ -15,7 +15,7 @@ from react_core.base.errors import ConfigError
 from react_core.base.events import RunDone, StepDone, TextDelta
 from react_core.base.trace import Action, Step, Trace
 from react_core.base.trace_schema import parse_trace_json
-from react_core.evaluation.arena import Arena, Variant, column_label, figure_one, first_difference, line_up
+from react_core.evaluation.arena import Arena, Variant, first_difference, line_up
 from react_core.evaluation.strategies import PAPER_REACT_STEPS, run_strategy
 from react_core.history import HistoryStore, open_history
 from react_core.loop.settings import RunSettings
@@ -35,7 +35,7 @@ FIGURE_ONE_SCRIPTS = [
 
 
 def figure_one_arena(**options) -> Arena:
-    variants = figure_one(SETTINGS)
+    variants = Variant.figure_one(SETTINGS)
     for v, script in zip(variants, FIGURE_ONE_SCRIPTS, strict=True):
         v.provider = ScriptedProvider(script)
     return Arena(Q, variants, **options)
@@ -63,7 +63,7 @@ def test_every_column_runs_to_its_end_and_its_events_are_tagged_with_it(tmp_path
 def test_step_mode_of_the_chat_never_pauses_an_arena_column():
     # The arena takes the person's settings, step mode included; nobody can decide a column's step, so a column that
     # paused would be saved as a paused run nobody can take on.
-    variants = figure_one(replace(SETTINGS, pause_before=["tool", "finish"]))
+    variants = Variant.figure_one(replace(SETTINGS, pause_before=["tool", "finish"]))
     for v, script in zip(variants, FIGURE_ONE_SCRIPTS, strict=True):
         v.provider = ScriptedProvider(script)
     results = Arena(Q, variants).run()
@@ -114,32 +114,34 @@ def scripted(variants: list[Variant], scripts: list[list[str]]) -> list[Variant]
 def test_a_known_hotpotqa_question_is_scored_and_kept_with_its_answer_without_a_gold_one(tmp_path):
     # No gold answer given: the columns' expected answer is the one a chat run of the question gets (the dev set's).
     store = HistoryStore(tmp_path / "history.sqlite")
-    variants = scripted(figure_one(SETTINGS), answering(("yes", "no", "yes", "yes")))
+    variants = scripted(Variant.figure_one(SETTINGS), answering(("yes", "no", "yes", "yes")))
     results = Arena(KNOWN_Q, variants, store=store).run()
     assert [r.trace.final_answer for r in results] == ["yes", "no", "yes", "yes"]
     assert [(r.em, r.f1) for r in results] == [(1.0, 1.0), (0.0, 0.0), (1.0, 1.0), (1.0, 1.0)]
     assert [store.get(r.history_id).trace.expected_answer for r in results] == ["yes"] * 4
     assert results[0].figures().startswith("EM 1 · F1 1.00 · 1 step · ")
     # A gold answer given is the one used.
-    given = scripted(figure_one(SETTINGS), answering(("yes",) * 4))
+    given = scripted(Variant.figure_one(SETTINGS), answering(("yes",) * 4))
     assert {r.trace.expected_answer for r in Arena(KNOWN_Q, given, gold="no").run()} == {"no"}
 
 
 def test_figure_one_runs_act_and_react_on_the_papers_budget_and_each_column_says_its_budget():
     chat = replace(SETTINGS, max_calls=1, temperature=0.7)  # the chat's budget: one model call
-    variants = figure_one(chat)
+    variants = Variant.figure_one(chat)
     assert [v.settings.max_calls for v in variants] == [PAPER_REACT_STEPS] * 4 == [7] * 4
     assert {v.settings.temperature for v in variants} == {0.0}
-    assert [v.settings.max_calls for v in figure_one(chat, max_calls=2)] == [2] * 4  # a person's own, when asked
+    own = Variant.figure_one(chat, max_calls=2)  # a person's own, when asked
+    assert [v.settings.max_calls for v in own] == [2] * 4
+    assert [v.budget() for v in own] == ["one model call"] * 2 + ["at most 2 model calls"] * 2
     act = [f" Calculator[{n} + 1]" for n in range(1, 4)] + [" Finish[42]"]
     react = [f" Step {n}.\nAction {n}: Calculator[{n} + 1]" for n in range(1, 4)] + [" So.\nAction 4: Finish[42]"]
     results = Arena(Q, scripted(variants, [[" 42"], [" Six sevens.\nAnswer: 42"], act, react])).run()
     # Act and ReAct take four steps and finish: on the chat's budget they would have stopped after one.
     assert [(r.steps, r.trace.stop_reason) for r in results] == [(1, "finished")] * 2 + [(4, "finished")] * 2
-    labels = [column_label(r.trace.settings) for r in results]
+    labels = [Variant.label(r.trace.settings) for r in results]
     assert [label.rsplit(" · ", 1)[1] for label in labels] == ["one model call"] * 2 + ["at most 7 model calls"] * 2
-    assert column_label({"strategy": "react", "provider": "scripted", "max_calls": 1}).endswith("at most 1 model call")
-    assert " · at most" not in column_label({"strategy": "react", "provider": "scripted"})  # a trace from elsewhere
+    assert Variant.label({"strategy": "react", "provider": "scripted", "max_calls": 1}).endswith("at most 1 model call")
+    assert " · at most" not in Variant.label({"strategy": "react", "provider": "scripted"})  # a trace from elsewhere
 
 
 def test_one_column_stopped_while_the_others_finish(tmp_path):
@@ -220,7 +222,7 @@ def test_arenas_are_found_on_either_database_and_only_by_their_owner(backend, re
 
 
 def test_a_column_that_cannot_run_says_why_and_the_others_go_on():
-    variants = figure_one(SETTINGS)[2:]
+    variants = Variant.figure_one(SETTINGS)[2:]
     variants[0].provider = ScriptedProvider([" Finish[1]"])
     variants[1] = Variant("cot", replace(SETTINGS, preset="hotpotqa-react"), provider=ScriptedProvider([]))
     results = Arena(Q, variants).run()

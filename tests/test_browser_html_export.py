@@ -10,8 +10,8 @@ from app_helpers import NATIONALITY_Q, NATIONALITY_SCRIPT, offline_pack, write_s
 from browser_helpers import SHOTS, chromium, needs_chromium, scroll_to
 
 import react_core
-from react_core.evaluation.arena import Arena, figure_one
-from react_core.evaluation.arena_html import arena_to_html
+from react_core.evaluation.arena import Arena, Variant
+from react_core.evaluation.arena_html import SideBySide
 from react_core.providers.scripted import ScriptedProvider
 from react_core.report.html import to_html
 
@@ -105,7 +105,7 @@ def _figure_one_arena():
     settings = react_core.RunSettings(
         provider="scripted", knowledge=f"pack:{offline_pack()}", tools=["search", "lookup"], max_calls=4
     )
-    variants = figure_one(settings)
+    variants = Variant.figure_one(settings)
     for variant, script in zip(variants, FIGURE_ONE, strict=True):
         variant.provider = ScriptedProvider(script)
     arena = Arena(NATIONALITY_Q, variants, gold="American")
@@ -115,7 +115,7 @@ def _figure_one_arena():
 def test_the_arena_export_shows_its_columns_side_by_side_offline_and_runs_nothing(tmp_path):
     arena, results = _figure_one_arena()
     good = tmp_path / "arena.html"
-    good.write_text(arena_to_html(results, arena_id=arena.id, saved_at="2026-11-27T01:10:00"), encoding="utf-8")
+    good.write_text(SideBySide(results, arena_id=arena.id, saved_at="2026-11-27T01:10:00").to_html(), encoding="utf-8")
     for result in results:  # every field of every column
         result.trace.question = HOSTILE
         result.trace.settings["prompt_version"] = HOSTILE  # in the variant's label
@@ -124,7 +124,7 @@ def test_the_arena_export_shows_its_columns_side_by_side_offline_and_runs_nothin
             step.thought = HOSTILE
     results[3].trace.steps[0].observation.sources[0].url = "javascript:window.pwned=3"
     bad = tmp_path / "hostile-arena.html"
-    bad.write_text(arena_to_html(results, arena_id=arena.id), encoding="utf-8")
+    bad.write_text(SideBySide(results, arena_id=arena.id).to_html(), encoding="utf-8")
 
     with chromium() as browser:
         context, page, requests, dialogs, errors = _open(browser, good, width=1400, height=1000)

@@ -61,7 +61,7 @@ CUT = """root => {
 def _seed_arena(monkeypatch, home) -> None:
     """A Figure 1 arena in the history the app will read (runs #1 to #4), for History's Arenas tab."""
     import react_core
-    from react_core.evaluation.arena import Arena, figure_one
+    from react_core.evaluation.arena import Arena, Variant
     from react_core.history import open_history
     from react_core.providers.scripted import ScriptedProvider
 
@@ -69,7 +69,7 @@ def _seed_arena(monkeypatch, home) -> None:
     settings = react_core.RunSettings(
         provider="scripted", knowledge=f"pack:{offline_pack()}", tools=["search", "lookup"], max_calls=4
     )
-    variants = figure_one(settings)
+    variants = Variant.figure_one(settings)
     for variant, script in zip(variants, FIGURE_ONE, strict=True):
         variant.provider = ScriptedProvider(script)
     Arena(NATIONALITY_Q, variants, gold="American", store=open_history()).run()

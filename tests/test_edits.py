@@ -8,9 +8,9 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from react_core.base.trace import Action, Intervention, Observation, Step, Trace
-from react_core.evaluation.arena import ColumnResult, saved_columns
-from react_core.evaluation.arena_html import arena_to_html
-from react_core.evaluation.parting import first_parting
+from react_core.evaluation.arena import ColumnResult
+from react_core.evaluation.arena_html import SideBySide
+from react_core.evaluation.parting import Parting
 from react_core.report.edits import EDITED_NOTE, Edit, hand_edits
 
 
@@ -49,14 +49,14 @@ def test_each_kind_of_edit_is_found_on_its_step():
 def test_runs_part_where_a_person_edited_one_even_when_their_actions_agree():
     original, fork = _calc(), _calc("6 * 7 = 42 (checked)", EDITED_NOTE)
     columns = [original.steps, fork.steps]
-    assert first_parting(columns) is None  # the actions alone agree throughout
-    parting = first_parting(columns, [[], hand_edits(fork, 1)])
+    assert Parting.first(columns) is None  # the actions alone agree throughout
+    parting = Parting.first(columns, [[], hand_edits(fork, 1)])
     assert parting is not None and parting.row == 0
     assert parting.said(["#1", "#2"]) == "First difference: step 1, where #2's observation was edited by hand in a fork"
     # An edit after the actions have parted does not move the mark back.
     other = _calc()
     other.steps[0].action = Action("calculator", "7 * 6")
-    later = first_parting([other.steps, original.steps], [[], [Edit(2, "thought", "edited by hand in a fork")]])
+    later = Parting.first([other.steps, original.steps], [[], [Edit(2, "thought", "edited by hand in a fork")]])
     assert later is not None and later.row == 0 and later.said(["#1", "#2"]).endswith("where the columns' actions part")
 
 
@@ -66,9 +66,9 @@ def test_the_html_export_of_a_compare_marks_the_forks_edit():
         SimpleNamespace(id=1, trace=_calc(), origin="chat", fork_step=None),
         SimpleNamespace(id=2, trace=fork, origin="fork", fork_step=1),
     ]
-    results = saved_columns(records)
+    results = SideBySide.saved(records).columns
     assert [r.edits for r in results] == [[], [Edit(1, "observation", "edited by hand in a fork")]]
-    page = arena_to_html(results)
+    page = SideBySide(results).to_html()
     assert "First difference: step 1, where #2&#x27;s observation was edited by hand in a fork" in page
     assert "✎ Observation edited by hand in a fork" in page
     assert "Every column took the same actions." not in page

@@ -18,17 +18,9 @@ from test_export_html import HOSTILE, ROOT, RUN, Shape, made_of, scripted_run
 
 from react_core.base.errors import ConfigError
 from react_core.base.trace import Action, Trace
-from react_core.evaluation.arena import (
-    DIFFERENCE_MARK,
-    SAME_ACTIONS,
-    Arena,
-    ColumnResult,
-    Variant,
-    column_label,
-    first_difference,
-    saved_columns,
-)
-from react_core.evaluation.arena_html import ARENA_STYLE, arena_file_name, arena_to_html
+from react_core.evaluation.arena import DIFFERENCE_MARK, Arena, ColumnResult, Variant, first_difference
+from react_core.evaluation.arena_html import ARENA_STYLE, SideBySide
+from react_core.evaluation.parting import Parting
 from react_core.history import HistoryStore
 from react_core.loop.settings import RunSettings
 from react_core.providers.scripted import ScriptedProvider
@@ -55,12 +47,12 @@ def hostile_arena(text: str) -> str:
     second.steps[0].action = Action("lookup", text)
     for trace in (first, second):
         trace.settings = {**trace.settings, **label}
-    return arena_to_html(columns(first, second), arena_id=text, saved_at=text)
+    return SideBySide(columns(first, second), arena_id=text, saved_at=text).to_html()
 
 
 def test_hostile_text_in_every_field_never_becomes_markup_and_is_shown_as_written():
     plain = Shape(hostile_arena("plain words"))
-    assert "plain words" in column_label(made_of("x").settings | {"model": "plain words", "provider": "openai"})
+    assert "plain words" in Variant.label(made_of("x").settings | {"model": "plain words", "provider": "openai"})
     for text in HOSTILE:
         page = hostile_arena(text)
         page.encode("utf-8")  # a lone surrogate would make writing the file fail
@@ -79,7 +71,7 @@ def test_hostile_text_in_every_field_never_becomes_markup_and_is_shown_as_writte
 
 def test_nothing_is_loaded_from_anywhere_and_no_script_can_run():
     trace = scripted_run(RUN)
-    shape = Shape(arena_to_html(columns(trace, scripted_run(OTHER))))
+    shape = Shape(SideBySide(columns(trace, scripted_run(OTHER))).to_html())
     policy = [v for t, n, v in shape.attrs if t == "meta" and n == "content" and "default-src" in (v or "")]
     assert policy == [CSP] and "default-src 'none'" in CSP and "script-src" not in CSP
     tags = {tag for tag, _ in shape.elements}
@@ -97,7 +89,7 @@ def _ids(page: str) -> list[str]:
 def test_the_columns_line_up_row_by_row_and_the_first_difference_is_marked_where_the_engine_finds_it():
     a, b = scripted_run(RUN), scripted_run(OTHER)
     assert first_difference([a.steps, b.steps]) == 1  # both search France first, then they part
-    page = arena_to_html(columns(a, b), arena_id="abc123")
+    page = SideBySide(columns(a, b), arena_id="abc123").to_html()
     ids = _ids(page)
     assert ids == [
         "column-1",
@@ -121,11 +113,11 @@ def test_the_columns_line_up_row_by_row_and_the_first_difference_is_marked_where
     for trace in (a, b):
         for step in trace.steps:
             assert step.thought in data
-        assert column_label(trace.settings) in data
+        assert Variant.label(trace.settings) in data
     assert data.count("Model call") == 5 and data.count("finish reason:") == 5  # every step's model call
     # The same actions in every column: no mark, and the header says so.
-    same = arena_to_html(columns(scripted_run(RUN), scripted_run(RUN)))
-    assert "first-difference" not in _ids(same) and SAME_ACTIONS in "".join(Shape(same).data)
+    same = SideBySide(columns(scripted_run(RUN), scripted_run(RUN))).to_html()
+    assert "first-difference" not in _ids(same) and Parting.SAME_ACTIONS in "".join(Shape(same).data)
 
 
 def footers(page: str) -> list[str]:
@@ -136,12 +128,12 @@ def footers(page: str) -> list[str]:
 def test_em_and_f1_show_when_a_gold_answer_was_given_and_only_then():
     a, b = scripted_run(RUN), scripted_run(OTHER)
     b.final_answer = "Lyon"
-    without = arena_to_html(columns(a, b))
+    without = SideBySide(columns(a, b)).to_html()
     assert [line.split(" · ")[0] for line in footers(without)] == ["2 steps", "3 steps"]
     assert "EM " not in without and "F1 " not in without and "Gold answer" not in without
     for trace in (a, b):
         trace.expected_answer = "Paris"
-    page = arena_to_html(columns(a, b))
+    page = SideBySide(columns(a, b)).to_html()
     data = "".join(Shape(page).data)
     assert "Gold answer: Paris" in data
     assert [line.split(" · ")[:3] for line in footers(page)] == [
@@ -156,15 +148,15 @@ def test_em_and_f1_show_when_a_gold_answer_was_given_and_only_then():
 def test_columns_of_different_questions_each_name_theirs_and_the_count_is_checked():
     a, b = scripted_run(RUN), scripted_run(OTHER)
     b.question = "And the capital of Italy?"
-    data = "".join(Shape(arena_to_html(columns(a, b))).data)
+    data = "".join(Shape(SideBySide(columns(a, b)).to_html()).data)
     assert "Question: What is the capital of France?" in data and "Question: And the capital of Italy?" in data
     with pytest.raises(ConfigError, match="2 to 4 columns"):
-        arena_to_html([])
+        SideBySide([]).to_html()
     with pytest.raises(ConfigError, match="got 5"):
-        arena_to_html(columns(*[scripted_run(RUN) for _ in range(5)]))
+        SideBySide(columns(*[scripted_run(RUN) for _ in range(5)])).to_html()
     # A saved arena that kept one column (the other failed before its first step) still exports.
-    assert _ids(arena_to_html(columns(a), arena_id="x"))[:2] == ["column-1", "c1-step-1"]
-    assert arena_file_name(columns(a), "ab/../c") == "react-arena-abc-what-is-the-capital-of-france.html"
+    assert _ids(SideBySide(columns(a), arena_id="x").to_html())[:2] == ["column-1", "c1-step-1"]
+    assert SideBySide(columns(a), "ab/../c").file_name() == "react-arena-abc-what-is-the-capital-of-france.html"
 
 
 # -- the command line -----------------------------------------------------------------------------------------
@@ -194,7 +186,7 @@ def test_the_command_line_exports_trace_files_as_columns_and_refuses_bad_input(t
     assert done.returncode == 0, done.stderr
     for trace in (a, b):
         trace.expected_answer = "Paris"
-    assert out.read_text(encoding="utf-8") == arena_to_html(columns(a, b))
+    assert out.read_text(encoding="utf-8") == SideBySide(columns(a, b)).to_html()
     assert "EM 1 · F1 1.00" in out.read_text(encoding="utf-8")
 
     bad = tmp_path / "bad.json"
@@ -228,7 +220,7 @@ def test_the_command_line_exports_an_arena_from_the_history_by_its_id(tmp_path):
     done = cli("--arena", arena.id, "-o", str(out), env={"REACT_HISTORY_DB": str(db), "REACT_HISTORY_URL": ""})
     assert done.returncode == 0, done.stderr
     page = out.read_text(encoding="utf-8")
-    assert page == arena_to_html(saved_columns(saved.runs), arena_id=arena.id, saved_at=saved.saved_at)
+    assert page == SideBySide.saved(saved.runs, arena_id=arena.id, saved_at=saved.saved_at).to_html()
     data = "".join(Shape(page).data)
     assert f"Arena {arena.id} · 2 columns" in data and "Gold answer: 42" in data
     assert f"runs #{results[0].history_id}, #{results[1].history_id}" in data

@@ -201,8 +201,8 @@ def _read_trace(path: str):
 
 def _cmd_export_html(args: argparse.Namespace) -> int:
     """One trace file: that run. Several (2 to 4), or ``--arena ID``: an arena, its columns side by side."""
-    from react_core.evaluation.arena import MAX_COLUMNS, MIN_COLUMNS, ColumnResult
-    from react_core.evaluation.arena_html import arena_to_html
+    from react_core.evaluation.arena import Arena, ColumnResult
+    from react_core.evaluation.arena_html import SideBySide
     from react_core.report.html import to_html
 
     if args.arena is not None and args.traces:
@@ -213,14 +213,18 @@ def _cmd_export_html(args: argparse.Namespace) -> int:
         _write_output(args.output, _saved_arena_html(args.arena, args.owner, args.gold))
         return 0
     if not args.traces:
-        raise UsageError(f"give a trace file ({MIN_COLUMNS} to {MAX_COLUMNS} for an arena side by side) or --arena ID")
-    if len(args.traces) > MAX_COLUMNS:
-        raise UsageError(f"an arena has {MIN_COLUMNS} to {MAX_COLUMNS} columns (got {len(args.traces)} trace files)")
+        raise UsageError(
+            f"give a trace file ({Arena.MIN_COLUMNS} to {Arena.MAX_COLUMNS} for an arena side by side) or --arena ID"
+        )
+    if len(args.traces) > Arena.MAX_COLUMNS:
+        raise UsageError(
+            f"an arena has {Arena.MIN_COLUMNS} to {Arena.MAX_COLUMNS} columns (got {len(args.traces)} trace files)"
+        )
     traces = [_with_gold(_read_trace(path), args.gold) for path in args.traces]
     if len(traces) == 1:
         _write_output(args.output, to_html(traces[0]))
     else:
-        _write_output(args.output, arena_to_html([ColumnResult.of(t, i) for i, t in enumerate(traces)]))
+        _write_output(args.output, SideBySide([ColumnResult.of(t, i) for i, t in enumerate(traces)]).to_html())
     return 0
 
 
@@ -234,8 +238,7 @@ def _with_gold(trace: Trace, gold: str | None) -> Trace:
 def _saved_arena_html(arena_id: str, owner: str, gold: str | None) -> str:
     """An arena from the history the app keeps (REACT_HISTORY_URL, else the SQLite file), by its id."""
     from react_core.base.paths import history_db
-    from react_core.evaluation.arena import saved_columns
-    from react_core.evaluation.arena_html import arena_to_html
+    from react_core.evaluation.arena_html import SideBySide
     from react_core.history import open_history
 
     if not environment.environment_value("REACT_HISTORY_URL") and not history_db().is_file():
@@ -247,7 +250,7 @@ def _saved_arena_html(arena_id: str, owner: str, gold: str | None) -> str:
         raise UsageError(f"no arena {arena_id!r} in the history{whose} at {store.where}")
     for run in found.runs:
         _with_gold(run.trace, gold)
-    return arena_to_html(saved_columns(found.runs), arena_id=found.id, saved_at=found.saved_at)
+    return SideBySide.saved(found.runs, arena_id=found.id, saved_at=found.saved_at).to_html()
 
 
 def _cmd_export_otel(args: argparse.Namespace) -> int:

@@ -9,11 +9,10 @@ the one Evaluate would produce for that question. Its trace records the arena's 
 ``arena_column``); when it ends it is kept like every run (its expected answer: the gold answer given, else the one
 a known HotpotQA question has, as a chat run's is found; saved to the history as an ordinary run with origin ``arena``
 when a store is given; sent to the live OpenTelemetry endpoint) and scored: the grounding check, exact match and F1
-against the expected answer when there is one. ``figure_one`` sets the paper's budget (``PAPER_REACT_STEPS`` model
-calls). ``line_up`` and
-``first_difference`` line the columns' steps up row by row and find the first row where their actions differ;
-``column_label`` names a column's variant and ``ColumnResult.figures`` says its scores and totals, for the app's view
-and the HTML export alike. UI-free.
+against the expected answer when there is one. ``Variant.figure_one`` sets the paper's budget (``PAPER_REACT_STEPS``
+model calls). ``line_up`` and ``first_difference`` line the columns' steps up row by row and find the first row where
+their actions differ; ``Variant.label`` names a column's variant and ``ColumnResult.figures`` says its scores and
+totals, for the app's view and the HTML export alike. UI-free.
 """
 
 from __future__ import annotations
@@ -47,32 +46,21 @@ from react_core.report.grounding import Grounding, check_grounding
 from react_core.telemetry.live import LiveTarget
 
 __all__ = [
-    "ARENA_STRATEGIES",
     "Arena",
     "ColumnEvent",
     "ColumnResult",
     "DIFFERENCE_MARK",
     "DIRECT",
-    "MAX_COLUMNS",
-    "MIN_COLUMNS",
     "ORIGIN",
-    "SAME_ACTIONS",
     "Variant",
     "check_variants",
-    "column_label",
-    "figure_one",
     "first_difference",
     "line_up",
-    "run_budget",
-    "saved_columns",
 ]
 
-ARENA_STRATEGIES = ("standard", "cot", "act", "react")  # the paper's Figure 1, in its order
 DIRECT = ("standard", "cot")  # answer in one call, no tools
-MIN_COLUMNS, MAX_COLUMNS = 2, 4
 ORIGIN = "arena"  # the origin each column is saved with (``react_core.history.arenas``)
 DIFFERENCE_MARK = "First difference"  # the words that mark the row where the columns' actions part
-SAME_ACTIONS = "Every column took the same actions."
 
 
 @dataclass
@@ -94,17 +82,35 @@ class Variant:
             return self.preset.name
         return self.settings.preset or DEFAULT_PRESETS[self.strategy]
 
+    def budget(self) -> str:
+        """The model calls this column may make: ``one model call`` for Standard and CoT, ``at most 7 model calls``."""
+        return _run_budget({"strategy": self.strategy, "max_calls": self.settings.max_calls})
 
-def figure_one(settings: RunSettings, *, max_calls: int = PAPER_REACT_STEPS) -> list[Variant]:
-    """The paper's Figure 1 on one model: Standard, CoT, Act and ReAct with the paper's HotpotQA prompts, greedy, Act
-    and ReAct on the paper's budget (7 model calls, its notebook's steps) rather than the chat's."""
-    return [
-        Variant(
-            strategy,
-            replace(settings, dialect="", preset=DEFAULT_PRESETS[strategy], temperature=0.0, max_calls=max_calls),
-        )
-        for strategy in ARENA_STRATEGIES
-    ]
+    @classmethod
+    def figure_one(cls, settings: RunSettings, *, max_calls: int = PAPER_REACT_STEPS) -> list[Variant]:
+        """The paper's Figure 1 on one model: Standard, CoT, Act and ReAct with the paper's HotpotQA prompts, greedy,
+        Act and ReAct on the paper's budget (7 model calls, its notebook's steps) rather than the chat's."""
+        return [
+            cls(
+                strategy,
+                replace(settings, dialect="", preset=DEFAULT_PRESETS[strategy], temperature=0.0, max_calls=max_calls),
+            )
+            for strategy in Arena.STRATEGIES
+        ]
+
+    @staticmethod
+    def label(settings: dict[str, Any]) -> str:
+        """A column's variant in a few words, from the settings its run recorded: strategy, model, prompt (its version,
+        ``paper@2``, when the run recorded one), temperature and the budget it ran with."""
+        strategy = STRATEGY_LABELS.get(str(settings.get("strategy", "")), "Chat")
+        try:
+            model = model_label(settings) if settings.get("provider") else "?"
+        except ConfigError:  # a trace from elsewhere, naming a provider this app does not have
+            model = str(settings.get("model") or settings.get("provider"))
+        prompt = settings.get("prompt_version") or settings.get("preset", "?")
+        label = f"{strategy} · {model} · {prompt} · temperature {settings.get('temperature', '?')}"
+        spent = _run_budget(settings)
+        return f"{label} · {spent}" if spent else label
 
 
 @dataclass(frozen=True)
@@ -162,27 +168,7 @@ class ColumnResult:
         return f"{scores}{plural(self.steps, 'step')} · {plural(self.tokens, 'token')} · {self.seconds:.1f} s"
 
 
-def saved_columns(runs: Sequence[Any]) -> list[ColumnResult]:
-    """Runs from the history (an arena's, in column order, or runs picked to compare) as columns, each scored and
-    with its run number."""
-    return [ColumnResult.of(r.trace, i, history_id=r.id, record=r) for i, r in enumerate(runs)]
-
-
-def column_label(settings: dict[str, Any]) -> str:
-    """A column's variant in a few words: strategy, model, prompt (its version, ``paper@2``, when the run recorded
-    one), temperature and the budget it ran with (``run_budget``)."""
-    strategy = STRATEGY_LABELS.get(str(settings.get("strategy", "")), "Chat")
-    try:
-        model = model_label(settings) if settings.get("provider") else "?"
-    except ConfigError:  # a trace from elsewhere, naming a provider this app does not have
-        model = str(settings.get("model") or settings.get("provider"))
-    prompt = settings.get("prompt_version") or settings.get("preset", "?")
-    label = f"{strategy} · {model} · {prompt} · temperature {settings.get('temperature', '?')}"
-    spent = run_budget(settings)
-    return f"{label} · {spent}" if spent else label
-
-
-def run_budget(settings: dict[str, Any]) -> str:
+def _run_budget(settings: dict[str, Any]) -> str:
     """The model calls a run could make: ``one model call`` for Standard and CoT (they answer at once), ``at most 7
     model calls`` for the others; '' when the run did not record its budget (a trace from elsewhere)."""
     if settings.get("strategy") in DIRECT:
@@ -192,17 +178,20 @@ def run_budget(settings: dict[str, Any]) -> str:
 
 
 def check_variants(variants: Sequence[Variant]) -> None:
-    if not MIN_COLUMNS <= len(variants) <= MAX_COLUMNS:
-        raise ConfigError(f"An arena has {MIN_COLUMNS} to {MAX_COLUMNS} columns (got {len(variants)}).")
+    if not Arena.MIN_COLUMNS <= len(variants) <= Arena.MAX_COLUMNS:
+        raise ConfigError(f"An arena has {Arena.MIN_COLUMNS} to {Arena.MAX_COLUMNS} columns (got {len(variants)}).")
     for v in variants:
-        if v.strategy not in ARENA_STRATEGIES:
-            raise ConfigError(f"Unknown arena strategy {v.strategy!r}: choose one of {', '.join(ARENA_STRATEGIES)}.")
+        if v.strategy not in Arena.STRATEGIES:
+            raise ConfigError(f"Unknown arena strategy {v.strategy!r}: choose one of {', '.join(Arena.STRATEGIES)}.")
 
 
 class Arena:
     """One question run in every column at once. ``stream()`` starts the columns and yields their events as they
     come, each column's ending with ``RunDone``; ``stop(column)`` stops one, ``stop_all()`` every one; ``results``
     holds each column's ``ColumnResult`` once it has ended."""
+
+    STRATEGIES = ("standard", "cot", "act", "react")  # the paper's Figure 1, in its order
+    MIN_COLUMNS, MAX_COLUMNS = 2, 4
 
     def __init__(
         self,

@@ -6,29 +6,24 @@ Built from the single-run export's own pieces (``react_core.report.html``): the 
 holds, variant labels included, is character data), the same policy that allows no script and no request, the same
 step sections with their sources and model calls in ``<details>``. The columns are one CSS grid, so a row's steps
 stay side by side; a wide arena scrolls sideways rather than squeezing its columns, and on a phone one column fills
-the screen. The rules of the arena (``line_up``, ``column_label``, ``ColumnResult.figures``) come from
+the screen. The rules of the arena (``line_up``, ``Variant.label``, ``ColumnResult.figures``) come from
 ``evaluation.arena``, where the columns part (their actions, or a person's edit) from ``evaluation.parting``. UI-free.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from react_core.base import call_records
 from react_core.base.errors import ConfigError
-from react_core.evaluation.arena import (
-    MAX_COLUMNS,
-    MIN_COLUMNS,
-    SAME_ACTIONS,
-    ColumnResult,
-    column_label,
-    line_up,
-)
-from react_core.evaluation.parting import Parting, first_parting
+from react_core.evaluation.arena import Arena, ColumnResult, Variant, line_up
+from react_core.evaluation.parting import Parting
 from react_core.report.exports import file_stem, plural, summary_line
 from react_core.report.html import STYLE, answer_section, esc, page, para, settings_line, step_section
 
-__all__ = ["ARENA_STYLE", "arena_file_name", "arena_to_html"]
+__all__ = ["ARENA_STYLE", "SideBySide"]
 
 # Added to the single-run stylesheet: the grid of columns and the colours of the marks.
 ARENA_STYLE = (
@@ -59,15 +54,41 @@ body.arena{max-width:none;margin:1.5rem auto;padding:0 1.5rem}
 )
 
 
-def arena_to_html(results: Sequence[ColumnResult], *, arena_id: str | None = None, saved_at: str | None = None) -> str:
-    """The columns of an arena (or runs picked to compare) as one HTML document (a ``str``; encode it as UTF-8). An
-    arena has 2 to 4; a saved one may have kept fewer (a column that failed before its first step is not saved).
-    Raises ConfigError for none or more than four."""
-    if not 1 <= len(results) <= MAX_COLUMNS:
-        raise ConfigError(f"An arena has {MIN_COLUMNS} to {MAX_COLUMNS} columns (got {len(results)}).")
+@dataclass(frozen=True)
+class SideBySide:
+    """Runs side by side, as the Arena page shows them and as one HTML file: an arena's columns (2 to 4; a saved one
+    may have kept fewer, as a column that failed before its first step is not saved) or runs picked to compare."""
+
+    columns: Sequence[ColumnResult]
+    arena_id: str | None = None
+    saved_at: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "columns", tuple(self.columns))  # kept as they were given, whoever holds the list
+
+    @classmethod
+    def saved(cls, runs: Sequence[Any], *, arena_id: str | None = None, saved_at: str | None = None) -> SideBySide:
+        """Runs from the history (an arena's, in column order, or runs picked to compare) as columns, each scored and
+        with its run number."""
+        columns = [ColumnResult.of(r.trace, i, history_id=r.id, record=r) for i, r in enumerate(runs)]
+        return cls(columns, arena_id, saved_at)
+
+    def to_html(self) -> str:
+        """The columns as one HTML document (a ``str``; encode it as UTF-8). Raises ConfigError for none or more than
+        four."""
+        return _page(self.columns, self.arena_id, self.saved_at)
+
+    def file_name(self) -> str:
+        """A file name for the download: ``react-arena-<id>-<question>.html``."""
+        return file_stem(self.columns[0].trace, self.arena_id, kind="arena") + ".html"
+
+
+def _page(results: Sequence[ColumnResult], arena_id: str | None, saved_at: str | None) -> str:
+    if not 1 <= len(results) <= Arena.MAX_COLUMNS:
+        raise ConfigError(f"An arena has {Arena.MIN_COLUMNS} to {Arena.MAX_COLUMNS} columns (got {len(results)}).")
     traces = [r.trace for r in results]
     n = len(traces)
-    parting = first_parting([t.steps for t in traces], [r.edits for r in results])
+    parting = Parting.first([t.steps for t in traces], [r.edits for r in results])
     differ = parting.row if parting is not None else None
     names = [f"#{r.history_id}" if r.history_id is not None else f"column {i + 1}" for i, r in enumerate(results)]
     body = [*_header(results, arena_id, saved_at, parting, names), f'<main class="scroll"><div class="grid cols-{n}">']
@@ -117,7 +138,7 @@ def _header(
     if parting is not None:
         out.append(para(parting.said(names)))
     elif any(t.steps for t in traces):
-        out.append(para(SAME_ACTIONS))
+        out.append(para(Parting.SAME_ACTIONS))
     out.append("</header>")
     return out
 
@@ -125,7 +146,7 @@ def _header(
 def _column_head(result: ColumnResult, i: int, *, own_question: bool) -> str:
     """A column's label, how its run ended, its run number, its question (when the columns' differ) and settings."""
     trace = result.trace
-    out = [f'<section class="column" id="column-{i + 1}"><h2>{esc(f"{i + 1}. {column_label(trace.settings)}")}</h2>']
+    out = [f'<section class="column" id="column-{i + 1}"><h2>{esc(f"{i + 1}. {Variant.label(trace.settings)}")}</h2>']
     out.append(para(summary_line(trace)))
     if own_question:
         out.append(para(f"Question: {trace.question}"))
@@ -133,8 +154,3 @@ def _column_head(result: ColumnResult, i: int, *, own_question: bool) -> str:
         out.append(para(f"Run #{result.history_id}"))
     out.append(f"<details><summary>Settings</summary>{para(settings_line(trace.settings))}</details></section>")
     return "".join(out)
-
-
-def arena_file_name(results: Sequence[ColumnResult], arena_id: str | None = None) -> str:
-    """A file name for the download: ``react-arena-<id>-<question>.html``."""
-    return file_stem(results[0].trace, arena_id, kind="arena") + ".html"

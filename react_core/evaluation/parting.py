@@ -8,21 +8,40 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 from react_core.base.trace import Step
 from react_core.evaluation.arena import DIFFERENCE_MARK, first_difference
 from react_core.report.edits import Edit
 
-__all__ = ["Parting", "edit_positions", "first_parting"]
+__all__ = ["Parting", "edit_positions"]
 
 
 @dataclass(frozen=True)
 class Parting:
     """The row (0-based) where the columns first part, and the edits made there, by column (none: their actions
-    part there)."""
+    part there). ``Parting.first`` finds it."""
+
+    SAME_ACTIONS: ClassVar[str] = "Every column took the same actions."  # said where columns with steps never part
 
     row: int
     edits: tuple[tuple[int, Edit], ...] = ()
+
+    @classmethod
+    def first(cls, columns: Sequence[Sequence[Step]], edits: Sequence[Sequence[Edit]] = ()) -> Parting | None:
+        """Where the columns first part (None: the same actions throughout and no edit, or a single column)."""
+        if len(columns) < 2:
+            return None
+        edits = list(edits) or [[] for _ in columns]
+        by_row = [edit_positions(steps, found) for steps, found in zip(columns, edits, strict=True)]
+        rows = [k for found in by_row for k in found]
+        actions = first_difference(columns)
+        if actions is not None:
+            rows.append(actions)
+        if not rows:
+            return None
+        row = min(rows)
+        return cls(row, tuple((c, e) for c, found in enumerate(by_row) for e in found.get(row, [])))
 
     def said(self, names: Sequence[str]) -> str:
         """``First difference: step 3, where #12's observation was edited by hand in a fork`` (``names``: each
@@ -41,19 +60,3 @@ def edit_positions(steps: Sequence[Step], edits: Sequence[Edit]) -> dict[int, li
         if edit.index in position:
             rows.setdefault(position[edit.index], []).append(edit)
     return rows
-
-
-def first_parting(columns: Sequence[Sequence[Step]], edits: Sequence[Sequence[Edit]] = ()) -> Parting | None:
-    """Where the columns first part (None: the same actions throughout and no edit, or a single column)."""
-    if len(columns) < 2:
-        return None
-    edits = list(edits) or [[] for _ in columns]
-    by_row = [edit_positions(steps, found) for steps, found in zip(columns, edits, strict=True)]
-    rows = [k for found in by_row for k in found]
-    actions = first_difference(columns)
-    if actions is not None:
-        rows.append(actions)
-    if not rows:
-        return None
-    row = min(rows)
-    return Parting(row, tuple((c, e) for c, found in enumerate(by_row) for e in found.get(row, [])))

@@ -11,22 +11,20 @@ from typing import Any
 import streamlit as st
 
 from react_core import (
-    ARENA_STRATEGIES,
     DEFAULT_PRESETS,
     MAX_CALLS_LIMIT,
-    MAX_COLUMNS,
-    MIN_COLUMNS,
     PROVIDERS,
     ROLE_MODES,
     STRATEGY_LABELS,
+    Arena,
     ModelChoice,
     ReactLabError,
+    Variant,
     address,
     expected_answer_for,
     plan_defaults,
     provider_class,
     role_presets,
-    run_budget,
     strategy_needs,
 )
 from ui.arena.job import ArenaJob, ColumnSpec
@@ -45,18 +43,18 @@ def key(field: str, i: int) -> str:
 
 
 def _widget_keys() -> list[str]:
-    return [QUESTION_KEY, GOLD_KEY, *(key(f, i) for i in range(MAX_COLUMNS) for f in FIELDS)]
+    return [QUESTION_KEY, GOLD_KEY, *(key(f, i) for i in range(Arena.MAX_COLUMNS) for f in FIELDS)]
 
 
 def init() -> None:
     """The editors' values: as the person left them (Streamlit forgets a widget's value once a page without it has
     run, so they are kept in ``arena_form`` as well), else the person's settings, ReAct with their prompt."""
     ss = st.session_state
-    ss.setdefault(COUNT_KEY, MIN_COLUMNS)
+    ss.setdefault(COUNT_KEY, Arena.MIN_COLUMNS)
     for k in _widget_keys():
         if k not in ss and k in ss.arena_form:
             ss[k] = ss.arena_form[k]
-    for i in range(MAX_COLUMNS):
+    for i in range(Arena.MAX_COLUMNS):
         _column_defaults(i)
 
 
@@ -109,11 +107,11 @@ def strategy_changed(i: int) -> None:
 
 
 def add_column() -> None:
-    st.session_state[COUNT_KEY] = min(MAX_COLUMNS, st.session_state[COUNT_KEY] + 1)
+    st.session_state[COUNT_KEY] = min(Arena.MAX_COLUMNS, st.session_state[COUNT_KEY] + 1)
 
 
 def remove_column() -> None:
-    st.session_state[COUNT_KEY] = max(MIN_COLUMNS, st.session_state[COUNT_KEY] - 1)
+    st.session_state[COUNT_KEY] = max(Arena.MIN_COLUMNS, st.session_state[COUNT_KEY] - 1)
 
 
 def base_and_fine_tuned() -> None:
@@ -135,9 +133,9 @@ def figure_one() -> None:
     Max model calls changes it)."""
     ss = st.session_state
     provider, model = ss[key("provider", 0)], ss[key("model", 0)]
-    ss[COUNT_KEY] = len(ARENA_STRATEGIES)
+    ss[COUNT_KEY] = len(Arena.STRATEGIES)
     prompts = role_presets({**state.settings(), "provider": provider, "adapter": ss[key("adapter", 0)]})
-    for i, strategy in enumerate(ARENA_STRATEGIES):
+    for i, strategy in enumerate(Arena.STRATEGIES):
         ss[key("strategy", i)], ss[key("preset", i)] = strategy, prompts[strategy]
         ss[key("adapter", i)] = ss[key("adapter", 0)]
         ss[key("provider", i)], ss[key("model", i)], ss[key("temperature", i)] = provider, model, 0.0
@@ -156,7 +154,7 @@ def render_editor(i: int) -> None:
     """One column's variant: strategy, prompt, provider, model, temperature."""
     st.selectbox(
         "Strategy",
-        ARENA_STRATEGIES,
+        Arena.STRATEGIES,
         key=key("strategy", i),
         format_func=STRATEGY_LABELS.get,
         on_change=strategy_changed,
@@ -178,7 +176,7 @@ def render_editor(i: int) -> None:
     st.number_input("Temperature", min_value=0.0, max_value=2.0, step=0.1, key=key("temperature", i))
     strategy = st.session_state[key("strategy", i)]
     if not strategy_needs([strategy]).agent:
-        st.caption(f"{run_budget({'strategy': strategy}).capitalize()}: this strategy answers at once.")
+        st.caption(f"{Variant(strategy).budget().capitalize()}: this strategy answers at once.")
     else:
         st.number_input(
             "Max model calls",

@@ -10,18 +10,7 @@ from collections.abc import Callable, Sequence
 
 import streamlit as st
 
-from react_core import (
-    SAME_ACTIONS,
-    ColumnResult,
-    Trace,
-    Writing,
-    arena_file_name,
-    arena_to_html,
-    call_texts,
-    column_label,
-    first_parting,
-    line_up,
-)
+from react_core import ColumnResult, Parting, SideBySide, Trace, Variant, Writing, call_texts, line_up
 from ui.shared.render import render_answer, render_status, render_step, render_writing
 from ui.shared.text import md_literal
 
@@ -35,16 +24,13 @@ def render_footer(result: ColumnResult) -> None:
         st.warning(md_literal(result.save_error), icon=":material/warning:")
 
 
-def render_download(
-    results: Sequence[ColumnResult], *, key: str, arena_id: str | None = None, saved_at: str | None = None
-) -> None:
-    """Download HTML: the whole arena as one self-contained file (``arena_to_html``). Built when it is clicked, on
+def render_download(side: SideBySide, *, key: str) -> None:
+    """Download HTML: the whole arena as one self-contained file (``SideBySide.to_html``). Built when it is clicked, on
     Streamlit's download thread, so a list of arenas costs nothing until one is taken away."""
-    columns = list(results)
     st.download_button(
         "Download HTML",
-        lambda: arena_to_html(columns, arena_id=arena_id, saved_at=saved_at),
-        arena_file_name(columns, arena_id),
+        side.to_html,
+        side.file_name(),
         "text/html",
         key=key,
         icon=":material/download:",
@@ -83,7 +69,7 @@ def render_columns(
     running = [r is None for r in results]
     for i, col in enumerate(st.columns(n)):
         with col:
-            st.markdown(f"**{i + 1}. {md_literal(column_label(traces[i].settings))}**")
+            st.markdown(f"**{i + 1}. {md_literal(Variant.label(traces[i].settings))}**")
             if running[i]:
                 if on_stop is not None:
                     st.button(
@@ -101,7 +87,7 @@ def render_columns(
         reached = min(len(s) for s in steps)
         steps = [s[:reached] for s in steps]
     edits = [r.edits if r is not None else [] for r in results]
-    parting = first_parting(steps, edits)
+    parting = Parting.first(steps, edits)
     names = [
         f"#{r.history_id}" if r is not None and r.history_id is not None else f"column {i + 1}"
         for i, r in enumerate(results)
@@ -136,7 +122,7 @@ def render_columns(
     else:
         render_writing_row(traces, writing)
     if parting is None and not any(running) and n > 1 and any(steps):
-        st.caption(SAME_ACTIONS)
+        st.caption(Parting.SAME_ACTIONS)
     for i, col in enumerate(st.columns(n)):
         with col:
             if results[i] is not None:

@@ -13,15 +13,14 @@ from streamlit.delta_generator import DeltaGenerator
 
 from react_core import (
     IMPORTED,
-    MAX_COLUMNS,
-    MIN_COLUMNS,
     STOP_REASONS,
+    Arena,
     ReactLabError,
     RunRecord,
+    SideBySide,
     Store,
     file_stem,
     plural,
-    saved_columns,
     to_atif_json,
     to_html,
     to_json,
@@ -279,7 +278,8 @@ def render_arenas(store: Store) -> None:
         row.caption(md_literal(runs), width=META)
         opened = row.button("Open", key=f"arena-open-{a.id}", icon=":material/view_week:")
         with row:
-            render_download(saved_columns(a.runs), key=f"arena-download-{a.id}", arena_id=a.id, saved_at=a.saved_at)
+            side = SideBySide.saved(a.runs, arena_id=a.id, saved_at=a.saved_at)
+            render_download(side, key=f"arena-download-{a.id}")
         if opened:
             arena.reopen(a.id)
             st.switch_page("pages/arena.py")
@@ -288,27 +288,28 @@ def render_arenas(store: Store) -> None:
 def render_compare(store: Store) -> None:
     """The arena's side-by-side view of 2 to 4 runs picked from History."""
     records = store.list(limit=200)
-    if len(records) < MIN_COLUMNS:
+    if len(records) < Arena.MIN_COLUMNS:
         st.info("Compare needs two runs in the history.")
         return
     labels = {r.id: _record_line(r) for r in records}
     picked = st.multiselect(
-        f"Runs to compare ({MIN_COLUMNS} to {MAX_COLUMNS})",
+        f"Runs to compare ({Arena.MIN_COLUMNS} to {Arena.MAX_COLUMNS})",
         list(labels),
-        default=sorted(list(labels)[:MIN_COLUMNS]),
-        max_selections=MAX_COLUMNS,
+        default=sorted(list(labels)[: Arena.MIN_COLUMNS]),
+        max_selections=Arena.MAX_COLUMNS,
         key="cmp-runs",
         format_func=labels.get,
     )
-    if len(picked) < MIN_COLUMNS:
-        st.info(f"Pick {MIN_COLUMNS} to {MAX_COLUMNS} runs.")
+    if len(picked) < Arena.MIN_COLUMNS:
+        st.info(f"Pick {Arena.MIN_COLUMNS} to {Arena.MAX_COLUMNS} runs.")
         return
     found = [store.get(run_id) for run_id in picked]
     if any(r is None or r.trace is None for r in found):
         st.warning("One of these runs was deleted.")
         return
     traces = [r.trace for r in found]
-    results = saved_columns(found)
+    side = SideBySide.saved(found)
+    results = side.columns
     keys = sorted({k for t in traces for k in t.settings} - {"arena", "arena_column"})
     rows = {k: [_setting(t.settings.get(k)) for t in traces] for k in keys}
     rows = {k: values for k, values in rows.items() if len(set(values)) > 1}
@@ -320,7 +321,7 @@ def render_compare(store: Store) -> None:
         st.markdown("\n".join(table))
     else:
         st.caption("These runs used the same settings.")
-    render_download(results, key="cmp-download")
+    render_download(side, key="cmp-download")
     render_columns(traces, key="cmp", results=results)
 
 
