@@ -97,7 +97,7 @@ from react_core.history import RunRecord, Store, open_history
 from react_core.history.assignments import Assignment
 from react_core.history.conversations import conversation_turns
 from react_core.history.records import IMPORTED, MAX_OWNER_CHARS
-from react_core.history.shares import CALLS_LEFT_OUT, shared_view
+from react_core.history.shares import SharedView
 from react_core.knowledge import standing_pack
 from react_core.knowledge.choices import pack_choices
 from react_core.knowledge.spec import knowledge_label, pack_spec, pack_text, text_credit
@@ -132,25 +132,20 @@ from react_core.providers.file_choices import adapter_choices, model_file_choice
 from react_core.providers.samples import run_as_script, sample_for, sample_scripts, script_json, script_label
 from react_core.providers.scripted import MAX_SCRIPT_BYTES, SCRIPT_FORMAT, script_outputs
 from react_core.report.checks import Checks, run_checks
+from react_core.report.downloads import RunExport
 from react_core.report.edits import EDITED_NOTE
 from react_core.report.expected import check_expected, expected_answer_for
 from react_core.report.exports import (
     CREDIT,
     action_text,
     action_title,
-    file_stem,
     plural,
     summary_line,
-    to_json,
-    to_markdown,
 )
 from react_core.report.grounding import check_grounding
-from react_core.report.html import to_html
 from react_core.report.signs import SIGNS, run_sign
 from react_core.report.spreadsheet import csv_text
-from react_core.telemetry.atif import to_atif_json
 from react_core.telemetry.live import LiveTarget, live_export_content, live_export_endpoint, live_export_problem
-from react_core.telemetry.otlp_json import to_otlp_json
 from react_core.tools.mcp import mcp_statuses
 from react_core.tools.mcp_config import (
     check_mcp_server,
@@ -179,7 +174,6 @@ __all__ = [
     "Assignment",
     "BREAKPOINTS",
     "BootstrapPlan",
-    "CALLS_LEFT_OUT",
     "CALL_REF",
     "CATALOGUE",
     "CHANGED",
@@ -236,6 +230,7 @@ __all__ = [
     "Recipe",
     "Run",
     "RunDone",
+    "RunExport",
     "RunRecord",
     "RunRequest",
     "RunSettings",
@@ -245,6 +240,7 @@ __all__ = [
     "STOP_REASONS",
     "STRATEGIES",
     "STRATEGY_LABELS",
+    "SharedView",
     "SideBySide",
     "Source",
     "Step",
@@ -297,7 +293,6 @@ __all__ = [
     "example_warnings",
     "expected_answer_for",
     "figure3_table",
-    "file_stem",
     "final_trace",
     "finetune",
     "finish_mcp_sign_in",
@@ -359,7 +354,6 @@ __all__ = [
     "script_outputs",
     "setting_defaults",
     "shared_data_dir",
-    "shared_view",
     "shipped_adapter",
     "similar_titles",
     "speaks",
@@ -371,11 +365,6 @@ __all__ = [
     "submitter",
     "summary_line",
     "text_credit",
-    "to_atif_json",
-    "to_html",
-    "to_json",
-    "to_markdown",
-    "to_otlp_json",
     "tool_call_text",
     "tool_label",
     "training_python",

@@ -43,9 +43,9 @@ def test_a_run_exports_as_atif_and_that_file_imports_as_the_same_run(monkeypatch
 
 
 def _atif_of(record) -> str:
-    from react_core import to_atif_json
+    from react_core import RunExport
 
-    return to_atif_json(record.trace, conversation=record.conversation)
+    return RunExport(record.trace, conversation=record.conversation).download("atif").data
 
 
 def _foreign_files() -> list[tuple[str, str]]:

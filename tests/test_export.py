@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -125,6 +126,34 @@ def test_file_stem_is_a_safe_name():
     assert file_stem(trace_with("x", []), 12) == "react-run-12-q"
     trace = Trace(question="Who was the 1st président, really?/../")
     assert file_stem(trace) == "react-run-who-was-the-1st-pr-sident-really"
+
+
+def test_a_runs_files_hold_each_formats_own_text_under_its_own_name():
+    from react_core.base.errors import ConfigError
+    from react_core.report.downloads import RunExport
+    from react_core.report.html import to_html
+    from react_core.telemetry.atif import to_atif_json
+
+    trace = trace_with("Paris", ["Paris is the capital of France."])
+    export = RunExport(trace, 12, "chat-1")
+    made = {fmt: export.download(fmt) for fmt in RunExport.FORMATS}
+    assert {fmt: (f.file_name, f.mime) for fmt, f in made.items()} == {
+        "json": ("react-run-12-q.json", "application/json"),
+        "markdown": ("react-run-12-q.md", "text/markdown"),
+        "html": ("react-run-12-q.html", "text/html"),
+        "atif": ("react-run-12-q.atif.json", "application/json"),
+        "otlp": ("react-run-12-q.otlp.json", "application/json"),
+    }
+    assert made["json"].data == to_json(trace) and made["markdown"].data == to_markdown(trace)
+    assert made["html"].data == to_html(trace, 12) and "Run #12" in made["html"].data
+    assert made["atif"].data == to_atif_json(trace, conversation="chat-1")
+    # OpenTelemetry's spans (their times are the export's when the run recorded none) leave messages out unless asked.
+    assert "resourceSpans" in json.loads(made["otlp"].data) and "capital of France" not in made["otlp"].data
+    assert "chat-1" in made["otlp"].data and "capital of France" in export.download("otlp", include_content=True).data
+    shared = RunExport(trace, calls_left_out="Its model calls are not shared.").download("html")
+    assert shared.file_name == "react-run-q.html" and "Its model calls are not shared." in shared.data
+    with pytest.raises(ConfigError, match="Unknown export format"):
+        export.download("pdf")
 
 
 _texts = st.text(max_size=30)

@@ -86,7 +86,7 @@ def test_the_shares_migration_upgrades_an_existing_history(tmp_path):
 
 def test_a_shared_follow_up_leaves_out_the_earlier_turns_and_the_calls_that_carry_them():
     from react_core.base.trace import Exchange
-    from react_core.history.shares import shared_view
+    from react_core.history.shares import SharedView
     from react_core.loop.run import ask
     from react_core.loop.settings import RunSettings
     from react_core.report.exports import to_json, to_markdown
@@ -97,7 +97,7 @@ def test_a_shared_follow_up_leaves_out_the_earlier_turns_and_the_calls_that_carr
     trace = ask("And in which year was he born?", settings, context=[earlier])
     assert "Zebulon" in to_html(trace) and trace.steps[0].call is not None  # the owner's own copy keeps everything
 
-    shared = shared_view(trace)
+    shared = SharedView.of(trace)
     assert shared.calls_left_out and shared.trace.context == [] and shared.trace.final_answer == "1961"
     assert [s.call for s in shared.trace.steps] == [None]
     page = to_html(shared.trace, calls_left_out=shared.calls_left_out)
@@ -107,7 +107,7 @@ def test_a_shared_follow_up_leaves_out_the_earlier_turns_and_the_calls_that_carr
     assert trace.context == [earlier] and trace.steps[0].call is not None  # the stored run is not changed
 
     first = ask("Who signed it?", RunSettings(provider="scripted", script=["Thought 1: x\nAction 1: Finish[y]"]))
-    assert shared_view(first).trace is first and shared_view(first).calls_left_out == ""
+    assert SharedView.of(first).trace is first and SharedView.of(first).calls_left_out == ""
 
 
 def test_a_link_is_the_whole_256_bit_token_and_nothing_near_it(open_store):

@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import json
 import threading
 
 import pytest
@@ -146,15 +145,14 @@ def test_pause_here_is_not_taken_in_the_tools_dialect_whose_replies_may_hold_sev
     assert run.trace.stop_reason == "finished" and run.trace.final_answer == "42"
 
 
-@pytest.mark.parametrize("export", ["to_json", "to_otlp_json", "to_atif_json"])
+@pytest.mark.parametrize("export", ["json", "otlp", "atif"])
 def test_a_stopped_step_survives_every_export_and_reads_back(store, export):
     from react_core.telemetry.imports import read_trace_file
 
     cancel = threading.Event()
     run, _ = run_until(react_core.RunRequest(Q, settings(COMPUTE, FINISH), cancel=cancel), store, writing(1), cancel)
-    content = {"include_content": True} if export == "to_otlp_json" else {}
-    exported = getattr(react_core, export)(run.trace, **content)
-    back = read_trace_file(exported if isinstance(exported, str) else json.dumps(exported)).trace
+    exported = react_core.RunExport(run.trace).download(export, include_content=True).data
+    back = read_trace_file(exported).trace
     [step] = back.steps
     assert back.stop_reason == "cancelled" and step.thought == run.trace.steps[0].thought
-    assert "(stopped while writing)" in react_core.to_html(run.trace)
+    assert "(stopped while writing)" in react_core.RunExport(run.trace).download("html").data

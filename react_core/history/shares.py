@@ -1,5 +1,5 @@
 """Read-only share links: a person makes a link to one of their runs, and anyone holding it can read that run (and
-nothing else) until the person revokes it or deletes the run. What a link shows of the run is ``shared_view``'s: the
+nothing else) until the person revokes it or deletes the run. What a link shows of the run is ``SharedView.of``'s: the
 run's own question, steps and answer, never the earlier turns of its conversation.
 
 A link is an unguessable token (``secrets.token_urlsafe``, 32 bytes: 256 bits) stored with its owner and run. It is
@@ -14,6 +14,7 @@ import secrets
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
+from typing import ClassVar
 
 from react_core.base.errors import ConfigError
 from react_core.base.trace import Trace
@@ -21,14 +22,12 @@ from react_core.history.migrations import Tx
 from react_core.history.records import COLUMNS, RunRecord, now, record, row_id, with_trace
 
 __all__ = [
-    "CALLS_LEFT_OUT",
     "Share",
     "ShareStore",
     "SharedView",
     "TOKEN_BYTES",
     "TOKEN_SHAPE",
     "new_token",
-    "shared_view",
     "well_formed",
 ]
 
@@ -44,28 +43,27 @@ class Share:
     created_at: str
 
 
-# Said where a shared follow-up's model calls would be, and in the Share popover before a link is made.
-CALLS_LEFT_OUT = (
-    "A follow-up question is shared without the earlier questions and answers of its conversation, and so without "
-    "its model calls, whose prompts carry them."
-)
-
-
 @dataclass(frozen=True)
 class SharedView:
-    """What a share link shows of a run."""
+    """What a share link shows of a run (``SharedView.of``)."""
+
+    # Said where a shared follow-up's model calls would be, and in the Share popover before a link is made.
+    CALLS_LEFT_OUT: ClassVar[str] = (
+        "A follow-up question is shared without the earlier questions and answers of its conversation, and so "
+        "without its model calls, whose prompts carry them."
+    )
 
     trace: Trace  # the run's own question, steps and answer: no earlier turns (``context``)
     calls_left_out: str = ""  # why its model calls are not shown ('' when they are)
 
-
-def shared_view(trace: Trace) -> SharedView:
-    """The run as a link shows it. A follow-up (a run with earlier turns) loses them and its model calls' records, so
-    nothing that draws or exports the shared run can show them; a first question keeps its calls."""
-    if not trace.context:
-        return SharedView(trace)
-    steps = [replace(step, call=None) for step in trace.steps]
-    return SharedView(replace(trace, context=[], steps=steps), CALLS_LEFT_OUT)
+    @classmethod
+    def of(cls, trace: Trace) -> SharedView:
+        """The run as a link shows it. A follow-up (a run with earlier turns) loses them and its model calls'
+        records, so nothing that draws or exports the shared run can show them; a first question keeps its calls."""
+        if not trace.context:
+            return cls(trace)
+        steps = [replace(step, call=None) for step in trace.steps]
+        return cls(replace(trace, context=[], steps=steps), cls.CALLS_LEFT_OUT)
 
 
 def new_token() -> str:

@@ -246,7 +246,7 @@ def page(title: str, body: list[str], *, style: str = STYLE, body_class: str = "
 
 def to_html(trace: Trace, run_id: int | None = None, *, calls_left_out: str = "") -> str:
     """The whole run as one HTML document (a ``str``; encode it as UTF-8). ``calls_left_out``: why the model calls
-    are not in it (a shared follow-up, ``history.shares.shared_view``); '' keeps them."""
+    are not in it (a shared follow-up, ``history.shares.SharedView.of``); '' keeps them."""
     title = f"Run #{run_id}: {trace.question}" if run_id is not None else trace.question
     out = [
         f"<header><h1>{esc(trace.question)}</h1>",

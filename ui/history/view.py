@@ -16,16 +16,11 @@ from react_core import (
     STOP_REASONS,
     Arena,
     ReactLabError,
+    RunExport,
     RunRecord,
     SideBySide,
     Store,
-    file_stem,
     plural,
-    to_atif_json,
-    to_html,
-    to_json,
-    to_markdown,
-    to_otlp_json,
 )
 from ui.arena import verbs as arena
 from ui.arena.view import render_columns, render_download
@@ -162,30 +157,24 @@ def render_open(store: Store, record: RunRecord) -> None:
         _resume(record)
     if record.prompt_version:
         st.caption(md_literal(f"Prompt version {record.prompt_version}"))
-    stem = file_stem(record.trace, record.id)
+    export = RunExport(record.trace, record.id, record.conversation)
     # What can be taken away: one row of buttons as wide as their labels, wrapping rather than cutting one.
     take = st.container(horizontal=True, key="run-take")
-    take.download_button(
-        "Export JSON", to_json(record.trace), f"{stem}.json", "application/json", key="export-json", on_click="ignore"
-    )
-    take.download_button(
-        "Export Markdown", to_markdown(record.trace), f"{stem}.md", "text/markdown", key="export-md", on_click="ignore"
-    )
-    page = to_html(record.trace, record.id)
-    take.download_button("Export HTML", page, f"{stem}.html", "text/html", key="export-html", on_click="ignore")
-    take.download_button(
+    _download(take, "Export JSON", export, "json", key="export-json")
+    _download(take, "Export Markdown", export, "markdown", key="export-md")
+    _download(take, "Export HTML", export, "html", key="export-html")
+    _download(
+        take,
         "Export ATIF",
-        to_atif_json(record.trace, conversation=record.conversation),
-        f"{stem}.atif.json",
-        "application/json",
+        export,
+        "atif",
         key="export-atif",
-        on_click="ignore",
         help="The run as an agent trajectory (ATIF v1.7), for Harbor, Phoenix and other tools that read the format.",
     )
     with take.popover("Export OpenTelemetry", icon=":material/share:"):
-        _otel_export(record, stem)
+        _otel_export(export)
     with take.popover("Save as script", icon=":material/replay:"):
-        render_save_as_script(record.trace, stem)
+        render_save_as_script(record.trace, export.stem)
     act = st.container(horizontal=True, key="run-act")  # what can be done with it
     if act.button("Present", key="present-run", icon=":material/slideshow:", help="Play it back step by step"):
         st.switch_page("pages/present.py", query_params={"run": str(record.id), "step": "0"})
@@ -202,7 +191,22 @@ def render_open(store: Store, record: RunRecord) -> None:
     render_fork(record.id, record.trace, imported=record.origin == IMPORTED)
 
 
-def _otel_export(record: RunRecord, stem: str) -> None:
+def _download(
+    where: DeltaGenerator,
+    label: str,
+    export: RunExport,
+    fmt: str,
+    *,
+    key: str,
+    help: str | None = None,
+    **options: bool,
+) -> None:
+    """One of the run's files (``RunExport.download``), taken away without a rerun."""
+    file = export.download(fmt, **options)
+    where.download_button(label, file.data, file.file_name, file.mime, key=key, on_click="ignore", help=help)
+
+
+def _otel_export(export: RunExport) -> None:
     """The run as OpenTelemetry spans in OTLP/JSON, for Phoenix, Jaeger, Langfuse or a collector to read."""
     st.caption(
         "The run as OpenTelemetry spans (OTLP/JSON): one agent span, a span per model call and per action. "
@@ -212,18 +216,9 @@ def _otel_export(record: RunRecord, stem: str) -> None:
         "Include messages (question, prompts, replies, tool results)", key="otel-content", value=False
     )
     try:
-        data = to_otlp_json(record.trace, include_content=content, conversation=record.conversation)
+        _download(st, "Export OpenTelemetry (OTLP/JSON)", export, "otlp", key="export-otel", include_content=content)
     except ReactLabError as e:
         st.error(md_literal(str(e)))
-        return
-    st.download_button(
-        "Export OpenTelemetry (OTLP/JSON)",
-        data,
-        f"{stem}.otlp.json",
-        "application/json",
-        key="export-otel",
-        on_click="ignore",
-    )
 
 
 def _listed(load: Callable[..., list], empty: str) -> list:

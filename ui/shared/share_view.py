@@ -11,7 +11,7 @@ from urllib.parse import urlencode, urlsplit
 
 import streamlit as st
 
-from react_core import CALLS_LEFT_OUT, ReactLabError, Store, file_stem, open_history, shared_view, to_html
+from react_core import ReactLabError, RunExport, SharedView, Store, open_history
 from ui.shared.render import render_trace
 from ui.shared.text import md_literal
 
@@ -51,7 +51,7 @@ def render_share_controls(store: Store, run_id: int) -> None:
     with st.popover("Share…", icon=":material/share:"):
         st.caption(
             "Anyone who has a link can read this run, read-only and without signing in, until you revoke the link "
-            "or delete the run. Nothing else of your history is shown. " + CALLS_LEFT_OUT
+            "or delete the run. Nothing else of your history is shown. " + SharedView.CALLS_LEFT_OUT
         )
         error = st.session_state.pop("share_error", None)
         if error:
@@ -95,15 +95,13 @@ def render_shared() -> None:
         st.error(DEAD_LINK, icon=":material/link_off:")
         return
     # The run's own question, steps and answer: a follow-up without the earlier turns its prompts carried.
-    shared = shared_view(record.trace)
+    shared = SharedView.of(record.trace)
     trace = shared.trace
     st.header("Shared run", anchor=False)
     st.subheader(md_literal(trace.question), anchor=False)
     st.caption(md_literal(f"Read-only, shared by the person who ran it · saved {record.created_at.replace('T', ' ')}"))
     if shared.calls_left_out:
         st.caption(md_literal(shared.calls_left_out))
-    page = to_html(trace, calls_left_out=shared.calls_left_out)
-    st.download_button(
-        "Export HTML", page, f"{file_stem(trace)}.html", "text/html", key="shared-html", on_click="ignore"
-    )
+    page = RunExport(trace, calls_left_out=shared.calls_left_out).download("html")
+    st.download_button("Export HTML", page.data, page.file_name, page.mime, key="shared-html", on_click="ignore")
     render_trace(trace, key="shared", model_calls=not shared.calls_left_out)
