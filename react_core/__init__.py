@@ -39,7 +39,6 @@ from react_core.base.text import md_escape, safe_url
 from react_core.base.tool_specs import TOOL_ORDER, ordered_tools, tool_label
 from react_core.base.trace import (
     BREAKPOINTS,
-    STOP_REASONS,
     Action,
     Alternative,
     Exchange,
@@ -96,7 +95,7 @@ from react_core.evaluation.tasks import HOTPOTQA, PAPER_500, TASKS, Task, datase
 from react_core.history import RunRecord, Store, open_history
 from react_core.history.assignments import Assignment
 from react_core.history.conversations import conversation_turns
-from react_core.history.records import IMPORTED, MAX_OWNER_CHARS
+from react_core.history.records import MAX_OWNER_CHARS
 from react_core.history.shares import SharedView
 from react_core.knowledge import standing_pack
 from react_core.knowledge.choices import pack_choices
@@ -196,7 +195,6 @@ __all__ = [
     "Exchange",
     "FinetunePlan",
     "HOTPOTQA",
-    "IMPORTED",
     "Keeping",
     "LiveRun",
     "LiveTarget",
@@ -237,7 +235,6 @@ __all__ = [
     "SAME",
     "SCRIPT_FORMAT",
     "SIGNS",
-    "STOP_REASONS",
     "STRATEGIES",
     "STRATEGY_LABELS",
     "SharedView",

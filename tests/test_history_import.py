@@ -162,7 +162,8 @@ def test_a_json_export_imports_back_exactly(tmp_path):
     store = open_history(url="", path=tmp_path / "h.sqlite")
     trace = rich_trace()
     record = store.get(store.import_json(to_json(trace)).run_id)
-    assert record.trace.to_dict() == trace.to_dict() and record.origin == "import"
+    assert record.trace.to_dict() == trace.to_dict() and record.origin == "import" and record.imported
+    assert not store.get(store.save(trace)).imported  # the same run, run here
 
 
 def test_an_export_from_before_the_evidence_field_imports(tmp_path):

@@ -40,6 +40,7 @@ __all__ = [
     "Usage",
     "clean_settings",
     "current_names",
+    "ended",
 ]
 
 # Why a run ended, and how to say it to a person.
@@ -52,6 +53,12 @@ STOP_REASONS = {
     "error": "Failed",
     "paused": "Paused: waiting for you",
 }
+
+
+def ended(stop_reason: str | None) -> str:
+    """How a run ended, said to a person (``STOP_REASONS``); ``Unfinished`` when it has no stop reason (yet)."""
+    return STOP_REASONS.get(stop_reason or "", "Unfinished")
+
 
 # Step mode's breakpoints, in the order a step meets them, and how to say each to a person.
 BREAKPOINTS = {

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from react_core.base.trace import ended
 from react_core.history.records import RunRecord
 
 __all__ = ["ConversationSummary", "conversation_turns", "summary"]
@@ -25,6 +26,11 @@ class ConversationSummary:
     last_at: str
     first_run: int
     last_run: int
+
+    @property
+    def last_ended(self) -> str:
+        """How the last turn ended, said to a person (``Answered``, ``Failed``, … ``Unfinished``)."""
+        return ended(self.last_stop_reason)
 
 
 def conversation_turns(records: list[RunRecord]) -> list[RunRecord]:

@@ -15,7 +15,7 @@ from typing import Any
 
 from react_core.base.errors import ConfigError
 from react_core.base.text import scrub, scrub_value
-from react_core.base.trace import Trace
+from react_core.base.trace import Trace, ended
 from react_core.base.trace_schema import load_trace_json
 
 __all__ = [
@@ -79,6 +79,16 @@ class RunRecord:
     trace: Trace | None = None
     damaged: str = ""
     revision: int = 0  # moves on each time the row changes after it was saved (a paused run resumed)
+
+    @property
+    def ended(self) -> str:
+        """How the run ended, said to a person (``Answered``, ``Stopped by you``, … ``Unfinished``)."""
+        return ended(self.stop_reason)
+
+    @property
+    def imported(self) -> bool:
+        """Whether the run came from a file (``Store.import_json``) rather than from a run here."""
+        return self.origin == IMPORTED
 
     def to_dict(self) -> dict[str, Any]:
         d = {k: v for k, v in self.__dict__.items() if k != "trace"}

@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from react_core.base.text import fenced, md_link, md_text
-from react_core.base.trace import BREAKPOINTS, STOP_REASONS, Alternative, Step, Trace
+from react_core.base.trace import BREAKPOINTS, Alternative, Step, Trace, ended
 from react_core.dialects import DIALECTS
 from react_core.dialects.base import Dialect
 from react_core.knowledge.spec import knowledge_answered
@@ -73,7 +73,7 @@ def figures(trace: Trace) -> str:
 
 def summary_line(trace: Trace) -> str:
     """How the run ended, e.g. ``Answered · 3 steps · 4.2 s · 1,234 tokens``."""
-    return f"{STOP_REASONS.get(trace.stop_reason or '', 'Unfinished')} · {figures(trace)}"
+    return f"{ended(trace.stop_reason)} · {figures(trace)}"
 
 
 def to_json(trace: Trace) -> str:

@@ -12,8 +12,6 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from react_core import (
-    IMPORTED,
-    STOP_REASONS,
     Arena,
     ReactLabError,
     RunExport,
@@ -118,9 +116,9 @@ def render_list(store: Store) -> None:
         text.markdown(f"**#{r.id}** · " + md_literal(_short(r.question)))
         answer = md_literal(_short(r.final_answer, 60)) if r.final_answer is not None else "—"
         text.caption(f"{answer} · {md_literal(r.provider)} · {md_literal(r.created_at.replace('T', ' ')[:16])}")
-        ended = STOP_REASONS.get(r.stop_reason or "", "Unfinished")
         fork = " · fork" if r.parent_id else " · arena" if r.origin == "arena" else ""
-        row.caption(md_literal(f"{ended} · {plural(r.steps, 'step')} · {plural(r.tokens, 'token')}{fork}"), width=META)
+        figures = f"{plural(r.steps, 'step')} · {plural(r.tokens, 'token')}{fork}"
+        row.caption(md_literal(f"{r.ended} · {figures}"), width=META)
         row.button("Open", key=f"open-{r.id}", on_click=_open, args=(r.id,))
         if r.stop_reason == "paused" and row.button("Resume", key=f"resume-{r.id}", icon=":material/play_arrow:"):
             full = store.get(r.id)
@@ -188,7 +186,7 @@ def render_open(store: Store, record: RunRecord) -> None:
     with act.popover("Delete…", icon=":material/delete:"):
         st.button(f"Delete run #{record.id} for good", key="delete-run", on_click=_delete, args=(store, record.id))
     render_trace(record.trace, key=f"h{record.id}")
-    render_fork(record.id, record.trace, imported=record.origin == IMPORTED)
+    render_fork(record.id, record.trace, imported=record.imported)
 
 
 def _download(
@@ -250,7 +248,7 @@ def render_conversations(store: Store) -> None:
         if c.last_answer is not None:
             last = f"Last answer: {_short(c.last_answer, 60)}"
         else:
-            last = f"Last turn: {STOP_REASONS.get(c.last_stop_reason or '', 'Unfinished')}"
+            last = f"Last turn: {c.last_ended}"
         text.caption(md_literal(f"{last} · {c.last_at.replace('T', ' ')[:16]}"))
         row.caption(plural(c.turns, "turn") + (" · open in Chat" if c.id == current else ""), width=META)
         if row.button("Open", key=f"chat-open-{c.id}", icon=":material/chat:", disabled=busy and c.id != current):
