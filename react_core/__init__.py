@@ -89,7 +89,7 @@ from react_core.evaluation.results import (
     results_by_version,
 )
 from react_core.evaluation.run import EvalPlan, run_evaluation
-from react_core.evaluation.strategies import DEFAULT_PRESETS, ROLE_MODES, STRATEGIES, role_presets
+from react_core.evaluation.strategies import ROLE_MODES, STRATEGIES
 from react_core.evaluation.summary import ENDINGS
 from react_core.evaluation.tasks import HOTPOTQA, PAPER_500, TASKS, Task, dataset_task
 from react_core.history import RunRecord, Store, open_history
@@ -184,7 +184,6 @@ __all__ = [
     "ConfigError",
     "DEFAULT_ALTERNATIVES",
     "DEFAULT_PRESET",
-    "DEFAULT_PRESETS",
     "DEFAULT_TEMPERATURE",
     "DIALECTS",
     "Decision",
@@ -334,7 +333,6 @@ __all__ = [
     "result_label",
     "results_by_model",
     "results_by_version",
-    "role_presets",
     "run_as_script",
     "run_checks",
     "run_evaluation",

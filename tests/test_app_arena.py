@@ -54,6 +54,37 @@ def test_figure_one_fills_four_columns_with_the_papers_methods(monkeypatch, tmp_
     assert {at.selectbox(key=f"arena-provider-{i}").value for i in range(4)} == {"scripted"}
 
 
+def test_base_vs_fine_tuned_fills_react_on_the_on_device_model_without_and_with_its_adapter(monkeypatch, tmp_path):
+    from react_core.evaluation.strategies import role_presets
+
+    use_app(monkeypatch, tmp_path, CALC)
+    at = go(new_session(), "arena")
+    at.button(key="arena-base-tuned").click().run()
+    columns = [{f: at.session_state[f"arena-{f}-{i}"] for f in ("strategy", "preset", "adapter")} for i in range(2)]
+    assert at.session_state["arena-n"] == 2 and columns == [
+        {"strategy": "react", "preset": "hotpotqa-react", "adapter": "none"},
+        {"strategy": "react", "preset": role_presets({"provider": "local", "adapter": ""})["react"], "adapter": ""},
+    ]
+    for i in range(2):
+        assert at.session_state[f"arena-provider-{i}"] == "local" and at.session_state[f"arena-model-{i}"] == ""
+        assert (at.session_state[f"arena-temperature-{i}"], at.session_state[f"arena-max_calls-{i}"]) == (0.0, 7)
+
+
+def test_figure_one_on_a_model_with_an_adapter_fills_the_prompt_it_learned(monkeypatch, tmp_path):
+    from react_core.providers.scripted import ScriptedProvider
+
+    use_app(monkeypatch, tmp_path, CALC)
+    monkeypatch.setattr(ScriptedProvider, "preset_for", classmethod(lambda cls, settings: "tuned-react"))
+    at = go(new_session(), "arena")
+    at.button(key="arena-figure-one").click().run()
+    assert [at.selectbox(key=f"arena-preset-{i}").value for i in range(4)] == [
+        "hotpotqa-standard",
+        "hotpotqa-cot",
+        "hotpotqa-act",
+        "tuned-react",
+    ]
+
+
 def test_a_run_streams_every_column_to_its_footer_and_saves_one_arena(monkeypatch, tmp_path):
     use_app(monkeypatch, tmp_path, CALC)
     at = go(new_session(), "arena")

@@ -125,6 +125,19 @@ def test_a_known_hotpotqa_question_is_scored_and_kept_with_its_answer_without_a_
     assert {r.trace.expected_answer for r in Arena(KNOWN_Q, given, gold="no").run()} == {"no"}
 
 
+def test_figure_one_on_a_model_with_an_adapter_runs_the_prompt_it_learned_as_the_arena_page_does(monkeypatch):
+    # A model whose adapter learned ``tuned-react`` (as the on-device model's shipped one did): Figure 1's ReAct column
+    # runs that, the paper's prompts the roles it learned none for (the Arena page's Figure 1 always did; a script's
+    # ran the paper's 6-shot prompt on the fine-tuned model).
+    learned = classmethod(lambda cls, settings: "" if settings.get("adapter") == "none" else "tuned-react")
+    monkeypatch.setattr(ScriptedProvider, "preset_for", learned)
+    tuned = Variant.figure_one(SETTINGS)
+    assert [v.settings.preset for v in tuned] == ["hotpotqa-standard", "hotpotqa-cot", "hotpotqa-act", "tuned-react"]
+    base = Variant.figure_one(replace(SETTINGS, adapter="none"))
+    assert [v.preset_name() for v in base] == [Variant(s).preset_name() for s in Arena.STRATEGIES]
+    assert base[-1].preset_name() == "hotpotqa-react"
+
+
 def test_figure_one_runs_act_and_react_on_the_papers_budget_and_each_column_says_its_budget():
     chat = replace(SETTINGS, max_calls=1, temperature=0.7)  # the chat's budget: one model call
     variants = Variant.figure_one(chat)

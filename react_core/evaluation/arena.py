@@ -31,7 +31,14 @@ from react_core.base.errors import ConfigError
 from react_core.base.events import Event, RunDone, StepDone, StepStarted, TextDelta
 from react_core.base.trace import Step, Trace
 from react_core.evaluation.paper import STRATEGY_LABELS
-from react_core.evaluation.strategies import DEFAULT_PRESETS, PAPER_REACT_STEPS, ROLE_MODES, EvalContext, run_direct
+from react_core.evaluation.strategies import (
+    DEFAULT_PRESETS,
+    PAPER_REACT_STEPS,
+    ROLE_MODES,
+    EvalContext,
+    role_presets,
+    run_direct,
+)
 from react_core.loop.keeping import Keeping
 from react_core.loop.service import Run, RunRequest
 from react_core.loop.settings import RunSettings
@@ -88,13 +95,12 @@ class Variant:
 
     @classmethod
     def figure_one(cls, settings: RunSettings, *, max_calls: int = PAPER_REACT_STEPS) -> list[Variant]:
-        """The paper's Figure 1 on one model: Standard, CoT, Act and ReAct with the paper's HotpotQA prompts, greedy,
-        Act and ReAct on the paper's budget (7 model calls, its notebook's steps) rather than the chat's."""
+        """The paper's Figure 1 on one model: Standard, CoT, Act and ReAct with the paper's HotpotQA prompts (a model
+        whose adapter learned a prompt runs that one for the role it plays: ``role_presets``), greedy, Act and ReAct on
+        the paper's budget (7 model calls, its notebook's steps) rather than the chat's."""
+        prompts = role_presets(settings.to_dict())
         return [
-            cls(
-                strategy,
-                replace(settings, dialect="", preset=DEFAULT_PRESETS[strategy], temperature=0.0, max_calls=max_calls),
-            )
+            cls(strategy, replace(settings, dialect="", preset=prompts[strategy], temperature=0.0, max_calls=max_calls))
             for strategy in Arena.STRATEGIES
         ]
 

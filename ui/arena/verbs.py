@@ -11,7 +11,6 @@ from typing import Any
 import streamlit as st
 
 from react_core import (
-    DEFAULT_PRESETS,
     MAX_CALLS_LIMIT,
     PROVIDERS,
     ROLE_MODES,
@@ -19,12 +18,12 @@ from react_core import (
     Arena,
     ModelChoice,
     ReactLabError,
+    RunSettings,
     Variant,
     address,
     expected_answer_for,
     plan_defaults,
     provider_class,
-    role_presets,
     strategy_needs,
 )
 from ui.arena.job import ArenaJob, ColumnSpec
@@ -68,7 +67,7 @@ def _column_defaults(i: int) -> None:
     ss, s = st.session_state, state.settings()
     current = presets.current_name()
     ss.setdefault(key("strategy", i), "react")
-    ss.setdefault(key("preset", i), current if current in preset_names("react") else DEFAULT_PRESETS["react"])
+    ss.setdefault(key("preset", i), current if current in preset_names("react") else Variant("react").preset_name())
     ss.setdefault(key("provider", i), s["provider"])
     ss.setdefault(key("model", i), s.get("model", ""))
     ss.setdefault(key("temperature", i), float(s.get("temperature", 0.0)))
@@ -103,7 +102,7 @@ def strategy_changed(i: int) -> None:
     """A new strategy takes the paper's prompt for it unless the prompt chosen already fits."""
     strategy = st.session_state[key("strategy", i)]
     if st.session_state[key("preset", i)] not in preset_names(strategy):
-        st.session_state[key("preset", i)] = DEFAULT_PRESETS[strategy]
+        st.session_state[key("preset", i)] = Variant(strategy).preset_name()
 
 
 def add_column() -> None:
@@ -114,32 +113,31 @@ def remove_column() -> None:
     st.session_state[COUNT_KEY] = max(Arena.MIN_COLUMNS, st.session_state[COUNT_KEY] - 1)
 
 
+def _fill(variants: list[Variant]) -> None:
+    """The editors set to these columns."""
+    ss = st.session_state
+    ss[COUNT_KEY] = len(variants)
+    for i, v in enumerate(variants):
+        s = v.settings
+        ss[key("strategy", i)], ss[key("preset", i)], ss[key("adapter", i)] = v.strategy, s.preset, s.adapter
+        ss[key("provider", i)], ss[key("model", i)] = s.provider, s.model
+        ss[key("temperature", i)], ss[key("max_calls", i)] = s.temperature, s.max_calls
+
+
 def base_and_fine_tuned() -> None:
     """ReAct on the on-device model twice, side by side: the base model with the paper's 6-shot prompt, and the
     fine-tuned model (the shipped adapter) with the zero-shot prompt it learned (the paper's Figure 3, on a
-    question), on the paper's budget."""
-    ss = st.session_state
-    ss[COUNT_KEY] = 2
-    for i, adapter in enumerate(("none", "")):
-        chosen = role_presets({"provider": "local", "adapter": adapter})["react"]
-        ss[key("strategy", i)], ss[key("preset", i)], ss[key("adapter", i)] = "react", chosen, adapter
-        ss[key("provider", i)], ss[key("model", i)], ss[key("temperature", i)] = "local", "", 0.0
-        ss[key("max_calls", i)] = plan_defaults().max_calls
+    question), on the paper's budget: Figure 1's ReAct column on each."""
+    _fill([Variant.figure_one(RunSettings(provider="local", adapter=adapter))[-1] for adapter in ("none", "")])
 
 
 def figure_one() -> None:
-    """The paper's Figure 1: Standard, CoT, Act and ReAct, each with the paper's prompt, on the first column's model,
-    greedy as the paper decoded, Act and ReAct with the paper's 7 model calls (not the chat's budget; each column's
-    Max model calls changes it)."""
+    """The paper's Figure 1 (``Variant.figure_one``): Standard, CoT, Act and ReAct, each with the paper's prompt (or the
+    one the model's adapter learned), on the first column's model, greedy as the paper decoded, Act and ReAct with the
+    paper's 7 model calls (not the chat's budget; each column's Max model calls changes it)."""
     ss = st.session_state
-    provider, model = ss[key("provider", 0)], ss[key("model", 0)]
-    ss[COUNT_KEY] = len(Arena.STRATEGIES)
-    prompts = role_presets({**state.settings(), "provider": provider, "adapter": ss[key("adapter", 0)]})
-    for i, strategy in enumerate(Arena.STRATEGIES):
-        ss[key("strategy", i)], ss[key("preset", i)] = strategy, prompts[strategy]
-        ss[key("adapter", i)] = ss[key("adapter", 0)]
-        ss[key("provider", i)], ss[key("model", i)], ss[key("temperature", i)] = provider, model, 0.0
-        ss[key("max_calls", i)] = plan_defaults().max_calls
+    first = {"provider": ss[key("provider", 0)], "model": ss[key("model", 0)], "adapter": ss[key("adapter", 0)]}
+    _fill(Variant.figure_one(RunSettings.from_dict({**state.settings(), **first})))
 
 
 def columns() -> list[dict[str, Any]]:
