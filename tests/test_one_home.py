@@ -46,6 +46,8 @@ def _homes(pattern: str) -> list[str]:
         ("making an Agent", r"\bAgent\(", "react_core/loop/service.py"),
         ("sending a finished run", r"(?<!def )export_finished_run\(|export_run_live\(", "react_core/loop/keeping.py"),
         ("saving a finished run", r"could not be saved|\.save\(\s*trace\b", "react_core/loop/keeping.py"),
+        ("how a run with no stop reason ended", r"[\"']Unfinished[\"']", "react_core/base/trace.py"),
+        ("a run's file names by format", r"\.(?:atif|otlp)\.json[\"']", "react_core/report/downloads.py"),
     ],
 )
 def test_each_rule_is_written_once(what, pattern, home):
