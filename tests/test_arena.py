@@ -202,7 +202,8 @@ def test_each_column_is_saved_as_a_run_tagged_with_one_arena_id(tmp_path):
     assert len(found) == 1 and found[0].id == arena.id and found[0].question == Q
     assert [r.id for r in found[0].runs] == [r.history_id for r in results]
     assert [r.trace.settings["arena_column"] for r in found[0].runs] == [1, 2, 3, 4]
-    assert {r.origin for r in found[0].runs} == {"arena"}
+    assert {r.origin for r in found[0].runs} == {"arena"} and all(r.from_arena for r in found[0].runs)
+    assert [r.from_arena for r in store.list()][-1] is False  # the chat question
     assert store.arena(arena.id).runs == found[0].runs and store.arena("nope") is None
     assert store.arena("%") is None and store.arenas(limit=0) == []
     newer = figure_one_arena(store=store)

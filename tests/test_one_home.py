@@ -48,6 +48,7 @@ def _homes(pattern: str) -> list[str]:
         ("saving a finished run", r"could not be saved|\.save\(\s*trace\b", "react_core/loop/keeping.py"),
         ("how a run with no stop reason ended", r"[\"']Unfinished[\"']", "react_core/base/trace.py"),
         ("a run's file names by format", r"\.(?:atif|otlp)\.json[\"']", "react_core/report/downloads.py"),
+        ("an arena column's origin", r"(?:ORIGIN\s*=|origin\s*==?)\s*[\"']arena[\"']", "react_core/history/records.py"),
     ],
 )
 def test_each_rule_is_written_once(what, pattern, home):

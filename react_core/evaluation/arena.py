@@ -39,6 +39,7 @@ from react_core.evaluation.strategies import (
     role_presets,
     run_direct,
 )
+from react_core.history.records import ARENA_ORIGIN
 from react_core.loop.keeping import Keeping
 from react_core.loop.service import Run, RunRequest
 from react_core.loop.settings import RunSettings
@@ -58,7 +59,6 @@ __all__ = [
     "ColumnResult",
     "DIFFERENCE_MARK",
     "DIRECT",
-    "ORIGIN",
     "Variant",
     "check_variants",
     "first_difference",
@@ -66,7 +66,6 @@ __all__ = [
 ]
 
 DIRECT = ("standard", "cot")  # answer in one call, no tools
-ORIGIN = "arena"  # the origin each column is saved with (``react_core.history.arenas``)
 DIFFERENCE_MARK = "First difference"  # the words that mark the row where the columns' actions part
 
 
@@ -267,7 +266,7 @@ class Arena:
             cancel=self.cancels[n],
             keep_provider=False,  # built for this column alone
         )
-        keeping = Keeping(store=self.store, origin=ORIGIN, expected=self.gold, export=self.export)
+        keeping = Keeping(store=self.store, origin=ARENA_ORIGIN, expected=self.gold, export=self.export)
         answer = self._direct(n, variant, emit) if variant.strategy in DIRECT else None
         run = Run(request, keeping, answer=answer)
         with self.allowance.keys(), cancellation.scope(self.cancels[n]):

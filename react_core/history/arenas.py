@@ -9,8 +9,6 @@ from dataclasses import dataclass
 
 from react_core.history.records import RunRecord
 
-ORIGIN = "arena"  # the origin every arena column is saved with
-
 
 @dataclass(frozen=True)
 class ArenaSummary:
@@ -26,7 +24,7 @@ def arena_of(rec: RunRecord) -> tuple[str, int] | None:
     """(arena id, column) of a run saved as an arena column; None for any other run (or a damaged one)."""
     settings = rec.trace.settings if rec.trace is not None else {}
     arena = settings.get("arena")
-    if rec.origin != ORIGIN or not isinstance(arena, str) or not arena:
+    if not rec.from_arena or not isinstance(arena, str) or not arena:
         return None
     column = settings.get("arena_column")
     return arena, column if isinstance(column, int) else 0

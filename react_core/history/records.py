@@ -19,6 +19,7 @@ from react_core.base.trace import Trace, ended
 from react_core.base.trace_schema import load_trace_json
 
 __all__ = [
+    "ARENA_ORIGIN",
     "COLUMNS",
     "IMPORTED",
     "MAX_ID",
@@ -45,6 +46,7 @@ __all__ = [
 _SECRET_NAME = re.compile(r"key|token|secret|password|credential", re.IGNORECASE)
 MAX_OWNER_CHARS = 200
 IMPORTED = "import"  # the origin of a run imported from a file (``Store.import_json``)
+ARENA_ORIGIN = "arena"  # the origin every arena column is saved with (``evaluation.arena``, ``history.arenas``)
 MAX_PRESET_NAME_CHARS = 200
 MAX_PRESET_BYTES = 1_000_000
 MAX_ID = 2**63 - 1  # the largest id either database stores
@@ -84,6 +86,11 @@ class RunRecord:
     def ended(self) -> str:
         """How the run ended, said to a person (``Answered``, ``Stopped by you``, … ``Unfinished``)."""
         return ended(self.stop_reason)
+
+    @property
+    def from_arena(self) -> bool:
+        """Whether the run was a column of an arena (``history.arenas`` groups them)."""
+        return self.origin == ARENA_ORIGIN
 
     @property
     def imported(self) -> bool:

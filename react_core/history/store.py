@@ -20,13 +20,13 @@ from typing import Any, ClassVar
 from react_core.base.errors import ConfigError, Conflict
 from react_core.base.trace import Trace
 from react_core.base.trace_schema import load_trace_json
-from react_core.history.arenas import ORIGIN as ARENA_ORIGIN
 from react_core.history.arenas import ArenaSummary, group
 from react_core.history.assignments import AssignmentStore
 from react_core.history.conversations import ConversationSummary, summary
 from react_core.history.migrations import Tx
 from react_core.history.question_sets import QuestionSets
 from react_core.history.records import (
+    ARENA_ORIGIN,
     COLUMNS,
     IMPORTED,
     RunRecord,

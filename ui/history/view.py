@@ -116,7 +116,7 @@ def render_list(store: Store) -> None:
         text.markdown(f"**#{r.id}** · " + md_literal(_short(r.question)))
         answer = md_literal(_short(r.final_answer, 60)) if r.final_answer is not None else "—"
         text.caption(f"{answer} · {md_literal(r.provider)} · {md_literal(r.created_at.replace('T', ' ')[:16])}")
-        fork = " · fork" if r.parent_id else " · arena" if r.origin == "arena" else ""
+        fork = " · fork" if r.parent_id else " · arena" if r.from_arena else ""
         figures = f"{plural(r.steps, 'step')} · {plural(r.tokens, 'token')}{fork}"
         row.caption(md_literal(f"{r.ended} · {figures}"), width=META)
         row.button("Open", key=f"open-{r.id}", on_click=_open, args=(r.id,))
