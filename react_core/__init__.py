@@ -165,18 +165,7 @@ from react_core.report.spreadsheet import csv_text
 from react_core.telemetry.atif import to_atif_json
 from react_core.telemetry.live import LiveTarget, live_export_content, live_export_endpoint, live_export_problem
 from react_core.telemetry.otlp_json import to_otlp_json
-from react_core.tools.mcp import mcp_statuses
-from react_core.tools.mcp_config import (
-    check_mcp_server,
-    entry_url,
-    masked_headers,
-    may_add_mcp_server,
-    may_use_oauth,
-    own_server,
-    parse_headers,
-    refused_tools,
-)
-from react_core.tools.mcp_sign_in import finish_mcp_sign_in, mcp_sign_out, start_mcp_sign_in
+from react_core.tools.mcp_servers import McpServers
 from react_core.tools.wiki import similar_titles
 from react_core.training.finetune import FinetunePlan, finetune, write_only
 from react_core.training.recipe import METHODS, RECIPE_NOTES, RECIPES, Recipe
@@ -228,6 +217,7 @@ __all__ = [
     "MAX_OWNER_CHARS",
     "MAX_REPETITIONS",
     "MAX_SCRIPT_BYTES",
+    "McpServers",
     "METHODS",
     "MIN_COLUMNS",
     "ModelChoice",
@@ -297,7 +287,6 @@ __all__ = [
     "cannot_go_on",
     "check_expected",
     "check_grounding",
-    "check_mcp_server",
     "column_label",
     "common_questions",
     "compare_results",
@@ -307,7 +296,6 @@ __all__ = [
     "default_preset",
     "default_preset_for",
     "default_provider",
-    "entry_url",
     "environment_settings",
     "environment_value",
     "estimate_tokens",
@@ -320,7 +308,6 @@ __all__ = [
     "file_stem",
     "final_trace",
     "finetune",
-    "finish_mcp_sign_in",
     "first_difference",
     "first_parting",
     "found_adapters",
@@ -331,11 +318,6 @@ __all__ = [
     "live_export_endpoint",
     "live_export_problem",
     "load_evaluation",
-    "masked_headers",
-    "may_add_mcp_server",
-    "may_use_oauth",
-    "mcp_sign_out",
-    "mcp_statuses",
     "md_escape",
     "model_choice_label",
     "model_file_choices",
@@ -344,11 +326,9 @@ __all__ = [
     "offered_models",
     "open_history",
     "ordered_tools",
-    "own_server",
     "pack_choices",
     "pack_spec",
     "pack_text",
-    "parse_headers",
     "parse_question_set",
     "parse_ref",
     "pending_step",
@@ -358,7 +338,6 @@ __all__ = [
     "provider_class",
     "recorded_settings",
     "references_from",
-    "refused_tools",
     "render_prefix",
     "render_question",
     "result_label",
@@ -388,7 +367,6 @@ __all__ = [
     "similar_titles",
     "speaks",
     "standing_pack",
-    "start_mcp_sign_in",
     "strategy_needs",
     "stream",
     "submission_of",

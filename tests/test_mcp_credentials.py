@@ -26,7 +26,8 @@ from react_core.report.html import to_html
 from react_core.telemetry.otlp_json import to_otlp_json
 from react_core.tools.mcp import mcp_tools, server_statuses
 from react_core.tools.mcp_client import POOL
-from react_core.tools.mcp_config import masked_headers, parse_headers, persons_servers
+from react_core.tools.mcp_config import parse_headers, persons_servers
+from react_core.tools.mcp_servers import McpServers
 from react_core.tools.registry import ToolRegistry
 
 TOKEN = "tok-7f3a9c1e5b2d4f60-1234"  # long enough that its last four may be shown
@@ -70,8 +71,12 @@ def test_the_form_headers_are_checked_and_shown_back_masked():
     with pytest.raises(ConfigError, match="client's own"):
         parse_headers("", "Mcp-Session-Id: 1")
     entry = {"url": "http://127.0.0.1:1/mcp", "headers": {"Authorization": f"Bearer {TOKEN}", "X-Key": "short"}}
-    assert masked_headers(entry) == ["Authorization: ••••1234", "X-Key: ••••"]
-    assert masked_headers("http://127.0.0.1:1/mcp") == []
+    servers = McpServers({"mine": entry, "bare": "http://127.0.0.1:1/mcp"})
+    assert servers.masked_headers("mine") == ["Authorization: ••••1234", "X-Key: ••••"]
+    assert servers.masked_headers("bare") == []
+    replaced = McpServers(servers.with_headers("mine", {"X-Key": "another-value-5678"})).masked_headers("mine")
+    assert replaced == ["X-Key: ••••5678"]
+    assert McpServers(servers.with_headers("mine", {})).urls["mine"] == "http://127.0.0.1:1/mcp"
 
 
 def test_a_run_sends_the_token_and_records_it_nowhere(url, tmp_path, caplog):

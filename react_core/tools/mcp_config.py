@@ -44,7 +44,6 @@ __all__ = [
     "ServerConfig",
     "all_servers",
     "check_headers",
-    "check_mcp_server",
     "check_name",
     "check_url",
     "default_timeout",
@@ -56,7 +55,6 @@ __all__ = [
     "masked",
     "masked_headers",
     "may_add_http",
-    "may_add_mcp_server",
     "may_use_oauth",
     "met_secret",
     "missing_servers",
@@ -65,7 +63,6 @@ __all__ = [
     "own_server",
     "parse_headers",
     "persons_servers",
-    "refused_tools",
     "server_config",
     "unconfigured",
 ]
@@ -383,22 +380,6 @@ def default_timeout(env: Mapping[str, str] | None = None) -> float:
     return seconds
 
 
-def may_add_mcp_server(visitor: bool) -> str:
-    """``may_add_http`` for the app: '' when this person may add an HTTP server, else why not."""
-    return may_add_http(visitor=visitor)
-
-
-def check_mcp_server(
-    name: str, url: str, headers: Mapping[str, str] | None = None, *, oauth: bool = False, visitor: bool = False
-) -> str:
-    """'' when a person's server (name, URL, headers, OAuth) is well-formed and allowed here, else why not."""
-    try:
-        server_config(name.strip(), own_entry(name, own_server(url.strip(), headers, oauth=oauth)), operators=False)
-    except ConfigError as e:
-        return str(e)
-    return may_use_oauth(visitor=visitor) if oauth else ""
-
-
 def unconfigured(tools: Iterable[str], servers: Iterable[ServerConfig]) -> list[str]:
     """The enabled MCP tools whose server is not configured here (a server that is down is configured: its tools
     answer with why, and the run goes on)."""
@@ -418,15 +399,3 @@ def missing_servers(tools: Iterable[str], servers: Iterable[ServerConfig]) -> st
         f"{', '.join(repr(w) for w in wanted)} is configured here (the operator lists servers in {SERVERS_VARIABLE}; "
         "in Settings you can add one by URL, or turn the tool off)."
     )
-
-
-def refused_tools(tools: Iterable[str], urls: Mapping[str, Any] | None = None, *, visitor: bool) -> tuple[list, str]:
-    """For the app, when a prompt version brings its tools: the MCP tools it cannot have here, and why ('' when
-    none)."""
-    tools = list(tools)
-    try:
-        servers = all_servers(urls or {}, visitor=visitor)
-    except ConfigError as e:
-        lacking = [t for t in tools if t not in TOOL_ORDER]
-        return lacking, (str(e) if lacking else "")
-    return unconfigured(tools, servers), missing_servers(tools, servers)

@@ -27,12 +27,12 @@ from react_core import (
     ordered_tools,
     parse_ref,
     provider_class,
-    refused_tools,
     render_prefix,
     validate_preset,
 )
+from ui.settings.mcp_sign_in_view import persons_servers
 from ui.settings.versions import render_version_chooser
-from ui.shared import identity, presets, state
+from ui.shared import presets, state
 from ui.shared.bind import seed
 from ui.shared.text import md_literal
 
@@ -104,8 +104,7 @@ def choose(ref: str) -> None:
     setup = {"tools": base.run_tools, "grammar": base.grammar}
     if base.run_tools:
         # An MCP tool whose server this configuration lacks is refused, said, and left off (never dropped unsaid).
-        s = state.settings()
-        lacking, why = refused_tools(base.run_tools, s.get("mcp_servers", {}), visitor=identity.own_endpoints())
+        lacking, why = persons_servers().refused(base.run_tools)
         if lacking:
             state.flash("warning", md_escape(why))
             setup["tools"] = [t for t in base.run_tools if t not in lacking]
