@@ -131,12 +131,12 @@ from react_core.loop.run import ask, stream, warm_up
 from react_core.loop.service import Run, RunRequest
 from react_core.loop.settings import MAX_CALLS_LIMIT, RunSettings, default_preset, default_provider
 from react_core.presets.check import Problem, validate_preset
-from react_core.presets.diff import ADDED, CHANGED, REMOVED, SAME, VersionDiff
+from react_core.presets.diff import VersionDiff
 from react_core.presets.from_run import example_from_run, example_warnings
 from react_core.presets.preset import DEFAULT_PRESET, MAX_DYNAMIC, Preset, default_preset_for, preset_from_toml
 from react_core.presets.render import render_prefix, render_question
 from react_core.presets.store import PresetStore
-from react_core.presets.versions import address, parse_ref, version_choice
+from react_core.presets.versions import address, parse_ref
 from react_core.providers import CATALOGUE, PROVIDERS, model_choice_label, model_label, provider_class, speaks
 from react_core.providers.adapters import adapter_label, found_adapters, shipped_adapter
 from react_core.providers.allowance import OPERATOR, Allowance, CallWindow
@@ -173,7 +173,6 @@ from react_core.training.recipe import METHODS, RECIPE_NOTES, RECIPES, Recipe
 __version__ = "0.1.0"
 
 __all__ = [
-    "ADDED",
     "ARENA_STRATEGIES",
     "Action",
     "ActionParsed",
@@ -186,7 +185,6 @@ __all__ = [
     "CALLS_LEFT_OUT",
     "CALL_REF",
     "CATALOGUE",
-    "CHANGED",
     "CREDIT",
     "CallTexts",
     "CallWindow",
@@ -235,7 +233,6 @@ __all__ = [
     "QuestionSetError",
     "RECIPES",
     "RECIPE_NOTES",
-    "REMOVED",
     "RESAMPLES",
     "ROLE_MODES",
     "ReactLabError",
@@ -245,7 +242,6 @@ __all__ = [
     "RunRecord",
     "RunRequest",
     "RunSettings",
-    "SAME",
     "SAME_ACTIONS",
     "SCRIPT_FORMAT",
     "SIGNS",
@@ -383,7 +379,6 @@ __all__ = [
     "training_python",
     "unit_strategy",
     "validate_preset",
-    "version_choice",
     "warm_up",
     "write_assignment_file",
     "write_only",

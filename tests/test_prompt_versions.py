@@ -51,6 +51,10 @@ def edited(name: str = "paper", line: str = "Be brief.") -> object:
 )
 def test_an_address_is_a_name_a_number_or_a_label(text, ref):
     assert parse_ref(text) == ref and parse_ref(str(ref)) == ref
+    # What the version chooser shows beside the line: the number, the label, or '' for the newest.
+    assert parse_ref(text).choice == {"paper": "", "paper@3": "3", "x@lesson-step-2": "lesson-step-2"}.get(
+        text.strip(), "best-on-gemma"
+    )
 
 
 @pytest.mark.parametrize(
