@@ -36,7 +36,7 @@ from react_core.base.events import (
 )
 from react_core.base.paths import evaluations_dir, shared_data_dir, training_python
 from react_core.base.text import md_escape, safe_url
-from react_core.base.tool_specs import TOOL_ORDER, ordered_tools, tool_label
+from react_core.base.tool_specs import TOOL_ORDER, tool_label
 from react_core.base.trace import (
     BREAKPOINTS,
     STOP_REASONS,
@@ -130,10 +130,10 @@ from react_core.loop.recorded import recorded_settings
 from react_core.loop.run import ask, stream, warm_up
 from react_core.loop.service import Run, RunRequest
 from react_core.loop.settings import MAX_CALLS_LIMIT, RunSettings, default_preset, default_provider
-from react_core.presets.check import Problem, validate_preset
 from react_core.presets.diff import VersionDiff
-from react_core.presets.from_run import example_from_run, example_warnings
-from react_core.presets.preset import DEFAULT_PRESET, MAX_DYNAMIC, Preset, default_preset_for, preset_from_toml
+from react_core.presets.edit import PromptEdit
+from react_core.presets.from_run import example_warnings
+from react_core.presets.preset import DEFAULT_PRESET, Preset, default_preset_for, preset_from_toml
 from react_core.presets.render import render_prefix, render_question
 from react_core.presets.store import PresetStore
 from react_core.presets.versions import address, parse_ref
@@ -211,7 +211,6 @@ __all__ = [
     "MAX_ALTERNATIVES",
     "MAX_CALLS_LIMIT",
     "MAX_COLUMNS",
-    "MAX_DYNAMIC",
     "MAX_OWNER_CHARS",
     "MAX_REPETITIONS",
     "MAX_SCRIPT_BYTES",
@@ -228,7 +227,7 @@ __all__ = [
     "Paused",
     "Preset",
     "PresetStore",
-    "Problem",
+    "PromptEdit",
     "Provider",
     "QuestionSetError",
     "RECIPES",
@@ -296,7 +295,6 @@ __all__ = [
     "environment_value",
     "estimate_tokens",
     "evaluations_dir",
-    "example_from_run",
     "example_warnings",
     "expected_answer_for",
     "figure3_table",
@@ -321,7 +319,6 @@ __all__ = [
     "new_evaluation_folder",
     "offered_models",
     "open_history",
-    "ordered_tools",
     "pack_choices",
     "pack_spec",
     "pack_text",
@@ -378,7 +375,6 @@ __all__ = [
     "tool_label",
     "training_python",
     "unit_strategy",
-    "validate_preset",
     "warm_up",
     "write_assignment_file",
     "write_only",
