@@ -143,8 +143,8 @@ from react_core.providers.allowance import OPERATOR, Allowance, CallWindow
 from react_core.providers.base import Provider, estimate_tokens
 from react_core.providers.choice import ModelChoice, environment_settings, offered_models
 from react_core.providers.file_choices import adapter_choices, model_file_choices, script_choices
-from react_core.providers.samples import run_as_script, sample_for, sample_scripts, script_json, script_label
-from react_core.providers.scripted import MAX_SCRIPT_BYTES, SCRIPT_FORMAT, script_outputs
+from react_core.providers.samples import SampleScript
+from react_core.providers.script import Script
 from react_core.report.checks import Checks, run_checks
 from react_core.report.edits import EDITED_NOTE
 from react_core.report.expected import check_expected, expected_answer_for
@@ -213,7 +213,6 @@ __all__ = [
     "MAX_COLUMNS",
     "MAX_OWNER_CHARS",
     "MAX_REPETITIONS",
-    "MAX_SCRIPT_BYTES",
     "McpServers",
     "METHODS",
     "MIN_COLUMNS",
@@ -242,7 +241,8 @@ __all__ = [
     "RunRequest",
     "RunSettings",
     "SAME_ACTIONS",
-    "SCRIPT_FORMAT",
+    "SampleScript",
+    "Script",
     "SIGNS",
     "STOP_REASONS",
     "STRATEGIES",
@@ -337,22 +337,16 @@ __all__ = [
     "results_by_model",
     "results_by_version",
     "role_presets",
-    "run_as_script",
     "run_budget",
     "run_checks",
     "run_evaluation",
     "run_scope",
     "run_sign",
     "safe_url",
-    "sample_for",
-    "sample_scripts",
     "save_question_set_upload",
     "saved_columns",
     "score_results",
     "script_choices",
-    "script_json",
-    "script_label",
-    "script_outputs",
     "setting_defaults",
     "shared_data_dir",
     "shared_view",

@@ -22,10 +22,10 @@ __all__ = ["adapter_choices", "check_files", "model_file_choices", "script_choic
 
 def script_choices() -> list[str]:
     """The scripts the operator offers visitors, as paths: REACT_SCRIPT's, then the shipped samples."""
-    from react_core.providers.samples import sample_scripts
+    from react_core.providers.samples import SampleScript
 
     operators = [environment_value("REACT_SCRIPT")] if environment_value("REACT_SCRIPT") else []
-    return operators + [str(s.path) for s in sample_scripts()]
+    return operators + [str(s.path) for s in SampleScript.all()]
 
 
 def model_file_choices() -> list[str]:

@@ -13,8 +13,9 @@ from pathlib import Path
 import streamlit as st
 
 from react_core import (
-    MAX_SCRIPT_BYTES,
     ReactLabError,
+    SampleScript,
+    Script,
     adapter_choices,
     adapter_label,
     environment_value,
@@ -23,10 +24,7 @@ from react_core import (
     pack_spec,
     pack_text,
     plural,
-    sample_for,
     script_choices,
-    script_label,
-    script_outputs,
     shipped_adapter,
 )
 from ui.settings.sample_scripts import render_format, render_samples, use_sample
@@ -61,7 +59,7 @@ def _on_upload() -> None:
     if upload is None:
         return
     try:
-        outputs = script_outputs(upload.getvalue())
+        outputs = Script.upload(upload.getvalue()).outputs
     except ReactLabError as e:
         st.session_state.script_upload_problem = f"{upload.name}: {e}"
         return
@@ -73,7 +71,7 @@ def _on_upload() -> None:
 def _on_choose_script() -> None:
     """A visitor's choice among the operator's scripts: a sample brings a prompt of its dialect (``use_sample``)."""
     path = st.session_state.get("set-script") or ""
-    if sample_for(path) is not None:
+    if SampleScript.at(path) is not None:
         use_sample(path)
     else:
         state.update_settings(script=path)
@@ -94,7 +92,7 @@ def render_script() -> None:
                 "Script (JSON array of model outputs)",
                 choices,
                 key="set-script",
-                format_func=script_label,
+                format_func=SampleScript.label_of,
                 placeholder="your uploaded script" if uploaded else "choose a script",
                 on_change=_on_choose_script,
             )
@@ -111,7 +109,7 @@ def render_script() -> None:
         )
         render_samples()
     st.file_uploader(
-        f"Upload a script (JSON, up to {MAX_SCRIPT_BYTES // 1000:,} kB)",
+        f"Upload a script (JSON, up to {Script.MAX_BYTES // 1000:,} kB)",
         type=["json"],
         key="set-script-upload",
         on_change=_on_upload,
