@@ -138,7 +138,7 @@ from react_core.presets.render import render_prefix, render_question
 from react_core.presets.store import PresetStore
 from react_core.presets.versions import address, parse_ref
 from react_core.providers import CATALOGUE, PROVIDERS, model_choice_label, model_label, provider_class, speaks
-from react_core.providers.adapters import adapter_label, found_adapters, shipped_adapter
+from react_core.providers.adapters import adapter_setting_label, found_adapters
 from react_core.providers.allowance import OPERATOR, Allowance, CallWindow
 from react_core.providers.base import Provider, estimate_tokens
 from react_core.providers.choice import ModelChoice, environment_settings, offered_models
@@ -265,7 +265,7 @@ __all__ = [
     "action_text",
     "action_title",
     "adapter_choices",
-    "adapter_label",
+    "adapter_setting_label",
     "add_run_to_question_set",
     "address",
     "arena_file_name",
@@ -350,7 +350,6 @@ __all__ = [
     "setting_defaults",
     "shared_data_dir",
     "shared_view",
-    "shipped_adapter",
     "similar_titles",
     "speaks",
     "standing_pack",

@@ -17,7 +17,7 @@ from react_core import (
     SampleScript,
     Script,
     adapter_choices,
-    adapter_label,
+    adapter_setting_label,
     environment_value,
     model_file_choices,
     pack_choices,
@@ -25,7 +25,6 @@ from react_core import (
     pack_text,
     plural,
     script_choices,
-    shipped_adapter,
 )
 from ui.settings.sample_scripts import render_format, render_samples, use_sample
 from ui.shared import identity, state
@@ -40,7 +39,7 @@ def _name(path: str) -> str:
     return Path(path).name if path else BUNDLED_MODEL
 
 
-def _choose(label: str, field: str, choices: list[str], current: str, **kw) -> None:
+def _choose(label: str, field: str, choices: list[str], current: str, format_func=_name, **kw) -> None:
     """A choice among the operator's values, shown by file name; none chosen while the setting is none of them."""
     key = f"set-{field}"
     seed(key, current if current in choices else None)
@@ -48,7 +47,7 @@ def _choose(label: str, field: str, choices: list[str], current: str, **kw) -> N
         label,
         choices,
         key=key,
-        format_func=_name,
+        format_func=format_func,
         on_change=lambda: state.update_settings(**{field: st.session_state[key] or ""}),
         **kw,
     )
@@ -131,23 +130,14 @@ def render_model_file() -> None:
     st.caption(f"{OPERATORS}: the model file is {BUNDLED_MODEL} or one the operator offers.")
 
 
-ADAPTER_LABELS = {"": "the shipped one", "shipped": "the shipped one", "none": "none: the base model alone"}
-
-
-def _adapter_name(setting: str) -> str:
-    if setting in ("", "shipped"):
-        shipped = shipped_adapter()
-        return f"the shipped one: {adapter_label(shipped)}" if shipped else "the shipped one (not in this checkout)"
-    return ADAPTER_LABELS.get(setting) or Path(setting).name
-
-
 def render_adapter() -> None:
     """The on-device model's LoRA adapter: the shipped one (the default), none, or a file (local mode: typed; visitor
     modes: the operator's). The model label, the notice and the default prompt follow the choice."""
     current = state.settings().get("adapter") or ""
     choices = adapter_choices()
     if identity.own_endpoints():
-        _choose("Adapter (fine-tuned LoRA)", "adapter", [c for c in choices if c != "shipped"], current)
+        choices = [c for c in choices if c != "shipped"]
+        _choose("Adapter (fine-tuned LoRA)", "adapter", choices, current, format_func=adapter_setting_label)
         st.caption(f"{OPERATORS}: the adapter is the shipped one, none, or one the operator offers.")
         return
     own = current not in ("", "shipped", "none")
@@ -159,7 +149,7 @@ def render_adapter() -> None:
         options,
         key=key,
         horizontal=True,
-        format_func=lambda o: {"": _adapter_name(""), "none": "none", "own": "your own file"}[o],
+        format_func=lambda o: {"": adapter_setting_label(""), "none": "none", "own": "your own file"}[o],
         on_change=lambda: state.update_settings(
             adapter={"": "", "none": "none"}.get(st.session_state[key], st.session_state.get("set-adapter-path", ""))
         ),
