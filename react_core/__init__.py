@@ -142,7 +142,7 @@ from react_core.providers.adapters import adapter_setting_label, found_adapters
 from react_core.providers.allowance import OPERATOR, Allowance, CallWindow
 from react_core.providers.base import Provider, estimate_tokens
 from react_core.providers.choice import ModelChoice, environment_settings, offered_models
-from react_core.providers.file_choices import adapter_choices, model_file_choices, script_choices
+from react_core.providers.file_choices import offered_files
 from react_core.providers.samples import SampleScript
 from react_core.providers.script import Script
 from react_core.report.checks import Checks, run_checks
@@ -264,7 +264,6 @@ __all__ = [
     "Writing",
     "action_text",
     "action_title",
-    "adapter_choices",
     "adapter_setting_label",
     "add_run_to_question_set",
     "address",
@@ -314,9 +313,9 @@ __all__ = [
     "load_evaluation",
     "md_escape",
     "model_choice_label",
-    "model_file_choices",
     "model_label",
     "new_evaluation_folder",
+    "offered_files",
     "offered_models",
     "open_history",
     "pack_choices",
@@ -346,7 +345,6 @@ __all__ = [
     "save_question_set_upload",
     "saved_columns",
     "score_results",
-    "script_choices",
     "setting_defaults",
     "shared_data_dir",
     "shared_view",

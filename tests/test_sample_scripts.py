@@ -13,7 +13,7 @@ from react_core.base.answers import exact_match
 from react_core.base.paths import SAMPLE_SCRIPTS_DIR
 from react_core.dialects import DIALECTS
 from react_core.presets.preset import default_preset_for
-from react_core.providers.file_choices import script_choices
+from react_core.providers.file_choices import offered_files
 from react_core.providers.samples import SAMPLE_QUESTIONS, SampleScript
 from react_core.providers.script import Script
 from react_core.providers.scripted import load_script
@@ -54,9 +54,13 @@ def test_the_samples_are_labelled_and_offered_to_visitors(monkeypatch):
     assert SampleScript.label_of(SAMPLE_SCRIPTS_DIR / "paper" / "calculator.json") == paper.label
     assert SampleScript.label_of("/srv/mine.json") == "mine.json" and SampleScript.at("/srv/mine.json") is None
     monkeypatch.delenv("REACT_SCRIPT", raising=False)
-    assert script_choices() == [str(s.path) for s in SampleScript.all()]  # in visitor modes, among the operator's
+    assert offered_files("script") == [
+        str(s.path) for s in SampleScript.all()
+    ]  # in visitor modes, among the operator's
     monkeypatch.setenv("REACT_SCRIPT", "/srv/operator.json")
-    assert script_choices()[0] == "/srv/operator.json" and len(script_choices()) == 1 + len(SampleScript.all())
+    assert offered_files("script")[0] == "/srv/operator.json" and len(offered_files("script")) == 1 + len(
+        SampleScript.all()
+    )
 
 
 @pytest.mark.parametrize("dialect", ["paper", "mrkl", "tools"])

@@ -242,3 +242,16 @@ def test_a_visitor_s_preset_names_no_file_of_the_server(tmp_path, monkeypatch):
     absolute = RunSettings(provider="scripted", script=[FINISH], preset=str(tmp_path / "mine.toml"))
     assert "is not a prompt name" in _refusal(lambda: build_run_config(absolute))
     assert build_run_config(RunSettings(provider="scripted", script=[FINISH], preset="mine.toml")).preset.title
+
+
+def test_the_files_offered_to_visitors_are_the_operator_s(monkeypatch):
+    from react_core.providers.file_choices import offered_files
+
+    for variable in ("REACT_MODEL_PATH", "REACT_ADAPTER"):
+        monkeypatch.delenv(variable, raising=False)
+    assert offered_files("model_path") == [""] and offered_files("adapter") == ["", "shipped", "none"]
+    monkeypatch.setenv("REACT_MODEL_PATH", "/srv/model.gguf")
+    monkeypatch.setenv("REACT_ADAPTER", "/srv/adapter.gguf")
+    assert offered_files("model_path") == ["", "/srv/model.gguf"]
+    assert offered_files("adapter") == ["", "shipped", "none", "/srv/adapter.gguf"]
+    assert offered_files("base_url") == []  # an option that names no file on the server

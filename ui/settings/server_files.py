@@ -16,15 +16,13 @@ from react_core import (
     ReactLabError,
     SampleScript,
     Script,
-    adapter_choices,
     adapter_setting_label,
     environment_value,
-    model_file_choices,
+    offered_files,
     pack_choices,
     pack_spec,
     pack_text,
     plural,
-    script_choices,
 )
 from ui.settings.sample_scripts import render_format, render_samples, use_sample
 from ui.shared import identity, state
@@ -84,7 +82,7 @@ def render_script() -> None:
     with help_:
         render_format()
     if identity.own_endpoints():
-        choices = script_choices()
+        choices = offered_files("script")
         if choices:
             seed("set-script", current if not uploaded and current in choices else None)
             box.selectbox(
@@ -124,7 +122,7 @@ def render_model_file() -> None:
     if not identity.own_endpoints():
         bound(st.text_input, "Model file (GGUF)", "model_path", placeholder=BUNDLED_MODEL)
         return
-    choices = model_file_choices()
+    choices = offered_files("model_path")
     if len(choices) > 1:
         _choose("Model file (GGUF)", "model_path", choices, state.settings().get("model_path") or "")
     st.caption(f"{OPERATORS}: the model file is {BUNDLED_MODEL} or one the operator offers.")
@@ -134,7 +132,7 @@ def render_adapter() -> None:
     """The on-device model's LoRA adapter: the shipped one (the default), none, or a file (local mode: typed; visitor
     modes: the operator's). The model label, the notice and the default prompt follow the choice."""
     current = state.settings().get("adapter") or ""
-    choices = adapter_choices()
+    choices = offered_files("adapter")
     if identity.own_endpoints():
         choices = [c for c in choices if c != "shipped"]
         _choose("Adapter (fine-tuned LoRA)", "adapter", choices, current, format_func=adapter_setting_label)
