@@ -53,7 +53,6 @@ __all__ = [
     "entry_url",
     "hidden",
     "masked",
-    "masked_headers",
     "may_add_http",
     "may_use_oauth",
     "met_secret",
@@ -61,7 +60,6 @@ __all__ = [
     "operator_servers",
     "own_entry",
     "own_server",
-    "parse_headers",
     "persons_servers",
     "server_config",
     "unconfigured",
@@ -249,26 +247,6 @@ def check_headers(headers: Mapping[str, str], where: str) -> dict[str, str]:
     return dict(headers)
 
 
-def parse_headers(authorization: str, others: str, where: str = "MCP server") -> dict[str, str]:
-    """The headers of a person's form: an Authorization value (a bare token becomes ``Bearer TOKEN``, as most
-    servers that ask for a token expect) and other headers, one ``Name: value`` a line."""
-    headers: dict[str, str] = {}
-    token = authorization.strip()
-    if token:
-        headers["Authorization"] = token if " " in token else f"Bearer {token}"
-    for n, line in enumerate(others.splitlines(), 1):
-        if not line.strip():
-            continue
-        if ":" not in line:
-            raise ConfigError(f"{where}: line {n} of the other headers is not 'Name: value'.")
-        key, text = line.split(":", 1)  # an HTTP header line (a model choice's colon is read in providers.choice)
-        key = key.strip()
-        if key.lower() in {k.lower() for k in headers}:
-            raise ConfigError(f"{where}: the {key[:64]} header is given twice.")
-        headers[key] = text.strip()
-    return check_headers(headers, where)
-
-
 # What a person's own server's entry may hold.
 OWN_FIELDS = ("url", "headers", "oauth")
 
@@ -317,11 +295,6 @@ def hidden(config: ServerConfig, text: str) -> str:
 def masked(value: str) -> str:
     """A secret as it is shown back: its last four characters when it is long enough to keep the rest hidden."""
     return MASK + value[-4:] if len(value) >= 16 else MASK
-
-
-def masked_headers(entry: Any) -> list[str]:
-    """A person's server's headers as Settings shows them after saving: ``Authorization: ••••1234``."""
-    return [f"{key}: {masked(text)}" for key, text in sorted(entry_headers(entry).items())]
 
 
 def all_servers(

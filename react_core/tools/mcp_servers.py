@@ -20,14 +20,15 @@ from react_core.tools.mcp_client import POOL
 from react_core.tools.mcp_config import (
     ServerConfig,
     all_servers,
+    check_headers,
+    entry_headers,
     entry_url,
-    masked_headers,
+    masked,
     may_add_http,
     may_use_oauth,
     missing_servers,
     own_entry,
     own_server,
-    parse_headers,
     server_config,
     unconfigured,
 )
@@ -62,8 +63,25 @@ class McpServers:
     visitor: bool = False
     owner: str = ""
 
-    # The headers of a person's form (an Authorization value and other headers' lines), checked.
-    parse_headers = staticmethod(parse_headers)
+    @staticmethod
+    def parse_headers(authorization: str, others: str, where: str = "MCP server") -> dict[str, str]:
+        """The headers of a person's form, checked: an Authorization value (a bare token becomes ``Bearer TOKEN``, as
+        most servers that ask for a token expect) and other headers, one ``Name: value`` a line."""
+        headers: dict[str, str] = {}
+        token = authorization.strip()
+        if token:
+            headers["Authorization"] = token if " " in token else f"Bearer {token}"
+        for n, line in enumerate(others.splitlines(), 1):
+            if not line.strip():
+                continue
+            if ":" not in line:
+                raise ConfigError(f"{where}: line {n} of the other headers is not 'Name: value'.")
+            key, text = line.split(":", 1)  # an HTTP header line (a model choice's colon is read in providers.choice)
+            key = key.strip()
+            if key.lower() in {k.lower() for k in headers}:
+                raise ConfigError(f"{where}: the {key[:64]} header is given twice.")
+            headers[key] = text.strip()
+        return check_headers(headers, where)
 
     def statuses(self) -> tuple[list[ServerStatus], str]:
         """Each server with its state and tools, and '' or why the configuration itself could not be read. A page
@@ -105,7 +123,7 @@ class McpServers:
 
     def masked_headers(self, name: str) -> list[str]:
         """Their server ``name``'s headers as Settings shows them after saving: ``Authorization: ••••1234``."""
-        return masked_headers(self.urls.get(name))
+        return [f"{key}: {masked(text)}" for key, text in sorted(entry_headers(self.urls.get(name)).items())]
 
     def refused(self, tools: Iterable[str]) -> tuple[list[str], str]:
         """When a prompt version brings its tools: the MCP tools it cannot have here, and why ('' when none)."""
