@@ -36,7 +36,7 @@ from react_core.base.events import (
 )
 from react_core.base.paths import evaluations_dir, shared_data_dir, training_python
 from react_core.base.text import md_escape, safe_url
-from react_core.base.tool_specs import TOOL_ORDER, ordered_tools, tool_label
+from react_core.base.tool_specs import TOOL_ORDER, tool_label
 from react_core.base.trace import (
     BREAKPOINTS,
     Action,
@@ -115,21 +115,21 @@ from react_core.loop.recorded import recorded_settings
 from react_core.loop.run import ask, stream, warm_up
 from react_core.loop.service import Run, RunRequest
 from react_core.loop.settings import MAX_CALLS_LIMIT, RunSettings, default_preset, default_provider
-from react_core.presets.check import Problem, validate_preset
-from react_core.presets.diff import ADDED, CHANGED, REMOVED, SAME, VersionDiff
-from react_core.presets.from_run import example_from_run, example_warnings
-from react_core.presets.preset import DEFAULT_PRESET, MAX_DYNAMIC, Preset, default_preset_for, preset_from_toml
+from react_core.presets.diff import VersionDiff
+from react_core.presets.edit import PromptEdit
+from react_core.presets.from_run import example_warnings
+from react_core.presets.preset import DEFAULT_PRESET, Preset, default_preset_for, preset_from_toml
 from react_core.presets.render import render_prefix, render_question
 from react_core.presets.store import PresetStore
-from react_core.presets.versions import address, parse_ref, version_choice
+from react_core.presets.versions import address, parse_ref
 from react_core.providers import CATALOGUE, PROVIDERS, model_choice_label, model_label, provider_class, speaks
-from react_core.providers.adapters import adapter_label, found_adapters, shipped_adapter
+from react_core.providers.adapters import adapter_setting_label, found_adapters
 from react_core.providers.allowance import OPERATOR, Allowance, CallWindow
 from react_core.providers.base import Provider, estimate_tokens
 from react_core.providers.choice import ModelChoice, environment_settings, offered_models
-from react_core.providers.file_choices import adapter_choices, model_file_choices, script_choices
-from react_core.providers.samples import run_as_script, sample_for, sample_scripts, script_json, script_label
-from react_core.providers.scripted import MAX_SCRIPT_BYTES, SCRIPT_FORMAT, script_outputs
+from react_core.providers.file_choices import offered_files
+from react_core.providers.samples import SampleScript
+from react_core.providers.script import Script
 from react_core.report.checks import Checks, run_checks
 from react_core.report.downloads import RunExport
 from react_core.report.edits import EDITED_NOTE
@@ -145,18 +145,7 @@ from react_core.report.grounding import check_grounding
 from react_core.report.signs import SIGNS, run_sign
 from react_core.report.spreadsheet import csv_text
 from react_core.telemetry.live import LiveTarget, live_export_content, live_export_endpoint, live_export_problem
-from react_core.tools.mcp import mcp_statuses
-from react_core.tools.mcp_config import (
-    check_mcp_server,
-    entry_url,
-    masked_headers,
-    may_add_mcp_server,
-    may_use_oauth,
-    own_server,
-    parse_headers,
-    refused_tools,
-)
-from react_core.tools.mcp_sign_in import finish_mcp_sign_in, mcp_sign_out, start_mcp_sign_in
+from react_core.tools.mcp_servers import McpServers
 from react_core.tools.wiki import similar_titles
 from react_core.training.finetune import FinetunePlan, finetune, write_only
 from react_core.training.recipe import METHODS, RECIPE_NOTES, RECIPES, Recipe
@@ -164,7 +153,6 @@ from react_core.training.recipe import METHODS, RECIPE_NOTES, RECIPES, Recipe
 __version__ = "0.1.0"
 
 __all__ = [
-    "ADDED",
     "Action",
     "ActionParsed",
     "Allowance",
@@ -175,7 +163,6 @@ __all__ = [
     "BootstrapPlan",
     "CALL_REF",
     "CATALOGUE",
-    "CHANGED",
     "CREDIT",
     "CallTexts",
     "CallWindow",
@@ -199,11 +186,10 @@ __all__ = [
     "LiveTarget",
     "MAX_ALTERNATIVES",
     "MAX_CALLS_LIMIT",
-    "MAX_DYNAMIC",
     "MAX_OWNER_CHARS",
     "MAX_REPETITIONS",
-    "MAX_SCRIPT_BYTES",
     "METHODS",
+    "McpServers",
     "ModelChoice",
     "OPERATOR",
     "Observation",
@@ -215,12 +201,11 @@ __all__ = [
     "Paused",
     "Preset",
     "PresetStore",
-    "Problem",
+    "PromptEdit",
     "Provider",
     "QuestionSetError",
     "RECIPES",
     "RECIPE_NOTES",
-    "REMOVED",
     "RESAMPLES",
     "ROLE_MODES",
     "ReactLabError",
@@ -231,11 +216,11 @@ __all__ = [
     "RunRecord",
     "RunRequest",
     "RunSettings",
-    "SAME",
-    "SCRIPT_FORMAT",
     "SIGNS",
     "STRATEGIES",
     "STRATEGY_LABELS",
+    "SampleScript",
+    "Script",
     "SharedView",
     "SideBySide",
     "Source",
@@ -255,8 +240,7 @@ __all__ = [
     "Writing",
     "action_text",
     "action_title",
-    "adapter_choices",
-    "adapter_label",
+    "adapter_setting_label",
     "add_run_to_question_set",
     "address",
     "ask",
@@ -271,7 +255,6 @@ __all__ = [
     "cannot_go_on",
     "check_expected",
     "check_grounding",
-    "check_mcp_server",
     "common_questions",
     "compare_results",
     "conversation_turns",
@@ -280,18 +263,15 @@ __all__ = [
     "default_preset",
     "default_preset_for",
     "default_provider",
-    "entry_url",
     "environment_settings",
     "environment_value",
     "estimate_tokens",
     "evaluations_dir",
-    "example_from_run",
     "example_warnings",
     "expected_answer_for",
     "figure3_table",
     "final_trace",
     "finetune",
-    "finish_mcp_sign_in",
     "found_adapters",
     "knowledge_label",
     "line_up",
@@ -300,24 +280,16 @@ __all__ = [
     "live_export_endpoint",
     "live_export_problem",
     "load_evaluation",
-    "masked_headers",
-    "may_add_mcp_server",
-    "may_use_oauth",
-    "mcp_sign_out",
-    "mcp_statuses",
     "md_escape",
     "model_choice_label",
-    "model_file_choices",
     "model_label",
     "new_evaluation_folder",
+    "offered_files",
     "offered_models",
     "open_history",
-    "ordered_tools",
-    "own_server",
     "pack_choices",
     "pack_spec",
     "pack_text",
-    "parse_headers",
     "parse_question_set",
     "parse_ref",
     "pending_step",
@@ -327,33 +299,23 @@ __all__ = [
     "provider_class",
     "recorded_settings",
     "references_from",
-    "refused_tools",
     "render_prefix",
     "render_question",
     "result_label",
     "results_by_model",
     "results_by_version",
-    "run_as_script",
     "run_checks",
     "run_evaluation",
     "run_scope",
     "run_sign",
     "safe_url",
-    "sample_for",
-    "sample_scripts",
     "save_question_set_upload",
     "score_results",
-    "script_choices",
-    "script_json",
-    "script_label",
-    "script_outputs",
     "setting_defaults",
     "shared_data_dir",
-    "shipped_adapter",
     "similar_titles",
     "speaks",
     "standing_pack",
-    "start_mcp_sign_in",
     "strategy_needs",
     "stream",
     "submission_of",
@@ -364,8 +326,6 @@ __all__ = [
     "tool_label",
     "training_python",
     "unit_strategy",
-    "validate_preset",
-    "version_choice",
     "warm_up",
     "write_assignment_file",
     "write_only",

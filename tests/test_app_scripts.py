@@ -10,7 +10,7 @@ import json
 from app_helpers import ask, go, last_trace, new_session, unescape, use_app
 
 from react_core.base.paths import SAMPLE_SCRIPTS_DIR
-from react_core.providers.samples import SAMPLE_QUESTIONS, sample_scripts
+from react_core.providers.samples import SAMPLE_QUESTIONS, SampleScript
 
 CALC = str(SAMPLE_SCRIPTS_DIR / "paper" / "calculator.json")
 MRKL = str(SAMPLE_SCRIPTS_DIR / "mrkl" / "kiss-and-tell.json")
@@ -34,7 +34,7 @@ def test_a_sample_is_picked_from_a_list_with_its_dialect_and_replays_in_chat(mon
     use_app(monkeypatch, tmp_path)
     at = go(new_session(), "settings")
     samples = at.selectbox(key="set-script-sample")
-    assert len(samples.options) == len(sample_scripts()) == 14  # the two offline examples in seven dialects
+    assert len(samples.options) == len(SampleScript.all()) == 14  # the two offline examples in seven dialects
     assert "Sample · LangChain MRKL (Action: / Action Input:) · " + SAMPLE_QUESTIONS["kiss-and-tell"] in samples.options
     assert any("A JSON array with one item per model call" in m.value for m in at.markdown)  # the format, beside it
     samples.set_value(MRKL).run()
@@ -57,7 +57,7 @@ def test_a_visitor_finds_the_samples_among_the_operators_scripts(monkeypatch, tm
     monkeypatch.setenv("REACT_PUBLIC_DEMO", "1")
     at = go(new_session(), "settings")
     choices = at.selectbox(key="set-script")
-    assert choices.options[0] == "script.json" and len(choices.options) == 1 + len(sample_scripts())
+    assert choices.options[0] == "script.json" and len(choices.options) == 1 + len(SampleScript.all())
     assert "Sample · ReAct paper (Search[entity]) · What is 17 * 23 + 4?" in choices.options
     choices.set_value(CALC).run()
     go(at, "chat")

@@ -148,3 +148,12 @@ def test_local_mode_types_paths_and_urls(monkeypatch, tmp_path):
     assert {"set-script", "set-wiki_url", "set-knowledge-path"} <= _text_inputs(at)
     at.text_input(key="set-script").input(str(tmp_path / "other.json")).run()
     assert at.session_state.settings["script"] == str(tmp_path / "other.json")
+
+
+def test_a_visitor_s_adapter_choices_are_named_as_adapters(demo):
+    # The adapter list offers the shipped adapter and none (and REACT_ADAPTER's file), not model files: "" is the
+    # shipped adapter, not the bundled model.
+    at = go(new_session(), "settings")
+    at.selectbox(key="set-provider").set_value("local").run()
+    shipped, none = at.selectbox(key="set-adapter").options
+    assert shipped.startswith("the shipped one") and none == "none: the base model alone"

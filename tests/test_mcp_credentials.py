@@ -26,7 +26,8 @@ from react_core.report.html import to_html
 from react_core.telemetry.otlp_json import to_otlp_json
 from react_core.tools.mcp import mcp_tools, server_statuses
 from react_core.tools.mcp_client import POOL
-from react_core.tools.mcp_config import masked_headers, parse_headers, persons_servers
+from react_core.tools.mcp_config import persons_servers
+from react_core.tools.mcp_servers import McpServers
 from react_core.tools.registry import ToolRegistry
 
 TOKEN = "tok-7f3a9c1e5b2d4f60-1234"  # long enough that its last four may be shown
@@ -50,28 +51,32 @@ def test_without_the_header_the_server_fails_with_a_clear_reason_and_with_it_a_c
     assert "401 Unauthorized" in bare.error and "credentials" in bare.error
     wrong = status_of({"url": url, "headers": {"Authorization": "Bearer wrong-token-0000-9999"}})
     assert "401" in wrong.error and "wrong-token-0000-9999" not in wrong.error
-    good = status_of({"url": url, "headers": parse_headers(TOKEN, "")})  # a bare token is sent as Bearer
+    good = status_of({"url": url, "headers": McpServers.parse_headers(TOKEN, "")})  # a bare token is sent as Bearer
     assert good.connected and "mine_echo" in {t.name for t in good.tools}
 
 
 def test_the_form_headers_are_checked_and_shown_back_masked():
-    assert parse_headers("Basic dXNlcjpwYXNz", "X-Api-Key: k\n\n") == {
+    assert McpServers.parse_headers("Basic dXNlcjpwYXNz", "X-Api-Key: k\n\n") == {
         "Authorization": "Basic dXNlcjpwYXNz",
         "X-Api-Key": "k",
     }
     with pytest.raises(ConfigError, match="line 1") as caught:
-        parse_headers("", "secret-without-a-name")
+        McpServers.parse_headers("", "secret-without-a-name")
     assert "secret-without-a-name" not in str(caught.value)  # a value is never quoted back
     with pytest.raises(ConfigError, match="not a header name") as caught:
-        parse_headers("", "Authorization Bearer pasted-secret-42: x")
+        McpServers.parse_headers("", "Authorization Bearer pasted-secret-42: x")
     assert "pasted-secret-42" not in str(caught.value)
     with pytest.raises(ConfigError, match="one line"):
-        parse_headers("", "X-Key: a\x00b")
+        McpServers.parse_headers("", "X-Key: a\x00b")
     with pytest.raises(ConfigError, match="client's own"):
-        parse_headers("", "Mcp-Session-Id: 1")
+        McpServers.parse_headers("", "Mcp-Session-Id: 1")
     entry = {"url": "http://127.0.0.1:1/mcp", "headers": {"Authorization": f"Bearer {TOKEN}", "X-Key": "short"}}
-    assert masked_headers(entry) == ["Authorization: ••••1234", "X-Key: ••••"]
-    assert masked_headers("http://127.0.0.1:1/mcp") == []
+    servers = McpServers({"mine": entry, "bare": "http://127.0.0.1:1/mcp"})
+    assert servers.masked_headers("mine") == ["Authorization: ••••1234", "X-Key: ••••"]
+    assert servers.masked_headers("bare") == []
+    replaced = McpServers(servers.with_headers("mine", {"X-Key": "another-value-5678"})).masked_headers("mine")
+    assert replaced == ["X-Key: ••••5678"]
+    assert McpServers(servers.with_headers("mine", {})).urls["mine"] == "http://127.0.0.1:1/mcp"
 
 
 def test_a_run_sends_the_token_and_records_it_nowhere(url, tmp_path, caplog):

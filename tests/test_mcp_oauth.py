@@ -24,9 +24,9 @@ from react_core.base.trace import Action
 from react_core.tools import mcp_oauth
 from react_core.tools.mcp import mcp_tools, server_statuses
 from react_core.tools.mcp_client import POOL
-from react_core.tools.mcp_config import check_mcp_server, persons_servers, server_config
+from react_core.tools.mcp_config import persons_servers, server_config
 from react_core.tools.mcp_oauth import StoredTokens
-from react_core.tools.mcp_sign_in import signing_in
+from react_core.tools.mcp_servers import McpServers, signing_in
 from react_core.tools.registry import ToolRegistry
 
 KEY = "a-long-random-string-for-the-test-only-0123456789"
@@ -130,8 +130,8 @@ def test_a_sign_in_is_finished_only_by_its_own_owner(served, history):
 def test_visitors_sign_in_only_where_the_operator_allows_and_never_to_the_operators(served, monkeypatch):
     monkeypatch.setenv("REACT_MCP_VISITOR_HTTP", "1")
     monkeypatch.delenv("REACT_MCP_VISITOR_OAUTH", raising=False)
-    assert "REACT_MCP_VISITOR_OAUTH=1" in check_mcp_server("mine", served, oauth=True, visitor=True)
-    assert check_mcp_server("mine", served, oauth=True, visitor=False) == ""
+    assert "REACT_MCP_VISITOR_OAUTH=1" in McpServers(visitor=True).check("mine", served, oauth=True)
+    assert McpServers(visitor=False).check("mine", served, oauth=True) == ""
     with pytest.raises(ConfigError, match="REACT_MCP_VISITOR_OAUTH=1"):
         persons_servers({"mine": {"url": served, "oauth": True}}, visitor=True, owner="v")
     monkeypatch.setenv("REACT_MCP_VISITOR_OAUTH", "1")

@@ -16,7 +16,7 @@ from react_core.base.errors import ConfigError
 from react_core.base.trace import Action, Observation, Step, Trace
 from react_core.base.trace_schema import parse_trace_json
 from react_core.presets.diff import ADDED, CHANGED, REMOVED, SAME, diff_versions, mark_lines, split_examples
-from react_core.presets.from_run import example_from_run
+from react_core.presets.edit import PromptEdit
 from react_core.presets.preset import dump_preset, list_presets, load_preset, preset_from_toml
 from react_core.presets.store import PresetStore
 from react_core.presets.versions import VersionRef, export_version, import_version, parse_ref
@@ -51,6 +51,10 @@ def edited(name: str = "paper", line: str = "Be brief.") -> object:
 )
 def test_an_address_is_a_name_a_number_or_a_label(text, ref):
     assert parse_ref(text) == ref and parse_ref(str(ref)) == ref
+    # What the version chooser shows beside the line: the number, the label, or '' for the newest.
+    assert parse_ref(text).choice == {"paper": "", "paper@3": "3", "x@lesson-step-2": "lesson-step-2"}.get(
+        text.strip(), "best-on-gemma"
+    )
 
 
 @pytest.mark.parametrize(
@@ -315,7 +319,7 @@ RUN = Trace(
 @pytest.mark.parametrize("name", TEXT_PRESETS)
 def test_a_run_becomes_an_example_in_the_prompts_own_dialect(name):
     preset = load_preset(name)
-    new = example_from_run(RUN, preset, 42)
+    new = PromptEdit(preset).with_run(RUN, 42)
     assert new.examples.startswith(preset.examples.rstrip("\n")) and new.version == 0
     added = [c for c in diff_versions(preset, new).examples]
     assert [c.kind for c in added] == [ADDED] and "391" in added[0].new and "17 * 23" in added[0].new
@@ -327,13 +331,13 @@ def test_a_run_becomes_an_example_in_the_prompts_own_dialect(name):
 def test_a_run_without_an_answer_or_with_an_unreadable_step_is_no_example():
     unfinished = replace(RUN, steps=RUN.steps[:1], final_answer=None, stop_reason="max_calls")
     with pytest.raises(ConfigError, match="ended with an answer"):
-        example_from_run(unfinished, load_preset("paper"), 1)
+        PromptEdit(load_preset("paper")).with_run(unfinished, 1)
     unreadable = replace(RUN, steps=[Step(1, thought="hmm", raw_output="hmm"), RUN.steps[1]])
     with pytest.raises(ConfigError, match="Step 1 has no readable action"):
-        example_from_run(unreadable, load_preset("paper"), 1)
+        PromptEdit(load_preset("paper")).with_run(unreadable, 1)
     with pytest.raises(ConfigError, match="Run #5 written as an example does not check"):
         flying = Step(1, thought="Fly there.", action=Action("fly", "Paris"), observation=Observation("?"))
-        example_from_run(replace(RUN, steps=[flying, RUN.steps[1]]), load_preset("paper"), 5)
+        PromptEdit(load_preset("paper")).with_run(replace(RUN, steps=[flying, RUN.steps[1]]), 5)
 
 
 def test_a_version_keeps_its_agent_setup_in_a_run_table():
@@ -354,3 +358,12 @@ def test_a_version_keeps_its_agent_setup_in_a_run_table():
         text = bad + base if bad.startswith("run =") else base + "\n" + bad
         with pytest.raises(ConfigError, match=reason):
             preset_from_toml(text, "x", where="x")
+
+
+def test_a_version_runs_as_it_says_and_one_that_does_not_say_runs_as_the_defaults():
+    shipped = load_preset("paper")  # keeps no agent setup: the settings' defaults run it as it is
+    assert shipped.runs_as(["lookup", "search", "calculator"], True)
+    assert not shipped.runs_as(["search"], True) and not shipped.runs_as(["search", "lookup", "calculator"], False)
+    kept = shipped.with_setup(["calculator", "search"], False)
+    assert kept.run_tools == ["search", "calculator"] and kept.grammar is False  # in the tools' own order
+    assert kept.runs_as(["search", "calculator"], False) and not kept.runs_as(["search", "calculator"], True)

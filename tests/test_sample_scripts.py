@@ -5,8 +5,6 @@ script to the same steps; a fork's edited thought and a hand-written observation
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from app_helpers import offline_pack
 
@@ -15,8 +13,9 @@ from react_core.base.answers import exact_match
 from react_core.base.paths import SAMPLE_SCRIPTS_DIR
 from react_core.dialects import DIALECTS
 from react_core.presets.preset import default_preset_for
-from react_core.providers.file_choices import script_choices
-from react_core.providers.samples import SAMPLE_QUESTIONS, run_as_script, sample_for, sample_scripts, script_label
+from react_core.providers.file_choices import offered_files
+from react_core.providers.samples import SAMPLE_QUESTIONS, SampleScript
+from react_core.providers.script import Script
 from react_core.providers.scripted import load_script
 from react_core.report.edits import EDITED_NOTE
 
@@ -36,11 +35,11 @@ def _settings(dialect: str, script) -> RunSettings:
 
 
 def test_every_chat_dialect_has_a_sample_of_each_offline_example():
-    found = {(s.dialect, s.example) for s in sample_scripts()}
+    found = {(s.dialect, s.example) for s in SampleScript.all()}
     assert found == {(d, e) for d in CHAT_DIALECTS for e in SAMPLE_QUESTIONS}
 
 
-@pytest.mark.parametrize("sample", sample_scripts(), ids=lambda s: f"{s.dialect}-{s.example}")
+@pytest.mark.parametrize("sample", SampleScript.all(), ids=lambda s: f"{s.dialect}-{s.example}")
 def test_each_sample_replays_its_example_to_the_right_answer(sample):
     trace = ask(sample.question, _settings(sample.dialect, str(sample.path)))
     assert trace.stop_reason == "finished" and exact_match(trace.final_answer, ANSWERS[sample.example])
@@ -50,24 +49,29 @@ def test_each_sample_replays_its_example_to_the_right_answer(sample):
 
 
 def test_the_samples_are_labelled_and_offered_to_visitors(monkeypatch):
-    paper = sample_for(SAMPLE_SCRIPTS_DIR / "paper" / "calculator.json")
+    paper = SampleScript.at(SAMPLE_SCRIPTS_DIR / "paper" / "calculator.json")
     assert paper is not None and paper.label == "Sample · ReAct paper (Search[entity]) · What is 17 * 23 + 4?"
-    assert script_label(SAMPLE_SCRIPTS_DIR / "paper" / "calculator.json") == paper.label
-    assert script_label("/srv/mine.json") == "mine.json" and sample_for("/srv/mine.json") is None
+    assert SampleScript.label_of(SAMPLE_SCRIPTS_DIR / "paper" / "calculator.json") == paper.label
+    assert SampleScript.label_of("/srv/mine.json") == "mine.json" and SampleScript.at("/srv/mine.json") is None
     monkeypatch.delenv("REACT_SCRIPT", raising=False)
-    assert script_choices() == [str(s.path) for s in sample_scripts()]  # in visitor modes, among the operator's
+    assert offered_files("script") == [
+        str(s.path) for s in SampleScript.all()
+    ]  # in visitor modes, among the operator's
     monkeypatch.setenv("REACT_SCRIPT", "/srv/operator.json")
-    assert script_choices()[0] == "/srv/operator.json" and len(script_choices()) == 1 + len(sample_scripts())
+    assert offered_files("script")[0] == "/srv/operator.json" and len(offered_files("script")) == 1 + len(
+        SampleScript.all()
+    )
 
 
 @pytest.mark.parametrize("dialect", ["paper", "mrkl", "tools"])
 def test_a_run_written_as_a_script_replays_to_the_same_steps(dialect, tmp_path):
-    sample = next(s for s in sample_scripts() if (s.dialect, s.example) == (dialect, "kiss-and-tell"))
+    sample = next(s for s in SampleScript.all() if (s.dialect, s.example) == (dialect, "kiss-and-tell"))
     recorded = ask(sample.question, _settings(dialect, str(sample.path)))
-    outputs, notes = run_as_script(recorded)
+    script = Script.from_run(recorded)
+    outputs, notes = script.outputs, script.notes
     assert notes == [] and len(outputs) == len(recorded.steps)
     path = tmp_path / "saved.json"
-    path.write_text(json.dumps(outputs), encoding="utf-8")
+    path.write_text(script.json, encoding="utf-8")
     assert load_script(path) == outputs  # a file the scripted provider reads
     replayed = ask(sample.question, _settings(dialect, str(path)))
     moves = lambda t: [(s.thought, s.action, s.final_answer, s.observation and s.observation.text) for s in t.steps]  # noqa: E731
@@ -80,7 +84,8 @@ def test_a_forks_edits_are_written_as_recorded_and_said():
     trace.steps[1].raw_output = " it does not matter.\nAction 2: Search[Shirley Temple]\n"  # the model went on...
     trace.steps[1].thought = "Now Shirley Temple: it does not matter."  # ...from a thought a person wrote
     trace.steps[0].observation.note = EDITED_NOTE
-    outputs, notes = run_as_script(trace)
+    script = Script.from_run(trace)
+    outputs, notes = script.outputs, script.notes
     assert outputs[1] == " Now Shirley Temple: it does not matter.\nAction 2: Search[Shirley Temple]\n"
     assert notes == [
         "Step 1's observation was written by a person: a replay runs the tool.",

@@ -173,15 +173,15 @@ def test_the_operator_names_any_file(tmp_path):
 
 
 def test_a_visitor_s_uploaded_script_runs_and_names_no_server_file(tmp_path):
-    from react_core.providers.scripted import script_outputs
+    from react_core.providers.script import Script
 
-    outputs = script_outputs(json.dumps(["Thought 1: Easy.\nAction 1: Finish[uploaded]"]).encode())
+    outputs = Script.upload(json.dumps(["Thought 1: Easy.\nAction 1: Finish[uploaded]"]).encode()).outputs
     with visitor():
         trace = ask("Q?", RunSettings(provider="scripted", script=outputs, tools=[]))
     assert trace.final_answer == "uploaded"
     gate = tmp_path / "precious.db"
     gate.write_text("keep me", encoding="utf-8")
-    gated = script_outputs(json.dumps([{"text": "x", "gate": str(gate)}]).encode())
+    gated = Script.upload(json.dumps([{"text": "x", "gate": str(gate)}]).encode()).outputs
     with visitor(), pytest.raises(ConfigError, match="gate"):
         provider_for(RunSettings(provider="scripted", script=gated))
     assert gate.read_text(encoding="utf-8") == "keep me"  # a gate item takes its file away as it passes
@@ -192,17 +192,17 @@ def test_a_visitor_s_uploaded_script_runs_and_names_no_server_file(tmp_path):
     [(b"not json", "not valid JSON"), (b'{"a": 1}', "JSON array"), (b"[1, 2]", "JSON array"), (b"\xff", "UTF-8")],
 )
 def test_an_uploaded_script_is_checked(data, problem):
-    from react_core.providers.scripted import script_outputs
+    from react_core.providers.script import Script
 
     with pytest.raises(ConfigError, match=problem):
-        script_outputs(data)
+        Script.upload(data)
 
 
 def test_an_uploaded_script_has_a_size_limit():
-    from react_core.providers.scripted import MAX_SCRIPT_BYTES, script_outputs
+    from react_core.providers.script import Script
 
     with pytest.raises(ConfigError, match="larger"):
-        script_outputs(b"[" + b'"x",' * MAX_SCRIPT_BYTES + b'"x"]')
+        Script.upload(b"[" + b'"x",' * Script.MAX_BYTES + b'"x"]')
 
 
 def test_an_evaluation_and_an_arena_keep_the_rule_too(tmp_path):
@@ -242,3 +242,16 @@ def test_a_visitor_s_preset_names_no_file_of_the_server(tmp_path, monkeypatch):
     absolute = RunSettings(provider="scripted", script=[FINISH], preset=str(tmp_path / "mine.toml"))
     assert "is not a prompt name" in _refusal(lambda: build_run_config(absolute))
     assert build_run_config(RunSettings(provider="scripted", script=[FINISH], preset="mine.toml")).preset.title
+
+
+def test_the_files_offered_to_visitors_are_the_operator_s(monkeypatch):
+    from react_core.providers.file_choices import offered_files
+
+    for variable in ("REACT_MODEL_PATH", "REACT_ADAPTER"):
+        monkeypatch.delenv(variable, raising=False)
+    assert offered_files("model_path") == [""] and offered_files("adapter") == ["", "shipped", "none"]
+    monkeypatch.setenv("REACT_MODEL_PATH", "/srv/model.gguf")
+    monkeypatch.setenv("REACT_ADAPTER", "/srv/adapter.gguf")
+    assert offered_files("model_path") == ["", "/srv/model.gguf"]
+    assert offered_files("adapter") == ["", "shipped", "none", "/srv/adapter.gguf"]
+    assert offered_files("base_url") == []  # an option that names no file on the server

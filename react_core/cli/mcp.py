@@ -90,8 +90,8 @@ def _cmd_login(args: argparse.Namespace) -> int:
 
 
 def _cmd_logout(args: argparse.Namespace) -> int:
-    from react_core.tools.mcp_sign_in import mcp_sign_out
+    from react_core.tools.mcp_servers import McpServers
 
-    mcp_sign_out(args.name)
+    McpServers().sign_out(args.name)
     print(f"The OAuth tokens kept for MCP server {args.name!r} are forgotten.")
     return 0

@@ -20,7 +20,7 @@ DONE_PAGE = "Signed in. You can close this page and go back to the command line.
 def login(name: str) -> int:
     from react_core.tools.mcp_client import CONNECT_SECONDS, POOL
     from react_core.tools.mcp_oauth import SIGN_IN_SECONDS, finish
-    from react_core.tools.mcp_sign_in import signing_in
+    from react_core.tools.mcp_servers import signing_in
 
     config = signing_in(name, None, visitor=False, owner="")
     said: list[str] = []

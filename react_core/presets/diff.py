@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from react_core.dialects import DIALECTS
 from react_core.dialects.base import Dialect
@@ -102,6 +103,12 @@ class FieldDiff:
 
 @dataclass
 class VersionDiff:
+    # The kinds its changes, marked lines and spans are of, for whoever reads one.
+    ADDED: ClassVar[str] = ADDED
+    REMOVED: ClassVar[str] = REMOVED
+    CHANGED: ClassVar[str] = CHANGED
+    SAME: ClassVar[str] = SAME
+
     left: str  # the two addresses, as a person chose them
     right: str
     fields: list[FieldDiff] = field(default_factory=list)

@@ -1,7 +1,6 @@
 """A run as a worked example: its question and steps written in a prompt's own dialect (``Dialect.render_step``, the
-same writing the next prompt uses), appended to that prompt's examples and checked by the dialect's parser. The run's
-id is kept beside the example, under its question (``Preset.example_sources``), so a version says where each such
-example came from.
+same writing the next prompt uses); ``PromptEdit.with_run`` appends it to that prompt's examples and checks it by the
+dialect's parser.
 
 A model copies what its examples show, so ``example_warnings`` says before the run is taken what it would teach that
 a person may not want taught: a step a person edited or wrote, an action repeated for nothing, an answer that is
@@ -10,20 +9,17 @@ wrong or that nobody checked; and, for a run imported from a file, what happens 
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from react_core.base.errors import ConfigError
 from react_core.base.trace import Step, Trace
 from react_core.dialects import get_dialect
 from react_core.history.records import IMPORTED
-from react_core.presets.check import validate_preset
 from react_core.presets.preset import Preset
 from react_core.presets.render import render_question
 from react_core.report.edits import hand_edits
 from react_core.report.expected import check_expected
 from react_core.report.grounding import check_grounding
 
-__all__ = ["example_from_run", "example_text", "example_warnings"]
+__all__ = ["example_text", "example_warnings"]
 
 
 def example_text(trace: Trace, preset: Preset) -> str:
@@ -36,27 +32,6 @@ def example_text(trace: Trace, preset: Preset) -> str:
     dialect = get_dialect(preset.dialect)
     steps = "".join(dialect.render_step(step) for step in trace.steps)
     return render_question(preset, trace.question) + steps
-
-
-def example_from_run(trace: Trace, preset: Preset, run_id: int) -> Preset:
-    """``preset`` with the run appended to its examples (an unsaved edit), checked as the editor checks a prompt;
-    ConfigError says what is wrong, with the line."""
-    text = example_text(trace, preset).strip("\n")
-    gap = "\n\n" if "\n\n" in preset.examples.strip("\n") else "\n"
-    examples = preset.examples.rstrip("\n") + gap + text + "\n" if preset.examples.strip() else text + "\n"
-    edited = replace(
-        preset,
-        examples=examples,
-        example_sources={**preset.example_sources, " ".join(trace.question.split()): int(run_id)},
-        version=0,
-        builtin=False,
-        path="",
-        name=preset.name if preset.name.endswith(" (edited)") else f"{preset.name} (edited)",
-    )
-    problems = validate_preset(edited, since=preset)
-    if problems:
-        raise ConfigError(f"Run #{run_id} written as an example does not check: {problems[0]}")
-    return edited
 
 
 def _move(step: Step) -> tuple[str, str] | None:

@@ -14,14 +14,15 @@ import functools
 import json
 import re
 import tomllib
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from react_core.base.errors import ConfigError
 from react_core.base.nesting import TooDeep, loads_toml
 from react_core.base.paths import BUILTIN_PRESETS_DIR, presets_dir, shared_data_dir
-from react_core.base.tool_specs import TOOL_ORDER, is_tool_name
+from react_core.base.tool_specs import TOOL_ORDER, is_tool_name, ordered_tools
 from react_core.base.trace import current_names
 from react_core.dialects import DIALECTS
 
@@ -50,6 +51,8 @@ NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 @dataclass
 class Preset:
+    MAX_DYNAMIC: ClassVar[int] = MAX_DYNAMIC
+
     name: str
     dialect: str
     instructions: str
@@ -81,6 +84,17 @@ class Preset:
     def ref(self) -> str:
         """The version's address (``name@3``), or '' when this prompt is no saved version."""
         return f"{self.name}@{self.version}" if self.version else ""
+
+    def with_setup(self, tools: Iterable[str], grammar: bool) -> Preset:
+        """This prompt keeping the agent setup ``tools`` and ``grammar``, as a saved version keeps it."""
+        return replace(self, run_tools=ordered_tools(tools), grammar=bool(grammar))
+
+    def runs_as(self, tools: Iterable[str], grammar: bool) -> bool:
+        """Whether settings with ``tools`` and ``grammar`` run this version as it says; a version that does not say
+        runs as the settings' defaults do (every built-in tool, the grammar on: ``RunSettings``)."""
+        kept = self.run_tools if self.run_tools is not None else list(TOOL_ORDER)
+        wanted = self.grammar if self.grammar is not None else True
+        return ordered_tools(tools) == ordered_tools(kept) and bool(grammar) == wanted
 
     def __post_init__(self) -> None:
         if not self.question:

@@ -30,7 +30,6 @@ __all__ = [
     "file_problem",
     "import_version",
     "parse_ref",
-    "version_choice",
 ]
 
 # A label starts with a letter, so ``name@3`` is always a number and ``name@v3`` always a label.
@@ -51,6 +50,11 @@ class VersionRef:
         if self.number is not None:
             return f"{self.name}@{self.number}"
         return f"{self.name}@{self.label}" if self.label else self.name
+
+    @property
+    def choice(self) -> str:
+        """What the address names after its line: the number as text, the label, or '' (the newest)."""
+        return str(self.number) if self.number is not None else self.label
 
 
 def check_name(name: str) -> str:
@@ -91,12 +95,6 @@ def parse_ref(text: str) -> VersionRef:
 def address(name: str, choice: str | int = "") -> str:
     """The address of line ``name``'s version ``choice`` (a number or a label; '' for the newest), checked."""
     return str(parse_ref(f"{name}@{choice}")) if choice != "" else check_name(name)
-
-
-def version_choice(ref: str) -> str:
-    """What an address names after its line: the number as text, the label, or '' (the newest)."""
-    r = parse_ref(ref)
-    return str(r.number) if r.number is not None else r.label
 
 
 # -- one version as one file ------------------------------------------------------------------------------------

@@ -26,6 +26,7 @@ __all__ = [
     "NONE",
     "SHIPPED",
     "adapter_label",
+    "adapter_setting_label",
     "file_sha256",
     "found_adapters",
     "read_manifest",
@@ -125,6 +126,14 @@ def adapter_label(adapter: Path | None) -> str:
         return ""
     manifest = read_manifest(adapter)
     return manifest.title if manifest and manifest.title else adapter.name
+
+
+def adapter_setting_label(setting: str) -> str:
+    """An adapter setting as a person chooses it: the shipped one (by its title), none, or a file, by its name."""
+    if setting in ("", SHIPPED):
+        shipped = shipped_adapter()
+        return f"the shipped one: {adapter_label(shipped)}" if shipped else "the shipped one (not in this checkout)"
+    return "none: the base model alone" if setting == NONE else Path(setting).name
 
 
 def found_adapters() -> list[tuple[Path, Manifest | None]]:

@@ -17,27 +17,28 @@ from react_core.base.errors import ConfigError
 from react_core.base.visitor_rule import among_paths, refusal
 from react_core.providers.base import Provider
 
-__all__ = ["adapter_choices", "check_files", "model_file_choices", "script_choices"]
+__all__ = ["check_files", "offered_files"]
 
 
-def script_choices() -> list[str]:
-    """The scripts the operator offers visitors, as paths: REACT_SCRIPT's, then the shipped samples."""
-    from react_core.providers.samples import sample_scripts
+def offered_files(option: str) -> list[str]:
+    """The values the operator offers visitors for a provider's option that names a file on the server: ``script``
+    (REACT_SCRIPT's, then the shipped samples), ``model_path`` ('' the bundled model first, then REACT_MODEL_PATH's)
+    or ``adapter`` ('' and ``shipped``: the shipped one, ``none``, then REACT_ADAPTER's); [] for any other option."""
+    if option == "script":
+        from react_core.providers.samples import SampleScript
 
-    operators = [environment_value("REACT_SCRIPT")] if environment_value("REACT_SCRIPT") else []
-    return operators + [str(s.path) for s in sample_scripts()]
+        return _set("REACT_SCRIPT") + [str(s.path) for s in SampleScript.all()]
+    if option == "model_path":
+        return ["", *_set("REACT_MODEL_PATH")]
+    if option == "adapter":
+        from react_core.providers.adapters import NONE, SHIPPED
+
+        return ["", SHIPPED, NONE, *_set("REACT_ADAPTER")]
+    return []
 
 
-def model_file_choices() -> list[str]:
-    """The on-device model files the operator offers visitors: '' (the bundled model) first."""
-    return ["", *([environment_value("REACT_MODEL_PATH")] if environment_value("REACT_MODEL_PATH") else [])]
-
-
-def adapter_choices() -> list[str]:
-    """The adapters the operator offers visitors: the shipped one, none, and REACT_ADAPTER's file."""
-    from react_core.providers.adapters import NONE, SHIPPED
-
-    return ["", SHIPPED, NONE, *([environment_value("REACT_ADAPTER")] if environment_value("REACT_ADAPTER") else [])]
+def _set(variable: str) -> list[str]:
+    return [environment_value(variable)] if environment_value(variable) else []
 
 
 def check_files(
@@ -51,15 +52,17 @@ def check_files(
         if isinstance(script, list):
             if any(isinstance(item, dict) and item.get("gate") for item in script):
                 raise ConfigError("An uploaded script cannot have gate items: a gate names a file on the server.")
-        elif script and not among_paths(str(script), script_choices()):
+        elif script and not among_paths(str(script), offered_files("script")):
             instead = "choose the operator's script or upload your own in Settings"
-            raise refusal("the scripted provider's script", instead if script_choices() else "upload your own script")
-    if "model_path" in provider.options and model_path and not among_paths(model_path, model_file_choices()):
+            raise refusal(
+                "the scripted provider's script", instead if offered_files("script") else "upload your own script"
+            )
+    if "model_path" in provider.options and model_path and not among_paths(model_path, offered_files("model_path")):
         raise refusal("the on-device model file", "choose the bundled model or the operator's in Settings")
     if (
         "adapter" in provider.options
-        and adapter not in adapter_choices()[:3]
-        and not among_paths(adapter, adapter_choices()[3:])
+        and adapter not in offered_files("adapter")[:3]
+        and not among_paths(adapter, offered_files("adapter")[3:])
     ):
         raise refusal(
             "the on-device model's adapter", "choose the shipped adapter, none, or the operator's in Settings"

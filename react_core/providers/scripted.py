@@ -24,23 +24,9 @@ from react_core.base.errors import ConfigError, ProviderError
 from react_core.base.trace import ToolCall, Usage
 from react_core.providers.base import Chunk, CompletionRequest, Provider, estimate_tokens
 
-__all__ = ["MAX_SCRIPT_BYTES", "SCRIPT_FORMAT", "ScriptedProvider", "checked_outputs", "load_script", "script_outputs"]
+__all__ = ["ScriptedProvider", "checked_outputs", "load_script"]
 
 _PIECES = re.compile(r"\S+\s*|\s+")
-
-
-MAX_SCRIPT_BYTES = 1_000_000  # an uploaded script, kept in a session and remembered with its settings
-# The format, as a person reads it beside the script's box (Settings) and in the docs.
-SCRIPT_FORMAT = """A JSON array with one item per model call, used in order (one script can drive several questions):
-
-- a string: the model's reply, word for word, e.g. `" I should compute it.\\nAction 1: Calculator[6 * 7]"` in the
-  paper dialect (the reply goes on from the prompt's `Thought 1:`; the loop cuts it at the dialect's stop sequences);
-- or an object: `{"text": …, "delay": seconds, "error": "a failure to raise", "usage": {"prompt_tokens": …,
-  "completion_tokens": …}, "tool_calls": [{"name": "search", "arguments": {"query": "…"}}]}` (`tool_calls`: a reply
-  that calls tools natively, for the tools dialect).
-
-Observations are not in a script: the tools run as in any run. History's **Save as script** writes a run in this
-format; the samples show it in every dialect."""
 
 
 def load_script(path: str | Path) -> list[Any]:
@@ -52,17 +38,6 @@ def load_script(path: str | Path) -> list[Any]:
     except UnicodeDecodeError:
         raise ConfigError(f"Script {path} is not UTF-8 text.") from None
     return checked_outputs(text, f"Script {path}")
-
-
-def script_outputs(data: bytes) -> list[Any]:
-    """The outputs of a script a person uploaded (its bytes): the same checks as a file's, and a size limit."""
-    if len(data) > MAX_SCRIPT_BYTES:
-        raise ConfigError(f"The script is larger than {MAX_SCRIPT_BYTES:,} bytes.")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ConfigError("The script is not UTF-8 text.") from None
-    return checked_outputs(text, "The script")
 
 
 def checked_outputs(text: str | list[Any], name: str = "The script") -> list[Any]:

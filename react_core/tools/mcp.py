@@ -38,7 +38,7 @@ from react_core.tools.mcp_arguments import arguments as arguments  # the one hom
 from react_core.tools.mcp_arguments import compact, single
 from react_core.tools.mcp_asks import asked, summary
 from react_core.tools.mcp_client import POOL, McpFailure
-from react_core.tools.mcp_config import ServerConfig, all_servers, destructive_allowed, hidden
+from react_core.tools.mcp_config import ServerConfig, destructive_allowed, hidden
 from react_core.tools.mcp_resources import READ_RESOURCE, SCHEMA, about, listing, offers_resources, read
 from react_core.tools.mcp_results import call_record, content_text, recorded
 from react_core.tools.registry import Tool, bounded
@@ -52,7 +52,6 @@ __all__ = [
     "guard",
     "listed",
     "make_tool",
-    "mcp_statuses",
     "mcp_tools",
     "offered",
     "refusal",
@@ -325,16 +324,3 @@ def server_statuses(
             status.sign_in_url = POOL.sign_in_url(config)
         out.append(status)
     return out
-
-
-def mcp_statuses(
-    urls: dict[str, Any] | None = None, *, visitor: bool = False, owner: str = ""
-) -> tuple[list[ServerStatus], str]:
-    """The operator's servers and the person's own (``urls``, ``owner``'s), each with its state and tools, and '' or
-    why the configuration itself could not be read. A page waits ``PAGE_WAIT_SECONDS`` at most: a server still
-    connecting then is shown so, and goes on connecting."""
-    try:
-        servers = all_servers(urls or {}, visitor=visitor, owner=owner)
-    except ConfigError as e:
-        return [], str(e)
-    return server_statuses(servers, visitor=visitor, wait=PAGE_WAIT_SECONDS), ""

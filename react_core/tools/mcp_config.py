@@ -44,7 +44,6 @@ __all__ = [
     "ServerConfig",
     "all_servers",
     "check_headers",
-    "check_mcp_server",
     "check_name",
     "check_url",
     "default_timeout",
@@ -54,18 +53,14 @@ __all__ = [
     "entry_url",
     "hidden",
     "masked",
-    "masked_headers",
     "may_add_http",
-    "may_add_mcp_server",
     "may_use_oauth",
     "met_secret",
     "missing_servers",
     "operator_servers",
     "own_entry",
     "own_server",
-    "parse_headers",
     "persons_servers",
-    "refused_tools",
     "server_config",
     "unconfigured",
 ]
@@ -252,26 +247,6 @@ def check_headers(headers: Mapping[str, str], where: str) -> dict[str, str]:
     return dict(headers)
 
 
-def parse_headers(authorization: str, others: str, where: str = "MCP server") -> dict[str, str]:
-    """The headers of a person's form: an Authorization value (a bare token becomes ``Bearer TOKEN``, as most
-    servers that ask for a token expect) and other headers, one ``Name: value`` a line."""
-    headers: dict[str, str] = {}
-    token = authorization.strip()
-    if token:
-        headers["Authorization"] = token if " " in token else f"Bearer {token}"
-    for n, line in enumerate(others.splitlines(), 1):
-        if not line.strip():
-            continue
-        if ":" not in line:
-            raise ConfigError(f"{where}: line {n} of the other headers is not 'Name: value'.")
-        key, text = line.split(":", 1)  # an HTTP header line (a model choice's colon is read in providers.choice)
-        key = key.strip()
-        if key.lower() in {k.lower() for k in headers}:
-            raise ConfigError(f"{where}: the {key[:64]} header is given twice.")
-        headers[key] = text.strip()
-    return check_headers(headers, where)
-
-
 # What a person's own server's entry may hold.
 OWN_FIELDS = ("url", "headers", "oauth")
 
@@ -320,11 +295,6 @@ def hidden(config: ServerConfig, text: str) -> str:
 def masked(value: str) -> str:
     """A secret as it is shown back: its last four characters when it is long enough to keep the rest hidden."""
     return MASK + value[-4:] if len(value) >= 16 else MASK
-
-
-def masked_headers(entry: Any) -> list[str]:
-    """A person's server's headers as Settings shows them after saving: ``Authorization: ••••1234``."""
-    return [f"{key}: {masked(text)}" for key, text in sorted(entry_headers(entry).items())]
 
 
 def all_servers(
@@ -383,22 +353,6 @@ def default_timeout(env: Mapping[str, str] | None = None) -> float:
     return seconds
 
 
-def may_add_mcp_server(visitor: bool) -> str:
-    """``may_add_http`` for the app: '' when this person may add an HTTP server, else why not."""
-    return may_add_http(visitor=visitor)
-
-
-def check_mcp_server(
-    name: str, url: str, headers: Mapping[str, str] | None = None, *, oauth: bool = False, visitor: bool = False
-) -> str:
-    """'' when a person's server (name, URL, headers, OAuth) is well-formed and allowed here, else why not."""
-    try:
-        server_config(name.strip(), own_entry(name, own_server(url.strip(), headers, oauth=oauth)), operators=False)
-    except ConfigError as e:
-        return str(e)
-    return may_use_oauth(visitor=visitor) if oauth else ""
-
-
 def unconfigured(tools: Iterable[str], servers: Iterable[ServerConfig]) -> list[str]:
     """The enabled MCP tools whose server is not configured here (a server that is down is configured: its tools
     answer with why, and the run goes on)."""
@@ -418,15 +372,3 @@ def missing_servers(tools: Iterable[str], servers: Iterable[ServerConfig]) -> st
         f"{', '.join(repr(w) for w in wanted)} is configured here (the operator lists servers in {SERVERS_VARIABLE}; "
         "in Settings you can add one by URL, or turn the tool off)."
     )
-
-
-def refused_tools(tools: Iterable[str], urls: Mapping[str, Any] | None = None, *, visitor: bool) -> tuple[list, str]:
-    """For the app, when a prompt version brings its tools: the MCP tools it cannot have here, and why ('' when
-    none)."""
-    tools = list(tools)
-    try:
-        servers = all_servers(urls or {}, visitor=visitor)
-    except ConfigError as e:
-        lacking = [t for t in tools if t not in TOOL_ORDER]
-        return lacking, (str(e) if lacking else "")
-    return unconfigured(tools, servers), missing_servers(tools, servers)

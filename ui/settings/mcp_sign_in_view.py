@@ -1,5 +1,5 @@
 """Signing in to MCP servers with OAuth on the Settings page: the Sign in button beside a server that needs it, the
-link to its authorization page, and the browser's return to this page with a code (``react_core.finish_mcp_sign_in``).
+link to its authorization page, and the browser's return to this page with a code (``McpServers.finish_sign_in``).
 Drawing and verbs only; the flow is the engine's (``react_core.tools.mcp_oauth``)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import streamlit as st
 
-from react_core import ReactLabError, finish_mcp_sign_in, mcp_sign_out, md_escape, start_mcp_sign_in
+from react_core import McpServers, ReactLabError, md_escape
 from ui.shared import identity, state
 
 # What the authorization server adds to the page's address when it sends the browser back.
@@ -37,27 +37,28 @@ def finish_from_redirect() -> None:
         return
     # A public demo session is this browser tab: coming back starts another, so the state alone says whose it is.
     owner = None if identity.mode() == identity.DEMO else identity.owner()
-    why = finish_mcp_sign_in(returned["state"], returned["code"], owner, returned["iss"] or None)
+    why = McpServers.finish_sign_in(returned["state"], returned["code"], owner, returned["iss"] or None)
     if why:
         st.error(md_escape(why))
     else:
         st.success("Signed in: the server connects with its new tokens.")
 
 
+def persons_servers() -> McpServers:
+    """The MCP servers this person may use, theirs as their settings keep them."""
+    return McpServers(state.settings().get("mcp_servers", {}), visitor=identity.own_endpoints(), owner=identity.owner())
+
+
 def _sign_in(name: str) -> None:
-    s = state.settings()
     try:  # the page to open shows beside the server once known (a moment: discovery, registration)
-        start_mcp_sign_in(
-            name, _here(), s.get("mcp_servers", {}), visitor=identity.own_endpoints(), owner=identity.owner()
-        )
+        persons_servers().start_sign_in(name, _here())
     except ReactLabError as e:
         state.flash("error", md_escape(str(e)))
 
 
 def _sign_out(name: str) -> None:
-    s = state.settings()
     try:
-        mcp_sign_out(name, s.get("mcp_servers", {}), visitor=identity.own_endpoints(), owner=identity.owner())
+        persons_servers().sign_out(name)
     except ReactLabError as e:
         state.flash("error", md_escape(str(e)))
 

@@ -1,6 +1,6 @@
 """The MCP servers on the Settings page (a step's MCP call is drawn by ``ui.shared.mcp_call``).
 
-Drawing only; the engine lists servers and their tools (``react_core.mcp_statuses``) and records each call on its
+Drawing only; the engine lists servers and their tools (``react_core.McpServers``) and records each call on its
 observation (``Observation.mcp``)."""
 
 from __future__ import annotations
@@ -9,21 +9,9 @@ from typing import Any
 
 import streamlit as st
 
-from react_core import (
-    TOOL_ORDER,
-    ReactLabError,
-    check_mcp_server,
-    entry_url,
-    masked_headers,
-    may_add_mcp_server,
-    may_use_oauth,
-    mcp_statuses,
-    md_escape,
-    own_server,
-    parse_headers,
-)
-from ui.settings.mcp_sign_in_view import finish_from_redirect, sign_in_controls
-from ui.shared import identity, state
+from react_core import TOOL_ORDER, McpServers, ReactLabError, md_escape
+from ui.settings.mcp_sign_in_view import finish_from_redirect, persons_servers, sign_in_controls
+from ui.shared import state
 
 
 def render_servers(statuses: list[Any], enabled: set[str], on_toggle: Any) -> None:
@@ -78,7 +66,7 @@ def tools_from_checkboxes(current: list[str]) -> list[str]:
 def _headers_from(prefix: str, name: str) -> dict[str, str] | None:
     """The headers a form gives (its Authorization field and other headers' lines), or None after saying why not."""
     try:
-        return parse_headers(
+        return McpServers.parse_headers(
             st.session_state.get(f"{prefix}-auth", ""), st.session_state.get(f"{prefix}-headers", ""), f"{name!r}"
         )
     except ReactLabError as e:
@@ -97,12 +85,11 @@ def _add_server() -> None:
     if headers is None:
         return
     oauth = bool(st.session_state.get("set-mcp-oauth"))
-    why = check_mcp_server(name, url, headers, oauth=oauth, visitor=identity.own_endpoints())
+    why = persons_servers().check(name, url, headers, oauth=oauth)
     if why:
         state.flash("error", md_escape(why))
         return
-    entry = own_server(url, headers, oauth=oauth)
-    state.change_settings(lambda: {"mcp_servers": {**state.settings().get("mcp_servers", {}), name: entry}})
+    state.change_settings(lambda: {"mcp_servers": persons_servers().added(name, url, headers, oauth=oauth)})
     _clear("set-mcp", "name", "url", "auth", "headers")  # a secret typed once is not kept in a widget
     st.session_state["set-mcp-oauth"] = False
 
@@ -114,13 +101,7 @@ def _set_headers(name: str, keep: bool) -> None:
     if headers is None:
         return
 
-    def changes() -> dict[str, Any]:
-        servers = dict(state.settings().get("mcp_servers", {}))
-        if name in servers:
-            servers[name] = own_server(entry_url(servers[name]), headers)
-        return {"mcp_servers": servers}
-
-    state.change_settings(changes)
+    state.change_settings(lambda: {"mcp_servers": persons_servers().with_headers(name, headers)})
     _clear(prefix, "auth", "headers")
 
 
@@ -144,10 +125,10 @@ def _header_fields(prefix: str) -> None:
     st.text_area("Other headers (optional), one 'Name: value' a line", key=f"{prefix}-headers", height=68)
 
 
-def _own_servers(servers: dict[str, Any]) -> None:
+def _own_servers(servers: McpServers) -> None:
     """Each of the person's servers: its headers masked, and buttons to replace or remove them, or the server."""
-    for name, entry in servers.items():
-        shown = masked_headers(entry)
+    for name in servers.urls:
+        shown = servers.masked_headers(name)
         st.caption(md_escape(f"{name} · {' · '.join(shown) if shown else 'no headers'}"))
         cols = st.columns(3)
         cols[0].button(f"Remove {name}", key=f"set-mcp-remove-{name}", on_click=_remove_server, args=(name,))
@@ -163,10 +144,10 @@ def _own_servers(servers: dict[str, Any]) -> None:
 def render_mcp_settings() -> None:
     """The MCP servers section of Settings: the servers with their state and tools, and the person's own servers."""
     s = state.settings()
-    visitor = identity.own_endpoints()
+    servers = persons_servers()
     finish_from_redirect()  # back from a server's sign-in page
     with st.spinner("Connecting to MCP servers…"):
-        statuses, problem = mcp_statuses(s.get("mcp_servers", {}), visitor=visitor, owner=identity.owner())
+        statuses, problem = servers.statuses()
     if problem:
         st.error(md_escape(problem))
     if not statuses and not problem:
@@ -176,16 +157,16 @@ def render_mcp_settings() -> None:
         state.change_settings(lambda: {"tools": tools_from_checkboxes(state.settings().get("tools", []))})
 
     render_servers(statuses, set(s.get("tools", [])), toggled)
-    why_not = may_add_mcp_server(visitor)
+    why_not = servers.may_add()
     if why_not:
         st.caption(md_escape(why_not))
         return
-    _own_servers(s.get("mcp_servers", {}))
+    _own_servers(servers)
     with st.popover("Add a server by URL"):
         st.text_input("Name (letters and digits)", key="set-mcp-name")
         st.text_input("Streamable-HTTP URL", key="set-mcp-url", placeholder="https://example.org/mcp")
         _header_fields("set-mcp")
-        if not may_use_oauth(visitor=visitor):
+        if not servers.may_use_oauth():
             st.checkbox(
                 "Sign in with OAuth",
                 key="set-mcp-oauth",

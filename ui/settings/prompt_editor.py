@@ -13,26 +13,10 @@ from dataclasses import replace
 
 import streamlit as st
 
-from react_core import (
-    DIALECTS,
-    MAX_DYNAMIC,
-    TOOL_ORDER,
-    Preset,
-    Problem,
-    ReactLabError,
-    Trace,
-    estimate_tokens,
-    example_from_run,
-    md_escape,
-    ordered_tools,
-    parse_ref,
-    provider_class,
-    refused_tools,
-    render_prefix,
-    validate_preset,
-)
+from react_core import DIALECTS, Preset, PromptEdit, ReactLabError, Trace, md_escape, parse_ref, provider_class
+from ui.settings.mcp_sign_in_view import persons_servers
 from ui.settings.versions import render_version_chooser
-from ui.shared import identity, presets, state
+from ui.shared import presets, state
 from ui.shared.bind import seed
 from ui.shared.text import md_literal
 
@@ -73,16 +57,15 @@ def _set_editor(values: dict[str, str]) -> None:
         st.session_state[key] = values[f]
 
 
-def _problems(candidate: Preset) -> list[Problem]:
-    """A step a person writes may call only an enabled tool; the steps of the preset they started from stay valid
-    whatever tools are off (the shipped examples call all three)."""
-    return validate_preset(candidate, state.settings().get("tools", []), since=_named())
+def _edit(candidate: Preset) -> PromptEdit:
+    """The edit checked against the enabled tools, from the preset it started from."""
+    return PromptEdit(candidate, state.settings().get("tools", []), since=_named())
 
 
 def _on_edit() -> None:
     values = {f: st.session_state[key] for f, key in FIELDS.items()}
     candidate = _candidate(values)
-    if _problems(candidate):
+    if _edit(candidate).problems:
         st.session_state.draft = values  # kept, shown with its problems; the last valid prompt stays in use
         return
     st.session_state.draft = None
@@ -104,8 +87,7 @@ def choose(ref: str) -> None:
     setup = {"tools": base.run_tools, "grammar": base.grammar}
     if base.run_tools:
         # An MCP tool whose server this configuration lacks is refused, said, and left off (never dropped unsaid).
-        s = state.settings()
-        lacking, why = refused_tools(base.run_tools, s.get("mcp_servers", {}), visitor=identity.own_endpoints())
+        lacking, why = persons_servers().refused(base.run_tools)
         if lacking:
             state.flash("warning", md_escape(why))
             setup["tools"] = [t for t in base.run_tools if t not in lacking]
@@ -119,22 +101,20 @@ def choose(ref: str) -> None:
 def _with_setup(preset: Preset) -> Preset:
     """``preset`` with the agent setup in use (tools, grammar), as a saved version keeps it."""
     s = state.settings()
-    return replace(preset, run_tools=ordered_tools(s.get("tools", [])), grammar=bool(s.get("grammar")))
+    return preset.with_setup(s.get("tools", []), bool(s.get("grammar")))
 
 
 def _same_setup(base: Preset) -> bool:
     """Whether the settings run ``base`` as it says (a version that does not say: as the defaults do)."""
     s = state.settings()
-    tools = base.run_tools if base.run_tools is not None else list(TOOL_ORDER)
-    grammar = base.grammar if base.grammar is not None else True
-    return ordered_tools(s.get("tools", [])) == ordered_tools(tools) and bool(s.get("grammar")) == grammar
+    return base.runs_as(s.get("tools", []), bool(s.get("grammar")))
 
 
 def use_as_example(trace: Trace, run_id: int) -> None:
     """Append a run to the examples of the prompt in use, written in its dialect and checked by its parser; the edit
     is applied (unsaved) and the editor shows it. Says so, or why not, on the next page drawn."""
     try:
-        edited = example_from_run(trace, presets.active(), run_id)
+        edited = PromptEdit(presets.active()).with_run(trace, run_id)
     except ReactLabError as e:
         state.flash("error", str(e))
         return
@@ -242,7 +222,7 @@ def render_prompt_editor() -> None:
         "Dynamic examples: the k most like each question (0: all of them, always)",
         key=FIELDS["dynamic_examples"],
         min_value=0,
-        max_value=MAX_DYNAMIC,
+        max_value=Preset.MAX_DYNAMIC,
         step=1,
         on_change=_on_edit,
         help="For each question, the k examples whose questions are most like it (BM25) replace the fixed set; the "
@@ -259,8 +239,8 @@ def render_prompt_editor() -> None:
     )
     shown = {f: st.session_state[key] for f, key in FIELDS.items()}
     candidate = _candidate(shown)
-    problems = _problems(candidate)
-    tokens = estimate_tokens(render_prefix(candidate, state.settings().get("tools", [])))
+    edit = _edit(candidate)
+    problems, tokens = edit.problems, edit.tokens
     if problems:
         st.error("Not applied: fix the problems below. Runs keep using the last valid prompt.", icon=":material/block:")
         for p in problems:

@@ -9,16 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from react_core import (
-    DIALECTS,
-    SCRIPT_FORMAT,
-    Trace,
-    default_preset_for,
-    run_as_script,
-    sample_for,
-    sample_scripts,
-    script_json,
-)
+from react_core import DIALECTS, SampleScript, Script, Trace, default_preset_for
 from ui.settings.prompt_editor import choose
 from ui.shared import presets, state
 from ui.shared.text import md_literal
@@ -28,7 +19,7 @@ SAMPLE_KEY = "set-script-sample"
 
 def use_sample(path: str) -> None:
     """Make the sample at ``path`` the script, with a prompt of its dialect; say what to ask."""
-    sample = sample_for(path)
+    sample = SampleScript.at(path)
     if sample is None:
         return
     state.update_settings(script=str(sample.path))
@@ -52,7 +43,7 @@ def _on_pick() -> None:
 def render_samples() -> None:
     """A list of the shipped samples; choosing one makes it the script (local mode: visitors choose among the
     operator's scripts, samples included, in the script's own list)."""
-    labels = {str(s.path): s.label for s in sample_scripts()}
+    labels = {str(s.path): s.label for s in SampleScript.all()}
     if not labels:
         return
     st.selectbox(
@@ -68,12 +59,13 @@ def render_samples() -> None:
 
 def render_format() -> None:
     with st.popover("Script format", icon=":material/data_object:"):
-        st.markdown(SCRIPT_FORMAT)
+        st.markdown(Script.FORMAT)
 
 
 def render_save_as_script(trace: Trace, stem: str) -> None:
     """The run's model replies as a script file, how to replay it, and what a replay will not repeat."""
-    outputs, notes = run_as_script(trace)
+    script = Script.from_run(trace)
+    outputs, notes = script.outputs, script.notes
     dialect = str(trace.settings.get("dialect") or "paper")
     label = DIALECTS[dialect].label if dialect in DIALECTS else dialect
     preset = str(trace.settings.get("prompt_version") or trace.settings.get("preset") or dialect)
@@ -88,7 +80,7 @@ def render_save_as_script(trace: Trace, stem: str) -> None:
         st.warning(md_literal(note), icon=":material/warning:")
     st.download_button(
         "Download the script (JSON)",
-        script_json(outputs),
+        script.json,
         f"{stem}.script.json",
         "application/json",
         key="export-script",

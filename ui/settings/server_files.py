@@ -13,21 +13,16 @@ from pathlib import Path
 import streamlit as st
 
 from react_core import (
-    MAX_SCRIPT_BYTES,
     ReactLabError,
-    adapter_choices,
-    adapter_label,
+    SampleScript,
+    Script,
+    adapter_setting_label,
     environment_value,
-    model_file_choices,
+    offered_files,
     pack_choices,
     pack_spec,
     pack_text,
     plural,
-    sample_for,
-    script_choices,
-    script_label,
-    script_outputs,
-    shipped_adapter,
 )
 from ui.settings.sample_scripts import render_format, render_samples, use_sample
 from ui.shared import identity, state
@@ -42,7 +37,7 @@ def _name(path: str) -> str:
     return Path(path).name if path else BUNDLED_MODEL
 
 
-def _choose(label: str, field: str, choices: list[str], current: str, **kw) -> None:
+def _choose(label: str, field: str, choices: list[str], current: str, format_func=_name, **kw) -> None:
     """A choice among the operator's values, shown by file name; none chosen while the setting is none of them."""
     key = f"set-{field}"
     seed(key, current if current in choices else None)
@@ -50,7 +45,7 @@ def _choose(label: str, field: str, choices: list[str], current: str, **kw) -> N
         label,
         choices,
         key=key,
-        format_func=_name,
+        format_func=format_func,
         on_change=lambda: state.update_settings(**{field: st.session_state[key] or ""}),
         **kw,
     )
@@ -61,7 +56,7 @@ def _on_upload() -> None:
     if upload is None:
         return
     try:
-        outputs = script_outputs(upload.getvalue())
+        outputs = Script.upload(upload.getvalue()).outputs
     except ReactLabError as e:
         st.session_state.script_upload_problem = f"{upload.name}: {e}"
         return
@@ -73,7 +68,7 @@ def _on_upload() -> None:
 def _on_choose_script() -> None:
     """A visitor's choice among the operator's scripts: a sample brings a prompt of its dialect (``use_sample``)."""
     path = st.session_state.get("set-script") or ""
-    if sample_for(path) is not None:
+    if SampleScript.at(path) is not None:
         use_sample(path)
     else:
         state.update_settings(script=path)
@@ -87,14 +82,14 @@ def render_script() -> None:
     with help_:
         render_format()
     if identity.own_endpoints():
-        choices = script_choices()
+        choices = offered_files("script")
         if choices:
             seed("set-script", current if not uploaded and current in choices else None)
             box.selectbox(
                 "Script (JSON array of model outputs)",
                 choices,
                 key="set-script",
-                format_func=script_label,
+                format_func=SampleScript.label_of,
                 placeholder="your uploaded script" if uploaded else "choose a script",
                 on_change=_on_choose_script,
             )
@@ -111,7 +106,7 @@ def render_script() -> None:
         )
         render_samples()
     st.file_uploader(
-        f"Upload a script (JSON, up to {MAX_SCRIPT_BYTES // 1000:,} kB)",
+        f"Upload a script (JSON, up to {Script.MAX_BYTES // 1000:,} kB)",
         type=["json"],
         key="set-script-upload",
         on_change=_on_upload,
@@ -127,29 +122,20 @@ def render_model_file() -> None:
     if not identity.own_endpoints():
         bound(st.text_input, "Model file (GGUF)", "model_path", placeholder=BUNDLED_MODEL)
         return
-    choices = model_file_choices()
+    choices = offered_files("model_path")
     if len(choices) > 1:
         _choose("Model file (GGUF)", "model_path", choices, state.settings().get("model_path") or "")
     st.caption(f"{OPERATORS}: the model file is {BUNDLED_MODEL} or one the operator offers.")
-
-
-ADAPTER_LABELS = {"": "the shipped one", "shipped": "the shipped one", "none": "none: the base model alone"}
-
-
-def _adapter_name(setting: str) -> str:
-    if setting in ("", "shipped"):
-        shipped = shipped_adapter()
-        return f"the shipped one: {adapter_label(shipped)}" if shipped else "the shipped one (not in this checkout)"
-    return ADAPTER_LABELS.get(setting) or Path(setting).name
 
 
 def render_adapter() -> None:
     """The on-device model's LoRA adapter: the shipped one (the default), none, or a file (local mode: typed; visitor
     modes: the operator's). The model label, the notice and the default prompt follow the choice."""
     current = state.settings().get("adapter") or ""
-    choices = adapter_choices()
+    choices = offered_files("adapter")
     if identity.own_endpoints():
-        _choose("Adapter (fine-tuned LoRA)", "adapter", [c for c in choices if c != "shipped"], current)
+        choices = [c for c in choices if c != "shipped"]
+        _choose("Adapter (fine-tuned LoRA)", "adapter", choices, current, format_func=adapter_setting_label)
         st.caption(f"{OPERATORS}: the adapter is the shipped one, none, or one the operator offers.")
         return
     own = current not in ("", "shipped", "none")
@@ -161,7 +147,7 @@ def render_adapter() -> None:
         options,
         key=key,
         horizontal=True,
-        format_func=lambda o: {"": _adapter_name(""), "none": "none", "own": "your own file"}[o],
+        format_func=lambda o: {"": adapter_setting_label(""), "none": "none", "own": "your own file"}[o],
         on_change=lambda: state.update_settings(
             adapter={"": "", "none": "none"}.get(st.session_state[key], st.session_state.get("set-adapter-path", ""))
         ),

@@ -11,7 +11,7 @@ from typing import Any
 
 import streamlit as st
 
-from react_core import ADDED, CHANGED, REMOVED, SAME, ReactLabError, VersionDiff, address, version_choice
+from react_core import ReactLabError, VersionDiff, address, parse_ref
 from ui.shared import presets, state
 from ui.shared.bind import seed
 from ui.shared.text import md_literal
@@ -22,7 +22,7 @@ NEWEST = ""  # the chooser's value for "the newest version of the line"
 def _suffix() -> str:
     """The version the settings name (a number or a label), '' for the newest."""
     try:
-        return version_choice(presets.current_name())
+        return parse_ref(presets.current_name()).choice
     except ReactLabError:
         return NEWEST
 
@@ -162,7 +162,7 @@ DIFF_STYLE = (
     ".vdiff del{background:#ffc1bc;text-decoration:line-through}.vdiff ins{background:#abf2bc;text-decoration:none}"
     "</style>"
 )
-SIGNS = {SAME: " ", REMOVED: "-", ADDED: "+"}
+SIGNS = {VersionDiff.SAME: " ", VersionDiff.REMOVED: "-", VersionDiff.ADDED: "+"}
 
 
 def marked_html(lines: Sequence[Any]) -> str:
@@ -174,7 +174,7 @@ def marked_html(lines: Sequence[Any]) -> str:
         body = ""
         for span in line.spans:
             text = html.escape(span.text)
-            tag = {REMOVED: "del", ADDED: "ins"}.get(span.kind)
+            tag = {VersionDiff.REMOVED: "del", VersionDiff.ADDED: "ins"}.get(span.kind)
             body += text if tag is None or whole else f"<{tag}>{text}</{tag}>"
         rows.append(f'<div class="{line.kind}">{SIGNS[line.kind]} {body}</div>')
     return f'{DIFF_STYLE}<div class="vdiff">{"".join(rows)}</div>'
@@ -190,11 +190,11 @@ def render_diff(diff: VersionDiff) -> None:
     st.caption(md_literal(f"From {diff.left} to {diff.right}: {len(diff.examples)} examples differ{kept}."))
     for change in diff.examples:
         st.markdown(md_literal(f"Example {change.kind}: {change.question}"))
-        if change.kind == CHANGED:
-            edited = sum(1 for line in change.marked if line.kind == ADDED)
+        if change.kind == VersionDiff.CHANGED:
+            edited = sum(1 for line in change.marked if line.kind == VersionDiff.ADDED)
             st.caption(f"The whole example: {edited} line{'s' * (edited != 1)} changed, marked - before and + after.")
             st.html(marked_html(change.marked))
-        elif change.kind in (ADDED, REMOVED):
+        elif change.kind in (VersionDiff.ADDED, VersionDiff.REMOVED):
             st.code(change.new or change.old, language=None, wrap_lines=True)
     for field in diff.fields:
         st.markdown(md_literal(f"Field {field.field}:"))

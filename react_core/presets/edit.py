@@ -1,0 +1,63 @@
+"""A prompt as the Settings editor holds it: the preset as edited, checked against the tools enabled by the run's own
+parser (``check.validate_preset``), its size as sent with every step, and a run appended to its examples.
+
+A run taken as an example is written in the prompt's own dialect (``from_run.example_text``), and its id is kept beside
+the example, under its question (``Preset.example_sources``), so a version says where each such example came from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from react_core.base.errors import ConfigError
+from react_core.base.trace import Trace
+from react_core.presets.check import Problem, validate_preset
+from react_core.presets.from_run import example_text
+from react_core.presets.preset import Preset
+from react_core.presets.render import render_prefix
+from react_core.providers.base import estimate_tokens
+
+__all__ = ["PromptEdit"]
+
+
+@dataclass(frozen=True)
+class PromptEdit:
+    """``preset`` as edited, with the ``tools`` enabled; ``since``: the version the edit started from, whose own steps
+    stay valid whatever tools are off (the shipped examples call all three)."""
+
+    preset: Preset
+    tools: Sequence[str] | None = None
+    since: Preset | None = None
+
+    @property
+    def problems(self) -> list[Problem]:
+        """What keeps the edit from being applied ([] when nothing): a step a person writes may call only an enabled
+        tool."""
+        return validate_preset(self.preset, self.tools, since=self.since)
+
+    @property
+    def tokens(self) -> int:
+        """About how many tokens of instructions and examples are sent with every step."""
+        return estimate_tokens(render_prefix(self.preset, list(self.tools or [])))
+
+    def with_run(self, trace: Trace, run_id: int) -> Preset:
+        """The prompt with the run appended to its examples (an unsaved edit), checked as the editor checks a prompt;
+        ConfigError says what is wrong, with the line."""
+        preset = self.preset
+        text = example_text(trace, preset).strip("\n")
+        gap = "\n\n" if "\n\n" in preset.examples.strip("\n") else "\n"
+        examples = preset.examples.rstrip("\n") + gap + text + "\n" if preset.examples.strip() else text + "\n"
+        edited = replace(
+            preset,
+            examples=examples,
+            example_sources={**preset.example_sources, " ".join(trace.question.split()): int(run_id)},
+            version=0,
+            builtin=False,
+            path="",
+            name=preset.name if preset.name.endswith(" (edited)") else f"{preset.name} (edited)",
+        )
+        problems = validate_preset(edited, since=preset)
+        if problems:
+            raise ConfigError(f"Run #{run_id} written as an example does not check: {problems[0]}")
+        return edited
