@@ -75,7 +75,7 @@ from react_core.evaluation.assignments import (
 )
 from react_core.evaluation.bootstrap import BootstrapPlan, bootstrap
 from react_core.evaluation.figure3 import figure3_table
-from react_core.evaluation.paper import PAPER_MODEL, STRATEGY_LABELS
+from react_core.evaluation.paper import STRATEGY_LABELS
 from react_core.evaluation.parting import first_parting
 from react_core.evaluation.plan import plan_defaults, strategy_needs, unit_strategy
 from react_core.evaluation.question_sets import (
@@ -85,27 +85,10 @@ from react_core.evaluation.question_sets import (
     save_question_set_upload,
     write_set_file,
 )
-from react_core.evaluation.repeats import (
-    MAX_REPETITIONS,
-    RESAMPLES,
-    base_id,
-    common_questions,
-    compare_results,
-    score_results,
-)
-from react_core.evaluation.report import PAPER_N, result_label
-from react_core.evaluation.results import (
-    Evaluation,
-    StrategyResults,
-    list_evaluations,
-    load_evaluation,
-    new_evaluation_folder,
-    results_by_model,
-    results_by_version,
-)
+from react_core.evaluation.repeats import MAX_REPETITIONS, RESAMPLES
+from react_core.evaluation.results import Evaluation, StrategyResults
 from react_core.evaluation.run import EvalPlan, run_evaluation
 from react_core.evaluation.strategies import DEFAULT_PRESETS, ROLE_MODES, STRATEGIES, role_presets
-from react_core.evaluation.summary import ENDINGS
 from react_core.evaluation.tasks import HOTPOTQA, PAPER_500, TASKS, Task, dataset_task
 from react_core.history import RunRecord, Store, open_history
 from react_core.history.assignments import Assignment
@@ -145,7 +128,7 @@ from react_core.providers.choice import ModelChoice, environment_settings, offer
 from react_core.providers.file_choices import adapter_choices, model_file_choices, script_choices
 from react_core.providers.samples import run_as_script, sample_for, sample_scripts, script_json, script_label
 from react_core.providers.scripted import MAX_SCRIPT_BYTES, SCRIPT_FORMAT, script_outputs
-from react_core.report.checks import Checks, run_checks
+from react_core.report.checks import Checks
 from react_core.report.edits import EDITED_NOTE
 from react_core.report.expected import check_expected, expected_answer_for
 from react_core.report.exports import (
@@ -211,7 +194,6 @@ __all__ = [
     "DIALECTS",
     "Decision",
     "EDITED_NOTE",
-    "ENDINGS",
     "EvalPlan",
     "Evaluation",
     "Exchange",
@@ -234,8 +216,6 @@ __all__ = [
     "OPERATOR",
     "Observation",
     "PAPER_500",
-    "PAPER_MODEL",
-    "PAPER_N",
     "PROVIDERS",
     "Paused",
     "Preset",
@@ -288,7 +268,6 @@ __all__ = [
     "ask",
     "asking",
     "assignment_of",
-    "base_id",
     "best_per_student",
     "bootstrap",
     "call_request",
@@ -299,8 +278,6 @@ __all__ = [
     "check_grounding",
     "check_mcp_server",
     "column_label",
-    "common_questions",
-    "compare_results",
     "conversation_turns",
     "csv_text",
     "dataset_task",
@@ -326,11 +303,9 @@ __all__ = [
     "found_adapters",
     "knowledge_label",
     "line_up",
-    "list_evaluations",
     "live_export_content",
     "live_export_endpoint",
     "live_export_problem",
-    "load_evaluation",
     "masked_headers",
     "may_add_mcp_server",
     "may_use_oauth",
@@ -340,7 +315,6 @@ __all__ = [
     "model_choice_label",
     "model_file_choices",
     "model_label",
-    "new_evaluation_folder",
     "offered_models",
     "open_history",
     "ordered_tools",
@@ -361,13 +335,9 @@ __all__ = [
     "refused_tools",
     "render_prefix",
     "render_question",
-    "result_label",
-    "results_by_model",
-    "results_by_version",
     "role_presets",
     "run_as_script",
     "run_budget",
-    "run_checks",
     "run_evaluation",
     "run_scope",
     "run_sign",
@@ -376,7 +346,6 @@ __all__ = [
     "sample_scripts",
     "save_question_set_upload",
     "saved_columns",
-    "score_results",
     "script_choices",
     "script_json",
     "script_label",

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 from react_core.base.answers import exact_match, f1_score
 from react_core.base.errors import ConfigError
@@ -50,6 +51,9 @@ def fever_scores(prediction: str | None, label: str) -> tuple[float, float]:
 
 @dataclass(frozen=True, eq=False)  # one object per task, compared and hashed as itself
 class Task:
+    PAPER_MODEL: ClassVar[str] = "PaLM-540B"  # the model of the paper's Table 1
+    PAPER_N: ClassVar[int] = 500  # the dev questions (claims) each column of it scored
+
     name: str
     label: str
     metric: str  # the headline figure's name: what the tables call the EM column

@@ -16,9 +16,9 @@ import streamlit as st
 
 from react_core import (
     BootstrapPlan,
+    Evaluation,
     ReactLabError,
     RunSettings,
-    new_evaluation_folder,
     plan_defaults,
     preset_from_toml,
 )
@@ -48,7 +48,7 @@ def start() -> None:
     if state.running() or any(j is not None and not j.done for j in (ss.eval_job, ss.boot_job)):
         state.flash("warning", "Something is already running; wait for it or stop it first.")
         return
-    folder = new_evaluation_folder(ev.root() / "bootstrap")
+    folder = Evaluation.new_folder(ev.root() / "bootstrap")
     choice = ss.get("eval-dataset") or ""
     try:
         if question_sets.is_set(choice):

@@ -25,9 +25,6 @@ from react_core import (
     ReactLabError,
     RunSettings,
     evaluations_dir,
-    list_evaluations,
-    load_evaluation,
-    new_evaluation_folder,
     parse_ref,
     plan_defaults,
     strategy_needs,
@@ -39,12 +36,10 @@ from ui.evaluate import tasks as eval_tasks
 from ui.evaluate.job import EvalJob
 from ui.shared import export_settings, identity, state
 
-AT_ONCE_HELP = (
-    "Hosted models answer this many questions at the same time; the on-device model answers one at a time."
-)
+AT_ONCE_HELP = "Hosted models answer this many questions at the same time; the on-device model answers one at a time."
 RPM_HELP = (
     "At most this many model calls a minute, shared by every evaluation with the same key. When the service says "
-    "\"too many requests\" and how long to wait, the whole evaluation waits and slows down; no question is lost."
+    '"too many requests" and how long to wait, the whole evaluation waits and slows down; no question is lost.'
 )
 
 
@@ -158,7 +153,7 @@ def start() -> None:
     choice = ss.get("eval-dataset") or ""
     task = eval_tasks.task_of(choice)
     paper = plan_defaults(task)
-    folder = new_evaluation_folder(root())
+    folder = Evaluation.new_folder(root())
     try:
         shared = eval_tasks.datasets()
         dataset = question_sets.dataset_file(choice, folder) if question_sets.is_set(choice) else shared[choice]
@@ -206,7 +201,7 @@ def _files(folder: Path) -> tuple:
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def _load(folder: str, signature: tuple) -> Evaluation:  # the signature is part of the cache key
-    return load_evaluation(folder)
+    return Evaluation.load(folder)
 
 
 def load(folder: str | Path) -> Evaluation:
@@ -214,7 +209,7 @@ def load(folder: str | Path) -> Evaluation:
 
 
 def past() -> list[Evaluation]:
-    return list_evaluations(root(), load=load)
+    return Evaluation.load_all(root(), load=load)
 
 
 # -- what the page draws -------------------------------------------------------------------------------

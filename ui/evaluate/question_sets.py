@@ -3,8 +3,8 @@
 A person's question sets live in their history (``Store.question_sets``), checked on upload by the engine's rules
 (``react_core.parse_question_set``: a refusal names the line and the reason). An evaluation of a set gets the set as a
 JSONL file in its own results folder, so the folder says which questions it ran, as for the shared files. Scores with
-95 % intervals, the trajectory checks and the comparison with a baseline are the engine's (``score_results``,
-``run_checks``, ``compare_results``); here they become tables.
+95 % intervals, the trajectory checks and the comparison with a baseline are the engine's (``StrategyResults.scores``,
+``checked``, ``compare``); here they become tables.
 """
 
 from __future__ import annotations
@@ -23,15 +23,9 @@ from react_core import (
     QuestionSetError,
     ReactLabError,
     StrategyResults,
-    Trace,
     add_run_to_question_set,
-    base_id,
-    common_questions,
-    compare_results,
     plural,
-    run_checks,
     save_question_set_upload,
-    score_results,
     write_assignment_file,
     write_set_file,
 )
@@ -180,7 +174,7 @@ def _checked(
     chosen, evaluation = Checks(*key), _evaluation
     rows = []
     for r in evaluation.results:
-        s = score_results(r.records, chosen)
+        s = r.scores(chosen)
         row = {
             "strategy": STRATEGY_LABELS.get(r.strategy, r.name),
             "prompt version": r.version,
@@ -193,7 +187,7 @@ def _checked(
         }
         row.update({f"{name} %": round(100 * rate, 1) for name, rate in s.checks.items()})
         rows.append(row)
-    per_record = [run_checks(Trace.from_dict(rec["trace"]), chosen) for r in evaluation.results for rec in r.records]
+    per_record = [checked for r in evaluation.results for checked in r.checked(chosen)]
     return pd.DataFrame(rows), per_record
 
 
@@ -218,7 +212,7 @@ def baselines(current: Evaluation, past: list[Evaluation]) -> dict[str, Strategy
     own = current.results if len(current.results) > 1 else []
     for e, rs in [(current, own), *((p, p.results) for p in past if p.folder != current.folder)]:
         for r in rs:
-            shared = len(common_questions(r.records, here))
+            shared = len(r.in_common(here))
             if not shared:
                 continue
             when = e.created_at.replace("T", " ")[:16]
@@ -228,7 +222,7 @@ def baselines(current: Evaluation, past: list[Evaluation]) -> dict[str, Strategy
 
 
 def comparison(baseline: StrategyResults, current: StrategyResults) -> tuple[Any, pd.DataFrame]:
-    c = compare_results(baseline.records, current.records)
+    c = current.compare(baseline)
     rows = [{"change": "newly passes", "id": q, **c.rows[q]} for q in c.newly_pass]
     rows += [{"change": "newly fails", "id": q, **c.rows[q]} for q in c.newly_fail]
     return c, pd.DataFrame(rows, columns=["change", "id", "question", "gold", "baseline", "now"])
@@ -243,7 +237,3 @@ def comparison_line(name: str, c: Any) -> str:
         f"**{name}**: {len(c.newly_pass)} newly pass, {len(c.newly_fail)} newly fail ({c.both_pass} pass in both, "
         f"{c.both_fail} fail in both) · on {plural(c.shared, 'question')} in common{lacking}"
     )
-
-
-def first_run(records: list[dict[str, Any]], qid: str) -> dict[str, Any] | None:
-    return next((r for r in records if base_id(r["id"]) == qid), None)
