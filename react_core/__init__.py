@@ -77,19 +77,13 @@ from react_core.evaluation.bootstrap import BootstrapPlan, bootstrap
 from react_core.evaluation.figure3 import figure3_table
 from react_core.evaluation.paper import STRATEGY_LABELS
 from react_core.evaluation.parting import first_parting
-from react_core.evaluation.plan import plan_defaults, strategy_needs, unit_strategy
-from react_core.evaluation.question_sets import (
-    QuestionSetError,
-    add_run_to_question_set,
-    parse_question_set,
-    save_question_set_upload,
-    write_set_file,
-)
-from react_core.evaluation.repeats import MAX_REPETITIONS, RESAMPLES
+from react_core.evaluation.plan import plan_defaults, strategy_needs
+from react_core.evaluation.question_sets import QuestionSetError, QuestionSets
+from react_core.evaluation.repeats import RESAMPLES
 from react_core.evaluation.results import Evaluation, StrategyResults
 from react_core.evaluation.run import EvalPlan, run_evaluation
 from react_core.evaluation.strategies import DEFAULT_PRESETS, ROLE_MODES, STRATEGIES, role_presets
-from react_core.evaluation.tasks import HOTPOTQA, PAPER_500, TASKS, Task, dataset_task
+from react_core.evaluation.tasks import HOTPOTQA, TASKS, Task
 from react_core.history import RunRecord, Store, open_history
 from react_core.history.assignments import Assignment
 from react_core.history.conversations import conversation_turns
@@ -208,14 +202,12 @@ __all__ = [
     "MAX_COLUMNS",
     "MAX_DYNAMIC",
     "MAX_OWNER_CHARS",
-    "MAX_REPETITIONS",
     "MAX_SCRIPT_BYTES",
     "METHODS",
     "MIN_COLUMNS",
     "ModelChoice",
     "OPERATOR",
     "Observation",
-    "PAPER_500",
     "PROVIDERS",
     "Paused",
     "Preset",
@@ -223,6 +215,7 @@ __all__ = [
     "Problem",
     "Provider",
     "QuestionSetError",
+    "QuestionSets",
     "RECIPES",
     "RECIPE_NOTES",
     "REMOVED",
@@ -261,7 +254,6 @@ __all__ = [
     "action_title",
     "adapter_choices",
     "adapter_label",
-    "add_run_to_question_set",
     "address",
     "arena_file_name",
     "arena_to_html",
@@ -280,7 +272,6 @@ __all__ = [
     "column_label",
     "conversation_turns",
     "csv_text",
-    "dataset_task",
     "default_preset",
     "default_preset_for",
     "default_provider",
@@ -323,7 +314,6 @@ __all__ = [
     "pack_spec",
     "pack_text",
     "parse_headers",
-    "parse_question_set",
     "parse_ref",
     "pending_step",
     "plan_defaults",
@@ -344,7 +334,6 @@ __all__ = [
     "safe_url",
     "sample_for",
     "sample_scripts",
-    "save_question_set_upload",
     "saved_columns",
     "script_choices",
     "script_json",
@@ -372,11 +361,9 @@ __all__ = [
     "tool_call_text",
     "tool_label",
     "training_python",
-    "unit_strategy",
     "validate_preset",
     "version_choice",
     "warm_up",
     "write_assignment_file",
     "write_only",
-    "write_set_file",
 ]

@@ -16,7 +16,6 @@ from typing import Any
 import streamlit as st
 
 from react_core import (
-    PAPER_500,
     ROLE_MODES,
     STRATEGY_LABELS,
     EvalPlan,
@@ -24,11 +23,11 @@ from react_core import (
     PresetStore,
     ReactLabError,
     RunSettings,
+    Task,
     evaluations_dir,
     parse_ref,
     plan_defaults,
     strategy_needs,
-    unit_strategy,
 )
 from ui.evaluate import models as eval_models
 from ui.evaluate import question_sets
@@ -166,7 +165,7 @@ def start() -> None:
         strategies=chosen,
         out_dir=str(folder),
         settings=RunSettings.from_dict(state.settings()),
-        indices=str(dataset.parent / PAPER_500) if ss.get("eval-500") and not question_sets.is_set(choice) else None,
+        indices=str(Task.paper_rows(dataset)) if ss.get("eval-500") and not question_sets.is_set(choice) else None,
         repetitions=repetitions,
         temperature=float(ss.get("eval-temperature") or 0.0) if repetitions > 1 else paper.temperature,
         limit=int(ss["eval-limit"]),
@@ -219,7 +218,7 @@ def unit_label(key: str, snap: dict[str, Any]) -> str:
     """What a running evaluation runs, in words: the strategy, the prompt version when it compares versions and the
     model when it compares models (the job's ``versions`` and ``models`` say which, by unit key such as
     ``react@paper@2``)."""
-    strategy = unit_strategy(key)
+    strategy = EvalPlan.unit_strategy(key)
     version = (snap.get("versions") or {}).get(key, "")
     model = (snap.get("models") or {}).get(key, "")
     name = STRATEGY_LABELS.get(strategy, strategy)

@@ -1,7 +1,7 @@
 """The Evaluate page's own questions, repetitions, trajectory checks and baselines: the verbs and the tables.
 
 A person's question sets live in their history (``Store.question_sets``), checked on upload by the engine's rules
-(``react_core.parse_question_set``: a refusal names the line and the reason). An evaluation of a set gets the set as a
+(``react_core.QuestionSets``: a refusal names the line and the reason). An evaluation of a set gets the set as a
 JSONL file in its own results folder, so the folder says which questions it ran, as for the shared files. Scores with
 95 % intervals, the trajectory checks and the comparison with a baseline are the engine's (``StrategyResults.scores``,
 ``checked``, ``compare``); here they become tables.
@@ -21,13 +21,11 @@ from react_core import (
     ConfigError,
     Evaluation,
     QuestionSetError,
+    QuestionSets,
     ReactLabError,
     StrategyResults,
-    add_run_to_question_set,
     plural,
-    save_question_set_upload,
     write_assignment_file,
-    write_set_file,
 )
 from ui.shared import state
 
@@ -76,7 +74,7 @@ def dataset_file(choice: str, folder: Path) -> Path:
         if found is None:
             raise ConfigError("That assignment is gone, or its link was never opened here.")
         return write_assignment_file(found, folder)
-    return write_set_file(state.history_store(), choice[len(SET_PREFIX) :], folder / "questions")
+    return QuestionSets(state.history_store()).write_file(choice[len(SET_PREFIX) :], folder / "questions")
 
 
 def keep_upload() -> None:
@@ -88,7 +86,7 @@ def keep_upload() -> None:
         return
     name = (ss.get("qset-name") or "").strip() or Path(upload.name).stem
     try:
-        questions = save_question_set_upload(state.history_store(), name, upload.getvalue(), upload.name)
+        questions = QuestionSets(state.history_store()).save_upload(name, upload.getvalue(), upload.name)
     except QuestionSetError as e:
         state.flash("error", f"Refused: {e}")
         return
@@ -130,7 +128,8 @@ def _add_run(store: Any, run_id: int, question: str) -> None:
     ss = st.session_state
     name = (ss.get(f"add-set-name-{run_id}") or "").strip()
     try:
-        size = add_run_to_question_set(store, name, question, ss.get(f"add-set-answer-{run_id}") or "", run_id=run_id)
+        answer = ss.get(f"add-set-answer-{run_id}") or ""
+        size = QuestionSets(store).add_run(name, question, answer, run_id=run_id)
     except ReactLabError as e:
         state.flash("error", f"Not added: {e}")
         return
