@@ -23,7 +23,6 @@ from react_core import (
     Recipe,
     found_adapters,
     training_python,
-    write_only,
 )
 from ui.finetune import job as jobs
 from ui.shared import identity, state
@@ -162,7 +161,7 @@ with st.expander("Download trajectories as standard fine-tuning files"):
         plan.export_instructions = plan.folder / "instructions.json"
         try:
             with st.spinner("Writing trajectories…"):
-                write_only(plan)
+                plan.write_only()
         except ReactLabError as e:
             st.error(md_literal(str(e)))
         else:

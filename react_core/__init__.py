@@ -73,7 +73,7 @@ from react_core.evaluation.assignments import (
     submitter,
     write_assignment_file,
 )
-from react_core.evaluation.bootstrap import BootstrapPlan, bootstrap
+from react_core.evaluation.bootstrap import BootstrapPlan
 from react_core.evaluation.figure3 import figure3_table
 from react_core.evaluation.paper import STRATEGY_LABELS
 from react_core.evaluation.parting import first_parting
@@ -155,7 +155,7 @@ from react_core.tools.mcp_config import (
 )
 from react_core.tools.mcp_sign_in import finish_mcp_sign_in, mcp_sign_out, start_mcp_sign_in
 from react_core.tools.wiki import similar_titles
-from react_core.training.finetune import FinetunePlan, finetune, write_only
+from react_core.training.finetune import FinetunePlan
 from react_core.training.recipe import METHODS, RECIPE_NOTES, RECIPES, Recipe
 
 __version__ = "0.1.0"
@@ -261,7 +261,6 @@ __all__ = [
     "asking",
     "assignment_of",
     "best_per_student",
-    "bootstrap",
     "call_request",
     "call_table",
     "call_texts",
@@ -287,7 +286,6 @@ __all__ = [
     "figure_one",
     "file_stem",
     "final_trace",
-    "finetune",
     "finish_mcp_sign_in",
     "first_difference",
     "first_parting",
@@ -365,5 +363,4 @@ __all__ = [
     "version_choice",
     "warm_up",
     "write_assignment_file",
-    "write_only",
 ]

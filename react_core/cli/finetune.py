@@ -111,7 +111,7 @@ def _teacher(args: argparse.Namespace, plan: Any) -> list[Any]:
 
 
 def _cmd_finetune(args: argparse.Namespace) -> int:
-    from react_core.training.finetune import KINDS, finetune, write_only
+    from react_core.training.finetune import KINDS
 
     plan = plan_from_args(args)
     if args.teacher:
@@ -149,9 +149,9 @@ def _cmd_finetune(args: argparse.Namespace) -> int:
     cancel = threading.Event()
     try:
         if args.no_train:
-            print(write_only(plan, on_progress=on_progress))
+            print(plan.write_only(on_progress=on_progress))
             return 0
-        result = finetune(plan, on_progress=on_progress, cancel=cancel)
+        result = plan.run(on_progress=on_progress, cancel=cancel)
     except KeyboardInterrupt:
         cancel.set()
         print(f"Stopped: run the same command to resume ({plan.folder}).", file=sys.stderr)
