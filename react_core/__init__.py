@@ -156,7 +156,7 @@ from react_core.tools.mcp_config import (
 from react_core.tools.mcp_sign_in import finish_mcp_sign_in, mcp_sign_out, start_mcp_sign_in
 from react_core.tools.wiki import similar_titles
 from react_core.training.finetune import FinetunePlan
-from react_core.training.recipe import METHODS, RECIPE_NOTES, RECIPES, Recipe
+from react_core.training.recipe import RECIPES, Recipe
 
 __version__ = "0.1.0"
 
@@ -203,7 +203,6 @@ __all__ = [
     "MAX_DYNAMIC",
     "MAX_OWNER_CHARS",
     "MAX_SCRIPT_BYTES",
-    "METHODS",
     "MIN_COLUMNS",
     "ModelChoice",
     "OPERATOR",
@@ -217,7 +216,6 @@ __all__ = [
     "QuestionSetError",
     "QuestionSets",
     "RECIPES",
-    "RECIPE_NOTES",
     "REMOVED",
     "RESAMPLES",
     "ROLE_MODES",

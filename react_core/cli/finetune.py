@@ -18,7 +18,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from react_core.training.recipe import METHODS, RECIPE_NOTES, RECIPES
+from react_core.training.recipe import RECIPES, Recipe
 
 STOPPED = 3
 
@@ -30,9 +30,9 @@ def register(sub: Any) -> None:
         choices=list(RECIPES),
         default="v1",
         help="the recipe to start from, v1 by default (docs/finetune.md; the options below change it): "
-        + "; ".join(f"{name}, {note}" for name, note in RECIPE_NOTES.items()),
+        + "; ".join(f"{name}, {recipe.note}" for name, recipe in RECIPES.items()),
     )
-    p.add_argument("--method", choices=list(METHODS), help="what to learn (default: the recipe's, react)")
+    p.add_argument("--method", choices=list(Recipe.METHODS), help="what to learn (default: the recipe's, react)")
     p.add_argument(
         "--gold",
         nargs="*",
