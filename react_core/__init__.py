@@ -65,14 +65,7 @@ from react_core.evaluation.arena import (
     saved_columns,
 )
 from react_core.evaluation.arena_html import arena_file_name, arena_to_html
-from react_core.evaluation.assignments import (
-    assignment_of,
-    best_per_student,
-    references_from,
-    submission_of,
-    submitter,
-    write_assignment_file,
-)
+from react_core.evaluation.assignments import Board, references_from, submission_of, write_assignment_file
 from react_core.evaluation.bootstrap import BootstrapPlan
 from react_core.evaluation.figure3 import figure3_table
 from react_core.evaluation.paper import STRATEGY_LABELS
@@ -170,6 +163,7 @@ __all__ = [
     "Arena",
     "Assignment",
     "BREAKPOINTS",
+    "Board",
     "BootstrapPlan",
     "CALLS_LEFT_OUT",
     "CALL_REF",
@@ -257,8 +251,6 @@ __all__ = [
     "arena_to_html",
     "ask",
     "asking",
-    "assignment_of",
-    "best_per_student",
     "call_request",
     "call_table",
     "call_texts",
@@ -346,7 +338,6 @@ __all__ = [
     "strategy_needs",
     "stream",
     "submission_of",
-    "submitter",
     "summary_line",
     "text_credit",
     "to_atif_json",

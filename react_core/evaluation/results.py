@@ -49,6 +49,7 @@ from react_core.providers import PROVIDERS, model_choice_label
 from react_core.report.checks import Checks
 
 __all__ = [
+    "ASSIGNMENT_NOTE",
     "Evaluation",
     "HEADER",
     "StrategyResults",
@@ -63,6 +64,7 @@ __all__ = [
 ]
 
 HEADER = "header"
+ASSIGNMENT_NOTE = "assignment.json"  # in an evaluation's folder: the assignment whose questions it ran
 VERSION = 1
 
 
@@ -284,6 +286,16 @@ class Evaluation:
     @property
     def planned(self) -> int:
         return max((r.planned or len(r.records) for r in self.results), default=0)
+
+    @property
+    def assignment(self) -> dict[str, str] | None:
+        """The assignment whose questions this evaluation ran (its token and name, from its folder's note), or None."""
+        try:
+            found = json.loads((self.folder / ASSIGNMENT_NOTE).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        ok = isinstance(found, dict) and isinstance(found.get("token"), str) and isinstance(found.get("name"), str)
+        return {"token": found["token"], "name": found["name"]} if ok else None
 
     def ended(self) -> dict[str, int]:
         total: dict[str, int] = {}
