@@ -65,7 +65,7 @@ from react_core.evaluation.arena import (
     saved_columns,
 )
 from react_core.evaluation.arena_html import arena_file_name, arena_to_html
-from react_core.evaluation.assignments import Board, references_from, submission_of, write_assignment_file
+from react_core.evaluation.assignments import Board, references_from, submission_of
 from react_core.evaluation.bootstrap import BootstrapPlan
 from react_core.evaluation.figure3 import figure3_table
 from react_core.evaluation.paper import STRATEGY_LABELS
@@ -351,5 +351,4 @@ __all__ = [
     "validate_preset",
     "version_choice",
     "warm_up",
-    "write_assignment_file",
 ]

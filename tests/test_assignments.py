@@ -11,6 +11,7 @@ import pytest
 from react_core.base.errors import ConfigError
 from react_core.base.trace import Action, Observation, Source, Step, Trace
 from react_core.evaluation.assignments import Board, references_from, submission_of, write_assignment_file
+from react_core.evaluation.question_sets import QuestionSets, load_question_set
 from react_core.evaluation.results import ASSIGNMENT_NOTE, Evaluation, StrategyResults
 from react_core.history.assignments import Assignment, Submission
 from react_core.history.migrations import LATEST
@@ -29,7 +30,7 @@ def _submit(store, token, student="ann@example.org", version="paper@2", em=0.5, 
     )
 
 
-def test_a_teacher_hands_out_a_set_and_only_they_see_the_board(open_store):
+def test_a_teacher_hands_out_a_set_and_only_they_see_the_board(open_store, tmp_path):
     teacher, ann, bob, stranger = (open_store(o) for o in ("oidc:t#teacher", "oidc:t#ann", "oidc:t#bob", "oidc:t#x"))
     made = teacher.create_assignment("Week 3", QUESTIONS, {"a": {"question": "x"}, "zz": {"question": "not asked"}})
     assert made.mine and made.references == {"a": {"question": "x"}}  # only references of its own questions
@@ -42,6 +43,11 @@ def test_a_teacher_hands_out_a_set_and_only_they_see_the_board(open_store):
     assert bob.join_assignment(made.token) is not None
     assert [a.token for a in ann.joined_assignments()] == [made.token] and stranger.joined_assignments() == []
     assert ann.assignment(made.token) is not None and stranger.assignment(made.token) is None  # the link is the key
+    path = QuestionSets(ann).write_assignment(made.token, tmp_path / "eval")  # what an evaluation of it reads
+    assert [q.id for q in load_question_set(path)] == ["a", "b"]
+    assert Evaluation.load(tmp_path / "eval").assignment == {"token": made.token, "name": "Week 3"}
+    with pytest.raises(ConfigError, match="never opened here"):
+        QuestionSets(stranger).write_assignment(made.token, tmp_path / "other")
 
     first = _submit(ann, made.token, em=0.5)
     second = _submit(ann, made.token, version="paper@3", em=1.0)

@@ -19,6 +19,7 @@ from typing import Any
 
 from react_core.base.errors import ConfigError
 from react_core.base.nesting import TooDeep, loads_json
+from react_core.evaluation.assignments import write_assignment_file
 from react_core.evaluation.data import Question, is_fever_file, load_claims, load_questions
 
 __all__ = [
@@ -195,9 +196,9 @@ def dump_jsonl(questions: list[dict[str, str]] | list[Question]) -> str:
 
 
 class QuestionSets:
-    """A person's own question sets, kept in their history store (``store``: its ``get_question_set`` and
-    ``save_question_set``): each row checked by the rules above on its way in, a set written out as the file an
-    evaluation reads."""
+    """A person's own questions, kept in their history store (``store``): their sets (``get_question_set``,
+    ``save_question_set``), each row checked by the rules above on its way in, and the assignments they joined
+    (``assignment``); either written out as the file an evaluation reads."""
 
     def __init__(self, store: Any) -> None:
         self.store = store
@@ -232,6 +233,14 @@ class QuestionSets:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(dump_jsonl(saved.questions), encoding="utf-8")
         return path
+
+    def write_assignment(self, token: str, folder: str | Path) -> Path:
+        """The joined assignment ``token``'s questions in ``folder``, with the note that names it for its submissions
+        (``assignments.write_assignment_file``); ConfigError when it is gone or was never joined here."""
+        found = self.store.assignment(token)
+        if found is None:
+            raise ConfigError("That assignment is gone, or its link was never opened here.")
+        return write_assignment_file(found, folder)
 
 
 def _item(q: Question) -> dict[str, str]:

@@ -18,14 +18,12 @@ import streamlit as st
 from react_core import (
     STRATEGY_LABELS,
     Checks,
-    ConfigError,
     Evaluation,
     QuestionSetError,
     QuestionSets,
     ReactLabError,
     StrategyResults,
     plural,
-    write_assignment_file,
 )
 from ui.shared import state
 
@@ -69,12 +67,10 @@ def label(choice: str) -> str:
 def dataset_file(choice: str, folder: Path) -> Path:
     """A set chosen on the page, written beside the evaluation's results (in ``questions/``, so it is never read as
     a results file) for the engine to read; an assignment's also leaves a note naming it, for its submissions."""
+    sets = QuestionSets(state.history_store())
     if choice.startswith(ASSIGNMENT_PREFIX):
-        found = state.history_store().assignment(choice[len(ASSIGNMENT_PREFIX) :])
-        if found is None:
-            raise ConfigError("That assignment is gone, or its link was never opened here.")
-        return write_assignment_file(found, folder)
-    return QuestionSets(state.history_store()).write_file(choice[len(SET_PREFIX) :], folder / "questions")
+        return sets.write_assignment(choice[len(ASSIGNMENT_PREFIX) :], folder)
+    return sets.write_file(choice[len(SET_PREFIX) :], folder / "questions")
 
 
 def keep_upload() -> None:
