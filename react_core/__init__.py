@@ -107,11 +107,11 @@ from react_core.presets.preset import DEFAULT_PRESET, MAX_DYNAMIC, Preset, defau
 from react_core.presets.render import render_prefix, render_question
 from react_core.presets.store import PresetStore
 from react_core.presets.versions import address, parse_ref, version_choice
-from react_core.providers import CATALOGUE, PROVIDERS, model_choice_label, model_label, provider_class, speaks
+from react_core.providers import CATALOGUE, PROVIDERS, model_label, provider_class, speaks
 from react_core.providers.adapters import adapter_label, found_adapters, shipped_adapter
 from react_core.providers.allowance import OPERATOR, Allowance, CallWindow
 from react_core.providers.base import Provider, estimate_tokens
-from react_core.providers.choice import ModelChoice, environment_settings, offered_models
+from react_core.providers.choice import ModelChoice, environment_settings
 from react_core.providers.file_choices import adapter_choices, model_file_choices, script_choices
 from react_core.providers.samples import run_as_script, sample_for, sample_scripts, script_json, script_label
 from react_core.providers.scripted import MAX_SCRIPT_BYTES, SCRIPT_FORMAT, script_outputs
@@ -291,10 +291,8 @@ __all__ = [
     "mcp_sign_out",
     "mcp_statuses",
     "md_escape",
-    "model_choice_label",
     "model_file_choices",
     "model_label",
-    "offered_models",
     "open_history",
     "ordered_tools",
     "own_server",

@@ -23,7 +23,7 @@ from react_core.presets.preset import load_preset
 from react_core.presets.store import PresetStore
 from react_core.providers import keys, model_label
 from react_core.providers.allowance import Allowance
-from react_core.providers.choice import ModelChoice, offered_models
+from react_core.providers.choice import ModelChoice
 from react_core.providers.openai_compat import OpenAIProvider
 from react_core.providers.scripted import ScriptedProvider
 
@@ -173,6 +173,8 @@ def test_a_model_choice_is_read_written_and_applied():
     assert changes == {"provider": "local", "model": "", "base_url": "", "model_path": "/models/q.gguf", "script": ""}
     assert ModelChoice.of({"provider": "scripted", "script": "/x/s.json"}).spec == "scripted:/x/s.json"
     assert model_label({"provider": "scripted", "script": "/x/s.json"}) == "s.json"
+    assert ModelChoice.parse("scripted:/x/a.json").label({"provider": "local"}) == "Scripted · a.json"
+    assert ModelChoice.parse("openai:gpt-4o-mini").label({"provider": "local"}) == "OpenAI · gpt-4o-mini"
     with pytest.raises(ConfigError, match="Unknown provider 'claude'"):
         ModelChoice.parse("claude:opus")
 
@@ -180,12 +182,12 @@ def test_a_model_choice_is_read_written_and_applied():
 def test_the_choices_offered_are_the_current_one_then_each_provider_ready_to_run():
     env = {"OPENAI_API_KEY": "sk-operator", "REACT_SECRETS_PATH": ""}
     current = {"provider": "scripted", "script": "/x/s.json"}
-    assert offered_models(current, env=env) == ["scripted:/x/s.json", "local", "openai"]
-    assert offered_models(current, lent=False, env=env) == [
+    assert ModelChoice.offered(current, env=env) == ["scripted:/x/s.json", "local", "openai"]
+    assert ModelChoice.offered(current, lent=False, env=env) == [
         "scripted:/x/s.json",
         "local",
     ]  # the operator's key not lent
-    assert offered_models({"provider": "local"}, env={"REACT_SECRETS_PATH": ""}) == [
+    assert ModelChoice.offered({"provider": "local"}, env={"REACT_SECRETS_PATH": ""}) == [
         "local"
     ]  # a script is never guessed
 
