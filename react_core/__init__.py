@@ -103,7 +103,7 @@ from react_core.loop.settings import MAX_CALLS_LIMIT, RunSettings, default_prese
 from react_core.presets.check import Problem, validate_preset
 from react_core.presets.diff import ADDED, CHANGED, REMOVED, SAME, VersionDiff
 from react_core.presets.from_run import example_from_run, example_warnings
-from react_core.presets.preset import DEFAULT_PRESET, MAX_DYNAMIC, Preset, default_preset_for, preset_from_toml
+from react_core.presets.preset import DEFAULT_PRESET, MAX_DYNAMIC, Preset, default_preset_for
 from react_core.presets.render import render_prefix, render_question
 from react_core.presets.store import PresetStore
 from react_core.presets.versions import address, parse_ref, version_choice
@@ -304,7 +304,6 @@ __all__ = [
     "pending_step",
     "plan_defaults",
     "plural",
-    "preset_from_toml",
     "provider_class",
     "recorded_settings",
     "references_from",

@@ -21,6 +21,7 @@ from react_core.evaluation.bootstrap import BootstrapPlan, candidate_sets, write
 from react_core.loop.settings import RunSettings
 from react_core.presets.check import validate_preset
 from react_core.presets.preset import default_preset_for, load_preset, load_preset_file
+from react_core.presets.store import PresetStore
 from react_core.providers.scripted import ScriptedProvider
 
 # Train: 2*3 and 3*3 are answered right with the Calculator (grounded); 4*3 right but from memory (not grounded);
@@ -105,6 +106,8 @@ def test_keeps_only_right_grounded_runs_and_picks_the_set_best_on_dev(tmp_path):
     for row in ROWS[5:]:  # no dev or test question in any example tried
         for toml in [result.out, *tmp_path.glob("new.bootstrap/candidate-*.toml")]:
             assert row[1] not in load_preset_file(toml).examples
+    store = PresetStore()
+    assert result.keep(store) == "new@1" and store.load("new@1").examples == preset.examples  # the person's own now
 
 
 def test_the_same_seed_gives_the_same_candidate_sets():

@@ -41,8 +41,9 @@ from react_core.evaluation.strategies import PAPER_REACT_STEPS, PAPER_TOOLS
 from react_core.evaluation.summary import Summary
 from react_core.loop.settings import RunSettings, provider_for
 from react_core.presets.check import validate_preset
-from react_core.presets.preset import Preset, dump_preset, load_preset, load_preset_file
+from react_core.presets.preset import Preset, dump_preset, load_preset, load_preset_file, preset_from_toml
 from react_core.presets.render import render_question
+from react_core.presets.store import PresetStore
 from react_core.providers.allowance import OPERATOR, Allowance
 from react_core.providers.base import Provider
 from react_core.report.checks import worth_learning
@@ -222,6 +223,15 @@ class BootstrapResult:
     out: Path | None  # the preset written (None when stopped or nothing qualified)
     stopped: bool
     message: str
+
+    def keep(self, store: PresetStore) -> str:
+        """Save the preset written (``out``) in ``store`` as the next version of the line named after its file, its
+        dev score (the preset's description) as the version's note; returns the version's address."""
+        if self.out is None:
+            raise ConfigError("This bootstrap wrote no preset to keep.")
+        path = Path(self.out)
+        preset = preset_from_toml(path.read_text(encoding="utf-8"), path.stem, where=str(path))
+        return store.save_version(preset, path.stem, note=preset.description)
 
 
 def check_bootstrap(plan: BootstrapPlan) -> Preset:
