@@ -15,10 +15,10 @@ from __future__ import annotations
 import streamlit as st
 
 from react_core import (
-    MAX_REPETITIONS,
     STRATEGIES,
     STRATEGY_LABELS,
     TASKS,
+    EvalPlan,
     figure3_table,
     shared_data_dir,
 )
@@ -68,7 +68,9 @@ if not qs.is_set(st.session_state.get("eval-dataset")):
     st.checkbox(f"Only the paper's 500 {task.items} (for {task.dev_file})", key="eval-500")
 cols = st.columns(3)
 cols[0].number_input("Questions", min_value=1, max_value=10_000, value=10, key="eval-limit")
-cols[1].number_input("Runs per question", min_value=1, max_value=MAX_REPETITIONS, value=1, key="eval-repetitions")
+cols[1].number_input(
+    "Runs per question", min_value=1, max_value=EvalPlan.MAX_REPETITIONS, value=1, key="eval-repetitions"
+)
 if st.session_state.get("eval-repetitions", 1) > 1:
     cols[2].number_input(
         "Temperature (repeated runs)", min_value=0.05, max_value=2.0, value=0.7, key="eval-temperature"

@@ -15,15 +15,12 @@ from pathlib import Path
 import streamlit as st
 
 from react_core import (
-    METHODS,
-    RECIPE_NOTES,
     RECIPES,
     FinetunePlan,
     ReactLabError,
     Recipe,
     found_adapters,
     training_python,
-    write_only,
 )
 from ui.finetune import job as jobs
 from ui.shared import identity, state
@@ -57,17 +54,17 @@ if identity.own_endpoints():
 def _recipe_form() -> FinetunePlan | None:
     # Outside the form, so the fields below start from the chosen recipe's values.
     name = st.selectbox(
-        "Recipe", list(RECIPES), key="finetune-recipe-name", format_func=lambda r: f"{r}: {RECIPE_NOTES[r]}"
+        "Recipe", list(RECIPES), key="finetune-recipe-name", format_func=lambda r: f"{r}: {RECIPES[r].note}"
     )
     defaults = RECIPES[name]
     with st.form("finetune-recipe"):
-        methods = list(METHODS)
+        methods = list(Recipe.METHODS)
         method = st.selectbox(
             "Method",
             methods,
             index=methods.index(defaults.method),
             key=f"finetune-method-{name}",
-            format_func=lambda m: f"{m} (prompt {METHODS[m].preset})",
+            format_func=lambda m: f"{m} (prompt {Recipe.METHODS[m].preset})",
         )
         limit = st.number_input("Train questions (0: all 996)", 0, 10_000, 0, step=50)
         cols = st.columns(3)
@@ -162,7 +159,7 @@ with st.expander("Download trajectories as standard fine-tuning files"):
         plan.export_instructions = plan.folder / "instructions.json"
         try:
             with st.spinner("Writing trajectories…"):
-                write_only(plan)
+                plan.write_only()
         except ReactLabError as e:
             st.error(md_literal(str(e)))
         else:

@@ -37,61 +37,22 @@ from react_core.base.events import (
 from react_core.base.paths import evaluations_dir, shared_data_dir, training_python
 from react_core.base.text import md_escape, safe_url
 from react_core.base.tool_specs import TOOL_ORDER, tool_label
-from react_core.base.trace import (
-    BREAKPOINTS,
-    Action,
-    Alternative,
-    Exchange,
-    Observation,
-    Source,
-    Step,
-    Trace,
-)
+from react_core.base.trace import BREAKPOINTS, Action, Alternative, Exchange, Observation, Source, Step, Trace
 from react_core.dialects import DIALECTS
 from react_core.evaluation.arena import Arena, ColumnResult, Variant, line_up
 from react_core.evaluation.arena_html import SideBySide
-from react_core.evaluation.assignments import (
-    assignment_of,
-    best_per_student,
-    references_from,
-    submission_of,
-    submitter,
-    write_assignment_file,
-)
-from react_core.evaluation.bootstrap import BootstrapPlan, bootstrap
+from react_core.evaluation.assignments import Board, references_from, submission_of
+from react_core.evaluation.bootstrap import BootstrapPlan
 from react_core.evaluation.figure3 import figure3_table
-from react_core.evaluation.paper import PAPER_MODEL, STRATEGY_LABELS
+from react_core.evaluation.paper import STRATEGY_LABELS
 from react_core.evaluation.parting import Parting
-from react_core.evaluation.plan import plan_defaults, strategy_needs, unit_strategy
-from react_core.evaluation.question_sets import (
-    QuestionSetError,
-    add_run_to_question_set,
-    parse_question_set,
-    save_question_set_upload,
-    write_set_file,
-)
-from react_core.evaluation.repeats import (
-    MAX_REPETITIONS,
-    RESAMPLES,
-    base_id,
-    common_questions,
-    compare_results,
-    score_results,
-)
-from react_core.evaluation.report import PAPER_N, result_label
-from react_core.evaluation.results import (
-    Evaluation,
-    StrategyResults,
-    list_evaluations,
-    load_evaluation,
-    new_evaluation_folder,
-    results_by_model,
-    results_by_version,
-)
+from react_core.evaluation.plan import plan_defaults, strategy_needs
+from react_core.evaluation.question_sets import QuestionSetError, QuestionSets
+from react_core.evaluation.repeats import RESAMPLES
+from react_core.evaluation.results import Evaluation, StrategyResults
 from react_core.evaluation.run import EvalPlan, run_evaluation
 from react_core.evaluation.strategies import ROLE_MODES, STRATEGIES
-from react_core.evaluation.summary import ENDINGS
-from react_core.evaluation.tasks import HOTPOTQA, PAPER_500, TASKS, Task, dataset_task
+from react_core.evaluation.tasks import HOTPOTQA, TASKS, Task
 from react_core.history import RunRecord, Store, open_history
 from react_core.history.assignments import Assignment
 from react_core.history.conversations import conversation_turns
@@ -118,37 +79,31 @@ from react_core.loop.settings import MAX_CALLS_LIMIT, RunSettings, default_prese
 from react_core.presets.diff import VersionDiff
 from react_core.presets.edit import PromptEdit
 from react_core.presets.from_run import example_warnings
-from react_core.presets.preset import DEFAULT_PRESET, Preset, default_preset_for, preset_from_toml
+from react_core.presets.preset import DEFAULT_PRESET, Preset, default_preset_for
 from react_core.presets.render import render_prefix, render_question
 from react_core.presets.store import PresetStore
 from react_core.presets.versions import address, parse_ref
-from react_core.providers import CATALOGUE, PROVIDERS, model_choice_label, model_label, provider_class, speaks
+from react_core.providers import CATALOGUE, PROVIDERS, model_label, provider_class, speaks
 from react_core.providers.adapters import adapter_setting_label, found_adapters
 from react_core.providers.allowance import OPERATOR, Allowance, CallWindow
 from react_core.providers.base import Provider, estimate_tokens
-from react_core.providers.choice import ModelChoice, environment_settings, offered_models
+from react_core.providers.choice import ModelChoice, environment_settings
 from react_core.providers.file_choices import offered_files
 from react_core.providers.samples import SampleScript
 from react_core.providers.script import Script
-from react_core.report.checks import Checks, run_checks
+from react_core.report.checks import Checks
 from react_core.report.downloads import RunExport
 from react_core.report.edits import EDITED_NOTE
 from react_core.report.expected import check_expected, expected_answer_for
-from react_core.report.exports import (
-    CREDIT,
-    action_text,
-    action_title,
-    plural,
-    summary_line,
-)
+from react_core.report.exports import CREDIT, action_text, action_title, plural, summary_line
 from react_core.report.grounding import check_grounding
 from react_core.report.signs import SIGNS, run_sign
 from react_core.report.spreadsheet import csv_text
 from react_core.telemetry.live import LiveTarget, live_export_content, live_export_endpoint, live_export_problem
 from react_core.tools.mcp_servers import McpServers
 from react_core.tools.wiki import similar_titles
-from react_core.training.finetune import FinetunePlan, finetune, write_only
-from react_core.training.recipe import METHODS, RECIPE_NOTES, RECIPES, Recipe
+from react_core.training.finetune import FinetunePlan
+from react_core.training.recipe import RECIPES, Recipe
 
 __version__ = "0.1.0"
 
@@ -160,6 +115,7 @@ __all__ = [
     "Arena",
     "Assignment",
     "BREAKPOINTS",
+    "Board",
     "BootstrapPlan",
     "CALL_REF",
     "CATALOGUE",
@@ -175,7 +131,6 @@ __all__ = [
     "DIALECTS",
     "Decision",
     "EDITED_NOTE",
-    "ENDINGS",
     "EvalPlan",
     "Evaluation",
     "Exchange",
@@ -187,15 +142,10 @@ __all__ = [
     "MAX_ALTERNATIVES",
     "MAX_CALLS_LIMIT",
     "MAX_OWNER_CHARS",
-    "MAX_REPETITIONS",
-    "METHODS",
     "McpServers",
     "ModelChoice",
     "OPERATOR",
     "Observation",
-    "PAPER_500",
-    "PAPER_MODEL",
-    "PAPER_N",
     "PROVIDERS",
     "Parting",
     "Paused",
@@ -204,8 +154,8 @@ __all__ = [
     "PromptEdit",
     "Provider",
     "QuestionSetError",
+    "QuestionSets",
     "RECIPES",
-    "RECIPE_NOTES",
     "RESAMPLES",
     "ROLE_MODES",
     "ReactLabError",
@@ -241,25 +191,17 @@ __all__ = [
     "action_text",
     "action_title",
     "adapter_setting_label",
-    "add_run_to_question_set",
     "address",
     "ask",
     "asking",
-    "assignment_of",
-    "base_id",
-    "best_per_student",
-    "bootstrap",
     "call_request",
     "call_table",
     "call_texts",
     "cannot_go_on",
     "check_expected",
     "check_grounding",
-    "common_questions",
-    "compare_results",
     "conversation_turns",
     "csv_text",
-    "dataset_task",
     "default_preset",
     "default_preset_for",
     "default_provider",
@@ -271,46 +213,32 @@ __all__ = [
     "expected_answer_for",
     "figure3_table",
     "final_trace",
-    "finetune",
     "found_adapters",
     "knowledge_label",
     "line_up",
-    "list_evaluations",
     "live_export_content",
     "live_export_endpoint",
     "live_export_problem",
-    "load_evaluation",
     "md_escape",
-    "model_choice_label",
     "model_label",
-    "new_evaluation_folder",
     "offered_files",
-    "offered_models",
     "open_history",
     "pack_choices",
     "pack_spec",
     "pack_text",
-    "parse_question_set",
     "parse_ref",
     "pending_step",
     "plan_defaults",
     "plural",
-    "preset_from_toml",
     "provider_class",
     "recorded_settings",
     "references_from",
     "render_prefix",
     "render_question",
-    "result_label",
-    "results_by_model",
-    "results_by_version",
-    "run_checks",
     "run_evaluation",
     "run_scope",
     "run_sign",
     "safe_url",
-    "save_question_set_upload",
-    "score_results",
     "setting_defaults",
     "shared_data_dir",
     "similar_titles",
@@ -319,15 +247,10 @@ __all__ = [
     "strategy_needs",
     "stream",
     "submission_of",
-    "submitter",
     "summary_line",
     "text_credit",
     "tool_call_text",
     "tool_label",
     "training_python",
-    "unit_strategy",
     "warm_up",
-    "write_assignment_file",
-    "write_only",
-    "write_set_file",
 ]

@@ -15,7 +15,7 @@ from wiki_helpers import closed_port
 
 import react_core.evaluation.run as engine
 from react_core.evaluation.paper import PAPER_HOTPOTQA_EM
-from react_core.evaluation.results import load_evaluation, read_file
+from react_core.evaluation.results import Evaluation, read_file
 from react_core.providers.base import Chunk, Provider
 from react_core.providers.local import LocalProvider
 from ui.evaluate import evaluations as ev
@@ -192,7 +192,7 @@ def test_past_evaluations_are_listed_after_a_reload_and_reopen_from_their_files(
     monkeypatch.setenv("REACT_DATA_DIR", str(tmp_path / "data"))
     at = run_evaluation(go(new_session(), "evaluate"), limit=2, strategies=["standard"])
     run_evaluation(at, limit=3, strategies=["cot"])
-    first = load_evaluation(sorted((tmp_path / "data" / "evaluations").iterdir())[0])
+    first = Evaluation.load(sorted((tmp_path / "data" / "evaluations").iterdir())[0])
 
     at = go(new_session(), "evaluate")  # a reload: a new session, nothing in memory
     assert "paper EM (n=500)" not in [c for d in at.dataframe for c in d.value.columns]  # no results open
@@ -217,7 +217,7 @@ def test_the_chart_shows_n_and_draws_no_bar_for_fewer_than_20_questions(monkeypa
     assert any("No bar for Standard (n=2): fewer than 20 questions" in unescape(c.value) for c in at.caption)
     at = run_evaluation(at, limit=20, strategies=["standard"])
     assert len(at.get("vega_lite_chart")) == 1
-    chart, why = tables.chart(load_evaluation(folder(at)))
+    chart, why = tables.chart(Evaluation.load(folder(at)))
     assert list(chart.index) == ["Standard (n=20)"] and why == ""
     assert list(chart.columns) == ["this evaluation", "paper, PaLM-540B (n=500)"]
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from app_helpers import go, new_session, run_evaluation_and_wait, unescape, use_app
 
 from react_core.evaluation.paper import PAPER_FEVER_ACC
-from react_core.evaluation.results import load_evaluation, read_file
+from react_core.evaluation.results import Evaluation, read_file
 
 FEVER_FILE = "paper_dev.jsonl"
 CREDIT = "Claims: FEVER (Thorne et al. 2018, CC BY-SA 3.0)."
@@ -41,7 +41,7 @@ def test_fever_claims_run_with_the_papers_fever_prompts_and_are_scored_by_accura
     assert list(questions["gold"]) == ["REFUTES", "NOT ENOUGH INFO"] * 2
     assert any(c.value.startswith("FEVER evaluation of") and CREDIT in unescape(c.value) for c in at.caption)
     assert any("on 500 FEVER dev claims" in unescape(c.value) for c in at.caption)
-    folder = load_evaluation(at.session_state.eval_job.snapshot()["out_dir"]).folder
+    folder = Evaluation.load(at.session_state.eval_job.snapshot()["out_dir"]).folder
     header = read_file(folder / "cot.jsonl")[0]
     assert header["config"]["task"] == "fever" and header["versions"] == {"cot": "fever-cot@1"}
     assert header["questions"]["indices"] == "react_paper_eval_500_indices.json"

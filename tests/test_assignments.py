@@ -10,9 +10,10 @@ import pytest
 
 from react_core.base.errors import ConfigError
 from react_core.base.trace import Action, Observation, Source, Step, Trace
-from react_core.evaluation.assignments import best_per_student, references_from, submission_of
-from react_core.evaluation.results import StrategyResults
-from react_core.history.assignments import Submission
+from react_core.evaluation.assignments import Board, references_from, submission_of, write_assignment_file
+from react_core.evaluation.question_sets import QuestionSets, load_question_set
+from react_core.evaluation.results import ASSIGNMENT_NOTE, Evaluation, StrategyResults
+from react_core.history.assignments import Assignment, Submission
 from react_core.history.migrations import LATEST
 from react_core.report.checks import NO_LONGER, SAME_PAGES, SAME_TOOLS, reference_checks
 
@@ -29,7 +30,7 @@ def _submit(store, token, student="ann@example.org", version="paper@2", em=0.5, 
     )
 
 
-def test_a_teacher_hands_out_a_set_and_only_they_see_the_board(open_store):
+def test_a_teacher_hands_out_a_set_and_only_they_see_the_board(open_store, tmp_path):
     teacher, ann, bob, stranger = (open_store(o) for o in ("oidc:t#teacher", "oidc:t#ann", "oidc:t#bob", "oidc:t#x"))
     made = teacher.create_assignment("Week 3", QUESTIONS, {"a": {"question": "x"}, "zz": {"question": "not asked"}})
     assert made.mine and made.references == {"a": {"question": "x"}}  # only references of its own questions
@@ -42,6 +43,11 @@ def test_a_teacher_hands_out_a_set_and_only_they_see_the_board(open_store):
     assert bob.join_assignment(made.token) is not None
     assert [a.token for a in ann.joined_assignments()] == [made.token] and stranger.joined_assignments() == []
     assert ann.assignment(made.token) is not None and stranger.assignment(made.token) is None  # the link is the key
+    path = QuestionSets(ann).write_assignment(made.token, tmp_path / "eval")  # what an evaluation of it reads
+    assert [q.id for q in load_question_set(path)] == ["a", "b"]
+    assert Evaluation.load(tmp_path / "eval").assignment == {"token": made.token, "name": "Week 3"}
+    with pytest.raises(ConfigError, match="never opened here"):
+        QuestionSets(stranger).write_assignment(made.token, tmp_path / "other")
 
     first = _submit(ann, made.token, em=0.5)
     second = _submit(ann, made.token, version="paper@3", em=1.0)
@@ -103,6 +109,16 @@ def test_trajectory_checks_against_a_reference_run():
     assert reference_checks(wandering, reference) == {SAME_TOOLS: True, NO_LONGER: False, SAME_PAGES: True}
 
 
+def test_an_evaluation_of_an_assignment_says_which_one_it_ran(tmp_path):
+    handed = Assignment("tok-1", "Week 3", QUESTIONS, "2026-01-01T00:00:00")
+    path = write_assignment_file(handed, tmp_path / "eval")
+    assert path.parent.name == "questions" and path.read_text().count("\n") == 2
+    assert Evaluation.load(tmp_path / "eval").assignment == {"token": "tok-1", "name": "Week 3"}
+    assert Evaluation.load(tmp_path / "other").assignment is None  # an evaluation of a set or the shared files
+    (tmp_path / "eval" / ASSIGNMENT_NOTE).write_text('{"token": 3}')
+    assert Evaluation.load(tmp_path / "eval").assignment is None  # a note that is not one names nothing
+
+
 def test_results_become_a_submission_with_reference_checks_and_the_best_version_counts(tmp_path):
     reference = _trace("What is 6 * 7?", ["calculator"], "42")
     teacher = StrategyResults("react", "react", tmp_path / "t.jsonl", None, [_record("a", reference, 1.0)])
@@ -129,12 +145,13 @@ def test_results_become_a_submission_with_reference_checks_and_the_best_version_
     def sub(i, student, em, grounded):
         return Submission(i, "t", student, f"v{i}", "", 2, em, grounded, {}, "")
 
-    best = best_per_student(
-        [sub(1, "ann", 0.5, 1.0), sub(2, "bob", 0.0, 0.0), sub(3, "ann", 0.5, 0.5), sub(4, "ann", 1.0, 0.0)]
-    )
+    board = Board([sub(1, "ann", 0.5, 1.0), sub(2, "bob", 0.0, 0.0), sub(3, "ann", 0.5, 0.5), sub(4, "ann", 1.0, 0.0)])
+    best = board.best()
     assert [(s.student, s.id) for s in best] == [("ann", 4), ("bob", 2)]
+    assert [board.versions_of(s) for s in best] == [3, 1]
     namesakes = [Submission(i, "t", "Ann", f"v{i}", "", 2, 0.5 * i, 0, {}, "", owner=f"oidc:{i}") for i in (1, 2)]
-    assert [s.id for s in best_per_student(namesakes)] == [1, 2]  # two accounts of one name: two rows
+    assert [s.id for s in Board(namesakes).best()] == [1, 2]  # two accounts of one name: two rows
+    assert Board(namesakes).versions_of(namesakes[0]) == 1
 
 
 def _record(qid: str, trace: Trace, em: float) -> dict:

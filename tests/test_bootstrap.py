@@ -17,10 +17,11 @@ import pytest
 
 from react_core.base.errors import ConfigError
 from react_core.dialects import DIALECTS
-from react_core.evaluation.bootstrap import BootstrapPlan, bootstrap, candidate_sets, write_example
+from react_core.evaluation.bootstrap import BootstrapPlan, candidate_sets, write_example
 from react_core.loop.settings import RunSettings
 from react_core.presets.check import validate_preset
 from react_core.presets.preset import default_preset_for, load_preset, load_preset_file
+from react_core.presets.store import PresetStore
 from react_core.providers.scripted import ScriptedProvider
 
 # Train: 2*3 and 3*3 are answered right with the Calculator (grounded); 4*3 right but from memory (not grounded);
@@ -93,7 +94,7 @@ def plan(tmp_path: Path, **changes) -> BootstrapPlan:
 
 
 def test_keeps_only_right_grounded_runs_and_picks_the_set_best_on_dev(tmp_path):
-    result = bootstrap(plan(tmp_path), teacher=Arithmetic("teacher"), student=Arithmetic("student"))
+    result = plan(tmp_path).run(teacher=Arithmetic("teacher"), student=Arithmetic("student"))
     assert result.qualified == ["t1", "t2"]  # t3 right but not grounded, t4 wrong, t5 is a dev question
     assert sorted(c.example_ids[0] for c in result.candidates) == ["t1", "t2"]
     assert result.best.example_ids == ["t2"] and result.best.summary.em == 1.0 and result.start.em == 0.0
@@ -105,6 +106,8 @@ def test_keeps_only_right_grounded_runs_and_picks_the_set_best_on_dev(tmp_path):
     for row in ROWS[5:]:  # no dev or test question in any example tried
         for toml in [result.out, *tmp_path.glob("new.bootstrap/candidate-*.toml")]:
             assert row[1] not in load_preset_file(toml).examples
+    store = PresetStore()
+    assert result.keep(store) == "new@1" and store.load("new@1").examples == preset.examples  # the person's own now
 
 
 def test_the_same_seed_gives_the_same_candidate_sets():
@@ -118,16 +121,14 @@ def test_the_same_seed_gives_the_same_candidate_sets():
 def test_a_stopped_bootstrap_resumes_where_it_stopped(tmp_path):
     cancel = threading.Event()
     teacher = Arithmetic("teacher")
-    first = bootstrap(
-        plan(tmp_path), teacher=teacher, student=Arithmetic("student", cancel, stop_after=3), cancel=cancel
-    )
+    first = plan(tmp_path).run(teacher=teacher, student=Arithmetic("student", cancel, stop_after=3), cancel=cancel)
     assert first.stopped and first.out is None and "resume" in first.message
     again_teacher, student = Arithmetic("teacher"), Arithmetic("student")
-    second = bootstrap(plan(tmp_path), teacher=again_teacher, student=student)
+    second = plan(tmp_path).run(teacher=again_teacher, student=student)
     assert again_teacher.calls == 0  # the teacher's results were kept
     assert not second.stopped and second.best.example_ids == ["t2"] and Path(second.out).is_file()
     with pytest.raises(ConfigError, match="made differently"):
-        bootstrap(plan(tmp_path, seed=4), teacher=Arithmetic("teacher"), student=Arithmetic("student"))
+        plan(tmp_path, seed=4).run(teacher=Arithmetic("teacher"), student=Arithmetic("student"))
 
 
 def test_says_plainly_when_no_trajectory_qualified(tmp_path):
@@ -136,7 +137,7 @@ def test_says_plainly_when_no_trajectory_qualified(tmp_path):
             self.requests.append(request)
             return "Thought 1: A guess.\nAction 1: Finish[0]"
 
-    result = bootstrap(plan(tmp_path), teacher=Wrong("teacher"), student=Wrong("student"))
+    result = plan(tmp_path).run(teacher=Wrong("teacher"), student=Wrong("student"))
     assert result.out is None and not result.stopped and result.message.startswith("No trajectory qualified")
     assert not (tmp_path / "new.toml").exists()
 

@@ -16,14 +16,14 @@ from test_eval_versions import QUESTIONS, dataset, own_history  # noqa: F401 - o
 from react_core.base.errors import ConfigError, ProviderError
 from react_core.evaluation import run as run_module
 from react_core.evaluation.report import load_groups, markdown_table
-from react_core.evaluation.results import load_evaluation, read_file, results_by_model
+from react_core.evaluation.results import Evaluation, read_file
 from react_core.evaluation.run import EvalPlan, run_evaluation
 from react_core.loop.settings import RunSettings
 from react_core.presets.preset import load_preset
 from react_core.presets.store import PresetStore
 from react_core.providers import keys, model_label
 from react_core.providers.allowance import Allowance
-from react_core.providers.choice import ModelChoice, offered_models
+from react_core.providers.choice import ModelChoice
 from react_core.providers.openai_compat import OpenAIProvider
 from react_core.providers.scripted import ScriptedProvider
 
@@ -69,17 +69,17 @@ def test_every_version_runs_on_every_model_into_a_file_that_records_its_model(tm
     assert header["versions"] == {"react": "paper@2"}
     assert [r["prediction"] for r in records] == ["41", "4"]
 
-    evaluation = load_evaluation(tmp_path / "out")
+    evaluation = Evaluation.load(tmp_path / "out")
     assert [(r.version, r.model) for r in evaluation.results] == [
         ("paper@1", "Scripted · a.json"),
         ("paper@1", "Scripted · b.json"),
         ("paper@2", "Scripted · a.json"),
         ("paper@2", "Scripted · b.json"),
     ]  # grouped by version, then model
-    groups = results_by_model([evaluation])
+    groups = Evaluation.by_model([evaluation])
     assert list(groups) == ["Scripted · a.json", "Scripted · b.json"]
     assert [r.summary().em for _, r in groups["Scripted · b.json"]] == [1.0, 0.5]
-    assert list(results_by_model([evaluation], "Scripted · a.json")) == ["Scripted · a.json"]
+    assert list(Evaluation.by_model([evaluation], "Scripted · a.json")) == ["Scripted · a.json"]
     table = markdown_table(load_groups([tmp_path / "out"]))
     assert "| strategy | prompt version | model | n |" in table
     assert "| paper@2 | Scripted · b.json | 2 | 50.0 |" in table
@@ -91,7 +91,7 @@ def test_one_model_keeps_the_plain_file_names_and_a_resume_runs_nothing_again(tm
     assert [u.key for u in plan.units()] == ["react"]
     run_evaluation(plan)
     assert run_evaluation(plan).summaries["react"].n == 2  # the script is not asked again: it resumed, complete
-    assert load_evaluation(tmp_path / "out").results[0].model == "Scripted · a.json"
+    assert Evaluation.load(tmp_path / "out").results[0].model == "Scripted · a.json"
 
 
 def test_a_key_goes_only_to_a_model_of_its_own_provider(tmp_path, monkeypatch):
@@ -153,7 +153,7 @@ def test_hosted_models_run_at_once_under_the_jobs_key_rules_while_a_script_runs_
     assert list(run.summaries) == ["react+openai-m1", "react+gemini-m2", "react+scripted-a.json"]  # the plan's order
     assert [s.em for s in run.summaries.values()] == [1.0, 0.5, 1.0]
     assert seen == [None, None]  # the operator's key was not lent on the models' threads
-    assert load_evaluation(tmp_path / "out").results[0].model == "Gemini · m2"
+    assert Evaluation.load(tmp_path / "out").results[0].model == "Gemini · m2"
 
 
 def test_a_hosted_model_that_fails_stops_its_own_cells_and_is_reported_once_the_others_are_done(tmp_path, monkeypatch):
@@ -162,7 +162,7 @@ def test_a_hosted_model_that_fails_stops_its_own_cells_and_is_reported_once_the_
     plan = grid(tmp_path, ["openai:m1", "gemini:m2", f"scripted:{a}"], versions=(), rpm=6000)
     with pytest.raises(ProviderError, match="quota exceeded"):
         run_evaluation(plan)
-    done = {r.name: len(r.records) for r in load_evaluation(tmp_path / "out").results}
+    done = {r.name: len(r.records) for r in Evaluation.load(tmp_path / "out").results}
     assert done == {"react+openai-m1": 0, "react+gemini-m2": 2, "react+scripted-a.json": 2}
 
 
@@ -173,6 +173,8 @@ def test_a_model_choice_is_read_written_and_applied():
     assert changes == {"provider": "local", "model": "", "base_url": "", "model_path": "/models/q.gguf", "script": ""}
     assert ModelChoice.of({"provider": "scripted", "script": "/x/s.json"}).spec == "scripted:/x/s.json"
     assert model_label({"provider": "scripted", "script": "/x/s.json"}) == "s.json"
+    assert ModelChoice.parse("scripted:/x/a.json").label({"provider": "local"}) == "Scripted · a.json"
+    assert ModelChoice.parse("openai:gpt-4o-mini").label({"provider": "local"}) == "OpenAI · gpt-4o-mini"
     with pytest.raises(ConfigError, match="Unknown provider 'claude'"):
         ModelChoice.parse("claude:opus")
 
@@ -180,12 +182,12 @@ def test_a_model_choice_is_read_written_and_applied():
 def test_the_choices_offered_are_the_current_one_then_each_provider_ready_to_run():
     env = {"OPENAI_API_KEY": "sk-operator", "REACT_SECRETS_PATH": ""}
     current = {"provider": "scripted", "script": "/x/s.json"}
-    assert offered_models(current, env=env) == ["scripted:/x/s.json", "local", "openai"]
-    assert offered_models(current, lent=False, env=env) == [
+    assert ModelChoice.offered(current, env=env) == ["scripted:/x/s.json", "local", "openai"]
+    assert ModelChoice.offered(current, lent=False, env=env) == [
         "scripted:/x/s.json",
         "local",
     ]  # the operator's key not lent
-    assert offered_models({"provider": "local"}, env={"REACT_SECRETS_PATH": ""}) == [
+    assert ModelChoice.offered({"provider": "local"}, env={"REACT_SECRETS_PATH": ""}) == [
         "local"
     ]  # a script is never guessed
 

@@ -4,7 +4,7 @@ task (``plan_defaults``)."""
 
 from __future__ import annotations
 
-from react_core.evaluation.plan import EvalPlan, StrategyNeeds, plan_defaults, strategy_needs, unit_strategy
+from react_core.evaluation.plan import EvalPlan, StrategyNeeds, plan_defaults, strategy_needs
 from react_core.evaluation.tasks import FEVER, HOTPOTQA
 from react_core.loop.settings import RunSettings
 
@@ -44,5 +44,5 @@ def test_a_units_key_names_its_strategy_whatever_versions_and_models_it_compares
         strategies = ["cot", "cot-sc", "act", "react"] if not versions else ["act", "react"]
         plan = EvalPlan(["d.json"], strategies, "out", settings, versions=versions, models=models)
         units = plan.units()
-        assert units and [unit_strategy(u.key) for u in units] == [u.strategy for u in units]
-    assert unit_strategy("cot-sc-react@x") == "cot-sc-react" and unit_strategy("notes") == "notes"
+        assert units and [EvalPlan.unit_strategy(u.key) for u in units] == [u.strategy for u in units]
+    assert EvalPlan.unit_strategy("cot-sc-react@x") == "cot-sc-react" and EvalPlan.unit_strategy("notes") == "notes"

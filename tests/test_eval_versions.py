@@ -11,7 +11,7 @@ import pytest
 
 from react_core.base.errors import ConfigError
 from react_core.evaluation.report import load_groups, markdown_table
-from react_core.evaluation.results import load_evaluation, read_file, results_by_version
+from react_core.evaluation.results import Evaluation, read_file
 from react_core.evaluation.run import EvalPlan, run_evaluation
 from react_core.loop.settings import RunSettings
 from react_core.presets.preset import load_preset
@@ -65,12 +65,12 @@ def test_each_version_runs_the_set_into_its_own_file_and_a_label_is_recorded_as_
     header, records = read_file(tmp_path / "out" / "react@paper@best.jsonl")
     assert header["versions"] == {"react": "paper@2"} and header["config"]["presets"] == {"react": "paper@best"}
     assert {r["trace"]["settings"]["prompt_version"] for r in records} == {"paper@2"}
-    evaluation = load_evaluation(tmp_path / "out")
+    evaluation = Evaluation.load(tmp_path / "out")
     assert [r.version for r in evaluation.results] == ["paper@1", "paper@2"]
-    groups = results_by_version([evaluation])
+    groups = Evaluation.by_version([evaluation])
     assert list(groups) == ["paper@1", "paper@2"]
     assert [r.summary().em for _, r in groups["paper@2"]] == [0.5]
-    assert list(results_by_version([evaluation], "paper@1")) == ["paper@1"]
+    assert list(Evaluation.by_version([evaluation], "paper@1")) == ["paper@1"]
     table = markdown_table(load_groups([tmp_path / "out"]))
     assert "| ReAct (react@paper@1) | paper@1 | 2 | 100.0 |" in table
     assert "| ReAct (react@paper@best) | paper@2 | 2 | 50.0 |" in table
@@ -90,14 +90,14 @@ def test_a_plan_without_versions_records_the_version_its_presets_name(tmp_path):
         plan(tmp_path, [], presets={"react": "paper@best"}), provider=ScriptedProvider(answers("42", "4"))
     )
     assert list(run.summaries) == ["react"]
-    assert load_evaluation(tmp_path / "out").results[0].version == "paper@2"
+    assert Evaluation.load(tmp_path / "out").results[0].version == "paper@2"
 
 
 def test_direct_strategies_record_their_version_too(tmp_path):
     settings = RunSettings(provider="scripted", script="[]")
     p = EvalPlan([dataset(tmp_path)], ["standard"], str(tmp_path / "out"), settings)
     run_evaluation(p, provider=ScriptedProvider([" 42", " 4"]))
-    result = load_evaluation(tmp_path / "out").results[0]
+    result = Evaluation.load(tmp_path / "out").results[0]
     assert result.version == "hotpotqa-standard@1"
     assert result.records[0]["trace"]["settings"]["prompt_version"] == "hotpotqa-standard@1"
 

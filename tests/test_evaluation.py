@@ -19,7 +19,7 @@ from react_core.evaluation import table
 from react_core.evaluation.data import Question, load_indices, load_questions
 from react_core.evaluation.harness import evaluate
 from react_core.evaluation.paper import PAPER_HOTPOTQA_EM
-from react_core.evaluation.results import list_evaluations, new_evaluation_folder, read_file, read_results
+from react_core.evaluation.results import Evaluation, read_file, read_results
 from react_core.evaluation.run import EvalPlan, run_evaluation, strategy_config
 from react_core.evaluation.strategies import STRATEGIES, EvalContext, run_strategy
 from react_core.evaluation.summary import summarize
@@ -493,16 +493,16 @@ def test_hosted_providers_are_rate_limited(monkeypatch, tmp_path):
 
 def test_past_evaluations_are_listed_newest_first_with_how_they_ended(tmp_path):
     root = tmp_path / "evaluations"
-    first = new_evaluation_folder(root)
+    first = Evaluation.new_folder(root)
     run_evaluation(
         plan_for(tmp_path, ["standard"], out_dir=str(first), limit=2), provider=ScriptedProvider([" yes", ""])
     )
-    second = new_evaluation_folder(root)
+    second = Evaluation.new_folder(root)
     assert second != first
     plan = plan_for(tmp_path, ["cot", "react"], out_dir=str(second), limit=1)
     run_evaluation(plan, provider=ScriptedProvider([" t\nAnswer: yes", " t\nAction 1: Finish[no]"]))
     (root / "empty").mkdir()
-    found = list_evaluations(root)
+    found = Evaluation.load_all(root)
     assert [e.folder for e in found] == [second, first]
     assert found[0].strategies == ["cot", "react"] and found[1].planned == 2
     assert found[1].ended() == {"finished": 1, "max_calls": 1, "context": 0, "loop": 0}

@@ -21,7 +21,7 @@ from react_core.evaluation.question_sets import load_any
 from react_core.evaluation.results import read_file
 from react_core.evaluation.run import EvalPlan, run_evaluation
 from react_core.evaluation.strategies import EvalContext, run_strategy
-from react_core.evaluation.tasks import FEVER, HOTPOTQA, dataset_task, fever_scores, task_for
+from react_core.evaluation.tasks import FEVER, HOTPOTQA, Task, fever_scores, task_for
 from react_core.knowledge.pack_build import PackWriter
 from react_core.knowledge.server import start_wiki_server
 from react_core.loop.settings import RunSettings
@@ -56,7 +56,7 @@ def test_the_task_is_the_datasets_unless_one_is_named(tmp_path):
     hotpot = shared_data_dir() / "hotpotqa" / "dev_distractor_first100.json"
     own = tmp_path / "mine.jsonl"
     own.write_text(json.dumps({"question": "Is it?", "answer": "yes"}) + "\n")
-    assert dataset_task(dev) is FEVER and dataset_task(hotpot) is HOTPOTQA and dataset_task(own) is HOTPOTQA
+    assert Task.of(dev) is FEVER and Task.of(hotpot) is HOTPOTQA and Task.of(own) is HOTPOTQA
     assert task_for([hotpot]) is HOTPOTQA and task_for([own], "fever") is FEVER
     with pytest.raises(ConfigError, match="different tasks"):
         task_for([hotpot, dev])

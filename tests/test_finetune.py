@@ -15,7 +15,7 @@ from training_helpers import write_records
 
 from react_core.base.paths import PROJECT_ROOT, training_python
 from react_core.providers.adapters import ADAPTER_FILE, file_sha256, read_manifest
-from react_core.training.finetune import FinetunePlan, finetune
+from react_core.training.finetune import FinetunePlan
 from react_core.training.recipe import Recipe
 
 pytestmark = [
@@ -35,7 +35,7 @@ def trained(tmp_path_factory):
     folder = tmp_path_factory.mktemp("finetune")
     data = write_records(folder)
     events: list[dict] = []
-    result = finetune(_plan(folder / "run", data), on_progress=events.append)
+    result = _plan(folder / "run", data).run(on_progress=events.append)
     return result, data, events
 
 
@@ -82,9 +82,9 @@ def test_a_stopped_run_resumes_from_its_checkpoint_to_the_same_adapter(trained, 
         if event["kind"] == "step":
             stop.set()
 
-    first = finetune(_plan(tmp_path / "run", data), on_progress=stop_after_first_step, cancel=stop)
+    first = _plan(tmp_path / "run", data).run(on_progress=stop_after_first_step, cancel=stop)
     assert first.stopped and first.adapter is None and (tmp_path / "run" / "checkpoint" / "state.pt").is_file()
     events: list[dict] = []
-    again = finetune(_plan(tmp_path / "run", data), on_progress=events.append)
+    again = _plan(tmp_path / "run", data).run(on_progress=events.append)
     assert [e["kind"] for e in events if e["kind"] in ("resumed", "step")][0] == "resumed"
     assert file_sha256(again.adapter) == file_sha256(result.adapter)

@@ -11,12 +11,10 @@ from react_core.base.errors import ConfigError
 from react_core.evaluation.question_sets import (
     MAX_BYTES,
     QuestionSetError,
-    add_run_to_question_set,
+    QuestionSets,
     load_any,
     load_question_set,
     parse_question_set,
-    save_question_set_upload,
-    write_set_file,
 )
 from react_core.evaluation.run import EvalPlan, run_evaluation
 from react_core.loop.settings import RunSettings
@@ -92,20 +90,20 @@ def test_hostile_text_is_kept_as_text_never_run(tmp_path):
 
 def test_sets_are_kept_per_owner_and_a_run_is_added_with_its_answer_corrected(open_store, tmp_path):
     ann, bob = open_store("ann@example.org"), open_store("bob@example.org")
-    save_question_set_upload(ann, "capitals", b"question,answer\nCapital of France?,Paris\n", "capitals.csv")
+    QuestionSets(ann).save_upload("capitals", b"question,answer\nCapital of France?,Paris\n", "capitals.csv")
     assert [s.name for s in ann.question_sets()] == ["capitals"] and bob.question_sets() == []
     assert bob.get_question_set("capitals") is None and not bob.delete_question_set("capitals")
-    assert add_run_to_question_set(ann, "capitals", "Capital of Peru?", "Lima", run_id=7) == 2
+    assert QuestionSets(ann).add_run("capitals", "Capital of Peru?", "Lima", run_id=7) == 2
     with pytest.raises(QuestionSetError, match="already in this set"):
-        add_run_to_question_set(ann, "capitals", "Capital of Peru?", "Lima", run_id=7)
+        QuestionSets(ann).add_run("capitals", "Capital of Peru?", "Lima", run_id=7)
     with pytest.raises(QuestionSetError, match="line break"):
-        add_run_to_question_set(ann, "capitals", "Capital?\nObservation: x", "Lima", run_id=8)
+        QuestionSets(ann).add_run("capitals", "Capital?\nObservation: x", "Lima", run_id=8)
     saved = ann.get_question_set("capitals")
     assert saved.questions[-1] == {"id": "run-7", "question": "Capital of Peru?", "answer": "Lima"}
-    path = write_set_file(ann, "capitals", tmp_path / "eval")
+    path = QuestionSets(ann).write_file("capitals", tmp_path / "eval")
     assert [q.answer for q in load_question_set(path)] == ["Paris", "Lima"]
     with pytest.raises(ConfigError, match="No question set"):
-        write_set_file(bob, "capitals", tmp_path / "eval")
+        QuestionSets(bob).write_file("capitals", tmp_path / "eval")
     assert ann.delete_question_set("capitals") and ann.question_sets() == []
 
 

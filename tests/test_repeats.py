@@ -22,6 +22,7 @@ from react_core.evaluation.repeats import (
     repeated,
     score_results,
 )
+from react_core.evaluation.results import StrategyResults
 from react_core.evaluation.run import EvalPlan, check_plan, load_plan_questions
 from react_core.loop.settings import RunSettings
 from react_core.report.checks import Checks, run_checks
@@ -85,6 +86,22 @@ def test_a_baseline_comparison_lists_questions_that_newly_pass_and_fail():
     assert (c.both_pass, c.both_fail, c.only_here) == (1, 1, ["e"])
     assert c.rows["c"] == {"question": "Q c", "gold": "42", "baseline": "42", "now": "7"}
     assert c.shared == 4
+
+
+def test_a_results_file_scores_checks_and_compares_itself():
+    # StrategyResults' verbs (what the Evaluate page calls) answer as the record functions do on its records.
+    base = StrategyResults("react", "react", ROOT / "base.jsonl", None, [record("a", 0, "7"), record("b", 1)])
+    now_records = [record("a#1", 1), record("a#2", 0, "7", tool="search"), record("c#1", 1)]
+    now = StrategyResults("react-mine", "react", ROOT / "now.jsonl", None, now_records)
+    assert now.scores().line() == score_results(now_records).line()
+    chosen = Checks(tool="calculator")
+    assert now.checked(chosen) == [run_checks(Trace.from_dict(r["trace"]), chosen) for r in now_records]
+    assert [now.checked(chosen)[i]["used calculator"] for i in range(3)] == [True, False, True]
+    assert now.compare(base) == compare_results(base.records, now_records) and now.compare(base).newly_pass == ["a"]
+    assert now.in_common(base.records) == ["a"] and now.first_run("a") is now_records[0] and now.first_run("b") is None
+    assert (
+        now.label() == "ReAct" and now.label([base, now]) == "ReAct (react-mine)" and base.label([base, now]) == "ReAct"
+    )
 
 
 def test_sets_numbered_alike_share_only_the_questions_they_both_ask():

@@ -160,8 +160,8 @@ def test_ask_in_step_mode_on_the_command_line_is_sent_once_when_it_ends(receiver
 def test_each_run_of_a_bootstrap_is_sent_once_finished(receiver, tmp_path):
     from test_bootstrap import Arithmetic, plan
 
-    result = react_core.bootstrap(
-        plan(tmp_path, train=2, dev=1, candidates=1), teacher=Arithmetic("teacher"), student=Arithmetic("student")
+    result = plan(tmp_path, train=2, dev=1, candidates=1).run(
+        teacher=Arithmetic("teacher"), student=Arithmetic("student")
     )
     assert result.out is not None
     runs = sent(receiver)

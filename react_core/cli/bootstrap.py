@@ -79,7 +79,6 @@ def plan_from_args(args: argparse.Namespace) -> Any:
 
 
 def _cmd_bootstrap(args: argparse.Namespace) -> int:
-    from react_core.evaluation.bootstrap import bootstrap
 
     plan = plan_from_args(args)
     bar: Any = None
@@ -100,7 +99,7 @@ def _cmd_bootstrap(args: argparse.Namespace) -> int:
             bar.update(1)
 
     try:
-        result = bootstrap(plan, on_progress=on_progress)
+        result = plan.run(on_progress=on_progress)
     except KeyboardInterrupt:
         print(f"Stopped: run the same command to resume ({plan.folder}).", file=sys.stderr)
         raise

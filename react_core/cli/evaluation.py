@@ -278,7 +278,7 @@ def _comparison_lines(c: Any) -> str:
 def _cmd_table(args: argparse.Namespace) -> int:
     from react_core.cli.options import UsageError
     from react_core.evaluation import table
-    from react_core.evaluation.results import load_evaluation, read_results
+    from react_core.evaluation.results import Evaluation, read_results
     from react_core.evaluation.tasks import FEVER, task_for
     from react_core.knowledge.default_pack import hotpotqa_sources
     from react_core.providers import FALLBACK
@@ -306,7 +306,7 @@ def _cmd_table(args: argparse.Namespace) -> int:
     minutes = (time.monotonic() - started) / 60
     if result.stopped:
         raise UsageError(f"the run stopped before every question was answered; run it again to resume ({args.out})")
-    new_section = table.section(plan, load_evaluation(args.out), command, minutes, resumed)
+    new_section = table.section(plan, Evaluation.load(args.out), command, minutes, resumed)
     if args.no_doc:
         print(new_section)
     else:

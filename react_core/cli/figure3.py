@@ -34,7 +34,7 @@ def adapters(no_train: bool, methods: set[str]) -> dict[str, str]:
     from react_core.cli.options import UsageError
     from react_core.evaluation.figure3 import METHODS
     from react_core.providers.adapters import ADAPTER_FILE, shipped_adapter
-    from react_core.training.finetune import FinetunePlan, finetune
+    from react_core.training.finetune import FinetunePlan
     from react_core.training.recipe import SHIPPED, Recipe
 
     found: dict[str, str] = {}
@@ -53,7 +53,7 @@ def adapters(no_train: bool, methods: set[str]) -> dict[str, str]:
                 raise UsageError(f"no {method} adapter at {adapter}: run without --no-train to train it")
             recipe = next(iter(SHIPPED.values())).updated(method=method) if SHIPPED else Recipe(method=method)
             print(f"training the {method} adapter into {folder}…", file=sys.stderr, flush=True)
-            result = finetune(FinetunePlan(recipe=recipe, out=folder, title=f"{method} on HotpotQA (Figure 3)"))
+            result = FinetunePlan(recipe=recipe, out=folder, title=f"{method} on HotpotQA (Figure 3)").run()
             if result.adapter is None:
                 raise UsageError(result.message)
         found[method] = str(adapter)

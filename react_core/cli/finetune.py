@@ -18,7 +18,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from react_core.training.recipe import METHODS, RECIPE_NOTES, RECIPES
+from react_core.training.recipe import RECIPES, Recipe
 
 STOPPED = 3
 
@@ -30,9 +30,9 @@ def register(sub: Any) -> None:
         choices=list(RECIPES),
         default="v1",
         help="the recipe to start from, v1 by default (docs/finetune.md; the options below change it): "
-        + "; ".join(f"{name}, {note}" for name, note in RECIPE_NOTES.items()),
+        + "; ".join(f"{name}, {recipe.note}" for name, recipe in RECIPES.items()),
     )
-    p.add_argument("--method", choices=list(METHODS), help="what to learn (default: the recipe's, react)")
+    p.add_argument("--method", choices=list(Recipe.METHODS), help="what to learn (default: the recipe's, react)")
     p.add_argument(
         "--gold",
         nargs="*",
@@ -111,7 +111,7 @@ def _teacher(args: argparse.Namespace, plan: Any) -> list[Any]:
 
 
 def _cmd_finetune(args: argparse.Namespace) -> int:
-    from react_core.training.finetune import KINDS, finetune, write_only
+    from react_core.training.finetune import KINDS
 
     plan = plan_from_args(args)
     if args.teacher:
@@ -149,9 +149,9 @@ def _cmd_finetune(args: argparse.Namespace) -> int:
     cancel = threading.Event()
     try:
         if args.no_train:
-            print(write_only(plan, on_progress=on_progress))
+            print(plan.write_only(on_progress=on_progress))
             return 0
-        result = finetune(plan, on_progress=on_progress, cancel=cancel)
+        result = plan.run(on_progress=on_progress, cancel=cancel)
     except KeyboardInterrupt:
         cancel.set()
         print(f"Stopped: run the same command to resume ({plan.folder}).", file=sys.stderr)

@@ -12,42 +12,29 @@ from typing import Any
 
 from react_core.base.trace import Trace
 from react_core.evaluation.repeats import base_id, common_questions
-from react_core.evaluation.results import StrategyResults
+from react_core.evaluation.results import ASSIGNMENT_NOTE, StrategyResults
 from react_core.report.checks import grounded, reference_checks
 
 __all__ = [
-    "MARKER",
-    "assignment_of",
-    "best_per_student",
+    "Board",
     "references_from",
     "submission_of",
-    "submitter",
     "write_assignment_file",
 ]
 
-MARKER = "assignment.json"  # in an evaluation's folder: the assignment whose questions it ran
-
 
 def write_assignment_file(assignment: Any, folder: str | Path) -> Path:
-    """The assignment's questions as a JSONL file in ``folder/questions`` (what an evaluation reads), and a marker in
-    ``folder`` naming the assignment, so its results can be submitted to it later."""
+    """The assignment's questions as a JSONL file in ``folder/questions`` (what an evaluation reads), and a note in
+    ``folder`` naming the assignment (``Evaluation.assignment``), so its results can be submitted to it later."""
     folder = Path(folder)
     path = folder / "questions" / "assignment.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
     items = [{k: q[k] for k in ("id", "question", "answer")} for q in assignment.questions]
     path.write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in items), encoding="utf-8")
-    (folder / MARKER).write_text(json.dumps({"token": assignment.token, "name": assignment.name}), encoding="utf-8")
+    (folder / ASSIGNMENT_NOTE).write_text(
+        json.dumps({"token": assignment.token, "name": assignment.name}), encoding="utf-8"
+    )
     return path
-
-
-def assignment_of(folder: str | Path) -> dict[str, str] | None:
-    """The assignment an evaluation's folder ran (its token and name), or None."""
-    try:
-        found = json.loads((Path(folder) / MARKER).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    ok = isinstance(found, dict) and isinstance(found.get("token"), str) and isinstance(found.get("name"), str)
-    return {"token": found["token"], "name": found["name"]} if ok else None
 
 
 def references_from(results: StrategyResults, questions: list[dict[str, str]]) -> dict[str, Any]:
@@ -101,18 +88,28 @@ def _rate(values: list[float]) -> float:
     return sum(values) / len(values) if values else 0.0
 
 
-def submitter(submission: Any) -> str:
-    """Whose a submission is: the student's account (two students with the same display name are two students)."""
-    return submission.owner or submission.student
+class Board:
+    """An assignment's board: its submissions (the store's ``Submission``), read by student."""
 
+    def __init__(self, submissions: list[Any]) -> None:
+        self.submissions = list(submissions)
 
-def best_per_student(submissions: list[Any]) -> list[Any]:
-    """Each student's best submission: the highest exact match, then the most grounded answers, then the latest;
-    students in the order they first submitted."""
-    best: dict[str, Any] = {}
-    for s in submissions:
-        who = submitter(s)
-        kept = best.get(who)
-        if kept is None or (s.em, s.grounded, s.id) > (kept.em, kept.grounded, kept.id):
-            best[who] = s
-    return list(best.values())
+    @staticmethod
+    def submitter(submission: Any) -> str:
+        """Whose a submission is: the student's account (two students with the same display name are two)."""
+        return submission.owner or submission.student
+
+    def best(self) -> list[Any]:
+        """Each student's best submission: the highest exact match, then the most grounded answers, then the latest;
+        students in the order they first submitted."""
+        best: dict[str, Any] = {}
+        for s in self.submissions:
+            who = self.submitter(s)
+            kept = best.get(who)
+            if kept is None or (s.em, s.grounded, s.id) > (kept.em, kept.grounded, kept.id):
+                best[who] = s
+        return list(best.values())
+
+    def versions_of(self, submission: Any) -> int:
+        """How many versions the student of ``submission`` submitted."""
+        return sum(1 for s in self.submissions if self.submitter(s) == self.submitter(submission))

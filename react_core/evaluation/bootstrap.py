@@ -41,8 +41,9 @@ from react_core.evaluation.strategies import PAPER_REACT_STEPS, PAPER_TOOLS
 from react_core.evaluation.summary import Summary
 from react_core.loop.settings import RunSettings, provider_for
 from react_core.presets.check import validate_preset
-from react_core.presets.preset import Preset, dump_preset, load_preset, load_preset_file
+from react_core.presets.preset import Preset, dump_preset, load_preset, load_preset_file, preset_from_toml
 from react_core.presets.render import render_question
+from react_core.presets.store import PresetStore
 from react_core.providers.allowance import OPERATOR, Allowance
 from react_core.providers.base import Provider
 from react_core.report.checks import worth_learning
@@ -53,7 +54,6 @@ __all__ = [
     "BootstrapResult",
     "Candidate",
     "ProgressHandler",
-    "bootstrap",
     "candidate_sets",
     "check_bootstrap",
     "qualified_examples",
@@ -86,6 +86,124 @@ class BootstrapPlan:
     def folder(self) -> Path:
         return Path(self.work_dir) if self.work_dir else Path(self.out).with_suffix(".bootstrap")
 
+    def run(
+        self,
+        *,
+        allowance: Allowance = OPERATOR,
+        student: Provider | None = None,
+        teacher: Provider | None = None,
+        on_progress: ProgressHandler | None = None,
+        cancel: threading.Event | None = None,
+        api_key: str | None = None,
+        export: LiveTarget | None = None,
+    ) -> BootstrapResult:
+        """Run the phases (each resumable) and write the best candidate set as a new preset. ``api_key``: the student's
+        (and the teacher's when it is the same provider), as an evaluation takes it; else the allowance's key rules.
+        ``export``: where each run is sent, as an evaluation's are."""
+        notify = on_progress or (lambda _e: None)
+        cancel = cancel or cancel_scope.current() or threading.Event()
+        preset = check_bootstrap(self)
+        train, dev, held_out = split(self)
+        folder = self.folder
+        _check_folder(folder, self, train, dev)
+        (folder / "questions").mkdir(exist_ok=True)  # beside the results files, never read as one
+        (folder / "questions" / "train.jsonl").write_text(dump_jsonl(train), encoding="utf-8")
+        (folder / "questions" / "dev.jsonl").write_text(dump_jsonl(dev), encoding="utf-8")
+        teacher_settings = self.teacher or self.settings
+        own: list[Provider] = []
+
+        def build(settings: RunSettings) -> Provider:
+            key = api_key if settings.provider == self.settings.provider else None
+            made = allowance.build(lambda: provider_for(settings, api_key=key))
+            own.append(made)
+            return made
+
+        try:
+            student = student or build(self.settings)
+            if teacher is None:
+                teacher = student if self.teacher is None else build(teacher_settings)
+
+            def phase(name: str, dataset: str, preset_ref: str, settings: RunSettings, provider: Provider) -> Any:
+                notify({"kind": "phase", "phase": name})
+                evaluation = EvalPlan(
+                    datasets=[str(folder / "questions" / dataset)],
+                    strategies=["react"],
+                    out_dir=str(folder),
+                    settings=settings,
+                    max_calls=self.max_calls,
+                    tools=list(self.tools),
+                    temperature=self.temperature,
+                    sentences=self.sentences,
+                    presets={"react": preset_ref},
+                    names={"react": name},
+                    reuse=False,
+                )
+                run = run_evaluation(
+                    evaluation,
+                    provider=provider,
+                    allowance=allowance,
+                    cancel=cancel,
+                    on_progress=lambda e: notify({**e, "phase": name}),
+                    export=export,
+                )
+                return run.summaries.get("react"), run.stopped
+
+            def stopped(message: str, **done: Any) -> BootstrapResult:
+                base = {"qualified": [], "candidates": [], "start": None, "best": None}
+                return BootstrapResult(
+                    len(train), len(dev), out=None, stopped=True, message=message, **{**base, **done}
+                )
+
+            _, halted = phase("teacher", "train.jsonl", self.start, teacher_settings, teacher)
+            if halted:
+                return stopped(f"Stopped while the teacher ran; run the same command to resume ({folder}).")
+            examples = qualified_examples(
+                results.read_results(results.result_path(folder, "teacher")), preset, self.tools
+            )
+            asked = {q.id: q.question for q in train}
+            examples = {i: t for i, t in examples.items() if not _held_out(asked.get(i), held_out)}  # checked again
+            if not examples:
+                message = (
+                    f"No trajectory qualified: of {len(train)} train questions, none was answered right (exact match), "
+                    "finished, grounded in a tool's evidence (or, for yes/no, after one) and readable at every step. "
+                    "No preset was written."
+                )
+                return BootstrapResult(len(train), len(dev), [], [], None, None, None, False, message)
+            sets = candidate_sets(list(examples), self.k, self.candidates, self.seed)
+            candidates = [Candidate(n, ids) for n, ids in enumerate(sets, 1)]
+            start_summary, halted = phase("dev-start", "dev.jsonl", self.start, self.settings, student)
+            if halted:
+                return stopped(f"Stopped on dev; run the same command to resume ({folder}).", qualified=list(examples))
+            for c in candidates:
+                path = folder / f"candidate-{c.number}.toml"
+                text = "\n".join(examples[i] for i in c.example_ids)
+                path.write_text(dump_preset(replace(preset, examples=text, name=path.stem)), encoding="utf-8")
+                c.summary, halted = phase(f"dev-candidate-{c.number}", "dev.jsonl", str(path), self.settings, student)
+                if halted:
+                    return stopped(
+                        f"Stopped on dev; run the same command to resume ({folder}).",
+                        qualified=list(examples),
+                        candidates=candidates,
+                        start=start_summary,
+                    )
+            best = max(candidates, key=lambda c: (c.summary.em, c.summary.f1, -c.number))  # type: ignore[union-attr]
+            if any(_held_out(asked.get(i), held_out) for i in best.example_ids):
+                raise ConfigError("An example's question is a dev or test question; no preset was written.")
+            out = _write_new_preset(self, preset, best, examples, start_summary, len(candidates))
+            best_em, tried = best.summary.em * 100, len(candidates)  # type: ignore[union-attr]
+            message = (
+                f"Wrote {out}: dev EM {best_em:.1f} with candidate {best.number} of {tried} vs "
+                f"{start_summary.em * 100:.1f} with {preset.name} "
+                f"({len(examples)} of {len(train)} trajectories qualified)."
+            )
+            return BootstrapResult(
+                len(train), len(dev), list(examples), candidates, start_summary, best, out, False, message
+            )
+        finally:
+            for made in own:
+                if not made.shared:
+                    made.close()
+
 
 @dataclass
 class Candidate:
@@ -105,6 +223,15 @@ class BootstrapResult:
     out: Path | None  # the preset written (None when stopped or nothing qualified)
     stopped: bool
     message: str
+
+    def keep(self, store: PresetStore) -> str:
+        """Save the preset written (``out``) in ``store`` as the next version of the line named after its file, its
+        dev score (the preset's description) as the version's note; returns the version's address."""
+        if self.out is None:
+            raise ConfigError("This bootstrap wrote no preset to keep.")
+        path = Path(self.out)
+        preset = preset_from_toml(path.read_text(encoding="utf-8"), path.stem, where=str(path))
+        return store.save_version(preset, path.stem, note=preset.description)
 
 
 def check_bootstrap(plan: BootstrapPlan) -> Preset:
@@ -163,120 +290,6 @@ def candidate_sets(ids: list[str], k: int, count: int, seed: int) -> list[list[s
             seen.add(chosen)
             sets.append([ids[i] for i in chosen])
     return sets
-
-
-def bootstrap(
-    plan: BootstrapPlan,
-    *,
-    allowance: Allowance = OPERATOR,
-    student: Provider | None = None,
-    teacher: Provider | None = None,
-    on_progress: ProgressHandler | None = None,
-    cancel: threading.Event | None = None,
-    api_key: str | None = None,
-    export: LiveTarget | None = None,
-) -> BootstrapResult:
-    """Run the phases (each resumable) and write the best candidate set as a new preset. ``api_key``: the student's
-    (and the teacher's when it is the same provider), as an evaluation takes it; else the allowance's key rules.
-    ``export``: where each run is sent, as an evaluation's are."""
-    notify = on_progress or (lambda _e: None)
-    cancel = cancel or cancel_scope.current() or threading.Event()
-    preset = check_bootstrap(plan)
-    train, dev, held_out = split(plan)
-    folder = plan.folder
-    _check_folder(folder, plan, train, dev)
-    (folder / "questions").mkdir(exist_ok=True)  # beside the results files, never read as one
-    (folder / "questions" / "train.jsonl").write_text(dump_jsonl(train), encoding="utf-8")
-    (folder / "questions" / "dev.jsonl").write_text(dump_jsonl(dev), encoding="utf-8")
-    teacher_settings = plan.teacher or plan.settings
-    own: list[Provider] = []
-
-    def build(settings: RunSettings) -> Provider:
-        key = api_key if settings.provider == plan.settings.provider else None
-        made = allowance.build(lambda: provider_for(settings, api_key=key))
-        own.append(made)
-        return made
-
-    try:
-        student = student or build(plan.settings)
-        if teacher is None:
-            teacher = student if plan.teacher is None else build(teacher_settings)
-
-        def phase(name: str, dataset: str, preset_ref: str, settings: RunSettings, provider: Provider) -> Any:
-            notify({"kind": "phase", "phase": name})
-            evaluation = EvalPlan(
-                datasets=[str(folder / "questions" / dataset)],
-                strategies=["react"],
-                out_dir=str(folder),
-                settings=settings,
-                max_calls=plan.max_calls,
-                tools=list(plan.tools),
-                temperature=plan.temperature,
-                sentences=plan.sentences,
-                presets={"react": preset_ref},
-                names={"react": name},
-                reuse=False,
-            )
-            run = run_evaluation(
-                evaluation,
-                provider=provider,
-                allowance=allowance,
-                cancel=cancel,
-                on_progress=lambda e: notify({**e, "phase": name}),
-                export=export,
-            )
-            return run.summaries.get("react"), run.stopped
-
-        def stopped(message: str, **done: Any) -> BootstrapResult:
-            base = {"qualified": [], "candidates": [], "start": None, "best": None}
-            return BootstrapResult(len(train), len(dev), out=None, stopped=True, message=message, **{**base, **done})
-
-        _, halted = phase("teacher", "train.jsonl", plan.start, teacher_settings, teacher)
-        if halted:
-            return stopped(f"Stopped while the teacher ran; run the same command to resume ({folder}).")
-        examples = qualified_examples(results.read_results(results.result_path(folder, "teacher")), preset, plan.tools)
-        asked = {q.id: q.question for q in train}
-        examples = {i: t for i, t in examples.items() if not _held_out(asked.get(i), held_out)}  # checked again
-        if not examples:
-            message = (
-                f"No trajectory qualified: of {len(train)} train questions, none was answered right (exact match), "
-                "finished, grounded in a tool's evidence (or, for yes/no, after one) and readable at every step. "
-                "No preset was written."
-            )
-            return BootstrapResult(len(train), len(dev), [], [], None, None, None, False, message)
-        sets = candidate_sets(list(examples), plan.k, plan.candidates, plan.seed)
-        candidates = [Candidate(n, ids) for n, ids in enumerate(sets, 1)]
-        start_summary, halted = phase("dev-start", "dev.jsonl", plan.start, plan.settings, student)
-        if halted:
-            return stopped(f"Stopped on dev; run the same command to resume ({folder}).", qualified=list(examples))
-        for c in candidates:
-            path = folder / f"candidate-{c.number}.toml"
-            text = "\n".join(examples[i] for i in c.example_ids)
-            path.write_text(dump_preset(replace(preset, examples=text, name=path.stem)), encoding="utf-8")
-            c.summary, halted = phase(f"dev-candidate-{c.number}", "dev.jsonl", str(path), plan.settings, student)
-            if halted:
-                return stopped(
-                    f"Stopped on dev; run the same command to resume ({folder}).",
-                    qualified=list(examples),
-                    candidates=candidates,
-                    start=start_summary,
-                )
-        best = max(candidates, key=lambda c: (c.summary.em, c.summary.f1, -c.number))  # type: ignore[union-attr]
-        if any(_held_out(asked.get(i), held_out) for i in best.example_ids):
-            raise ConfigError("An example's question is a dev or test question; no preset was written.")
-        out = _write_new_preset(plan, preset, best, examples, start_summary, len(candidates))
-        best_em, tried = best.summary.em * 100, len(candidates)  # type: ignore[union-attr]
-        message = (
-            f"Wrote {out}: dev EM {best_em:.1f} with candidate {best.number} of {tried} vs "
-            f"{start_summary.em * 100:.1f} with {preset.name} ({len(examples)} of {len(train)} trajectories qualified)."
-        )
-        return BootstrapResult(
-            len(train), len(dev), list(examples), candidates, start_summary, best, out, False, message
-        )
-    finally:
-        for made in own:
-            if not made.shared:
-                made.close()
 
 
 def _held_out(question: str | None, held_out: set[str]) -> bool:

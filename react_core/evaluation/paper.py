@@ -4,9 +4,8 @@ Yao et al. 2022, Table 1 (PaLM-540B, 500 dev questions or claims each): HotpotQA
 with GPT-3 (text-davinci-002) scored 30.8 on HotpotQA (Table 5).
 """
 
-__all__ = ["PAPER_FEVER_ACC", "PAPER_HOTPOTQA_EM", "PAPER_MODEL", "STRATEGY_LABELS"]
+__all__ = ["PAPER_FEVER_ACC", "PAPER_HOTPOTQA_EM", "STRATEGY_LABELS"]
 
-PAPER_MODEL = "PaLM-540B"
 PAPER_HOTPOTQA_EM = {
     "standard": 28.7,
     "cot": 29.4,

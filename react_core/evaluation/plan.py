@@ -9,13 +9,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 from react_core.base.errors import ConfigError
 from react_core.evaluation import results
 from react_core.evaluation.data import Question, load_indices
 from react_core.evaluation.question_sets import load_any
-from react_core.evaluation.repeats import MAX_REPETITIONS, repeated
+from react_core.evaluation.repeats import repeated
 from react_core.evaluation.strategies import (
     AGENTS,
     PAPER_REACT_STEPS,
@@ -50,7 +50,6 @@ __all__ = [
     "plan_defaults",
     "strategy_config",
     "strategy_needs",
-    "unit_strategy",
 ]
 
 # Hosted providers: questions at once, and model calls a minute across them (shared by every job of the key; a 429
@@ -117,6 +116,8 @@ class Unit(NamedTuple):
 @dataclass
 class EvalPlan:
     """What to evaluate and how. Every field after ``settings`` defaults to the paper's setup."""
+
+    MAX_REPETITIONS: ClassVar[int] = 20  # runs per question at most
 
     datasets: list[str]
     strategies: list[str]
@@ -193,6 +194,11 @@ class EvalPlan:
         labels = self.model_labels() if len(self.models) > 1 else []
         return {u.key: labels[u.model] if labels else "" for u in self.units()}
 
+    @staticmethod
+    def unit_strategy(key: str) -> str:
+        """The strategy a unit's key names (``react@paper@2+local-x``: ``react``); a key of no strategy is its own."""
+        return next((s for s in STRATEGIES if key == s or key.startswith((f"{s}@", f"{s}+"))), key)
+
     def units(self) -> list[Unit]:
         """What runs, in order: for each model, each strategy with the plan's prompts, or with ``versions``, Act and
         ReAct once per version, keyed ``react@name@3`` (also its results file's name), with several models
@@ -212,11 +218,6 @@ class EvalPlan:
         return out
 
 
-def unit_strategy(key: str) -> str:
-    """The strategy a unit's key names (``react@paper@2+local-x``: ``react``); a key of no strategy is its own."""
-    return next((s for s in STRATEGIES if key == s or key.startswith((f"{s}@", f"{s}+"))), key)
-
-
 def model_slug(settings: RunSettings) -> str:
     """A model in a results file's name: its provider and model label, in letters, digits, ``.``, ``_`` and ``-``."""
     return re.sub(r"[^A-Za-z0-9._-]+", "-", f"{settings.provider}-{model_label(settings.to_dict())}").strip("-")
@@ -233,8 +234,8 @@ def check_plan(plan: EvalPlan) -> None:
     if plan.samples < 1 or plan.concurrency < 1 or plan.rpm <= 0:
         raise ConfigError("Samples, concurrency and calls per minute must be positive.")
     check_temperature(plan.sc_temperature, "The CoT-SC temperature")
-    if plan.repetitions < 1 or plan.repetitions > MAX_REPETITIONS:
-        raise ConfigError(f"Repetitions must be between 1 and {MAX_REPETITIONS} (got {plan.repetitions}).")
+    if plan.repetitions < 1 or plan.repetitions > EvalPlan.MAX_REPETITIONS:
+        raise ConfigError(f"Repetitions must be between 1 and {EvalPlan.MAX_REPETITIONS} (got {plan.repetitions}).")
     if plan.repetitions > 1 and plan.temperature <= 0 and set(plan.strategies) - set(SAMPLING):
         raise ConfigError("Repeated runs need a temperature above 0: at 0 every repetition gives the same answer.")
     if plan.indices and len(plan.datasets) != 1:

@@ -19,6 +19,7 @@ from typing import Any
 
 from react_core.base.errors import ConfigError
 from react_core.base.nesting import TooDeep, loads_json
+from react_core.evaluation.assignments import write_assignment_file
 from react_core.evaluation.data import Question, is_fever_file, load_claims, load_questions
 
 __all__ = [
@@ -28,15 +29,13 @@ __all__ = [
     "MAX_QUESTIONS",
     "MAX_QUESTION_CHARS",
     "QuestionSetError",
+    "QuestionSets",
     "SUFFIXES",
-    "add_run_to_question_set",
     "dump_jsonl",
     "is_question_set",
     "load_any",
     "load_question_set",
     "parse_question_set",
-    "save_question_set_upload",
-    "write_set_file",
 ]
 
 SUFFIXES = (".csv", ".jsonl")
@@ -196,38 +195,52 @@ def dump_jsonl(questions: list[dict[str, str]] | list[Question]) -> str:
 # -- sets kept in a person's history ----------------------------------------------------------------------
 
 
-def save_question_set_upload(store: Any, name: str, data: bytes, filename: str) -> list[Question]:
-    """Check an uploaded file and keep it as the owner's set ``name`` (replacing one of that name)."""
-    questions = parse_question_set(data, filename)
-    store.save_question_set(name, [_item(q) for q in questions])
-    return questions
+class QuestionSets:
+    """A person's own questions, kept in their history store (``store``): their sets (``get_question_set``,
+    ``save_question_set``), each row checked by the rules above on its way in, and the assignments they joined
+    (``assignment``); either written out as the file an evaluation reads."""
 
+    def __init__(self, store: Any) -> None:
+        self.store = store
 
-def add_run_to_question_set(store: Any, name: str, question: str, answer: str, *, run_id: int | None = None) -> int:
-    """Add a run's question with its (corrected) answer to the owner's set ``name``, made when missing; returns the
-    set's size. The new row is checked by the same rules as a file's rows, and may not repeat a question."""
-    saved = store.get_question_set(name)
-    items = list(saved.questions) if saved else []
-    qid = f"run-{run_id}" if run_id is not None else f"q{len(items) + 1}"
-    row = json.dumps({"id": qid, "question": question, "answer": answer}, ensure_ascii=False).encode("utf-8")
-    (new,) = parse_question_set(row, "the new row.jsonl")
-    if any(i["id"] == new.id for i in items):
-        raise QuestionSetError(name, 0, f"run {run_id} is already in this set")
-    if any(_same(i["question"], new.question) for i in items):
-        raise QuestionSetError(name, 0, "this question is already in the set")
-    store.save_question_set(name, [*items, _item(new)])
-    return len(items) + 1
+    def save_upload(self, name: str, data: bytes, filename: str) -> list[Question]:
+        """Check an uploaded file and keep it as the set ``name`` (replacing one of that name)."""
+        questions = parse_question_set(data, filename)
+        self.store.save_question_set(name, [_item(q) for q in questions])
+        return questions
 
+    def add_run(self, name: str, question: str, answer: str, *, run_id: int | None = None) -> int:
+        """Add a run's question with its (corrected) answer to the set ``name``, made when missing; returns the set's
+        size. The new row is checked by the same rules as a file's rows, and may not repeat a question."""
+        saved = self.store.get_question_set(name)
+        items = list(saved.questions) if saved else []
+        qid = f"run-{run_id}" if run_id is not None else f"q{len(items) + 1}"
+        row = json.dumps({"id": qid, "question": question, "answer": answer}, ensure_ascii=False).encode("utf-8")
+        (new,) = parse_question_set(row, "the new row.jsonl")
+        if any(i["id"] == new.id for i in items):
+            raise QuestionSetError(name, 0, f"run {run_id} is already in this set")
+        if any(_same(i["question"], new.question) for i in items):
+            raise QuestionSetError(name, 0, "this question is already in the set")
+        self.store.save_question_set(name, [*items, _item(new)])
+        return len(items) + 1
 
-def write_set_file(store: Any, name: str, folder: str | Path) -> Path:
-    """The owner's set ``name`` as a JSONL file in ``folder`` (what an evaluation reads); ConfigError when missing."""
-    saved = store.get_question_set(name)
-    if saved is None or not saved.questions:
-        raise ConfigError(f"No question set named {name!r}.")
-    path = Path(folder) / f"{re.sub(r'[^A-Za-z0-9_.-]+', '-', name).strip('-.') or 'questions'}.jsonl"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(dump_jsonl(saved.questions), encoding="utf-8")
-    return path
+    def write_file(self, name: str, folder: str | Path) -> Path:
+        """The set ``name`` as a JSONL file in ``folder`` (what an evaluation reads); ConfigError when missing."""
+        saved = self.store.get_question_set(name)
+        if saved is None or not saved.questions:
+            raise ConfigError(f"No question set named {name!r}.")
+        path = Path(folder) / f"{re.sub(r'[^A-Za-z0-9_.-]+', '-', name).strip('-.') or 'questions'}.jsonl"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(dump_jsonl(saved.questions), encoding="utf-8")
+        return path
+
+    def write_assignment(self, token: str, folder: str | Path) -> Path:
+        """The joined assignment ``token``'s questions in ``folder``, with the note that names it for its submissions
+        (``assignments.write_assignment_file``); ConfigError when it is gone or was never joined here."""
+        found = self.store.assignment(token)
+        if found is None:
+            raise ConfigError("That assignment is gone, or its link was never opened here.")
+        return write_assignment_file(found, folder)
 
 
 def _item(q: Question) -> dict[str, str]:

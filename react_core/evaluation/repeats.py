@@ -29,7 +29,6 @@ from react_core.report.checks import Checks, run_checks
 __all__ = [
     "Comparison",
     "LEVEL",
-    "MAX_REPETITIONS",
     "RESAMPLES",
     "SEED",
     "Score",
@@ -45,7 +44,6 @@ __all__ = [
     "score_results",
 ]
 
-MAX_REPETITIONS = 20
 RESAMPLES = 2000
 SEED = 0
 LEVEL = 0.95

@@ -10,49 +10,40 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from react_core.evaluation.paper import PAPER_MODEL, STRATEGY_LABELS
-from react_core.evaluation.results import StrategyResults, load_evaluation, load_file
+from react_core.evaluation.paper import STRATEGY_LABELS
+from react_core.evaluation.results import Evaluation, StrategyResults, load_file
 from react_core.evaluation.strategies import STRATEGIES
-from react_core.evaluation.summary import ENDINGS
+from react_core.evaluation.summary import Summary
 from react_core.evaluation.tasks import HOTPOTQA, TASKS, Task
 
-__all__ = ["PAPER_N", "header_rows", "load_groups", "markdown_table", "missing_row", "result_label", "row"]
-
-PAPER_N = 500
+__all__ = ["header_rows", "load_groups", "markdown_table", "missing_row", "row"]
 
 
 def header_rows(models: bool = False, task: Task = HOTPOTQA) -> list[str]:
     columns = ["strategy", "prompt version", *(["model"] if models else []), "n", task.metric]
-    columns += (["F1"] if task.f1 else []) + ["well-formed steps", *ENDINGS, "avg steps", "avg seconds"]
-    columns.append(f"paper {task.metric} ({PAPER_MODEL}, n={PAPER_N})")
+    columns += (["F1"] if task.f1 else []) + ["well-formed steps", *Summary.ENDINGS, "avg steps", "avg seconds"]
+    columns.append(f"paper {task.metric} ({Task.PAPER_MODEL}, n={Task.PAPER_N})")
     return ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-
-
-def result_label(r: StrategyResults, groups: list[StrategyResults] = ()) -> str:
-    """The strategy's name in the paper's table, and the file's when another file holds the same strategy."""
-    name = STRATEGY_LABELS.get(r.strategy, r.strategy)
-    twins = [g for g in groups if g.strategy == r.strategy]
-    return f"{name} ({r.name})" if len(twins) > 1 and r.name != r.strategy else name
 
 
 def row(r: StrategyResults, groups: list[StrategyResults] = (), models: bool = False) -> str:
     s, task = r.summary(), r.task
     cells = [
-        result_label(r, groups),
+        r.label(groups),
         r.version or "—",
         *([r.model or "—"] if models else []),
         str(s.n),
         f"{100 * s.em:.1f}",
     ]
     cells += ([f"{100 * s.f1:.1f}"] if task.f1 else []) + [f"{100 * s.well_formed:.1f}%"]
-    cells += [str(s.ended.get(reason, 0)) for reason in ENDINGS]
+    cells += [str(s.ended.get(reason, 0)) for reason in Summary.ENDINGS]
     figure = r.paper_figure  # beside the paper's own data only: a person's questions are not what it scored
     cells += [f"{s.avg_steps:.2f}", f"{s.avg_seconds:.1f}", "—" if figure is None else str(figure)]
     return "| " + " | ".join(cells) + " |"
 
 
 def missing_row(strategy: str, models: bool = False, task: Task = HOTPOTQA) -> str:
-    blanks = ["—", *(["—"] if models else []), "not run"] + ["—"] * ((5 if task.f1 else 4) + len(ENDINGS))
+    blanks = ["—", *(["—"] if models else []), "not run"] + ["—"] * ((5 if task.f1 else 4) + len(Summary.ENDINGS))
     return f"| {STRATEGY_LABELS[strategy]} | " + " | ".join(blanks) + f" | {task.paper[strategy]} |"
 
 
@@ -82,5 +73,5 @@ def load_groups(paths: list[Path]) -> list[StrategyResults]:
     """Results files and evaluation folders, as the table's rows."""
     groups: list[StrategyResults] = []
     for path in paths:
-        groups += load_evaluation(path).results if path.is_dir() else load_file(path)
+        groups += Evaluation.load(path).results if path.is_dir() else load_file(path)
     return groups

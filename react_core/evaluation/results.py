@@ -9,22 +9,22 @@ The first line of a file is its header, which says how the results were made::
      "versions": {"react": "hotpotqa-react@1"}, "model": "On-device (llama.cpp) · gemma-3-270m-it-Q4_K_M.gguf"}
 
 A FEVER file's config also says ``"task": "fever"`` (a file without one is HotpotQA's). ``versions`` is the prompt
-version each role ran, by number (``StrategyResults.version``; ``results_by_version`` groups
+version each role ran, by number (``StrategyResults.version``; ``Evaluation.by_version`` groups
 results by it); files written before it existed name their version in their traces, if at all. ``model`` is the model
-the results were made with, in words (``StrategyResults.model``; ``results_by_model`` groups by it); files written
+the results were made with, in words (``StrategyResults.model``; ``Evaluation.by_model`` groups by it); files written
 before it existed are named from their config's provider and model.
 
 Every other line is one question's result (``harness.result_record``), appended as the question finishes: a crash
 loses at most a line cut short, which is skipped when read. A resumed run appends to the same file and refuses one
 whose config differs. Files written before headers existed (results only, possibly of several strategies) are read
-as they are. Nothing here knows about a UI; the Evaluate page lists and reopens folders through these functions.
+as they are. Nothing here knows about a UI; the Evaluate page lists and reopens folders through ``Evaluation``.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,31 +32,39 @@ from typing import Any
 
 from react_core.base.errors import ConfigError
 from react_core.base.paths import evaluations_dir
+from react_core.evaluation.paper import STRATEGY_LABELS
+from react_core.evaluation.repeats import (
+    Comparison,
+    Scores,
+    base_id,
+    common_questions,
+    compare_results,
+    record_checks,
+    score_results,
+)
 from react_core.evaluation.strategies import STRATEGIES
 from react_core.evaluation.summary import Summary, summarize
 from react_core.evaluation.tasks import HOTPOTQA, TASKS, Task, is_dev_name
 from react_core.providers import PROVIDERS, model_choice_label
+from react_core.report.checks import Checks
 
 __all__ = [
+    "ASSIGNMENT_NOTE",
     "Evaluation",
     "HEADER",
     "StrategyResults",
     "VERSION",
     "append",
-    "list_evaluations",
-    "load_evaluation",
     "load_file",
-    "new_evaluation_folder",
     "now",
     "prepare",
     "read_file",
     "read_results",
     "result_path",
-    "results_by_model",
-    "results_by_version",
 ]
 
 HEADER = "header"
+ASSIGNMENT_NOTE = "assignment.json"  # in an evaluation's folder: the assignment whose questions it ran
 VERSION = 1
 
 
@@ -164,20 +172,6 @@ def append(path: str | Path, record: dict[str, Any]) -> None:
         f.write((json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8"))
 
 
-def new_evaluation_folder(root: str | Path | None = None) -> Path:
-    """A fresh folder for an evaluation, named after the time it starts (UTC), under ``evaluations_dir()``."""
-    root = Path(root) if root is not None else evaluations_dir()
-    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-    for n in range(1, 1000):
-        folder = root / (stamp if n == 1 else f"{stamp}-{n}")
-        try:
-            folder.mkdir(parents=True)
-            return folder
-        except FileExistsError:
-            continue
-    raise ConfigError(f"Cannot create a new evaluation folder in {root}.")
-
-
 # -- folders ----------------------------------------------------------------------------------------------
 
 
@@ -246,6 +240,33 @@ class StrategyResults:
             return model_choice_label(settings)
         return ""
 
+    def label(self, groups: Sequence[StrategyResults] = ()) -> str:
+        """The strategy's name in the paper's table, and the file's when another of ``groups`` holds the same
+        strategy."""
+        name = STRATEGY_LABELS.get(self.strategy, self.strategy)
+        twins = [g for g in groups if g.strategy == self.strategy]
+        return f"{name} ({self.name})" if len(twins) > 1 and self.name != self.strategy else name
+
+    def scores(self, checks: Checks | None = None) -> Scores:
+        """EM, F1 and the grounded rate with 95 % intervals, and ``checks``' pass rates (``repeats.score_results``)."""
+        return score_results(self.records, checks)
+
+    def checked(self, checks: Checks | None = None) -> list[dict[str, bool]]:
+        """Each result's trajectory checks, in file order."""
+        return [record_checks(record, checks) for record in self.records]
+
+    def compare(self, baseline: StrategyResults) -> Comparison:
+        """These results against ``baseline``'s, on the questions both answered (``repeats.compare_results``)."""
+        return compare_results(baseline.records, self.records)
+
+    def in_common(self, records: Iterable[dict[str, Any]]) -> list[str]:
+        """The ids of the questions these results and ``records`` both answered (the same id and question)."""
+        return common_questions(self.records, records)
+
+    def first_run(self, qid: str) -> dict[str, Any] | None:
+        """The first result of question ``qid`` (of its repeated runs, ``ID#1``)."""
+        return next((r for r in self.records if base_id(r["id"]) == qid), None)
+
 
 @dataclass
 class Evaluation:
@@ -266,12 +287,87 @@ class Evaluation:
     def planned(self) -> int:
         return max((r.planned or len(r.records) for r in self.results), default=0)
 
+    @property
+    def assignment(self) -> dict[str, str] | None:
+        """The assignment whose questions this evaluation ran (its token and name, from its folder's note), or None."""
+        try:
+            found = json.loads((self.folder / ASSIGNMENT_NOTE).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        ok = isinstance(found, dict) and isinstance(found.get("token"), str) and isinstance(found.get("name"), str)
+        return {"token": found["token"], "name": found["name"]} if ok else None
+
     def ended(self) -> dict[str, int]:
         total: dict[str, int] = {}
         for r in self.results:
             for reason, count in r.summary().ended.items():
                 total[reason] = total.get(reason, 0) + count
         return total
+
+    @classmethod
+    def load(cls, folder: str | Path) -> Evaluation:
+        """Every results file of a folder, in the order of the paper's table."""
+        folder = Path(folder)
+        results = [r for path in sorted(folder.glob("*.jsonl")) for r in load_file(path)]
+        results.sort(key=lambda r: (_order(r.strategy), r.name))
+        stamps = [r.header["created_at"] for r in results if r.header and r.header.get("created_at")]
+        if stamps:
+            created = min(stamps)
+        else:
+            when = folder.stat().st_mtime if folder.exists() else 0
+            created = datetime.fromtimestamp(when, UTC).isoformat(timespec="seconds")
+        return cls(folder, created, results)
+
+    @classmethod
+    def load_all(
+        cls, root: str | Path | None = None, load: Callable[[Path], Evaluation] | None = None
+    ) -> list[Evaluation]:
+        """The evaluations under ``root`` (default ``evaluations_dir()``) that hold results files, newest first;
+        ``load`` reads one folder (default ``Evaluation.load``; the app passes a cached reader)."""
+        root = Path(root) if root is not None else evaluations_dir()
+        if not root.is_dir():
+            return []
+        load = load or cls.load
+        found = [load(p) for p in root.iterdir() if p.is_dir() and any(p.glob("*.jsonl"))]
+        return sorted(found, key=lambda e: (e.created_at, e.folder.name), reverse=True)
+
+    @staticmethod
+    def new_folder(root: str | Path | None = None) -> Path:
+        """A fresh folder for an evaluation, named after the time it starts (UTC), under ``evaluations_dir()``."""
+        root = Path(root) if root is not None else evaluations_dir()
+        stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+        for n in range(1, 1000):
+            folder = root / (stamp if n == 1 else f"{stamp}-{n}")
+            try:
+                folder.mkdir(parents=True)
+                return folder
+            except FileExistsError:
+                continue
+        raise ConfigError(f"Cannot create a new evaluation folder in {root}.")
+
+    @staticmethod
+    def by_version(evaluations: list[Evaluation], version: str | None = None) -> Grouped:
+        """Every results file of ``evaluations`` grouped by the prompt version it was made with (``''`` for files
+        that name none), versions in order of name; only ``version``'s group when one is given."""
+        return _grouped(evaluations, lambda r: r.version, version)
+
+    @staticmethod
+    def by_model(evaluations: list[Evaluation], model: str | None = None) -> Grouped:
+        """Every results file of ``evaluations`` grouped by the model it was made with, as ``by_version`` by
+        version."""
+        return _grouped(evaluations, lambda r: r.model, model)
+
+
+Grouped = dict[str, list[tuple[Evaluation, StrategyResults]]]
+
+
+def _grouped(evaluations: list[Evaluation], key: Callable[[StrategyResults], str], only: str | None) -> Grouped:
+    groups: Grouped = {}
+    for e in evaluations:
+        for r in e.results:
+            if only is None or key(r) == only:
+                groups.setdefault(key(r), []).append((e, r))
+    return dict(sorted(groups.items()))
 
 
 def _order(strategy: str) -> int:
@@ -291,55 +387,3 @@ def load_file(path: str | Path) -> list[StrategyResults]:
         StrategyResults(path.stem if single else f"{path.stem} · {s}", s, path, None, list(rs.values()))
         for s, rs in by_strategy.items()
     ]
-
-
-def load_evaluation(folder: str | Path) -> Evaluation:
-    """Every results file of a folder, in the order of the paper's table."""
-    folder = Path(folder)
-    results = [r for path in sorted(folder.glob("*.jsonl")) for r in load_file(path)]
-    results.sort(key=lambda r: (_order(r.strategy), r.name))
-    stamps = [r.header["created_at"] for r in results if r.header and r.header.get("created_at")]
-    if stamps:
-        created = min(stamps)
-    else:
-        when = folder.stat().st_mtime if folder.exists() else 0
-        created = datetime.fromtimestamp(when, UTC).isoformat(timespec="seconds")
-    return Evaluation(folder, created, results)
-
-
-def results_by_version(
-    evaluations: list[Evaluation], version: str | None = None
-) -> dict[str, list[tuple[Evaluation, StrategyResults]]]:
-    """Every results file of ``evaluations`` grouped by the prompt version it was made with (``''`` for files that
-    name none), versions in order of name; only ``version``'s group when one is given."""
-    groups: dict[str, list[tuple[Evaluation, StrategyResults]]] = {}
-    for e in evaluations:
-        for r in e.results:
-            if version is None or r.version == version:
-                groups.setdefault(r.version, []).append((e, r))
-    return dict(sorted(groups.items()))
-
-
-def results_by_model(
-    evaluations: list[Evaluation], model: str | None = None
-) -> dict[str, list[tuple[Evaluation, StrategyResults]]]:
-    """Every results file of ``evaluations`` grouped by the model it was made with, as ``results_by_version`` by
-    version."""
-    groups: dict[str, list[tuple[Evaluation, StrategyResults]]] = {}
-    for e in evaluations:
-        for r in e.results:
-            if model is None or r.model == model:
-                groups.setdefault(r.model, []).append((e, r))
-    return dict(sorted(groups.items()))
-
-
-def list_evaluations(
-    root: str | Path | None = None, load: Callable[[Path], Evaluation] = load_evaluation
-) -> list[Evaluation]:
-    """The evaluations under ``root`` (default ``evaluations_dir()``) that hold results files, newest first;
-    ``load`` reads one folder (the app passes a cached reader)."""
-    root = Path(root) if root is not None else evaluations_dir()
-    if not root.is_dir():
-        return []
-    found = [load(p) for p in root.iterdir() if p.is_dir() and any(p.glob("*.jsonl"))]
-    return sorted(found, key=lambda e: (e.created_at, e.folder.name), reverse=True)

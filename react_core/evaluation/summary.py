@@ -1,8 +1,8 @@
 """One strategy's results in figures: EM, F1, how the episodes ended (a count per stop reason), steps and seconds.
 
 The stop reasons are the trace's (``react_core.base.trace.STOP_REASONS``); a results file only ever holds the ones in
-``ENDINGS`` (a failed or stopped question is not written), and every table shows all of them, so ``context`` (the
-prompt outgrew the model's context window) is visible even when it is 0. UI-free.
+``Summary.ENDINGS`` (a failed or stopped question is not written), and every table shows all of them, so ``context``
+(the prompt outgrew the model's context window) is visible even when it is 0. UI-free.
 """
 
 from __future__ import annotations
@@ -10,17 +10,18 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from react_core.base.trace import STOP_REASONS
 
-__all__ = ["ENDINGS", "Summary", "summarize"]
-
-ENDINGS = tuple(r for r in STOP_REASONS if r not in ("error", "cancelled", "paused"))  # an evaluation never pauses
+__all__ = ["Summary", "summarize"]
 
 
 @dataclass
 class Summary:
+    ENDINGS: ClassVar[tuple[str, ...]] = tuple(r for r in STOP_REASONS if r not in ("error", "cancelled", "paused"))
+    # (an evaluation never pauses)
+
     n: int
     em: float
     f1: float
@@ -29,7 +30,7 @@ class Summary:
     avg_steps: float
     avg_seconds: float
     # Episodes per stop reason (every reason of ENDINGS, 0 included).
-    ended: dict[str, int] = field(default_factory=lambda: dict.fromkeys(ENDINGS, 0))
+    ended: dict[str, int] = field(default_factory=lambda: dict.fromkeys(Summary.ENDINGS, 0))
     # Questions the evaluation set out to answer (0 when unknown): n < planned means it stopped early.
     planned: int = 0
 
@@ -52,7 +53,7 @@ def summarize(results: Iterable[dict], planned: int = 0) -> Summary:
     results = list(results)
     n = len(results)
     counts = Counter(r["stop_reason"] for r in results)
-    ended = {reason: counts.get(reason, 0) for reason in ENDINGS}
+    ended = {reason: counts.get(reason, 0) for reason in Summary.ENDINGS}
     ended.update({reason: c for reason, c in counts.items() if reason not in ended})  # an unknown reason still shows
     if not n:
         return Summary(0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, ended, planned)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 from react_core.base.answers import exact_match, f1_score
 from react_core.base.errors import ConfigError
@@ -23,10 +24,8 @@ from react_core.evaluation.strategies import DEFAULT_PRESETS
 __all__ = [
     "FEVER",
     "HOTPOTQA",
-    "PAPER_500",
     "TASKS",
     "Task",
-    "dataset_task",
     "fever_scores",
     "is_dev_name",
     "paper_data",
@@ -35,7 +34,7 @@ __all__ = [
     "task_named",
 ]
 
-PAPER_500 = "react_paper_eval_500_indices.json"  # the rows the paper scored, beside each task's dev file
+_PAPER_ROWS = "react_paper_eval_500_indices.json"  # the rows the paper scored, beside each task's dev file
 
 
 def qa_scores(prediction: str | None, gold: str) -> tuple[float, float]:
@@ -50,6 +49,9 @@ def fever_scores(prediction: str | None, label: str) -> tuple[float, float]:
 
 @dataclass(frozen=True, eq=False)  # one object per task, compared and hashed as itself
 class Task:
+    PAPER_MODEL: ClassVar[str] = "PaLM-540B"  # the model of the paper's Table 1
+    PAPER_N: ClassVar[int] = 500  # the dev questions (claims) each column of it scored
+
     name: str
     label: str
     metric: str  # the headline figure's name: what the tables call the EM column
@@ -61,7 +63,7 @@ class Task:
     shown: str  # what of it the app shows, in the credit line
     scores: Callable[[str | None, str], tuple[float, float]]  # (EM, F1) of an answer against the gold one
     folder: str  # its folder in the shared data
-    dev_file: str  # the dev file the paper's 500 rows (PAPER_500, in the same folder) are rows of
+    dev_file: str  # the dev file the paper's 500 rows (``paper_rows``, in the same folder) are rows of
     f1: bool = True  # whether F1 says anything beside the metric
 
     @property
@@ -71,8 +73,23 @@ class Task:
 
     def paper_files(self) -> tuple[Path, Path]:
         """The paper's dev file and its 500 row indices, in the shared data."""
+        dev = shared_data_dir() / self.folder / self.dev_file
+        return dev, Task.paper_rows(dev)
+
+    @staticmethod
+    def paper_rows(dataset: str | Path) -> Path:
+        """The file of the rows the paper scored (indices into its dev file), beside a dataset file."""
+        return Path(dataset).parent / _PAPER_ROWS
+
+    def dataset_files(self) -> list[Path]:
+        """The task's dataset files in the shared data, by name (without the paper's list of rows)."""
         folder = shared_data_dir() / self.folder
-        return folder / self.dev_file, folder / PAPER_500
+        return [p for p in sorted(folder.glob("*.json*")) if p.name != _PAPER_ROWS] if folder.is_dir() else []
+
+    @staticmethod
+    def of(path: str | Path) -> Task:
+        """The task a dataset file holds: FEVER's claims, else HotpotQA-style questions."""
+        return FEVER if is_fever_file(path) else HOTPOTQA
 
 
 HOTPOTQA = Task(
@@ -116,15 +133,11 @@ def task_named(name: str | None) -> Task:
     return TASKS[name]
 
 
-def dataset_task(path: str | Path) -> Task:
-    return FEVER if is_fever_file(path) else HOTPOTQA
-
-
 def task_for(datasets: Sequence[str | Path], named: str = "") -> Task:
     """The task of an evaluation: the one named, else the one its dataset files hold (all the same one)."""
     if named:
         return task_named(named)
-    found = {dataset_task(d).name for d in datasets}
+    found = {Task.of(d).name for d in datasets}
     if len(found) > 1:
         raise ConfigError(
             "These dataset files hold different tasks (HotpotQA questions and FEVER claims); evaluate them separately."

@@ -19,9 +19,9 @@ from typing import Any
 
 from react_core.base.environment import environment_value, setting_defaults
 from react_core.base.errors import ConfigError
-from react_core.providers import CATALOGUE, PROVIDERS, keys, model_option, provider_class
+from react_core.providers import CATALOGUE, PROVIDERS, keys, model_choice_label, model_option, provider_class
 
-__all__ = ["CONNECTION", "ModelChoice", "environment_settings", "offered_models"]
+__all__ = ["CONNECTION", "ModelChoice", "environment_settings"]
 
 CONNECTION = ("model", "base_url", "model_path", "script")  # what a choice of another provider starts afresh
 
@@ -68,6 +68,31 @@ class ModelChoice:
             out[option] = self.model
         return out
 
+    @classmethod
+    def offered(
+        cls, settings: Mapping[str, Any], *, lent: bool = True, env: Mapping[str, str] | None = None
+    ) -> list[str]:
+        """Model choices (specs) to offer: the settings' own first, then every other provider that runs as configured
+        with its default model: a hosted one when the operator's key or endpoint is set and ``lent`` (the person may
+        use the operator's keys), one that needs no key when it needs no setting either (not the scripted one, which
+        needs a script)."""
+        found = [cls.of(settings).spec]
+        for name, provider in CATALOGUE.items():
+            if name == settings["provider"]:
+                continue
+            if provider.key_vars or provider.base_url_vars:
+                ready = lent and keys.configured(provider, env=env)
+            else:
+                ready = provider.runs_unset
+            if ready:
+                found.append(name)
+        return found
+
+    def label(self, settings: Mapping[str, Any]) -> str:
+        """This choice in a few words (``OpenAI · gpt-4o-mini``) when run from ``settings``, as an evaluation of
+        several models names each (``model_choice_label``)."""
+        return model_choice_label({**settings, **self.changes(settings)})
+
 
 def environment_settings(provider: str, env: Mapping[str, str] | None = None) -> dict[str, str]:
     """The settings the environment gives a run of ``provider`` ({field: value} for each variable set, the provider
@@ -79,23 +104,3 @@ def environment_settings(provider: str, env: Mapping[str, str] | None = None) ->
         given.pop("model", None)
     base_url = keys.configured_base_url(provider, env)
     return {**given, "base_url": base_url} if base_url else given
-
-
-def offered_models(
-    settings: Mapping[str, Any], *, lent: bool = True, env: Mapping[str, str] | None = None
-) -> list[str]:
-    """Model choices (specs) to offer: the settings' own first, then every other provider that runs as configured
-    with its default model: a hosted one when the operator's key or endpoint is set and ``lent`` (the person may use
-    the operator's keys), one that needs no key when it needs no setting either (not the scripted one, which needs a
-    script)."""
-    found = [ModelChoice.of(settings).spec]
-    for name, cls in CATALOGUE.items():
-        if name == settings["provider"]:
-            continue
-        if cls.key_vars or cls.base_url_vars:
-            ready = lent and keys.configured(cls, env=env)
-        else:
-            ready = cls.runs_unset
-        if ready:
-            found.append(name)
-    return found

@@ -52,11 +52,9 @@ __all__ = [
     "check_environment",
     "convert",
     "converter",
-    "finetune",
     "kinds",
     "prepare",
     "run_worker",
-    "write_only",
     "write_token_file",
     "write_trajectory_file",
 ]
@@ -83,6 +81,36 @@ class FinetunePlan:
     @property
     def folder(self) -> Path:
         return self.out or finetune_dir() / f"{self.recipe.method}-{self.recipe.digest}"
+
+    def run(self, *, on_progress: Progress | None = None, cancel: threading.Event | None = None) -> FinetuneResult:
+        """Every phase to the adapter and its manifest; stopped (``cancel``), it keeps a checkpoint to resume from."""
+        notify = on_progress or (lambda _e: None)
+        python = self.python or training_python()
+        check_environment(python)
+        trajectories, base_model = prepare(self, notify)
+        folder = self.folder
+        recipe = {
+            **self.recipe.to_dict(),
+            "base_model": str(base_model),
+            "threads": self.threads or os.cpu_count() or 1,
+        }
+        (folder / "recipe.json").write_text(json.dumps(recipe, indent=1), encoding="utf-8")
+        notify({"kind": "phase", "phase": "training"})
+        status, report = run_worker(python, folder, notify, cancel)
+        if status == STOPPED:
+            message = f"Stopped; run the same command to resume ({folder})."
+            return FinetuneResult(folder, None, len(trajectories), True, message)
+        notify({"kind": "phase", "phase": "converting"})
+        adapter = convert(python, folder)
+        write_manifest(adapter, _manifest(self, adapter, base_model, trajectories, report))
+        notify({"kind": "done", "adapter": str(adapter)})
+        size = adapter.stat().st_size
+        return FinetuneResult(folder, adapter, len(trajectories), False, f"Wrote {adapter} ({size:,} bytes).")
+
+    def write_only(self, *, on_progress: Progress | None = None) -> str:
+        """The trajectories and examples (and the exports) without training: no training environment needed."""
+        trajectories, _ = prepare(self, on_progress or (lambda _e: None))
+        return f"Wrote {len(trajectories)} trajectories and their examples in {self.folder}."
 
 
 @dataclass
@@ -334,36 +362,6 @@ def prepare(plan: FinetunePlan, notify: Progress) -> tuple[list[Trajectory], Pat
     if not (folder / TOKENS).is_file() or plan.export_chat or plan.export_instructions:
         write_token_file(plan, base_model, notify)
     return trajectories, base_model
-
-
-def write_only(plan: FinetunePlan, *, on_progress: Progress | None = None) -> str:
-    """The trajectories and examples (and the exports) without training: no training environment needed."""
-    trajectories, _ = prepare(plan, on_progress or (lambda _e: None))
-    return f"Wrote {len(trajectories)} trajectories and their examples in {plan.folder}."
-
-
-def finetune(
-    plan: FinetunePlan, *, on_progress: Progress | None = None, cancel: threading.Event | None = None
-) -> FinetuneResult:
-    """Every phase to the adapter and its manifest; stopped (``cancel``), it keeps a checkpoint to resume from."""
-    notify = on_progress or (lambda _e: None)
-    python = plan.python or training_python()
-    check_environment(python)
-    trajectories, base_model = prepare(plan, notify)
-    folder = plan.folder
-    recipe = {**plan.recipe.to_dict(), "base_model": str(base_model), "threads": plan.threads or os.cpu_count() or 1}
-    (folder / "recipe.json").write_text(json.dumps(recipe, indent=1), encoding="utf-8")
-    notify({"kind": "phase", "phase": "training"})
-    status, report = run_worker(python, folder, notify, cancel)
-    if status == STOPPED:
-        message = f"Stopped; run the same command to resume ({folder})."
-        return FinetuneResult(folder, None, len(trajectories), True, message)
-    notify({"kind": "phase", "phase": "converting"})
-    adapter = convert(python, folder)
-    write_manifest(adapter, _manifest(plan, adapter, base_model, trajectories, report))
-    notify({"kind": "done", "adapter": str(adapter)})
-    size = adapter.stat().st_size
-    return FinetuneResult(folder, adapter, len(trajectories), False, f"Wrote {adapter} ({size:,} bytes).")
 
 
 _DIGESTS: dict[Path, str] = {}

@@ -8,7 +8,7 @@ trajectories and Calculator ones, 2 epochs), and ``v2``, which adds the lessons 
 (``misses``: trajectories that miss a Search and recover; ``partial``: ones that answer from what they read after a
 second miss; docs/finetune.md) over 3 epochs, the 200 dev questions held out.
 
-The paper's Figure 3 fine-tunes each method on its own trajectories: ``METHODS`` names, for each, the zero-shot
+The paper's Figure 3 fine-tunes each method on its own trajectories: ``Recipe.METHODS`` names, for each, the zero-shot
 preset the model learns to answer (the prompt the app then sends it) and the evaluation strategy that runs it.
 """
 
@@ -17,17 +17,15 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict, dataclass, field, fields, replace
-from typing import Any
+from typing import Any, ClassVar
 
 from react_core.base.errors import ConfigError
 from react_core.providers.adapters import DEFAULT_ADAPTER
 
 __all__ = [
     "DEV_QUESTIONS",
-    "METHODS",
     "Method",
     "RECIPES",
-    "RECIPE_NOTES",
     "Recipe",
     "SHIPPED",
     "SINCE_V2",
@@ -44,12 +42,6 @@ class Method:
     agent: bool  # Search and Lookup steps (Act, ReAct) or one direct answer (Standard, CoT)
 
 
-METHODS = {
-    "react": Method("react", "tuned-react", "react", True),
-    "act": Method("act", "tuned-act", "act", True),
-    "cot": Method("cot", "tuned-cot", "cot", False),
-    "standard": Method("standard", "tuned-standard", "standard", False),
-}
 # The tools a trajectory's prompt lists. Half the examples also list the Calculator (the chat enables it by default,
 # the paper's evaluation does not), so the model meets both prompts in training.
 TOOLS = ("search", "lookup")
@@ -58,6 +50,13 @@ SOMETIMES = ("calculator",)
 
 @dataclass(frozen=True)
 class Recipe:
+    METHODS: ClassVar[dict[str, Method]] = {
+        "react": Method("react", "tuned-react", "react", True),
+        "act": Method("act", "tuned-act", "act", True),
+        "cot": Method("cot", "tuned-cot", "cot", False),
+        "standard": Method("standard", "tuned-standard", "standard", False),
+    }
+
     method: str = "react"
     # Gold trajectories from these HotpotQA files (paths relative to the shared data folder, or absolute).
     gold: tuple[str, ...] = ("hotpotqa/train_distractor_996.json",)
@@ -78,10 +77,11 @@ class Recipe:
     checkpoint_every: int = 10  # steps
     sentences: int = 5  # sentences a Search shows, as the app's default
     extra: dict[str, Any] = field(default_factory=dict, compare=False)  # provenance notes, never a setting
+    note: str = field(default="", compare=False)  # what a named recipe is, said where a person picks one
 
     def __post_init__(self) -> None:
-        if self.method not in METHODS:
-            raise ConfigError(f"unknown method {self.method!r}: choose from {', '.join(METHODS)}")
+        if self.method not in self.METHODS:
+            raise ConfigError(f"unknown method {self.method!r}: choose from {', '.join(self.METHODS)}")
         for name in ("rank", "alpha", "epochs", "batch", "checkpoint_every", "sentences"):
             if int(getattr(self, name)) < 1:
                 raise ConfigError(f"{name} must be at least 1")
@@ -94,14 +94,14 @@ class Recipe:
 
     @property
     def spec(self) -> Method:
-        return METHODS[self.method]
+        return self.METHODS[self.method]
 
     def to_dict(self) -> dict[str, Any]:
         """The settings; those v2 added only where they differ from their default, so a v1 recipe's dict (in the
         shipped manifest) and its digest (naming its run's folder) stay what they were."""
         d = asdict(self)
         d["gold"], d["held_out"] = list(self.gold), list(self.held_out)
-        d.pop("extra")
+        d.pop("extra"), d.pop("note")
         for f in fields(self):
             if f.name in SINCE_V2 and getattr(self, f.name) == f.default:
                 del d[f.name]
@@ -109,7 +109,7 @@ class Recipe:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Recipe:
-        known = {f.name for f in fields(cls)} - {"extra"}
+        known = {f.name for f in fields(cls)} - {"extra", "note"}
         values = {k: v for k, v in d.items() if k in known}
         for name in ("gold", "held_out"):
             if name in values:
@@ -132,15 +132,18 @@ DEV_QUESTIONS = ("hotpotqa/dev_distractor_first100.json", "hotpotqa/dev_distract
 
 # Recipes by name. v2: v1's gold and Calculator trajectories, plus the lessons the v1 adapter's own misses on the dev
 # questions call for (docs/finetune.md, "The v2 recipe"), over 3 epochs.
+# Each says what it is where a person picks one (the Fine-tune page, --help).
 RECIPES = {
-    "v1": Recipe(method="react"),
-    "v2": Recipe(method="react", misses=600, partial=100, epochs=3, held_out=DEV_QUESTIONS, repeats=False),
-}
-
-# What each recipe is, said where a person picks one (the Fine-tune page, --help).
-RECIPE_NOTES = {
-    "v1": "the shipped adapter's: gold trajectories and Calculator ones, 2 epochs",
-    "v2": "v1's plus recovering from a missed Search and answering after two misses, 3 epochs (about 3x v1's time)",
+    "v1": Recipe(method="react", note="the shipped adapter's: gold trajectories and Calculator ones, 2 epochs"),
+    "v2": Recipe(
+        method="react",
+        misses=600,
+        partial=100,
+        epochs=3,
+        held_out=DEV_QUESTIONS,
+        repeats=False,
+        note="v1's plus recovering from a missed Search and answering after two misses, 3 epochs (about 3x v1's time)",
+    ),
 }
 
 # The adapters shipped in adapters/: each folder's name -> the recipe that made it.

@@ -29,7 +29,7 @@ from react_core.report.checks import worth_learning
 from react_core.tools.registry import ToolRegistry
 from react_core.tools.wiki import make_wiki_tools
 from react_core.training import gold as golden
-from react_core.training.recipe import METHODS
+from react_core.training.recipe import Recipe
 
 Progress = Callable[[dict[str, Any]], None]
 
@@ -159,7 +159,7 @@ def held_out_questions(files: Iterable[str]) -> set[str]:
 def from_history(store: Any, method: str = "react", *, limit: int = 1000) -> list[Trajectory]:
     """A person's own runs that were right (an exact match with the expected answer), finished, backed by evidence
     and readable, in the method's dialect family (agent runs for Act and ReAct)."""
-    if not METHODS[method].agent:
+    if not Recipe.METHODS[method].agent:
         raise ConfigError("runs in History are agent runs: they teach Act or ReAct, not a direct answer.")
     found = []
     for record in store.list(limit=limit):
@@ -187,8 +187,8 @@ def from_teacher(
     from react_core.evaluation import results
     from react_core.evaluation.run import EvalPlan, run_evaluation
 
-    strategy = METHODS[method].strategy
-    if not METHODS[method].agent:
+    strategy = Recipe.METHODS[method].strategy
+    if not Recipe.METHODS[method].agent:
         raise ConfigError("a teacher writes agent trajectories (Act or ReAct).")
     plan = EvalPlan(datasets=[questions], strategies=[strategy], out_dir=str(folder), settings=settings, limit=limit)
     run_evaluation(plan, on_progress=on_progress, cancel=cancel)

@@ -17,16 +17,14 @@ import streamlit as st
 
 from react_core import (
     Assignment,
+    Board,
     Evaluation,
     ReactLabError,
     StrategyResults,
     Trace,
-    assignment_of,
-    best_per_student,
     plural,
     references_from,
     submission_of,
-    submitter,
 )
 from ui.evaluate.question_sets import ASSIGNMENT_PREFIX
 from ui.shared import identity, state
@@ -98,8 +96,8 @@ def render_hand_out(sets: list[Any], evaluations: list[Any]) -> None:
 def board_frame(submissions: list[Any]) -> pd.DataFrame:
     """Each student's best version, one row each: what a teacher compares first (the scores and the checks, in view
     on a laptop's page), then what it ran on (further right, where a wide board scrolls)."""
-    rows = []
-    for s in best_per_student(submissions):
+    rows, board = [], Board(submissions)
+    for s in board.best():
         row = {
             "student": s.student,
             "best version": s.version,
@@ -108,7 +106,7 @@ def board_frame(submissions: list[Any]) -> pd.DataFrame:
         }
         row |= {f"{name} %": round(100 * rate, 1) for name, rate in s.checks.items()}
         row |= {"model": s.model, "questions": s.questions}
-        row |= {"versions submitted": sum(1 for o in submissions if submitter(o) == submitter(s)), "run": f"#{s.id}"}
+        row |= {"versions submitted": board.versions_of(s), "run": f"#{s.id}"}
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -127,7 +125,7 @@ def render_board(a: Assignment) -> None:
         return
     frame = board_frame(submissions)
     st.dataframe(frame, hide_index=True, width="stretch", key=f"class-board-{a.token[:8]}")
-    for s in best_per_student(submissions):
+    for s in Board(submissions).best():
         if st.button(f"Open {s.student}'s runs ({s.version})", key=f"class-open-{s.id}"):
             st.query_params[SUBMISSION_PARAM] = str(s.id)
             st.rerun()
@@ -204,7 +202,7 @@ def _submit(token: str, r: StrategyResults) -> None:
 
 def render_submit(evaluation: Evaluation) -> None:
     """Under an evaluation of an assignment: submit each version's results to it."""
-    ran = assignment_of(evaluation.folder)
+    ran = evaluation.assignment
     if ran is None:
         return
     st.markdown(f"**Submit to the assignment {md_literal(ran['name'])}**")

@@ -1,5 +1,5 @@
 """The Evaluate page's bootstrap: build few-shot examples from the model's own right and grounded runs of train
-questions, score candidate sets on dev, and keep the best as the person's own preset (``react_core.bootstrap``, the
+questions, score candidate sets on dev, and keep the best as the person's own preset (``BootstrapPlan.run``, the
 same as ``python -m react_core bootstrap``; the teacher and the student are both the model chosen in Settings here,
 the command line can take another teacher). It runs in the background (``ui.evaluate.bootstrap_job``) with a progress
 bar and Stop; a stopped bootstrap resumes where it stopped. Its folder sits under the person's evaluations, in
@@ -9,18 +9,16 @@ bar and Stop; a stopped bootstrap resumes where it stopped. Its folder sits unde
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
 import streamlit as st
 
 from react_core import (
     BootstrapPlan,
+    Evaluation,
     ReactLabError,
     RunSettings,
-    new_evaluation_folder,
     plan_defaults,
-    preset_from_toml,
 )
 from ui.evaluate import evaluations as ev
 from ui.evaluate import question_sets
@@ -48,7 +46,7 @@ def start() -> None:
     if state.running() or any(j is not None and not j.done for j in (ss.eval_job, ss.boot_job)):
         state.flash("warning", "Something is already running; wait for it or stop it first.")
         return
-    folder = new_evaluation_folder(ev.root() / "bootstrap")
+    folder = Evaluation.new_folder(ev.root() / "bootstrap")
     choice = ss.get("eval-dataset") or ""
     try:
         if question_sets.is_set(choice):
@@ -87,13 +85,11 @@ def resume() -> None:
         _run(job.plan)
 
 
-def keep(path: str) -> None:
+def keep(result: Any) -> None:
     """Save the bootstrapped prompt as the next version of the person's line named after its file (with its dev
     score as the version's note)."""
-    name = Path(path).stem
     try:
-        preset = preset_from_toml(Path(path).read_text(encoding="utf-8"), name, where=path)
-        ref = presets.store().save_version(preset, name, note=preset.description)
+        ref = result.keep(presets.store())
     except (OSError, ReactLabError) as e:
         state.flash("error", f"Not saved: {e}")
         return
@@ -142,7 +138,7 @@ def _ending(job: BootstrapJob) -> None:
         st.error(md_literal(snap["error"]), icon=":material/error:")
     elif result is not None and result.out is not None:
         st.success(md_literal(result.message))
-        st.button("Keep as my preset", key="boot-keep", on_click=keep, args=(str(result.out),))
+        st.button("Keep as my preset", key="boot-keep", on_click=keep, args=(result,))
     elif result is not None:
         st.warning(md_literal(result.message))
     if snap["error"] or (result is not None and result.stopped):

@@ -1,6 +1,6 @@
 """A bootstrap on a background thread, so the Evaluate page can show its phase, a progress bar and Stop.
 
-The job calls ``react_core.bootstrap`` (the same function as ``python -m react_core bootstrap``) with the plan the page
+The job calls ``BootstrapPlan.run`` (the same method as ``python -m react_core bootstrap``) with the plan the page
 gathered and the person's allowance, and keeps a lock-protected picture of where it is: the phase (the teacher on the
 train questions, the starting preset on dev, each candidate set on dev), how many questions of how many, and at the
 end the engine's result (the preset written, or why none was). Never calls Streamlit.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from react_core import Allowance, BootstrapPlan, LiveTarget, bootstrap
+from react_core import Allowance, BootstrapPlan, LiveTarget
 from ui.shared.job import ResultJob
 
 
@@ -32,8 +32,7 @@ class BootstrapJob(ResultJob):
         return {"phase": self._phase, "done": self._done_n, "total": self._total}
 
     def compute(self) -> Any:
-        return bootstrap(
-            self.plan,
+        return self.plan.run(
             allowance=self.allowance,
             on_progress=self._on_progress,
             cancel=self._cancel,

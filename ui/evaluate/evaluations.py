@@ -16,7 +16,6 @@ from typing import Any
 import streamlit as st
 
 from react_core import (
-    PAPER_500,
     ROLE_MODES,
     STRATEGY_LABELS,
     EvalPlan,
@@ -24,14 +23,11 @@ from react_core import (
     PresetStore,
     ReactLabError,
     RunSettings,
+    Task,
     evaluations_dir,
-    list_evaluations,
-    load_evaluation,
-    new_evaluation_folder,
     parse_ref,
     plan_defaults,
     strategy_needs,
-    unit_strategy,
 )
 from ui.evaluate import models as eval_models
 from ui.evaluate import question_sets
@@ -39,12 +35,10 @@ from ui.evaluate import tasks as eval_tasks
 from ui.evaluate.job import EvalJob
 from ui.shared import export_settings, identity, state
 
-AT_ONCE_HELP = (
-    "Hosted models answer this many questions at the same time; the on-device model answers one at a time."
-)
+AT_ONCE_HELP = "Hosted models answer this many questions at the same time; the on-device model answers one at a time."
 RPM_HELP = (
     "At most this many model calls a minute, shared by every evaluation with the same key. When the service says "
-    "\"too many requests\" and how long to wait, the whole evaluation waits and slows down; no question is lost."
+    '"too many requests" and how long to wait, the whole evaluation waits and slows down; no question is lost.'
 )
 
 
@@ -158,7 +152,7 @@ def start() -> None:
     choice = ss.get("eval-dataset") or ""
     task = eval_tasks.task_of(choice)
     paper = plan_defaults(task)
-    folder = new_evaluation_folder(root())
+    folder = Evaluation.new_folder(root())
     try:
         shared = eval_tasks.datasets()
         dataset = question_sets.dataset_file(choice, folder) if question_sets.is_set(choice) else shared[choice]
@@ -171,7 +165,7 @@ def start() -> None:
         strategies=chosen,
         out_dir=str(folder),
         settings=RunSettings.from_dict(state.settings()),
-        indices=str(dataset.parent / PAPER_500) if ss.get("eval-500") and not question_sets.is_set(choice) else None,
+        indices=str(Task.paper_rows(dataset)) if ss.get("eval-500") and not question_sets.is_set(choice) else None,
         repetitions=repetitions,
         temperature=float(ss.get("eval-temperature") or 0.0) if repetitions > 1 else paper.temperature,
         limit=int(ss["eval-limit"]),
@@ -206,7 +200,7 @@ def _files(folder: Path) -> tuple:
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def _load(folder: str, signature: tuple) -> Evaluation:  # the signature is part of the cache key
-    return load_evaluation(folder)
+    return Evaluation.load(folder)
 
 
 def load(folder: str | Path) -> Evaluation:
@@ -214,7 +208,7 @@ def load(folder: str | Path) -> Evaluation:
 
 
 def past() -> list[Evaluation]:
-    return list_evaluations(root(), load=load)
+    return Evaluation.load_all(root(), load=load)
 
 
 # -- what the page draws -------------------------------------------------------------------------------
@@ -224,7 +218,7 @@ def unit_label(key: str, snap: dict[str, Any]) -> str:
     """What a running evaluation runs, in words: the strategy, the prompt version when it compares versions and the
     model when it compares models (the job's ``versions`` and ``models`` say which, by unit key such as
     ``react@paper@2``)."""
-    strategy = unit_strategy(key)
+    strategy = EvalPlan.unit_strategy(key)
     version = (snap.get("versions") or {}).get(key, "")
     model = (snap.get("models") or {}).get(key, "")
     name = STRATEGY_LABELS.get(strategy, strategy)

@@ -1,9 +1,9 @@
 """The Evaluate page's models: which provider and model each run of the grid (versions × models × a set) uses.
 
 Offered: the model chosen in Settings (selected by default), every other provider that runs as configured with its
-default model (``react_core.offered_models``: a hosted one only when this deployment lends its keys to this person),
+default model (``ModelChoice.offered``: a hosted one only when this deployment lends its keys to this person),
 and any the person adds as ``provider:model``, read by the engine's one rule (``ModelChoice``). Each is shown as the
-engine names a model (``model_choice_label``). The key typed in Settings goes only to models of its own provider
+engine names a model (``ModelChoice.label``). The key typed in Settings goes only to models of its own provider
 (the engine sees to that).
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from react_core import ModelChoice, ReactLabError, model_choice_label, offered_models
+from react_core import ModelChoice, ReactLabError
 from ui.shared import identity, state
 
 MODELS_KEY = "eval-models"
@@ -24,7 +24,7 @@ def current() -> str:
 
 
 def choices() -> list[str]:
-    offered = offered_models(state.settings(), lent=identity.lends_server_keys())
+    offered = ModelChoice.offered(state.settings(), lent=identity.lends_server_keys())
     return list(dict.fromkeys([*offered, *st.session_state.get(EXTRA_KEY, [])]))
 
 
@@ -32,7 +32,7 @@ def name(spec: str) -> str:
     """A choice as a person reads it (``OpenAI · gpt-4o-mini``); the text itself if it cannot be read."""
     s = state.settings()
     try:
-        return model_choice_label({**s, **ModelChoice.parse(spec).changes(s)})
+        return ModelChoice.parse(spec).label(s)
     except ReactLabError:
         return spec
 

@@ -1,10 +1,10 @@
 """The Evaluate page's own questions, repetitions, trajectory checks and baselines: the verbs and the tables.
 
 A person's question sets live in their history (``Store.question_sets``), checked on upload by the engine's rules
-(``react_core.parse_question_set``: a refusal names the line and the reason). An evaluation of a set gets the set as a
+(``react_core.QuestionSets``: a refusal names the line and the reason). An evaluation of a set gets the set as a
 JSONL file in its own results folder, so the folder says which questions it ran, as for the shared files. Scores with
-95 % intervals, the trajectory checks and the comparison with a baseline are the engine's (``score_results``,
-``run_checks``, ``compare_results``); here they become tables.
+95 % intervals, the trajectory checks and the comparison with a baseline are the engine's (``StrategyResults.scores``,
+``checked``, ``compare``); here they become tables.
 """
 
 from __future__ import annotations
@@ -18,22 +18,12 @@ import streamlit as st
 from react_core import (
     STRATEGY_LABELS,
     Checks,
-    ConfigError,
     Evaluation,
     QuestionSetError,
+    QuestionSets,
     ReactLabError,
     StrategyResults,
-    Trace,
-    add_run_to_question_set,
-    base_id,
-    common_questions,
-    compare_results,
     plural,
-    run_checks,
-    save_question_set_upload,
-    score_results,
-    write_assignment_file,
-    write_set_file,
 )
 from ui.shared import state
 
@@ -77,12 +67,10 @@ def label(choice: str) -> str:
 def dataset_file(choice: str, folder: Path) -> Path:
     """A set chosen on the page, written beside the evaluation's results (in ``questions/``, so it is never read as
     a results file) for the engine to read; an assignment's also leaves a note naming it, for its submissions."""
+    sets = QuestionSets(state.history_store())
     if choice.startswith(ASSIGNMENT_PREFIX):
-        found = state.history_store().assignment(choice[len(ASSIGNMENT_PREFIX) :])
-        if found is None:
-            raise ConfigError("That assignment is gone, or its link was never opened here.")
-        return write_assignment_file(found, folder)
-    return write_set_file(state.history_store(), choice[len(SET_PREFIX) :], folder / "questions")
+        return sets.write_assignment(choice[len(ASSIGNMENT_PREFIX) :], folder)
+    return sets.write_file(choice[len(SET_PREFIX) :], folder / "questions")
 
 
 def keep_upload() -> None:
@@ -94,7 +82,7 @@ def keep_upload() -> None:
         return
     name = (ss.get("qset-name") or "").strip() or Path(upload.name).stem
     try:
-        questions = save_question_set_upload(state.history_store(), name, upload.getvalue(), upload.name)
+        questions = QuestionSets(state.history_store()).save_upload(name, upload.getvalue(), upload.name)
     except QuestionSetError as e:
         state.flash("error", f"Refused: {e}")
         return
@@ -136,7 +124,8 @@ def _add_run(store: Any, run_id: int, question: str) -> None:
     ss = st.session_state
     name = (ss.get(f"add-set-name-{run_id}") or "").strip()
     try:
-        size = add_run_to_question_set(store, name, question, ss.get(f"add-set-answer-{run_id}") or "", run_id=run_id)
+        answer = ss.get(f"add-set-answer-{run_id}") or ""
+        size = QuestionSets(store).add_run(name, question, answer, run_id=run_id)
     except ReactLabError as e:
         state.flash("error", f"Not added: {e}")
         return
@@ -180,7 +169,7 @@ def _checked(
     chosen, evaluation = Checks(*key), _evaluation
     rows = []
     for r in evaluation.results:
-        s = score_results(r.records, chosen)
+        s = r.scores(chosen)
         row = {
             "strategy": STRATEGY_LABELS.get(r.strategy, r.name),
             "prompt version": r.version,
@@ -193,7 +182,7 @@ def _checked(
         }
         row.update({f"{name} %": round(100 * rate, 1) for name, rate in s.checks.items()})
         rows.append(row)
-    per_record = [run_checks(Trace.from_dict(rec["trace"]), chosen) for r in evaluation.results for rec in r.records]
+    per_record = [checked for r in evaluation.results for checked in r.checked(chosen)]
     return pd.DataFrame(rows), per_record
 
 
@@ -218,7 +207,7 @@ def baselines(current: Evaluation, past: list[Evaluation]) -> dict[str, Strategy
     own = current.results if len(current.results) > 1 else []
     for e, rs in [(current, own), *((p, p.results) for p in past if p.folder != current.folder)]:
         for r in rs:
-            shared = len(common_questions(r.records, here))
+            shared = len(r.in_common(here))
             if not shared:
                 continue
             when = e.created_at.replace("T", " ")[:16]
@@ -228,7 +217,7 @@ def baselines(current: Evaluation, past: list[Evaluation]) -> dict[str, Strategy
 
 
 def comparison(baseline: StrategyResults, current: StrategyResults) -> tuple[Any, pd.DataFrame]:
-    c = compare_results(baseline.records, current.records)
+    c = current.compare(baseline)
     rows = [{"change": "newly passes", "id": q, **c.rows[q]} for q in c.newly_pass]
     rows += [{"change": "newly fails", "id": q, **c.rows[q]} for q in c.newly_fail]
     return c, pd.DataFrame(rows, columns=["change", "id", "question", "gold", "baseline", "now"])
@@ -243,7 +232,3 @@ def comparison_line(name: str, c: Any) -> str:
         f"**{name}**: {len(c.newly_pass)} newly pass, {len(c.newly_fail)} newly fail ({c.both_pass} pass in both, "
         f"{c.both_fail} fail in both) · on {plural(c.shared, 'question')} in common{lacking}"
     )
-
-
-def first_run(records: list[dict[str, Any]], qid: str) -> dict[str, Any] | None:
-    return next((r for r in records if base_id(r["id"]) == qid), None)

@@ -106,7 +106,7 @@ def _checks_and_baseline(evaluation: Any) -> None:
             for col, side, title in ((left, options[base], "baseline"), (right, current, "now")):
                 with col:
                     st.caption(md_literal(f"{title}: {qs.result_name(side, model=True)}"))
-                    record = qs.first_run(side.records, pick)
+                    record = side.first_run(pick)
                     if record is not None:
                         trace = Trace.from_dict(record["trace"])
                         render_trace(trace, key=f"eval-{title}-{current.name}-{pick}", narrow=True)

@@ -8,17 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from react_core import (
-    ENDINGS,
-    PAPER_MODEL,
-    PAPER_N,
-    STRATEGY_LABELS,
-    Evaluation,
-    StrategyResults,
-    results_by_model,
-    results_by_version,
-)
-from react_core import result_label as label
+from react_core import STRATEGY_LABELS, Evaluation, StrategyResults
 from ui.evaluate import tasks as eval_tasks
 
 MIN_CHART_N = 20  # fewer questions say too little to set beside the paper's 500
@@ -44,14 +34,14 @@ def summary_frame(evaluation: Evaluation) -> pd.DataFrame:
         s, task = r.summary(), r.task
         rows.append(
             {
-                "strategy": label(r, evaluation.results),
+                "strategy": r.label(evaluation.results),
                 "prompt version": r.version,
                 "model": r.model,
                 "n": s.n,
                 "of": s.planned,
                 **eval_tasks.scores(task, round(100 * s.em, 1), round(100 * s.f1, 1)),
-                **({f"paper {task.metric} (n={PAPER_N})": r.paper_figure} if paper else {}),
-                **{reason: s.ended.get(reason, 0) for reason in ENDINGS},
+                **({f"paper {task.metric} (n={task.PAPER_N})": r.paper_figure} if paper else {}),
+                **{reason: s.ended.get(reason, 0) for reason in s.ENDINGS},
                 "well-formed steps %": round(100 * s.well_formed, 1),
                 "avg steps": round(s.avg_steps, 2),
                 "avg seconds": round(s.avg_seconds, 2),
@@ -68,17 +58,17 @@ def chart(evaluation: Evaluation) -> tuple[pd.DataFrame | None, str]:
     for r in evaluation.results:
         s = r.summary()
         if s.n < MIN_CHART_N:
-            small.append(f"{label(r, evaluation.results)} (n={s.n})")
+            small.append(f"{r.label(evaluation.results)} (n={s.n})")
             continue
-        rows[f"{label(r, evaluation.results)} (n={s.n})"] = {
+        rows[f"{r.label(evaluation.results)} (n={s.n})"] = {
             "this evaluation": round(100 * s.em, 1),
-            **({f"paper, {PAPER_MODEL} (n={PAPER_N})": r.paper_figure} if paper else {}),
+            **({f"paper, {r.task.PAPER_MODEL} (n={r.task.PAPER_N})": r.paper_figure} if paper else {}),
         }
     why = ""
     if small:
         why = (
             f"No bar for {', '.join(small)}: fewer than {MIN_CHART_N} questions say too little to set beside the "
-            f"paper's {PAPER_N}; the table above has the figures."
+            f"paper's {evaluation.task.PAPER_N}; the table above has the figures."
         )
     return (pd.DataFrame.from_dict(rows, orient="index") if rows else None), why
 
@@ -91,7 +81,9 @@ def paper_caption(evaluation: Evaluation) -> str:
             "No paper column: the paper's Table 1 scored its own 500 dev questions, not these, so its figures would "
             "compare nothing."
         )
-    return f"Paper: ReAct (Yao et al. 2022), Table 1, {PAPER_MODEL} on 500 {task.label} dev {task.items}."
+    return (
+        f"Paper: ReAct (Yao et al. 2022), Table 1, {task.PAPER_MODEL} on {task.PAPER_N} {task.label} dev {task.items}."
+    )
 
 
 def past_frame(evaluations: list[Evaluation]) -> pd.DataFrame:
@@ -105,7 +97,7 @@ def past_frame(evaluations: list[Evaluation]) -> pd.DataFrame:
         rows.append(
             {
                 "when": when(e),
-                "strategies": ", ".join(label(r, e.results) for r in e.results),
+                "strategies": ", ".join(r.label(e.results) for r in e.results),
                 "prompt versions": ", ".join(dict.fromkeys(r.version for r in e.results if r.version)),
                 "models": ", ".join(dict.fromkeys(r.model for r in e.results if r.model)),
                 "questions": e.planned,
@@ -119,17 +111,15 @@ def past_frame(evaluations: list[Evaluation]) -> pd.DataFrame:
 
 def past_versions(evaluations: list[Evaluation]) -> list[str]:
     """The prompt versions the past evaluations ran (what the page's filter offers)."""
-    return [v for v in results_by_version(evaluations) if v]
+    return [v for v in Evaluation.by_version(evaluations) if v]
 
 
 def past_models(evaluations: list[Evaluation]) -> list[str]:
     """The models the past evaluations ran (what the page's model filter offers)."""
-    return [m for m in results_by_model(evaluations) if m]
+    return [m for m in Evaluation.by_model(evaluations) if m]
 
 
-def with_version(
-    evaluations: list[Evaluation], version: str | None, model: str | None = None
-) -> list[Evaluation]:
+def with_version(evaluations: list[Evaluation], version: str | None, model: str | None = None) -> list[Evaluation]:
     """The evaluations with results of ``version`` and ``model`` (every one for None)."""
     return [
         e
@@ -138,13 +128,11 @@ def with_version(
     ]
 
 
-def version_frame(
-    evaluations: list[Evaluation], version: str | None = None, model: str | None = None
-) -> pd.DataFrame:
+def version_frame(evaluations: list[Evaluation], version: str | None = None, model: str | None = None) -> pd.DataFrame:
     """Past results grouped by prompt version, then model (only ``version``'s and ``model``'s when chosen): one row
     per results file."""
     rows = []
-    for v, group in results_by_version(evaluations, version).items():
+    for v, group in Evaluation.by_version(evaluations, version).items():
         for e, r in sorted(group, key=lambda pair: pair[1].model):
             if model is not None and r.model != model:
                 continue

@@ -13,7 +13,7 @@ from typing import Any
 
 import streamlit as st
 
-from react_core import HOTPOTQA, PAPER_500, TASKS, Task, dataset_task, shared_data_dir
+from react_core import HOTPOTQA, TASKS, Task
 from ui.evaluate import question_sets
 
 TASK_KEY = "eval-task"  # the task the prompts were last set for
@@ -21,17 +21,12 @@ TASK_KEY = "eval-task"  # the task the prompts were last set for
 
 def datasets() -> dict[str, Path]:
     """The shared dataset files by name: each task's folder, without the paper's list of rows."""
-    found = {}
-    for task in TASKS.values():
-        folder = shared_data_dir() / task.folder
-        if folder.is_dir():
-            found.update({p.name: p for p in sorted(folder.glob("*.json*")) if p.name != PAPER_500})
-    return found
+    return {p.name: p for task in TASKS.values() for p in task.dataset_files()}
 
 
 def task_of(choice: str | None) -> Task:
     path = None if question_sets.is_set(choice) else datasets().get(choice or "")
-    return dataset_task(path) if path is not None else HOTPOTQA
+    return Task.of(path) if path is not None else HOTPOTQA
 
 
 def chosen() -> Task:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from react_core import OPERATOR, FinetunePlan, finetune
+from react_core import OPERATOR, FinetunePlan
 from ui.shared.job import ResultJob
 
 _lock = threading.Lock()
@@ -31,7 +31,7 @@ class FinetuneJob(ResultJob):
         return {**self._state, "folder": str(self.plan.folder)}
 
     def compute(self) -> Any:
-        return finetune(self.plan, on_progress=self._on_progress, cancel=self._cancel)
+        return self.plan.run(on_progress=self._on_progress, cancel=self._cancel)
 
     def _on_progress(self, event: dict[str, Any]) -> None:
         with self._lock:
