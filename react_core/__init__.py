@@ -102,15 +102,7 @@ from react_core.knowledge.choices import pack_choices
 from react_core.knowledge.spec import knowledge_label, pack_spec, pack_text, text_credit
 from react_core.loop.acting import asking
 from react_core.loop.keeping import Keeping
-from react_core.loop.pause import (
-    DEFAULT_ALTERNATIVES,
-    DEFAULT_TEMPERATURE,
-    MAX_ALTERNATIVES,
-    Decision,
-    cannot_go_on,
-    pending_step,
-    tool_call_text,
-)
+from react_core.loop.pause import Decision, cannot_go_on, pending_step
 from react_core.loop.recorded import recorded_settings
 from react_core.loop.run import ask, stream, warm_up
 from react_core.loop.service import Run, RunRequest
@@ -169,9 +161,7 @@ __all__ = [
     "Checks",
     "ColumnResult",
     "ConfigError",
-    "DEFAULT_ALTERNATIVES",
     "DEFAULT_PRESET",
-    "DEFAULT_TEMPERATURE",
     "DIALECTS",
     "Decision",
     "EDITED_NOTE",
@@ -184,7 +174,6 @@ __all__ = [
     "Keeping",
     "LiveRun",
     "LiveTarget",
-    "MAX_ALTERNATIVES",
     "MAX_CALLS_LIMIT",
     "MAX_OWNER_CHARS",
     "MAX_REPETITIONS",
@@ -322,7 +311,6 @@ __all__ = [
     "submitter",
     "summary_line",
     "text_credit",
-    "tool_call_text",
     "tool_label",
     "training_python",
     "unit_strategy",

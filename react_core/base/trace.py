@@ -215,6 +215,13 @@ class Alternative:
             call=ModelCall.from_dict(d["call"]) if d.get("call") else None,
         )
 
+    def as_step(self, index: int) -> Step:
+        """The step this reply is at ``index`` once picked: its Thought, action or answer, raw reply, usage and model
+        call, nothing run yet (an unreadable reply's observation is its dialect's to word: ``loop.pause``)."""
+        return Step(
+            index, self.thought, self.action, None, self.final_answer, self.raw_output, self.usage, call=self.call
+        )
+
 
 @dataclass
 class Intervention:
@@ -279,6 +286,13 @@ class Step:
     def stopped(self) -> bool:
         """Stop came while the model wrote this step: its reply as far as it got, nothing of it run."""
         return self.call is not None and self.call.finish_reason == STOPPED
+
+    @property
+    def tool_call_text(self) -> str:
+        """The exact call the step's action makes, e.g. ``search('Colorado orogeny')``; '' when it makes none."""
+        if self.action is None:
+            return ""
+        return f"{self.action.tool}({self.action.input!r})"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -392,6 +406,12 @@ class Trace:
             "http_requests": sum(s.observation.stats.http_requests for s in self.steps if s.observation),
             "errors": sum(1 for s in self.steps if s.is_error),
         }
+
+    def as_if_picked(self, position: int, alternative: Alternative) -> Trace:
+        """The run up to step ``position`` as if ``alternative`` had been picked there: the steps before it, then the
+        alternative's step (its model call is read in this light, as the step's own would be)."""
+        steps = [*self.steps[:position], alternative.as_step(self.steps[position].index)]
+        return Trace(self.question, settings=dict(self.settings), steps=steps, context=list(self.context))
 
     @property
     def sources(self) -> list[Source]:
