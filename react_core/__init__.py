@@ -136,7 +136,7 @@ from react_core.report.exports import (
 from react_core.report.grounding import check_grounding
 from react_core.report.signs import SIGNS, run_sign
 from react_core.report.spreadsheet import csv_text
-from react_core.telemetry.live import LiveTarget, live_export_content, live_export_endpoint, live_export_problem
+from react_core.telemetry.live import LiveTarget
 from react_core.tools.mcp_servers import McpServers
 from react_core.tools.wiki import similar_titles
 from react_core.training.finetune import FinetunePlan, finetune, write_only
@@ -265,9 +265,6 @@ __all__ = [
     "knowledge_label",
     "line_up",
     "list_evaluations",
-    "live_export_content",
-    "live_export_endpoint",
-    "live_export_problem",
     "load_evaluation",
     "md_escape",
     "model_choice_label",

@@ -93,7 +93,7 @@ class TurnRequest:
     fork_step: int | None = None
     # Whose history the run is saved to, whose keys it may use, the person's call window (ui.shared.identity.allowance).
     allowance: Allowance = OPERATOR
-    # Live export as the Settings page names it (local mode only: ``live_export_endpoint`` keeps that rule).
+    # Live export as the Settings page names it (local mode only: ``LiveTarget.endpoint`` keeps that rule).
     export: LiveTarget = field(default_factory=LiveTarget)
     # Step mode: a decision on the paused run ``paused`` (saved as ``history_id`` at ``revision``, when it was saved).
     decision: Decision | None = None
