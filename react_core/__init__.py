@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from react_core.base.call_records import CALL_REF, CallTexts, call_request, call_table, call_texts
 from react_core.base.cancel import run_scope
-from react_core.base.environment import environment_value, setting_defaults
+from react_core.base.environment import environment_value
 from react_core.base.errors import ConfigError, ReactLabError
 from react_core.base.events import (
     ActionParsed,
@@ -106,7 +106,7 @@ from react_core.loop.pause import Decision, cannot_go_on, pending_step
 from react_core.loop.recorded import recorded_settings
 from react_core.loop.run import ask, stream, warm_up
 from react_core.loop.service import Run, RunRequest
-from react_core.loop.settings import MAX_CALLS_LIMIT, RunSettings, default_preset, default_provider
+from react_core.loop.settings import MAX_CALLS_LIMIT, RunSettings, default_preset
 from react_core.presets.diff import VersionDiff
 from react_core.presets.edit import PromptEdit
 from react_core.presets.from_run import example_warnings
@@ -118,7 +118,7 @@ from react_core.providers import CATALOGUE, PROVIDERS, model_choice_label, model
 from react_core.providers.adapters import adapter_setting_label, found_adapters
 from react_core.providers.allowance import OPERATOR, Allowance, CallWindow
 from react_core.providers.base import Provider, estimate_tokens
-from react_core.providers.choice import ModelChoice, environment_settings, offered_models
+from react_core.providers.choice import ModelChoice, offered_models
 from react_core.providers.file_choices import offered_files
 from react_core.providers.samples import SampleScript
 from react_core.providers.script import Script
@@ -251,8 +251,6 @@ __all__ = [
     "dataset_task",
     "default_preset",
     "default_preset_for",
-    "default_provider",
-    "environment_settings",
     "environment_value",
     "estimate_tokens",
     "evaluations_dir",
@@ -297,7 +295,6 @@ __all__ = [
     "safe_url",
     "save_question_set_upload",
     "score_results",
-    "setting_defaults",
     "shared_data_dir",
     "similar_titles",
     "speaks",

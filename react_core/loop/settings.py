@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from react_core.base.environment import environment_value
-from react_core.base.errors import ConfigError
+from react_core.base.errors import ConfigError, ReactLabError
 from react_core.base.tool_specs import is_tool_name
 from react_core.base.trace import BREAKPOINTS, current_names
 from react_core.loop.agent import DEFAULT_MAX_CALLS, RunConfig
@@ -91,6 +91,26 @@ class RunSettings:
         provider (``react_core.providers.choice.environment_settings``: REACT_BASE_URL only to REACT_PROVIDER's)."""
         chosen = provider or default_provider(env)
         return cls(**{**environment_settings(chosen, env), "provider": chosen})
+
+    @classmethod
+    def starting(cls, remembered: Mapping[str, Any] | None = None, env: Mapping[str, str] | None = None) -> RunSettings:
+        """A new session's settings: the defaults, then the settings it last ran with (``remembered``, unless they no
+        longer pass ``check``), then what the environment pins for a deployment or a test: REACT_PROVIDER over the
+        remembered provider (none remembered: the environment's default provider), and what it gives that provider
+        (``from_env``)."""
+        settings = cls()
+        if remembered:
+            known = {f.name for f in fields(cls)}
+            try:
+                candidate = cls.from_dict({**settings.to_dict(), **{k: v for k, v in remembered.items() if k in known}})
+                candidate.check()
+                settings = candidate
+            except (ReactLabError, TypeError, ValueError):
+                pass  # remembered settings from an older version that no longer validate: start from defaults
+        provider = environment_value("REACT_PROVIDER", env)
+        if not provider:
+            provider = settings.provider if remembered and remembered.get("provider") else default_provider(env)
+        return replace(settings, provider=provider, **environment_settings(provider, env))
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
