@@ -18,7 +18,7 @@ a run, an import or a fine-tune needs them (``tests/test_engine_imports.py``).
 
 from __future__ import annotations
 
-from react_core.base.call_records import CALL_REF, CallTexts, call_request, call_table, call_texts
+from react_core.base.call_records import CallTexts, call_request, call_table, call_texts
 from react_core.base.cancel import run_scope
 from react_core.base.environment import environment_value
 from react_core.base.errors import ConfigError, ReactLabError
@@ -35,7 +35,7 @@ from react_core.base.events import (
     final_trace,
 )
 from react_core.base.paths import evaluations_dir, shared_data_dir, training_python
-from react_core.base.text import md_escape, safe_url
+from react_core.base.text import md_escape
 from react_core.base.tool_specs import TOOL_ORDER, tool_label
 from react_core.base.trace import (
     BREAKPOINTS,
@@ -100,7 +100,6 @@ from react_core.history.shares import SharedView
 from react_core.knowledge import standing_pack
 from react_core.knowledge.choices import pack_choices
 from react_core.knowledge.spec import knowledge_label, pack_spec, pack_text, text_credit
-from react_core.loop.acting import asking
 from react_core.loop.keeping import Keeping
 from react_core.loop.pause import Decision, cannot_go_on, pending_step
 from react_core.loop.recorded import recorded_settings
@@ -114,7 +113,7 @@ from react_core.presets.preset import DEFAULT_PRESET, Preset, default_preset_for
 from react_core.presets.render import render_prefix, render_question
 from react_core.presets.store import PresetStore
 from react_core.presets.versions import address, parse_ref
-from react_core.providers import CATALOGUE, PROVIDERS, model_choice_label, model_label, provider_class, speaks
+from react_core.providers import PROVIDERS, model_choice_label, model_label, provider_class, speaks
 from react_core.providers.adapters import adapter_setting_label, found_adapters
 from react_core.providers.allowance import OPERATOR, Allowance, CallWindow
 from react_core.providers.base import Provider, estimate_tokens
@@ -153,8 +152,6 @@ __all__ = [
     "Assignment",
     "BREAKPOINTS",
     "BootstrapPlan",
-    "CALL_REF",
-    "CATALOGUE",
     "CREDIT",
     "CallTexts",
     "CallWindow",
@@ -233,7 +230,6 @@ __all__ = [
     "add_run_to_question_set",
     "address",
     "ask",
-    "asking",
     "assignment_of",
     "base_id",
     "best_per_student",
@@ -292,7 +288,6 @@ __all__ = [
     "run_evaluation",
     "run_scope",
     "run_sign",
-    "safe_url",
     "save_question_set_upload",
     "score_results",
     "shared_data_dir",

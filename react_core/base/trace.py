@@ -17,6 +17,7 @@ from react_core.base.calls import ModelCall as ModelCall
 from react_core.base.calls import ToolCall as ToolCall
 from react_core.base.calls import Usage as Usage
 from react_core.base.provenance import Provenance as Provenance
+from react_core.base.text import safe_url
 
 __all__ = [
     "Action",
@@ -118,6 +119,11 @@ class Source:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Source:
         return cls(title=d["title"], url=d["url"], revision=d.get("revision"))
+
+    @property
+    def href(self) -> str:
+        """The address to link to: its URL when http(s), made safe inside a Markdown or HTML link; else ''."""
+        return safe_url(self.url)
 
 
 @dataclass
@@ -286,6 +292,12 @@ class Step:
     def stopped(self) -> bool:
         """Stop came while the model wrote this step: its reply as far as it got, nothing of it run."""
         return self.call is not None and self.call.finish_reason == STOPPED
+
+    @property
+    def asks(self) -> dict[str, Any] | None:
+        """The questions the step's call asks a person before it can finish (an MCP server's), if any."""
+        mcp = self.observation.mcp if self.observation is not None else None
+        return mcp.asks if mcp is not None and mcp.asks else None
 
     @property
     def tool_call_text(self) -> str:

@@ -18,7 +18,6 @@ from react_core.base.errors import ConfigError
 from react_core.base.events import Paused, StepDone
 from react_core.base.text import visible_controls
 from react_core.base.trace import BREAKPOINTS, Alternative, Step, Trace
-from react_core.loop.acting import asking
 from react_core.loop.pause import parse_decision
 from react_core.loop.service import Run, RunRequest
 
@@ -50,7 +49,7 @@ def pause_lines(step: Step, dialect: str) -> str:
     if step.is_error and step.observation:
         lines.append(f"  Unreadable: {step.observation.text}")
     call = step.tool_call_text
-    asks = asking(step.observation) if step.pending == "input" else None
+    asks = step.asks if step.pending == "input" else None
     if asks:
         lines.append(f"  Tool call that asks: {call}")
         for question in (asks.get("questions") or {}).values():

@@ -39,7 +39,6 @@ from react_core.base.cancel import Cancelled
 from react_core.base.errors import ConfigError, ReactLabError
 from react_core.base.events import Event, Paused, StepStarted
 from react_core.base.trace import Alternative, Intervention, Observation, Step, Trace
-from react_core.loop.acting import asking
 from react_core.loop.agent import Agent
 from react_core.loop.model_call import call_record
 from react_core.loop.settings import check_temperature
@@ -157,7 +156,7 @@ def _check(agent: Agent, step: Step, decision: Decision) -> Any:
             raise ConfigError("There is no question to answer here: the run is paused for another reason.")
         raise ConfigError("The MCP server is waiting for your answer: answer it (or decline, or cancel), or stop.")
     if decision.kind == "answer":
-        return answered(asking(step.observation) or {}, decision.text)
+        return answered(step.asks or {}, decision.text)
     if decision.kind == "edit":
         result, problem = check_action(agent.dialect, decision.text, agent.config.tools.names)
         if problem is not None:
@@ -248,7 +247,7 @@ def _go_on(agent: Agent, trace: Trace, step: Step, started: float, **settling: A
 def _answer(agent: Agent, trace: Trace, step: Step, decision: Decision, answer: Any, started: float) -> Iterator[Event]:
     """The person's answer to the server's questions goes back with the step's call, sent again (approved as the
     first was: a destructive call's approval is on the step)."""
-    asks = asking(step.observation) or {}
+    asks = step.asks or {}
     step.interventions.append(Intervention("answer", "input", decision.by, before=summary(asks), after=decision.text))
     step.pending, step.observation = "", None
     approved = any(n.kind == "run" and n.at == "destructive" for n in step.interventions)

@@ -19,7 +19,7 @@ from typing import Any
 from react_core.base import call_records
 from react_core.base.call_records import CallTexts
 from react_core.base.errors import ReactLabError
-from react_core.base.text import safe_url, scrub
+from react_core.base.text import scrub
 from react_core.base.trace import Source, Step, Trace
 from react_core.knowledge.spec import text_credit
 from react_core.report.expected import check_expected
@@ -82,7 +82,7 @@ def para(text: str, cls: str = "meta") -> str:
 
 
 def _link(src: Source) -> str:
-    href = safe_url(src.url)
+    href = src.href
     title = esc(src.title or src.url or "(untitled)")
     if not href:
         return title

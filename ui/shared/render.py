@@ -29,7 +29,6 @@ from react_core import (
     model_label,
     plural,
     run_sign,
-    safe_url,
     similar_titles,
     summary_line,
     text_credit,
@@ -56,7 +55,7 @@ def step_title(step: Step, dialect: str) -> str:
 def render_sources(sources: list[Source], label: str = "Sources") -> None:
     links = []
     for src in sources:
-        href = safe_url(src.url)
+        href = src.href
         title = md_literal(src.title or href)
         links.append(f"[{title}]({href})" if href else title)
     if links:
