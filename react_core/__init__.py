@@ -42,7 +42,6 @@ from react_core.base.trace import (
     Action,
     Alternative,
     Exchange,
-    Observation,
     Source,
     Step,
     Trace,
@@ -123,7 +122,6 @@ from react_core.providers.samples import SampleScript
 from react_core.providers.script import Script
 from react_core.report.checks import Checks, run_checks
 from react_core.report.downloads import RunExport
-from react_core.report.edits import EDITED_NOTE
 from react_core.report.expected import check_expected, expected_answer_for
 from react_core.report.exports import (
     CREDIT,
@@ -161,7 +159,6 @@ __all__ = [
     "DEFAULT_PRESET",
     "DIALECTS",
     "Decision",
-    "EDITED_NOTE",
     "ENDINGS",
     "EvalPlan",
     "Evaluation",
@@ -178,7 +175,6 @@ __all__ = [
     "McpServers",
     "ModelChoice",
     "OPERATOR",
-    "Observation",
     "PAPER_500",
     "PAPER_MODEL",
     "PAPER_N",

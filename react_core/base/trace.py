@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any
+from typing import Any, ClassVar
 
 from react_core.base.calls import STOPPED
 from react_core.base.calls import FailedCall as FailedCall
@@ -141,6 +141,8 @@ class ObservationStats:
 
 @dataclass
 class Observation:
+    FORK_NOTE: ClassVar[str] = "Edited by hand in a fork."  # the note on an Observation rewritten on the fork form
+
     text: str
     is_error: bool = False
     sources: list[Source] = field(default_factory=list)
@@ -187,6 +189,10 @@ class Observation:
     @classmethod
     def error(cls, text: str) -> Observation:
         return cls(text=text, is_error=True)
+
+    @property
+    def edited_in_fork(self) -> bool:
+        return self.note == self.FORK_NOTE
 
 
 @dataclass
@@ -292,6 +298,12 @@ class Step:
     def stopped(self) -> bool:
         """Stop came while the model wrote this step: its reply as far as it got, nothing of it run."""
         return self.call is not None and self.call.finish_reason == STOPPED
+
+    def with_observation_edited(self, text: str) -> Step:
+        """A copy of this step whose Observation a person rewrote on the fork form (its sources no longer apply)."""
+        edited = Step.from_dict(self.to_dict())
+        edited.observation = Observation(text=text, note=Observation.FORK_NOTE)
+        return edited
 
     @property
     def asks(self) -> dict[str, Any] | None:
