@@ -122,7 +122,7 @@ from react_core.providers.samples import SampleScript
 from react_core.providers.script import Script
 from react_core.report.checks import Checks, run_checks
 from react_core.report.downloads import RunExport
-from react_core.report.expected import check_expected, expected_answer_for
+from react_core.report.expected import expected_answer_for
 from react_core.report.exports import (
     CREDIT,
     action_text,
@@ -130,8 +130,7 @@ from react_core.report.exports import (
     plural,
     summary_line,
 )
-from react_core.report.grounding import check_grounding
-from react_core.report.signs import SIGNS, run_sign
+from react_core.report.signs import SIGNS, Verdict
 from react_core.report.spreadsheet import csv_text
 from react_core.telemetry.live import LiveTarget
 from react_core.tools.mcp_servers import McpServers
@@ -218,6 +217,7 @@ __all__ = [
     "ToolProgress",
     "Trace",
     "Variant",
+    "Verdict",
     "VersionDiff",
     "Writing",
     "action_text",
@@ -234,8 +234,6 @@ __all__ = [
     "call_table",
     "call_texts",
     "cannot_go_on",
-    "check_expected",
-    "check_grounding",
     "common_questions",
     "compare_results",
     "conversation_turns",
@@ -283,7 +281,6 @@ __all__ = [
     "run_checks",
     "run_evaluation",
     "run_scope",
-    "run_sign",
     "save_question_set_upload",
     "score_results",
     "shared_data_dir",

@@ -19,16 +19,14 @@ from react_core import (
     Source,
     Step,
     Trace,
+    Verdict,
     Writing,
     action_text,
     action_title,
     call_texts,
-    check_expected,
-    check_grounding,
     md_escape,
     model_label,
     plural,
-    run_sign,
     similar_titles,
     summary_line,
     text_credit,
@@ -144,8 +142,8 @@ def render_writing(writing: Writing, dialect: str) -> None:
 
 
 def status_text(trace: Trace) -> tuple[str, str]:
-    """The header of a finished turn and its sign's icon (``run_sign``: a check mark only on a known-right answer)."""
-    return summary_line(trace), run_sign(trace).icon
+    """The header of a finished turn and its sign's icon (a check mark only on a known-right answer)."""
+    return summary_line(trace), Verdict.of(trace).sign.icon
 
 
 def settings_line(settings: dict) -> str:
@@ -202,7 +200,8 @@ def render_answer(trace: Trace, *, narrow: bool = False) -> None:
     """The final answer as the chat message, the expected answer beside it when known, the evidence check and the
     sources (or the failure). ``narrow``: a column of several side by side (the answer in bold, not as a heading that
     a long answer would fill the column with; the checks as lines that wrap)."""
-    expected = check_expected(trace)
+    verdict = Verdict.of(trace)
+    expected = verdict.expected
     if trace.final_answer is not None:
         if narrow:
             st.markdown(f"**{md_literal(trace.final_answer) or '(empty answer)'}**")
@@ -210,7 +209,8 @@ def render_answer(trace: Trace, *, narrow: bool = False) -> None:
             st.subheader(md_literal(trace.final_answer) or "(empty answer)", anchor=False)
         if expected is not None:
             _badge(expected.message, *EXPECTED_BADGES[expected.kind], wrap=narrow)
-        g = check_grounding(trace)
+        g = verdict.evidence
+        assert g is not None  # there is an answer
         _badge(g.message, *EVIDENCE_BADGES.get(g.kind, ("gray", ":material/info:")), wrap=narrow)
         if trace.sources:
             render_sources(trace.sources)
