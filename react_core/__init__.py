@@ -93,7 +93,6 @@ from react_core.evaluation.summary import ENDINGS
 from react_core.evaluation.tasks import HOTPOTQA, PAPER_500, TASKS, Task, dataset_task
 from react_core.history import RunRecord, Store, open_history
 from react_core.history.assignments import Assignment
-from react_core.history.conversations import conversation_turns
 from react_core.history.records import MAX_OWNER_CHARS
 from react_core.history.shares import SharedView
 from react_core.knowledge import standing_pack
@@ -236,7 +235,6 @@ __all__ = [
     "cannot_go_on",
     "common_questions",
     "compare_results",
-    "conversation_turns",
     "csv_text",
     "dataset_task",
     "default_preset",

@@ -25,7 +25,6 @@ from react_core import (
     ReactLabError,
     RunSettings,
     Store,
-    conversation_turns,
     open_history,
     provider_class,
 )
@@ -136,14 +135,14 @@ def load_conversation(chat_id: str | None) -> dict[str, Any] | None:
     if not chat_id or not _CHAT_ID.fullmatch(chat_id):
         return None
     try:
-        records = history_store().conversation(chat_id)
+        records = history_store().conversation_turns(chat_id)
     except ReactLabError:
         records = []
     job = registry.find(chat_id, identity.owner())
     if not records and job is None:
         return None
     turns = []
-    for record in conversation_turns(records):
+    for record in records:
         if record.trace is None or record.damaged:
             continue
         label = turn_labels.of_saved(record.origin, record.parent_id, record.fork_step, record.trace)
