@@ -101,7 +101,7 @@ from react_core.knowledge.spec import knowledge_label, pack_spec, pack_text, tex
 from react_core.loop.keeping import Keeping
 from react_core.loop.pause import Decision, cannot_go_on, pending_step
 from react_core.loop.recorded import recorded_settings
-from react_core.loop.run import ask, stream, warm_up
+from react_core.loop.run import ask, stream
 from react_core.loop.service import Run, RunRequest
 from react_core.loop.settings import MAX_CALLS_LIMIT, RunSettings, default_preset
 from react_core.presets.diff import VersionDiff
@@ -294,7 +294,6 @@ __all__ = [
     "tool_label",
     "training_python",
     "unit_strategy",
-    "warm_up",
     "write_assignment_file",
     "write_only",
     "write_set_file",

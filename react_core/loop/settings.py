@@ -128,6 +128,26 @@ class RunSettings:
         chat's, so it is off."""
         return replace(self, **changes, pause_before=[])
 
+    def warm_up(self, preset: Preset, question: str = "") -> Any:
+        """Get the fixed prefix of ``preset`` (instructions and examples, with the enabled tools) ready on the model
+        these settings name, in the background, and then as much of ``question``'s first step as can be read before
+        it is asked (the question a person is likely to ask first: the Chat page's first example): the handle of the
+        warm-up (``Provider.warm``), or None when that provider has nothing to prepare or cannot be built. Never
+        loads an SDK: only providers that warm (``Provider.warms``) are built, and building the on-device one is
+        cheap (the model loads in the background)."""
+        from react_core.presets.render import render_first_prompt, render_prefix
+        from react_core.providers import provider_class
+
+        if not provider_class(self.provider).warms:
+            return None
+        try:
+            provider = provider_for(self, on_progress=lambda _message: None)
+        except ReactLabError:
+            return None  # a missing model file: the run will say so
+        tools = list(self.tools)
+        ahead = render_first_prompt(preset, tools, question) if question.strip() else ""
+        return provider.warm(render_prefix(preset, tools), ahead)
+
     def check(self) -> None:
         if not 1 <= int(self.max_calls) <= MAX_CALLS_LIMIT:
             raise ConfigError(f"max calls must be between 1 and {MAX_CALLS_LIMIT} (got {self.max_calls}).")
