@@ -107,7 +107,7 @@ from react_core.loop.settings import MAX_CALLS_LIMIT, RunSettings, default_prese
 from react_core.presets.diff import VersionDiff
 from react_core.presets.edit import PromptEdit
 from react_core.presets.from_run import example_warnings
-from react_core.presets.preset import DEFAULT_PRESET, Preset, default_preset_for, preset_from_toml
+from react_core.presets.preset import Preset, default_preset_for, preset_from_toml
 from react_core.presets.render import render_prefix, render_question
 from react_core.presets.store import PresetStore
 from react_core.presets.versions import address, parse_ref
@@ -154,7 +154,6 @@ __all__ = [
     "Checks",
     "ColumnResult",
     "ConfigError",
-    "DEFAULT_PRESET",
     "DIALECTS",
     "Decision",
     "ENDINGS",

@@ -17,7 +17,7 @@ from react_core.base.tool_specs import is_tool_name
 from react_core.base.trace import BREAKPOINTS, current_names
 from react_core.loop.agent import DEFAULT_MAX_CALLS, RunConfig
 from react_core.presets.check import validate_preset
-from react_core.presets.preset import DEFAULT_PRESET, Preset, default_preset_for, preset_dialect
+from react_core.presets.preset import Preset, default_preset_for, preset_dialect
 from react_core.presets.store import PresetStore
 from react_core.providers import FALLBACK
 from react_core.providers.choice import environment_settings
@@ -180,7 +180,7 @@ def default_preset(settings: RunSettings | Mapping[str, Any]) -> str:
     learned = provider_class(str(values.get("provider") or FALLBACK.name)).preset_for(values)
     if learned and dialect in ("", preset_dialect(learned)):
         return learned
-    return default_preset_for(dialect or DEFAULT_PRESET)
+    return default_preset_for(dialect or Preset.DEFAULT)
 
 
 def resolve_preset(settings: RunSettings, preset: Preset | None = None) -> Preset:

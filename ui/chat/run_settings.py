@@ -21,7 +21,6 @@ from typing import Any
 import streamlit as st
 
 from react_core import (
-    DEFAULT_PRESET,
     DIALECTS,
     Preset,
     ReactLabError,
@@ -84,7 +83,7 @@ def _prompt(trace: Trace, name: str, fmt: str, tools: list[str]) -> tuple[Preset
     try:
         shipped = default_preset_for(fmt)
     except ReactLabError:
-        shipped = DEFAULT_PRESET
+        shipped = Preset.DEFAULT
     name = name or shipped
     sent = next((t for t in call_texts(trace.steps) if t is not None), None)
 
@@ -104,7 +103,7 @@ def _prompt(trace: Trace, name: str, fmt: str, tools: list[str]) -> tuple[Preset
             return p, ""
     stand_in = next((p for p in _loaded(name.removesuffix(EDITED), shipped) if p.dialect == fmt), None)
     if stand_in is None:
-        stand_in = presets.store().load(DEFAULT_PRESET)
+        stand_in = presets.store().load(Preset.DEFAULT)
     why = "was edited and not saved" if name.endswith(EDITED) else "is not the one this run used any more"
     return stand_in, (
         f"This run's prompt “{name}” {why}, so it cannot be used again: the {stand_in.name} preset stands in. The "

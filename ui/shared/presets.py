@@ -7,7 +7,6 @@ from __future__ import annotations
 import streamlit as st
 
 from react_core import (
-    DEFAULT_PRESET,
     ConfigError,
     Preset,
     PresetStore,
@@ -54,7 +53,7 @@ def current_line() -> str:
     try:
         return parse_ref(current_name()).name
     except ConfigError:  # a remembered setting that is no address: ``active`` falls back and says so
-        return DEFAULT_PRESET
+        return Preset.DEFAULT
 
 
 def active() -> Preset:
@@ -71,6 +70,6 @@ def active() -> Preset:
             raise ConfigError(f"The {preset.name} preset needs native tool calling, which {provider} cannot do.")
         return preset
     except ReactLabError as e:
-        state.flash("warning", f"{e} Using the {DEFAULT_PRESET} preset instead.")
-        st.session_state.settings = {**state.settings(), "preset": DEFAULT_PRESET, "dialect": ""}
-        return store().load(DEFAULT_PRESET)
+        state.flash("warning", f"{e} Using the {Preset.DEFAULT} preset instead.")
+        st.session_state.settings = {**state.settings(), "preset": Preset.DEFAULT, "dialect": ""}
+        return store().load(Preset.DEFAULT)
