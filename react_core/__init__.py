@@ -103,7 +103,7 @@ from react_core.loop.pause import Decision, cannot_go_on, pending_step
 from react_core.loop.recorded import recorded_settings
 from react_core.loop.run import ask, stream
 from react_core.loop.service import Run, RunRequest
-from react_core.loop.settings import MAX_CALLS_LIMIT, RunSettings, default_preset
+from react_core.loop.settings import MAX_CALLS_LIMIT, RunSettings
 from react_core.presets.diff import VersionDiff
 from react_core.presets.edit import PromptEdit
 from react_core.presets.from_run import example_warnings
@@ -236,7 +236,6 @@ __all__ = [
     "compare_results",
     "csv_text",
     "dataset_task",
-    "default_preset",
     "default_preset_for",
     "environment_value",
     "estimate_tokens",

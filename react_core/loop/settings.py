@@ -33,7 +33,6 @@ __all__ = [
     "adapter_recorded",
     "build_run_config",
     "check_temperature",
-    "default_preset",
     "default_provider",
     "provider_for",
     "resolve_preset",
@@ -128,6 +127,21 @@ class RunSettings:
         chat's, so it is off."""
         return replace(self, **changes, pause_before=[])
 
+    @property
+    def preset_ref(self) -> str:
+        """The preset these settings run, as a name or a version (``name@3``): the one chosen; none chosen, the one the
+        model's adapter learned to answer (its manifest's), else the shipped preset of the dialect (the paper's when
+        none is set)."""
+        if self.preset:
+            return self.preset
+        from react_core.providers import provider_class
+
+        dialect = str(self.dialect or "")
+        learned = provider_class(str(self.provider or FALLBACK.name)).preset_for(self.to_dict())
+        if learned and dialect in ("", preset_dialect(learned)):
+            return learned
+        return default_preset_for(dialect or Preset.DEFAULT)
+
     def warm_up(self, preset: Preset, question: str = "") -> Any:
         """Get the fixed prefix of ``preset`` (instructions and examples, with the enabled tools) ready on the model
         these settings name, in the background, and then as much of ``question``'s first step as can be read before
@@ -170,24 +184,11 @@ class RunSettings:
             checked_outputs(self.script)
 
 
-def default_preset(settings: RunSettings | Mapping[str, Any]) -> str:
-    """The preset a run uses when none is chosen: the one the model's adapter learned to answer (its manifest's),
-    else the shipped preset of the dialect (the paper's when none is set)."""
-    from react_core.providers import provider_class
-
-    values = settings.to_dict() if isinstance(settings, RunSettings) else settings
-    dialect = str(values.get("dialect") or "")
-    learned = provider_class(str(values.get("provider") or FALLBACK.name)).preset_for(values)
-    if learned and dialect in ("", preset_dialect(learned)):
-        return learned
-    return default_preset_for(dialect or Preset.DEFAULT)
-
-
 def resolve_preset(settings: RunSettings, preset: Preset | None = None) -> Preset:
     """The preset a run uses: an edited one passed in, else the named one, else the shipped one of the format."""
     if preset is None:
         # A name, or a version of it (``name@3``, ``name@label``), from wherever the person's prompts are kept.
-        preset = PresetStore().load(settings.preset or default_preset(settings))
+        preset = PresetStore().load(settings.preset_ref)
     if preset.mode != "react":
         raise ConfigError(
             f"Preset {preset.name!r} is a direct-answer prompt ({preset.mode}) for the evaluation; an agent run "

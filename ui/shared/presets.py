@@ -11,7 +11,7 @@ from react_core import (
     Preset,
     PresetStore,
     ReactLabError,
-    default_preset,
+    RunSettings,
     parse_ref,
     speaks,
 )
@@ -44,8 +44,7 @@ def runnable(names_: list[str]) -> tuple[list[str], list[str]]:
 def current_name() -> str:
     """The prompt version in use, as the settings name it: ``name`` (its newest version), ``name@3`` or
     ``name@label`` (when none is named: the prompt the model's adapter learned, else the dialect's shipped preset)."""
-    s = state.settings()
-    return s.get("preset") or default_preset(s)
+    return RunSettings.from_dict(state.settings()).preset_ref
 
 
 def current_line() -> str:
