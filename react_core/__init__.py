@@ -100,7 +100,7 @@ from react_core.knowledge.choices import pack_choices
 from react_core.knowledge.spec import knowledge_label, pack_spec, pack_text, text_credit
 from react_core.loop.keeping import Keeping
 from react_core.loop.pause import Decision, cannot_go_on, pending_step
-from react_core.loop.recorded import recorded_settings
+from react_core.loop.recorded import recorded_prompt, recorded_settings
 from react_core.loop.run import ask, stream
 from react_core.loop.service import Run, RunRequest
 from react_core.loop.settings import MAX_CALLS_LIMIT, RunSettings
@@ -108,7 +108,6 @@ from react_core.presets.diff import VersionDiff
 from react_core.presets.edit import PromptEdit
 from react_core.presets.from_run import example_warnings
 from react_core.presets.preset import Preset, default_preset_for, preset_from_toml
-from react_core.presets.render import render_prefix, render_question
 from react_core.presets.store import PresetStore
 from react_core.presets.versions import address, parse_ref
 from react_core.providers import PROVIDERS, model_choice_label, model_label, provider_class, speaks
@@ -267,10 +266,9 @@ __all__ = [
     "plural",
     "preset_from_toml",
     "provider_class",
+    "recorded_prompt",
     "recorded_settings",
     "references_from",
-    "render_prefix",
-    "render_question",
     "result_label",
     "results_by_model",
     "results_by_version",

@@ -11,10 +11,9 @@ from dataclasses import dataclass, field
 import pytest
 from app_helpers import go, new_session, run_headers, use_app, wait_idle
 
-from react_core import render_prefix
 from react_core.loop.settings import RunSettings
 from react_core.presets.preset import load_preset
-from react_core.presets.render import render_first_prompt
+from react_core.presets.render import render_first_prompt, render_prefix
 from react_core.providers.llama_activity import Status
 from react_core.providers.local import LocalProvider
 from react_core.providers.scripted import ScriptedProvider
