@@ -112,10 +112,11 @@ from react_core.presets.store import PresetStore
 from react_core.presets.versions import address, parse_ref
 from react_core.providers import PROVIDERS, model_choice_label, model_label, provider_class, speaks
 from react_core.providers.adapters import adapter_setting_label, found_adapters
-from react_core.providers.allowance import OPERATOR, Allowance, CallWindow
+from react_core.providers.allowance import OPERATOR, Allowance
 from react_core.providers.base import Provider, estimate_tokens
 from react_core.providers.choice import ModelChoice, offered_models
 from react_core.providers.file_choices import offered_files
+from react_core.providers.quota import CallWindows
 from react_core.providers.samples import SampleScript
 from react_core.providers.script import Script
 from react_core.report.checks import Checks, run_checks
@@ -149,7 +150,7 @@ __all__ = [
     "BootstrapPlan",
     "CREDIT",
     "CallTexts",
-    "CallWindow",
+    "CallWindows",
     "Checks",
     "ColumnResult",
     "ConfigError",

@@ -148,7 +148,7 @@ def allowance() -> Allowance:
         owner=owner(),
         server_keys=lends_server_keys(),
         own_endpoints=own_endpoints(),
-        window=registry.window(visitor(), per_minute, total) if per_minute and total else None,
+        window=registry.windows.of(visitor(), per_minute, total) if per_minute and total else None,
     )
 
 
