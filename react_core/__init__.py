@@ -93,7 +93,7 @@ from react_core.evaluation.summary import ENDINGS
 from react_core.evaluation.tasks import HOTPOTQA, PAPER_500, TASKS, Task, dataset_task
 from react_core.history import RunRecord, Store, open_history
 from react_core.history.assignments import Assignment
-from react_core.history.records import MAX_OWNER_CHARS
+from react_core.history.records import check_owner
 from react_core.history.shares import SharedView
 from react_core.knowledge import standing_pack
 from react_core.knowledge.choices import pack_choices
@@ -166,7 +166,6 @@ __all__ = [
     "LiveRun",
     "LiveTarget",
     "MAX_CALLS_LIMIT",
-    "MAX_OWNER_CHARS",
     "MAX_REPETITIONS",
     "METHODS",
     "McpServers",
@@ -232,6 +231,7 @@ __all__ = [
     "call_table",
     "call_texts",
     "cannot_go_on",
+    "check_owner",
     "common_questions",
     "compare_results",
     "csv_text",
