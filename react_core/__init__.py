@@ -18,9 +18,9 @@ a run, an import or a fine-tune needs them (``tests/test_engine_imports.py``).
 
 from __future__ import annotations
 
-from react_core.base.call_records import CALL_REF, CallTexts, call_request, call_table, call_texts
+from react_core.base.call_records import CallTexts, call_request, call_table, call_texts
 from react_core.base.cancel import run_scope
-from react_core.base.environment import environment_value, setting_defaults
+from react_core.base.environment import environment_value
 from react_core.base.errors import ConfigError, ReactLabError
 from react_core.base.events import (
     ActionParsed,
@@ -35,9 +35,9 @@ from react_core.base.events import (
     final_trace,
 )
 from react_core.base.paths import evaluations_dir, shared_data_dir, training_python
-from react_core.base.text import md_escape, safe_url
+from react_core.base.text import md_escape
 from react_core.base.tool_specs import TOOL_ORDER, tool_label
-from react_core.base.trace import BREAKPOINTS, Action, Alternative, Exchange, Observation, Source, Step, Trace
+from react_core.base.trace import BREAKPOINTS, Action, Alternative, Exchange, Source, Step, Trace
 from react_core.dialects import DIALECTS
 from react_core.evaluation.arena import Arena, ColumnResult, Variant, line_up
 from react_core.evaluation.arena_html import SideBySide
@@ -55,51 +55,39 @@ from react_core.evaluation.strategies import ROLE_MODES, STRATEGIES
 from react_core.evaluation.tasks import HOTPOTQA, TASKS, Task
 from react_core.history import RunRecord, Store, open_history
 from react_core.history.assignments import Assignment
-from react_core.history.conversations import conversation_turns
-from react_core.history.records import MAX_OWNER_CHARS
+from react_core.history.records import check_owner
 from react_core.history.shares import SharedView
 from react_core.knowledge import standing_pack
 from react_core.knowledge.choices import pack_choices
 from react_core.knowledge.spec import knowledge_label, pack_spec, pack_text, text_credit
-from react_core.loop.acting import asking
 from react_core.loop.keeping import Keeping
-from react_core.loop.pause import (
-    DEFAULT_ALTERNATIVES,
-    DEFAULT_TEMPERATURE,
-    MAX_ALTERNATIVES,
-    Decision,
-    cannot_go_on,
-    pending_step,
-    tool_call_text,
-)
-from react_core.loop.recorded import recorded_settings
-from react_core.loop.run import ask, stream, warm_up
+from react_core.loop.pause import Decision, cannot_go_on, pending_step
+from react_core.loop.recorded import recorded_prompt, recorded_settings
+from react_core.loop.run import ask, stream
 from react_core.loop.service import Run, RunRequest
-from react_core.loop.settings import MAX_CALLS_LIMIT, RunSettings, default_preset, default_provider
+from react_core.loop.settings import MAX_CALLS_LIMIT, RunSettings
 from react_core.presets.diff import VersionDiff
 from react_core.presets.edit import PromptEdit
 from react_core.presets.from_run import example_warnings
-from react_core.presets.preset import DEFAULT_PRESET, Preset, default_preset_for
-from react_core.presets.render import render_prefix, render_question
+from react_core.presets.preset import Preset, default_preset_for
 from react_core.presets.store import PresetStore
 from react_core.presets.versions import address, parse_ref
-from react_core.providers import CATALOGUE, PROVIDERS, model_label, provider_class, speaks
+from react_core.providers import PROVIDERS, model_label, provider_class, speaks
 from react_core.providers.adapters import adapter_setting_label, found_adapters
-from react_core.providers.allowance import OPERATOR, Allowance, CallWindow
+from react_core.providers.allowance import OPERATOR, Allowance
 from react_core.providers.base import Provider, estimate_tokens
-from react_core.providers.choice import ModelChoice, environment_settings
+from react_core.providers.choice import ModelChoice
 from react_core.providers.file_choices import offered_files
+from react_core.providers.quota import CallWindows
 from react_core.providers.samples import SampleScript
 from react_core.providers.script import Script
 from react_core.report.checks import Checks
 from react_core.report.downloads import RunExport
-from react_core.report.edits import EDITED_NOTE
-from react_core.report.expected import check_expected, expected_answer_for
+from react_core.report.expected import expected_answer_for
 from react_core.report.exports import CREDIT, action_text, action_title, plural, summary_line
-from react_core.report.grounding import check_grounding
-from react_core.report.signs import SIGNS, run_sign
+from react_core.report.signs import SIGNS, Verdict
 from react_core.report.spreadsheet import csv_text
-from react_core.telemetry.live import LiveTarget, live_export_content, live_export_endpoint, live_export_problem
+from react_core.telemetry.live import LiveTarget
 from react_core.tools.mcp_servers import McpServers
 from react_core.tools.wiki import similar_titles
 from react_core.training.finetune import FinetunePlan
@@ -117,20 +105,14 @@ __all__ = [
     "BREAKPOINTS",
     "Board",
     "BootstrapPlan",
-    "CALL_REF",
-    "CATALOGUE",
     "CREDIT",
     "CallTexts",
-    "CallWindow",
+    "CallWindows",
     "Checks",
     "ColumnResult",
     "ConfigError",
-    "DEFAULT_ALTERNATIVES",
-    "DEFAULT_PRESET",
-    "DEFAULT_TEMPERATURE",
     "DIALECTS",
     "Decision",
-    "EDITED_NOTE",
     "EvalPlan",
     "Evaluation",
     "Exchange",
@@ -139,13 +121,10 @@ __all__ = [
     "Keeping",
     "LiveRun",
     "LiveTarget",
-    "MAX_ALTERNATIVES",
     "MAX_CALLS_LIMIT",
-    "MAX_OWNER_CHARS",
     "McpServers",
     "ModelChoice",
     "OPERATOR",
-    "Observation",
     "PROVIDERS",
     "Parting",
     "Paused",
@@ -186,6 +165,7 @@ __all__ = [
     "ToolProgress",
     "Trace",
     "Variant",
+    "Verdict",
     "VersionDiff",
     "Writing",
     "action_text",
@@ -193,19 +173,13 @@ __all__ = [
     "adapter_setting_label",
     "address",
     "ask",
-    "asking",
     "call_request",
     "call_table",
     "call_texts",
     "cannot_go_on",
-    "check_expected",
-    "check_grounding",
-    "conversation_turns",
+    "check_owner",
     "csv_text",
-    "default_preset",
     "default_preset_for",
-    "default_provider",
-    "environment_settings",
     "environment_value",
     "estimate_tokens",
     "evaluations_dir",
@@ -216,9 +190,6 @@ __all__ = [
     "found_adapters",
     "knowledge_label",
     "line_up",
-    "live_export_content",
-    "live_export_endpoint",
-    "live_export_problem",
     "md_escape",
     "model_label",
     "offered_files",
@@ -231,15 +202,11 @@ __all__ = [
     "plan_defaults",
     "plural",
     "provider_class",
+    "recorded_prompt",
     "recorded_settings",
     "references_from",
-    "render_prefix",
-    "render_question",
     "run_evaluation",
     "run_scope",
-    "run_sign",
-    "safe_url",
-    "setting_defaults",
     "shared_data_dir",
     "similar_titles",
     "speaks",
@@ -249,8 +216,6 @@ __all__ = [
     "submission_of",
     "summary_line",
     "text_credit",
-    "tool_call_text",
     "tool_label",
     "training_python",
-    "warm_up",
 ]

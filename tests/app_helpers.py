@@ -22,6 +22,7 @@ from streamlit.testing.v1 import AppTest
 
 from react_core.base.trace import STOP_REASONS
 from react_core.providers.local import LocalProvider
+from react_core.providers.quota import CallWindows
 from react_core.report.signs import SIGNS
 from ui.chat import job_registry as registry
 
@@ -88,8 +89,7 @@ def use_app(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, outputs: list[Any] 
     st.cache_data.clear()  # a fresh server: lists cached for an earlier test's history never show in this one
     # The public demo's call windows are the server process's: each test starts with none (every AppTest session
     # connects from "this machine", one visitor).
-    monkeypatch.setattr(registry, "_windows", {})
-    monkeypatch.setattr(registry, "_everyone", [])
+    monkeypatch.setattr(registry, "windows", CallWindows())
     # Choosing the on-device model in a page warms it up in the background: it would load Gemma and read a preset on
     # the cores the other tests share. The warm-up has tests of its own (test_app_warmup, test_provider_local_exact).
     monkeypatch.setattr(LocalProvider, "warm", lambda self, prefix, ahead="": None)

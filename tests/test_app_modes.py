@@ -265,6 +265,7 @@ def test_a_signed_in_owner_id_is_never_shared(monkeypatch):
     assert first != second and len(first) <= 200 and first.startswith("oidc-sha256:")
     assert owner_of("https://a#b", "c") != owner_of("https://a", "b#c")  # a '#' cannot move between the two
     assert owner_of("https://a", "b#c") == "oidc:https://a#b#c"
+    assert owner_of("https://a", "b\x00c").startswith("oidc-sha256:")  # what the store refuses is never the id
 
 
 def test_a_saved_preset_kept_in_a_persons_history_runs_in_their_chat(monkeypatch, tmp_path):

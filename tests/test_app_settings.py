@@ -189,7 +189,10 @@ def test_the_preset_chooser_offers_every_preset_a_chat_can_run_and_switches_the_
 
 
 def test_where_a_new_session_s_settings_come_from():
-    from ui.shared.state import initial_settings
+    from react_core.loop.settings import RunSettings
+
+    def initial_settings(env, remembered=None):
+        return RunSettings.starting(remembered, env).to_dict()
 
     assert initial_settings(env={})["provider"] == "local"  # no key anywhere: the on-device model
     assert initial_settings(env={"GEMINI_API_KEY": "k"})["provider"] == "gemini"

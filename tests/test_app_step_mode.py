@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from app_helpers import NATIONALITY_Q, expander_labels, go, new_session, run_headers, unescape, use_app, wait_idle
 
+from react_core.base.trace import Trace
 from react_core.history import HistoryStore
 from react_core.report.exports import to_markdown
 
@@ -122,6 +123,42 @@ def test_a_paused_run_is_resumed_from_history_in_a_new_session(monkeypatch, tmp_
     assert other.button(key=f"t{turn.id}-s1-stop") is not None
     other = click(other, f"t{turn.id}-s1-stop")
     assert HistoryStore().get(run_id).stop_reason == "cancelled"
+
+
+def _old_alternative(thought: str, title: str) -> dict:
+    """An alternative as History has always stored it (flat fields; a run saved before calls were recorded)."""
+    raw = f"Thought 2: {thought}\nAction 2: Search[{title}]"
+    action = {"tool": "search", "input": title}
+    return {"raw_output": raw, "thought": thought, "action": action, "final_answer": None, "error": "", "call": None}
+
+
+def test_a_paused_run_saved_with_alternatives_in_the_old_shape_is_drawn_from_history(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path, SCRIPT)
+    first = {"index": 1, "thought": "Go.", "action": {"tool": "search", "input": "Scott Derrickson"}}
+    first["observation"] = {"text": "Scott Derrickson is an American director."}
+    passed_over = {
+        "kind": "regenerate",
+        "at": "tool",
+        "alternatives": [{**_old_alternative("Hm.", "Ed"), "temperature": 0.5}],
+    }
+    offered = [{**_old_alternative("Now Ed.", "Edward"), "temperature": 0.7}, _old_alternative("Ed Wood.", "Ed Wood")]
+    paused = {"index": 2, "thought": "Ed.", "action": {"tool": "search", "input": "Ed Wodd"}, "pending": "tool"}
+    paused.update(offered=offered, interventions=[passed_over])
+    record = {"question": NATIONALITY_Q, "settings": {"provider": "scripted", "dialect": "paper"}}
+    run_id = HistoryStore().save(Trace.from_dict({**record, "steps": [first, paused], "stop_reason": "paused"}))
+
+    at = go(new_session(), "history")
+    at.button(key=f"resume-{run_id}").click().run()
+    assert not at.exception, at.exception
+    turn = paused_turn(at)
+    codes = [c.value for c in at.code]
+    assert "Search[Edward]" in codes and "Search[Ed Wood]" in codes  # the alternatives offered, side by side
+    assert at.button(key=f"t{turn.id}-s2-pick-2") is not None
+    labels = [unescape(p.proto.popover.label) for p in at.get("popover")]
+    assert "Alternative 1 (not taken) at temperature 0.5: Search[Ed]" in labels
+    # Each alternative's Model call section is the step's own, drawn from the run as if it had been picked.
+    unrecorded = [c for c in at.caption if "does not record its model call" in c.value]
+    assert len(unrecorded) == 2 + 3  # the two steps' own, and the three alternatives'
 
 
 def test_a_decision_on_a_pause_another_tab_already_took_is_refused_and_says_so(monkeypatch, tmp_path):

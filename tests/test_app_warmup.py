@@ -11,16 +11,15 @@ from dataclasses import dataclass, field
 import pytest
 from app_helpers import go, new_session, run_headers, use_app, wait_idle
 
-from react_core import render_prefix
-from react_core.loop.settings import RunSettings, default_preset
+from react_core.loop.settings import RunSettings
 from react_core.presets.preset import load_preset
-from react_core.presets.render import render_first_prompt
+from react_core.presets.render import render_first_prompt, render_prefix
 from react_core.providers.llama_activity import Status
 from react_core.providers.local import LocalProvider
 from react_core.providers.scripted import ScriptedProvider
 
 # The on-device default's prompt: the shipped adapter's own (tuned-react), or the paper's without it.
-ON_DEVICE_DEFAULT = default_preset(RunSettings(provider="local"))
+ON_DEVICE_DEFAULT = RunSettings(provider="local").preset_ref
 
 
 @dataclass

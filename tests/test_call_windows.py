@@ -8,7 +8,7 @@ import pytest
 
 from react_core.base.errors import ProviderError
 from react_core.providers.base import CompletionRequest
-from react_core.providers.quota import CallWindow, QuotaLimited
+from react_core.providers.quota import CallWindow, CallWindows, QuotaLimited
 from react_core.providers.scripted import ScriptedProvider
 from ui.chat import job_registry as registry
 from ui.shared import identity
@@ -64,14 +64,13 @@ def test_a_visitor_is_a_network_address_and_an_ipv6_visitor_their_64(address, vi
     assert identity.visitor_of(address) == visitor
 
 
-def test_the_server_forgets_only_idle_visitors(monkeypatch):
-    monkeypatch.setattr(registry, "_windows", {})
-    monkeypatch.setattr(registry, "_everyone", [])
-    monkeypatch.setattr(registry, "MAX_WINDOWS", 3)
-    busy = registry.window("address:203.0.113.7", 2, 100)
+def test_the_server_forgets_only_idle_visitors():
+    windows = CallWindows(max_kept=3)
+    busy = windows.of("address:203.0.113.7", 2, 100)
     assert busy.take() is None
     for n in range(1, 5):
-        registry.window(f"address:198.51.100.{n}", 2, 100)
-    assert registry.window("address:203.0.113.7", 2, 100) is busy  # its call this minute is still counted
-    assert len(registry._windows) <= 3
-    assert registry.window("address:198.51.100.9", 2, 100).within is busy.within  # one window for everyone
+        windows.of(f"address:198.51.100.{n}", 2, 100)
+    assert windows.of("address:203.0.113.7", 2, 100) is busy  # its call this minute is still counted
+    assert len(windows) <= 3
+    assert windows.of("address:198.51.100.9", 2, 100).within is busy.within  # one window for everyone
+    assert isinstance(registry.windows, CallWindows)  # the server keeps one, for every session

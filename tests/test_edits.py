@@ -11,7 +11,7 @@ from react_core.base.trace import Action, Intervention, Observation, Step, Trace
 from react_core.evaluation.arena import ColumnResult
 from react_core.evaluation.arena_html import SideBySide
 from react_core.evaluation.parting import Parting
-from react_core.report.edits import EDITED_NOTE, Edit, hand_edits
+from react_core.report.edits import Edit, hand_edits
 
 
 def _calc(observation: str = "6 * 7 = 42", note: str = "") -> Trace:
@@ -29,7 +29,7 @@ def _calc(observation: str = "6 * 7 = 42", note: str = "") -> Trace:
 
 def test_each_kind_of_edit_is_found_on_its_step():
     assert hand_edits(_calc()) == []
-    fork = _calc("6 * 7 = 42 (checked)", EDITED_NOTE)
+    fork = _calc("6 * 7 = 42 (checked)", Observation.FORK_NOTE)
     assert hand_edits(fork, fork_step=1) == [Edit(1, "observation", "edited by hand in a fork")]
     assert hand_edits(_calc(), fork_step=2) == [Edit(2, "thought", "edited by hand in a fork")]
     assert hand_edits(_calc(), fork_step=1, origin="similar") == [
@@ -47,7 +47,7 @@ def test_each_kind_of_edit_is_found_on_its_step():
 
 
 def test_runs_part_where_a_person_edited_one_even_when_their_actions_agree():
-    original, fork = _calc(), _calc("6 * 7 = 42 (checked)", EDITED_NOTE)
+    original, fork = _calc(), _calc("6 * 7 = 42 (checked)", Observation.FORK_NOTE)
     columns = [original.steps, fork.steps]
     assert Parting.first(columns) is None  # the actions alone agree throughout
     parting = Parting.first(columns, [[], hand_edits(fork, 1)])
@@ -61,7 +61,7 @@ def test_runs_part_where_a_person_edited_one_even_when_their_actions_agree():
 
 
 def test_the_html_export_of_a_compare_marks_the_forks_edit():
-    fork = _calc("6 * 7 = 42 (checked)", EDITED_NOTE)
+    fork = _calc("6 * 7 = 42 (checked)", Observation.FORK_NOTE)
     records = [
         SimpleNamespace(id=1, trace=_calc(), origin="chat", fork_step=None),
         SimpleNamespace(id=2, trace=fork, origin="fork", fork_step=1),

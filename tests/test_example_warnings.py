@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from react_core.base.trace import Action, Intervention, Observation, Step, Trace
 from react_core.presets.from_run import example_warnings
-from react_core.report.edits import EDITED_NOTE
 
 
 def _run(*, expected: str | None = "42", answer: str = "42", repeat: bool = False, note: str = "") -> Trace:
@@ -22,7 +21,7 @@ def test_a_clean_run_with_a_right_answer_gets_no_warning():
 
 
 def test_each_thing_a_model_should_not_learn_is_said():
-    (edited,) = example_warnings(_run(note=EDITED_NOTE), fork_step=1, origin="fork")
+    (edited,) = example_warnings(_run(note=Observation.FORK_NOTE), fork_step=1, origin="fork")
     assert edited.startswith("Step 1's observation was edited by hand in a fork, not written by the model")
     (thought,) = example_warnings(_run(), fork_step=2, origin="fork")
     assert thought.startswith("Step 2's thought was edited by hand in a fork")

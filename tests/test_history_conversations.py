@@ -39,6 +39,11 @@ def test_conversations_are_listed_newest_first_each_owner_their_own(open_store):
     assert [(c.id, c.question, c.turns) for c in bob.conversations()] == [("a1", "Bob's question", 1)]
     assert open_store("carol@example.org").conversations() == []
     assert [c.id for c in ann.conversations(limit=1)] == ["a2"]
+    # A conversation shown again: its turns, the retry in the failed turn's place.
+    assert [(r.question, r.trace.final_answer) for r in ann.conversation_turns("a2")] == [
+        ("Who wrote Emma?", "Jane Austen")
+    ]
+    assert [r.question for r in ann.conversation_turns("a1")] == ["Where is Paris?", "And its population?"]
 
 
 def _rec(n: int, question: str, stop: str, origin: str = "chat") -> RunRecord:

@@ -48,13 +48,13 @@ def fresh_live(monkeypatch):
 
 
 def test_the_endpoint_comes_from_the_opentelemetry_variables():
-    assert live.live_export_endpoint({}) == ""
+    assert live.LiveTarget().endpoint({}) == ""
     assert (
-        live.live_export_endpoint({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318/"})
+        live.LiveTarget().endpoint({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318/"})
         == "http://127.0.0.1:4318/v1/traces"
     )
     both = {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://a:4318", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://b/t"}
-    assert live.live_export_endpoint(both) == "http://b/t"
+    assert live.LiveTarget().endpoint(both) == "http://b/t"
 
 
 def test_a_finished_run_is_sent_as_its_spans(receiver, tmp_path):
@@ -167,7 +167,7 @@ def test_the_front_door_sends_only_when_an_endpoint_is_set(receiver, fresh_live,
 
     trace = scripted_run(tmp_path)
     live.export_finished_run(trace)  # no endpoint: nothing is made, nothing is said
-    assert live._live is None and react_core.live_export_problem() == ""
+    assert live._live is None and react_core.LiveTarget.problem() == ""
     r = receiver(status=400)
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", r.base)
     monkeypatch.setenv("REACT_OTEL_CONTENT", "1")
@@ -175,14 +175,14 @@ def test_the_front_door_sends_only_when_an_endpoint_is_set(receiver, fresh_live,
     live.flush(30)
     assert r.paths == ["/v1/traces"]
     assert any(a.key == "input.value" for s in r.requests[0] for a in s.attributes)
-    assert react_core.live_export_problem()
+    assert react_core.LiveTarget.problem()
 
 
 def test_an_unusable_endpoint_is_reported_and_never_raises(fresh_live, monkeypatch, tmp_path):
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://127.0.0.1:1/v1/traces")
     monkeypatch.setattr(live, "run_spans", lambda *a, **k: 1 / 0)  # anything going wrong while the spans are made
     live.export_finished_run(scripted_run(tmp_path))
-    assert live.live_export_problem().startswith("Runs cannot be sent to the OpenTelemetry endpoint")
+    assert live.LiveTarget.problem().startswith("Runs cannot be sent to the OpenTelemetry endpoint")
 
 
 def test_ask_sends_its_run_to_the_configured_endpoint(receiver, tmp_path):
@@ -224,7 +224,7 @@ def test_the_sidebar_says_when_the_last_export_failed_and_nothing_more(monkeypat
     at = new_session()
     notice = "The last run could not be sent to the OpenTelemetry endpoint."
     assert not any(notice in c.value for c in at.caption)
-    monkeypatch.setattr(ui.chat.sidebar, "live_export_problem", lambda: "sent to http://10.0.0.7:4318 failed: refused")
+    monkeypatch.setattr(ui.chat.sidebar.LiveTarget, "problem", lambda: "sent to http://10.0.0.7:4318 failed: refused")
     at.run()
     shown = [c.value for c in at.sidebar.caption]
     assert any(notice in c for c in shown) and not any("10.0.0.7" in c for c in shown)

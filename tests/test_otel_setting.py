@@ -1,7 +1,7 @@
 """Live export named on the Settings page: in local mode a person sets the OTLP endpoint and the include-content
 switch there and their next run is sent to it (a receiver on 127.0.0.1, tests/otel_helpers.py); in public demo mode
 the setting is not offered and a URL handed to the job is ignored, because only the operator's environment variables
-may make the app's server connect somewhere (``telemetry.live.live_export_endpoint`` keeps that rule)."""
+may make the app's server connect somewhere (``telemetry.live.LiveTarget.endpoint`` keeps that rule)."""
 
 from __future__ import annotations
 
@@ -30,18 +30,16 @@ def receiver(monkeypatch):
 
 def test_the_rule_a_chosen_url_counts_only_for_the_operator(monkeypatch):
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector.internal:4318")
-    assert live.live_export_endpoint(chosen="http://127.0.0.1:6006", visitor=False) == "http://127.0.0.1:6006/v1/traces"
+    assert live.LiveTarget("http://127.0.0.1:6006", visitor=False).endpoint() == "http://127.0.0.1:6006/v1/traces"
     assert (
-        live.live_export_endpoint(chosen="http://127.0.0.1:6006/v1/traces", visitor=False)
+        live.LiveTarget("http://127.0.0.1:6006/v1/traces", visitor=False).endpoint()
         == "http://127.0.0.1:6006/v1/traces"
     )
     assert (
-        live.live_export_endpoint(chosen="http://10.0.0.7:4318", visitor=True)
-        == "http://collector.internal:4318/v1/traces"
+        live.LiveTarget("http://10.0.0.7:4318", visitor=True).endpoint() == "http://collector.internal:4318/v1/traces"
     )
-    assert live.live_export_content(chosen=True, visitor=True) is False and live.live_export_content(
-        chosen=True, visitor=False
-    )
+    assert live.LiveTarget(content=True, visitor=True).sends_content() is False
+    assert live.LiveTarget(content=True, visitor=False).sends_content()
 
 
 def test_local_mode_offers_the_endpoint_and_a_run_is_sent_there(monkeypatch, tmp_path, receiver):

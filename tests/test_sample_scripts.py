@@ -11,13 +11,13 @@ from app_helpers import offline_pack
 from react_core import RunSettings, ask
 from react_core.base.answers import exact_match
 from react_core.base.paths import SAMPLE_SCRIPTS_DIR
+from react_core.base.trace import Observation
 from react_core.dialects import DIALECTS
 from react_core.presets.preset import default_preset_for
 from react_core.providers.file_choices import offered_files
 from react_core.providers.samples import SAMPLE_QUESTIONS, SampleScript
 from react_core.providers.script import Script
 from react_core.providers.scripted import load_script
-from react_core.report.edits import EDITED_NOTE
 
 ANSWERS = {"calculator": "395", "kiss-and-tell": "Chief of Protocol"}
 CHAT_DIALECTS = [d for d in DIALECTS if d != "act"]  # act is the evaluation's Act-only baseline, never a chat's
@@ -83,7 +83,7 @@ def test_a_forks_edits_are_written_as_recorded_and_said():
     trace = ask(SAMPLE_QUESTIONS["kiss-and-tell"], _settings("paper", str(sample)))
     trace.steps[1].raw_output = " it does not matter.\nAction 2: Search[Shirley Temple]\n"  # the model went on...
     trace.steps[1].thought = "Now Shirley Temple: it does not matter."  # ...from a thought a person wrote
-    trace.steps[0].observation.note = EDITED_NOTE
+    trace.steps[0].observation.note = Observation.FORK_NOTE
     script = Script.from_run(trace)
     outputs, notes = script.outputs, script.notes
     assert outputs[1] == " Now Shirley Temple: it does not matter.\nAction 2: Search[Shirley Temple]\n"

@@ -11,7 +11,7 @@ import pytest
 from react_core.base.answers import normalize_answer
 from react_core.base.paths import shared_data_dir
 from react_core.knowledge.default_pack import hotpotqa_sources
-from react_core.loop.settings import RunSettings, default_preset, provider_for
+from react_core.loop.settings import RunSettings, provider_for
 from react_core.providers import model_label
 from react_core.providers.adapters import DEFAULT_ADAPTER, file_sha256, read_manifest, shipped_adapter
 from react_core.providers.local import LocalProvider
@@ -45,10 +45,10 @@ def test_it_was_made_for_the_packaged_model():
 def test_it_is_the_on_device_default_with_its_own_prompt_and_label():
     settings = RunSettings(provider="local")
     provider = provider_for(settings)
-    assert provider.adapter == ADAPTER and default_preset(settings) == "tuned-react"
+    assert provider.adapter == ADAPTER and settings.preset_ref == "tuned-react"
     assert model_label(settings.to_dict()) == provider.model == "gemma-3-270m + ReAct on HotpotQA (on-device)"
     none = RunSettings(provider="local", adapter="none")
-    assert provider_for(none).adapter is None and default_preset(none) == "paper"
+    assert provider_for(none).adapter is None and none.preset_ref == "paper"
 
 
 def test_the_notice_says_how_often_it_is_right_on_questions_it_never_saw():

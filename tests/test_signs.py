@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from react_core.base.trace import Observation, Step, Trace
-from react_core.report.signs import SIGNS, run_sign
+from react_core.report.expected import check_expected
+from react_core.report.grounding import check_grounding
+from react_core.report.signs import SIGNS, Verdict, run_sign
 from ui.shared.render import EXPECTED_BADGES, status_text
 
 
@@ -45,3 +47,18 @@ def test_paused_and_stopped_each_have_their_own_sign():
 def test_every_sign_is_its_own():
     assert len({s.icon for s in SIGNS.values()}) == len(SIGNS)
     assert len({s.symbol for s in SIGNS.values()}) == len(SIGNS)
+
+
+def test_a_verdict_says_the_sign_and_both_checks_as_each_says_them_alone():
+    runs = [
+        _answered("American", expected="American"),
+        _answered("1970 - 1965", expected="5"),
+        _answered("American", evidence="Scott Derrickson is an American director."),
+        _answered("1970 - 1965"),
+        Trace(question="q", steps=[Step(index=1, thought="t")], stop_reason="max_calls", expected_answer="5"),
+    ]
+    for trace in runs:
+        verdict = Verdict.of(trace)
+        assert verdict.sign == run_sign(trace) and verdict.expected == check_expected(trace)
+        assert verdict.evidence == (check_grounding(trace) if trace.final_answer is not None else None)
+    assert [Verdict.of(t).sign.kind for t in runs] == ["right", "not_expected", "grounded", "answered", "no_answer"]

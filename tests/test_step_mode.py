@@ -15,7 +15,7 @@ from react_core.base.trace import STOP_REASONS, Action, Trace
 from react_core.base.trace_schema import InvalidTrace, load_trace_json
 from react_core.history import open_history
 from react_core.loop.agent import Agent, RunConfig
-from react_core.loop.pause import Decision, parse_decision, resume, tool_call_text
+from react_core.loop.pause import Decision, parse_decision, resume
 from react_core.loop.service import resume_saved
 from react_core.presets.preset import Preset
 from react_core.providers.scripted import ScriptedProvider
@@ -57,7 +57,7 @@ def test_a_run_pauses_before_a_tool_call_with_the_step_pending():
     assert trace.stop_reason == "paused" and STOP_REASONS["paused"] == "Paused: waiting for you"
     assert step.pending == "tool" and step.observation is None  # nothing ran
     assert step.raw_output == COMPUTE and step.thought == "Compute it." and step.action == Action("calculator", "6*7")
-    assert tool_call_text(step) == "calculator('6*7')"
+    assert step.tool_call_text == "calculator('6*7')"
     assert step.call is not None and trace.settings["pause_before"] == ["tool"]
     assert len(a.config.provider.requests) == 1
 
@@ -141,6 +141,56 @@ def test_regenerate_draws_k_alternatives_from_the_same_prompt_and_pick_the_secon
     markdown = to_markdown(trace)
     assert "Alternative 2 (picked) at temperature 0.9: `Calculator[2+2]`" in markdown
     assert "Alternative 1 at temperature 0.9: `Calculator[1+1]`" in markdown
+
+
+def test_an_alternative_is_the_step_it_becomes_once_picked_and_its_call_reads_as_that_steps():
+    a = agent([COMPUTE, " B.\nAction 1: Calculator[2+2]", FINISH])
+    offered = go(a, a.run("q"), Decision("regenerate", k=1, temperature=0.9))
+    paused, alternative = offered.steps[-1], offered.steps[-1].offered[0]
+    as_step = alternative.as_step(paused.index)
+    assert (as_step.index, as_step.thought, as_step.action, as_step.raw_output) == (
+        1,
+        "B.",
+        Action("calculator", "2+2"),
+        alternative.raw_output,
+    )
+    assert as_step.usage == alternative.usage and as_step.call == alternative.call and as_step.observation is None
+    # The run as if it were picked: the steps before it, then its step; its request rebuilds as the step's own did.
+    as_if = offered.as_if_picked(0, alternative)
+    assert as_if.steps == [as_step] and as_if.question == offered.question and as_if.settings == offered.settings
+    assert call_records.call_texts(as_if.steps)[0] == call_records.call_texts(offered.steps)[0]
+    # Picking it goes on with that very step, the decisions taken on it kept.
+    picked = go(a, offered, Decision("pick", number=1)).steps[0]
+    assert (picked.thought, picked.action, picked.raw_output, picked.call) == (
+        as_step.thought,
+        as_step.action,
+        as_step.raw_output,
+        as_step.call,
+    )
+    assert [n.kind for n in picked.interventions] == ["pick"]
+
+
+def test_an_alternative_saved_in_the_old_flat_shape_loads_and_becomes_its_step():
+    # How step mode has always written an alternative (a trace's JSON, in History and in exports): flat fields.
+    old = {
+        "raw_output": " B.\nAction 2: Search[Ed Wood]",
+        "thought": "B.",
+        "action": {"tool": "search", "input": "Ed Wood"},
+        "final_answer": None,
+        "error": "",
+        "temperature": 0.7,
+        "usage": {"prompt_tokens": 12, "completion_tokens": 5},
+        "call": None,
+    }
+    step = {"index": 2, "thought": "A.", "action": {"tool": "search", "input": "Ed Wodd"}, "pending": "tool"}
+    first = {"index": 1, "thought": "Go.", "action": {"tool": "search", "input": "Scott Derrickson"}}
+    record = {"question": "q", "settings": {"dialect": "paper"}, "steps": [first, {**step, "offered": [old]}]}
+    trace = Trace.from_dict(json.loads(json.dumps(record)))
+    alternative = trace.steps[1].offered[0]
+    assert alternative.to_dict()["action"] == old["action"] and alternative.to_dict()["raw_output"] == old["raw_output"]
+    as_if = trace.as_if_picked(1, alternative)
+    assert [s.index for s in as_if.steps] == [1, 2] and as_if.steps[0] is trace.steps[0]
+    assert as_if.steps[1].action == Action("search", "Ed Wood") and as_if.steps[1].usage.completion_tokens == 5
 
 
 def test_alternatives_passed_over_are_kept_with_none_picked():

@@ -14,13 +14,12 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from react_core.base.errors import ConfigError
 from react_core.base.trace import ModelCall, Step, Trace
 
 __all__ = [
-    "CALL_REF",
     "CallTexts",
     "advance",
     "call_request",
@@ -34,11 +33,12 @@ __all__ = [
     "template",
 ]
 
-CALL_REF = "$ref"
-
 
 @dataclass(frozen=True)
 class CallTexts:
+    # How a recorded body refers to one of these texts (``template``): ``{"$ref": "prompt"}`` stands for the prompt.
+    REF: ClassVar[str] = "$ref"
+
     system: str
     prompt: str
     keep: int  # how many characters of the previous call's prompt this one starts with (reusable by a prompt cache)
@@ -108,7 +108,7 @@ def template(body: Any, system: str, prompt: str) -> Any:
 
     def walk(value: Any) -> Any:
         if isinstance(value, str) and value in names:
-            return {CALL_REF: names[value]}
+            return {CallTexts.REF: names[value]}
         if isinstance(value, list):
             return [walk(v) for v in value]
         if isinstance(value, dict):
@@ -130,8 +130,8 @@ def fill(body: Any, texts_: CallTexts) -> Any:
 
     def walk(value: Any) -> Any:
         if isinstance(value, dict):
-            if set(value) == {CALL_REF} and value[CALL_REF] in values:
-                return values[value[CALL_REF]]
+            if set(value) == {CallTexts.REF} and value[CallTexts.REF] in values:
+                return values[value[CallTexts.REF]]
             return {k: walk(v) for k, v in value.items()}
         if isinstance(value, list):
             return [walk(v) for v in value]
@@ -161,7 +161,7 @@ def record(
         held = previous.messages if previous is not None and previous.messages is not None else ()
         messages_keep = common_items(held, items)
         added = [template(m, system, prompt) for m in items[messages_keep:]]
-        body = {**body, conversation: {CALL_REF: "messages"}}
+        body = {**body, conversation: {CallTexts.REF: "messages"}}
     else:
         conversation = ""
     return ModelCall(

@@ -1,4 +1,4 @@
-"""A run as data: Action, Source, Observation, Usage, Step and Trace.
+"""A run as data: Action, Observation (``observation.py``), Usage, Step and Trace.
 
 These dataclasses are the single source for the next prompt, the UI, exports, the history store and test assertions.
 ``to_dict``/``from_dict`` round-trip exactly through JSON.
@@ -16,6 +16,9 @@ from react_core.base.calls import McpCall as McpCall
 from react_core.base.calls import ModelCall as ModelCall
 from react_core.base.calls import ToolCall as ToolCall
 from react_core.base.calls import Usage as Usage
+from react_core.base.observation import Observation as Observation
+from react_core.base.observation import ObservationStats as ObservationStats
+from react_core.base.observation import Source as Source
 from react_core.base.provenance import Provenance as Provenance
 
 __all__ = [
@@ -107,83 +110,6 @@ class Action:
 
 
 @dataclass
-class Source:
-    title: str
-    url: str
-    revision: int | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Source:
-        return cls(title=d["title"], url=d["url"], revision=d.get("revision"))
-
-
-@dataclass
-class ObservationStats:
-    http_requests: int = 0
-    seconds: float = 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> ObservationStats:
-        return cls(http_requests=d.get("http_requests", 0), seconds=d.get("seconds", 0.0))
-
-
-@dataclass
-class Observation:
-    text: str
-    is_error: bool = False
-    sources: list[Source] = field(default_factory=list)
-    stats: ObservationStats = field(default_factory=ObservationStats)
-    # Where the text came from when it is not the configured source (e.g. the offline pack standing in
-    # for unreachable Wikipedia). Empty when nothing needs saying.
-    note: str = ""
-    # The text is evidence a tool returned (a page's sentences, a Lookup result, a Calculator result), not a miss,
-    # a "no more results" or an error: only evidence can ground an answer.
-    evidence: bool = False
-    # Who wrote the text when no tool did (step mode's "write the observation"): '' for a tool's observation.
-    written_by: str = ""
-    # The MCP request and result behind the text, for an MCP tool's observation (None for every other tool).
-    mcp: McpCall | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        out = {
-            "text": self.text,
-            "is_error": self.is_error,
-            "sources": [s.to_dict() for s in self.sources],
-            "stats": self.stats.to_dict(),
-            "note": self.note,
-            "evidence": self.evidence,
-            "written_by": self.written_by,
-        }
-        if self.mcp is not None:  # written only when there is one, so other traces read as they always did
-            out["mcp"] = self.mcp.to_dict()
-        return out
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Observation:
-        return cls(
-            text=d["text"],
-            is_error=d.get("is_error", False),
-            sources=[Source.from_dict(s) for s in d.get("sources", [])],
-            stats=ObservationStats.from_dict(d.get("stats", {})),
-            note=d.get("note", ""),
-            # Traces written before the field existed: a page found by Search or Lookup is the evidence they hold.
-            evidence=d.get("evidence", bool(d.get("sources")) and not d.get("is_error", False)),
-            written_by=d.get("written_by", ""),
-            mcp=McpCall.from_dict(d["mcp"]) if d.get("mcp") else None,
-        )
-
-    @classmethod
-    def error(cls, text: str) -> Observation:
-        return cls(text=text, is_error=True)
-
-
-@dataclass
 class Alternative:
     """One reply drawn again for a paused step (step mode's Regenerate): what the model wrote, what it was read as
     (``error``: why it could not be read), at which temperature, and its own model call."""
@@ -213,6 +139,13 @@ class Alternative:
             temperature=d.get("temperature", 0.0),
             usage=Usage.from_dict(d.get("usage", {})),
             call=ModelCall.from_dict(d["call"]) if d.get("call") else None,
+        )
+
+    def as_step(self, index: int) -> Step:
+        """The step this reply is at ``index`` once picked: its Thought, action or answer, raw reply, usage and model
+        call, nothing run yet (an unreadable reply's observation is its dialect's to word: ``loop.pause``)."""
+        return Step(
+            index, self.thought, self.action, None, self.final_answer, self.raw_output, self.usage, call=self.call
         )
 
 
@@ -279,6 +212,25 @@ class Step:
     def stopped(self) -> bool:
         """Stop came while the model wrote this step: its reply as far as it got, nothing of it run."""
         return self.call is not None and self.call.finish_reason == STOPPED
+
+    def with_observation_edited(self, text: str) -> Step:
+        """A copy of this step whose Observation a person rewrote on the fork form (its sources no longer apply)."""
+        edited = Step.from_dict(self.to_dict())
+        edited.observation = Observation(text=text, note=Observation.FORK_NOTE)
+        return edited
+
+    @property
+    def asks(self) -> dict[str, Any] | None:
+        """The questions the step's call asks a person before it can finish (an MCP server's), if any."""
+        mcp = self.observation.mcp if self.observation is not None else None
+        return mcp.asks if mcp is not None and mcp.asks else None
+
+    @property
+    def tool_call_text(self) -> str:
+        """The exact call the step's action makes, e.g. ``search('Colorado orogeny')``; '' when it makes none."""
+        if self.action is None:
+            return ""
+        return f"{self.action.tool}({self.action.input!r})"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -392,6 +344,12 @@ class Trace:
             "http_requests": sum(s.observation.stats.http_requests for s in self.steps if s.observation),
             "errors": sum(1 for s in self.steps if s.is_error),
         }
+
+    def as_if_picked(self, position: int, alternative: Alternative) -> Trace:
+        """The run up to step ``position`` as if ``alternative`` had been picked there: the steps before it, then the
+        alternative's step (its model call is read in this light, as the step's own would be)."""
+        steps = [*self.steps[:position], alternative.as_step(self.steps[position].index)]
+        return Trace(self.question, settings=dict(self.settings), steps=steps, context=list(self.context))
 
     @property
     def sources(self) -> list[Source]:

@@ -129,12 +129,12 @@ def _wait_for_live_export() -> None:
     """The runs sent to the OTLP endpoint (each finished run is queued there as it ends: ``telemetry.live``), waited
     for a few seconds at most before the process exits; a failure is one line on stderr."""
     live = sys.modules.get(LIVE_EXPORT)  # not loaded: no run was sent
-    if live is None or not live.live_export_endpoint():
+    if live is None or not live.LiveTarget().endpoint():
         return
     if not live.flush(timeout_seconds=5.0):
-        print(f"The run was not sent to {live.live_export_endpoint()} within 5 seconds.", file=sys.stderr)
-    elif live.live_export_problem():
-        print(live.live_export_problem(), file=sys.stderr)
+        print(f"The run was not sent to {live.LiveTarget().endpoint()} within 5 seconds.", file=sys.stderr)
+    elif live.LiveTarget.problem():
+        print(live.LiveTarget.problem(), file=sys.stderr)
 
 
 def _ask_in_steps(args: argparse.Namespace, run) -> int:

@@ -18,8 +18,7 @@ from react_core.base.errors import ConfigError
 from react_core.base.events import Paused, StepDone
 from react_core.base.text import visible_controls
 from react_core.base.trace import BREAKPOINTS, Alternative, Step, Trace
-from react_core.loop.acting import asking
-from react_core.loop.pause import parse_decision, tool_call_text
+from react_core.loop.pause import parse_decision
 from react_core.loop.service import Run, RunRequest
 
 CHOICES = "run | edit ACTION | observe TEXT | regenerate [K] [TEMPERATURE] | pick N | stop"
@@ -49,8 +48,8 @@ def pause_lines(step: Step, dialect: str) -> str:
         lines.append(f"  Action {step.index}: {fmt.render_action(step.action, step.final_answer)}")
     if step.is_error and step.observation:
         lines.append(f"  Unreadable: {step.observation.text}")
-    call = tool_call_text(step)
-    asks = asking(step.observation) if step.pending == "input" else None
+    call = step.tool_call_text
+    asks = step.asks if step.pending == "input" else None
     if asks:
         lines.append(f"  Tool call that asks: {call}")
         for question in (asks.get("questions") or {}).values():

@@ -22,7 +22,7 @@ from react_core.base.trace import Trace
 from react_core.base.trace_schema import load_trace_json
 from react_core.history.arenas import ArenaSummary, group
 from react_core.history.assignments import AssignmentStore
-from react_core.history.conversations import ConversationSummary, summary
+from react_core.history.conversations import ConversationSummary, conversation_turns, summary
 from react_core.history.migrations import Tx
 from react_core.history.question_sets import QuestionSets
 from react_core.history.records import (
@@ -232,6 +232,11 @@ class Store(VersionStore, QuestionSets, ShareStore, AssignmentStore, ABC):
             data = dict(row)
             out.append(with_trace(record(data), data.pop("trace_json")))
         return out
+
+    def conversation_turns(self, chat_id: str) -> list[RunRecord]:
+        """One chat conversation of this owner as the Chat page shows it again: its runs as its turns, oldest first
+        (``conversations.conversation_turns``: a retry in the place of the failed turn it retried)."""
+        return conversation_turns(self.conversation(chat_id))
 
     def conversations(self, *, limit: int = 50) -> list[ConversationSummary]:
         """This owner's chat conversations, the one continued most recently first (runs saved without a conversation,

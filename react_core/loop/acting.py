@@ -20,7 +20,7 @@ from react_core.base.trace import Action, Observation
 from react_core.tools.mcp_asks import declined as declined
 from react_core.tools.registry import ToolRegistry
 
-__all__ = ["act", "asking", "declined"]
+__all__ = ["act", "declined"]
 
 _DONE = object()
 
@@ -56,9 +56,3 @@ def act(
     if "error" in outcome:
         raise outcome["error"]
     return outcome["observation"]
-
-
-def asking(observation: Observation | None) -> dict[str, Any] | None:
-    """The questions a tool's call asks a person before it can finish (an MCP server's), if any."""
-    mcp = observation.mcp if observation is not None else None
-    return mcp.asks if mcp is not None and mcp.asks else None

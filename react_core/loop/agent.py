@@ -31,7 +31,7 @@ from react_core.base.events import ActionParsed, Event, Paused, RunDone, StepDon
 from react_core.base.trace import BREAKPOINTS, Exchange, FailedCall, ModelCall, Observation, Step, Trace, Usage
 from react_core.dialects import get_dialect
 from react_core.dialects.base import Dialect, ParseResult
-from react_core.loop.acting import act, asking, declined
+from react_core.loop.acting import act, declined
 from react_core.loop.model_call import Reply, Stopped, call_record, read_reply, stopped_step
 from react_core.presets.dynamic import chosen_examples
 from react_core.presets.preset import Preset
@@ -240,7 +240,7 @@ class Agent:
         """The step carried through: its answer ends the run, its action runs (an unreadable step already has its
         error observation), a loop ends the run; then ``StepDone``. ``approved``: a person approved its call (step
         mode's ``destructive`` breakpoint); ``answer``: their answer to what its call asked them (``input``). A call
-        that asks a person something pauses at the ``input`` breakpoint, or without it is told no (``asking``)."""
+        that asks a person something pauses at the ``input`` breakpoint, or without it is told no (``Step.asks``)."""
         if step.final_answer is not None:
             trace.final_answer, trace.stop_reason = step.final_answer, "finished"
         elif step.observation is None:  # an action to run
@@ -262,7 +262,7 @@ class Agent:
         """Whether the step's call asks a person something and the run pauses for them (True); without the ``input``
         breakpoint, the questions are declined and the call sent again, a few times at most."""
         for _ in range(ASKED_ROUNDS):
-            asks = asking(step.observation)
+            asks = step.asks
             if asks is None:
                 return False
             if "input" in self.config.pause_before:
@@ -272,7 +272,7 @@ class Agent:
                 return True
             assert step.action is not None
             step.observation = yield from act(self.config.tools, step.action, step.index, approved, declined(asks))
-        if asking(step.observation) is not None:
+        if step.asks is not None:
             step.observation = Observation.error("The MCP server kept asking questions no one here can answer.")
         return False
 

@@ -32,14 +32,13 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, ClassVar
 
 from react_core.base import call_records, tool_specs
 from react_core.base.cancel import Cancelled
 from react_core.base.errors import ConfigError, ReactLabError
 from react_core.base.events import Event, Paused, StepStarted
 from react_core.base.trace import Alternative, Intervention, Observation, Step, Trace
-from react_core.loop.acting import asking
 from react_core.loop.agent import Agent
 from react_core.loop.model_call import call_record
 from react_core.loop.settings import check_temperature
@@ -49,10 +48,7 @@ from react_core.tools.registry import MAX_OBSERVATION_CHARS, bounded
 
 __all__ = [
     "DECISIONS",
-    "DEFAULT_ALTERNATIVES",
-    "DEFAULT_TEMPERATURE",
     "Decision",
-    "MAX_ALTERNATIVES",
     "WRITTEN_NOTE",
     "calls_spent",
     "cannot_go_on",
@@ -60,20 +56,21 @@ __all__ = [
     "parse_decision",
     "pending_step",
     "resume",
-    "tool_call_text",
 ]
 
 log = logging.getLogger(__name__)
 DECISIONS = ("run", "edit", "observe", "regenerate", "pick", "stop", "answer")
-DEFAULT_ALTERNATIVES = 3
-MAX_ALTERNATIVES = 5
-DEFAULT_TEMPERATURE = 0.7
 WRITTEN_NOTE = "Written by a person in step mode, instead of running the tool."
 
 
 @dataclass(frozen=True)
 class Decision:
     """What a person decided at a paused step; ``by`` says who (the signed-in person, else "person")."""
+
+    # Regenerate's defaults, and how many alternatives one decision may draw (each is a model call).
+    DEFAULT_ALTERNATIVES: ClassVar[int] = 3
+    MAX_ALTERNATIVES: ClassVar[int] = 5
+    DEFAULT_TEMPERATURE: ClassVar[float] = 0.7
 
     kind: str
     text: str = ""  # edit: the new action as the dialect writes it; observe: the observation; answer: the answer
@@ -95,8 +92,8 @@ def parse_decision(line: str, by: str = "person") -> Decision:
     if word == "regenerate":
         parts = rest.split()
         try:
-            k = int(parts[0]) if parts else DEFAULT_ALTERNATIVES
-            temperature = float(parts[1]) if len(parts) > 1 else DEFAULT_TEMPERATURE
+            k = int(parts[0]) if parts else Decision.DEFAULT_ALTERNATIVES
+            temperature = float(parts[1]) if len(parts) > 1 else Decision.DEFAULT_TEMPERATURE
         except ValueError:
             raise ConfigError("Write regenerate K TEMPERATURE, e.g. regenerate 3 0.7.") from None
         return Decision("regenerate", k=k, temperature=temperature, by=by)
@@ -119,13 +116,6 @@ def pending_step(trace: Trace) -> Step:
             f"This run is not paused (its stop reason is {trace.stop_reason!r}): there is nothing to resume."
         )
     return trace.steps[-1]
-
-
-def tool_call_text(step: Step) -> str:
-    """The exact call a paused step would make, e.g. ``search('Colorado orogeny')``; '' when it makes none."""
-    if step.action is None:
-        return ""
-    return f"{step.action.tool}({step.action.input!r})"
 
 
 def calls_spent(trace: Trace) -> int:
@@ -166,7 +156,7 @@ def _check(agent: Agent, step: Step, decision: Decision) -> Any:
             raise ConfigError("There is no question to answer here: the run is paused for another reason.")
         raise ConfigError("The MCP server is waiting for your answer: answer it (or decline, or cancel), or stop.")
     if decision.kind == "answer":
-        return answered(asking(step.observation) or {}, decision.text)
+        return answered(step.asks or {}, decision.text)
     if decision.kind == "edit":
         result, problem = check_action(agent.dialect, decision.text, agent.config.tools.names)
         if problem is not None:
@@ -183,8 +173,8 @@ def _check(agent: Agent, step: Step, decision: Decision) -> Any:
         if not 1 <= decision.number <= len(step.offered):
             raise ConfigError(f"Pick an alternative from 1 to {len(step.offered)}.")
     if decision.kind == "regenerate":
-        if not 1 <= decision.k <= MAX_ALTERNATIVES:
-            raise ConfigError(f"Regenerate from 1 to {MAX_ALTERNATIVES} alternatives at a time.")
+        if not 1 <= decision.k <= Decision.MAX_ALTERNATIVES:
+            raise ConfigError(f"Regenerate from 1 to {Decision.MAX_ALTERNATIVES} alternatives at a time.")
         check_temperature(decision.temperature, "The temperature")
     return None
 
@@ -223,8 +213,7 @@ def _resumed(agent: Agent, trace: Trace, step: Step, decision: Decision, checked
             _as_alternative(agent, trace, step),
         )
         chosen = step.offered[decision.number - 1]
-        _take(step, chosen.thought, chosen.action, chosen.final_answer)
-        step.raw_output, step.usage, step.call, step.offered = chosen.raw_output, chosen.usage, chosen.call, []
+        step = trace.steps[-1] = _picked(step, chosen)
         if chosen.error:
             step.observation = Observation.error(f"{chosen.error} {agent.dialect.reminder(agent.config.tools.names)}")
     note.after = step.observation.text if decision.kind == "observe" and step.observation else _said(agent, step)
@@ -258,7 +247,7 @@ def _go_on(agent: Agent, trace: Trace, step: Step, started: float, **settling: A
 def _answer(agent: Agent, trace: Trace, step: Step, decision: Decision, answer: Any, started: float) -> Iterator[Event]:
     """The person's answer to the server's questions goes back with the step's call, sent again (approved as the
     first was: a destructive call's approval is on the step)."""
-    asks = asking(step.observation) or {}
+    asks = step.asks or {}
     step.interventions.append(Intervention("answer", "input", decision.by, before=summary(asks), after=decision.text))
     step.pending, step.observation = "", None
     approved = any(n.kind == "run" and n.at == "destructive" for n in step.interventions)
@@ -268,6 +257,13 @@ def _answer(agent: Agent, trace: Trace, step: Step, decision: Decision, answer: 
 def _take(step: Step, thought: str, action: Any, final_answer: str | None) -> None:
     step.thought, step.action, step.final_answer = thought, action, final_answer
     step.observation, step.tool_call = None, None
+
+
+def _picked(step: Step, chosen: Alternative) -> Step:
+    """The paused step as the alternative picked for it: the alternative's step, with the time the step took, the
+    breakpoint it waits at and the decisions taken on it."""
+    kept = {"seconds": step.seconds, "leaked_observation": step.leaked_observation, "pending": step.pending}
+    return replace(chosen.as_step(step.index), interventions=step.interventions, **kept)
 
 
 def _said(agent: Agent, step: Step) -> str:

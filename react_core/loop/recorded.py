@@ -10,15 +10,18 @@ given for another provider is never this one's (``ModelChoice.changes``): it wou
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
+from react_core.base.call_records import call_texts
 from react_core.base.trace import Trace
 from react_core.loop.settings import RunSettings
+from react_core.presets.preset import Preset
+from react_core.presets.render import render_prefix, render_question
 from react_core.providers import PROVIDERS, provider_class
 from react_core.providers.choice import ModelChoice
 
-__all__ = ["GOES_ON_WITH", "recorded_settings", "settings_of"]
+__all__ = ["GOES_ON_WITH", "recorded_prompt", "recorded_settings", "settings_of"]
 
 GOES_ON_WITH = ("temperature", "max_calls", "knowledge", "tools")  # besides its provider, model, prompt and grammar
 
@@ -36,6 +39,23 @@ def recorded_settings(trace: Trace, base: Mapping[str, Any]) -> dict[str, Any]:
     values.update({name: recorded[name] for name in GOES_ON_WITH if name in recorded})
     values["grammar"] = bool(recorded.get("grammar", False))  # recorded only when decoding was constrained
     return values
+
+
+def recorded_prompt(trace: Trace, candidates: Iterable[Preset], tools: list[str]) -> Preset | None:
+    """The first of ``candidates`` that wrote ``trace``'s calls: in the run's dialect (paper when it records none),
+    rendering with ``tools`` exactly the system prompt of its first recorded call and the question its prompt starts
+    with; the first in its dialect when it recorded no call (it failed before its first). None when none did."""
+    dialect = trace.settings.get("dialect") or "paper"
+    sent = next((t for t in call_texts(trace.steps) if t is not None), None)
+    for preset in candidates:
+        if preset.dialect != dialect:
+            continue
+        if sent is None:
+            return preset
+        question = render_question(preset, trace.question, trace.context)
+        if render_prefix(preset, tools, trace.question) == sent.system and sent.prompt.startswith(question):
+            return preset
+    return None
 
 
 def settings_of(trace: Trace, base: RunSettings | None = None) -> RunSettings:

@@ -12,12 +12,12 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from react_core.base.environment import environment_value
-from react_core.base.errors import ConfigError
+from react_core.base.errors import ConfigError, ReactLabError
 from react_core.base.tool_specs import is_tool_name
 from react_core.base.trace import BREAKPOINTS, current_names
 from react_core.loop.agent import DEFAULT_MAX_CALLS, RunConfig
 from react_core.presets.check import validate_preset
-from react_core.presets.preset import DEFAULT_PRESET, Preset, default_preset_for, preset_dialect
+from react_core.presets.preset import Preset, default_preset_for, preset_dialect
 from react_core.presets.store import PresetStore
 from react_core.providers import FALLBACK
 from react_core.providers.choice import environment_settings
@@ -33,7 +33,6 @@ __all__ = [
     "adapter_recorded",
     "build_run_config",
     "check_temperature",
-    "default_preset",
     "default_provider",
     "provider_for",
     "resolve_preset",
@@ -92,6 +91,26 @@ class RunSettings:
         chosen = provider or default_provider(env)
         return cls(**{**environment_settings(chosen, env), "provider": chosen})
 
+    @classmethod
+    def starting(cls, remembered: Mapping[str, Any] | None = None, env: Mapping[str, str] | None = None) -> RunSettings:
+        """A new session's settings: the defaults, then the settings it last ran with (``remembered``, unless they no
+        longer pass ``check``), then what the environment pins for a deployment or a test: REACT_PROVIDER over the
+        remembered provider (none remembered: the environment's default provider), and what it gives that provider
+        (``from_env``)."""
+        settings = cls()
+        if remembered:
+            known = {f.name for f in fields(cls)}
+            try:
+                candidate = cls.from_dict({**settings.to_dict(), **{k: v for k, v in remembered.items() if k in known}})
+                candidate.check()
+                settings = candidate
+            except (ReactLabError, TypeError, ValueError):
+                pass  # remembered settings from an older version that no longer validate: start from defaults
+        provider = environment_value("REACT_PROVIDER", env)
+        if not provider:
+            provider = settings.provider if remembered and remembered.get("provider") else default_provider(env)
+        return replace(settings, provider=provider, **environment_settings(provider, env))
+
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
@@ -107,6 +126,41 @@ class RunSettings:
         """These settings for a run nobody decides step by step (an arena column, an evaluation): step mode is the
         chat's, so it is off."""
         return replace(self, **changes, pause_before=[])
+
+    @property
+    def preset_ref(self) -> str:
+        """The preset these settings run, as a name or a version (``name@3``): the one chosen; none chosen, the one the
+        model's adapter learned to answer (its manifest's), else the shipped preset of the dialect (the paper's when
+        none is set)."""
+        if self.preset:
+            return self.preset
+        from react_core.providers import provider_class
+
+        dialect = str(self.dialect or "")
+        learned = provider_class(str(self.provider or FALLBACK.name)).preset_for(self.to_dict())
+        if learned and dialect in ("", preset_dialect(learned)):
+            return learned
+        return default_preset_for(dialect or Preset.DEFAULT)
+
+    def warm_up(self, preset: Preset, question: str = "") -> Any:
+        """Get the fixed prefix of ``preset`` (instructions and examples, with the enabled tools) ready on the model
+        these settings name, in the background, and then as much of ``question``'s first step as can be read before
+        it is asked (the question a person is likely to ask first: the Chat page's first example): the handle of the
+        warm-up (``Provider.warm``), or None when that provider has nothing to prepare or cannot be built. Never
+        loads an SDK: only providers that warm (``Provider.warms``) are built, and building the on-device one is
+        cheap (the model loads in the background)."""
+        from react_core.presets.render import render_first_prompt, render_prefix
+        from react_core.providers import provider_class
+
+        if not provider_class(self.provider).warms:
+            return None
+        try:
+            provider = provider_for(self, on_progress=lambda _message: None)
+        except ReactLabError:
+            return None  # a missing model file: the run will say so
+        tools = list(self.tools)
+        ahead = render_first_prompt(preset, tools, question) if question.strip() else ""
+        return provider.warm(render_prefix(preset, tools), ahead)
 
     def check(self) -> None:
         if not 1 <= int(self.max_calls) <= MAX_CALLS_LIMIT:
@@ -130,24 +184,11 @@ class RunSettings:
             checked_outputs(self.script)
 
 
-def default_preset(settings: RunSettings | Mapping[str, Any]) -> str:
-    """The preset a run uses when none is chosen: the one the model's adapter learned to answer (its manifest's),
-    else the shipped preset of the dialect (the paper's when none is set)."""
-    from react_core.providers import provider_class
-
-    values = settings.to_dict() if isinstance(settings, RunSettings) else settings
-    dialect = str(values.get("dialect") or "")
-    learned = provider_class(str(values.get("provider") or FALLBACK.name)).preset_for(values)
-    if learned and dialect in ("", preset_dialect(learned)):
-        return learned
-    return default_preset_for(dialect or DEFAULT_PRESET)
-
-
 def resolve_preset(settings: RunSettings, preset: Preset | None = None) -> Preset:
     """The preset a run uses: an edited one passed in, else the named one, else the shipped one of the format."""
     if preset is None:
         # A name, or a version of it (``name@3``, ``name@label``), from wherever the person's prompts are kept.
-        preset = PresetStore().load(settings.preset or default_preset(settings))
+        preset = PresetStore().load(settings.preset_ref)
     if preset.mode != "react":
         raise ConfigError(
             f"Preset {preset.name!r} is a direct-answer prompt ({preset.mode}) for the evaluation; an agent run "

@@ -27,7 +27,6 @@ from react_core.base.trace import current_names
 from react_core.dialects import DIALECTS
 
 __all__ = [
-    "DEFAULT_PRESET",
     "MAX_DYNAMIC",
     "MODES",
     "NAME",
@@ -44,13 +43,13 @@ __all__ = [
 
 MAX_DYNAMIC = 20  # dynamic examples a version may ask for (``dynamic_examples = k``)
 
-DEFAULT_PRESET = "paper"
 MODES = ("react", "standard", "cot")
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
 @dataclass
 class Preset:
+    DEFAULT: ClassVar[str] = "paper"  # the shipped preset a run falls back on, written in the dialect of that name
     MAX_DYNAMIC: ClassVar[int] = MAX_DYNAMIC
 
     name: str

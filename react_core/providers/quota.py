@@ -15,6 +15,8 @@ from typing import Any
 from react_core.base.errors import ProviderError
 from react_core.providers.base import Chunk, CompletionRequest, Provider
 
+__all__ = ["CallWindow", "CallWindows", "QuotaLimited", "WINDOW_SECONDS"]
+
 WINDOW_SECONDS = 60.0
 
 
@@ -65,6 +67,36 @@ class CallWindow:
         if len(self._calls) < self.per_minute:
             return None
         return WINDOW_SECONDS - (now - self._calls[0]) if self._calls else WINDOW_SECONDS
+
+
+class CallWindows:
+    """The public demo's windows of recent model calls: one per visitor (the same across their turns, tabs and
+    reloads), each within the one window of all visitors' calls together. Beyond ``max_kept`` visitors the idle ones
+    (no call in the last minute) are forgotten: a window with a call in the last minute holds one of the server
+    window's calls too, so at most its ``total`` are ever busy; forgetting only idle ones bounds the memory and never
+    resets a busy visitor's limit."""
+
+    def __init__(self, max_kept: int = 5000) -> None:
+        self.max_kept = max_kept
+        self._lock = threading.Lock()
+        self._windows: dict[str, CallWindow] = {}  # visitor -> their recent model calls
+        self._everyone: CallWindow | None = None  # none until a visitor calls
+
+    def of(self, visitor: str, per_minute: int, total: int) -> CallWindow:
+        """``visitor``'s window of ``per_minute`` calls, within the window of ``total`` calls a minute for all."""
+        with self._lock:
+            if self._everyone is None or self._everyone.per_minute != total:
+                self._everyone = CallWindow(total, scope="for all its visitors together")
+            current = self._windows.get(visitor)
+            if current is None or current.per_minute != per_minute or current.within is not self._everyone:
+                if len(self._windows) >= self.max_kept:
+                    for idle in [v for v, w in self._windows.items() if w.idle()]:
+                        del self._windows[idle]
+                current = self._windows[visitor] = CallWindow(per_minute, within=self._everyone)
+            return current
+
+    def __len__(self) -> int:
+        return len(self._windows)
 
 
 class QuotaLimited:

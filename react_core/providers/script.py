@@ -19,7 +19,6 @@ from react_core.base.trace import Step, Trace
 from react_core.dialects import get_dialect
 from react_core.dialects.tools import replies
 from react_core.providers.scripted import checked_outputs
-from react_core.report.edits import EDITED_NOTE
 
 __all__ = ["Script"]
 
@@ -94,7 +93,7 @@ class Script:
                 notes.append(f"Step {head.index} is written as the run recorded it, not as the model first wrote it.")
             for step in reply:
                 obs = step.observation
-                if obs is not None and (obs.written_by or obs.note == EDITED_NOTE):
+                if obs is not None and (obs.written_by or obs.edited_in_fork):
                     notes.append(f"Step {step.index}'s observation was written by a person: a replay runs the tool.")
         if not outputs:
             notes.append("This run has no model reply to replay.")

@@ -2,9 +2,9 @@
 Observation. A run compared with another (History's Compare, its HTML export) differs where a person edited it even
 when every action is the same, so each edit is said, and marked on its step. UI-free.
 
-A fork records its edit in two places: an edited Observation carries ``EDITED_NOTE`` in the trace itself; an edited
-Thought is only known from the history row (``fork_step``: the step the fork went on from), since the model continued
-that thought and the step holds the two as one.
+A fork records its edit in two places: an edited Observation carries ``Observation.FORK_NOTE`` in the trace itself;
+an edited Thought is only known from the history row (``fork_step``: the step the fork went on from), since the model
+continued that thought and the step holds the two as one.
 """
 
 from __future__ import annotations
@@ -13,9 +13,8 @@ from dataclasses import dataclass
 
 from react_core.base.trace import Step, Trace
 
-__all__ = ["EDITED_NOTE", "Edit", "FORK", "STEP_MODE", "hand_edits"]
+__all__ = ["Edit", "FORK", "STEP_MODE", "hand_edits"]
 
-EDITED_NOTE = "Edited by hand in a fork."  # the note on an Observation rewritten on the fork form
 FORK = "edited by hand in a fork"
 STEP_MODE = "by a person in step mode"
 
@@ -36,7 +35,7 @@ class Edit:
 def _of_step(step: Step) -> list[Edit]:
     found = []
     obs = step.observation
-    if obs is not None and obs.note == EDITED_NOTE:
+    if obs is not None and obs.edited_in_fork:
         found.append(Edit(step.index, "observation", FORK))
     for note in step.interventions:
         if note.kind == "edit":

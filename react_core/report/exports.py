@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from react_core.base.text import fenced, md_link, md_text
-from react_core.base.trace import BREAKPOINTS, Alternative, Step, Trace, ended
+from react_core.base.trace import BREAKPOINTS, Action, Alternative, Step, Trace, ended
 from react_core.dialects import DIALECTS
 from react_core.dialects.base import Dialect
 from react_core.knowledge.spec import knowledge_answered
@@ -43,18 +43,20 @@ CREDIT = (
 STOPPED_STEP = "(stopped while writing)"  # a step Stop reached while the model wrote it, in its title and action
 
 
-def action_text(step: Step, dialect: str) -> str:
-    """The step's action as the model wrote it in the run's own dialect, e.g. ``Search[Colorado orogeny]``."""
-    if step.stopped:
+def action_text(action: Action | None, final_answer: str | None, dialect: str, *, stopped: bool = False) -> str:
+    """An action (or a Finish with ``final_answer``) as the model wrote it in the run's own dialect, e.g.
+    ``Search[Colorado orogeny]``: a step's, an alternative's; ``stopped``: a step Stop reached while it was written."""
+    if stopped:
         return STOPPED_STEP
-    if step.action is None and step.final_answer is None:
+    if action is None and final_answer is None:
         return "(no action)"
-    return _dialect(dialect).render_action(step.action, step.final_answer)
+    return _dialect(dialect).render_action(action, final_answer)
 
 
-def action_title(step: Step, dialect: str) -> str:
-    """The step's action as one short line in the run's dialect, for a step panel's title (``Dialect.title``)."""
-    return STOPPED_STEP if step.stopped else _dialect(dialect).title(step.action, step.final_answer)
+def action_title(action: Action | None, final_answer: str | None, dialect: str, *, stopped: bool = False) -> str:
+    """An action as one short line in the run's dialect, for the title of a step's panel or of the step being written
+    (``Dialect.title``)."""
+    return STOPPED_STEP if stopped else _dialect(dialect).title(action, final_answer)
 
 
 def _dialect(name: str) -> Dialect:
@@ -110,9 +112,10 @@ def to_markdown(trace: Trace) -> str:
         for turn in trace.context:
             out.append(f"- **Q:** {md_text(turn.question)} — **A:** {md_text(turn.answer or '(no answer)')}")
     for step in trace.steps:
-        out += ["", f"## Step {step.index} · {md_text(action_text(step, fmt))}", ""]
+        said = action_text(step.action, step.final_answer, fmt, stopped=step.stopped)
+        out += ["", f"## Step {step.index} · {md_text(said)}", ""]
         out += ["**Thought**", "", fenced(step.thought), ""]
-        out += ["**Action**", "", fenced(action_text(step, fmt)), ""]
+        out += ["**Action**", "", fenced(said), ""]
         if step.observation is not None:
             label = "**Observation (error)**" if step.observation.is_error else "**Observation**"
             out += [label, "", fenced(step.observation.text), ""]
@@ -148,11 +151,7 @@ def _decisions(step: Step, fmt: str) -> list[str]:
 def _alternatives(alternatives: list[Alternative], fmt: str, picked: int | None) -> list[str]:
     lines = []
     for n, alt in enumerate(alternatives, 1):
-        said = (
-            md_text(alt.error)
-            if alt.error
-            else _code(action_text(Step(0, action=alt.action, final_answer=alt.final_answer), fmt))
-        )
+        said = md_text(alt.error) if alt.error else _code(action_text(alt.action, alt.final_answer, fmt))
         mark = " (picked)" if n == picked else ""
         lines.append(f"Alternative {n}{mark} at temperature {alt.temperature:g}: {said}")
     return lines

@@ -19,7 +19,7 @@ from typing import Any
 from react_core.base import call_records
 from react_core.base.call_records import CallTexts
 from react_core.base.errors import ReactLabError
-from react_core.base.text import safe_url, scrub
+from react_core.base.text import scrub
 from react_core.base.trace import Source, Step, Trace
 from react_core.knowledge.spec import text_credit
 from react_core.report.expected import check_expected
@@ -82,7 +82,7 @@ def para(text: str, cls: str = "meta") -> str:
 
 
 def _link(src: Source) -> str:
-    href = safe_url(src.url)
+    href = src.href
     title = esc(src.title or src.url or "(untitled)")
     if not href:
         return title
@@ -182,9 +182,10 @@ def step_section(
     obs = step.observation
     cls = "step error" if step.is_error else "step"
     out = [f'<section class="{cls}" id="{esc(anchor)}{int(step.index)}">']
-    out.append(f"<h2>{esc(f'Step {step.index} · {action_title(step, dialect)}')}</h2>")
+    title = action_title(step.action, step.final_answer, dialect, stopped=step.stopped)
+    out.append(f"<h2>{esc(f'Step {step.index} · {title}')}</h2>")
     out.append("<h3>Thought</h3>" + pre(step.thought or "(no thought)"))
-    out.append("<h3>Action</h3>" + pre(action_text(step, dialect)))
+    out.append("<h3>Action</h3>" + pre(action_text(step.action, step.final_answer, dialect, stopped=step.stopped)))
     if obs is not None:
         out.append(f"<h3>{'Observation (error)' if obs.is_error else 'Observation'}</h3>" + pre(obs.text, "obs"))
         if obs.note:

@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from react_core.base.trace import Trace
-from react_core.report.expected import check_expected
-from react_core.report.grounding import check_grounding
+from react_core.report.expected import AnswerCheck, check_expected
+from react_core.report.grounding import Grounding, check_grounding
 
-__all__ = ["SIGNS", "Sign", "run_sign"]
+__all__ = ["SIGNS", "Sign", "Verdict", "run_sign"]
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,10 @@ SIGNS = {
 
 def run_sign(trace: Trace) -> Sign:
     """The sign for how ``trace`` ended."""
+    return _sign(trace, check_expected(trace), None)
+
+
+def _sign(trace: Trace, expected: AnswerCheck | None, evidence: Grounding | None) -> Sign:
     reason = trace.stop_reason
     if reason == "paused":
         return SIGNS["paused"]
@@ -51,7 +55,24 @@ def run_sign(trace: Trace) -> Sign:
         return SIGNS["failed"]
     if trace.final_answer is None:
         return SIGNS["no_answer"]
-    expected = check_expected(trace)
     if expected is not None:
         return SIGNS["right" if expected.kind == "match" else "not_expected"]
-    return SIGNS["grounded" if check_grounding(trace).kind == "grounded" else "answered"]
+    evidence = evidence or check_grounding(trace)
+    return SIGNS["grounded" if evidence.kind == "grounded" else "answered"]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What is said of how a run ended, as its header and its answer show it: its ``sign``, the expected answer's
+    check (``expected``: None when no answer is known for the question) and the evidence check (``evidence``: None
+    when the run gave no answer)."""
+
+    sign: Sign
+    expected: AnswerCheck | None
+    evidence: Grounding | None
+
+    @classmethod
+    def of(cls, trace: Trace) -> Verdict:
+        expected = check_expected(trace)
+        evidence = check_grounding(trace) if trace.final_answer is not None else None
+        return cls(_sign(trace, expected, evidence), expected, evidence)

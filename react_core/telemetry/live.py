@@ -5,13 +5,13 @@ added) turn it on, as the OpenTelemetry specification names them; the SDK's expo
 ``OTEL_EXPORTER_OTLP_*`` variables (headers such as a Langfuse key, timeout, compression) itself. Message content is
 sent only with ``REACT_OTEL_CONTENT=1``; ``OTEL_EXPORTER_OTLP_LOGS_ENDPOINT`` adds the evaluation results as log-based
 events (``live_events``). In local mode the Settings page may name the endpoint and the content switch
-too; elsewhere only the operator's variables apply (``live_export_endpoint`` keeps that rule).
+too; elsewhere only the operator's variables apply (``LiveTarget.endpoint`` keeps that rule).
 
 A run is never slowed or broken by its export: ``export_finished_run`` hands the spans to the SDK's
 BatchSpanProcessor (a bounded queue that drops rather than waits when full) and returns; a background thread sends
 them, and a failing or slow endpoint costs only that thread's time, bounded too: the exporter sends through
 ``otlp_http.BoundedTransport`` (the export's timeout is the whole request's, the reply is read raw and only its head
-kept). ``flush`` waits no longer than it is told, whatever the endpoint does. ``live_export_problem()`` says what went
+kept). ``flush`` waits no longer than it is told, whatever the endpoint does. ``LiveTarget.problem()`` says what went
 wrong last, for the sidebar; it is cleared by the next export that succeeds.
 """
 
@@ -37,9 +37,6 @@ __all__ = [
     "TRACES_PATH",
     "export_finished_run",
     "flush",
-    "live_export_content",
-    "live_export_endpoint",
-    "live_export_problem",
     "log",
     "logs_endpoint",
     "traces_url",
@@ -51,34 +48,11 @@ SEND_EVERY_MS = 1000
 TRACES_PATH = "/v1/traces"  # what the specification adds to OTEL_EXPORTER_OTLP_ENDPOINT
 
 
-def live_export_endpoint(env: Any = None, *, chosen: str = "", visitor: bool = True) -> str:
-    """Where finished runs are sent ('' when live export is off).
-
-    The one rule for who may name it: a URL ``chosen`` in Settings counts only when the person is the operator at
-    their own machine (local mode, ``visitor`` False). A visitor (public demo or signed-in mode) never names it, as
-    the app's server would connect to their URL from inside the operator's network: there only the operator's
-    environment variables apply."""
-    if chosen.strip() and not visitor:
-        return traces_url(chosen)
-    traces = environment.environment_value("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", env)
-    if traces:
-        return traces
-    base = environment.environment_value("OTEL_EXPORTER_OTLP_ENDPOINT", env)
-    return base.rstrip("/") + TRACES_PATH if base else ""  # as the specification says: always added
-
-
 def traces_url(base: str) -> str:
     """The Settings page's URL: a base URL gets ``/v1/traces`` as ``OTEL_EXPORTER_OTLP_ENDPOINT`` does, and a full
     traces URL is taken as it is."""
     base = base.strip().rstrip("/")
     return base if base.endswith(TRACES_PATH) else base + TRACES_PATH
-
-
-def live_export_content(env: Any = None, *, chosen: bool | None = None, visitor: bool = True) -> bool:
-    """Whether spans carry the messages: the Settings switch in local mode, else ``REACT_OTEL_CONTENT=1``."""
-    if chosen is not None and not visitor:
-        return bool(chosen)
-    return environment.environment_value("REACT_OTEL_CONTENT", env) == "1"
 
 
 class LiveExport:
@@ -194,35 +168,55 @@ _target = ""  # where the last finished run was to go ('' when live export was o
 @dataclass(frozen=True)
 class LiveTarget:
     """Where a person's finished runs go: the URL and the content switch the Settings page names, which count only
-    for the operator at their own machine (``visitor`` False; ``live_export_endpoint`` keeps that rule); by default the
+    for the operator at their own machine (``visitor`` False; ``endpoint`` keeps that rule); by default the
     operator's variables alone."""
 
     url: str = ""
     content: bool | None = None
     visitor: bool = True
 
+    def endpoint(self, env: Any = None) -> str:
+        """Where finished runs are sent ('' when live export is off).
+
+        The one rule for who may name it: the ``url`` chosen in Settings counts only when the person is the operator
+        at their own machine (local mode, ``visitor`` False). A visitor (public demo or signed-in mode) never names
+        it, as the app's server would connect to their URL from inside the operator's network: there only the
+        operator's environment variables apply."""
+        if self.url.strip() and not self.visitor:
+            return traces_url(self.url)
+        traces = environment.environment_value("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", env)
+        if traces:
+            return traces
+        base = environment.environment_value("OTEL_EXPORTER_OTLP_ENDPOINT", env)
+        return base.rstrip("/") + TRACES_PATH if base else ""  # as the specification says: always added
+
+    def sends_content(self, env: Any = None) -> bool:
+        """Whether spans carry the messages: the Settings switch in local mode, else ``REACT_OTEL_CONTENT=1``."""
+        if self.content is not None and not self.visitor:
+            return bool(self.content)
+        return environment.environment_value("REACT_OTEL_CONTENT", env) == "1"
+
+    @staticmethod
+    def problem() -> str:
+        """What went wrong sending the last finished run ('' when it worked or live export is off)."""
+        if not (_target or LiveTarget().endpoint()):
+            return ""
+        return _setup_problem or (_live.problem if _live is not None else "")
+
 
 def export_finished_run(trace: Trace, to: LiveTarget = LiveTarget(), *, conversation: str = "") -> None:
-    """Send a finished run to the OTLP endpoint, if one is configured (``live_export_endpoint``: the operator's
+    """Send a finished run to the OTLP endpoint, if one is configured (``LiveTarget.endpoint``: the operator's
     variables, or in local mode the Settings page's URL); never raises, never waits for the network. ``conversation``:
     the chat the run was a turn of, so that a chat's turns are one session where the spans are read."""
     global _setup_problem
     try:
-        url = live_export_endpoint(chosen=to.url, visitor=to.visitor)
-        live = _current(url, live_export_content(chosen=to.content, visitor=to.visitor))
+        live = _current(to.endpoint(), to.sends_content())
         if live is not None:
             live.send(trace, conversation)
         _setup_problem = ""
     except Exception as e:  # a missing package or a malformed endpoint must not break the run that just finished
         log.warning("OpenTelemetry export is not working: %s", e)
         _setup_problem = f"Runs cannot be sent to the OpenTelemetry endpoint: {e}"
-
-
-def live_export_problem() -> str:
-    """What went wrong with the last live export ('' when it worked or is off)."""
-    if not (_target or live_export_endpoint()):
-        return ""
-    return _setup_problem or (_live.problem if _live is not None else "")
 
 
 def flush(timeout_seconds: float = 5.0) -> bool:

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from react_core import (
-    EDITED_NOTE,
     OPERATOR,
     Action,
     Allowance,
@@ -26,7 +25,6 @@ from react_core import (
     Keeping,
     LiveRun,
     LiveTarget,
-    Observation,
     Preset,
     Provider,
     Run,
@@ -93,7 +91,7 @@ class TurnRequest:
     fork_step: int | None = None
     # Whose history the run is saved to, whose keys it may use, the person's call window (ui.shared.identity.allowance).
     allowance: Allowance = OPERATOR
-    # Live export as the Settings page names it (local mode only: ``live_export_endpoint`` keeps that rule).
+    # Live export as the Settings page names it (local mode only: ``LiveTarget.endpoint`` keeps that rule).
     export: LiveTarget = field(default_factory=LiveTarget)
     # Step mode: a decision on the paused run ``paused`` (saved as ``history_id`` at ``revision``, when it was saved).
     decision: Decision | None = None
@@ -221,10 +219,3 @@ def keeping(req: TurnRequest) -> Keeping:
         revision=req.revision if req.decision is not None and req.history_id is not None else None,
         export=req.export,
     )
-
-
-def edited_observation_step(step: Step, text: str) -> Step:
-    """A copy of a step whose Observation was rewritten by hand (its sources no longer apply)."""
-    edited = Step.from_dict(step.to_dict())
-    edited.observation = Observation(text=text, note=EDITED_NOTE)
-    return edited

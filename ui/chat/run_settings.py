@@ -10,7 +10,7 @@ does not record comes from the session, the connection (Base URL, model file, sc
 provider is the session's own) and the Advanced settings. A trace names its prompt ("paper", or "paper (edited)" for a
 prompt edited in Settings and not saved, and the version, which never changes, when it used a saved one); the prompt
 is recovered when a candidate of that name renders exactly the instructions, examples and question the run's recorded
-calls sent, else the named preset of its dialect stands in and ``note`` says so.
+calls sent (``react_core.recorded_prompt``), else the named preset of its dialect stands in and ``note`` says so.
 """
 
 from __future__ import annotations
@@ -21,19 +21,16 @@ from typing import Any
 import streamlit as st
 
 from react_core import (
-    DEFAULT_PRESET,
     DIALECTS,
     Preset,
     ReactLabError,
     Trace,
-    call_texts,
     default_preset_for,
     knowledge_label,
     model_label,
     provider_class,
+    recorded_prompt,
     recorded_settings,
-    render_prefix,
-    render_question,
     tool_label,
 )
 from ui.shared import identity, presets, state
@@ -84,27 +81,16 @@ def _prompt(trace: Trace, name: str, fmt: str, tools: list[str]) -> tuple[Preset
     try:
         shipped = default_preset_for(fmt)
     except ReactLabError:
-        shipped = DEFAULT_PRESET
+        shipped = Preset.DEFAULT
     name = name or shipped
-    sent = next((t for t in call_texts(trace.steps) if t is not None), None)
-
-    def sent_by(p: Preset) -> bool:
-        if p.dialect != fmt:
-            return False
-        if sent is None:  # no recorded call to compare with (the run failed before its first): the name is all
-            return True
-        question = render_question(p, trace.question, trace.context)
-        return render_prefix(p, tools, trace.question) == sent.system and sent.prompt.startswith(question)
-
     in_use = st.session_state.get("prompt")
     candidates = [in_use] if in_use is not None and in_use.name == name else []
-    candidates += _loaded(name)
-    for p in candidates:
-        if sent_by(p):
-            return p, ""
+    recovered = recorded_prompt(trace, [*candidates, *_loaded(name)], tools)
+    if recovered is not None:
+        return recovered, ""
     stand_in = next((p for p in _loaded(name.removesuffix(EDITED), shipped) if p.dialect == fmt), None)
     if stand_in is None:
-        stand_in = presets.store().load(DEFAULT_PRESET)
+        stand_in = presets.store().load(Preset.DEFAULT)
     why = "was edited and not saved" if name.endswith(EDITED) else "is not the one this run used any more"
     return stand_in, (
         f"This run's prompt “{name}” {why}, so it cannot be used again: the {stand_in.name} preset stands in. The "

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from react_core import DIALECTS, knowledge_label, live_export_problem, model_label, provider_class, tool_label
+from react_core import DIALECTS, LiveTarget, knowledge_label, model_label, provider_class, tool_label
 from ui.chat import turns, warmup
 from ui.shared import identity, presets, state
 from ui.shared.text import md_literal
@@ -37,7 +37,7 @@ def render_sidebar() -> None:
         if notice:
             st.warning(notice, icon=":material/smart_toy:")
         warmup.render_warm_status()
-        if live_export_problem():
+        if LiveTarget.problem():
             # The details (the endpoint, the error) are the operator's, in the server's log; a visitor learns only
             # that the export is failing, and that their run is not affected by it.
             st.caption(":material/cloud_off: The last run could not be sent to the OpenTelemetry endpoint.")

@@ -18,7 +18,7 @@ import streamlit as st
 from react_core import PROVIDERS, Action, Decision, Exchange, Trace, cannot_go_on
 from ui.chat import job_registry as registry
 from ui.chat import run_settings
-from ui.chat.job import Turn, TurnJob, TurnRequest, edited_observation_step, provider_signature
+from ui.chat.job import Turn, TurnJob, TurnRequest, provider_signature
 from ui.shared import export_settings, identity, presets, state, turn_labels
 
 log = logging.getLogger(__name__)
@@ -204,7 +204,7 @@ def fork(run_id: int, trace: Trace, step_index: int, field: str, text: str, star
     if field == "thought":
         prior, resume = [s for s in steps if s.index < step_index], text
     else:
-        prior = [s for s in steps if s.index < step_index] + [edited_observation_step(step, text)]
+        prior = [s for s in steps if s.index < step_index] + [step.with_observation_edited(text)]
         resume = None
     return _start(
         _request(

@@ -1,7 +1,7 @@
 """Keeping the chosen prompt warm on the on-device model, and saying so.
 
 When the app starts, and whenever the prompt the next turn would use changes (another preset, an applied edit, other
-tools), its fixed prefix is got ready in the background (``react_core.warm_up``): the first question's first thought
+tools), its fixed prefix is got ready in the background (``RunSettings.warm_up``): the first question's first thought
 then waits only for the question's own tokens, and in a new chat the first example question shown is read ahead as far
 as it can be before it is asked (its last, partial block of 64 tokens is left for the click). A render never waits for
 it, and a question asked meanwhile waits for the warm-up in the engine instead of reading the prefix a second time.
@@ -14,7 +14,7 @@ import hashlib
 
 import streamlit as st
 
-from react_core import RunSettings, provider_class, warm_up
+from react_core import RunSettings, provider_class
 from ui.chat.examples import chat_examples
 from ui.shared import identity, presets, state
 
@@ -40,7 +40,7 @@ def keep_warm() -> None:
         return
     st.session_state.warm_key = key.hexdigest()
     # Under the session's key rules, as the turn will be: a visitor's model file only among the operator's.
-    st.session_state.warm = identity.allowance().build(lambda: warm_up(RunSettings.from_dict(s), prompt, likely))
+    st.session_state.warm = identity.allowance().build(lambda: RunSettings.from_dict(s).warm_up(prompt, likely))
 
 
 def _likely_question(settings: dict) -> str:

@@ -8,7 +8,7 @@ import logging
 
 import streamlit as st
 
-from react_core import ConfigError, default_provider, environment_settings
+from react_core import ConfigError, RunSettings
 from ui.shared import identity
 from ui.shared.text import md_literal
 
@@ -20,7 +20,7 @@ def problem() -> str:
     try:
         identity.calls_per_minute()  # the public demo's limits on model calls
         identity.total_calls_per_minute()
-        environment_settings(default_provider())  # REACT_BASE_URL without the provider it belongs to
+        RunSettings.from_env()  # REACT_BASE_URL without the provider it belongs to
     except ConfigError as e:
         return str(e)
     return ""

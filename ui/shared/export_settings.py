@@ -1,6 +1,6 @@
 """The Settings page's live export section: where each finished run is sent as OpenTelemetry spans, and whether the
 messages go with them. Shown in local mode only; in public demo and signed-in modes the operator's environment
-variables alone decide (the rule is ``react_core.live_export_endpoint``'s: a visitor's URL would make the app's server
+variables alone decide (the rule is ``react_core.LiveTarget.endpoint``'s: a visitor's URL would make the app's server
 connect inside the operator's network).
 
 The choices live in the session (``otel_endpoint``, ``otel_content``), not in the run settings: they are not part of
@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 import streamlit as st
 
-from react_core import LiveTarget, live_export_content, live_export_endpoint, md_escape
+from react_core import LiveTarget, md_escape
 from ui.shared import identity
 from ui.shared.bind import seed
 
@@ -46,12 +46,12 @@ def render_export_settings() -> None:
         return
     st.subheader("Live export (OpenTelemetry)", anchor=False)
     seed("set-otel-endpoint", st.session_state.get("otel_endpoint", ""))
-    seed("set-otel-content", st.session_state.get("otel_content", live_export_content()))
+    seed("set-otel-content", st.session_state.get("otel_content", LiveTarget().sends_content()))
     st.text_input(
         "OTLP/HTTP endpoint",
         key="set-otel-endpoint",
         on_change=_set_endpoint,
-        placeholder=live_export_endpoint() or "off — e.g. http://127.0.0.1:6006 for Phoenix",
+        placeholder=LiveTarget().endpoint() or "off — e.g. http://127.0.0.1:6006 for Phoenix",
         help="Each finished run is sent here as OpenTelemetry spans (a base URL gets /v1/traces). Empty: "
         "OTEL_EXPORTER_OTLP_ENDPOINT, if set, decides.",
     )

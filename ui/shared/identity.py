@@ -19,7 +19,7 @@ import re
 
 import streamlit as st
 
-from react_core import MAX_OWNER_CHARS, Allowance, ConfigError
+from react_core import Allowance, ConfigError, check_owner
 from react_core import environment_value as value
 from ui.chat import job_registry as registry
 
@@ -62,8 +62,11 @@ def oidc_owner(iss: str, sub: str) -> str:
     one way (no '#' in the issuer) and fits the store, else a digest of the pair under a prefix the readable form
     cannot have (it starts "oidc:")."""
     readable = f"oidc:{iss}#{sub}"
-    if "#" not in iss and "\x00" not in readable and len(readable) <= MAX_OWNER_CHARS:
-        return readable
+    if "#" not in iss:
+        try:
+            return check_owner(readable)
+        except ConfigError:
+            pass  # too long for the store, or holding what it refuses
     return "oidc-sha256:" + hashlib.sha256(json.dumps([iss, sub]).encode("ascii")).hexdigest()
 
 
@@ -148,7 +151,7 @@ def allowance() -> Allowance:
         owner=owner(),
         server_keys=lends_server_keys(),
         own_endpoints=own_endpoints(),
-        window=registry.window(visitor(), per_minute, total) if per_minute and total else None,
+        window=registry.windows.of(visitor(), per_minute, total) if per_minute and total else None,
     )
 
 

@@ -19,8 +19,7 @@ import pandas as pd
 import streamlit as st
 
 from react_core import (
-    CALL_REF,
-    CATALOGUE,
+    PROVIDERS,
     CallTexts,
     ReactLabError,
     Step,
@@ -28,6 +27,7 @@ from react_core import (
     call_request,
     call_table,
     estimate_tokens,
+    provider_class,
 )
 from ui.shared.text import md_literal
 
@@ -112,7 +112,7 @@ def _lift_texts(template: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str
     for key, value in template.items():
         if isinstance(value, str) and "\n" in value:
             lifted[key] = value
-            shown[key] = {CALL_REF: key}
+            shown[key] = {CallTexts.REF: key}
         else:
             shown[key] = value
     return shown, lifted
@@ -135,8 +135,8 @@ def _refs(value: Any) -> list[str]:
     """The text references in a body template, in order of appearance."""
     found: list[str] = []
     if isinstance(value, dict):
-        if set(value) == {CALL_REF}:
-            return [value[CALL_REF]]
+        if set(value) == {CallTexts.REF}:
+            return [value[CallTexts.REF]]
         for v in value.values():
             found += [r for r in _refs(v) if r not in found]
     elif isinstance(value, list):
@@ -217,7 +217,8 @@ def render_call(trace: Trace, position: int, rebuilt: CallTexts | None, *, key: 
         + _details(f"Request as the API received it ({size:,} characters)", request)
         + _details("Response as streamed", _response(step))
     )
-    provider = CATALOGUE.get(trace.settings.get("provider", ""))
+    name = trace.settings.get("provider", "")
+    provider = provider_class(name) if name in PROVIDERS else None
     row = st.container(horizontal=True)  # as wide as their labels, wrapping in a narrow column (Compare's)
     for style, label, language in SNIPPETS:
         with row.popover(label):

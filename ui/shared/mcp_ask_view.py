@@ -10,13 +10,13 @@ from typing import Any
 
 import streamlit as st
 
-from react_core import Decision, Step, asking, md_escape
+from react_core import Decision, Step, md_escape
 from ui.shared.text import md_literal
 
 
 def render_question(step: Step, *, key: str, on_decide: Callable[[Decision], None] | None) -> None:
     """The server's questions and the answer form (none where the run cannot be resumed from here)."""
-    asks = asking(step.observation) or {}
+    asks = step.asks or {}
     questions = asks.get("questions") or {}
     for qkey, question in questions.items():
         st.markdown("**The MCP server asks**")

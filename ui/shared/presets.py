@@ -7,12 +7,11 @@ from __future__ import annotations
 import streamlit as st
 
 from react_core import (
-    DEFAULT_PRESET,
     ConfigError,
     Preset,
     PresetStore,
     ReactLabError,
-    default_preset,
+    RunSettings,
     parse_ref,
     speaks,
 )
@@ -45,8 +44,7 @@ def runnable(names_: list[str]) -> tuple[list[str], list[str]]:
 def current_name() -> str:
     """The prompt version in use, as the settings name it: ``name`` (its newest version), ``name@3`` or
     ``name@label`` (when none is named: the prompt the model's adapter learned, else the dialect's shipped preset)."""
-    s = state.settings()
-    return s.get("preset") or default_preset(s)
+    return RunSettings.from_dict(state.settings()).preset_ref
 
 
 def current_line() -> str:
@@ -54,7 +52,7 @@ def current_line() -> str:
     try:
         return parse_ref(current_name()).name
     except ConfigError:  # a remembered setting that is no address: ``active`` falls back and says so
-        return DEFAULT_PRESET
+        return Preset.DEFAULT
 
 
 def active() -> Preset:
@@ -71,6 +69,6 @@ def active() -> Preset:
             raise ConfigError(f"The {preset.name} preset needs native tool calling, which {provider} cannot do.")
         return preset
     except ReactLabError as e:
-        state.flash("warning", f"{e} Using the {DEFAULT_PRESET} preset instead.")
-        st.session_state.settings = {**state.settings(), "preset": DEFAULT_PRESET, "dialect": ""}
-        return store().load(DEFAULT_PRESET)
+        state.flash("warning", f"{e} Using the {Preset.DEFAULT} preset instead.")
+        st.session_state.settings = {**state.settings(), "preset": Preset.DEFAULT, "dialect": ""}
+        return store().load(Preset.DEFAULT)

@@ -19,17 +19,14 @@ from react_core import (
     Source,
     Step,
     Trace,
+    Verdict,
     Writing,
     action_text,
     action_title,
     call_texts,
-    check_expected,
-    check_grounding,
     md_escape,
     model_label,
     plural,
-    run_sign,
-    safe_url,
     similar_titles,
     summary_line,
     text_credit,
@@ -50,13 +47,13 @@ def step_key(key: str, index: int) -> str:
 
 
 def step_title(step: Step, dialect: str) -> str:
-    return f"Step {step.index} · {action_title(step, dialect)}"
+    return f"Step {step.index} · {action_title(step.action, step.final_answer, dialect, stopped=step.stopped)}"
 
 
 def render_sources(sources: list[Source], label: str = "Sources") -> None:
     links = []
     for src in sources:
-        href = safe_url(src.url)
+        href = src.href
         title = md_literal(src.title or href)
         links.append(f"[{title}]({href})" if href else title)
     if links:
@@ -89,7 +86,9 @@ def render_step(
         st.markdown("**Thought**")
         st.text(step.thought or "(no thought)")
         st.markdown("**Action**")
-        st.code(action_text(step, dialect), language=None, wrap_lines=True)
+        st.code(
+            action_text(step.action, step.final_answer, dialect, stopped=step.stopped), language=None, wrap_lines=True
+        )
         if step.stopped:
             st.caption(
                 "Stopped by you while the model was writing this step: what it had written is kept (its raw reply is "
@@ -128,7 +127,7 @@ def render_step(
 
 def render_writing(writing: Writing, dialect: str) -> None:
     """The step the model is writing right now: its text streams in as it arrives."""
-    doing = action_title(Step(writing.index, action=writing.action), dialect) if writing.action else "writing…"
+    doing = action_title(writing.action, None, dialect) if writing.action else "writing…"
     with st.expander(md_literal(f"Step {writing.index} · {doing}"), expanded=True, icon=":material/edit_note:"):
         st.markdown("**Thought**")
         st.text(writing.text or "…")
@@ -143,8 +142,8 @@ def render_writing(writing: Writing, dialect: str) -> None:
 
 
 def status_text(trace: Trace) -> tuple[str, str]:
-    """The header of a finished turn and its sign's icon (``run_sign``: a check mark only on a known-right answer)."""
-    return summary_line(trace), run_sign(trace).icon
+    """The header of a finished turn and its sign's icon (a check mark only on a known-right answer)."""
+    return summary_line(trace), Verdict.of(trace).sign.icon
 
 
 def settings_line(settings: dict) -> str:
@@ -201,7 +200,8 @@ def render_answer(trace: Trace, *, narrow: bool = False) -> None:
     """The final answer as the chat message, the expected answer beside it when known, the evidence check and the
     sources (or the failure). ``narrow``: a column of several side by side (the answer in bold, not as a heading that
     a long answer would fill the column with; the checks as lines that wrap)."""
-    expected = check_expected(trace)
+    verdict = Verdict.of(trace)
+    expected = verdict.expected
     if trace.final_answer is not None:
         if narrow:
             st.markdown(f"**{md_literal(trace.final_answer) or '(empty answer)'}**")
@@ -209,7 +209,8 @@ def render_answer(trace: Trace, *, narrow: bool = False) -> None:
             st.subheader(md_literal(trace.final_answer) or "(empty answer)", anchor=False)
         if expected is not None:
             _badge(expected.message, *EXPECTED_BADGES[expected.kind], wrap=narrow)
-        g = check_grounding(trace)
+        g = verdict.evidence
+        assert g is not None  # there is an answer
         _badge(g.message, *EVIDENCE_BADGES.get(g.kind, ("gray", ":material/info:")), wrap=narrow)
         if trace.sources:
             render_sources(trace.sources)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import threading
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
@@ -25,12 +25,8 @@ from react_core import (
     ReactLabError,
     RunSettings,
     Store,
-    conversation_turns,
-    default_provider,
-    environment_settings,
     open_history,
     provider_class,
-    setting_defaults,
 )
 from ui.chat import job_registry as registry
 from ui.chat.job import Turn
@@ -39,26 +35,6 @@ from ui.shared import identity, turn_labels
 MAX_QUESTION_CHARS = 10_000
 CHAT_PARAM = "chat"  # the URL query parameter holding this conversation's id
 _CHAT_ID = re.compile(r"[0-9a-f]{32}")
-
-
-def initial_settings(env: Mapping[str, str] | None = None, remembered: Mapping[str, Any] | None = None) -> dict:
-    """Built-in defaults, then the last settings remembered in the history store, then the settings the environment
-    pins for a deployment or a test (``react_core.base.environment``)."""
-    settings = RunSettings().to_dict()
-    if remembered:
-        candidate = {**settings, **{k: v for k, v in remembered.items() if k in settings}}
-        try:
-            RunSettings.from_dict(candidate).check()
-            settings = candidate
-        except (ReactLabError, TypeError, ValueError):
-            pass  # remembered settings from an older version that no longer validate: start from defaults
-    pinned = setting_defaults(env)
-    if "provider" in pinned:
-        settings["provider"] = pinned["provider"]
-    elif not (remembered and remembered.get("provider")):
-        settings["provider"] = default_provider(env)
-    settings.update(environment_settings(settings["provider"], env))  # REACT_BASE_URL only for its own provider
-    return settings
 
 
 def choose_provider() -> None:
@@ -98,7 +74,7 @@ def init_state() -> None:
                 remembered = store.last_settings()
             except ReactLabError as e:
                 ss.flash.append(("warning", str(e)))
-        ss.settings = initial_settings(remembered=remembered)
+        ss.settings = RunSettings.starting(remembered).to_dict()  # then what the environment pins
     ss.setdefault("settings_lock", threading.RLock())
     ss.setdefault("api_key", "")
     ss.setdefault("prompt", None)
@@ -159,14 +135,14 @@ def load_conversation(chat_id: str | None) -> dict[str, Any] | None:
     if not chat_id or not _CHAT_ID.fullmatch(chat_id):
         return None
     try:
-        records = history_store().conversation(chat_id)
+        records = history_store().conversation_turns(chat_id)
     except ReactLabError:
         records = []
     job = registry.find(chat_id, identity.owner())
     if not records and job is None:
         return None
     turns = []
-    for record in conversation_turns(records):
+    for record in records:
         if record.trace is None or record.damaged:
             continue
         label = turn_labels.of_saved(record.origin, record.parent_id, record.fork_step, record.trace)

@@ -14,16 +14,11 @@ import streamlit as st
 
 from react_core import (
     BREAKPOINTS,
-    DEFAULT_ALTERNATIVES,
-    DEFAULT_TEMPERATURE,
-    MAX_ALTERNATIVES,
     Alternative,
     Decision,
-    Step,
     Trace,
     action_text,
     call_texts,
-    tool_call_text,
 )
 from ui.shared import state
 from ui.shared.inspector import render_call
@@ -86,7 +81,7 @@ def render_pause(trace: Trace, position: int, *, key: str, on_decide: DecisionHa
     st.warning(md_literal(f"Paused {paused_where(trace)}: waiting for you."), icon=":material/pause:")
     st.markdown("**Raw reply**")
     st.code(step.raw_output or "(empty)", language=None, wrap_lines=True)
-    call = tool_call_text(step)
+    call = step.tool_call_text
     if call:
         st.markdown("**The tool call that would run**")
         st.code(call, language=None, wrap_lines=True)
@@ -116,7 +111,10 @@ def render_pause(trace: Trace, position: int, *, key: str, on_decide: DecisionHa
     edit, observe, regenerate = st.tabs(["Edit action", "Write observation", "Regenerate"])
     with edit, st.form(f"{key}-edit", border=False):
         _draft(
-            draft_key(key, "edit"), action_text(step, dialect) if step.action or step.final_answer is not None else ""
+            draft_key(key, "edit"),
+            action_text(step.action, step.final_answer, dialect)
+            if step.action or step.final_answer is not None
+            else "",
         )
         st.text_input("Action", key=draft_key(key, "edit"), help="Checked by the dialect's own parser.")
         st.form_submit_button(
@@ -137,9 +135,14 @@ def render_pause(trace: Trace, position: int, *, key: str, on_decide: DecisionHa
     with regenerate, st.form(f"{key}-regenerate", border=False):
         k, t = st.columns(2)
         k.number_input(
-            "Alternatives", 1, MAX_ALTERNATIVES, DEFAULT_ALTERNATIVES, key=f"{key}-k", help="Each is a model call."
+            "Alternatives",
+            1,
+            Decision.MAX_ALTERNATIVES,
+            Decision.DEFAULT_ALTERNATIVES,
+            key=f"{key}-k",
+            help="Each is a model call.",
         )
-        t.slider("Temperature", 0.0, 2.0, DEFAULT_TEMPERATURE, 0.1, key=f"{key}-temperature")
+        t.slider("Temperature", 0.0, 2.0, Decision.DEFAULT_TEMPERATURE, 0.1, key=f"{key}-temperature")
         st.form_submit_button("Regenerate", key=f"{key}-regenerate-go", on_click=_regenerate, args=(on_decide, key))
 
 
@@ -197,16 +200,13 @@ def _render_offered(trace: Trace, position: int, *, key: str, on_decide: Decisio
 def _said(alt: Alternative, dialect: str) -> str:
     if alt.error:
         return f"(unreadable) {alt.error}"
-    return action_text(Step(0, action=alt.action, final_answer=alt.final_answer), dialect)
+    return action_text(alt.action, alt.final_answer, dialect)
 
 
 def _render_alternative_call(trace: Trace, position: int, alt: Alternative, *, key: str) -> None:
-    """An alternative's Model call section: drawn as the step would be, had the model written it."""
-    step = trace.steps[position]
-    drawn = Step(step.index, alt.thought, alt.action, None, alt.final_answer, alt.raw_output, alt.usage, call=alt.call)
-    steps = [*trace.steps[:position], drawn]
-    as_if = Trace(trace.question, settings=dict(trace.settings), steps=steps, context=list(trace.context))
-    render_call(as_if, position, call_texts(steps)[position], key=key)
+    """An alternative's Model call section, drawn as the step's own is: in the run as if it had been picked."""
+    as_if = trace.as_if_picked(position, alt)
+    render_call(as_if, position, call_texts(as_if.steps)[position], key=key)
 
 
 # -- what was decided ---------------------------------------------------------------------------------------------

@@ -3,7 +3,7 @@ when the turn starts and when a reloaded or reopened conversation brings it back
 
 from __future__ import annotations
 
-from react_core import EDITED_NOTE, Trace
+from react_core import Trace
 
 
 def fork(run_id: int, step_index: int, field: str) -> str:
@@ -20,7 +20,7 @@ def of_saved(origin: str, parent_id: int | None, fork_step: int | None, trace: T
     if step is None:
         return ""
     if origin == "fork" and parent_id is not None:
-        edited = step.observation is not None and step.observation.note == EDITED_NOTE
+        edited = step.observation is not None and step.observation.edited_in_fork
         return fork(parent_id, fork_step, "observation" if edited else "thought")
     if origin == "similar" and step.action is not None:
         return similar(fork_step, step.action.input)
