@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from app_helpers import offline_pack
 
-from react_core import Action, Observation, Step
+from react_core import Action, Step
+from react_core.base.observation import Observation
 from ui.chat.job import TurnJob, TurnRequest
 
 
