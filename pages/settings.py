@@ -11,10 +11,10 @@ from __future__ import annotations
 import streamlit as st
 
 from react_core import (
-    BREAKPOINTS,
-    MAX_CALLS_LIMIT,
     PROVIDERS,
     TOOL_ORDER,
+    RunSettings,
+    Step,
     provider_class,
     tool_label,
 )
@@ -107,16 +107,16 @@ with run_col:
         int,
         seed_value=int(s.get("max_calls", 8)),
         min_value=1,
-        max_value=MAX_CALLS_LIMIT,
+        max_value=RunSettings.MAX_CALLS,
         step=1,
     )
     bound(
         st.multiselect,
         "Step mode: pause",
         "pause_before",
-        lambda chosen: [b for b in BREAKPOINTS if b in chosen],
-        options=list(BREAKPOINTS),
-        format_func=lambda b: BREAKPOINTS[b],
+        lambda chosen: [b for b in Step.BREAKPOINTS if b in chosen],
+        options=list(Step.BREAKPOINTS),
+        format_func=lambda b: Step.BREAKPOINTS[b],
         placeholder="off: runs go to the end",
         help="Stop the agent at these points for your decision (the Chat page's Step mode switch).",
     )

@@ -18,7 +18,7 @@ a run, an import or a fine-tune needs them (``tests/test_engine_imports.py``).
 
 from __future__ import annotations
 
-from react_core.base.call_records import CallTexts, call_request, call_table, call_texts
+from react_core.base.call_records import CallTexts
 from react_core.base.cancel import run_scope
 from react_core.base.environment import environment_value
 from react_core.base.errors import ConfigError, ReactLabError
@@ -37,7 +37,7 @@ from react_core.base.events import (
 from react_core.base.paths import evaluations_dir, shared_data_dir, training_python
 from react_core.base.text import md_escape
 from react_core.base.tool_specs import TOOL_ORDER, tool_label
-from react_core.base.trace import BREAKPOINTS, Action, Alternative, Exchange, Source, Step, Trace
+from react_core.base.trace import Action, Alternative, Exchange, Source, Step, Trace
 from react_core.dialects import DIALECTS
 from react_core.evaluation.arena import Arena, ColumnResult, Variant, line_up
 from react_core.evaluation.arena_html import SideBySide
@@ -65,7 +65,7 @@ from react_core.loop.pause import Decision, cannot_go_on, pending_step
 from react_core.loop.recorded import recorded_prompt, recorded_settings
 from react_core.loop.run import ask, stream
 from react_core.loop.service import Run, RunRequest
-from react_core.loop.settings import MAX_CALLS_LIMIT, RunSettings
+from react_core.loop.settings import RunSettings
 from react_core.presets.diff import VersionDiff
 from react_core.presets.edit import PromptEdit
 from react_core.presets.from_run import example_warnings
@@ -85,7 +85,7 @@ from react_core.report.checks import Checks
 from react_core.report.downloads import RunExport
 from react_core.report.expected import expected_answer_for
 from react_core.report.exports import CREDIT, action_text, action_title, plural, summary_line
-from react_core.report.signs import SIGNS, Verdict
+from react_core.report.signs import Verdict
 from react_core.report.spreadsheet import csv_text
 from react_core.telemetry.live import LiveTarget
 from react_core.tools.mcp_servers import McpServers
@@ -102,7 +102,6 @@ __all__ = [
     "Alternative",
     "Arena",
     "Assignment",
-    "BREAKPOINTS",
     "Board",
     "BootstrapPlan",
     "CREDIT",
@@ -121,7 +120,6 @@ __all__ = [
     "Keeping",
     "LiveRun",
     "LiveTarget",
-    "MAX_CALLS_LIMIT",
     "McpServers",
     "ModelChoice",
     "OPERATOR",
@@ -145,7 +143,6 @@ __all__ = [
     "RunRecord",
     "RunRequest",
     "RunSettings",
-    "SIGNS",
     "STRATEGIES",
     "STRATEGY_LABELS",
     "SampleScript",
@@ -173,9 +170,6 @@ __all__ = [
     "adapter_setting_label",
     "address",
     "ask",
-    "call_request",
-    "call_table",
-    "call_texts",
     "cannot_go_on",
     "check_owner",
     "csv_text",

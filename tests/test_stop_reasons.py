@@ -8,7 +8,7 @@ from react_core.base.trace import STOP_REASONS, Step, Trace
 from react_core.cli.main import ending_lines
 from react_core.history import open_history
 from react_core.report.exports import summary_line, to_markdown
-from react_core.report.signs import SIGNS
+from react_core.report.signs import Verdict
 from ui.shared.render import status_text
 
 
@@ -23,7 +23,7 @@ def test_each_stop_reason_is_said_the_same_way_everywhere(reason, tmp_path):
     assert summary_line(trace).startswith(f"{label} · 1 step · ")
     header, icon = status_text(trace)
     assert header == summary_line(trace)
-    assert icon != SIGNS["right"].icon  # no expected answer: nothing here is known right
+    assert icon != Verdict.SIGNS["right"].icon  # no expected answer: nothing here is known right
     assert label in to_markdown(trace).replace("\\", "")
     assert label in ending_lines(trace)  # the last lines ``ask`` prints
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any
+from typing import Any, ClassVar
 
 from react_core.base.calls import STOPPED
 from react_core.base.calls import FailedCall as FailedCall
@@ -24,7 +24,6 @@ from react_core.base.provenance import Provenance as Provenance
 __all__ = [
     "Action",
     "Alternative",
-    "BREAKPOINTS",
     "Exchange",
     "FailedCall",
     "Intervention",
@@ -62,17 +61,6 @@ def ended(stop_reason: str | None) -> str:
     """How a run ended, said to a person (``STOP_REASONS``); ``Unfinished`` when it has no stop reason (yet)."""
     return STOP_REASONS.get(stop_reason or "", "Unfinished")
 
-
-# Step mode's breakpoints, in the order a step meets them, and how to say each to a person.
-BREAKPOINTS = {
-    "tool": "before every tool call",
-    "error": "on an unreadable step",
-    "finish": "before Finish",
-    # A call to a tool that runs only with a person's approval (an MCP tool not declared read-only): Run approves it.
-    "destructive": "before a destructive tool call",
-    # An MCP server's question for a person in the middle of a call (an elicitation): the person answers it.
-    "input": "when an MCP server asks you something",
-}
 
 # The settings a trace records. A key or any other secret is never one of them: Trace.from_dict and the
 # constructor drop anything not listed here.
@@ -187,6 +175,18 @@ class Intervention:
 
 @dataclass
 class Step:
+    # Step mode's breakpoints, in the order a step meets them, and how to say each to a person.
+    BREAKPOINTS: ClassVar[dict[str, str]] = {
+        "tool": "before every tool call",
+        "error": "on an unreadable step",
+        "finish": "before Finish",
+        # A call to a tool that runs only with a person's approval (an MCP tool not declared read-only): Run
+        # approves it.
+        "destructive": "before a destructive tool call",
+        # An MCP server's question for a person in the middle of a call (an elicitation): the person answers it.
+        "input": "when an MCP server asks you something",
+    }
+
     index: int
     thought: str = ""
     action: Action | None = None

@@ -154,7 +154,7 @@ def _ask_in_steps(args: argparse.Namespace, run) -> int:
 def _cmd_request(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from react_core.base.call_records import call_request
+    from react_core.base.call_records import CallTexts
     from react_core.history import parse_trace_json
     from react_core.providers import provider_class
 
@@ -162,7 +162,7 @@ def _cmd_request(args: argparse.Namespace) -> int:
         trace = parse_trace_json(Path(args.trace).read_bytes())
     except OSError as e:
         raise UsageError(f"cannot read {args.trace}: {e.strerror or e}") from None
-    call = call_request(trace, args.step)
+    call = CallTexts.request(trace, args.step)
     if args.style == "json":
         print(to_json(call))
     else:

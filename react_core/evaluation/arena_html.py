@@ -94,7 +94,7 @@ def _page(results: Sequence[ColumnResult], arena_id: str | None, saved_at: str |
     body = [*_header(results, arena_id, saved_at, parting, names), f'<main class="scroll"><div class="grid cols-{n}">']
     for i, result in enumerate(results):
         body.append(_column_head(result, i, own_question=len({t.question for t in traces}) > 1))
-    rebuilt = [call_records.call_texts(t.steps) for t in traces]
+    rebuilt = [call_records.CallTexts.of(t.steps) for t in traces]
     for k, row in enumerate(line_up([t.steps for t in traces])):
         if parting is not None and k == differ:
             mark = f"▼ {parting.said(names)}"

@@ -1,6 +1,6 @@
 """Step mode: a run paused at a breakpoint, and the person's decision that takes it on.
 
-A run with ``pause_before`` (``trace.BREAKPOINTS``: before every tool call, on an unreadable step, before Finish)
+A run with ``pause_before`` (``Step.BREAKPOINTS``: before every tool call, on an unreadable step, before Finish)
 stops where a step meets one: ``Agent.stream`` yields ``Paused`` and ends with stop reason ``paused``, the Trace's
 last step pending (its raw reply, Thought, Action; nothing run yet). Like the OpenAI Agents SDK's ``RunState``, the
 paused Trace is the whole state: saved to History, it can be resumed by another process after a restart.
@@ -312,7 +312,7 @@ def _draw(agent: Agent, trace: Trace, step: Step, decision: Decision, drawn: lis
     ``drawn`` as each arrives (so a failure keeps the ones before it)."""
     request = replace(agent.request_at(trace, step.index), temperature=float(decision.temperature))
     earlier = [s for s in trace.steps if s.index < step.index]
-    previous = call_records.call_texts(earlier)[-1] if earlier else None
+    previous = call_records.CallTexts.of(earlier)[-1] if earlier else None
     for _ in range(decision.k):
         yield StepStarted(step.index)
         reply = yield from agent.generate(request, step.index)

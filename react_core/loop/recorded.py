@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from react_core.base.call_records import call_texts
+from react_core.base.call_records import CallTexts
 from react_core.base.trace import Trace
 from react_core.loop.settings import RunSettings
 from react_core.presets.preset import Preset
@@ -46,7 +46,7 @@ def recorded_prompt(trace: Trace, candidates: Iterable[Preset], tools: list[str]
     rendering with ``tools`` exactly the system prompt of its first recorded call and the question its prompt starts
     with; the first in its dialect when it recorded no call (it failed before its first). None when none did."""
     dialect = trace.settings.get("dialect") or "paper"
-    sent = next((t for t in call_texts(trace.steps) if t is not None), None)
+    sent = next((t for t in CallTexts.of(trace.steps) if t is not None), None)
     for preset in candidates:
         if preset.dialect != dialect:
             continue

@@ -147,7 +147,7 @@ class Provider:
 
     @classmethod
     def snippet(cls, call: Mapping[str, Any], style: str) -> str:
-        """One recorded call (``call_records.call_request``: ``api``, ``endpoint``, ``model``, ``body`` as the API
+        """One recorded call (``call_records.CallTexts.request``: ``api``, ``endpoint``, ``model``, ``body`` as the API
         received it) as a ``curl`` command or a ``python`` script with the provider's official SDK that sends the same
         body, with the key as a shell or environment variable (``key_vars[0]``), never its value."""
         raise ConfigError(f"A {cls.label} call cannot be reproduced outside the app as {style}.")

@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from react_core.base.text import fenced, md_link, md_text
-from react_core.base.trace import BREAKPOINTS, Action, Alternative, Step, Trace, ended
+from react_core.base.trace import Action, Alternative, Step, Trace, ended
 from react_core.dialects import DIALECTS
 from react_core.dialects.base import Dialect
 from react_core.knowledge.spec import knowledge_answered
@@ -137,7 +137,7 @@ def _decisions(step: Step, fmt: str) -> list[str]:
     """Step mode: where the step waits, what a person decided on it, and every alternative drawn for it."""
     out: list[str] = []
     if step.pending:
-        out += [f"_Paused {md_text(BREAKPOINTS.get(step.pending, step.pending))}: waiting for a decision._", ""]
+        out += [f"_Paused {md_text(Step.BREAKPOINTS.get(step.pending, step.pending))}: waiting for a decision._", ""]
     for note in step.interventions:
         what = f"- **{md_text(note.by)}** decided **{md_text(note.kind)}** at the {md_text(note.at)} breakpoint"
         out.append(what + (f": {_code(note.before)} → {_code(note.after)}" if note.before != note.after else ""))

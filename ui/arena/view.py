@@ -10,7 +10,16 @@ from collections.abc import Callable, Sequence
 
 import streamlit as st
 
-from react_core import ColumnResult, Parting, SideBySide, Trace, Variant, Writing, call_texts, line_up
+from react_core import (
+    CallTexts,
+    ColumnResult,
+    Parting,
+    SideBySide,
+    Trace,
+    Variant,
+    Writing,
+    line_up,
+)
 from ui.shared.render import render_answer, render_status, render_step, render_writing
 from ui.shared.text import md_literal
 
@@ -92,7 +101,7 @@ def render_columns(
         f"#{r.history_id}" if r is not None and r.history_id is not None else f"column {i + 1}"
         for i, r in enumerate(results)
     ]
-    rebuilt = [call_texts(t.steps) for t in traces]
+    rebuilt = [CallTexts.of(t.steps) for t in traces]
     edited: list[dict[int, list]] = [{} for _ in traces]
     for i, found in enumerate(edits):
         for e in found:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import streamlit as st
 
 from react_core import (
-    MAX_CALLS_LIMIT,
     TOOL_ORDER,
+    RunSettings,
     knowledge_label,
     model_label,
     plan_defaults,
@@ -27,7 +27,7 @@ def how_they_run(chosen: list[str]) -> None:
     st.markdown("**How they run**")
     cols = st.columns([1, 2, 1])  # the tools' chips need room: three in a third of the page were cut short
     if ev.uses_agent(chosen):
-        cols[0].number_input("Max model calls (Act, ReAct)", 1, MAX_CALLS_LIMIT, key="eval-max-calls")
+        cols[0].number_input("Max model calls (Act, ReAct)", 1, RunSettings.MAX_CALLS, key="eval-max-calls")
         cols[1].multiselect("Tools (Act, ReAct)", TOOL_ORDER, key="eval-tools", format_func=tool_label)
     if ev.samples(chosen):
         cols[2].number_input("CoT-SC samples", 1, 50, key="eval-samples")

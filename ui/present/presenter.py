@@ -20,7 +20,14 @@ from typing import Any
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from react_core import RunRecord, Trace, action_text, call_table, summary_line, text_credit
+from react_core import (
+    CallTexts,
+    RunRecord,
+    Trace,
+    action_text,
+    summary_line,
+    text_credit,
+)
 from ui.shared.render import render_answer, render_sources, settings_line
 from ui.shared.text import md_literal
 
@@ -288,7 +295,7 @@ def _step(trace: Trace, position: int) -> None:
         if obs.sources:
             st.caption(text_credit(str(trace.settings.get("knowledge", "")), obs.note))
     if step.call is not None and step.call.same_reply_as is None:
-        rows = {r["step"]: r for r in call_table(trace.steps)}
+        rows = {r["step"]: r for r in CallTexts.table(trace.steps)}
         row = rows.get(step.index)
         if row:
             st.caption(

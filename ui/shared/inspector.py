@@ -24,8 +24,6 @@ from react_core import (
     ReactLabError,
     Step,
     Trace,
-    call_request,
-    call_table,
     estimate_tokens,
     provider_class,
 )
@@ -205,7 +203,7 @@ def render_call(trace: Trace, position: int, rebuilt: CallTexts | None, *, key: 
             md_literal(f"Dynamic examples: the {len(chosen)} most like this question were sent: " + "; ".join(chosen))
         )
     try:
-        call_dict = call_request(trace, step.index)
+        call_dict = CallTexts.request(trace, step.index)
     except ReactLabError as e:
         st.caption(md_literal(str(e)))
         return
@@ -233,7 +231,7 @@ def render_call(trace: Trace, position: int, rebuilt: CallTexts | None, *, key: 
 
 def render_calls_table(trace: Trace) -> None:
     """Every call of the run with its size, tokens and times: the prompt growing step by step."""
-    rows = call_table(trace.steps)
+    rows = CallTexts.table(trace.steps)
     if not rows:
         return
     st.caption("Model calls: each resends the whole prompt so far; the new part is what the last step added.")

@@ -13,7 +13,6 @@ import streamlit as st
 
 from react_core import (
     CREDIT,
-    SIGNS,
     CallTexts,
     Decision,
     Source,
@@ -23,7 +22,6 @@ from react_core import (
     Writing,
     action_text,
     action_title,
-    call_texts,
     md_escape,
     model_label,
     plural,
@@ -181,7 +179,7 @@ EVIDENCE_BADGES = {
     "not_found": ("orange", ":material/warning:"),
 }
 EXPECTED_BADGES = {
-    "match": ("green", SIGNS["right"].icon),  # the one check mark: known right
+    "match": ("green", Verdict.SIGNS["right"].icon),  # the one check mark: known right
     "close": ("orange", ":material/rule:"),
     "differs": ("red", ":material/cancel:"),
     "no_answer": ("gray", ":material/flag:"),
@@ -231,7 +229,7 @@ def render_steps(
     model_calls: bool = True,
 ) -> None:
     """The step panels of a run (or of the steps a running turn has finished so far)."""
-    for position, (step, rebuilt) in enumerate(zip(trace.steps, call_texts(trace.steps), strict=True)):
+    for position, (step, rebuilt) in enumerate(zip(trace.steps, CallTexts.of(trace.steps), strict=True)):
         render_step(
             trace,
             position,
