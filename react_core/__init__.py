@@ -32,10 +32,9 @@ from react_core.base.events import (
     TextDelta,
     ToolProgress,
     Writing,
-    final_trace,
 )
 from react_core.base.paths import evaluations_dir, shared_data_dir, training_python
-from react_core.base.text import md_escape
+from react_core.base.text import md_escape, plural
 from react_core.base.tool_specs import TOOL_ORDER, tool_label
 from react_core.base.trace import Action, Alternative, Exchange, Source, Step, Trace
 from react_core.dialects import DIALECTS
@@ -61,7 +60,7 @@ from react_core.knowledge import standing_pack
 from react_core.knowledge.choices import pack_choices
 from react_core.knowledge.spec import knowledge_label, pack_spec, pack_text, text_credit
 from react_core.loop.keeping import Keeping
-from react_core.loop.pause import Decision, cannot_go_on, pending_step
+from react_core.loop.pause import Decision, cannot_go_on
 from react_core.loop.recorded import recorded_prompt, recorded_settings
 from react_core.loop.run import ask, stream
 from react_core.loop.service import Run, RunRequest
@@ -84,7 +83,7 @@ from react_core.providers.script import Script
 from react_core.report.checks import Checks
 from react_core.report.downloads import RunExport
 from react_core.report.expected import expected_answer_for
-from react_core.report.exports import CREDIT, action_text, action_title, plural, summary_line
+from react_core.report.exports import CREDIT, action_text, action_title
 from react_core.report.signs import Verdict
 from react_core.report.spreadsheet import csv_text
 from react_core.telemetry.live import LiveTarget
@@ -180,7 +179,6 @@ __all__ = [
     "example_warnings",
     "expected_answer_for",
     "figure3_table",
-    "final_trace",
     "found_adapters",
     "knowledge_label",
     "line_up",
@@ -192,7 +190,6 @@ __all__ = [
     "pack_spec",
     "pack_text",
     "parse_ref",
-    "pending_step",
     "plan_defaults",
     "plural",
     "provider_class",
@@ -208,7 +205,6 @@ __all__ = [
     "strategy_needs",
     "stream",
     "submission_of",
-    "summary_line",
     "text_credit",
     "tool_label",
     "training_python",

@@ -29,7 +29,6 @@ from react_core.cli import mcp as mcp_cli
 from react_core.cli.options import EXIT_USAGE, CliParser, UsageError, add_run_options
 from react_core.dialects import DIALECTS, get_dialect
 from react_core.report.expected import check_expected
-from react_core.report.exports import summary_line
 
 _UNPRINTABLE = re.compile("[\x80-\x9f\ud800-\udfff]")
 
@@ -84,7 +83,7 @@ def ending_lines(trace: Trace) -> str:
         lines.append(expected.message if trace.stop_reason == "paused" else f"{expected.message} · {expected.scores}")
     if trace.error:
         lines.append(f"Error: {trace.error}")
-    lines.append(f"({summary_line(trace)}; stop reason: {trace.stop_reason})")
+    lines.append(f"({trace.summary()}; stop reason: {trace.stop_reason})")
     return visible_controls("\n".join(lines))
 
 

@@ -29,6 +29,7 @@ from react_core.base import cancel as cancellation
 from react_core.base.answers import exact_match, f1_score, normalize_answer
 from react_core.base.errors import ConfigError
 from react_core.base.events import Event, RunDone, StepDone, StepStarted, TextDelta
+from react_core.base.text import plural
 from react_core.base.trace import Step, Trace
 from react_core.evaluation.paper import STRATEGY_LABELS
 from react_core.evaluation.strategies import (
@@ -49,7 +50,6 @@ from react_core.providers.allowance import OPERATOR, Allowance
 from react_core.providers.base import Provider
 from react_core.report.edits import Edit, hand_edits
 from react_core.report.expected import score_line
-from react_core.report.exports import plural
 from react_core.report.grounding import Grounding, check_grounding
 from react_core.telemetry.live import LiveTarget
 

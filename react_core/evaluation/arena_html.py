@@ -18,9 +18,10 @@ from typing import Any
 
 from react_core.base import call_records
 from react_core.base.errors import ConfigError
+from react_core.base.text import plural
 from react_core.evaluation.arena import Arena, ColumnResult, Variant, line_up
 from react_core.evaluation.parting import Parting
-from react_core.report.exports import file_stem, plural, summary_line
+from react_core.report.exports import file_stem
 from react_core.report.html import STYLE, answer_section, esc, page, para, settings_line, step_section
 
 __all__ = ["ARENA_STYLE", "SideBySide"]
@@ -147,7 +148,7 @@ def _column_head(result: ColumnResult, i: int, *, own_question: bool) -> str:
     """A column's label, how its run ended, its run number, its question (when the columns' differ) and settings."""
     trace = result.trace
     out = [f'<section class="column" id="column-{i + 1}"><h2>{esc(f"{i + 1}. {Variant.label(trace.settings)}")}</h2>']
-    out.append(para(summary_line(trace)))
+    out.append(para(trace.summary()))
     if own_question:
         out.append(para(f"Question: {trace.question}"))
     if result.history_id is not None:

@@ -54,7 +54,6 @@ __all__ = [
     "cannot_go_on",
     "log",
     "parse_decision",
-    "pending_step",
     "resume",
 ]
 
@@ -109,15 +108,6 @@ def parse_decision(line: str, by: str = "person") -> Decision:
     return Decision(word, text=rest, by=by)
 
 
-def pending_step(trace: Trace) -> Step:
-    """The step a paused run waits at; a ConfigError when the run is not paused."""
-    if trace.stop_reason != "paused" or not trace.steps or not trace.steps[-1].pending:
-        raise ConfigError(
-            f"This run is not paused (its stop reason is {trace.stop_reason!r}): there is nothing to resume."
-        )
-    return trace.steps[-1]
-
-
 def calls_spent(trace: Trace) -> int:
     return sum(1 for s in trace.steps if s.call is not None and s.call.same_reply_as is None)
 
@@ -133,7 +123,7 @@ def resume(
     """The paused ``trace`` taken on with ``decision``, as events ending with ``RunDone`` (a new Trace: the paused one
     is left as it was). The decision is checked before anything happens: a ConfigError says why it cannot be taken.
     ``pause`` set: it pauses again at the next step written ("Pause here")."""
-    pending = pending_step(trace)
+    pending = trace.pending_step()
     if agent.dialect.name != trace.settings.get("dialect", agent.dialect.name):
         raise ConfigError(
             f"This run is written in the {trace.settings.get('dialect')} dialect, not {agent.dialect.name}."

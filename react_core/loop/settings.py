@@ -13,8 +13,9 @@ from typing import Any, ClassVar
 
 from react_core.base.environment import environment_value
 from react_core.base.errors import ConfigError, ReactLabError
+from react_core.base.recorded_settings import current_names
 from react_core.base.tool_specs import is_tool_name
-from react_core.base.trace import Step, current_names
+from react_core.base.trace import Step
 from react_core.loop.agent import DEFAULT_MAX_CALLS, RunConfig
 from react_core.presets.check import validate_preset
 from react_core.presets.preset import Preset, default_preset_for, preset_dialect

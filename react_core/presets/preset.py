@@ -22,8 +22,8 @@ from typing import Any, ClassVar
 from react_core.base.errors import ConfigError
 from react_core.base.nesting import TooDeep, loads_toml
 from react_core.base.paths import BUILTIN_PRESETS_DIR, presets_dir, shared_data_dir
+from react_core.base.recorded_settings import current_names
 from react_core.base.tool_specs import TOOL_ORDER, is_tool_name, ordered_tools
-from react_core.base.trace import current_names
 from react_core.dialects import DIALECTS
 
 __all__ = [

@@ -23,7 +23,7 @@ from react_core.base.text import scrub
 from react_core.base.trace import Source, Step, Trace
 from react_core.knowledge.spec import text_credit
 from react_core.report.expected import check_expected
-from react_core.report.exports import CREDIT, action_text, action_title, answered_settings, summary_line
+from react_core.report.exports import CREDIT, action_text, action_title, answered_settings
 from react_core.report.grounding import check_grounding
 
 __all__ = [
@@ -251,7 +251,7 @@ def to_html(trace: Trace, run_id: int | None = None, *, calls_left_out: str = ""
     title = f"Run #{run_id}: {trace.question}" if run_id is not None else trace.question
     out = [
         f"<header><h1>{esc(trace.question)}</h1>",
-        para(summary_line(trace)),
+        para(trace.summary()),
         para(f"Settings: {settings_line(answered_settings(trace))}"),
     ]
     if trace.started_at:

@@ -25,7 +25,6 @@ from react_core import (
     RunRecord,
     Trace,
     action_text,
-    summary_line,
     text_credit,
 )
 from ui.shared.render import render_answer, render_sources, settings_line
@@ -270,7 +269,7 @@ def _presentation(trace: Trace, layout: tuple[int, bool]) -> None:
 def _question(trace: Trace) -> None:
     st.header("Question", anchor=False)
     st.text(trace.question)
-    st.caption(md_literal(f"{summary_line(trace)} · {settings_line(trace.settings)}"))
+    st.caption(md_literal(f"{trace.summary()} · {settings_line(trace.settings)}"))
 
 
 def _step(trace: Trace, position: int) -> None:

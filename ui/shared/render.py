@@ -26,7 +26,6 @@ from react_core import (
     model_label,
     plural,
     similar_titles,
-    summary_line,
     text_credit,
     tool_label,
 )
@@ -141,7 +140,7 @@ def render_writing(writing: Writing, dialect: str) -> None:
 
 def status_text(trace: Trace) -> tuple[str, str]:
     """The header of a finished turn and its sign's icon (a check mark only on a known-right answer)."""
-    return summary_line(trace), Verdict.of(trace).sign.icon
+    return trace.summary(), Verdict.of(trace).sign.icon
 
 
 def settings_line(settings: dict) -> str:
