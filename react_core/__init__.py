@@ -38,7 +38,7 @@ from react_core.base.text import md_escape, plural
 from react_core.base.tool_specs import TOOL_ORDER, tool_label
 from react_core.base.trace import Action, Alternative, Exchange, Source, Step, Trace
 from react_core.dialects import DIALECTS
-from react_core.evaluation.arena import Arena, ColumnResult, Variant, line_up
+from react_core.evaluation.arena import Arena, ColumnResult, Variant
 from react_core.evaluation.arena_html import SideBySide
 from react_core.evaluation.assignments import Board, references_from, submission_of
 from react_core.evaluation.bootstrap import BootstrapPlan
@@ -74,7 +74,7 @@ from react_core.presets.versions import address, parse_ref
 from react_core.providers import PROVIDERS, model_label, provider_class, speaks
 from react_core.providers.adapters import adapter_setting_label, found_adapters
 from react_core.providers.allowance import OPERATOR, Allowance
-from react_core.providers.base import Provider, estimate_tokens
+from react_core.providers.base import Provider
 from react_core.providers.choice import ModelChoice
 from react_core.providers.file_choices import offered_files
 from react_core.providers.quota import CallWindows
@@ -174,14 +174,12 @@ __all__ = [
     "csv_text",
     "default_preset_for",
     "environment_value",
-    "estimate_tokens",
     "evaluations_dir",
     "example_warnings",
     "expected_answer_for",
     "figure3_table",
     "found_adapters",
     "knowledge_label",
-    "line_up",
     "md_escape",
     "model_label",
     "offered_files",

@@ -6,7 +6,7 @@ Built from the single-run export's own pieces (``react_core.report.html``): the 
 holds, variant labels included, is character data), the same policy that allows no script and no request, the same
 step sections with their sources and model calls in ``<details>``. The columns are one CSS grid, so a row's steps
 stay side by side; a wide arena scrolls sideways rather than squeezing its columns, and on a phone one column fills
-the screen. The rules of the arena (``line_up``, ``Variant.label``, ``ColumnResult.figures``) come from
+the screen. The rules of the arena (``Arena.line_up``, ``Variant.label``, ``ColumnResult.figures``) come from
 ``evaluation.arena``, where the columns part (their actions, or a person's edit) from ``evaluation.parting``. UI-free.
 """
 
@@ -19,7 +19,7 @@ from typing import Any
 from react_core.base import call_records
 from react_core.base.errors import ConfigError
 from react_core.base.text import plural
-from react_core.evaluation.arena import Arena, ColumnResult, Variant, line_up
+from react_core.evaluation.arena import Arena, ColumnResult, Variant
 from react_core.evaluation.parting import Parting
 from react_core.report.exports import file_stem
 from react_core.report.html import STYLE, answer_section, esc, page, para, settings_line, step_section
@@ -96,7 +96,7 @@ def _page(results: Sequence[ColumnResult], arena_id: str | None, saved_at: str |
     for i, result in enumerate(results):
         body.append(_column_head(result, i, own_question=len({t.question for t in traces}) > 1))
     rebuilt = [call_records.CallTexts.of(t.steps) for t in traces]
-    for k, row in enumerate(line_up([t.steps for t in traces])):
+    for k, row in enumerate(Arena.line_up([t.steps for t in traces])):
         if parting is not None and k == differ:
             mark = f"▼ {parting.said(names)}"
             body.append(f'<p class="differ wide" id="first-difference"><span>{esc(mark)}</span></p>')

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 import streamlit as st
 
 from react_core import (
+    Arena,
     CallTexts,
     ColumnResult,
     Parting,
@@ -18,7 +19,6 @@ from react_core import (
     Trace,
     Variant,
     Writing,
-    line_up,
 )
 from ui.shared.render import render_answer, render_status, render_step, render_writing
 from ui.shared.text import md_literal
@@ -106,7 +106,7 @@ def render_columns(
     for i, found in enumerate(edits):
         for e in found:
             edited[i].setdefault(e.index, []).append(e)
-    for k, row in enumerate(line_up([t.steps for t in traces])):
+    for k, row in enumerate(Arena.line_up([t.steps for t in traces])):
         # An edit is read in the step: the row where one parts the columns opens in every column, the edited part
         # beside what the others recorded there, each panel under a line saying which it is (so the row stays level).
         at_edit = parting is not None and k == parting.row and bool(parting.edits)

@@ -21,10 +21,10 @@ import streamlit as st
 from react_core import (
     PROVIDERS,
     CallTexts,
+    Provider,
     ReactLabError,
     Step,
     Trace,
-    estimate_tokens,
     provider_class,
 )
 from ui.shared.text import md_literal
@@ -52,11 +52,11 @@ def _new_in_call(step: Step, rebuilt: CallTexts, previous_index: int | None) -> 
     assert call is not None
     if previous_index is None:
         whole = len(rebuilt.system) + len(rebuilt.prompt)
-        tokens = estimate_tokens(rebuilt.system + rebuilt.prompt)
+        tokens = Provider.estimate_tokens(rebuilt.system + rebuilt.prompt)
         lines = [f"The run's first call: its whole prompt is new ({whole:,} characters, ≈ {tokens:,} tokens)."]
     else:
         kept = len(rebuilt.system) + call.prompt_keep
-        kept_tokens = estimate_tokens(rebuilt.system + rebuilt.prompt[: call.prompt_keep])
+        kept_tokens = Provider.estimate_tokens(rebuilt.system + rebuilt.prompt[: call.prompt_keep])
         lines = [
             f"Unchanged prefix: {kept:,} characters (≈ {kept_tokens:,} tokens) of step {previous_index}'s call, which "
             "a prompt cache can reuse."
