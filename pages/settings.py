@@ -12,11 +12,10 @@ import streamlit as st
 
 from react_core import (
     PROVIDERS,
-    TOOL_ORDER,
     RunSettings,
     Step,
+    ToolSpec,
     provider_class,
-    tool_label,
 )
 from ui.settings.mcp_view import render_mcp_settings, tools_from_checkboxes
 from ui.settings.prompt_editor import render_prompt_editor
@@ -122,10 +121,10 @@ with run_col:
     )
     st.subheader("Knowledge and tools", anchor=False)
     render_knowledge(s.get("knowledge", "wikipedia"))
-    cols = st.columns(len(TOOL_ORDER))
-    for col, tool in zip(cols, TOOL_ORDER, strict=True):
+    cols = st.columns(len(ToolSpec.ORDER))
+    for col, tool in zip(cols, ToolSpec.ORDER, strict=True):
         seed(f"set-tool-{tool}", tool in s.get("tools", []))
-        col.checkbox(tool_label(tool), key=f"set-tool-{tool}", on_change=state.change_settings, args=(_tools,))
+        col.checkbox(ToolSpec.label_of(tool), key=f"set-tool-{tool}", on_change=state.change_settings, args=(_tools,))
     with st.expander("Advanced"):
         bound(st.number_input, "Sentences a Search returns", "sentences", int, min_value=1, max_value=50)
         render_wiki_endpoint()

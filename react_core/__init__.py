@@ -35,7 +35,7 @@ from react_core.base.events import (
 )
 from react_core.base.paths import evaluations_dir, shared_data_dir, training_python
 from react_core.base.text import md_escape, plural
-from react_core.base.tool_specs import TOOL_ORDER, tool_label
+from react_core.base.tool_specs import ToolSpec
 from react_core.base.trace import Action, Alternative, Exchange, Source, Step, Trace
 from react_core.dialects import DIALECTS
 from react_core.evaluation.arena import Arena, ColumnResult, Variant
@@ -155,7 +155,6 @@ __all__ = [
     "Store",
     "StrategyResults",
     "TASKS",
-    "TOOL_ORDER",
     "Task",
     "TextDelta",
     "ToolProgress",
@@ -204,6 +203,6 @@ __all__ = [
     "stream",
     "submission_of",
     "text_credit",
-    "tool_label",
+    "ToolSpec",
     "training_python",
 ]

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 from react_core.base.environment import environment_value
 from react_core.base.errors import ConfigError, ReactLabError
 from react_core.base.recorded_settings import current_names
-from react_core.base.tool_specs import is_tool_name
+from react_core.base.tool_specs import ToolSpec, is_tool_name
 from react_core.base.trace import Step
 from react_core.loop.agent import DEFAULT_MAX_CALLS, RunConfig
 from react_core.presets.check import validate_preset
@@ -24,7 +24,7 @@ from react_core.providers import FALLBACK
 from react_core.providers.choice import environment_settings
 from react_core.providers.file_choices import check_files
 from react_core.providers.scripted import checked_outputs
-from react_core.tools import DEFAULT_SENTENCES, TOOL_ORDER, build_tools
+from react_core.tools import DEFAULT_SENTENCES, build_tools
 from react_core.tools.mcp_config import all_servers, missing_servers, own_entry
 
 __all__ = [
@@ -75,7 +75,7 @@ class RunSettings:
     wiki_url: str = ""
     wiki_language: str = ""
     sentences: int = DEFAULT_SENTENCES
-    tools: list[str] = field(default_factory=lambda: list(TOOL_ORDER))
+    tools: list[str] = field(default_factory=lambda: list(ToolSpec.ORDER))
     # The person's own MCP servers, name -> streamable-HTTP URL, or -> {"url", "headers"} when they gave it
     # credentials (``react_core.tools.mcp_config.own_entry``); the operator's are configured on the server. Their tools
     # are enabled in ``tools`` by their name-spaced names. Never recorded in a trace (``SETTINGS_FIELDS``).
@@ -175,7 +175,7 @@ class RunSettings:
         unknown = {t for t in set(self.tools) if not is_tool_name(t)}
         if unknown:
             raise ConfigError(
-                f"unknown tools {sorted(unknown)}: choose from {', '.join(TOOL_ORDER)} or an MCP server's tools."
+                f"unknown tools {sorted(unknown)}: choose from {', '.join(ToolSpec.ORDER)} or an MCP server's tools."
             )
         if not isinstance(self.mcp_servers, dict) or not all(isinstance(k, str) for k in self.mcp_servers):
             raise ConfigError("mcp_servers must map server names to URLs.")
@@ -257,7 +257,7 @@ def build_run_config(
             settings.knowledge, wiki_url=settings.wiki_url or None, language=settings.wiki_language or None
         )
     servers = []
-    if set(settings.tools) - set(TOOL_ORDER):
+    if set(settings.tools) - set(ToolSpec.ORDER):
         from react_core.providers.keys import visitor
 
         # Under the job's key rules: a visitor's own servers only where the operator allows them.

@@ -24,6 +24,7 @@ from react_core import (
     DIALECTS,
     Preset,
     ReactLabError,
+    ToolSpec,
     Trace,
     default_preset_for,
     knowledge_label,
@@ -31,7 +32,6 @@ from react_core import (
     provider_class,
     recorded_prompt,
     recorded_settings,
-    tool_label,
 )
 from ui.shared import identity, presets, state
 
@@ -136,7 +136,7 @@ def describe(start: Start) -> dict[str, str]:
         "Temperature": f"{float(s.get('temperature', 0)):g}",
         "Max model calls": str(s.get("max_calls")),
         "Knowledge": knowledge_label(s, visitor=identity.own_endpoints()),
-        "Tools": ", ".join(tool_label(t) for t in s.get("tools", [])) or "none",
+        "Tools": ", ".join(ToolSpec.label_of(t) for t in s.get("tools", [])) or "none",
     }
     if cls.constrained:
         rows["Grammar"] = "on" if s.get("grammar") else "off"

@@ -10,10 +10,9 @@ import streamlit as st
 from react_core import (
     RESAMPLES,
     STRATEGY_LABELS,
-    TOOL_ORDER,
     RunSettings,
+    ToolSpec,
     Trace,
-    tool_label,
 )
 from ui.classroom import view as class_view
 from ui.evaluate import evaluations as ev
@@ -74,7 +73,7 @@ def render_results(folder: str) -> None:
 def _checks_and_baseline(evaluation: Any) -> None:
     st.subheader("Intervals and trajectory checks", anchor=False)
     cols = st.columns(3)
-    cols[0].selectbox("A tool the run uses", [None, *TOOL_ORDER], key="eval-check-tool", format_func=_tool_name)
+    cols[0].selectbox("A tool the run uses", [None, *ToolSpec.ORDER], key="eval-check-tool", format_func=_tool_name)
     cols[1].checkbox("…or never uses", key="eval-check-absent")
     cols[2].number_input("At most k steps (0: no limit)", 0, RunSettings.MAX_CALLS, 0, key="eval-check-steps")
     st.dataframe(qs.scores_frame(evaluation, qs.checks()), hide_index=True, width="stretch", key="eval-scores")
@@ -120,7 +119,7 @@ def _checks_and_baseline(evaluation: Any) -> None:
 
 
 def _tool_name(tool: str | None) -> str:
-    return "(any)" if tool is None else tool_label(tool)
+    return "(any)" if tool is None else ToolSpec.label_of(tool)
 
 
 def render_past() -> None:

@@ -17,6 +17,7 @@ from react_core import (
     Decision,
     Source,
     Step,
+    ToolSpec,
     Trace,
     Verdict,
     Writing,
@@ -27,7 +28,6 @@ from react_core import (
     plural,
     similar_titles,
     text_credit,
-    tool_label,
 )
 from ui.shared.inspector import render_call, render_calls_table
 from ui.shared.mcp_call import render_mcp_call
@@ -146,7 +146,7 @@ def status_text(trace: Trace) -> tuple[str, str]:
 def settings_line(settings: dict) -> str:
     """The settings a run recorded, as one line."""
     s = settings
-    tools = ", ".join(tool_label(t) for t in s.get("tools", [])) or "none"
+    tools = ", ".join(ToolSpec.label_of(t) for t in s.get("tools", [])) or "none"
     model = model_label(s) if s.get("provider") else "?"
     return (
         f"{s.get('provider', '?')} · {model} · preset {s.get('prompt_version') or s.get('preset', '?')} "
