@@ -61,7 +61,7 @@ from react_core.knowledge.choices import pack_choices
 from react_core.knowledge.spec import knowledge_label, pack_spec, pack_text, text_credit
 from react_core.loop.keeping import Keeping
 from react_core.loop.pause import Decision, cannot_go_on
-from react_core.loop.recorded import recorded_prompt, recorded_settings
+from react_core.loop.recorded import Recorded
 from react_core.loop.run import ask, stream
 from react_core.loop.service import Run, RunRequest
 from react_core.loop.settings import RunSettings
@@ -136,6 +136,7 @@ __all__ = [
     "ROLE_MODES",
     "ReactLabError",
     "Recipe",
+    "Recorded",
     "Run",
     "RunDone",
     "RunExport",
@@ -190,8 +191,6 @@ __all__ = [
     "plan_defaults",
     "plural",
     "provider_class",
-    "recorded_prompt",
-    "recorded_settings",
     "references_from",
     "run_evaluation",
     "run_scope",

@@ -408,12 +408,17 @@ def test_another_owners_paused_run_cannot_be_claimed_or_updated(tmp_path):
 def test_a_paused_run_goes_on_with_its_exact_prompt_version_and_its_own_providers_connection(monkeypatch):
     # Resumed from History by a script, it took the newest version of its prompt's line and the Base URL the
     # environment gives another provider (with this provider's key).
-    from react_core.loop.recorded import settings_of
+    from react_core.loop.recorded import Recorded
 
     monkeypatch.setenv("REACT_PROVIDER", "openai")
     monkeypatch.setenv("REACT_BASE_URL", "http://127.0.0.1:9/v1")
     recorded = {"provider": "gemini", "model": "gemini-2.5-flash", "dialect": "paper", "preset": "paper"}
-    settings = settings_of(Trace("q", settings={**recorded, "prompt_version": "paper@2", "pause_before": ["tool"]}))
+    settings = Recorded(
+        Trace("q", settings={**recorded, "prompt_version": "paper@2", "pause_before": ["tool"]})
+    ).run_settings()
     assert (settings.provider, settings.model, settings.base_url) == ("gemini", "gemini-2.5-flash", "")
     assert settings.preset == "paper@2" and settings.pause_before == ["tool"]
-    assert settings_of(Trace("q", settings={**recorded, "provider": "openai"})).base_url == "http://127.0.0.1:9/v1"
+    assert (
+        Recorded(Trace("q", settings={**recorded, "provider": "openai"})).run_settings().base_url
+        == "http://127.0.0.1:9/v1"
+    )

@@ -36,7 +36,7 @@ from react_core.history.store import resumed_elsewhere
 from react_core.loop.agent import Agent, RunConfig
 from react_core.loop.keeping import Claimed, Keeping, claim, finish
 from react_core.loop.pause import Decision, cannot_go_on, resume
-from react_core.loop.recorded import settings_of
+from react_core.loop.recorded import Recorded
 from react_core.loop.settings import RunSettings, build_run_config, provider_for
 from react_core.presets.preset import Preset
 from react_core.providers.allowance import Allowance
@@ -222,7 +222,7 @@ class Run:
             raise ConfigError("There is no paused run to take on.")
         paused.pending_step()
         if self.settings is None and self.config is None:
-            self.settings = settings_of(paused)
+            self.settings = Recorded(paused).run_settings()
         try:
             agent = self._agent()
         except ReactLabError as e:
