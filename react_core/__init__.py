@@ -60,7 +60,7 @@ from react_core.knowledge import standing_pack
 from react_core.knowledge.choices import pack_choices
 from react_core.knowledge.spec import knowledge_label, pack_spec, pack_text, text_credit
 from react_core.loop.keeping import Keeping
-from react_core.loop.pause import Decision, cannot_go_on
+from react_core.loop.pause import Decision
 from react_core.loop.recorded import Recorded
 from react_core.loop.run import ask, stream
 from react_core.loop.service import Run, RunRequest
@@ -169,7 +169,6 @@ __all__ = [
     "adapter_setting_label",
     "address",
     "ask",
-    "cannot_go_on",
     "check_owner",
     "csv_text",
     "default_preset_for",

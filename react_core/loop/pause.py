@@ -51,7 +51,6 @@ __all__ = [
     "Decision",
     "WRITTEN_NOTE",
     "calls_spent",
-    "cannot_go_on",
     "log",
     "parse_decision",
     "resume",
@@ -319,15 +318,3 @@ def _draw(agent: Agent, trace: Trace, step: Step, decision: Decision, drawn: lis
                 call=call_record(request, reply, previous),
             )
         )
-
-
-# -- a paused run that cannot go on ------------------------------------------------------------------------------
-
-
-def cannot_go_on(trace: Trace, why: Exception | str) -> ConfigError:
-    """The one message for a paused run whose own settings cannot be built here."""
-    provider, model = trace.settings.get("provider", "?"), trace.settings.get("model") or "default"
-    return ConfigError(
-        f"This paused run cannot go on here with its own settings (provider {provider!r}, model {model!r}): {why} "
-        "Nothing is lost: it stays paused in History, ready to resume once that is fixed."
-    )

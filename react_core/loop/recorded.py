@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from react_core.base.call_records import CallTexts
+from react_core.base.errors import ConfigError
 from react_core.base.trace import Trace
 from react_core.loop.settings import RunSettings
 from react_core.presets.preset import Preset
@@ -64,6 +65,14 @@ class Recorded:
             if render_prefix(preset, tools, trace.question) == sent.system and sent.prompt.startswith(question):
                 return preset
         return None
+
+    def cannot_go_on(self, why: Exception | str) -> ConfigError:
+        """The one message for a paused run whose own settings cannot be built here."""
+        provider, model = self.trace.settings.get("provider", "?"), self.trace.settings.get("model") or "default"
+        return ConfigError(
+            f"This paused run cannot go on here with its own settings (provider {provider!r}, model {model!r}): {why} "
+            "Nothing is lost: it stays paused in History, ready to resume once that is fixed."
+        )
 
     def run_settings(self, base: RunSettings | None = None) -> RunSettings:
         """Everything a paused run goes on with: what the trace recorded (its exact prompt version, its breakpoints), on

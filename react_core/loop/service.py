@@ -35,7 +35,7 @@ from react_core.base.trace import Action, Exchange, Step, Trace
 from react_core.history.store import resumed_elsewhere
 from react_core.loop.agent import Agent, RunConfig
 from react_core.loop.keeping import Claimed, Keeping, claim, finish
-from react_core.loop.pause import Decision, cannot_go_on, resume
+from react_core.loop.pause import Decision, resume
 from react_core.loop.recorded import Recorded
 from react_core.loop.settings import RunSettings, build_run_config, provider_for
 from react_core.presets.preset import Preset
@@ -226,7 +226,7 @@ class Run:
         try:
             agent = self._agent()
         except ReactLabError as e:
-            raise cannot_go_on(paused, e) from None
+            raise Recorded(paused).cannot_go_on(e) from None
         events = resume(agent, paused, decision, cancel=self.request.cancel, pause=self.request.pause)
         if record is not None:
             self._claimed = claim(store, record, keeping.revision)
