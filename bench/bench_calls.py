@@ -44,7 +44,7 @@ def without_calls(trace: Trace) -> Trace:
 
 def whole_prompts(trace: Trace) -> int:
     """Bytes if every step kept its whole request instead (the square of the steps)."""
-    texts = call_records.call_texts(trace.steps)
+    texts = call_records.CallTexts.of(trace.steps)
     return len(json.dumps(without_calls(trace).to_dict())) + sum(len(t.system) + len(t.prompt) for t in texts if t)
 
 

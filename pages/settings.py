@@ -11,12 +11,11 @@ from __future__ import annotations
 import streamlit as st
 
 from react_core import (
-    BREAKPOINTS,
-    MAX_CALLS_LIMIT,
     PROVIDERS,
-    TOOL_ORDER,
+    RunSettings,
+    Step,
+    ToolSpec,
     provider_class,
-    tool_label,
 )
 from ui.settings.mcp_view import render_mcp_settings, tools_from_checkboxes
 from ui.settings.prompt_editor import render_prompt_editor
@@ -107,25 +106,25 @@ with run_col:
         int,
         seed_value=int(s.get("max_calls", 8)),
         min_value=1,
-        max_value=MAX_CALLS_LIMIT,
+        max_value=RunSettings.MAX_CALLS,
         step=1,
     )
     bound(
         st.multiselect,
         "Step mode: pause",
         "pause_before",
-        lambda chosen: [b for b in BREAKPOINTS if b in chosen],
-        options=list(BREAKPOINTS),
-        format_func=lambda b: BREAKPOINTS[b],
+        lambda chosen: [b for b in Step.BREAKPOINTS if b in chosen],
+        options=list(Step.BREAKPOINTS),
+        format_func=lambda b: Step.BREAKPOINTS[b],
         placeholder="off: runs go to the end",
         help="Stop the agent at these points for your decision (the Chat page's Step mode switch).",
     )
     st.subheader("Knowledge and tools", anchor=False)
     render_knowledge(s.get("knowledge", "wikipedia"))
-    cols = st.columns(len(TOOL_ORDER))
-    for col, tool in zip(cols, TOOL_ORDER, strict=True):
+    cols = st.columns(len(ToolSpec.ORDER))
+    for col, tool in zip(cols, ToolSpec.ORDER, strict=True):
         seed(f"set-tool-{tool}", tool in s.get("tools", []))
-        col.checkbox(tool_label(tool), key=f"set-tool-{tool}", on_change=state.change_settings, args=(_tools,))
+        col.checkbox(ToolSpec.label_of(tool), key=f"set-tool-{tool}", on_change=state.change_settings, args=(_tools,))
     with st.expander("Advanced"):
         bound(st.number_input, "Sentences a Search returns", "sentences", int, min_value=1, max_value=50)
         render_wiki_endpoint()

@@ -18,7 +18,7 @@ a run, an import or a fine-tune needs them (``tests/test_engine_imports.py``).
 
 from __future__ import annotations
 
-from react_core.base.call_records import CallTexts, call_request, call_table, call_texts
+from react_core.base.call_records import CallTexts
 from react_core.base.cancel import run_scope
 from react_core.base.environment import environment_value
 from react_core.base.errors import ConfigError, ReactLabError
@@ -32,14 +32,13 @@ from react_core.base.events import (
     TextDelta,
     ToolProgress,
     Writing,
-    final_trace,
 )
 from react_core.base.paths import evaluations_dir, shared_data_dir, training_python
-from react_core.base.text import md_escape
-from react_core.base.tool_specs import TOOL_ORDER, tool_label
-from react_core.base.trace import BREAKPOINTS, Action, Alternative, Exchange, Source, Step, Trace
+from react_core.base.text import md_escape, plural
+from react_core.base.tool_specs import ToolSpec
+from react_core.base.trace import Action, Alternative, Exchange, Source, Step, Trace
 from react_core.dialects import DIALECTS
-from react_core.evaluation.arena import Arena, ColumnResult, Variant, line_up
+from react_core.evaluation.arena import Arena, ColumnResult, Variant
 from react_core.evaluation.arena_html import SideBySide
 from react_core.evaluation.assignments import Board, references_from, submission_of
 from react_core.evaluation.bootstrap import BootstrapPlan
@@ -61,11 +60,11 @@ from react_core.knowledge import standing_pack
 from react_core.knowledge.choices import pack_choices
 from react_core.knowledge.spec import knowledge_label, pack_spec, pack_text, text_credit
 from react_core.loop.keeping import Keeping
-from react_core.loop.pause import Decision, cannot_go_on, pending_step
-from react_core.loop.recorded import recorded_prompt, recorded_settings
+from react_core.loop.pause import Decision
+from react_core.loop.recorded import Recorded
 from react_core.loop.run import ask, stream
 from react_core.loop.service import Run, RunRequest
-from react_core.loop.settings import MAX_CALLS_LIMIT, RunSettings
+from react_core.loop.settings import RunSettings
 from react_core.presets.diff import VersionDiff
 from react_core.presets.edit import PromptEdit
 from react_core.presets.from_run import example_warnings
@@ -75,7 +74,7 @@ from react_core.presets.versions import address, parse_ref
 from react_core.providers import PROVIDERS, model_label, provider_class, speaks
 from react_core.providers.adapters import adapter_setting_label, found_adapters
 from react_core.providers.allowance import OPERATOR, Allowance
-from react_core.providers.base import Provider, estimate_tokens
+from react_core.providers.base import Provider
 from react_core.providers.choice import ModelChoice
 from react_core.providers.file_choices import offered_files
 from react_core.providers.quota import CallWindows
@@ -84,8 +83,8 @@ from react_core.providers.script import Script
 from react_core.report.checks import Checks
 from react_core.report.downloads import RunExport
 from react_core.report.expected import expected_answer_for
-from react_core.report.exports import CREDIT, action_text, action_title, plural, summary_line
-from react_core.report.signs import SIGNS, Verdict
+from react_core.report.exports import CREDIT, action_text, action_title
+from react_core.report.signs import Verdict
 from react_core.report.spreadsheet import csv_text
 from react_core.telemetry.live import LiveTarget
 from react_core.tools.mcp_servers import McpServers
@@ -102,7 +101,6 @@ __all__ = [
     "Alternative",
     "Arena",
     "Assignment",
-    "BREAKPOINTS",
     "Board",
     "BootstrapPlan",
     "CREDIT",
@@ -121,7 +119,6 @@ __all__ = [
     "Keeping",
     "LiveRun",
     "LiveTarget",
-    "MAX_CALLS_LIMIT",
     "McpServers",
     "ModelChoice",
     "OPERATOR",
@@ -139,13 +136,13 @@ __all__ = [
     "ROLE_MODES",
     "ReactLabError",
     "Recipe",
+    "Recorded",
     "Run",
     "RunDone",
     "RunExport",
     "RunRecord",
     "RunRequest",
     "RunSettings",
-    "SIGNS",
     "STRATEGIES",
     "STRATEGY_LABELS",
     "SampleScript",
@@ -159,7 +156,6 @@ __all__ = [
     "Store",
     "StrategyResults",
     "TASKS",
-    "TOOL_ORDER",
     "Task",
     "TextDelta",
     "ToolProgress",
@@ -173,23 +169,16 @@ __all__ = [
     "adapter_setting_label",
     "address",
     "ask",
-    "call_request",
-    "call_table",
-    "call_texts",
-    "cannot_go_on",
     "check_owner",
     "csv_text",
     "default_preset_for",
     "environment_value",
-    "estimate_tokens",
     "evaluations_dir",
     "example_warnings",
     "expected_answer_for",
     "figure3_table",
-    "final_trace",
     "found_adapters",
     "knowledge_label",
-    "line_up",
     "md_escape",
     "model_label",
     "offered_files",
@@ -198,12 +187,9 @@ __all__ = [
     "pack_spec",
     "pack_text",
     "parse_ref",
-    "pending_step",
     "plan_defaults",
     "plural",
     "provider_class",
-    "recorded_prompt",
-    "recorded_settings",
     "references_from",
     "run_evaluation",
     "run_scope",
@@ -214,8 +200,7 @@ __all__ = [
     "strategy_needs",
     "stream",
     "submission_of",
-    "summary_line",
     "text_credit",
-    "tool_label",
+    "ToolSpec",
     "training_python",
 ]

@@ -23,7 +23,7 @@ from streamlit.testing.v1 import AppTest
 from react_core.base.trace import STOP_REASONS
 from react_core.providers.local import LocalProvider
 from react_core.providers.quota import CallWindows
-from react_core.report.signs import SIGNS
+from react_core.report.signs import Verdict
 from ui.chat import job_registry as registry
 
 # Every new AppTest scans the metadata of every installed package for Streamlit components (a tenth of a second each,
@@ -129,7 +129,7 @@ def unescape(label: str) -> str:
 
 def run_headers(at: AppTest) -> list:
     """Each turn's header, in page order: a running turn's st.status, a finished run's expander wearing its sign."""
-    signs = {s.icon for s in SIGNS.values()}
+    signs = {s.icon for s in Verdict.SIGNS.values()}
     found = []
 
     def walk(node) -> None:

@@ -193,7 +193,7 @@ def test_the_questions_download_makes_formula_cells_text_and_the_tables_own_expo
     at = evaluate(upload(go(new_session(), "evaluate"), "links.csv", data, "arith"))
     assert list(table(at, "prediction")["question"]) == [link]  # shown as it is
     assert [d.label for d in at.get("download_button")] == ["Download as CSV"]
-    (name, saved), = downloads.items()
+    ((name, saved),) = downloads.items()
     assert name.endswith("-questions.csv")
     rows = list(csv.DictReader(io.StringIO(saved.decode("utf-8-sig"), newline="")))
     assert (rows[0]["question"], rows[0]["gold"], rows[0]["prediction"]) == ("'" + link, "'-cmd", "'@SUM(1+1)")

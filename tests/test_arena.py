@@ -15,7 +15,7 @@ from react_core.base.errors import ConfigError
 from react_core.base.events import RunDone, StepDone, TextDelta
 from react_core.base.trace import Action, Step, Trace
 from react_core.base.trace_schema import parse_trace_json
-from react_core.evaluation.arena import Arena, Variant, first_difference, line_up
+from react_core.evaluation.arena import Arena, Variant, first_difference
 from react_core.evaluation.strategies import PAPER_REACT_STEPS, run_strategy
 from react_core.history import HistoryStore, open_history
 from react_core.loop.settings import RunSettings
@@ -185,7 +185,7 @@ def test_lining_up_steps_finds_the_first_row_where_the_actions_differ():
     assert first_difference([a, b]) == 1  # case and spacing aside, step 1 is the same search
     assert first_difference([a, c]) == 1  # a column that has ended differs from one that goes on
     assert first_difference([a]) is None
-    rows = line_up([a, c])
+    rows = Arena.line_up([a, c])
     assert len(rows) == 3 and rows[1] == [a[1], None]
     direct = [step(1, answer="the American")]
     assert first_difference([direct, [step(1, answer="American")]]) is None  # answers compare normalised

@@ -29,7 +29,7 @@ def _run(n_steps: int, *, prior: list[Step] | None = None, resume: str | None = 
 
 def test_each_calls_texts_are_rebuilt_exactly_as_the_provider_received_them():
     trace, provider = _run(5)
-    rebuilt = call_records.call_texts(trace.steps)
+    rebuilt = call_records.CallTexts.of(trace.steps)
     assert len(provider.requests) == len(rebuilt) == 5
     for sent, got in zip(provider.requests, rebuilt, strict=True):
         assert (got.system, got.prompt) == (sent.system, sent.prompt)
@@ -44,7 +44,7 @@ def test_what_is_new_in_a_call_is_the_previous_steps_action_and_observation_and_
     assert second.system is None  # unchanged since the first call: not stored again
     assert second.prompt_added.startswith(" look 1.\nAction 1: Search[t1]\nObservation 1: t1: It is a thing.")
     assert second.prompt_added.endswith("Thought 2:")
-    assert call_records.call_texts(trace.steps)[1].keep == len(call_records.call_texts(trace.steps)[0].prompt)
+    assert call_records.CallTexts.of(trace.steps)[1].keep == len(call_records.CallTexts.of(trace.steps)[0].prompt)
 
 
 def test_storage_grows_linearly_with_the_steps():
@@ -63,7 +63,7 @@ def test_the_rebuild_survives_export_import_and_the_history_store(where, tmp_pat
     else:
         store = HistoryStore(tmp_path / "h.sqlite")
         again = store.get(store.save(trace)).trace
-    assert [(t.system, t.prompt) for t in call_records.call_texts(again.steps)] == [
+    assert [(t.system, t.prompt) for t in call_records.CallTexts.of(again.steps)] == [
         (r.system, r.prompt) for r in provider.requests
     ]
 
@@ -72,8 +72,8 @@ def test_a_fork_continues_the_chain_from_its_parent_steps():
     parent, _ = _run(3)
     prior = parent.steps[:1]
     fork, provider = _run(2, prior=prior, resume="Maybe t9 instead.")
-    rebuilt = call_records.call_texts(fork.steps)
-    assert rebuilt[0].prompt == call_records.call_texts(parent.steps)[0].prompt  # the parent's step, as it was
+    rebuilt = call_records.CallTexts.of(fork.steps)
+    assert rebuilt[0].prompt == call_records.CallTexts.of(parent.steps)[0].prompt  # the parent's step, as it was
     assert (rebuilt[1].system, rebuilt[1].prompt) == (provider.requests[0].system, provider.requests[0].prompt)
     assert "Thought 2: Maybe t9 instead." in rebuilt[1].prompt
 
@@ -83,7 +83,7 @@ def test_a_step_without_a_call_record_cannot_be_rebuilt_and_says_so():
     old = [Step.from_dict({**s.to_dict(), "call": None}) if s.index == 1 else s for s in trace.steps]
     assert call_records.request(old, 0) is None
     # The next call stored its prompt relative to the first one, which is gone: it cannot be rebuilt either.
-    assert call_records.call_texts(old)[1] is None
+    assert call_records.CallTexts.of(old)[1] is None
 
 
 def test_common_prefix():

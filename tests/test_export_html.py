@@ -171,7 +171,7 @@ def test_every_step_source_and_model_call_is_in_the_file():
     # Each model call: the prompt the model was sent (rebuilt from the trace), its finish reason and tokens.
     from react_core.base import call_records
 
-    for rebuilt in call_records.call_texts(trace.steps):
+    for rebuilt in call_records.CallTexts.of(trace.steps):
         assert rebuilt.prompt in text
     assert text.count("finish reason:") == 2 and "prompt tokens" in text
     assert "Expected answer: Paris (exact match)" in text
@@ -263,7 +263,9 @@ def test_an_export_says_the_offline_pack_answered_when_wikipedia_could_not_be_re
 
     source = live_source(f"http://127.0.0.1:{closed_port()}/w/api.php", fallback_pack=str(hotpot_pack()))
     outcome = source.search("Ed Wood")  # Wikipedia refuses: the pack answers, and its note says so
-    obs = Observation(" ".join(outcome.page.sentences[:2]), sources=[Source("Ed Wood", "https://en.wikipedia.org/wiki/Ed_Wood")])
+    obs = Observation(
+        " ".join(outcome.page.sentences[:2]), sources=[Source("Ed Wood", "https://en.wikipedia.org/wiki/Ed_Wood")]
+    )
     obs.note, obs.evidence = outcome.note, True
     trace = Trace(
         "Who was Ed Wood?",

@@ -181,7 +181,7 @@ def code_tool():
         ("```python\nx = 1\nprint(x)\n```", "```python\nx = 1\nprint(x)\n```"),  # opened on the label's line
         ("\n```\nfor i in range(3):\n    print(i)\n```\nObs", "```\nfor i in range(3):\n    print(i)\n```"),
         ("x = 1\nprint(x)\nThought: and then more", "x = 1\nprint(x)"),  # ends at a step, indentation kept
-        ('"print(\'a\')\\nprint(\'b\')"', "print('a')\nprint('b')"),  # a JSON string, decoded
+        ("\"print('a')\\nprint('b')\"", "print('a')\nprint('b')"),  # a JSON string, decoded
     ],
 )
 def test_a_code_tools_input_keeps_its_lines_where_search_joins_them(code_tool, written, code):

@@ -17,7 +17,8 @@ import pytest
 from react_core.base import trace as trace_module
 from react_core.base import trace_schema
 from react_core.base.errors import ConfigError
-from react_core.base.trace import SETTINGS_FIELDS, Action, Exchange, Observation, Source, Step, Trace, Usage
+from react_core.base.recorded_settings import SETTINGS_FIELDS
+from react_core.base.trace import Action, Exchange, Observation, Source, Step, Trace, Usage
 from react_core.base.trace_schema import SETTING_TYPES, parse_trace_json
 from react_core.history import open_history
 from react_core.loop.settings import RunSettings

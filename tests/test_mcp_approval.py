@@ -12,7 +12,7 @@ import pytest
 from mcp_helpers import our_server
 
 from react_core.base.events import final_trace
-from react_core.base.trace import BREAKPOINTS, Action
+from react_core.base.trace import Action, Step
 from react_core.loop.agent import Agent
 from react_core.loop.pause import Decision, resume
 from react_core.loop.settings import RunSettings, build_run_config
@@ -78,7 +78,7 @@ def test_outside_step_mode_the_call_is_refused_and_the_run_goes_on():
 
 
 def test_in_step_mode_run_approves_the_one_call():
-    agent, trace = run([CALL, FINISH], pause_before=BREAKPOINTS)
+    agent, trace = run([CALL, FINISH], pause_before=Step.BREAKPOINTS)
     assert trace.stop_reason == "paused" and trace.steps[0].pending == "destructive"
     assert trace.steps[0].observation is None  # nothing ran
     done = final_trace(resume(agent, trace, Decision("run", by="alice")))
@@ -107,7 +107,7 @@ def test_run_at_another_breakpoint_does_not_approve():
 
 def test_a_visitor_cannot_approve_a_call_on_the_operators_server():
     with lending(own_endpoints=True):  # public demo or signed-in mode
-        agent, trace = run([CALL, FINISH], pause_before=BREAKPOINTS)
+        agent, trace = run([CALL, FINISH], pause_before=Step.BREAKPOINTS)
         assert trace.steps[0].pending == "tool"  # asked before the call as any call, never for an approval
         done = final_trace(resume(agent, trace, Decision("run")))
     assert done.steps[0].observation.is_error and "step mode" not in done.steps[0].observation.text

@@ -95,13 +95,13 @@ def test_the_on_device_curl_snippet_asks_the_server_for_the_same_completion(serv
 
     from test_provider_local import one_call_trace
 
-    from react_core.base.call_records import call_request
+    from react_core.base.call_records import CallTexts
     from react_core.providers.local import LocalProvider
 
     local = LocalProvider(adapter="none", on_progress=None)  # the server below runs the base model alone
     request = CompletionRequest(system=SYSTEM, prompt=PROMPT, stop=(" twelve",), temperature=0.0, max_tokens=30)
     trace, reply = one_call_trace(local, request)
-    snippet = LocalProvider.snippet(call_request(trace, 1), "curl")
+    snippet = LocalProvider.snippet(CallTexts.request(trace, 1), "curl")
     assert "python -m react_core.providers.llama_server" in snippet
     env = {**os.environ, "LLAMA_SERVER": server.base_url.removesuffix("/v1")}
     done = subprocess.run(["bash", "-c", snippet], env=env, capture_output=True, text=True, timeout=300)

@@ -352,10 +352,10 @@ def test_the_python_snippet_runs_the_same_completion(local: LocalProvider) -> No
     import subprocess
     import sys
 
-    from react_core.base.call_records import call_request
+    from react_core.base.call_records import CallTexts
 
     trace, reply = one_call_trace(local, req(max_tokens=8))
-    snippet = LocalProvider.snippet(call_request(trace, 1), "python")
+    snippet = LocalProvider.snippet(CallTexts.request(trace, 1), "python")
     env = {**os.environ, "MODEL_PATH": str(local.prepare().path)}
     done = subprocess.run([sys.executable, "-c", snippet], env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr

@@ -187,7 +187,7 @@ def test_later_steps_of_a_run_reply_as_a_cold_run_and_as_the_snippet(
         assert step.raw_output == cold_reply, f"step {k + 1}"
 
     # "Copy as Python" of step 2, run in a fresh process, prints step 2's reply.
-    snippet = LocalProvider.snippet(call_records.call_request(trace, 2), "python")
+    snippet = LocalProvider.snippet(call_records.CallTexts.request(trace, 2), "python")
     env = {**os.environ, "MODEL_PATH": str(local.prepare().path)}
     done = subprocess.run([sys.executable, "-c", snippet], env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr

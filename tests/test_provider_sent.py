@@ -54,13 +54,13 @@ def test_every_call_rebuilds_to_the_body_the_server_received(name: str) -> None:
     assert trace.stop_reason == "finished" and trace.final_answer == "43" and len(server.requests) == 3
     for k in range(3):
         assert call_records.request(trace.steps, k) == received(server, k)
-        assert call_records.call_request(trace, k + 1)["body"] == received(server, k)
+        assert call_records.CallTexts.request(trace, k + 1)["body"] == received(server, k)
     first = trace.steps[0].call
     assert first.api == APIS[name] and first.endpoint.startswith(server.root)
     assert server.requests[0].path in first.endpoint
     # Stored compactly: a later call keeps only what it added (the texts are references into the chain).
     assert trace.steps[2].call.system is None and len(trace.steps[2].call.prompt_added) < 200
-    assert_no_secret(KEY, trace, [call_records.call_request(trace, s.index) for s in trace.steps])
+    assert_no_secret(KEY, trace, [call_records.CallTexts.request(trace, s.index) for s in trace.steps])
 
 
 def test_a_reasoning_model_says_it_got_no_stop_or_temperature() -> None:
@@ -109,7 +109,7 @@ def test_a_snippet_sends_the_same_body_with_the_key_from_the_environment(name: s
     var = provider_class(name).key_vars[0]
     with FAKES[name](RUN) as server:
         trace = run(hosted(name, server))
-        call = call_records.call_request(trace, 2)
+        call = call_records.CallTexts.request(trace, 2)
         snippet = provider_class(name).snippet(call, style)
         assert_no_secret(KEY, snippet)
         assert ("$" + var if style == "curl" else f"{var!r}") in snippet

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from react_core.base.trace import Exchange, Trace
 from react_core.loop.agent import Agent, RunConfig
-from react_core.loop.recorded import recorded_prompt
+from react_core.loop.recorded import Recorded
 from react_core.presets.preset import Preset
 from react_core.providers.scripted import ScriptedProvider
 from react_core.tools.calculator import CALCULATOR
@@ -33,21 +33,21 @@ def test_the_prompt_that_sent_the_calls_is_found_among_others_of_its_name():
     sent = preset()
     trace = run(sent)
     edited, other_dialect = preset("Answer carefully:\n{tools}"), replace(sent, dialect="gemini-xml")
-    assert recorded_prompt(trace, [edited, other_dialect, sent], TOOLS) is sent
-    assert recorded_prompt(trace, [edited, other_dialect], TOOLS) is None
+    assert Recorded(trace).prompt([edited, other_dialect, sent], TOOLS) is sent
+    assert Recorded(trace).prompt([edited, other_dialect], TOOLS) is None
     asked_otherwise = replace(sent, question="Q: {question}")  # the same instructions, another question block
-    assert recorded_prompt(trace, [asked_otherwise], TOOLS) is None
+    assert Recorded(trace).prompt([asked_otherwise], TOOLS) is None
 
 
 def test_a_follow_up_is_matched_with_the_conversation_it_was_asked_after():
     sent = preset()
     trace = run(sent, [Exchange("Who?", "Ada")])
-    assert recorded_prompt(trace, [sent], TOOLS) is sent
-    assert recorded_prompt(replace(trace, context=[]), [sent], TOOLS) is None
+    assert Recorded(trace).prompt([sent], TOOLS) is sent
+    assert Recorded(replace(trace, context=[])).prompt([sent], TOOLS) is None
 
 
 def test_a_run_with_no_recorded_call_goes_by_its_dialect_alone():
     trace = Trace("q", settings={"dialect": "paper"})
     first, second = preset("One"), preset("Two")
-    assert recorded_prompt(trace, [replace(first, dialect="gemini-xml"), second, first], TOOLS) is second
-    assert recorded_prompt(Trace("q"), [first], TOOLS) is first  # no dialect recorded: the paper's
+    assert Recorded(trace).prompt([replace(first, dialect="gemini-xml"), second, first], TOOLS) is second
+    assert Recorded(Trace("q")).prompt([first], TOOLS) is first  # no dialect recorded: the paper's

@@ -113,7 +113,7 @@ def test_a_paused_run_resumed_from_history_by_a_script_is_sent_once_finished(rec
     assert sent(receiver) == []
     provider = ScriptedProvider([FINISH])  # the script goes on from its second reply
     resumed = resume_saved(store, run_id, react_core.Decision("run"), provider=provider)
-    assert react_core.final_trace(resumed).final_answer == "42" and resumed.revision == 2
+    assert resumed.result().final_answer == "42" and resumed.revision == 2
     once_finished(sent(receiver))
 
 
@@ -180,7 +180,7 @@ def test_a_run_that_cannot_start_says_why_and_is_neither_saved_nor_sent(receiver
         react_core.RunRequest(Q, react_core.RunSettings(provider="scripted", preset="no-such-prompt")),
         react_core.Keeping(store=store),
     )
-    trace = react_core.final_trace(run)
+    trace = run.result()
     assert trace.stop_reason == "error" and "no-such-prompt" in trace.error and trace.steps == []
     assert run.run_id is None and store.count() == 0 and sent(receiver) == []
 
@@ -195,7 +195,7 @@ class Unwritable:
 def test_a_run_its_history_cannot_keep_says_so_and_is_still_sent(receiver):
     settings = react_core.RunSettings(provider="scripted", script=[COMPUTE, FINISH], tools=["calculator"])
     run = react_core.Run(react_core.RunRequest(Q, settings), react_core.Keeping(store=Unwritable()))
-    assert react_core.final_trace(run).final_answer == "42"
+    assert run.result().final_answer == "42"
     assert run.save_error == "This run could not be saved to history: database or disk is full"
     once_finished(sent(receiver))
 
@@ -217,7 +217,7 @@ def test_a_run_read_again_gives_its_end_and_is_kept_once(receiver):
     settings = react_core.RunSettings(provider="scripted", script=[COMPUTE, FINISH], tools=["calculator"])
     store = react_core.open_history()
     run = react_core.Run(react_core.RunRequest(Q, settings), react_core.Keeping(store=store))
-    first = react_core.final_trace(run)
+    first = run.result()
     assert [type(e).__name__ for e in run] == ["RunDone"] and run.trace is first
     assert store.count() == 1
     once_finished(sent(receiver))

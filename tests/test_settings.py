@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 
 from react_core.base.errors import ConfigError
-from react_core.loop.settings import MAX_CALLS_LIMIT, RunSettings, build_run_config
+from react_core.loop.settings import RunSettings, build_run_config
 
 
 @pytest.mark.parametrize(
     "field, bad, good",
     [
         ("temperature", [-0.01, 2.01, 7], [0.0, 0.7, 2.0]),
-        ("max_calls", [0, MAX_CALLS_LIMIT + 1], [1, MAX_CALLS_LIMIT]),
+        ("max_calls", [0, RunSettings.MAX_CALLS + 1], [1, RunSettings.MAX_CALLS]),
         ("sentences", [0, 51], [1, 50]),
         ("tools", [["search", "shell"]], [[], ["calculator"]]),
     ],

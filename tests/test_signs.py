@@ -5,7 +5,7 @@ from __future__ import annotations
 from react_core.base.trace import Observation, Step, Trace
 from react_core.report.expected import check_expected
 from react_core.report.grounding import check_grounding
-from react_core.report.signs import SIGNS, Verdict, run_sign
+from react_core.report.signs import Verdict, run_sign
 from ui.shared.render import EXPECTED_BADGES, status_text
 
 
@@ -19,13 +19,13 @@ def _answered(answer: str, *, expected: str | None = None, evidence: str | None 
 
 def test_only_a_matched_expected_answer_wears_the_check_mark():
     assert run_sign(_answered("American", expected="American")).kind == "right"
-    assert status_text(_answered("American", expected="American"))[1] == SIGNS["right"].icon
-    assert EXPECTED_BADGES["match"][1] == SIGNS["right"].icon
+    assert status_text(_answered("American", expected="American"))[1] == Verdict.SIGNS["right"].icon
+    assert EXPECTED_BADGES["match"][1] == Verdict.SIGNS["right"].icon
 
 
 def test_a_nonsense_answer_nobody_checked_is_answered_not_right():
     sign = run_sign(_answered("1970 - 1965"))
-    assert sign.kind == "answered" and sign.icon != SIGNS["right"].icon
+    assert sign.kind == "answered" and sign.icon != Verdict.SIGNS["right"].icon
 
 
 def test_a_wrong_answer_to_a_known_question_is_marked_not_expected():
@@ -41,12 +41,12 @@ def test_paused_and_stopped_each_have_their_own_sign():
     paused = run_sign(Trace(question="q", steps=[Step(index=1, thought="t")], stop_reason="paused"))
     stopped = run_sign(Trace(question="q", steps=[Step(index=1, thought="t")], stop_reason="cancelled"))
     assert paused.kind == "paused" and stopped.kind == "stopped"
-    assert len({paused.icon, stopped.icon, SIGNS["right"].icon, SIGNS["answered"].icon}) == 4
+    assert len({paused.icon, stopped.icon, Verdict.SIGNS["right"].icon, Verdict.SIGNS["answered"].icon}) == 4
 
 
 def test_every_sign_is_its_own():
-    assert len({s.icon for s in SIGNS.values()}) == len(SIGNS)
-    assert len({s.symbol for s in SIGNS.values()}) == len(SIGNS)
+    assert len({s.icon for s in Verdict.SIGNS.values()}) == len(Verdict.SIGNS)
+    assert len({s.symbol for s in Verdict.SIGNS.values()}) == len(Verdict.SIGNS)
 
 
 def test_a_verdict_says_the_sign_and_both_checks_as_each_says_them_alone():

@@ -132,7 +132,7 @@ def test_regenerate_draws_k_alternatives_from_the_same_prompt_and_pick_the_secon
     assert (note.kind, note.picked, len(note.alternatives)) == ("pick", 2, 3)
     assert note.replaced.raw_output == COMPUTE and note.before == "Calculator[6*7]" and note.after == "Calculator[2+2]"
     # The picked call rebuilds like any step's: its prompt is the one the step was written from.
-    assert call_records.call_texts(trace.steps)[0].prompt == requests[0].prompt
+    assert call_records.CallTexts.of(trace.steps)[0].prompt == requests[0].prompt
     assert trace.stop_reason == "finished"
     # Every reply drawn is counted in the run's tokens: the one kept, the two not taken and the one replaced.
     drawn_tokens = sum(a.usage.prompt_tokens + a.usage.completion_tokens for a in [*alternatives, note.replaced])
@@ -158,7 +158,7 @@ def test_an_alternative_is_the_step_it_becomes_once_picked_and_its_call_reads_as
     # The run as if it were picked: the steps before it, then its step; its request rebuilds as the step's own did.
     as_if = offered.as_if_picked(0, alternative)
     assert as_if.steps == [as_step] and as_if.question == offered.question and as_if.settings == offered.settings
-    assert call_records.call_texts(as_if.steps)[0] == call_records.call_texts(offered.steps)[0]
+    assert call_records.CallTexts.of(as_if.steps)[0] == call_records.CallTexts.of(offered.steps)[0]
     # Picking it goes on with that very step, the decisions taken on it kept.
     picked = go(a, offered, Decision("pick", number=1)).steps[0]
     assert (picked.thought, picked.action, picked.raw_output, picked.call) == (
@@ -408,12 +408,17 @@ def test_another_owners_paused_run_cannot_be_claimed_or_updated(tmp_path):
 def test_a_paused_run_goes_on_with_its_exact_prompt_version_and_its_own_providers_connection(monkeypatch):
     # Resumed from History by a script, it took the newest version of its prompt's line and the Base URL the
     # environment gives another provider (with this provider's key).
-    from react_core.loop.recorded import settings_of
+    from react_core.loop.recorded import Recorded
 
     monkeypatch.setenv("REACT_PROVIDER", "openai")
     monkeypatch.setenv("REACT_BASE_URL", "http://127.0.0.1:9/v1")
     recorded = {"provider": "gemini", "model": "gemini-2.5-flash", "dialect": "paper", "preset": "paper"}
-    settings = settings_of(Trace("q", settings={**recorded, "prompt_version": "paper@2", "pause_before": ["tool"]}))
+    settings = Recorded(
+        Trace("q", settings={**recorded, "prompt_version": "paper@2", "pause_before": ["tool"]})
+    ).run_settings()
     assert (settings.provider, settings.model, settings.base_url) == ("gemini", "gemini-2.5-flash", "")
     assert settings.preset == "paper@2" and settings.pause_before == ["tool"]
-    assert settings_of(Trace("q", settings={**recorded, "provider": "openai"})).base_url == "http://127.0.0.1:9/v1"
+    assert (
+        Recorded(Trace("q", settings={**recorded, "provider": "openai"})).run_settings().base_url
+        == "http://127.0.0.1:9/v1"
+    )

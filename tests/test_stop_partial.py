@@ -60,8 +60,8 @@ def test_stop_while_the_model_writes_keeps_the_thought_so_far_as_a_stopped_step_
     assert step.action is None and step.observation is None and step.final_answer is None  # nothing of it was run
     assert step.usage.prompt_tokens > 0 and step.usage.completion_tokens > 0  # the tokens it cost are counted
     assert step.call is not None and step.call.finish_reason == "cancelled"  # its model call, as far as it went
-    assert react_core.summary_line(trace).startswith("Stopped by you · 1 step · ")
-    assert not react_core.summary_line(trace).endswith(" 0 tokens")
+    assert trace.summary().startswith("Stopped by you · 1 step · ")
+    assert not trace.summary().endswith(" 0 tokens")
     assert [type(e) for e in events[-2:]] == [StepDone, RunDone]  # a watcher (the CLI, the arena) sees the step
     saved = store.get(run.run_id)
     assert saved is not None and saved.trace.steps[0].stopped and saved.trace.steps[0].thought == step.thought
@@ -90,13 +90,13 @@ def test_a_run_stopped_before_the_model_wrote_anything_is_neither_saved_nor_a_st
 
 def test_a_retry_stopped_before_any_new_text_is_not_saved_again(store):
     failed = react_core.Run(react_core.RunRequest(Q, settings(COMPUTE)), react_core.Keeping(store=store))
-    first = react_core.final_trace(failed)  # the script runs out at step 2
+    first = failed.result()  # the script runs out at step 2
     assert first.stop_reason == "error" and len(first.steps) == 1 and store.count() == 1
     cancel = threading.Event()
     cancel.set()
     request = react_core.RunRequest(Q, settings(FINISH), prior_steps=first.steps, cancel=cancel)
     run = react_core.Run(request, react_core.Keeping(store=store))
-    assert react_core.final_trace(run).stop_reason == "cancelled" and run.run_id is None and store.count() == 1
+    assert run.result().stop_reason == "cancelled" and run.run_id is None and store.count() == 1
 
 
 def test_stop_while_a_stopped_step_is_continued_from_an_edited_thought_keeps_the_seed(store):
@@ -117,13 +117,13 @@ def test_pause_here_while_the_model_writes_pauses_at_that_step_before_its_action
     run, events = run_until(request, store, writing(1), pause)
     trace = run.trace
     assert trace.stop_reason == "paused" and isinstance(events[-2], Paused)
-    step = react_core.pending_step(trace)
+    step = trace.pending_step()
     assert step.index == 1 and step.pending == "tool" and step.observation is None  # written whole, not run
     assert step.action == react_core.Action("calculator", "6 * 7") and not step.stopped
     assert "pause_before" not in trace.settings  # the run's own breakpoints: none; the person asked here
     assert store.get(run.run_id).stop_reason == "paused"  # saved, to be resumed like a step-mode pause
     resumed = resume_saved(store, run.run_id, react_core.Decision("run"), provider=run.provider)
-    done = react_core.final_trace(resumed)
+    done = resumed.result()
     assert done.stop_reason == "finished" and done.final_answer == "42" and store.count() == 1
 
 

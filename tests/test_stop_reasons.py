@@ -7,8 +7,8 @@ import pytest
 from react_core.base.trace import STOP_REASONS, Step, Trace
 from react_core.cli.main import ending_lines
 from react_core.history import open_history
-from react_core.report.exports import summary_line, to_markdown
-from react_core.report.signs import SIGNS
+from react_core.report.exports import to_markdown
+from react_core.report.signs import Verdict
 from ui.shared.render import status_text
 
 
@@ -20,10 +20,10 @@ def test_each_stop_reason_is_said_the_same_way_everywhere(reason, tmp_path):
     store.save(trace, conversation="c1")
     [record] = store.list()
     assert record.ended == label and store.conversations()[0].last_ended == label  # History's lists
-    assert summary_line(trace).startswith(f"{label} · 1 step · ")
+    assert trace.summary().startswith(f"{label} · 1 step · ")
     header, icon = status_text(trace)
-    assert header == summary_line(trace)
-    assert icon != SIGNS["right"].icon  # no expected answer: nothing here is known right
+    assert header == trace.summary()
+    assert icon != Verdict.SIGNS["right"].icon  # no expected answer: nothing here is known right
     assert label in to_markdown(trace).replace("\\", "")
     assert label in ending_lines(trace)  # the last lines ``ask`` prints
 
@@ -33,7 +33,7 @@ def test_a_run_without_a_stop_reason_is_unfinished_everywhere():
     from react_core.history.records import RunRecord
 
     trace = Trace(question="q", steps=[Step(index=1, thought="t")])
-    assert summary_line(trace).startswith("Unfinished · ")
+    assert trace.summary().startswith("Unfinished · ")
     record = RunRecord(1, "", "q", None, None, "", "", "", 1, 0, 0.0, "chat", "c", None, None)
     assert (
         record.ended == "Unfinished"

@@ -108,7 +108,7 @@ def test_every_call_is_rebuilt_exactly_and_a_same_reply_step_shows_its_replys_ca
     for k, position in enumerate(heads):
         assert call_records.request(trace.steps, position) == provider.sent(provider.requests[k])["body"]
     assert call_records.request(trace.steps, 2) == call_records.request(trace.steps, 1)
-    assert call_records.call_request(trace, 3)["body"] == call_records.call_request(trace, 2)["body"]
+    assert call_records.CallTexts.request(trace, 3)["body"] == call_records.CallTexts.request(trace, 2)["body"]
     again = Trace.from_dict(json.loads(json.dumps(trace.to_dict())))
     assert again.to_dict() == trace.to_dict()
     assert call_records.request(again.steps, heads[-1]) == call_records.request(trace.steps, heads[-1])

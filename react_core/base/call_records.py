@@ -22,9 +22,6 @@ from react_core.base.trace import ModelCall, Step, Trace
 __all__ = [
     "CallTexts",
     "advance",
-    "call_request",
-    "call_table",
-    "call_texts",
     "common_items",
     "common_prefix",
     "fill",
@@ -44,6 +41,76 @@ class CallTexts:
     keep: int  # how many characters of the previous call's prompt this one starts with (reusable by a prompt cache)
     messages: tuple[Any, ...] | None = None  # the conversation as the API received it (the tools format)
 
+    @staticmethod
+    def of(steps: Sequence[Step]) -> list[CallTexts | None]:
+        """The system prompt, prompt (and conversation) of every step's call (None for a step without a call record,
+        e.g. from an old export, or whose record does not fit the one before it). A step from the same reply as an
+        earlier one has that step's texts."""
+        out: list[CallTexts | None] = []
+        previous: CallTexts | None = None
+        for step in steps:
+            # Without a record the chain starts again at the next call that carries its system prompt.
+            previous = advance(previous, step.call) if step.call is not None else None
+            out.append(previous)
+        return out
+
+    @staticmethod
+    def request(trace: Trace, index: int) -> dict[str, Any]:
+        """Step ``index``'s model call as one JSON-able object: where it went, the body exactly as received (the texts
+        verbatim), the stop sequences cut locally and the parameters left out. ConfigError when the trace cannot say."""
+        position = next((i for i, s in enumerate(trace.steps) if s.index == index), None)
+        if position is None:
+            raise ConfigError(f"The trace has no step {index} (its steps are {[s.index for s in trace.steps]}).")
+        call, body = trace.steps[position].call, request(trace.steps, position)
+        if call is not None and call.same_reply_as is not None:
+            call = next((s.call for s in trace.steps if s.index == call.same_reply_as), None)
+        if call is None or body is None:
+            raise ConfigError(
+                f"Step {index} does not record its model call (a trace exported before ReAct Lab kept them): "
+                "run the question again to inspect its calls."
+            )
+        return {
+            "step": index,
+            "provider": trace.settings.get("provider", ""),
+            "model": trace.settings.get("model", ""),
+            **({"adapter": trace.settings["adapter"]} if trace.settings.get("adapter") else {}),
+            "api": call.api,
+            "endpoint": call.endpoint,
+            "body": body,
+            "stop_local": list(call.stop_local),
+            "omitted": list(call.omitted),
+        }
+
+    @staticmethod
+    def table(steps: Sequence[Step]) -> list[dict[str, Any]]:
+        """One row per model call of a run: how the prompt grew and what each call cost, for the run-level view."""
+        rows = []
+        for step, rebuilt in zip(steps, CallTexts.of(steps), strict=True):
+            call = step.call
+            if call is None or call.same_reply_as is not None:  # one reply's later calls share its model call's row
+                continue
+            prompt_chars = len(rebuilt.system) + len(rebuilt.prompt) if rebuilt else None
+            if rebuilt is not None and rebuilt.messages:
+                prompt_chars = (prompt_chars or 0) + sum(
+                    len(json.dumps(m, ensure_ascii=False)) for m in rebuilt.messages
+                )
+            added = sum(len(json.dumps(m, ensure_ascii=False)) for m in call.messages_added)
+            added += len(call.prompt_added) + (len(call.system) if call.system is not None else 0)
+            rows.append(
+                {
+                    "step": step.index,
+                    "prompt characters": prompt_chars,
+                    "new characters": added,
+                    "prompt tokens": step.usage.prompt_tokens,
+                    "reused tokens": call.reused_tokens,
+                    "written tokens": step.usage.completion_tokens,
+                    "first token (s)": round(call.first_token_seconds, 3),
+                    "call (s)": round(call.seconds, 3),
+                    "finish": call.finish_reason,
+                }
+            )
+        return rows
+
 
 def common_prefix(a: str, b: str) -> int:
     """The length of the longest common prefix of two strings."""
@@ -58,19 +125,6 @@ def common_prefix(a: str, b: str) -> int:
         else:
             hi = mid - 1
     return lo
-
-
-def call_texts(steps: Sequence[Step]) -> list[CallTexts | None]:
-    """The system prompt, prompt (and conversation) of every step's call (None for a step without a call record, e.g.
-    from an old export, or whose record does not fit the one before it). A step from the same reply as an earlier
-    one has that step's texts."""
-    out: list[CallTexts | None] = []
-    previous: CallTexts | None = None
-    for step in steps:
-        # Without a record the chain starts again at the next call that carries its system prompt.
-        previous = advance(previous, step.call) if step.call is not None else None
-        out.append(previous)
-    return out
 
 
 def advance(previous: CallTexts | None, call: ModelCall) -> CallTexts | None:
@@ -188,61 +242,7 @@ def request(steps: Sequence[Step], position: int) -> dict[str, Any] | None:
             return None
         position = heads[-1]
         call = steps[position].call
-    rebuilt = call_texts(steps[: position + 1])[position]
+    rebuilt = CallTexts.of(steps[: position + 1])[position]
     if call is None or rebuilt is None or call.same_reply_as is not None:
         return None
     return fill(call.body, rebuilt)
-
-
-def call_request(trace: Trace, index: int) -> dict[str, Any]:
-    """Step ``index``'s model call as one JSON-able object: where it went, the body exactly as received (the texts
-    verbatim), the stop sequences cut locally and the parameters left out. ConfigError when the trace cannot say."""
-    position = next((i for i, s in enumerate(trace.steps) if s.index == index), None)
-    if position is None:
-        raise ConfigError(f"The trace has no step {index} (its steps are {[s.index for s in trace.steps]}).")
-    call, body = trace.steps[position].call, request(trace.steps, position)
-    if call is not None and call.same_reply_as is not None:
-        call = next((s.call for s in trace.steps if s.index == call.same_reply_as), None)
-    if call is None or body is None:
-        raise ConfigError(
-            f"Step {index} does not record its model call (a trace exported before ReAct Lab kept them): "
-            "run the question again to inspect its calls."
-        )
-    return {
-        "step": index,
-        "provider": trace.settings.get("provider", ""),
-        "model": trace.settings.get("model", ""),
-        **({"adapter": trace.settings["adapter"]} if trace.settings.get("adapter") else {}),
-        "api": call.api,
-        "endpoint": call.endpoint,
-        "body": body,
-        "stop_local": list(call.stop_local),
-        "omitted": list(call.omitted),
-    }
-
-
-def call_table(steps: Sequence[Step]) -> list[dict[str, Any]]:
-    """One row per model call of a run: how the prompt grew and what each call cost, for the run-level view."""
-    rows = []
-    for step, rebuilt in zip(steps, call_texts(steps), strict=True):
-        call = step.call
-        if call is None or call.same_reply_as is not None:  # one reply's later calls share its model call's row
-            continue
-        prompt_chars = len(rebuilt.system) + len(rebuilt.prompt) if rebuilt else None
-        if rebuilt is not None and rebuilt.messages:
-            prompt_chars = (prompt_chars or 0) + sum(len(json.dumps(m, ensure_ascii=False)) for m in rebuilt.messages)
-        added = sum(len(json.dumps(m, ensure_ascii=False)) for m in call.messages_added)
-        rows.append(
-            {
-                "step": step.index,
-                "prompt characters": prompt_chars,
-                "new characters": len(call.prompt_added) + (len(call.system) if call.system is not None else 0) + added,
-                "prompt tokens": step.usage.prompt_tokens,
-                "reused tokens": call.reused_tokens,
-                "written tokens": step.usage.completion_tokens,
-                "first token (s)": round(call.first_token_seconds, 3),
-                "call (s)": round(call.seconds, 3),
-                "finish": call.finish_reason,
-            }
-        )
-    return rows

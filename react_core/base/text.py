@@ -19,6 +19,7 @@ __all__ = [
     "md_escape",
     "md_link",
     "md_text",
+    "plural",
     "safe_url",
     "scrub",
     "scrub_value",
@@ -99,3 +100,8 @@ def _pct(c: str) -> str:
 def md_link(title: str, url: str) -> str:
     href = safe_url(url)
     return f"[{md_text(title)}]({href})" if href else md_text(title)
+
+
+def plural(n: int, word: str) -> str:
+    """``n`` and ``word``, made plural unless n is 1: ``1 step``, ``1,234 tokens``."""
+    return f"{n:,} {word}" + ("" if n == 1 else "s")

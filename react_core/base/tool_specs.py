@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 __all__ = [
     "BUILTIN",
@@ -33,7 +33,6 @@ __all__ = [
     "SPECS",
     "T",
     "TOOLS",
-    "TOOL_ORDER",
     "ToolSpec",
     "example",
     "is_tool_name",
@@ -42,7 +41,6 @@ __all__ = [
     "param",
     "scoped",
     "spec",
-    "tool_label",
 ]
 
 T = TypeVar("T")
@@ -50,6 +48,9 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class ToolSpec:
+    # The built-in tools' names, in the order prompts and menus list them (set below, once they are defined).
+    ORDER: ClassVar[tuple[str, ...]]
+
     name: str  # canonical, lower-case: what a trace records
     label: str  # for people, and for dialects that capitalise tool names (Search[…])
     param: str  # the argument's name in call-style dialects and in native tool calling
@@ -60,6 +61,15 @@ class ToolSpec:
     schema: dict[str, Any] | None = field(default=None, compare=False, hash=False)
     # One-argument dialects write the input as a JSON object (the tool needs more than one text).
     takes_json: bool = False
+
+    @staticmethod
+    def label_of(name: str) -> str:
+        """A tool's name for people: its label when known; an MCP tool's name as it is (its label, in a run or not);
+        else the name capitalised."""
+        found = spec(name)
+        if found:
+            return found.label
+        return name if MCP_TOOL_NAME.match(name) else name[:1].upper() + name[1:]
 
     def parameters(self) -> dict[str, Any]:
         """The input as a JSON Schema object, as native tool calling declares it."""
@@ -108,7 +118,7 @@ FINISH = ToolSpec(
 
 # The tools a run may enable, in the order prompts and menus list them. Finish is always available.
 TOOLS = (SEARCH, LOOKUP, CALCULATOR)
-TOOL_ORDER = tuple(t.name for t in TOOLS)
+ToolSpec.ORDER = tuple(t.name for t in TOOLS)
 # What an MCP tool's name-spaced name looks like (``react_core.tools.mcp.tool_name``: server, '_', the tool's name).
 MCP_TOOL_NAME = re.compile(r"^[a-z][a-z0-9]{0,19}_[a-z0-9_]{1,100}$")
 
@@ -116,13 +126,13 @@ MCP_TOOL_NAME = re.compile(r"^[a-z][a-z0-9]{0,19}_[a-z0-9_]{1,100}$")
 def is_tool_name(name: object) -> bool:
     """Whether ``name`` can name a tool: a built-in one, or an MCP server's (which server offers it is checked when
     a run is built, ``react_core.tools.mcp_config.missing_servers``)."""
-    return isinstance(name, str) and (name in TOOL_ORDER or bool(MCP_TOOL_NAME.match(name)))
+    return isinstance(name, str) and (name in ToolSpec.ORDER or bool(MCP_TOOL_NAME.match(name)))
 
 
 def ordered_tools(names: Iterable[str]) -> list[str]:
     """Tool names as settings and prompt versions keep them: built-in ones in their order, then MCP tools sorted."""
     names = set(names)
-    return [t for t in TOOL_ORDER if t in names] + sorted(names - set(TOOL_ORDER))
+    return [t for t in ToolSpec.ORDER if t in names] + sorted(names - set(ToolSpec.ORDER))
 
 
 # The built-in tools, read-only: a tool from outside is its run's own (``known``).
@@ -192,15 +202,6 @@ PARAMS: Mapping[str, str] = _Params()
 
 def spec(name: str) -> ToolSpec | None:
     return SPECS.get(name) or _run_specs.get().get(name)
-
-
-def tool_label(name: str) -> str:
-    """A tool's name for people: its label when known; an MCP tool's name as it is (its label, in a run or not);
-    else the name capitalised."""
-    found = spec(name)
-    if found:
-        return found.label
-    return name if MCP_TOOL_NAME.match(name) else name[:1].upper() + name[1:]
 
 
 def param(name: str) -> str:

@@ -6,9 +6,8 @@ These dataclasses are the single source for the next prompt, the UI, exports, th
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any
+from typing import Any, ClassVar
 
 from react_core.base.calls import STOPPED
 from react_core.base.calls import FailedCall as FailedCall
@@ -16,15 +15,17 @@ from react_core.base.calls import McpCall as McpCall
 from react_core.base.calls import ModelCall as ModelCall
 from react_core.base.calls import ToolCall as ToolCall
 from react_core.base.calls import Usage as Usage
+from react_core.base.errors import ConfigError
 from react_core.base.observation import Observation as Observation
 from react_core.base.observation import ObservationStats as ObservationStats
 from react_core.base.observation import Source as Source
 from react_core.base.provenance import Provenance as Provenance
+from react_core.base.recorded_settings import clean_settings
+from react_core.base.text import plural
 
 __all__ = [
     "Action",
     "Alternative",
-    "BREAKPOINTS",
     "Exchange",
     "FailedCall",
     "Intervention",
@@ -33,16 +34,12 @@ __all__ = [
     "Observation",
     "ObservationStats",
     "Provenance",
-    "RENAMED",
-    "SETTINGS_FIELDS",
     "STOP_REASONS",
     "Source",
     "Step",
     "ToolCall",
     "Trace",
     "Usage",
-    "clean_settings",
-    "current_names",
     "ended",
 ]
 
@@ -61,39 +58,6 @@ STOP_REASONS = {
 def ended(stop_reason: str | None) -> str:
     """How a run ended, said to a person (``STOP_REASONS``); ``Unfinished`` when it has no stop reason (yet)."""
     return STOP_REASONS.get(stop_reason or "", "Unfinished")
-
-
-# Step mode's breakpoints, in the order a step meets them, and how to say each to a person.
-BREAKPOINTS = {
-    "tool": "before every tool call",
-    "error": "on an unreadable step",
-    "finish": "before Finish",
-    # A call to a tool that runs only with a person's approval (an MCP tool not declared read-only): Run approves it.
-    "destructive": "before a destructive tool call",
-    # An MCP server's question for a person in the middle of a call (an elicitation): the person answers it.
-    "input": "when an MCP server asks you something",
-}
-
-# The settings a trace records. A key or any other secret is never one of them: Trace.from_dict and the
-# constructor drop anything not listed here.
-SETTINGS_FIELDS = (
-    "provider",
-    "model",
-    "adapter",  # the on-device model's LoRA adapter: "shipped" or a file's path (none recorded: the base model)
-    "dialect",
-    "preset",
-    "prompt_version",
-    "examples_chosen",
-    "temperature",
-    "max_calls",
-    "knowledge",
-    "tools",
-    "strategy",
-    "grammar",
-    "pause_before",
-    "arena",  # the arena a run was one column of (``react_core.evaluation.arena``), and which column
-    "arena_column",
-)
 
 
 @dataclass
@@ -187,6 +151,18 @@ class Intervention:
 
 @dataclass
 class Step:
+    # Step mode's breakpoints, in the order a step meets them, and how to say each to a person.
+    BREAKPOINTS: ClassVar[dict[str, str]] = {
+        "tool": "before every tool call",
+        "error": "on an unreadable step",
+        "finish": "before Finish",
+        # A call to a tool that runs only with a person's approval (an MCP tool not declared read-only): Run
+        # approves it.
+        "destructive": "before a destructive tool call",
+        # An MCP server's question for a person in the middle of a call (an elicitation): the person answers it.
+        "input": "when an MCP server asks you something",
+    }
+
     index: int
     thought: str = ""
     action: Action | None = None
@@ -285,27 +261,6 @@ class Exchange:
         return cls(question=d["question"], answer=d.get("answer") or "")
 
 
-# Names that traces, settings, presets and evaluation results were written with before a rename: "format" became
-# "dialect", the one word for an action format. Every reader of stored data goes through ``current_names``.
-RENAMED = {"format": "dialect"}
-
-
-def current_names(d: Mapping[str, Any]) -> dict[str, Any]:
-    """``d`` with names written before a rename read as today's; a current name wins over its old one."""
-    out = dict(d)
-    for old, new in RENAMED.items():
-        if old in out:
-            value = out.pop(old)
-            out.setdefault(new, value)
-    return out
-
-
-def clean_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
-    """Keep only the recorded setting names, so a key can never ride along into a trace."""
-    settings = current_names(settings)
-    return {k: settings[k] for k in SETTINGS_FIELDS if k in settings}
-
-
 @dataclass
 class Trace:
     question: str
@@ -344,6 +299,20 @@ class Trace:
             "http_requests": sum(s.observation.stats.http_requests for s in self.steps if s.observation),
             "errors": sum(1 for s in self.steps if s.is_error),
         }
+
+    def summary(self) -> str:
+        """How the run ended, then its steps, seconds and tokens: ``Answered · 3 steps · 4.2 s · 1,234 tokens``."""
+        t = self.totals
+        figures = f"{plural(t['steps'], 'step')} · {t['seconds']:.1f} s · {plural(t['tokens'], 'token')}"
+        return f"{ended(self.stop_reason)} · {figures}"
+
+    def pending_step(self) -> Step:
+        """The step a paused run waits at; a ConfigError when the run is not paused."""
+        if self.stop_reason != "paused" or not self.steps or not self.steps[-1].pending:
+            raise ConfigError(
+                f"This run is not paused (its stop reason is {self.stop_reason!r}): there is nothing to resume."
+            )
+        return self.steps[-1]
 
     def as_if_picked(self, position: int, alternative: Alternative) -> Trace:
         """The run up to step ``position`` as if ``alternative`` had been picked there: the steps before it, then the

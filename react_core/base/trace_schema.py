@@ -22,14 +22,15 @@ from typing import Any, Union, get_args, get_origin, get_type_hints
 
 from react_core.base.errors import ConfigError
 from react_core.base.nesting import TooDeep, check_depth, loads_json
+from react_core.base.recorded_settings import current_names
 from react_core.base.text import scrub, scrub_value
-from react_core.base.trace import BREAKPOINTS, STOP_REASONS, Step, Trace, current_names
+from react_core.base.trace import STOP_REASONS, Step, Trace
 
 MAX_IMPORT_BYTES = 5_000_000
 MAX_ITEMS = 10_000  # per list: steps, sources, context turns, tools
 MAX_NUMBER = 10**12  # a trillion tokens, requests or seconds is beyond any run (and far inside a 64-bit column)
-# The type of each setting a trace records (``trace.SETTINGS_FIELDS``), as ``RunSettings`` declares it; a test keeps
-# the two in step. ``strategy`` is the evaluation's; ``arena`` and ``arena_column`` the arena's.
+# The type of each setting a trace records (``recorded_settings.SETTINGS_FIELDS``), as ``RunSettings`` declares it; a
+# test keeps the two in step. ``strategy`` is the evaluation's; ``arena`` and ``arena_column`` the arena's.
 SETTING_TYPES: dict[str, Any] = {
     "provider": str,
     "model": str,
@@ -240,8 +241,8 @@ def _trace_rules(trace: dict[str, Any], path: str) -> None:
 
 
 def _step_rules(step: dict[str, Any], path: str) -> None:
-    if step.get("pending", "") not in ("", *BREAKPOINTS):
-        raise InvalidTrace(_join(path, "pending"), f"must be one of {', '.join(BREAKPOINTS)} or empty")
+    if step.get("pending", "") not in ("", *Step.BREAKPOINTS):
+        raise InvalidTrace(_join(path, "pending"), f"must be one of {', '.join(Step.BREAKPOINTS)} or empty")
     for i, note in enumerate(step.get("interventions", [])):
         picked, drawn = note.get("picked"), len(note.get("alternatives", []))
         if picked is not None and not 1 <= picked <= drawn:

@@ -29,7 +29,6 @@ from react_core.cli import mcp as mcp_cli
 from react_core.cli.options import EXIT_USAGE, CliParser, UsageError, add_run_options
 from react_core.dialects import DIALECTS, get_dialect
 from react_core.report.expected import check_expected
-from react_core.report.exports import summary_line
 
 _UNPRINTABLE = re.compile("[\x80-\x9f\ud800-\udfff]")
 
@@ -84,7 +83,7 @@ def ending_lines(trace: Trace) -> str:
         lines.append(expected.message if trace.stop_reason == "paused" else f"{expected.message} · {expected.scores}")
     if trace.error:
         lines.append(f"Error: {trace.error}")
-    lines.append(f"({summary_line(trace)}; stop reason: {trace.stop_reason})")
+    lines.append(f"({trace.summary()}; stop reason: {trace.stop_reason})")
     return visible_controls("\n".join(lines))
 
 
@@ -154,7 +153,7 @@ def _ask_in_steps(args: argparse.Namespace, run) -> int:
 def _cmd_request(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from react_core.base.call_records import call_request
+    from react_core.base.call_records import CallTexts
     from react_core.history import parse_trace_json
     from react_core.providers import provider_class
 
@@ -162,7 +161,7 @@ def _cmd_request(args: argparse.Namespace) -> int:
         trace = parse_trace_json(Path(args.trace).read_bytes())
     except OSError as e:
         raise UsageError(f"cannot read {args.trace}: {e.strerror or e}") from None
-    call = call_request(trace, args.step)
+    call = CallTexts.request(trace, args.step)
     if args.style == "json":
         print(to_json(call))
     else:

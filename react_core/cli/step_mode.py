@@ -17,7 +17,7 @@ from typing import TextIO
 from react_core.base.errors import ConfigError
 from react_core.base.events import Paused, StepDone
 from react_core.base.text import visible_controls
-from react_core.base.trace import BREAKPOINTS, Alternative, Step, Trace
+from react_core.base.trace import Alternative, Step, Trace
 from react_core.loop.pause import parse_decision
 from react_core.loop.service import Run, RunRequest
 
@@ -29,9 +29,9 @@ ANSWERS = 'answer {"FIELD": VALUE, …} | answer decline | answer cancel | stop'
 def breakpoints(value: str) -> list[str]:
     """``tool,error,finish`` as a list; a ConfigError names a breakpoint that is not one."""
     chosen = [b.strip().lower() for b in value.split(",") if b.strip()]
-    unknown = [b for b in chosen if b not in BREAKPOINTS]
+    unknown = [b for b in chosen if b not in Step.BREAKPOINTS]
     if unknown or not chosen:
-        raise ConfigError(f"--pause-before takes a comma-separated list of {', '.join(BREAKPOINTS)}")
+        raise ConfigError(f"--pause-before takes a comma-separated list of {', '.join(Step.BREAKPOINTS)}")
     return chosen
 
 
@@ -40,7 +40,7 @@ def pause_lines(step: Step, dialect: str) -> str:
 
     fmt = get_dialect(dialect)
     lines = [
-        f"Paused {BREAKPOINTS[step.pending]} (step {step.index}): waiting for you.",
+        f"Paused {Step.BREAKPOINTS[step.pending]} (step {step.index}): waiting for you.",
         f"  Raw reply: {step.raw_output!r}",
     ]
     lines.append(f"  Thought {step.index}: {step.thought}")

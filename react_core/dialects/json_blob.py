@@ -177,11 +177,11 @@ class JsonFormat(LangChainSteps):
     def render_action(self, action: Action | None, final_answer: str | None = None) -> str:
         if action is None:
             return f"Final Answer: {final_answer or ''}"
-        blob = {"action": tool_specs.tool_label(action.tool), "action_input": _object_or_text(action)}
+        blob = {"action": tool_specs.ToolSpec.label_of(action.tool), "action_input": _object_or_text(action)}
         return "Action:\n```\n" + json.dumps(blob, ensure_ascii=False, indent=2) + "\n```"
 
     def title_of(self, tool: str, value: str) -> str:
-        name = "Final Answer" if tool == FINISH else tool_specs.tool_label(tool)
+        name = "Final Answer" if tool == FINISH else tool_specs.ToolSpec.label_of(tool)
         return f"{name} · {json.dumps(value, ensure_ascii=False)}"
 
 

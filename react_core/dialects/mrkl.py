@@ -80,7 +80,7 @@ def _keeps_lines(tool: str) -> bool:
     """Whether the tool's input keeps its lines and fences as LangChain's parsers pass them on (a tool from an MCP
     server may run code): all but Search, Lookup and Calculator, whose input is one line of text (a title, a word,
     an expression), so theirs is joined into one line and a fence around it dropped."""
-    return tool not in tool_specs.TOOL_ORDER and tool != FINISH
+    return tool not in tool_specs.ToolSpec.ORDER and tool != FINISH
 
 
 def _thought(text: str) -> str:
@@ -159,7 +159,7 @@ class MrklFormat(LangChainSteps):
         if action is None:
             return f"Final Answer: {final_answer or ''}"
         written = action.input if takes_json(action.tool) else self._written_input(action.input)
-        return f"Action: {tool_specs.tool_label(action.tool)}\nAction Input: {written}"
+        return f"Action: {tool_specs.ToolSpec.label_of(action.tool)}\nAction Input: {written}"
 
     @staticmethod
     def _written_input(value: str) -> str:
@@ -169,8 +169,10 @@ class MrklFormat(LangChainSteps):
     def title_of(self, tool: str, value: str) -> str:
         if tool == FINISH:
             return f"Final Answer: {value}"
-        return f"{tool_specs.tool_label(tool)}: {value}"
+        return f"{tool_specs.ToolSpec.label_of(tool)}: {value}"
 
     def reminder(self, tools: list[str]) -> str:
-        forms = [f"`Action: {tool_specs.tool_label(t)}` / `Action Input: {tool_specs.example(t)}`" for t in tools]
+        forms = [
+            f"`Action: {tool_specs.ToolSpec.label_of(t)}` / `Action Input: {tool_specs.example(t)}`" for t in tools
+        ]
         return "Write one thought, then exactly one action: " + ", ".join(forms) + ", or `Final Answer: …`."

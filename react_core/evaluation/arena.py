@@ -10,8 +10,8 @@ the one Evaluate would produce for that question. Its trace records the arena's 
 a known HotpotQA question has, as a chat run's is found; saved to the history as an ordinary run with origin ``arena``
 when a store is given; sent to the live OpenTelemetry endpoint) and scored: the grounding check, exact match and F1
 against the expected answer when there is one. ``Variant.figure_one`` sets the paper's budget (``PAPER_REACT_STEPS``
-model calls). ``line_up`` and ``first_difference`` line the columns' steps up row by row and find the first row where
-their actions differ; ``Variant.label`` names a column's variant and ``ColumnResult.figures`` says its scores and
+model calls). ``Arena.line_up`` and ``first_difference`` line the columns' steps up row by row and find the first row
+where their actions differ; ``Variant.label`` names a column's variant and ``ColumnResult.figures`` says its scores and
 totals, for the app's view and the HTML export alike. UI-free.
 """
 
@@ -29,6 +29,7 @@ from react_core.base import cancel as cancellation
 from react_core.base.answers import exact_match, f1_score, normalize_answer
 from react_core.base.errors import ConfigError
 from react_core.base.events import Event, RunDone, StepDone, StepStarted, TextDelta
+from react_core.base.text import plural
 from react_core.base.trace import Step, Trace
 from react_core.evaluation.paper import STRATEGY_LABELS
 from react_core.evaluation.strategies import (
@@ -49,7 +50,6 @@ from react_core.providers.allowance import OPERATOR, Allowance
 from react_core.providers.base import Provider
 from react_core.report.edits import Edit, hand_edits
 from react_core.report.expected import score_line
-from react_core.report.exports import plural
 from react_core.report.grounding import Grounding, check_grounding
 from react_core.telemetry.live import LiveTarget
 
@@ -62,7 +62,6 @@ __all__ = [
     "Variant",
     "check_variants",
     "first_difference",
-    "line_up",
 ]
 
 DIRECT = ("standard", "cot")  # answer in one call, no tools
@@ -198,6 +197,12 @@ class Arena:
     STRATEGIES = ("standard", "cot", "act", "react")  # the paper's Figure 1, in its order
     MIN_COLUMNS, MAX_COLUMNS = 2, 4
 
+    @staticmethod
+    def line_up(columns: Sequence[Sequence[Step]]) -> list[list[Step | None]]:
+        """The columns' steps as rows: row k holds each column's k-th step, or None where a column has fewer."""
+        rows = max((len(c) for c in columns), default=0)
+        return [[c[k] if k < len(c) else None for c in columns] for k in range(rows)]
+
     def __init__(
         self,
         question: str,
@@ -313,12 +318,6 @@ class Arena:
 # -- steps lined up ----------------------------------------------------------------------------------------------
 
 
-def line_up(columns: Sequence[Sequence[Step]]) -> list[list[Step | None]]:
-    """The columns' steps as rows: row k holds each column's k-th step, or None where a column has fewer."""
-    rows = max((len(c) for c in columns), default=0)
-    return [[c[k] if k < len(c) else None for c in columns] for k in range(rows)]
-
-
 def _move(step: Step | None) -> tuple:
     """What a step did, for comparing columns: its action (tool and input, case and spacing aside), its answer, or
     nothing readable."""
@@ -336,7 +335,7 @@ def first_difference(columns: Sequence[Sequence[Step]]) -> int | None:
     when every row agrees or there is only one column."""
     if len(columns) < 2:
         return None
-    for k, row in enumerate(line_up(columns)):
+    for k, row in enumerate(Arena.line_up(columns)):
         if len({_move(s) for s in row}) > 1:
             return k
     return None

@@ -6,7 +6,7 @@ Built from the single-run export's own pieces (``react_core.report.html``): the 
 holds, variant labels included, is character data), the same policy that allows no script and no request, the same
 step sections with their sources and model calls in ``<details>``. The columns are one CSS grid, so a row's steps
 stay side by side; a wide arena scrolls sideways rather than squeezing its columns, and on a phone one column fills
-the screen. The rules of the arena (``line_up``, ``Variant.label``, ``ColumnResult.figures``) come from
+the screen. The rules of the arena (``Arena.line_up``, ``Variant.label``, ``ColumnResult.figures``) come from
 ``evaluation.arena``, where the columns part (their actions, or a person's edit) from ``evaluation.parting``. UI-free.
 """
 
@@ -18,9 +18,10 @@ from typing import Any
 
 from react_core.base import call_records
 from react_core.base.errors import ConfigError
-from react_core.evaluation.arena import Arena, ColumnResult, Variant, line_up
+from react_core.base.text import plural
+from react_core.evaluation.arena import Arena, ColumnResult, Variant
 from react_core.evaluation.parting import Parting
-from react_core.report.exports import file_stem, plural, summary_line
+from react_core.report.exports import file_stem
 from react_core.report.html import STYLE, answer_section, esc, page, para, settings_line, step_section
 
 __all__ = ["ARENA_STYLE", "SideBySide"]
@@ -94,8 +95,8 @@ def _page(results: Sequence[ColumnResult], arena_id: str | None, saved_at: str |
     body = [*_header(results, arena_id, saved_at, parting, names), f'<main class="scroll"><div class="grid cols-{n}">']
     for i, result in enumerate(results):
         body.append(_column_head(result, i, own_question=len({t.question for t in traces}) > 1))
-    rebuilt = [call_records.call_texts(t.steps) for t in traces]
-    for k, row in enumerate(line_up([t.steps for t in traces])):
+    rebuilt = [call_records.CallTexts.of(t.steps) for t in traces]
+    for k, row in enumerate(Arena.line_up([t.steps for t in traces])):
         if parting is not None and k == differ:
             mark = f"▼ {parting.said(names)}"
             body.append(f'<p class="differ wide" id="first-difference"><span>{esc(mark)}</span></p>')
@@ -147,7 +148,7 @@ def _column_head(result: ColumnResult, i: int, *, own_question: bool) -> str:
     """A column's label, how its run ended, its run number, its question (when the columns' differ) and settings."""
     trace = result.trace
     out = [f'<section class="column" id="column-{i + 1}"><h2>{esc(f"{i + 1}. {Variant.label(trace.settings)}")}</h2>']
-    out.append(para(summary_line(trace)))
+    out.append(para(trace.summary()))
     if own_question:
         out.append(para(f"Question: {trace.question}"))
     if result.history_id is not None:

@@ -257,7 +257,7 @@ def run_cot_sc(question: str, ctx: EvalContext, strategy: str = "cot-sc") -> Out
     request = direct_request(preset, question, ctx.sc_temperature, ctx.provider.extra_stops)
     drawn: list[Reply] = []
     for i in range(1, ctx.samples + 1):
-        previous = call_records.call_texts(trace.steps)[-1] if trace.steps else None
+        previous = call_records.CallTexts.of(trace.steps)[-1] if trace.steps else None
         try:
             if i == 1:  # all at once where the provider can (the on-device model's batch), else one by one
                 with cancel.scope(ctx.cancel):

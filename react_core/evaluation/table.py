@@ -16,7 +16,7 @@ from pathlib import Path
 
 from react_core.base.errors import ConfigError
 from react_core.base.paths import PROJECT_ROOT
-from react_core.base.tool_specs import tool_label
+from react_core.base.tool_specs import ToolSpec
 from react_core.evaluation.report import markdown_table
 from react_core.evaluation.results import Evaluation
 from react_core.evaluation.run import EvalPlan
@@ -60,7 +60,7 @@ def describe(plan: EvalPlan, evaluation: Evaluation, command: str, minutes: floa
     path = pack_path(knowledge) if is_pack(knowledge) else None
     if path is not None:
         knowledge = f"the offline pack `{path.name}` built from the same files"
-    tools = ", ".join(tool_label(t) for t in plan.tools) or "no tools"
+    tools = ", ".join(ToolSpec.label_of(t) for t in plan.tools) or "no tools"
     source = ", ".join(f"`{Path(d).name}`" for d in plan.datasets)
     if plan.indices:
         source = f"the rows of {source} listed in `{Path(plan.indices).name}`"

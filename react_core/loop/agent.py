@@ -28,7 +28,7 @@ from react_core.base import cancel as cancellation
 from react_core.base.cancel import Cancelled
 from react_core.base.errors import ConfigError, ContextOverflowError, ReactLabError
 from react_core.base.events import ActionParsed, Event, Paused, RunDone, StepDone, StepStarted, TextDelta, final_trace
-from react_core.base.trace import BREAKPOINTS, Exchange, FailedCall, ModelCall, Observation, Step, Trace, Usage
+from react_core.base.trace import Exchange, FailedCall, ModelCall, Observation, Step, Trace, Usage
 from react_core.dialects import get_dialect
 from react_core.dialects.base import Dialect, ParseResult
 from react_core.loop.acting import act, declined
@@ -58,7 +58,7 @@ class RunConfig:
     max_tokens: int = 400
     # Constrain the on-device model's decoding to one well-formed step of the dialect (providers that can).
     grammar: bool = False
-    # Step mode: the breakpoints (``trace.BREAKPOINTS``) where the run pauses for a person (``react_core.loop.pause``).
+    # Step mode: the breakpoints (``Step.BREAKPOINTS``) where the run pauses for a person (``react_core.loop.pause``).
     pause_before: tuple[str, ...] = ()
     # What else the trace records about how it ran (the knowledge source, the evaluation strategy). Never a key:
     # Trace drops names it does not know.
@@ -74,9 +74,9 @@ def settled(step: Step) -> Step:
 
 def check_pausable(pause_before: Sequence[str], dialect: Dialect) -> None:
     """Refuse a breakpoint that is not one, and step mode in the tools dialect (one reply may hold several calls)."""
-    unknown = set(pause_before) - set(BREAKPOINTS)
+    unknown = set(pause_before) - set(Step.BREAKPOINTS)
     if unknown:
-        raise ConfigError(f"Unknown breakpoints {sorted(unknown)}: choose from {', '.join(BREAKPOINTS)}.")
+        raise ConfigError(f"Unknown breakpoints {sorted(unknown)}: choose from {', '.join(Step.BREAKPOINTS)}.")
     if pause_before and dialect.native_tools:
         raise ConfigError(
             "Step mode pauses the text dialects; the tools dialect's replies may hold several calls at once. Choose "
@@ -190,7 +190,7 @@ class Agent:
         system = render_prefix(cfg.preset, cfg.tools.names, trace.question)
         question_block = render_question(cfg.preset, trace.question, trace.context)
         scratchpad = "".join(self.dialect.render_step(s) for s in trace.steps)
-        previous = call_records.call_texts(trace.steps)[-1] if trace.steps else None
+        previous = call_records.CallTexts.of(trace.steps)[-1] if trace.steps else None
         index = len(trace.steps) + 1
         # The budget counts model calls; a reply with several tool calls gives several steps.
         for _ in range(cfg.max_calls if calls is None else calls):
@@ -296,7 +296,7 @@ class Agent:
         if every one were chosen. Not in the tools dialect, whose replies may hold several calls."""
         if self.dialect.native_tools or not cancellation.pause_requested():
             return ""
-        return self.breakpoint_at(step, tuple(BREAKPOINTS))
+        return self.breakpoint_at(step, tuple(Step.BREAKPOINTS))
 
     def request_at(self, trace: Trace, index: int) -> CompletionRequest:
         """The request that writes step ``index`` after the steps before it (a paused step drawn again)."""

@@ -26,7 +26,7 @@ from react_core.base.cancel import Cancelled
 from react_core.base.errors import ProviderError, ReactLabError
 from react_core.base.text import scrub
 from react_core.base.trace import ModelCall, Step, ToolCall, Usage
-from react_core.providers.base import Chunk, CompletionRequest, Provider, cut_at_stop, estimate_tokens
+from react_core.providers.base import Chunk, CompletionRequest, Provider, cut_at_stop
 from react_core.providers.messages import said
 
 # A model call that has not finished within this many seconds has failed (a stream that keeps sending keep-alive
@@ -135,7 +135,9 @@ def read_reply(
 
     def reply(finish: str, cut_at: int | None = None, cut_by: str = "") -> Reply:
         # Without the provider's count (a stopped reply never gets one), estimated: the prompt was read, text written.
-        counted = usage or Usage(estimate_tokens(request.system + request.prompt), estimate_tokens(text))
+        counted = usage or Usage(
+            Provider.estimate_tokens(request.system + request.prompt), Provider.estimate_tokens(text)
+        )
         return Reply(
             text=text,
             usage=counted,

@@ -1,6 +1,6 @@
 """Step mode: a run paused at a breakpoint, and the person's decision that takes it on.
 
-A run with ``pause_before`` (``trace.BREAKPOINTS``: before every tool call, on an unreadable step, before Finish)
+A run with ``pause_before`` (``Step.BREAKPOINTS``: before every tool call, on an unreadable step, before Finish)
 stops where a step meets one: ``Agent.stream`` yields ``Paused`` and ends with stop reason ``paused``, the Trace's
 last step pending (its raw reply, Thought, Action; nothing run yet). Like the OpenAI Agents SDK's ``RunState``, the
 paused Trace is the whole state: saved to History, it can be resumed by another process after a restart.
@@ -51,10 +51,8 @@ __all__ = [
     "Decision",
     "WRITTEN_NOTE",
     "calls_spent",
-    "cannot_go_on",
     "log",
     "parse_decision",
-    "pending_step",
     "resume",
 ]
 
@@ -109,15 +107,6 @@ def parse_decision(line: str, by: str = "person") -> Decision:
     return Decision(word, text=rest, by=by)
 
 
-def pending_step(trace: Trace) -> Step:
-    """The step a paused run waits at; a ConfigError when the run is not paused."""
-    if trace.stop_reason != "paused" or not trace.steps or not trace.steps[-1].pending:
-        raise ConfigError(
-            f"This run is not paused (its stop reason is {trace.stop_reason!r}): there is nothing to resume."
-        )
-    return trace.steps[-1]
-
-
 def calls_spent(trace: Trace) -> int:
     return sum(1 for s in trace.steps if s.call is not None and s.call.same_reply_as is None)
 
@@ -133,7 +122,7 @@ def resume(
     """The paused ``trace`` taken on with ``decision``, as events ending with ``RunDone`` (a new Trace: the paused one
     is left as it was). The decision is checked before anything happens: a ConfigError says why it cannot be taken.
     ``pause`` set: it pauses again at the next step written ("Pause here")."""
-    pending = pending_step(trace)
+    pending = trace.pending_step()
     if agent.dialect.name != trace.settings.get("dialect", agent.dialect.name):
         raise ConfigError(
             f"This run is written in the {trace.settings.get('dialect')} dialect, not {agent.dialect.name}."
@@ -312,7 +301,7 @@ def _draw(agent: Agent, trace: Trace, step: Step, decision: Decision, drawn: lis
     ``drawn`` as each arrives (so a failure keeps the ones before it)."""
     request = replace(agent.request_at(trace, step.index), temperature=float(decision.temperature))
     earlier = [s for s in trace.steps if s.index < step.index]
-    previous = call_records.call_texts(earlier)[-1] if earlier else None
+    previous = call_records.CallTexts.of(earlier)[-1] if earlier else None
     for _ in range(decision.k):
         yield StepStarted(step.index)
         reply = yield from agent.generate(request, step.index)
@@ -329,15 +318,3 @@ def _draw(agent: Agent, trace: Trace, step: Step, decision: Decision, drawn: lis
                 call=call_record(request, reply, previous),
             )
         )
-
-
-# -- a paused run that cannot go on ------------------------------------------------------------------------------
-
-
-def cannot_go_on(trace: Trace, why: Exception | str) -> ConfigError:
-    """The one message for a paused run whose own settings cannot be built here."""
-    provider, model = trace.settings.get("provider", "?"), trace.settings.get("model") or "default"
-    return ConfigError(
-        f"This paused run cannot go on here with its own settings (provider {provider!r}, model {model!r}): {why} "
-        "Nothing is lost: it stays paused in History, ready to resume once that is fixed."
-    )

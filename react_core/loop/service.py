@@ -30,13 +30,13 @@ from typing import Any
 
 from react_core.base.cancel import Cancelled
 from react_core.base.errors import ConfigError, ReactLabError
-from react_core.base.events import ActionParsed, Event, RunDone, StepDone, StepStarted
+from react_core.base.events import ActionParsed, Event, RunDone, StepDone, StepStarted, final_trace
 from react_core.base.trace import Action, Exchange, Step, Trace
 from react_core.history.store import resumed_elsewhere
 from react_core.loop.agent import Agent, RunConfig
 from react_core.loop.keeping import Claimed, Keeping, claim, finish
-from react_core.loop.pause import Decision, cannot_go_on, pending_step, resume
-from react_core.loop.recorded import settings_of
+from react_core.loop.pause import Decision, resume
+from react_core.loop.recorded import Recorded
 from react_core.loop.settings import RunSettings, build_run_config, provider_for
 from react_core.presets.preset import Preset
 from react_core.providers.allowance import Allowance
@@ -113,6 +113,10 @@ class Run:
         except Exception as e:
             self._problem = e
             raise
+
+    def result(self) -> Trace:
+        """The run read to its end: the Trace it ends with (as ``trace`` says afterwards)."""
+        return final_trace(self)
 
     def __iter__(self) -> Iterator[Event]:
         if self.trace is not None:  # it has ended (and been kept): read again, it is only its end
@@ -216,13 +220,13 @@ class Run:
         paused = self.paused
         if paused is None:
             raise ConfigError("There is no paused run to take on.")
-        pending_step(paused)
+        paused.pending_step()
         if self.settings is None and self.config is None:
-            self.settings = settings_of(paused)
+            self.settings = Recorded(paused).run_settings()
         try:
             agent = self._agent()
         except ReactLabError as e:
-            raise cannot_go_on(paused, e) from None
+            raise Recorded(paused).cannot_go_on(e) from None
         events = resume(agent, paused, decision, cancel=self.request.cancel, pause=self.request.pause)
         if record is not None:
             self._claimed = claim(store, record, keeping.revision)

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
-from typing import Any
+from typing import Any, ClassVar
 
 from react_core.base.environment import environment_value
 from react_core.base.errors import ConfigError, ReactLabError
-from react_core.base.tool_specs import is_tool_name
-from react_core.base.trace import BREAKPOINTS, current_names
+from react_core.base.recorded_settings import current_names
+from react_core.base.tool_specs import ToolSpec, is_tool_name
+from react_core.base.trace import Step
 from react_core.loop.agent import DEFAULT_MAX_CALLS, RunConfig
 from react_core.presets.check import validate_preset
 from react_core.presets.preset import Preset, default_preset_for, preset_dialect
@@ -23,11 +24,10 @@ from react_core.providers import FALLBACK
 from react_core.providers.choice import environment_settings
 from react_core.providers.file_choices import check_files
 from react_core.providers.scripted import checked_outputs
-from react_core.tools import DEFAULT_SENTENCES, TOOL_ORDER, build_tools
+from react_core.tools import DEFAULT_SENTENCES, build_tools
 from react_core.tools.mcp_config import all_servers, missing_servers, own_entry
 
 __all__ = [
-    "MAX_CALLS_LIMIT",
     "RunSettings",
     "TEMPERATURES",
     "adapter_recorded",
@@ -38,7 +38,6 @@ __all__ = [
     "resolve_preset",
 ]
 
-MAX_CALLS_LIMIT = 20
 TEMPERATURES = (0.0, 2.0)  # the sampling temperatures a run, a step-mode draw or CoT-SC may ask for
 
 
@@ -58,6 +57,8 @@ def default_provider(env: Mapping[str, str] | None = None) -> str:
 
 @dataclass
 class RunSettings:
+    MAX_CALLS: ClassVar[int] = 20  # the most model calls a run may be given (``max_calls``)
+
     provider: str = field(default_factory=lambda: FALLBACK.name)
     model: str = ""
     base_url: str = ""
@@ -74,14 +75,14 @@ class RunSettings:
     wiki_url: str = ""
     wiki_language: str = ""
     sentences: int = DEFAULT_SENTENCES
-    tools: list[str] = field(default_factory=lambda: list(TOOL_ORDER))
+    tools: list[str] = field(default_factory=lambda: list(ToolSpec.ORDER))
     # The person's own MCP servers, name -> streamable-HTTP URL, or -> {"url", "headers"} when they gave it
     # credentials (``react_core.tools.mcp_config.own_entry``); the operator's are configured on the server. Their tools
     # are enabled in ``tools`` by their name-spaced names. Never recorded in a trace (``SETTINGS_FIELDS``).
     mcp_servers: dict[str, Any] = field(default_factory=dict)
     # Constrain decoding to one well-formed step of the dialect, where the provider can (the on-device model).
     grammar: bool = True
-    # Step mode: pause before a tool call, on an unreadable step, before Finish (``trace.BREAKPOINTS``); [] is off.
+    # Step mode: pause before a tool call, on an unreadable step, before Finish (``Step.BREAKPOINTS``); [] is off.
     pause_before: list[str] = field(default_factory=list)
 
     @classmethod
@@ -163,18 +164,18 @@ class RunSettings:
         return provider.warm(render_prefix(preset, tools), ahead)
 
     def check(self) -> None:
-        if not 1 <= int(self.max_calls) <= MAX_CALLS_LIMIT:
-            raise ConfigError(f"max calls must be between 1 and {MAX_CALLS_LIMIT} (got {self.max_calls}).")
+        if not 1 <= int(self.max_calls) <= self.MAX_CALLS:
+            raise ConfigError(f"max calls must be between 1 and {self.MAX_CALLS} (got {self.max_calls}).")
         check_temperature(self.temperature)
         if not 1 <= int(self.sentences) <= 50:
             raise ConfigError(f"sentences must be between 1 and 50 (got {self.sentences}).")
-        stray = set(self.pause_before) - set(BREAKPOINTS)
+        stray = set(self.pause_before) - set(Step.BREAKPOINTS)
         if stray:
-            raise ConfigError(f"unknown breakpoints {sorted(stray)}: choose from {', '.join(BREAKPOINTS)}.")
+            raise ConfigError(f"unknown breakpoints {sorted(stray)}: choose from {', '.join(Step.BREAKPOINTS)}.")
         unknown = {t for t in set(self.tools) if not is_tool_name(t)}
         if unknown:
             raise ConfigError(
-                f"unknown tools {sorted(unknown)}: choose from {', '.join(TOOL_ORDER)} or an MCP server's tools."
+                f"unknown tools {sorted(unknown)}: choose from {', '.join(ToolSpec.ORDER)} or an MCP server's tools."
             )
         if not isinstance(self.mcp_servers, dict) or not all(isinstance(k, str) for k in self.mcp_servers):
             raise ConfigError("mcp_servers must map server names to URLs.")
@@ -256,7 +257,7 @@ def build_run_config(
             settings.knowledge, wiki_url=settings.wiki_url or None, language=settings.wiki_language or None
         )
     servers = []
-    if set(settings.tools) - set(TOOL_ORDER):
+    if set(settings.tools) - set(ToolSpec.ORDER):
         from react_core.providers.keys import visitor
 
         # Under the job's key rules: a visitor's own servers only where the operator allows them.
@@ -271,6 +272,6 @@ def build_run_config(
         max_calls=int(settings.max_calls),
         temperature=float(settings.temperature),
         grammar=bool(settings.grammar),
-        pause_before=tuple(b for b in BREAKPOINTS if b in settings.pause_before),
+        pause_before=tuple(b for b in Step.BREAKPOINTS if b in settings.pause_before),
         recorded={"knowledge": settings.knowledge, **adapter_recorded(provider)},
     )

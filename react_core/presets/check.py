@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from react_core.base import tool_specs
-from react_core.base.tool_specs import TOOL_ORDER
+from react_core.base.tool_specs import ToolSpec
 from react_core.base.trace import Action, Step
 from react_core.dialects import DIALECTS, get_dialect
 from react_core.dialects.base import Dialect, ParseResult
@@ -81,10 +81,10 @@ def _action_problem(fmt: Dialect, chunk: str, action: Action | None, answer: str
     dialect's own form. A model's looser forms (``Search Pierrepont Noyes``) are read, but the model copies what the
     examples show, so they must be written as the dialect writes an action (and reads it back the same)."""
     if action is not None and action.tool not in tools:
-        usable = [tool_specs.tool_label(t) for t in tool_specs.ordered_tools(tools)]
+        usable = [tool_specs.ToolSpec.label_of(t) for t in tool_specs.ordered_tools(tools)]
         # A name an MCP server's tool could have is a tool, just not one enabled here (the preset's [run] tools).
         known = "is not enabled" if tool_specs.is_tool_name(action.tool) else "is not a tool"
-        return f"{tool_specs.tool_label(action.tool)} {known}: an example may call {', '.join(usable)} or Finish"
+        return f"{tool_specs.ToolSpec.label_of(action.tool)} {known}: an example may call {', '.join(usable)} or Finish"
     why = fmt.unrenderable(action, answer)
     if why:
         return why
@@ -127,7 +127,7 @@ def validate_preset(
         problems.append(Problem("instructions", 0, why))
     if not 0 <= preset.dynamic_examples <= MAX_DYNAMIC:
         problems.append(Problem("dynamic_examples", 0, f"must be a whole number from 0 (off) to {MAX_DYNAMIC}"))
-    allowed = set([*TOOL_ORDER, *(preset.run_tools or ())] if tools is None else tools)
+    allowed = set([*ToolSpec.ORDER, *(preset.run_tools or ())] if tools is None else tools)
     same = since is not None and since.dialect == fmt.name
     kept = {_squash(c) for _, c in example_chunks(fmt, since.examples)} if same else set()
     chunks = example_chunks(fmt, preset.examples)
@@ -138,7 +138,7 @@ def validate_preset(
         if result.leaked_observation and not result.error:
             problems.append(Problem("examples", line, "an Observation is inside the model's part", chunk))
             continue
-        usable = set(TOOL_ORDER) if _squash(chunk) in kept else allowed
+        usable = set(ToolSpec.ORDER) if _squash(chunk) in kept else allowed
         why = result.error or _action_problem(fmt, chunk, result.action, result.final_answer, usable)
         if why:
             offset, text = _action_line(chunk, None if result.error else result.thought)

@@ -16,7 +16,7 @@ from react_core.presets.check import Problem, validate_preset
 from react_core.presets.from_run import example_text
 from react_core.presets.preset import Preset
 from react_core.presets.render import render_prefix
-from react_core.providers.base import estimate_tokens
+from react_core.providers.base import Provider
 
 __all__ = ["PromptEdit"]
 
@@ -39,7 +39,7 @@ class PromptEdit:
     @property
     def tokens(self) -> int:
         """About how many tokens of instructions and examples are sent with every step."""
-        return estimate_tokens(render_prefix(self.preset, list(self.tools or [])))
+        return Provider.estimate_tokens(render_prefix(self.preset, list(self.tools or [])))
 
     def with_run(self, trace: Trace, run_id: int) -> Preset:
         """The prompt with the run appended to its examples (an unsaved edit), checked as the editor checks a prompt;

@@ -22,8 +22,8 @@ from typing import Any, ClassVar
 from react_core.base.errors import ConfigError
 from react_core.base.nesting import TooDeep, loads_toml
 from react_core.base.paths import BUILTIN_PRESETS_DIR, presets_dir, shared_data_dir
-from react_core.base.tool_specs import TOOL_ORDER, is_tool_name, ordered_tools
-from react_core.base.trace import current_names
+from react_core.base.recorded_settings import current_names
+from react_core.base.tool_specs import ToolSpec, is_tool_name, ordered_tools
 from react_core.dialects import DIALECTS
 
 __all__ = [
@@ -91,7 +91,7 @@ class Preset:
     def runs_as(self, tools: Iterable[str], grammar: bool) -> bool:
         """Whether settings with ``tools`` and ``grammar`` run this version as it says; a version that does not say
         runs as the settings' defaults do (every built-in tool, the grammar on: ``RunSettings``)."""
-        kept = self.run_tools if self.run_tools is not None else list(TOOL_ORDER)
+        kept = self.run_tools if self.run_tools is not None else list(ToolSpec.ORDER)
         wanted = self.grammar if self.grammar is not None else True
         return ordered_tools(tools) == ordered_tools(kept) and bool(grammar) == wanted
 
@@ -234,7 +234,7 @@ def _run_table(run: Any, where: str) -> tuple[list[str] | None, bool | None]:
     tools, grammar = run.get("tools"), run.get("grammar")
     if tools is not None and not (isinstance(tools, list) and all(is_tool_name(t) for t in tools)):
         raise ConfigError(
-            f"Preset {where} has [run] tools that are not among {', '.join(TOOL_ORDER)} or an MCP server's tools "
+            f"Preset {where} has [run] tools that are not among {', '.join(ToolSpec.ORDER)} or an MCP server's tools "
             "(server_tool, e.g. git_git_status)."
         )
     if grammar is not None and not isinstance(grammar, bool):

@@ -5,7 +5,7 @@ literally (no ``str.format``), so examples may contain braces."""
 from __future__ import annotations
 
 from react_core.base import tool_specs
-from react_core.base.tool_specs import TOOL_ORDER
+from react_core.base.tool_specs import ToolSpec
 from react_core.base.trace import Exchange
 from react_core.dialects import get_dialect
 from react_core.dialects.base import example_action
@@ -20,7 +20,7 @@ def tools_block(preset: Preset, tool_names: list[str]) -> str:
     it does not describe gets its call in the preset's dialect and the tool's own description."""
     fmt = get_dialect(preset.dialect)
     descriptions = []
-    for name in [t for t in TOOL_ORDER if t in tool_names] + [t for t in tool_names if t not in TOOL_ORDER]:
+    for name in [t for t in ToolSpec.ORDER if t in tool_names] + [t for t in tool_names if t not in ToolSpec.ORDER]:
         spec = tool_specs.spec(name)
         fallback = fmt.render_action(example_action(name)) + (f": {spec.description}" if spec else "")
         descriptions.append(preset.tools.get(name) or fallback)

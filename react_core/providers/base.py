@@ -26,7 +26,7 @@ from react_core.base.errors import ConfigError
 from react_core.base.tool_specs import ToolSpec
 from react_core.base.trace import ToolCall, Usage
 
-__all__ = ["Chunk", "CompletionRequest", "Provider", "cut_at_stop", "estimate_tokens"]
+__all__ = ["Chunk", "CompletionRequest", "Provider", "cut_at_stop"]
 
 
 @dataclass(frozen=True)
@@ -83,14 +83,14 @@ def cut_at_stop(text: str, stops: tuple[str, ...] | list[str]) -> tuple[str, str
     return text[:best], hit
 
 
-def estimate_tokens(text: str) -> int:
-    """A rough token count (about four characters a token) for providers that report none."""
-    return max(1, (len(text) + 3) // 4) if text else 0
-
-
 class Provider:
     """Base class of every model provider. A provider describes itself in class attributes, so callers (the CLI, the
     pages, the evaluation) decide what to show and how to run it without ever comparing provider names."""
+
+    @staticmethod
+    def estimate_tokens(text: str) -> int:
+        """A rough token count (about four characters a token) for providers that report none."""
+        return max(1, (len(text) + 3) // 4) if text else 0
 
     # -- what the provider is ----------------------------------------------------------------------------
     name: str = ""  # the id in settings, on the command line and in traces
@@ -147,7 +147,7 @@ class Provider:
 
     @classmethod
     def snippet(cls, call: Mapping[str, Any], style: str) -> str:
-        """One recorded call (``call_records.call_request``: ``api``, ``endpoint``, ``model``, ``body`` as the API
+        """One recorded call (``call_records.CallTexts.request``: ``api``, ``endpoint``, ``model``, ``body`` as the API
         received it) as a ``curl`` command or a ``python`` script with the provider's official SDK that sends the same
         body, with the key as a shell or environment variable (``key_vars[0]``), never its value."""
         raise ConfigError(f"A {cls.label} call cannot be reproduced outside the app as {style}.")

@@ -22,7 +22,7 @@ from typing import Any
 from react_core.base import cancel
 from react_core.base.errors import ConfigError, ProviderError
 from react_core.base.trace import ToolCall, Usage
-from react_core.providers.base import Chunk, CompletionRequest, Provider, estimate_tokens
+from react_core.providers.base import Chunk, CompletionRequest, Provider
 
 __all__ = ["ScriptedProvider", "checked_outputs", "load_script"]
 
@@ -139,7 +139,10 @@ class ScriptedProvider(Provider):
             yield Chunk(text=piece)
         if calls:
             yield Chunk(tool_calls=calls)
-        yield Chunk(usage=usage or Usage(estimate_tokens(request.text), estimate_tokens(text)), finish_reason="stop")
+        yield Chunk(
+            usage=usage or Usage(Provider.estimate_tokens(request.text), Provider.estimate_tokens(text)),
+            finish_reason="stop",
+        )
 
 
 def _tool_call(item: Any, n: int) -> ToolCall:

@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from react_core.base.text import fenced, md_link, md_text
-from react_core.base.trace import BREAKPOINTS, Action, Alternative, Step, Trace, ended
+from react_core.base.trace import Action, Alternative, Step, Trace
 from react_core.dialects import DIALECTS
 from react_core.dialects.base import Dialect
 from react_core.knowledge.spec import knowledge_answered
@@ -26,10 +26,7 @@ __all__ = [
     "action_text",
     "action_title",
     "answered_settings",
-    "figures",
     "file_stem",
-    "plural",
-    "summary_line",
     "to_json",
     "to_markdown",
 ]
@@ -63,21 +60,6 @@ def _dialect(name: str) -> Dialect:
     return DIALECTS.get(name) or DIALECTS["paper"]  # a trace from elsewhere may name a dialect we do not have
 
 
-def plural(n: int, word: str) -> str:
-    return f"{n:,} {word}" + ("" if n == 1 else "s")
-
-
-def figures(trace: Trace) -> str:
-    """Steps, seconds and tokens of a run, e.g. ``3 steps · 4.2 s · 1,234 tokens``."""
-    t = trace.totals
-    return f"{plural(t['steps'], 'step')} · {t['seconds']:.1f} s · {plural(t['tokens'], 'token')}"
-
-
-def summary_line(trace: Trace) -> str:
-    """How the run ended, e.g. ``Answered · 3 steps · 4.2 s · 1,234 tokens``."""
-    return f"{ended(trace.stop_reason)} · {figures(trace)}"
-
-
 def to_json(trace: Trace) -> str:
     return json.dumps(trace.to_dict(), ensure_ascii=False, indent=2)
 
@@ -99,7 +81,7 @@ def to_markdown(trace: Trace) -> str:
         out.append(f"- **Expected answer:** {md_text(expected.expected)} ({md_text(expected.verdict)})")
     if trace.final_answer is not None:
         out.append(f"- **Evidence:** {md_text(check_grounding(trace).message)}")
-    out.append(f"- **Run:** {md_text(summary_line(trace))}")
+    out.append(f"- **Run:** {md_text(trace.summary())}")
     if trace.error:
         out.append(f"- **Error:** {md_text(trace.error)}")
     settings = ", ".join(f"{k} `{_inline(v)}`" for k, v in answered_settings(trace).items())
@@ -137,7 +119,7 @@ def _decisions(step: Step, fmt: str) -> list[str]:
     """Step mode: where the step waits, what a person decided on it, and every alternative drawn for it."""
     out: list[str] = []
     if step.pending:
-        out += [f"_Paused {md_text(BREAKPOINTS.get(step.pending, step.pending))}: waiting for a decision._", ""]
+        out += [f"_Paused {md_text(Step.BREAKPOINTS.get(step.pending, step.pending))}: waiting for a decision._", ""]
     for note in step.interventions:
         what = f"- **{md_text(note.by)}** decided **{md_text(note.kind)}** at the {md_text(note.at)} breakpoint"
         out.append(what + (f": {_code(note.before)} → {_code(note.after)}" if note.before != note.after else ""))

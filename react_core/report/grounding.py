@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from react_core.base.answers import normalize_answer
-from react_core.base.tool_specs import tool_label
+from react_core.base.tool_specs import ToolSpec
 from react_core.base.trace import Step, Trace
 from react_core.knowledge.text import split_sentences
 from react_core.tools.calculator import calculator_result
@@ -66,7 +66,7 @@ def check_grounding(trace: Trace) -> Grounding:
         sentence = _sentence_with(answer, step)
         if sentence:
             tool = step.action.tool if step.action else ""
-            where = f"step {step.index}'s {tool_label(tool)} result" if tool else f"step {step.index}'s result"
+            where = f"step {step.index}'s {ToolSpec.label_of(tool)} result" if tool else f"step {step.index}'s result"
             # "Occurs", never "found" or "correct": a wrong answer (a title the model just searched) occurs too.
             message = f"Occurs in {where}: «{_quote(sentence, answer)}»"
             return Grounding("grounded", message, step.index, tool, sentence)

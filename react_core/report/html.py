@@ -23,7 +23,7 @@ from react_core.base.text import scrub
 from react_core.base.trace import Source, Step, Trace
 from react_core.knowledge.spec import text_credit
 from react_core.report.expected import check_expected
-from react_core.report.exports import CREDIT, action_text, action_title, answered_settings, summary_line
+from react_core.report.exports import CREDIT, action_text, action_title, answered_settings
 from react_core.report.grounding import check_grounding
 
 __all__ = [
@@ -149,7 +149,7 @@ def _model_call(trace: Trace, position: int, rebuilt: CallTexts | None) -> str:
             + ("</details>")
         )
     try:
-        request = call_records.call_request(trace, step.index)
+        request = call_records.CallTexts.request(trace, step.index)
     except ReactLabError as e:
         return head + para(str(e)) + "</details>"
     parts = [head, para(call_figures(step))]
@@ -251,7 +251,7 @@ def to_html(trace: Trace, run_id: int | None = None, *, calls_left_out: str = ""
     title = f"Run #{run_id}: {trace.question}" if run_id is not None else trace.question
     out = [
         f"<header><h1>{esc(trace.question)}</h1>",
-        para(summary_line(trace)),
+        para(trace.summary()),
         para(f"Settings: {settings_line(answered_settings(trace))}"),
     ]
     if trace.started_at:
@@ -265,7 +265,7 @@ def to_html(trace: Trace, run_id: int | None = None, *, calls_left_out: str = ""
         items = "".join(f"<li>{esc(f'Q: {t.question} — A: {t.answer or NO_ANSWER}')}</li>" for t in trace.context)
         out.append(f"<section><h2>Earlier in the conversation</h2><ul>{items}</ul></section>")
     out.append("<main>")
-    for position, rebuilt in enumerate(call_records.call_texts(trace.steps)):
+    for position, rebuilt in enumerate(call_records.CallTexts.of(trace.steps)):
         out.append(step_section(trace, position, rebuilt, model_call=not calls_left_out))
     out.append(answer_section(trace))
     out.append("</main>")

@@ -9,12 +9,13 @@ and the exports'. UI-free: never imports streamlit.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from react_core.base.trace import Trace
 from react_core.report.expected import AnswerCheck, check_expected
 from react_core.report.grounding import Grounding, check_grounding
 
-__all__ = ["SIGNS", "Sign", "Verdict", "run_sign"]
+__all__ = ["Sign", "Verdict", "run_sign"]
 
 
 @dataclass(frozen=True)
@@ -25,21 +26,6 @@ class Sign:
     meaning: str
 
 
-SIGNS = {
-    s.kind: s
-    for s in (
-        Sign("right", ":material/check_circle:", "✓", "right: the expected answer matched"),
-        Sign("not_expected", ":material/cancel:", "✗", "answered, not the expected answer"),
-        Sign("grounded", ":material/format_quote:", "❝", "answered; the answer occurs in the evidence (not checked)"),
-        Sign("answered", ":material/chat_bubble:", "•", "answered; nothing checked it"),
-        Sign("paused", ":material/pause_circle:", "⏸", "paused: waiting for you"),
-        Sign("stopped", ":material/stop_circle:", "■", "stopped by you"),
-        Sign("no_answer", ":material/block:", "∅", "no answer"),
-        Sign("failed", ":material/error:", "!", "failed"),
-    )
-}
-
-
 def run_sign(trace: Trace) -> Sign:
     """The sign for how ``trace`` ended."""
     return _sign(trace, check_expected(trace), None)
@@ -48,17 +34,17 @@ def run_sign(trace: Trace) -> Sign:
 def _sign(trace: Trace, expected: AnswerCheck | None, evidence: Grounding | None) -> Sign:
     reason = trace.stop_reason
     if reason == "paused":
-        return SIGNS["paused"]
+        return Verdict.SIGNS["paused"]
     if reason == "cancelled":
-        return SIGNS["stopped"]
+        return Verdict.SIGNS["stopped"]
     if reason == "error" or (trace.error and trace.final_answer is None):
-        return SIGNS["failed"]
+        return Verdict.SIGNS["failed"]
     if trace.final_answer is None:
-        return SIGNS["no_answer"]
+        return Verdict.SIGNS["no_answer"]
     if expected is not None:
-        return SIGNS["right" if expected.kind == "match" else "not_expected"]
+        return Verdict.SIGNS["right" if expected.kind == "match" else "not_expected"]
     evidence = evidence or check_grounding(trace)
-    return SIGNS["grounded" if evidence.kind == "grounded" else "answered"]
+    return Verdict.SIGNS["grounded" if evidence.kind == "grounded" else "answered"]
 
 
 @dataclass(frozen=True)
@@ -66,6 +52,22 @@ class Verdict:
     """What is said of how a run ended, as its header and its answer show it: its ``sign``, the expected answer's
     check (``expected``: None when no answer is known for the question) and the evidence check (``evidence``: None
     when the run gave no answer)."""
+
+    SIGNS: ClassVar[dict[str, Sign]] = {
+        s.kind: s
+        for s in (
+            Sign("right", ":material/check_circle:", "✓", "right: the expected answer matched"),
+            Sign("not_expected", ":material/cancel:", "✗", "answered, not the expected answer"),
+            Sign(
+                "grounded", ":material/format_quote:", "❝", "answered; the answer occurs in the evidence (not checked)"
+            ),
+            Sign("answered", ":material/chat_bubble:", "•", "answered; nothing checked it"),
+            Sign("paused", ":material/pause_circle:", "⏸", "paused: waiting for you"),
+            Sign("stopped", ":material/stop_circle:", "■", "stopped by you"),
+            Sign("no_answer", ":material/block:", "∅", "no answer"),
+            Sign("failed", ":material/error:", "!", "failed"),
+        )
+    }
 
     sign: Sign
     expected: AnswerCheck | None

@@ -15,7 +15,7 @@ import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from react_core.base.call_records import call_texts
+from react_core.base.call_records import CallTexts
 from react_core.base.trace import STOP_REASONS, Step, Trace
 from react_core.telemetry.run_facts import AGENT_NAME, agent_version, request_model, run_id, tool_definitions
 from react_core.telemetry.span_messages import arguments
@@ -36,7 +36,7 @@ def to_atif(trace: Trace, *, conversation: str = "") -> dict[str, Any]:
     model = request_model(trace)
     clock = _Clock(trace.started_at)
     steps: list[dict[str, Any]] = []
-    system = next((t.system for t in call_texts(trace.steps) if t is not None and t.system), None)
+    system = next((t.system for t in CallTexts.of(trace.steps) if t is not None and t.system), None)
     if system:
         steps.append({"source": "system", "message": system})
     for turn in trace.context:

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as gen_ai
 from opentelemetry.semconv.attributes import error_attributes, exception_attributes, service_attributes
 
-from react_core.base.call_records import call_texts
+from react_core.base.call_records import CallTexts
 from react_core.base.trace import Step, Trace
 from react_core.dialects import DIALECTS
 from react_core.telemetry.run_facts import AGENT_NAME, run_id
@@ -112,7 +112,7 @@ def run_spans(trace: Trace, *, include_content: bool = False, conversation: str 
         failure = trace.failed_call.error_type if trace.failed_call else "run_failed"
         root.set_attribute(error_attributes.ERROR_TYPE, failure)
     parent = api.set_span_in_context(root)
-    prompts = call_texts(trace.steps) if include_content else [None] * len(trace.steps)
+    prompts = CallTexts.of(trace.steps) if include_content else [None] * len(trace.steps)
     cursor = start
     for step, prompt in zip(trace.steps, prompts, strict=True):
         step_end = cursor + round(step.seconds * NS)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from react_core.base.tool_specs import TOOL_ORDER
+from react_core.base.tool_specs import ToolSpec
 from react_core.knowledge.base import KnowledgeSource
 from react_core.tools.calculator import CALCULATOR
 from react_core.tools.mcp_config import ServerConfig
@@ -16,7 +16,7 @@ DEFAULT_SENTENCES = 5
 
 def build_tools(
     knowledge: KnowledgeSource | None = None,
-    enabled: Iterable[str] = TOOL_ORDER,
+    enabled: Iterable[str] = ToolSpec.ORDER,
     *,
     sentences: int = DEFAULT_SENTENCES,
     mcp_servers: Sequence[ServerConfig] = (),
@@ -33,12 +33,12 @@ def build_tools(
                 registry.register(tool)
     if "calculator" in enabled:
         registry.register(CALCULATOR)
-    if mcp_servers and enabled - set(TOOL_ORDER):
+    if mcp_servers and enabled - set(ToolSpec.ORDER):
         from react_core.tools.mcp import mcp_tools
 
-        for tool in mcp_tools(enabled - set(TOOL_ORDER), mcp_servers):
+        for tool in mcp_tools(enabled - set(ToolSpec.ORDER), mcp_servers):
             registry.register(tool)
     return registry
 
 
-__all__ = ["Tool", "ToolRegistry", "build_tools", "TOOL_ORDER", "DEFAULT_SENTENCES"]
+__all__ = ["Tool", "ToolRegistry", "build_tools", "DEFAULT_SENTENCES"]

@@ -74,7 +74,7 @@ def answered(asks: dict[str, Any], text: str) -> dict[str, Any]:
     except ValueError:
         given = None
     if not isinstance(given, dict):
-        raise ConfigError("Answer with the fields as a JSON object, e.g. {\"name\": \"Ada\"}, or decline, or cancel.")
+        raise ConfigError('Answer with the fields as a JSON object, e.g. {"name": "Ada"}, or decline, or cancel.')
     by_key = given if len(questions) > 1 else dict.fromkeys(questions, given)
     responses = {}
     for key, question in questions.items():

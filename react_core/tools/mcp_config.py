@@ -29,7 +29,7 @@ from urllib.parse import urlsplit
 
 from react_core.base.environment import environment_value
 from react_core.base.errors import ConfigError
-from react_core.base.tool_specs import TOOL_ORDER
+from react_core.base.tool_specs import ToolSpec
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -357,7 +357,7 @@ def unconfigured(tools: Iterable[str], servers: Iterable[ServerConfig]) -> list[
     """The enabled MCP tools whose server is not configured here (a server that is down is configured: its tools
     answer with why, and the run goes on)."""
     names = {s.name for s in servers}
-    return sorted(t for t in tools if t not in TOOL_ORDER and t.split("_", 1)[0] not in names)
+    return sorted(t for t in tools if t not in ToolSpec.ORDER and t.split("_", 1)[0] not in names)
 
 
 def missing_servers(tools: Iterable[str], servers: Iterable[ServerConfig]) -> str:

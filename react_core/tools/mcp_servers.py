@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from react_core.base.errors import ConfigError
-from react_core.base.tool_specs import TOOL_ORDER
+from react_core.base.tool_specs import ToolSpec
 from react_core.tools.mcp import PAGE_WAIT_SECONDS, ServerStatus, server_statuses
 from react_core.tools.mcp_client import POOL
 from react_core.tools.mcp_config import (
@@ -131,7 +131,7 @@ class McpServers:
         try:
             servers = all_servers(self.urls, visitor=self.visitor)
         except ConfigError as e:
-            lacking = [t for t in tools if t not in TOOL_ORDER]
+            lacking = [t for t in tools if t not in ToolSpec.ORDER]
             return lacking, (str(e) if lacking else "")
         return unconfigured(tools, servers), missing_servers(tools, servers)
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from react_core.base.cancel import Cancelled
 from react_core.base.errors import ToolError
-from react_core.base.tool_specs import TOOL_ORDER, ToolSpec, tool_label
+from react_core.base.tool_specs import ToolSpec
 from react_core.base.trace import Action, Observation
 
 # Far above 5 sentences of any article (HotpotQA's longest paragraph is 8,237 characters), but a page whose "sentence"
@@ -66,7 +66,7 @@ class ToolRegistry:
 
     @property
     def names(self) -> list[str]:
-        order = {n: i for i, n in enumerate(TOOL_ORDER)}
+        order = {n: i for i, n in enumerate(ToolSpec.ORDER)}
         return sorted(self._tools, key=lambda n: (order.get(n, len(order)), n))
 
     @property
@@ -86,7 +86,7 @@ class ToolRegistry:
         return tool is not None and tool.run_approved is not None
 
     def unknown_tool(self, name: str) -> Observation:
-        listed = ", ".join(tool_label(n) for n in self.names) or "none"
+        listed = ", ".join(ToolSpec.label_of(n) for n in self.names) or "none"
         return Observation.error(
             bounded(f"Unknown tool {name!r}. Available tools: {listed}; use Finish to give the answer.")
         )
@@ -108,7 +108,7 @@ class ToolRegistry:
         except ToolError as e:
             result = Observation.error(str(e))
         except Exception as e:  # a broken tool must not end the run; the model hears why
-            result = Observation.error(f"{tool_label(tool.name)} failed: {type(e).__name__}: {e}")
+            result = Observation.error(f"{ToolSpec.label_of(tool.name)} failed: {type(e).__name__}: {e}")
         obs = result if isinstance(result, Observation) else Observation(text=str(result))
         obs.text = bounded(obs.text)
         obs.stats.seconds = round(time.perf_counter() - started, 6)

@@ -11,7 +11,6 @@ from typing import Any
 import streamlit as st
 
 from react_core import (
-    MAX_CALLS_LIMIT,
     PROVIDERS,
     ROLE_MODES,
     STRATEGY_LABELS,
@@ -179,7 +178,7 @@ def render_editor(i: int) -> None:
         st.number_input(
             "Max model calls",
             min_value=1,
-            max_value=MAX_CALLS_LIMIT,
+            max_value=RunSettings.MAX_CALLS,
             key=key("max_calls", i),
             help=f"This column's budget of steps. Figure 1 sets the paper's {plan_defaults().max_calls}; a new column "
             "starts from Settings'.",

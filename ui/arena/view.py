@@ -10,7 +10,16 @@ from collections.abc import Callable, Sequence
 
 import streamlit as st
 
-from react_core import ColumnResult, Parting, SideBySide, Trace, Variant, Writing, call_texts, line_up
+from react_core import (
+    Arena,
+    CallTexts,
+    ColumnResult,
+    Parting,
+    SideBySide,
+    Trace,
+    Variant,
+    Writing,
+)
 from ui.shared.render import render_answer, render_status, render_step, render_writing
 from ui.shared.text import md_literal
 
@@ -92,12 +101,12 @@ def render_columns(
         f"#{r.history_id}" if r is not None and r.history_id is not None else f"column {i + 1}"
         for i, r in enumerate(results)
     ]
-    rebuilt = [call_texts(t.steps) for t in traces]
+    rebuilt = [CallTexts.of(t.steps) for t in traces]
     edited: list[dict[int, list]] = [{} for _ in traces]
     for i, found in enumerate(edits):
         for e in found:
             edited[i].setdefault(e.index, []).append(e)
-    for k, row in enumerate(line_up([t.steps for t in traces])):
+    for k, row in enumerate(Arena.line_up([t.steps for t in traces])):
         # An edit is read in the step: the row where one parts the columns opens in every column, the edited part
         # beside what the others recorded there, each panel under a line saying which it is (so the row stays level).
         at_edit = parting is not None and k == parting.row and bool(parting.edits)

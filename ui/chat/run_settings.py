@@ -5,12 +5,12 @@ selected today would make a run of two dialects (the earlier steps retitled) or 
 from ``of_run``; the session's settings (``current``) are a deliberate choice the person makes on the form, refused
 when the dialect differs (``dialect_clash``).
 
-What a trace recorded of its settings, on the session's, is the engine's (``react_core.recorded_settings``): what it
-does not record comes from the session, the connection (Base URL, model file, script: the Base URL only while the
+What a trace recorded of its settings, on the session's, is the engine's (``Recorded(trace).settings``): what it does
+not record comes from the session, the connection (Base URL, model file, script: the Base URL only while the
 provider is the session's own) and the Advanced settings. A trace names its prompt ("paper", or "paper (edited)" for a
 prompt edited in Settings and not saved, and the version, which never changes, when it used a saved one); the prompt
 is recovered when a candidate of that name renders exactly the instructions, examples and question the run's recorded
-calls sent (``react_core.recorded_prompt``), else the named preset of its dialect stands in and ``note`` says so.
+calls sent (``Recorded(trace).prompt``), else the named preset of its dialect stands in and ``note`` says so.
 """
 
 from __future__ import annotations
@@ -24,14 +24,13 @@ from react_core import (
     DIALECTS,
     Preset,
     ReactLabError,
+    Recorded,
+    ToolSpec,
     Trace,
     default_preset_for,
     knowledge_label,
     model_label,
     provider_class,
-    recorded_prompt,
-    recorded_settings,
-    tool_label,
 )
 from ui.shared import identity, presets, state
 
@@ -67,7 +66,7 @@ def of_run(trace: Trace) -> Start:
             "so it goes on with your current ones.",
         )
     recorded = trace.settings
-    s = recorded_settings(trace, state.settings())
+    s = Recorded(trace).settings(state.settings())
     fmt = recorded.get("dialect") or "paper"
     # The exact version when the run recorded one (versions never change), else the preset's name.
     named = recorded.get("prompt_version") or recorded.get("preset") or ""
@@ -85,7 +84,7 @@ def _prompt(trace: Trace, name: str, fmt: str, tools: list[str]) -> tuple[Preset
     name = name or shipped
     in_use = st.session_state.get("prompt")
     candidates = [in_use] if in_use is not None and in_use.name == name else []
-    recovered = recorded_prompt(trace, [*candidates, *_loaded(name)], tools)
+    recovered = Recorded(trace).prompt([*candidates, *_loaded(name)], tools)
     if recovered is not None:
         return recovered, ""
     stand_in = next((p for p in _loaded(name.removesuffix(EDITED), shipped) if p.dialect == fmt), None)
@@ -136,7 +135,7 @@ def describe(start: Start) -> dict[str, str]:
         "Temperature": f"{float(s.get('temperature', 0)):g}",
         "Max model calls": str(s.get("max_calls")),
         "Knowledge": knowledge_label(s, visitor=identity.own_endpoints()),
-        "Tools": ", ".join(tool_label(t) for t in s.get("tools", [])) or "none",
+        "Tools": ", ".join(ToolSpec.label_of(t) for t in s.get("tools", [])) or "none",
     }
     if cls.constrained:
         rows["Grammar"] = "on" if s.get("grammar") else "off"

@@ -8,7 +8,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from react_core import DIALECTS, LiveTarget, knowledge_label, model_label, provider_class, tool_label
+from react_core import (
+    DIALECTS,
+    LiveTarget,
+    ToolSpec,
+    knowledge_label,
+    model_label,
+    provider_class,
+)
 from ui.chat import turns, warmup
 from ui.shared import identity, presets, state
 from ui.shared.text import md_literal
@@ -27,7 +34,7 @@ def render_sidebar() -> None:
                     f"- **Dialect:** {md_literal(fmt.label if fmt else preset.dialect)}",
                     f"- **Preset:** {md_literal(preset.ref or preset.name)}",
                     f"- **Knowledge:** {md_literal(knowledge_label(s, visitor=identity.own_endpoints()))}",
-                    f"- **Tools:** {md_literal(', '.join(tool_label(t) for t in s.get('tools', [])) or 'none')}",
+                    f"- **Tools:** {md_literal(', '.join(ToolSpec.label_of(t) for t in s.get('tools', [])) or 'none')}",
                     f"- **Temperature:** {float(s.get('temperature', 0)):g} · **at most** {s.get('max_calls')} model "
                     "calls",
                 ]

@@ -15,7 +15,7 @@ from typing import Any
 
 import streamlit as st
 
-from react_core import PROVIDERS, Action, Decision, Exchange, Trace, cannot_go_on
+from react_core import PROVIDERS, Action, Decision, Exchange, Recorded, Trace
 from ui.chat import job_registry as registry
 from ui.chat import run_settings
 from ui.chat.job import Turn, TurnJob, TurnRequest, provider_signature
@@ -229,7 +229,7 @@ def decide(turn_id: int, decision: Decision) -> None:
         return
     trace = turn.trace
     if trace.settings.get("provider") not in PROVIDERS:  # of_run would put the session's model in its place
-        state.flash("error", str(cannot_go_on(trace, "that provider is not one this app has.")))
+        state.flash("error", str(Recorded(trace).cannot_go_on("that provider is not one this app has.")))
         return
     start = _noted(run_settings.of_run(trace))
     start.settings["pause_before"] = list(state.settings().get("pause_before", []))

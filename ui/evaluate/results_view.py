@@ -7,7 +7,13 @@ from typing import Any
 
 import streamlit as st
 
-from react_core import MAX_CALLS_LIMIT, RESAMPLES, STRATEGY_LABELS, TOOL_ORDER, Trace, tool_label
+from react_core import (
+    RESAMPLES,
+    STRATEGY_LABELS,
+    RunSettings,
+    ToolSpec,
+    Trace,
+)
 from ui.classroom import view as class_view
 from ui.evaluate import evaluations as ev
 from ui.evaluate import question_sets as qs
@@ -67,9 +73,9 @@ def render_results(folder: str) -> None:
 def _checks_and_baseline(evaluation: Any) -> None:
     st.subheader("Intervals and trajectory checks", anchor=False)
     cols = st.columns(3)
-    cols[0].selectbox("A tool the run uses", [None, *TOOL_ORDER], key="eval-check-tool", format_func=_tool_name)
+    cols[0].selectbox("A tool the run uses", [None, *ToolSpec.ORDER], key="eval-check-tool", format_func=_tool_name)
     cols[1].checkbox("…or never uses", key="eval-check-absent")
-    cols[2].number_input("At most k steps (0: no limit)", 0, MAX_CALLS_LIMIT, 0, key="eval-check-steps")
+    cols[2].number_input("At most k steps (0: no limit)", 0, RunSettings.MAX_CALLS, 0, key="eval-check-steps")
     st.dataframe(qs.scores_frame(evaluation, qs.checks()), hide_index=True, width="stretch", key="eval-scores")
     st.caption(
         f"Value [95 % interval]: a percentile bootstrap over questions ({RESAMPLES:,} resamples; a question's "
@@ -113,7 +119,7 @@ def _checks_and_baseline(evaluation: Any) -> None:
 
 
 def _tool_name(tool: str | None) -> str:
-    return "(any)" if tool is None else tool_label(tool)
+    return "(any)" if tool is None else ToolSpec.label_of(tool)
 
 
 def render_past() -> None:

@@ -6,13 +6,12 @@ from __future__ import annotations
 import streamlit as st
 
 from react_core import (
-    MAX_CALLS_LIMIT,
-    TOOL_ORDER,
+    RunSettings,
+    ToolSpec,
     knowledge_label,
     model_label,
     plan_defaults,
     provider_class,
-    tool_label,
 )
 from ui.evaluate import evaluations as ev
 from ui.evaluate import question_sets as qs
@@ -27,8 +26,8 @@ def how_they_run(chosen: list[str]) -> None:
     st.markdown("**How they run**")
     cols = st.columns([1, 2, 1])  # the tools' chips need room: three in a third of the page were cut short
     if ev.uses_agent(chosen):
-        cols[0].number_input("Max model calls (Act, ReAct)", 1, MAX_CALLS_LIMIT, key="eval-max-calls")
-        cols[1].multiselect("Tools (Act, ReAct)", TOOL_ORDER, key="eval-tools", format_func=tool_label)
+        cols[0].number_input("Max model calls (Act, ReAct)", 1, RunSettings.MAX_CALLS, key="eval-max-calls")
+        cols[1].multiselect("Tools (Act, ReAct)", ToolSpec.ORDER, key="eval-tools", format_func=ToolSpec.label_of)
     if ev.samples(chosen):
         cols[2].number_input("CoT-SC samples", 1, 50, key="eval-samples")
     roles = ev.roles(chosen)

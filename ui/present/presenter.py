@@ -20,7 +20,13 @@ from typing import Any
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from react_core import RunRecord, Trace, action_text, call_table, summary_line, text_credit
+from react_core import (
+    CallTexts,
+    RunRecord,
+    Trace,
+    action_text,
+    text_credit,
+)
 from ui.shared.render import render_answer, render_sources, settings_line
 from ui.shared.text import md_literal
 
@@ -263,7 +269,7 @@ def _presentation(trace: Trace, layout: tuple[int, bool]) -> None:
 def _question(trace: Trace) -> None:
     st.header("Question", anchor=False)
     st.text(trace.question)
-    st.caption(md_literal(f"{summary_line(trace)} · {settings_line(trace.settings)}"))
+    st.caption(md_literal(f"{trace.summary()} · {settings_line(trace.settings)}"))
 
 
 def _step(trace: Trace, position: int) -> None:
@@ -288,7 +294,7 @@ def _step(trace: Trace, position: int) -> None:
         if obs.sources:
             st.caption(text_credit(str(trace.settings.get("knowledge", "")), obs.note))
     if step.call is not None and step.call.same_reply_as is None:
-        rows = {r["step"]: r for r in call_table(trace.steps)}
+        rows = {r["step"]: r for r in CallTexts.table(trace.steps)}
         row = rows.get(step.index)
         if row:
             st.caption(

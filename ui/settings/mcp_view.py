@@ -9,7 +9,12 @@ from typing import Any
 
 import streamlit as st
 
-from react_core import TOOL_ORDER, McpServers, ReactLabError, md_escape
+from react_core import (
+    McpServers,
+    ReactLabError,
+    ToolSpec,
+    md_escape,
+)
 from ui.settings.mcp_sign_in_view import finish_from_redirect, persons_servers, sign_in_controls
 from ui.shared import state
 
@@ -57,9 +62,9 @@ def tools_from_checkboxes(current: list[str]) -> list[str]:
     """The enabled tools the Settings checkboxes say: built-in ones in their order, then MCP tools. An MCP tool whose
     checkbox is not drawn this time (its server is down) stays as it was."""
     checked = {k.removeprefix("set-tool-"): bool(v) for k, v in st.session_state.items() if k.startswith("set-tool-")}
-    builtin = [t for t in TOOL_ORDER if checked.get(t)]
-    mcp = {t for t in current if t not in TOOL_ORDER and checked.get(t, True)}
-    mcp |= {t for t, on in checked.items() if on and t not in TOOL_ORDER}
+    builtin = [t for t in ToolSpec.ORDER if checked.get(t)]
+    mcp = {t for t in current if t not in ToolSpec.ORDER and checked.get(t, True)}
+    mcp |= {t for t, on in checked.items() if on and t not in ToolSpec.ORDER}
     return builtin + sorted(mcp)
 
 

@@ -21,12 +21,10 @@ import streamlit as st
 from react_core import (
     PROVIDERS,
     CallTexts,
+    Provider,
     ReactLabError,
     Step,
     Trace,
-    call_request,
-    call_table,
-    estimate_tokens,
     provider_class,
 )
 from ui.shared.text import md_literal
@@ -54,11 +52,11 @@ def _new_in_call(step: Step, rebuilt: CallTexts, previous_index: int | None) -> 
     assert call is not None
     if previous_index is None:
         whole = len(rebuilt.system) + len(rebuilt.prompt)
-        tokens = estimate_tokens(rebuilt.system + rebuilt.prompt)
+        tokens = Provider.estimate_tokens(rebuilt.system + rebuilt.prompt)
         lines = [f"The run's first call: its whole prompt is new ({whole:,} characters, ≈ {tokens:,} tokens)."]
     else:
         kept = len(rebuilt.system) + call.prompt_keep
-        kept_tokens = estimate_tokens(rebuilt.system + rebuilt.prompt[: call.prompt_keep])
+        kept_tokens = Provider.estimate_tokens(rebuilt.system + rebuilt.prompt[: call.prompt_keep])
         lines = [
             f"Unchanged prefix: {kept:,} characters (≈ {kept_tokens:,} tokens) of step {previous_index}'s call, which "
             "a prompt cache can reuse."
@@ -205,7 +203,7 @@ def render_call(trace: Trace, position: int, rebuilt: CallTexts | None, *, key: 
             md_literal(f"Dynamic examples: the {len(chosen)} most like this question were sent: " + "; ".join(chosen))
         )
     try:
-        call_dict = call_request(trace, step.index)
+        call_dict = CallTexts.request(trace, step.index)
     except ReactLabError as e:
         st.caption(md_literal(str(e)))
         return
@@ -233,7 +231,7 @@ def render_call(trace: Trace, position: int, rebuilt: CallTexts | None, *, key: 
 
 def render_calls_table(trace: Trace) -> None:
     """Every call of the run with its size, tokens and times: the prompt growing step by step."""
-    rows = call_table(trace.steps)
+    rows = CallTexts.table(trace.steps)
     if not rows:
         return
     st.caption("Model calls: each resends the whole prompt so far; the new part is what the last step added.")

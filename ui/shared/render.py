@@ -13,24 +13,21 @@ import streamlit as st
 
 from react_core import (
     CREDIT,
-    SIGNS,
     CallTexts,
     Decision,
     Source,
     Step,
+    ToolSpec,
     Trace,
     Verdict,
     Writing,
     action_text,
     action_title,
-    call_texts,
     md_escape,
     model_label,
     plural,
     similar_titles,
-    summary_line,
     text_credit,
-    tool_label,
 )
 from ui.shared.inspector import render_call, render_calls_table
 from ui.shared.mcp_call import render_mcp_call
@@ -143,13 +140,13 @@ def render_writing(writing: Writing, dialect: str) -> None:
 
 def status_text(trace: Trace) -> tuple[str, str]:
     """The header of a finished turn and its sign's icon (a check mark only on a known-right answer)."""
-    return summary_line(trace), Verdict.of(trace).sign.icon
+    return trace.summary(), Verdict.of(trace).sign.icon
 
 
 def settings_line(settings: dict) -> str:
     """The settings a run recorded, as one line."""
     s = settings
-    tools = ", ".join(tool_label(t) for t in s.get("tools", [])) or "none"
+    tools = ", ".join(ToolSpec.label_of(t) for t in s.get("tools", [])) or "none"
     model = model_label(s) if s.get("provider") else "?"
     return (
         f"{s.get('provider', '?')} · {model} · preset {s.get('prompt_version') or s.get('preset', '?')} "
@@ -181,7 +178,7 @@ EVIDENCE_BADGES = {
     "not_found": ("orange", ":material/warning:"),
 }
 EXPECTED_BADGES = {
-    "match": ("green", SIGNS["right"].icon),  # the one check mark: known right
+    "match": ("green", Verdict.SIGNS["right"].icon),  # the one check mark: known right
     "close": ("orange", ":material/rule:"),
     "differs": ("red", ":material/cancel:"),
     "no_answer": ("gray", ":material/flag:"),
@@ -231,7 +228,7 @@ def render_steps(
     model_calls: bool = True,
 ) -> None:
     """The step panels of a run (or of the steps a running turn has finished so far)."""
-    for position, (step, rebuilt) in enumerate(zip(trace.steps, call_texts(trace.steps), strict=True)):
+    for position, (step, rebuilt) in enumerate(zip(trace.steps, CallTexts.of(trace.steps), strict=True)):
         render_step(
             trace,
             position,

@@ -13,12 +13,12 @@ from collections.abc import Callable
 import streamlit as st
 
 from react_core import (
-    BREAKPOINTS,
     Alternative,
+    CallTexts,
     Decision,
+    Step,
     Trace,
     action_text,
-    call_texts,
 )
 from ui.shared import state
 from ui.shared.inspector import render_call
@@ -34,11 +34,11 @@ SWITCH_KEY = "chat-step-mode"
 
 def _switched() -> None:
     on = st.session_state[SWITCH_KEY]
-    state.update_settings(pause_before=list(BREAKPOINTS) if on else [])
+    state.update_settings(pause_before=list(Step.BREAKPOINTS) if on else [])
 
 
 def _chosen(key: str) -> None:
-    state.update_settings(pause_before=[b for b in BREAKPOINTS if b in st.session_state[key]])
+    state.update_settings(pause_before=[b for b in Step.BREAKPOINTS if b in st.session_state[key]])
 
 
 def render_breakpoints(key: str) -> None:
@@ -46,9 +46,9 @@ def render_breakpoints(key: str) -> None:
     st.session_state[key] = list(state.settings().get("pause_before", []))
     st.multiselect(
         "Pause",
-        list(BREAKPOINTS),
+        list(Step.BREAKPOINTS),
         key=key,
-        format_func=lambda b: BREAKPOINTS[b],
+        format_func=lambda b: Step.BREAKPOINTS[b],
         on_change=_chosen,
         args=(key,),
         placeholder="choose where the run stops for you",
@@ -150,7 +150,7 @@ def paused_where(trace: Trace) -> str:
     """Where the run waits, for a person: at one of its breakpoints, or where they pressed Pause here."""
     pending = trace.steps[-1].pending if trace.steps else ""
     if pending in trace.settings.get("pause_before", []):
-        return BREAKPOINTS.get(pending, pending)
+        return Step.BREAKPOINTS.get(pending, pending)
     return "where you asked"
 
 
@@ -206,7 +206,7 @@ def _said(alt: Alternative, dialect: str) -> str:
 def _render_alternative_call(trace: Trace, position: int, alt: Alternative, *, key: str) -> None:
     """An alternative's Model call section, drawn as the step's own is: in the run as if it had been picked."""
     as_if = trace.as_if_picked(position, alt)
-    render_call(as_if, position, call_texts(as_if.steps)[position], key=key)
+    render_call(as_if, position, CallTexts.of(as_if.steps)[position], key=key)
 
 
 # -- what was decided ---------------------------------------------------------------------------------------------
@@ -217,7 +217,7 @@ def render_decisions(trace: Trace, position: int, *, key: str) -> None:
     step = trace.steps[position]
     dialect = trace.settings.get("dialect", "paper")
     for i, note in enumerate(step.interventions):
-        where = BREAKPOINTS.get(note.at, note.at)
+        where = Step.BREAKPOINTS.get(note.at, note.at)
         line = f"Decided by {note.by} ({where}): {note.kind}"
         if note.before != note.after:
             line += f" — was {_short(note.before)}, became {_short(note.after)}"
