@@ -133,9 +133,11 @@ def main() -> None:
         "\n\nThe model computes on the same cores as the server and the browser, so what drawing the turn costs shows "
         "as a slower model (the engine's time). Watched, the answer is on the screen a median "
         f"{median(shown):.2f} s after the save (the next look of the page's timer and the full rerun that draws it). "
-        "Before this branch the live fragment redrew the whole turn, every finished step's panel, 3 times a second; "
-        "now the page draws each finished step once (a full rerun when one finishes) and the fragment redraws only "
-        "the turn's header and the step being written."
+        "Today the page draws each finished step once (a full rerun when one finishes) and the live fragment "
+        "redraws only the turn's header and the step being written: ten times a second until the first text, then "
+        "once a second while the on-device model computes (ui/shared/live_refresh.py). Until 5fe9932 the fragment "
+        "redrew the whole turn, every finished step's panel, 3 times a second; until c0b9537 it redrew the step "
+        "being written 3 times a second whatever computed it."
     )
     write_section("chat-page", "Chat page: an on-device turn, watched and unwatched", body)
 
