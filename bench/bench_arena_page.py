@@ -124,9 +124,9 @@ def main() -> None:
         "\n\nThe columns take turns at the one model; the difference between the rows is what redrawing the running "
         "arena costs the model, which computes on the same cores. The page's fragment redraws the steps being "
         "written once a second while a column runs on the on-device model (three times a second otherwise), and the "
-        "rest (each row of finished steps, a column's footer) is drawn once, by a full rerun when it changes; before "
-        "this branch the fragment redrew every column whole, and before commit eeeb3b7 three times a second (the "
-        "watched round took about 26 s on this machine)."
+        "rest (each row of finished steps, a column's footer) is drawn once, by a full rerun when it changes; until "
+        "5fe9932 the fragment redrew every column whole, and until eeeb3b7 three times a second (the watched round "
+        "took about 26 s on this machine)."
     )
     write_section("arena-page", "Arena page: Figure 1 on the on-device model, watched and unwatched", body)
 
