@@ -65,7 +65,7 @@ def test_stop_while_the_model_writes_keeps_the_thought_so_far_as_a_stopped_step_
     assert [type(e) for e in events[-2:]] == [StepDone, RunDone]  # a watcher (the CLI, the arena) sees the step
     saved = store.get(run.run_id)
     assert saved is not None and saved.trace.steps[0].stopped and saved.trace.steps[0].thought == step.thought
-    assert action_text(step.action, step.final_answer, "paper", stopped=step.stopped) == "(stopped while writing)"
+    assert action_text(step, "paper") == "(stopped while writing)"
     assert "(stopped while writing)" in to_markdown(trace)
 
 

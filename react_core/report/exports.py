@@ -12,8 +12,9 @@ import json
 import re
 from typing import Any
 
+from react_core.base.events import Writing
 from react_core.base.text import fenced, md_link, md_text
-from react_core.base.trace import Action, Alternative, Step, Trace
+from react_core.base.trace import Alternative, Step, Trace
 from react_core.dialects import DIALECTS
 from react_core.dialects.base import Dialect
 from react_core.knowledge.spec import knowledge_answered
@@ -40,20 +41,26 @@ CREDIT = (
 STOPPED_STEP = "(stopped while writing)"  # a step Stop reached while the model wrote it, in its title and action
 
 
-def action_text(action: Action | None, final_answer: str | None, dialect: str, *, stopped: bool = False) -> str:
-    """An action (or a Finish with ``final_answer``) as the model wrote it in the run's own dialect, e.g.
-    ``Search[Colorado orogeny]``: a step's, an alternative's; ``stopped``: a step Stop reached while it was written."""
-    if stopped:
+Said = Step | Alternative | Writing  # what a person reads an action of: a step, an alternative, the step being written
+
+
+def action_text(said: Said, dialect: str) -> str:
+    """The action (or Finish) of a step, an alternative or the step being written, as the model wrote it in the run's
+    own dialect, e.g. ``Search[Colorado orogeny]``; a step Stop reached while it was written says so."""
+    if getattr(said, "stopped", False):
         return STOPPED_STEP
-    if action is None and final_answer is None:
+    answer = getattr(said, "final_answer", None)  # the step being written has none until it is a step
+    if said.action is None and answer is None:
         return "(no action)"
-    return _dialect(dialect).render_action(action, final_answer)
+    return _dialect(dialect).render_action(said.action, answer)
 
 
-def action_title(action: Action | None, final_answer: str | None, dialect: str, *, stopped: bool = False) -> str:
-    """An action as one short line in the run's dialect, for the title of a step's panel or of the step being written
+def action_title(said: Said, dialect: str) -> str:
+    """The same as one short line in the run's dialect, for the title of a step's panel or of the step being written
     (``Dialect.title``)."""
-    return STOPPED_STEP if stopped else _dialect(dialect).title(action, final_answer)
+    if getattr(said, "stopped", False):
+        return STOPPED_STEP
+    return _dialect(dialect).title(said.action, getattr(said, "final_answer", None))
 
 
 def _dialect(name: str) -> Dialect:
@@ -94,7 +101,7 @@ def to_markdown(trace: Trace) -> str:
         for turn in trace.context:
             out.append(f"- **Q:** {md_text(turn.question)} — **A:** {md_text(turn.answer or '(no answer)')}")
     for step in trace.steps:
-        said = action_text(step.action, step.final_answer, fmt, stopped=step.stopped)
+        said = action_text(step, fmt)
         out += ["", f"## Step {step.index} · {md_text(said)}", ""]
         out += ["**Thought**", "", fenced(step.thought), ""]
         out += ["**Action**", "", fenced(said), ""]
@@ -133,7 +140,7 @@ def _decisions(step: Step, fmt: str) -> list[str]:
 def _alternatives(alternatives: list[Alternative], fmt: str, picked: int | None) -> list[str]:
     lines = []
     for n, alt in enumerate(alternatives, 1):
-        said = md_text(alt.error) if alt.error else _code(action_text(alt.action, alt.final_answer, fmt))
+        said = md_text(alt.error) if alt.error else _code(action_text(alt, fmt))
         mark = " (picked)" if n == picked else ""
         lines.append(f"Alternative {n}{mark} at temperature {alt.temperature:g}: {said}")
     return lines

@@ -182,10 +182,10 @@ def step_section(
     obs = step.observation
     cls = "step error" if step.is_error else "step"
     out = [f'<section class="{cls}" id="{esc(anchor)}{int(step.index)}">']
-    title = action_title(step.action, step.final_answer, dialect, stopped=step.stopped)
+    title = action_title(step, dialect)
     out.append(f"<h2>{esc(f'Step {step.index} · {title}')}</h2>")
     out.append("<h3>Thought</h3>" + pre(step.thought or "(no thought)"))
-    out.append("<h3>Action</h3>" + pre(action_text(step.action, step.final_answer, dialect, stopped=step.stopped)))
+    out.append("<h3>Action</h3>" + pre(action_text(step, dialect)))
     if obs is not None:
         out.append(f"<h3>{'Observation (error)' if obs.is_error else 'Observation'}</h3>" + pre(obs.text, "obs"))
         if obs.note:

@@ -285,7 +285,7 @@ def _step(trace: Trace, position: int) -> None:
     st.markdown("**Thought**")
     st.text(step.thought or "(no thought)")
     st.markdown("**Action**")
-    st.code(action_text(step.action, step.final_answer, dialect, stopped=step.stopped), language=None, wrap_lines=True)
+    st.code(action_text(step, dialect), language=None, wrap_lines=True)
     obs = step.observation
     if obs is not None:
         st.markdown(":red[**Observation — error**]" if obs.is_error else "**Observation**")

@@ -44,7 +44,7 @@ def step_key(key: str, index: int) -> str:
 
 
 def step_title(step: Step, dialect: str) -> str:
-    return f"Step {step.index} · {action_title(step.action, step.final_answer, dialect, stopped=step.stopped)}"
+    return f"Step {step.index} · {action_title(step, dialect)}"
 
 
 def render_sources(sources: list[Source], label: str = "Sources") -> None:
@@ -83,9 +83,7 @@ def render_step(
         st.markdown("**Thought**")
         st.text(step.thought or "(no thought)")
         st.markdown("**Action**")
-        st.code(
-            action_text(step.action, step.final_answer, dialect, stopped=step.stopped), language=None, wrap_lines=True
-        )
+        st.code(action_text(step, dialect), language=None, wrap_lines=True)
         if step.stopped:
             st.caption(
                 "Stopped by you while the model was writing this step: what it had written is kept (its raw reply is "
@@ -124,7 +122,7 @@ def render_step(
 
 def render_writing(writing: Writing, dialect: str) -> None:
     """The step the model is writing right now: its text streams in as it arrives."""
-    doing = action_title(writing.action, None, dialect) if writing.action else "writing…"
+    doing = action_title(writing, dialect) if writing.action else "writing…"
     with st.expander(md_literal(f"Step {writing.index} · {doing}"), expanded=True, icon=":material/edit_note:"):
         st.markdown("**Thought**")
         st.text(writing.text or "…")
