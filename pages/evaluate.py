@@ -15,8 +15,6 @@ from __future__ import annotations
 import streamlit as st
 
 from react_core import (
-    STRATEGIES,
-    STRATEGY_LABELS,
     TASKS,
     EvalPlan,
     figure3_table,
@@ -76,7 +74,7 @@ if st.session_state.get("eval-repetitions", 1) > 1:
         "Temperature (repeated runs)", min_value=0.05, max_value=2.0, value=0.7, key="eval-temperature"
     )
 chosen = st.multiselect(
-    "Strategies", STRATEGIES, default=["cot", "react"], key="eval-strategies", format_func=STRATEGY_LABELS.get
+    "Strategies", EvalPlan.STRATEGIES, default=["cot", "react"], key="eval-strategies", format_func=EvalPlan.label
 )
 setup_view.how_they_run(chosen)
 eval_models.render()

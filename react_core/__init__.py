@@ -43,14 +43,11 @@ from react_core.evaluation.arena_html import SideBySide
 from react_core.evaluation.assignments import Board, references_from, submission_of
 from react_core.evaluation.bootstrap import BootstrapPlan
 from react_core.evaluation.figure3 import figure3_table
-from react_core.evaluation.paper import STRATEGY_LABELS
 from react_core.evaluation.parting import Parting
-from react_core.evaluation.plan import plan_defaults, strategy_needs
 from react_core.evaluation.question_sets import QuestionSetError, QuestionSets
 from react_core.evaluation.repeats import RESAMPLES
 from react_core.evaluation.results import Evaluation, StrategyResults
-from react_core.evaluation.run import EvalPlan, run_evaluation
-from react_core.evaluation.strategies import ROLE_MODES, STRATEGIES
+from react_core.evaluation.run import EvalPlan
 from react_core.evaluation.tasks import HOTPOTQA, TASKS, Task
 from react_core.history import RunRecord, Store, open_history
 from react_core.history.assignments import Assignment
@@ -133,7 +130,6 @@ __all__ = [
     "QuestionSets",
     "RECIPES",
     "RESAMPLES",
-    "ROLE_MODES",
     "ReactLabError",
     "Recipe",
     "Recorded",
@@ -143,8 +139,6 @@ __all__ = [
     "RunRecord",
     "RunRequest",
     "RunSettings",
-    "STRATEGIES",
-    "STRATEGY_LABELS",
     "SampleScript",
     "Script",
     "SharedView",
@@ -187,17 +181,14 @@ __all__ = [
     "pack_spec",
     "pack_text",
     "parse_ref",
-    "plan_defaults",
     "plural",
     "provider_class",
     "references_from",
-    "run_evaluation",
     "run_scope",
     "shared_data_dir",
     "similar_titles",
     "speaks",
     "standing_pack",
-    "strategy_needs",
     "stream",
     "submission_of",
     "text_credit",

@@ -17,7 +17,7 @@ from react_core.base.errors import ConfigError, ProviderError
 from react_core.evaluation import run as run_module
 from react_core.evaluation.report import load_groups, markdown_table
 from react_core.evaluation.results import Evaluation, read_file
-from react_core.evaluation.run import EvalPlan, run_evaluation
+from react_core.evaluation.run import EvalPlan
 from react_core.loop.settings import RunSettings
 from react_core.presets.preset import load_preset
 from react_core.presets.store import PresetStore
@@ -56,7 +56,7 @@ def grid(tmp_path, models, versions=("paper@1", "paper@2"), **changes) -> EvalPl
 def test_every_version_runs_on_every_model_into_a_file_that_records_its_model(tmp_path):
     save_paper_v2()
     a, b = scripts(tmp_path)
-    run = run_evaluation(grid(tmp_path, [f"scripted:{a}", f"scripted:{b}"]))
+    run = grid(tmp_path, [f"scripted:{a}", f"scripted:{b}"]).run()
     assert list(run.summaries) == [
         "react@paper@1+scripted-a.json",
         "react@paper@2+scripted-a.json",
@@ -89,8 +89,8 @@ def test_one_model_keeps_the_plain_file_names_and_a_resume_runs_nothing_again(tm
     a, _ = scripts(tmp_path)
     plan = grid(tmp_path, [f"scripted:{a}"], versions=())
     assert [u.key for u in plan.units()] == ["react"]
-    run_evaluation(plan)
-    assert run_evaluation(plan).summaries["react"].n == 2  # the script is not asked again: it resumed, complete
+    plan.run()
+    assert plan.run().summaries["react"].n == 2  # the script is not asked again: it resumed, complete
     assert Evaluation.load(tmp_path / "out").results[0].model == "Scripted · a.json"
 
 
@@ -105,7 +105,7 @@ def test_a_key_goes_only_to_a_model_of_its_own_provider(tmp_path, monkeypatch):
     monkeypatch.setattr(run_module, "provider_for", fake)
     plan = grid(tmp_path, ["openai:gpt-4o-mini", f"scripted:{a}"], versions=())
     plan.settings = RunSettings(provider="openai", model="gpt-4o", base_url="http://127.0.0.1:9/v1")
-    run_evaluation(plan, api_key="sk-typed-for-openai")
+    plan.run(api_key="sk-typed-for-openai")
     assert given == [("openai", "gpt-4o-mini", "sk-typed-for-openai"), ("scripted", "", None)]
     assert [s.base_url for s in plan.model_settings()] == ["http://127.0.0.1:9/v1", ""]  # a Base URL stays its own
 
@@ -149,7 +149,7 @@ def test_hosted_models_run_at_once_under_the_jobs_key_rules_while_a_script_runs_
     monkeypatch.setenv("OPENAI_API_KEY", "sk-operator")
     seen = hosted_models(monkeypatch, {"m1": answers("42", "4"), "m2": answers("42", "5")})
     plan = grid(tmp_path, ["openai:m1", "gemini:m2", f"scripted:{a}"], versions=(), rpm=6000)
-    run = run_evaluation(plan, allowance=Allowance(server_keys=False))  # a public demo's visitor
+    run = plan.run(allowance=Allowance(server_keys=False))  # a public demo's visitor
     assert list(run.summaries) == ["react+openai-m1", "react+gemini-m2", "react+scripted-a.json"]  # the plan's order
     assert [s.em for s in run.summaries.values()] == [1.0, 0.5, 1.0]
     assert seen == [None, None]  # the operator's key was not lent on the models' threads
@@ -161,7 +161,7 @@ def test_a_hosted_model_that_fails_stops_its_own_cells_and_is_reported_once_the_
     hosted_models(monkeypatch, {"m1": [{"error": "quota exceeded"}], "m2": answers("42", "4")})
     plan = grid(tmp_path, ["openai:m1", "gemini:m2", f"scripted:{a}"], versions=(), rpm=6000)
     with pytest.raises(ProviderError, match="quota exceeded"):
-        run_evaluation(plan)
+        plan.run()
     done = {r.name: len(r.records) for r in Evaluation.load(tmp_path / "out").results}
     assert done == {"react+openai-m1": 0, "react+gemini-m2": 2, "react+scripted-a.json": 2}
 
@@ -202,7 +202,7 @@ def test_the_choices_offered_are_the_current_one_then_each_provider_ready_to_run
 )
 def test_a_grid_is_checked_before_any_model_is_asked(tmp_path, models, message):
     with pytest.raises(ConfigError, match=message):
-        run_evaluation(grid(tmp_path, models))
+        grid(tmp_path, models).run()
 
 
 def test_eval_cli_runs_models_and_eval_report_shows_them(tmp_path):

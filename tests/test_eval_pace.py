@@ -11,8 +11,8 @@ import threading
 from provider_helpers import FakeOpenAI, fast_retry
 from test_evaluation import plan_for
 
-from react_core.evaluation.plan import HOSTED_CONCURRENCY, HOSTED_RPM, EvalPlan
-from react_core.evaluation.run import run_evaluation
+from react_core.evaluation.plan import HOSTED_CONCURRENCY, HOSTED_RPM
+from react_core.evaluation.run import EvalPlan
 from react_core.loop.settings import RunSettings
 from react_core.providers import rate_limit
 from react_core.providers.openai_compat import OpenAIProvider
@@ -61,7 +61,7 @@ def test_a_429_with_retry_after_slows_the_evaluation_and_loses_no_question(monke
         provider = openai(server)
         time = paced(monkeypatch, provider)
         plan = plan_for(tmp_path, ["react"], concurrency=3, rpm=600)
-        run = run_evaluation(plan, provider=provider)
+        run = plan.run(provider=provider)
     summary = run.summaries["react"]
     assert not run.stopped and summary.n == 3 and summary.finished == 1.0
     assert len(server.requests) == 3 + 6  # every refused call was tried again, none given up
@@ -132,5 +132,5 @@ def test_a_visitors_pace_stays_within_their_call_window(monkeypatch, tmp_path):
 
     monkeypatch.setattr(rate_limit, "RateLimited", Recording)
     visitor = Allowance(server_keys=False, window=CallWindow(20))
-    run_evaluation(plan_for(tmp_path, ["standard"], limit=1), provider=HostedScript([" yes"]), allowance=visitor)
+    plan_for(tmp_path, ["standard"], limit=1).run(provider=HostedScript([" yes"]), allowance=visitor)
     assert made == [20]  # a call beyond the window would be refused, failing a question

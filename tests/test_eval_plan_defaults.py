@@ -1,30 +1,31 @@
 """What the Evaluate page asks the engine instead of re-deriving it from constants: which prompts, budget, samples and
-version comparison a choice of strategies needs (``strategy_needs``), and a plan's defaults, the paper's setup for a
-task (``plan_defaults``)."""
+version comparison a choice of strategies needs (``EvalPlan.needs``), and a plan's defaults, the paper's setup for a
+task (``EvalPlan.defaults``)."""
 
 from __future__ import annotations
 
-from react_core.evaluation.plan import EvalPlan, StrategyNeeds, plan_defaults, strategy_needs
+from react_core.evaluation.plan import StrategyNeeds
+from react_core.evaluation.run import EvalPlan
 from react_core.evaluation.tasks import FEVER, HOTPOTQA
 from react_core.loop.settings import RunSettings
 
 
 def test_a_choice_of_strategies_says_the_prompts_budget_samples_and_versions_it_needs():
-    hybrid = strategy_needs(["cot-sc-react"])
+    hybrid = EvalPlan.needs(["cot-sc-react"])
     assert hybrid == StrategyNeeds(
         roles=("cot", "react"), agent=True, sampling=True, versions=False, versioned_roles=("react",)
     )
-    agents = strategy_needs(["react", "act"])
+    agents = EvalPlan.needs(["react", "act"])
     assert agents.roles == ("act", "react") and agents.agent and not agents.sampling
     assert agents.versions and agents.versioned_roles == ("act", "react")
-    direct = strategy_needs(["standard", "cot-sc"])
+    direct = EvalPlan.needs(["standard", "cot-sc"])
     assert direct.roles == ("standard", "cot") and not direct.agent and direct.sampling and not direct.versions
-    assert not strategy_needs(["react", "cot"]).versions  # one strategy that cannot compare versions is enough
-    assert strategy_needs([]) == StrategyNeeds((), False, False, False, ())
+    assert not EvalPlan.needs(["react", "cot"]).versions  # one strategy that cannot compare versions is enough
+    assert EvalPlan.needs([]) == StrategyNeeds((), False, False, False, ())
 
 
 def test_a_plans_defaults_are_the_papers_setup_and_the_plans_own():
-    paper = plan_defaults()
+    paper = EvalPlan.defaults()
     plan = EvalPlan(datasets=["d.json"], strategies=["react"], out_dir="out", settings=RunSettings())
     assert (paper.max_calls, list(paper.tools), paper.temperature, paper.samples, paper.sc_temperature) == (
         plan.max_calls,
@@ -35,7 +36,7 @@ def test_a_plans_defaults_are_the_papers_setup_and_the_plans_own():
     )
     assert (paper.concurrency, paper.rpm) == (plan.concurrency, plan.rpm)
     assert (paper.max_calls, paper.tools, paper.samples, paper.sc_temperature) == (7, ("search", "lookup"), 21, 0.7)
-    assert paper.presets == HOTPOTQA.presets and plan_defaults(FEVER).presets == FEVER.presets
+    assert paper.presets == HOTPOTQA.presets and EvalPlan.defaults(FEVER).presets == FEVER.presets
 
 
 def test_a_units_key_names_its_strategy_whatever_versions_and_models_it_compares():

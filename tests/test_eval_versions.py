@@ -12,7 +12,7 @@ import pytest
 from react_core.base.errors import ConfigError
 from react_core.evaluation.report import load_groups, markdown_table
 from react_core.evaluation.results import Evaluation, read_file
-from react_core.evaluation.run import EvalPlan, run_evaluation
+from react_core.evaluation.run import EvalPlan
 from react_core.loop.settings import RunSettings
 from react_core.presets.preset import load_preset
 from react_core.presets.store import PresetStore
@@ -57,9 +57,7 @@ def answers(*finals: str) -> list[str]:
 def test_each_version_runs_the_set_into_its_own_file_and_a_label_is_recorded_as_its_number(tmp_path):
     assert save_paper_v2() == "paper@2"
     # paper@1 gets both right, paper@best (= paper@2) only the first.
-    run = run_evaluation(
-        plan(tmp_path, ["paper@1", "paper@best"]), provider=ScriptedProvider(answers("42", "4", "42", "5"))
-    )
+    run = plan(tmp_path, ["paper@1", "paper@best"]).run(provider=ScriptedProvider(answers("42", "4", "42", "5")))
     assert list(run.summaries) == ["react@paper@1", "react@paper@best"]
     assert run.summaries["react@paper@1"].em == 1.0 and run.summaries["react@paper@best"].em == 0.5
     header, records = read_file(tmp_path / "out" / "react@paper@best.jsonl")
@@ -78,17 +76,15 @@ def test_each_version_runs_the_set_into_its_own_file_and_a_label_is_recorded_as_
 
 def test_a_resume_refuses_results_of_a_version_a_label_no_longer_names(tmp_path):
     save_paper_v2()
-    run_evaluation(plan(tmp_path, ["paper@best"], limit=1), provider=ScriptedProvider(answers("42")))
+    plan(tmp_path, ["paper@best"], limit=1).run(provider=ScriptedProvider(answers("42")))
     PresetStore().move_label("paper", "best", 1)
     with pytest.raises(ConfigError, match="paper@2, not paper@1"):
-        run_evaluation(plan(tmp_path, ["paper@best"]), provider=ScriptedProvider(answers("4")))
+        plan(tmp_path, ["paper@best"]).run(provider=ScriptedProvider(answers("4")))
 
 
 def test_a_plan_without_versions_records_the_version_its_presets_name(tmp_path):
     save_paper_v2()
-    run = run_evaluation(
-        plan(tmp_path, [], presets={"react": "paper@best"}), provider=ScriptedProvider(answers("42", "4"))
-    )
+    run = plan(tmp_path, [], presets={"react": "paper@best"}).run(provider=ScriptedProvider(answers("42", "4")))
     assert list(run.summaries) == ["react"]
     assert Evaluation.load(tmp_path / "out").results[0].version == "paper@2"
 
@@ -96,7 +92,7 @@ def test_a_plan_without_versions_records_the_version_its_presets_name(tmp_path):
 def test_direct_strategies_record_their_version_too(tmp_path):
     settings = RunSettings(provider="scripted", script="[]")
     p = EvalPlan([dataset(tmp_path)], ["standard"], str(tmp_path / "out"), settings)
-    run_evaluation(p, provider=ScriptedProvider([" 42", " 4"]))
+    p.run(provider=ScriptedProvider([" 42", " 4"]))
     result = Evaluation.load(tmp_path / "out").results[0]
     assert result.version == "hotpotqa-standard@1"
     assert result.records[0]["trace"]["settings"]["prompt_version"] == "hotpotqa-standard@1"
@@ -115,7 +111,7 @@ def test_a_plan_of_versions_is_checked_before_any_model_is_asked(tmp_path, strat
     p = replace(plan(tmp_path, versions), strategies=strategies)
     provider = ScriptedProvider([])
     with pytest.raises(ConfigError, match=message):
-        run_evaluation(p, provider=provider)
+        p.run(provider=provider)
     assert provider.requests == []
 
 

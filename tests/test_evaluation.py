@@ -20,7 +20,7 @@ from react_core.evaluation.data import Question, load_indices, load_questions
 from react_core.evaluation.harness import evaluate
 from react_core.evaluation.paper import PAPER_HOTPOTQA_EM
 from react_core.evaluation.results import Evaluation, read_file, read_results
-from react_core.evaluation.run import EvalPlan, run_evaluation, strategy_config
+from react_core.evaluation.run import EvalPlan, strategy_config
 from react_core.evaluation.strategies import STRATEGIES, EvalContext, run_strategy
 from react_core.evaluation.summary import summarize
 from react_core.loop.settings import RunSettings
@@ -338,7 +338,7 @@ FINISH = [
 
 def test_the_papers_setup_is_the_default_and_every_results_file_says_how_it_was_made(tmp_path):
     provider = ScriptedProvider(FINISH)
-    run = run_evaluation(plan_for(tmp_path, ["react"]), provider=provider)
+    run = plan_for(tmp_path, ["react"]).run(provider=provider)
     assert run.summaries["react"].n == 3 and run.summaries["react"].em == pytest.approx(2 / 3)
     # Search and Lookup only, as in the paper: the chat's Calculator is not offered to the model.
     assert "Search[" in provider.requests[0].system and "Calculator" not in provider.requests[0].system
@@ -350,12 +350,12 @@ def test_the_papers_setup_is_the_default_and_every_results_file_says_how_it_was_
 
 
 def test_a_resume_made_differently_is_refused_and_a_longer_one_extends_the_file(tmp_path):
-    run_evaluation(plan_for(tmp_path, ["standard"], limit=1), provider=ScriptedProvider([" yes"]))
+    plan_for(tmp_path, ["standard"], limit=1).run(provider=ScriptedProvider([" yes"]))
     with pytest.raises(ConfigError, match="temperature 0.0 there, 0.5 now"):
         plan = plan_for(tmp_path, ["standard"], temperature=0.5)
-        run_evaluation(plan, provider=ScriptedProvider([" no"]))
+        plan.run(provider=ScriptedProvider([" no"]))
     provider = ScriptedProvider([" Chief of Protocol", " no"])
-    run = run_evaluation(plan_for(tmp_path, ["standard"]), provider=provider)
+    run = plan_for(tmp_path, ["standard"]).run(provider=provider)
     assert len(provider.requests) == 2 and run.summaries["standard"].n == 3
     header, records = read_file(tmp_path / "out" / "standard.jsonl")
     assert header["questions"]["n"] == 3 and [r["id"] for r in records] == ["a", "b", "c"]
@@ -364,7 +364,7 @@ def test_a_resume_made_differently_is_refused_and_a_longer_one_extends_the_file(
 def test_a_preset_of_the_wrong_kind_is_refused_before_anything_runs(tmp_path):
     provider = ScriptedProvider([" yes"])
     with pytest.raises(ConfigError, match="needs a cot one"):
-        run_evaluation(plan_for(tmp_path, ["cot-sc"], presets={"cot": "hotpotqa-react"}), provider=provider)
+        plan_for(tmp_path, ["cot-sc"], presets={"cot": "hotpotqa-react"}).run(provider=provider)
     assert provider.requests == []
 
 
@@ -378,7 +378,7 @@ def test_the_hybrids_reuse_the_folders_react_and_cot_sc_results(tmp_path):
     react += [" Sure.\nAction 1: Finish[Arthur's Magazine]"]
     plan = plan_for(tmp_path, ["cot-sc", "react", "cot-sc-react", "react-cot-sc"], samples=3, max_calls=3)
     provider = ScriptedProvider(sc + react)
-    run = run_evaluation(plan, provider=provider)
+    run = plan.run(provider=provider)
     assert len(provider.requests) == len(provider.outputs)  # the hybrids asked the model nothing
     hybrid = {r["id"]: r for r in read_results(tmp_path / "out" / "cot-sc-react.jsonl")}
     assert hybrid["a"]["fallback"] is False and hybrid["a"]["prediction"] == "yes"
@@ -397,9 +397,9 @@ def test_the_hybrids_reuse_the_folders_react_and_cot_sc_results(tmp_path):
 
 def test_results_made_otherwise_are_not_reused(tmp_path):
     plan = plan_for(tmp_path, ["cot-sc"], samples=3, limit=1)
-    run_evaluation(plan, provider=ScriptedProvider([" a\nAnswer: yes"] * 3))
+    plan.run(provider=ScriptedProvider([" a\nAnswer: yes"] * 3))
     provider = ScriptedProvider([" a\nAnswer: yes"] * 2)  # two samples now: CoT-SC runs again
-    run_evaluation(plan_for(tmp_path, ["cot-sc-react"], samples=2, limit=1), provider=provider)
+    plan_for(tmp_path, ["cot-sc-react"], samples=2, limit=1).run(provider=provider)
     assert len(provider.requests) == len(provider.outputs) == 2
 
 
@@ -414,7 +414,7 @@ def test_react_that_outgrows_the_context_backs_off_to_cot_sc_and_the_tables_show
     assert outcome.extra["fallback"] is True and outcome.extra["votes"] == 0 and outcome.trace.final_answer == "no"
     assert outcome.extra["first_trace"]["stop_reason"] == "context"
     # ReAct alone: the episode is scored as "context", and the table has a column for it.
-    run_evaluation(plan_for(tmp_path, ["react"], limit=1), provider=Overflowing(["OVERFLOW"]))
+    plan_for(tmp_path, ["react"], limit=1).run(provider=Overflowing(["OVERFLOW"]))
     row = [line for line in report_of(tmp_path / "out").splitlines() if line.startswith("| ReAct |")][0]
     cells = [c.strip() for c in row.strip("|").split("|")]
     header = [c.strip() for c in report_of(tmp_path / "out").splitlines()[0].strip("|").split("|")]
@@ -438,7 +438,7 @@ def test_stop_ends_the_evaluation_and_says_how_far_it_got(tmp_path):
             cancel.set()
 
     plan = plan_for(tmp_path, ["standard", "cot"])
-    run = run_evaluation(plan, provider=ScriptedProvider([" yes", " x", " y"]), on_progress=on_progress, cancel=cancel)
+    run = plan.run(provider=ScriptedProvider([" yes", " x", " y"]), on_progress=on_progress, cancel=cancel)
     assert run.stopped and list(run.summaries) == ["standard"]
     assert (run.summaries["standard"].n, run.summaries["standard"].planned) == (1, 3)
     assert [e["kind"] for e in events][:2] == ["strategy", "start"] and events[0]["total"] == 3
@@ -458,9 +458,7 @@ def test_stop_reaches_a_question_under_way_through_the_cancel_scope(tmp_path):
     started, stop = threading.Event(), threading.Event()
     result = {}
     worker = threading.Thread(
-        target=lambda: result.update(
-            run=run_evaluation(plan_for(tmp_path, ["standard"]), provider=Waiting([" x"]), cancel=stop)
-        )
+        target=lambda: result.update(run=plan_for(tmp_path, ["standard"]).run(provider=Waiting([" x"]), cancel=stop))
     )
     worker.start()
     assert started.wait(10)
@@ -483,24 +481,20 @@ def test_hosted_providers_are_rate_limited(monkeypatch, tmp_path):
         hosted = True
 
     monkeypatch.setattr(rate_limit, "RateLimited", Recording)
-    run_evaluation(plan_for(tmp_path, ["standard"], limit=1, rpm=30), provider=HostedScript([" yes"]))
+    plan_for(tmp_path, ["standard"], limit=1, rpm=30).run(provider=HostedScript([" yes"]))
     assert made == [30]
-    run_evaluation(
-        plan_for(tmp_path, ["standard"], limit=1, out_dir=str(tmp_path / "2")), provider=ScriptedProvider([" yes"])
-    )
+    plan_for(tmp_path, ["standard"], limit=1, out_dir=str(tmp_path / "2")).run(provider=ScriptedProvider([" yes"]))
     assert made == [30]
 
 
 def test_past_evaluations_are_listed_newest_first_with_how_they_ended(tmp_path):
     root = tmp_path / "evaluations"
     first = Evaluation.new_folder(root)
-    run_evaluation(
-        plan_for(tmp_path, ["standard"], out_dir=str(first), limit=2), provider=ScriptedProvider([" yes", ""])
-    )
+    plan_for(tmp_path, ["standard"], out_dir=str(first), limit=2).run(provider=ScriptedProvider([" yes", ""]))
     second = Evaluation.new_folder(root)
     assert second != first
     plan = plan_for(tmp_path, ["cot", "react"], out_dir=str(second), limit=1)
-    run_evaluation(plan, provider=ScriptedProvider([" t\nAnswer: yes", " t\nAction 1: Finish[no]"]))
+    plan.run(provider=ScriptedProvider([" t\nAnswer: yes", " t\nAction 1: Finish[no]"]))
     (root / "empty").mkdir()
     found = Evaluation.load_all(root)
     assert [e.folder for e in found] == [second, first]
@@ -509,12 +503,12 @@ def test_past_evaluations_are_listed_newest_first_with_how_they_ended(tmp_path):
 
 
 def test_a_line_cut_short_by_a_crash_is_skipped_and_the_question_runs_again(tmp_path):
-    run_evaluation(plan_for(tmp_path, ["standard"], limit=2), provider=ScriptedProvider([" yes", " no"]))
+    plan_for(tmp_path, ["standard"], limit=2).run(provider=ScriptedProvider([" yes", " no"]))
     path = tmp_path / "out" / "standard.jsonl"
     lines = path.read_text().splitlines()
     path.write_text("\n".join(lines[:-1]) + "\n" + lines[-1][:40], encoding="utf-8")
     provider = ScriptedProvider([" Chief of Protocol"])
-    run = run_evaluation(plan_for(tmp_path, ["standard"], limit=2), provider=provider)
+    run = plan_for(tmp_path, ["standard"], limit=2).run(provider=provider)
     assert run.summaries["standard"].n == 2 and run.summaries["standard"].em == 1.0
 
 

@@ -19,7 +19,7 @@ from react_core.evaluation.data import load_indices
 from react_core.evaluation.paper import PAPER_FEVER_ACC, PAPER_HOTPOTQA_EM
 from react_core.evaluation.question_sets import load_any
 from react_core.evaluation.results import read_file
-from react_core.evaluation.run import EvalPlan, run_evaluation
+from react_core.evaluation.run import EvalPlan
 from react_core.evaluation.strategies import EvalContext, run_strategy
 from react_core.evaluation.tasks import FEVER, HOTPOTQA, Task, fever_scores, task_for
 from react_core.knowledge.pack_build import PackWriter
@@ -152,7 +152,7 @@ def test_act_and_react_check_the_papers_claims_against_a_local_wiki(tmp_path, wi
         out_dir=str(tmp_path / "out"),
         settings=RunSettings(provider="scripted", knowledge="wikipedia", wiki_url=wiki.url),
     )
-    result = run_evaluation(plan, provider=provider)
+    result = plan.run(provider=provider)
     assert result.summaries["act"].em == 0.5 and result.summaries["react"].em == 1.0  # claim 2 is NOT ENOUGH INFO
     header, records = read_file(tmp_path / "out" / "react.jsonl")
     assert header["config"]["task"] == "fever" and header["config"]["presets"] == {"react": "fever-react"}

@@ -14,7 +14,7 @@ from test_evaluation import QUESTIONS, write_dataset
 
 from react_core.cli.figure3 import record_scores
 from react_core.evaluation import figure3, results, table
-from react_core.evaluation.run import EvalPlan, run_evaluation
+from react_core.evaluation.run import EvalPlan
 from react_core.loop.settings import RunSettings
 from react_core.providers.adapters import read_manifest, shipped_path
 from react_core.providers.local import notice_for
@@ -41,7 +41,7 @@ def folder(tmp_path_factory):
         settings=RunSettings(provider="scripted", knowledge=f"pack:{offline_pack()}", max_calls=7),
         names={"react": "fine-tuned-react"},
     )
-    run_evaluation(plan, provider=ScriptedProvider(REPLIES))
+    plan.run(provider=ScriptedProvider(REPLIES))
     return tmp / "out"
 
 

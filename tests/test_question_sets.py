@@ -16,7 +16,7 @@ from react_core.evaluation.question_sets import (
     load_question_set,
     parse_question_set,
 )
-from react_core.evaluation.run import EvalPlan, run_evaluation
+from react_core.evaluation.run import EvalPlan
 from react_core.loop.settings import RunSettings
 
 
@@ -117,5 +117,5 @@ def test_an_evaluation_runs_a_persons_set(tmp_path):
     )
     from react_core.providers.scripted import ScriptedProvider
 
-    run = run_evaluation(plan, provider=ScriptedProvider(script))
+    run = plan.run(provider=ScriptedProvider(script))
     assert run.summaries["react"].em == 1.0 and run.summaries["react"].n == 1

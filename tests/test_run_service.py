@@ -132,7 +132,7 @@ def test_the_evaluations_agent_runs_are_sent_once_finished_with_their_gold_answe
     from test_evaluation import FINISH as ANSWERS
     from test_evaluation import QUESTIONS, plan_for
 
-    react_core.run_evaluation(plan_for(tmp_path, ["react"]), provider=ScriptedProvider(ANSWERS))
+    plan_for(tmp_path, ["react"]).run(provider=ScriptedProvider(ANSWERS))
     runs = sent(receiver)
     for q in QUESTIONS:
         run = once_finished(runs, q.question)

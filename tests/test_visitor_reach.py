@@ -207,7 +207,7 @@ def test_an_uploaded_script_has_a_size_limit():
 
 def test_an_evaluation_and_an_arena_keep_the_rule_too(tmp_path):
     from react_core.evaluation.arena import Arena, Variant
-    from react_core.evaluation.run import EvalPlan, run_evaluation
+    from react_core.evaluation.run import EvalPlan
     from react_core.providers.allowance import Allowance
 
     paths = _server_files(tmp_path)
@@ -217,7 +217,7 @@ def test_an_evaluation_and_an_arena_keep_the_rule_too(tmp_path):
     script = RunSettings(provider="scripted", script=paths["secret.json"], tools=[])
     plan = EvalPlan(datasets=[str(dataset)], strategies=["standard"], out_dir=str(tmp_path / "out"), settings=script)
     with pytest.raises(ConfigError, match="operator's choice"):
-        run_evaluation(plan, allowance=as_visitor)
+        plan.run(allowance=as_visitor)
 
     pack = RunSettings(provider="scripted", script=[FINISH], knowledge=pack_spec(paths["pack.sqlite"]))
     results = Arena("Q?", [Variant(settings=script), Variant(settings=pack)], allowance=as_visitor).run()

@@ -5,7 +5,7 @@ line (the task is the dataset's, or ``--task``).
 when there are several) and writes one results file per strategy; ``eval-report`` prints results files or folders as
 a Markdown table beside the paper's Table 1; ``eval-table`` runs all seven strategies (or those given) and rewrites the
 task's table of docs/evaluation.md. All three go through
-``run.run_evaluation`` with its defaults (the paper's setup), as the Evaluate page does.
+``EvalPlan.run`` with its defaults (the paper's setup), as the Evaluate page does.
 """
 
 from __future__ import annotations
@@ -153,7 +153,6 @@ def _plan(args: argparse.Namespace, strategies: list[str], out_dir: str, names: 
 def _run(args: argparse.Namespace, plan: Any) -> Any:
     """Run with a progress bar per unit on stderr (one under another while hosted models run at once); Ctrl-C stops
     and says how to resume."""
-    from react_core.evaluation.run import run_evaluation
 
     bars: dict[str, Any] = {}
     where: dict[str, str] = {}  # which unit of how many, e.g. " (2/4)"
@@ -185,7 +184,7 @@ def _run(args: argparse.Namespace, plan: Any) -> Any:
             bars.pop(unit).close()
 
     try:
-        return run_evaluation(plan, on_progress=on_progress)
+        return plan.run(on_progress=on_progress)
     except KeyboardInterrupt:
         print(f"Stopped: the results so far are in {plan.out_dir}; run the same command to resume.", file=sys.stderr)
         raise

@@ -36,7 +36,7 @@ from react_core.base.trace import Trace
 from react_core.dialects import get_dialect
 from react_core.evaluation import results
 from react_core.evaluation.question_sets import dump_jsonl, load_any
-from react_core.evaluation.run import EvalPlan, run_evaluation
+from react_core.evaluation.run import EvalPlan
 from react_core.evaluation.strategies import PAPER_REACT_STEPS, PAPER_TOOLS
 from react_core.evaluation.summary import Summary
 from react_core.loop.settings import RunSettings, provider_for
@@ -138,8 +138,7 @@ class BootstrapPlan:
                     names={"react": name},
                     reuse=False,
                 )
-                run = run_evaluation(
-                    evaluation,
+                run = evaluation.run(
                     provider=provider,
                     allowance=allowance,
                     cancel=cancel,

@@ -2,7 +2,7 @@
 model) and fine-tuned (the method's own adapter, trained on its own gold trajectories of the HotpotQA train questions,
 answering its zero-shot prompt), on held-out dev questions none of them trained on.
 
-Each of the eight cells is an evaluation of its own (``run_evaluation``: resumable, one results file a cell) in one
+Each of the eight cells is an evaluation of its own (``EvalPlan.run``: resumable, one results file a cell) in one
 folder; ``figure`` reads the folder back as EM and F1 with 95 % bootstrap intervals
 (``repeats.score_results``), ``section`` writes it for docs/evaluation.md between its markers. Training the adapters
 is the command line's job (``figure3``), not this module's: here an adapter is a file. UI-free.
@@ -19,7 +19,7 @@ from react_core.base.paths import PROJECT_ROOT
 from react_core.evaluation import results
 from react_core.evaluation.paper import STRATEGY_LABELS
 from react_core.evaluation.repeats import Scores, score_results
-from react_core.evaluation.run import EvalPlan, run_evaluation
+from react_core.evaluation.run import EvalPlan
 from react_core.evaluation.strategies import DEFAULT_PRESETS
 from react_core.loop.settings import RunSettings
 
@@ -101,7 +101,7 @@ def run_cells(
     for cell in cells(adapters):
         if only is not None and cell.name not in only:
             continue
-        run = run_evaluation(plan_for(cell, base, datasets, out_dir, limit), on_progress=on_progress)
+        run = plan_for(cell, base, datasets, out_dir, limit).run(on_progress=on_progress)
         if run.stopped:
             return False
     return True

@@ -1,12 +1,13 @@
-"""What an evaluation is asked to do: ``EvalPlan`` (the task, questions, strategies, prompt versions and models, and how
+"""What an evaluation is asked to do: ``Plan`` (the task, questions, strategies, prompt versions and models, and how
 they run: the paper's setup for the task unless it says otherwise), its grid of ``Unit`` s (one results file each),
 the checks made before any model is asked (``check_plan``), its questions, and the config a results file's header
-records (``strategy_config``). ``run.run_evaluation`` runs a plan. UI-free.
+records (``strategy_config``). ``run.EvalPlan`` is a ``Plan`` that runs (``EvalPlan.run``). UI-free.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, NamedTuple
@@ -14,6 +15,7 @@ from typing import Any, ClassVar, NamedTuple
 from react_core.base.errors import ConfigError
 from react_core.evaluation import results
 from react_core.evaluation.data import Question, load_indices
+from react_core.evaluation.paper import STRATEGY_LABELS
 from react_core.evaluation.question_sets import load_any
 from react_core.evaluation.repeats import repeated
 from react_core.evaluation.strategies import (
@@ -37,9 +39,9 @@ from react_core.providers.choice import ModelChoice
 from react_core.tools import DEFAULT_SENTENCES
 
 __all__ = [
-    "EvalPlan",
     "HOSTED_CONCURRENCY",
     "HOSTED_RPM",
+    "Plan",
     "PlanDefaults",
     "StrategyNeeds",
     "Unit",
@@ -47,9 +49,7 @@ __all__ = [
     "check_plan",
     "load_plan_questions",
     "model_slug",
-    "plan_defaults",
     "strategy_config",
-    "strategy_needs",
 ]
 
 # Hosted providers: questions at once, and model calls a minute across them (shared by every job of the key; a 429
@@ -63,7 +63,7 @@ VERSIONED = ("act", "react")  # the strategies a plan's ``versions`` apply to: o
 @dataclass(frozen=True)
 class PlanDefaults:
     """An evaluation before anyone changes it: the paper's setup for its task (``EvalPlan``'s own defaults) and the
-    hosted models' pace. What the Evaluate page starts from, says, and goes back to."""
+    hosted models' pace (``EvalPlan.defaults``). What the Evaluate page starts from, says, and goes back to."""
 
     max_calls: int = PAPER_REACT_STEPS
     tools: tuple[str, ...] = PAPER_TOOLS
@@ -75,32 +75,18 @@ class PlanDefaults:
     presets: dict[str, str] = field(default_factory=dict)  # each role's prompt, as the paper ran the task
 
 
-def plan_defaults(task: Task = HOTPOTQA) -> PlanDefaults:
-    return PlanDefaults(presets=dict(task.presets))
-
-
 @dataclass(frozen=True)
 class StrategyNeeds:
     """What a set of strategies asks for before it runs: a prompt for each of ``roles`` (in the order of
     ``ROLE_MODES``), a budget and tools (``agent``: Act, ReAct and the hybrids), CoT-SC samples (``sampling``), and
-    whether it can compare prompt versions (``versions``: Act and ReAct alone, for ``versioned_roles``)."""
+    whether it can compare prompt versions (``versions``: Act and ReAct alone, for ``versioned_roles``):
+    ``EvalPlan.needs``."""
 
     roles: tuple[str, ...]
     agent: bool
     sampling: bool
     versions: bool
     versioned_roles: tuple[str, ...]
-
-
-def strategy_needs(strategies: list[str] | tuple[str, ...]) -> StrategyNeeds:
-    roles = tuple(r for r in ROLE_MODES if any(r in ROLES[s] for s in strategies))
-    return StrategyNeeds(
-        roles=roles,
-        agent=any(s in AGENTS for s in strategies),
-        sampling=any(s in SAMPLING for s in strategies),
-        versions=bool(strategies) and set(strategies) <= set(VERSIONED),
-        versioned_roles=tuple(r for r in roles if r in VERSIONED),
-    )
 
 
 class Unit(NamedTuple):
@@ -114,10 +100,13 @@ class Unit(NamedTuple):
 
 
 @dataclass
-class EvalPlan:
-    """What to evaluate and how. Every field after ``settings`` defaults to the paper's setup."""
+class Plan:
+    """What to evaluate and how. Every field after ``settings`` defaults to the paper's setup. What runs it is its
+    subclass ``run.EvalPlan`` (``EvalPlan.run``), the one the app and the command line make."""
 
     MAX_REPETITIONS: ClassVar[int] = 20  # runs per question at most
+    STRATEGIES: ClassVar[tuple[str, ...]] = STRATEGIES  # every strategy, in the paper's Table 1 order
+    ROLE_MODES: ClassVar[Mapping[str, str]] = ROLE_MODES  # the kind of prompt (a preset's mode) each role plays
 
     datasets: list[str]
     strategies: list[str]
@@ -149,6 +138,27 @@ class EvalPlan:
     models: list[str] = field(default_factory=list)
     # The task (``hotpotqa``, ``fever``; ``tasks``): '' for the one the dataset files hold.
     task: str = ""
+
+    @staticmethod
+    def label(strategy: str, unknown: str | None = None) -> str:
+        """A strategy in words, as the paper's Table 1 names it (``cot-sc-react``: CoT-SC → ReAct); one it does not
+        name: ``unknown``, else as given."""
+        return STRATEGY_LABELS.get(strategy, strategy if unknown is None else unknown)
+
+    @staticmethod
+    def defaults(task: Task = HOTPOTQA) -> PlanDefaults:
+        return PlanDefaults(presets=dict(task.presets))
+
+    @staticmethod
+    def needs(strategies: list[str] | tuple[str, ...]) -> StrategyNeeds:
+        roles = tuple(r for r in ROLE_MODES if any(r in ROLES[s] for s in strategies))
+        return StrategyNeeds(
+            roles=roles,
+            agent=any(s in AGENTS for s in strategies),
+            sampling=any(s in SAMPLING for s in strategies),
+            versions=bool(strategies) and set(strategies) <= set(VERSIONED),
+            versioned_roles=tuple(r for r in roles if r in VERSIONED),
+        )
 
     def the_task(self) -> Task:
         return task_for(self.datasets, self.task)
@@ -223,7 +233,7 @@ def model_slug(settings: RunSettings) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", f"{settings.provider}-{model_label(settings.to_dict())}").strip("-")
 
 
-def check_plan(plan: EvalPlan) -> None:
+def check_plan(plan: Plan) -> None:
     """Everything that can be wrong before a model is asked anything, as a ConfigError."""
     unknown = [s for s in plan.strategies if s not in STRATEGIES]
     if unknown or not plan.strategies:
@@ -234,8 +244,8 @@ def check_plan(plan: EvalPlan) -> None:
     if plan.samples < 1 or plan.concurrency < 1 or plan.rpm <= 0:
         raise ConfigError("Samples, concurrency and calls per minute must be positive.")
     check_temperature(plan.sc_temperature, "The CoT-SC temperature")
-    if plan.repetitions < 1 or plan.repetitions > EvalPlan.MAX_REPETITIONS:
-        raise ConfigError(f"Repetitions must be between 1 and {EvalPlan.MAX_REPETITIONS} (got {plan.repetitions}).")
+    if plan.repetitions < 1 or plan.repetitions > Plan.MAX_REPETITIONS:
+        raise ConfigError(f"Repetitions must be between 1 and {Plan.MAX_REPETITIONS} (got {plan.repetitions}).")
     if plan.repetitions > 1 and plan.temperature <= 0 and set(plan.strategies) - set(SAMPLING):
         raise ConfigError("Repeated runs need a temperature above 0: at 0 every repetition gives the same answer.")
     if plan.indices and len(plan.datasets) != 1:
@@ -263,14 +273,14 @@ def check_plan(plan: EvalPlan) -> None:
             )
 
 
-def load_plan_questions(plan: EvalPlan) -> list[Question]:
+def load_plan_questions(plan: Plan) -> list[Question]:
     indices = load_indices(plan.indices) if plan.indices else None
     questions = [q for path in plan.datasets for q in load_any(path, indices=indices)][: plan.limit]
     return repeated(questions, plan.repetitions)
 
 
 def strategy_config(
-    plan: EvalPlan,
+    plan: Plan,
     strategy: str,
     model: str,
     presets: dict[str, str] | None = None,

@@ -1,5 +1,5 @@
-"""The one way to run an evaluation: ``run_evaluation(plan)``, called by ``python -m react_core eval`` /
-``eval-table`` and by the Evaluate page, with the same defaults (the paper's).
+"""The one way to run an evaluation: ``EvalPlan.run``, called by ``python -m react_core eval`` / ``eval-table`` and
+by the Evaluate page, with the same defaults (the paper's). ``EvalPlan`` is the plan (``plan.Plan``) with its run.
 
 A plan names the questions (dataset files, optional indices and limit), the strategies, the output folder and how
 the strategies run: the paper's budget of 7 model calls with Search and Lookup, its prompts, 21 CoT-SC samples at
@@ -33,7 +33,7 @@ from react_core.evaluation.harness import evaluate
 from react_core.evaluation.plan import (  # noqa: F401 - also read from here by the CLI, bootstrap and tests
     HOSTED_RPM,
     VERSIONED,
-    EvalPlan,
+    Plan,
     Unit,
     check_plan,
     load_plan_questions,
@@ -50,7 +50,7 @@ from react_core.providers.allowance import OPERATOR, Allowance
 from react_core.providers.base import Provider
 from react_core.telemetry.live import LiveTarget
 
-__all__ = ["EvalPlan", "EvalRun", "ProgressHandler", "VERSIONED", "resolved", "run_evaluation"]
+__all__ = ["EvalPlan", "EvalRun", "ProgressHandler", "VERSIONED", "resolved"]
 
 ProgressHandler = Callable[[dict[str, Any]], None]
 
@@ -62,7 +62,7 @@ class EvalRun:
     stopped: bool  # cancelled before every strategy had every question
 
 
-def _reusable(plan: EvalPlan, strategy: str, model: str, settings: RunSettings) -> dict[str, dict[str, dict]]:
+def _reusable(plan: Plan, strategy: str, model: str, settings: RunSettings) -> dict[str, dict[str, dict]]:
     """For a hybrid: the folder's results of its components that were made exactly as this run would make them."""
     found: dict[str, dict[str, dict]] = {}
     single = not plan.versions and len(plan.models) < 2  # else the components' files are named per version or model
@@ -73,90 +73,97 @@ def _reusable(plan: EvalPlan, strategy: str, model: str, settings: RunSettings) 
     return found
 
 
-def run_evaluation(
-    plan: EvalPlan,
-    *,
-    api_key: str | None = None,
-    allowance: Allowance = OPERATOR,
-    provider: Provider | None = None,
-    on_progress: ProgressHandler | None = None,
-    cancel: threading.Event | None = None,
-    export: LiveTarget | None = None,
-) -> EvalRun:
-    """Run every unit of the plan, model by model, and return their summaries in the plan's order (also when stopped).
+class EvalPlan(Plan):
+    """An evaluation's plan (``plan.Plan``: what to evaluate and how) and the one way to run it."""
 
-    Each model's provider (``provider``, else the one its settings name, built under ``allowance``'s key rules) makes
-    its calls within ``allowance``'s call window; ``api_key`` goes only to a model of the settings' own provider.
-    Hosted models run at once, each on a thread of its own; the others (the on-device model, a script) run their
-    cells in turn. Summaries are keyed by strategy, or with ``plan.versions`` or several ``plan.models`` by unit
-    (``react@paper@2``, ``EvalPlan.units``). Events for ``on_progress``: ``preparing`` (message), ``strategy``
-    (strategy, unit, position, of, total), then for each unit the harness's ``start`` / ``result`` / ``done``, each
-    with ``strategy`` and ``unit``. A provider failure raises a ProviderError once every model has stopped and what
-    finished is saved (a hosted model's failure stops only its own cells); rerunning the same plan resumes. Act and
-    ReAct runs are sent to ``export`` (the operator's OpenTelemetry endpoint when None)."""
-    notify = on_progress or (lambda _e: None)
-    cancel = cancel or cancel_scope.current() or threading.Event()
-    check_plan(plan)
-    questions = load_plan_questions(plan)
-    if not questions:
-        raise ConfigError("No questions to evaluate.")
-    runs = plan.model_settings()
-    if provider is not None and len(runs) > 1:
-        raise ConfigError("A provider passed in serves one model; give several models by their settings instead.")
-    units = plan.units()
-    summaries: dict[str, Summary] = {}
-    failures: list[BaseException] = []
+    def run(
+        self,
+        *,
+        api_key: str | None = None,
+        allowance: Allowance = OPERATOR,
+        provider: Provider | None = None,
+        on_progress: ProgressHandler | None = None,
+        cancel: threading.Event | None = None,
+        export: LiveTarget | None = None,
+    ) -> EvalRun:
+        """Run every unit of the plan, model by model, and return their summaries in the plan's order (also when
+        stopped).
 
-    def model(m: int) -> None:
-        settings = runs[m]
-        if cancel.is_set():
-            return
-        mine = [(position, unit) for position, unit in enumerate(units, 1) if unit.model == m]
-        key = api_key if settings.provider == plan.settings.provider else None  # a key goes only to its provider
-        built = provider or allowance.build(
-            lambda: provider_for(
-                settings, api_key=key, on_progress=lambda message: notify({"kind": "preparing", "message": message})
+        Each model's provider (``provider``, else the one its settings name, built under ``allowance``'s key rules)
+        makes its calls within ``allowance``'s call window; ``api_key`` goes only to a model of the settings' own
+        provider. Hosted models run at once, each on a thread of its own; the others (the on-device model, a script)
+        run their cells in turn. Summaries are keyed by strategy, or with ``versions`` or several ``models`` by unit
+        (``react@paper@2``, ``units``). Events for ``on_progress``: ``preparing`` (message), ``strategy`` (strategy,
+        unit, position, of, total), then for each unit the harness's ``start`` / ``result`` / ``done``, each with
+        ``strategy`` and ``unit``. A provider failure raises a ProviderError once every model has stopped and what
+        finished is saved (a hosted model's failure stops only its own cells); rerunning the same plan resumes. Act
+        and ReAct runs are sent to ``export`` (the operator's OpenTelemetry endpoint when None)."""
+        notify = on_progress or (lambda _e: None)
+        cancel = cancel or cancel_scope.current() or threading.Event()
+        check_plan(self)
+        questions = load_plan_questions(self)
+        if not questions:
+            raise ConfigError("No questions to evaluate.")
+        runs = self.model_settings()
+        if provider is not None and len(runs) > 1:
+            raise ConfigError("A provider passed in serves one model; give several models by their settings instead.")
+        units = self.units()
+        summaries: dict[str, Summary] = {}
+        failures: list[BaseException] = []
+
+        def model(m: int) -> None:
+            settings = runs[m]
+            if cancel.is_set():
+                return
+            mine = [(position, unit) for position, unit in enumerate(units, 1) if unit.model == m]
+            key = api_key if settings.provider == self.settings.provider else None  # a key goes only to its provider
+            built = provider or allowance.build(
+                lambda: provider_for(
+                    settings, api_key=key, on_progress=lambda message: notify({"kind": "preparing", "message": message})
+                )
             )
-        )
-        try:
-            # A visitor's own call window is never exceeded by the pace (it would refuse the call, failing a question).
-            rpm = plan.rpm if allowance.window is None else min(plan.rpm, allowance.window.per_minute)
-            limited = allowance.limit(built)
-            summaries.update(_run(plan, settings, questions, limited, rpm, mine, len(units), notify, cancel, export))
-        finally:
-            if provider is None and not built.shared:
-                built.close()
+            try:
+                # A visitor's own call window is never exceeded by the pace (it would refuse the call, failing a
+                # question).
+                rpm = self.rpm if allowance.window is None else min(self.rpm, allowance.window.per_minute)
+                limited = allowance.limit(built)
+                summaries.update(
+                    _run(self, settings, questions, limited, rpm, mine, len(units), notify, cancel, export)
+                )
+            finally:
+                if provider is None and not built.shared:
+                    built.close()
 
-    def on_thread(m: int) -> None:
-        try:
-            with allowance.keys():  # the job's key rules hold on this thread too
-                model(m)
-        except BaseException as e:  # reported once every model has stopped
-            failures.append(e)
+        def on_thread(m: int) -> None:
+            try:
+                with allowance.keys():  # the job's key rules hold on this thread too
+                    model(m)
+            except BaseException as e:  # reported once every model has stopped
+                failures.append(e)
 
-    at_once = [m for m, s in enumerate(runs) if len(runs) > 1 and provider_class(s.provider).hosted]
-    threads = [threading.Thread(target=on_thread, args=(m,), name=f"react-eval-model-{m}") for m in at_once]
-    for t in threads:
-        t.start()
-    try:
-        for m in range(len(runs)):
-            if m not in at_once:
-                model(m)
-    except KeyboardInterrupt:
-        cancel.set()  # the hosted models' questions under way stop too
-        raise
-    finally:
+        at_once = [m for m, s in enumerate(runs) if len(runs) > 1 and provider_class(s.provider).hosted]
+        threads = [threading.Thread(target=on_thread, args=(m,), name=f"react-eval-model-{m}") for m in at_once]
         for t in threads:
-            t.join()
-    if failures:
-        raise failures[0]
-    summaries = {u.key: summaries[u.key] for u in units if u.key in summaries}
-    stopped = any(not s.complete for s in summaries.values()) or len(summaries) < len(units)
-    return EvalRun(Path(plan.out_dir), summaries, stopped)
+            t.start()
+        try:
+            for m in range(len(runs)):
+                if m not in at_once:
+                    model(m)
+        except KeyboardInterrupt:
+            cancel.set()  # the hosted models' questions under way stop too
+            raise
+        finally:
+            for t in threads:
+                t.join()
+        if failures:
+            raise failures[0]
+        summaries = {u.key: summaries[u.key] for u in units if u.key in summaries}
+        stopped = any(not s.complete for s in summaries.values()) or len(summaries) < len(units)
+        return EvalRun(Path(self.out_dir), summaries, stopped)
 
 
 def _run(
-    plan: EvalPlan,
+    plan: Plan,
     settings: RunSettings,
     questions: list[Question],
     provider: Provider,

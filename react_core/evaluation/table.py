@@ -1,6 +1,6 @@
 """``python -m react_core eval-table``: the paper's whole Table 1 on this machine, written into docs/evaluation.md.
 
-It runs the seven strategies (or those chosen) over the same questions into one folder (``run_evaluation``; the
+It runs the seven strategies (or those chosen) over the same questions into one folder (``EvalPlan.run``; the
 hybrids reuse the folder's CoT-SC and ReAct results), with an offline pack built into that folder from the same
 HotpotQA files when no knowledge source is given, and replaces what lies between the task's two markers of the
 document (HotpotQA's, or FEVER's ``eval-table:fever``) with a description of the run and the table (``report``).

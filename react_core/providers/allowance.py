@@ -3,7 +3,7 @@
 The app decides it once per browser session from its mode (``ui.shared.identity.allowance``); the CLI and local mode run
 as the operator (``OPERATOR``: the server's keys, to any endpoint, no limit). Every job (a chat turn, an evaluation, and
 whatever runs models next) gets one: the job machinery runs the job's work under ``keys()``, and whatever builds the
-job's provider wraps it with ``limit()`` (``run_evaluation`` takes the allowance and does both).
+job's provider wraps it with ``limit()`` (``EvalPlan.run`` takes the allowance and does both).
 """
 
 from __future__ import annotations

@@ -185,13 +185,13 @@ def from_teacher(
     """A teacher (``settings``' provider and model) answers ``questions`` with the paper's setup; its right and
     grounded runs are kept. The evaluation's results file in ``folder`` makes it resumable."""
     from react_core.evaluation import results
-    from react_core.evaluation.run import EvalPlan, run_evaluation
+    from react_core.evaluation.run import EvalPlan
 
     strategy = Recipe.METHODS[method].strategy
     if not Recipe.METHODS[method].agent:
         raise ConfigError("a teacher writes agent trajectories (Act or ReAct).")
     plan = EvalPlan(datasets=[questions], strategies=[strategy], out_dir=str(folder), settings=settings, limit=limit)
-    run_evaluation(plan, on_progress=on_progress, cancel=cancel)
+    plan.run(on_progress=on_progress, cancel=cancel)
     found = []
     for r in results.read_results(results.result_path(folder, strategy)):
         trace = Trace.from_dict(r["trace"])

@@ -12,18 +12,15 @@ import streamlit as st
 
 from react_core import (
     PROVIDERS,
-    ROLE_MODES,
-    STRATEGY_LABELS,
     Arena,
+    EvalPlan,
     ModelChoice,
     ReactLabError,
     RunSettings,
     Variant,
     address,
     expected_answer_for,
-    plan_defaults,
     provider_class,
-    strategy_needs,
 )
 from ui.arena.job import ArenaJob, ColumnSpec
 from ui.shared import export_settings, identity, live_refresh, presets, state
@@ -70,7 +67,7 @@ def _column_defaults(i: int) -> None:
     ss.setdefault(key("provider", i), s["provider"])
     ss.setdefault(key("model", i), s.get("model", ""))
     ss.setdefault(key("temperature", i), float(s.get("temperature", 0.0)))
-    ss.setdefault(key("max_calls", i), int(s.get("max_calls", plan_defaults().max_calls)))
+    ss.setdefault(key("max_calls", i), int(s.get("max_calls", EvalPlan.defaults().max_calls)))
     ss.setdefault(key("adapter", i), s.get("adapter") or "")
 
 
@@ -78,7 +75,7 @@ def preset_names(strategy: str) -> list[str]:
     """The prompts a strategy can run: this person's presets of its mode (shipped, then their own; a name runs its
     newest version), then each saved version of a line that has several, by its address (``paper@2``)."""
     store = presets.store()
-    names = store.names(mode=ROLE_MODES[strategy])
+    names = store.names(mode=EvalPlan.ROLE_MODES[strategy])
     addresses = []
     for name in store.with_several_versions(names):
         addresses += [address(name, n) for n, _, _ in store.versions(name)]
@@ -153,7 +150,7 @@ def render_editor(i: int) -> None:
         "Strategy",
         Arena.STRATEGIES,
         key=key("strategy", i),
-        format_func=STRATEGY_LABELS.get,
+        format_func=EvalPlan.label,
         on_change=strategy_changed,
         args=(i,),
     )
@@ -172,7 +169,7 @@ def render_editor(i: int) -> None:
     )
     st.number_input("Temperature", min_value=0.0, max_value=2.0, step=0.1, key=key("temperature", i))
     strategy = st.session_state[key("strategy", i)]
-    if not strategy_needs([strategy]).agent:
+    if not EvalPlan.needs([strategy]).agent:
         st.caption(f"{Variant(strategy).budget().capitalize()}: this strategy answers at once.")
     else:
         st.number_input(
@@ -180,8 +177,8 @@ def render_editor(i: int) -> None:
             min_value=1,
             max_value=RunSettings.MAX_CALLS,
             key=key("max_calls", i),
-            help=f"This column's budget of steps. Figure 1 sets the paper's {plan_defaults().max_calls}; a new column "
-            "starts from Settings'.",
+            help=f"This column's budget of steps. Figure 1 sets the paper's {EvalPlan.defaults().max_calls}; a new "
+            "column starts from Settings'.",
         )
     if "adapter" in provider_class(st.session_state[key("provider", i)]).options and not identity.own_endpoints():
         current = st.session_state[key("adapter", i)]

@@ -15,10 +15,10 @@ import streamlit as st
 
 from react_core import (
     BootstrapPlan,
+    EvalPlan,
     Evaluation,
     ReactLabError,
     RunSettings,
-    plan_defaults,
 )
 from ui.evaluate import evaluations as ev
 from ui.evaluate import question_sets
@@ -68,8 +68,8 @@ def start() -> None:
         candidates=int(ss.get("boot-candidates", 8)),
         seed=int(ss.get("boot-seed", 0)),
         work_dir=str(folder / "work"),
-        max_calls=int(ss.get("eval-max-calls", plan_defaults().max_calls)),
-        tools=list(ss.get("eval-tools", plan_defaults().tools)),
+        max_calls=int(ss.get("eval-max-calls", EvalPlan.defaults().max_calls)),
+        tools=list(ss.get("eval-tools", EvalPlan.defaults().tools)),
     )
     _run(plan)
 

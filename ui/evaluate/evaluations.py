@@ -16,8 +16,6 @@ from typing import Any
 import streamlit as st
 
 from react_core import (
-    ROLE_MODES,
-    STRATEGY_LABELS,
     EvalPlan,
     Evaluation,
     PresetStore,
@@ -26,8 +24,6 @@ from react_core import (
     Task,
     evaluations_dir,
     parse_ref,
-    plan_defaults,
-    strategy_needs,
 )
 from ui.evaluate import models as eval_models
 from ui.evaluate import question_sets
@@ -45,7 +41,7 @@ RPM_HELP = (
 def paper_setup() -> dict[str, Any]:
     """The paper's setup for the chosen dataset's task: its budget, tools, samples and the task's prompts."""
     task = eval_tasks.chosen()
-    paper = plan_defaults(task)
+    paper = EvalPlan.defaults(task)
     return {
         "eval-max-calls": paper.max_calls,
         "eval-tools": list(paper.tools),
@@ -55,20 +51,20 @@ def paper_setup() -> dict[str, Any]:
 
 
 def roles(strategies: list[str]) -> list[str]:
-    return list(strategy_needs(strategies).roles)
+    return list(EvalPlan.needs(strategies).roles)
 
 
 def compares_versions(strategies: list[str]) -> bool:
     """Whether these strategies can run several prompt versions (Act and ReAct only)."""
-    return strategy_needs(strategies).versions
+    return EvalPlan.needs(strategies).versions
 
 
 def uses_agent(strategies: list[str]) -> bool:
-    return strategy_needs(strategies).agent
+    return EvalPlan.needs(strategies).agent
 
 
 def samples(strategies: list[str]) -> bool:
-    return strategy_needs(strategies).sampling
+    return EvalPlan.needs(strategies).sampling
 
 
 def preset_choices(role: str) -> list[str]:
@@ -86,7 +82,7 @@ def version_choices(strategies: list[str]) -> list[str]:
     """Every version (``name@3``) and label (``name@best``) of the prompts the chosen Act / ReAct strategies can run:
     what "Compare prompt versions" offers."""
     owner = identity.owner()
-    found = [a for role in strategy_needs(strategies).versioned_roles for a in _addresses(role, owner)]
+    found = [a for role in EvalPlan.needs(strategies).versioned_roles for a in _addresses(role, owner)]
     return list(dict.fromkeys(found))
 
 
@@ -103,8 +99,8 @@ def _addresses(role: str, owner: str) -> list[str]:
 @st.cache_data(ttl=30, show_spinner=False)
 def _preset_choices(role: str, owner: str) -> list[str]:
     store = PresetStore(owner)
-    names = store.names(ROLE_MODES[role])
-    if ROLE_MODES[role] != "react":
+    names = store.names(EvalPlan.ROLE_MODES[role])
+    if EvalPlan.ROLE_MODES[role] != "react":
         return names
     dialects = {}
     for name in names:
@@ -151,7 +147,7 @@ def start() -> None:
     repetitions = int(ss.get("eval-repetitions") or 1)
     choice = ss.get("eval-dataset") or ""
     task = eval_tasks.task_of(choice)
-    paper = plan_defaults(task)
+    paper = EvalPlan.defaults(task)
     folder = Evaluation.new_folder(root())
     try:
         shared = eval_tasks.datasets()
@@ -221,7 +217,7 @@ def unit_label(key: str, snap: dict[str, Any]) -> str:
     strategy = EvalPlan.unit_strategy(key)
     version = (snap.get("versions") or {}).get(key, "")
     model = (snap.get("models") or {}).get(key, "")
-    name = STRATEGY_LABELS.get(strategy, strategy)
+    name = EvalPlan.label(strategy)
     return name + (f" {version}" if version else "") + (f" on {model}" if model else "")
 
 

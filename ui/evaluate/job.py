@@ -1,6 +1,6 @@
 """An evaluation on a background thread, so the Evaluate page can show progress and a Stop button.
 
-The job calls ``react_core.evaluation.run.run_evaluation`` (the same function as ``python -m react_core eval``) with
+The job calls ``EvalPlan.run`` (the same method as ``python -m react_core eval``) with
 the plan the page gathered and the person's allowance (whose keys, which call window), and keeps a lock-protected
 picture of where it is: preparing, which strategy of how many, how many questions of how many, stopping, stopped,
 failed. Results are not kept here: they are written to the plan's
@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from react_core import Allowance, EvalPlan, LiveTarget, ReactLabError, run_evaluation
+from react_core import Allowance, EvalPlan, LiveTarget, ReactLabError
 from ui.shared.job import Job
 
 
@@ -81,8 +81,7 @@ class EvalJob(Job):
 
     def work(self) -> None:
         try:
-            run = run_evaluation(
-                self.plan,
+            run = self.plan.run(
                 api_key=self._api_key or None,
                 allowance=self.allowance,
                 on_progress=self._on_progress,

@@ -16,8 +16,8 @@ import pandas as pd
 import streamlit as st
 
 from react_core import (
-    STRATEGY_LABELS,
     Checks,
+    EvalPlan,
     Evaluation,
     QuestionSetError,
     QuestionSets,
@@ -171,7 +171,7 @@ def _checked(
     for r in evaluation.results:
         s = r.scores(chosen)
         row = {
-            "strategy": STRATEGY_LABELS.get(r.strategy, r.name),
+            "strategy": EvalPlan.label(r.strategy, r.name),
             "prompt version": r.version,
             "model": r.model,
             "questions": s.questions,
@@ -189,7 +189,7 @@ def _checked(
 def result_name(r: StrategyResults, model: bool = False) -> str:
     """A results file in a few words: its strategy, the prompt version it ran when known, and with ``model`` (an
     evaluation of several models, or results from elsewhere) the model it ran on."""
-    parts = [STRATEGY_LABELS.get(r.strategy, r.name), r.version, r.model if model else ""]
+    parts = [EvalPlan.label(r.strategy, r.name), r.version, r.model if model else ""]
     return " · ".join(p for p in parts if p)
 
 

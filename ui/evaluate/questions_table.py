@@ -14,7 +14,7 @@ from typing import Any
 
 import streamlit as st
 
-from react_core import STRATEGY_LABELS, Evaluation, csv_text
+from react_core import EvalPlan, Evaluation, csv_text
 from ui.evaluate import question_sets as qs
 from ui.evaluate import tables
 from ui.evaluate import tasks as eval_tasks
@@ -26,7 +26,7 @@ def question_rows(evaluation: Evaluation) -> list[dict[str, Any]]:
     checked = qs.check_columns(evaluation, qs.checks())
     return [
         {
-            "strategy": STRATEGY_LABELS.get(r["strategy"], r["strategy"]),
+            "strategy": EvalPlan.label(r["strategy"]),
             "prompt version": cell.version,
             "model": cell.model,
             "id": r["id"],

@@ -9,7 +9,7 @@ import streamlit as st
 
 from react_core import (
     RESAMPLES,
-    STRATEGY_LABELS,
+    EvalPlan,
     RunSettings,
     ToolSpec,
     Trace,
@@ -144,7 +144,7 @@ def render_past() -> None:
         list(folders),
         index=None,
         format_func=lambda f: (
-            f"{tables.when(folders[f])} · {', '.join(STRATEGY_LABELS.get(s, s) for s in folders[f].strategies)}"
+            f"{tables.when(folders[f])} · {', '.join(EvalPlan.label(s) for s in folders[f].strategies)}"
         ),
         placeholder="Choose an evaluation",
         key="eval-past",

@@ -6,11 +6,11 @@ from __future__ import annotations
 import streamlit as st
 
 from react_core import (
+    EvalPlan,
     RunSettings,
     ToolSpec,
     knowledge_label,
     model_label,
-    plan_defaults,
     provider_class,
 )
 from ui.evaluate import evaluations as ev
@@ -36,7 +36,7 @@ def how_they_run(chosen: list[str]) -> None:
     if ev.compares_versions(chosen):
         _versions(chosen)
     _pace()
-    paper = plan_defaults()
+    paper = EvalPlan.defaults()
     st.caption(
         f"The paper's setup: at most {paper.max_calls} model calls with Search and Lookup, its own 6-shot prompts, "
         f"{paper.samples} CoT-SC samples at temperature {paper.sc_temperature}, greedy decoding otherwise. Every "
@@ -47,7 +47,7 @@ def how_they_run(chosen: list[str]) -> None:
 
 def _pace() -> None:
     """How fast a hosted model is asked: questions at once, within calls a minute for the key."""
-    cols, pace = st.columns(3), plan_defaults()
+    cols, pace = st.columns(3), EvalPlan.defaults()
     cols[0].number_input("Questions at once", 1, 64, pace.concurrency, key="eval-at-once", help=ev.AT_ONCE_HELP)
     cols[1].number_input("Calls per minute", 1.0, 100_000.0, pace.rpm, step=10.0, key="eval-rpm", help=ev.RPM_HELP)
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from react_core import STRATEGY_LABELS, Evaluation, StrategyResults
+from react_core import EvalPlan, Evaluation, StrategyResults
 from ui.evaluate import tasks as eval_tasks
 
 MIN_CHART_N = 20  # fewer questions say too little to set beside the paper's 500
@@ -90,7 +90,7 @@ def past_frame(evaluations: list[Evaluation]) -> pd.DataFrame:
     rows = []
     for e in evaluations:
         incomplete = [
-            f"{STRATEGY_LABELS.get(r.strategy, r.strategy)} {len(r.records)} of {r.planned}"
+            f"{EvalPlan.label(r.strategy)} {len(r.records)} of {r.planned}"
             for r in e.results
             if r.planned and len(r.records) < r.planned
         ]
@@ -141,7 +141,7 @@ def version_frame(evaluations: list[Evaluation], version: str | None = None, mod
                 {
                     "prompt version": v or "(none recorded)",
                     "model": r.model,
-                    "strategy": STRATEGY_LABELS.get(r.strategy, r.strategy),
+                    "strategy": EvalPlan.label(r.strategy),
                     "when": when(e),
                     "n": s.n,
                     "EM": round(100 * s.em, 1),
