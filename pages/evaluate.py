@@ -15,10 +15,9 @@ from __future__ import annotations
 import streamlit as st
 
 from react_core import (
-    TASKS,
     EvalPlan,
+    Task,
     figure3_table,
-    shared_data_dir,
 )
 from ui.evaluate import bootstrap as bootstrap_view
 from ui.evaluate import evaluations as ev
@@ -47,12 +46,12 @@ state.show_flash()
 st.caption(
     "Score prompting strategies on HotpotQA or FEVER the way the ReAct paper did: exact match and F1 after SQuAD "
     "normalisation for HotpotQA's questions, accuracy of the label (SUPPORTS, REFUTES, NOT ENOUGH INFO) for FEVER's "
-    "claims. " + " ".join(t.credit for t in TASKS.values())
+    "claims. " + " ".join(t.credit for t in Task.ALL.values())
 )
 setup_view.your_questions()
 datasets = [*eval_tasks.datasets(), *qs.choices()]
 if not datasets:
-    st.error(f"No HotpotQA or FEVER files found in {md_literal(str(shared_data_dir()))}: set REACT_SHARED_DATA.")
+    st.error(f"No HotpotQA or FEVER files found in {md_literal(str(Task.shared_data()))}: set REACT_SHARED_DATA.")
     st.stop()
 job: EvalJob | None = st.session_state.eval_job
 busy = job is not None and not job.done

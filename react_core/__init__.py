@@ -33,22 +33,21 @@ from react_core.base.events import (
     ToolProgress,
     Writing,
 )
-from react_core.base.paths import evaluations_dir, shared_data_dir, training_python
+from react_core.base.paths import training_python
 from react_core.base.text import md_escape, plural
 from react_core.base.tool_specs import ToolSpec
 from react_core.base.trace import Action, Alternative, Exchange, Source, Step, Trace
 from react_core.dialects import DIALECTS
 from react_core.evaluation.arena import Arena, ColumnResult, Variant
 from react_core.evaluation.arena_html import SideBySide
-from react_core.evaluation.assignments import Board, references_from, submission_of
+from react_core.evaluation.assignments import Board
 from react_core.evaluation.bootstrap import BootstrapPlan
 from react_core.evaluation.figure3 import figure3_table
 from react_core.evaluation.parting import Parting
 from react_core.evaluation.question_sets import QuestionSetError, QuestionSets
-from react_core.evaluation.repeats import RESAMPLES
 from react_core.evaluation.results import Evaluation, StrategyResults
 from react_core.evaluation.run import EvalPlan
-from react_core.evaluation.tasks import HOTPOTQA, TASKS, Task
+from react_core.evaluation.tasks import Task
 from react_core.history import RunRecord, Store, open_history
 from react_core.history.assignments import Assignment
 from react_core.history.records import check_owner
@@ -112,7 +111,6 @@ __all__ = [
     "Evaluation",
     "Exchange",
     "FinetunePlan",
-    "HOTPOTQA",
     "Keeping",
     "LiveRun",
     "LiveTarget",
@@ -129,7 +127,6 @@ __all__ = [
     "QuestionSetError",
     "QuestionSets",
     "RECIPES",
-    "RESAMPLES",
     "ReactLabError",
     "Recipe",
     "Recorded",
@@ -149,7 +146,6 @@ __all__ = [
     "StepStarted",
     "Store",
     "StrategyResults",
-    "TASKS",
     "Task",
     "TextDelta",
     "ToolProgress",
@@ -167,7 +163,6 @@ __all__ = [
     "csv_text",
     "default_preset_for",
     "environment_value",
-    "evaluations_dir",
     "example_warnings",
     "expected_answer_for",
     "figure3_table",
@@ -183,14 +178,11 @@ __all__ = [
     "parse_ref",
     "plural",
     "provider_class",
-    "references_from",
     "run_scope",
-    "shared_data_dir",
     "similar_titles",
     "speaks",
     "standing_pack",
     "stream",
-    "submission_of",
     "text_credit",
     "ToolSpec",
     "training_python",

@@ -10,7 +10,7 @@ import pytest
 
 from react_core.base.errors import ConfigError
 from react_core.base.trace import Action, Observation, Source, Step, Trace
-from react_core.evaluation.assignments import Board, references_from, submission_of, write_assignment_file
+from react_core.evaluation.assignments import Board, write_assignment_file
 from react_core.evaluation.question_sets import QuestionSets, load_question_set
 from react_core.evaluation.results import ASSIGNMENT_NOTE, Evaluation, StrategyResults
 from react_core.history.assignments import Assignment, Submission
@@ -122,7 +122,7 @@ def test_an_evaluation_of_an_assignment_says_which_one_it_ran(tmp_path):
 def test_results_become_a_submission_with_reference_checks_and_the_best_version_counts(tmp_path):
     reference = _trace("What is 6 * 7?", ["calculator"], "42")
     teacher = StrategyResults("react", "react", tmp_path / "t.jsonl", None, [_record("a", reference, 1.0)])
-    refs = references_from(teacher, QUESTIONS)
+    refs = Board.references_from(teacher, QUESTIONS)
     assert refs == {"a": reference.to_dict()}
     header = {"versions": {"react": "paper@2"}, "model": "Scripted · script.json"}
     mine = StrategyResults(
@@ -136,7 +136,7 @@ def test_results_become_a_submission_with_reference_checks_and_the_best_version_
             _record("b", _trace("Who directed Sinister?", [], "Ethan Hawke"), 0.0),
         ],
     )
-    made = submission_of(mine, refs)
+    made = Board.submission_of(mine, refs)
     assert (made["version"], made["model"]) == ("paper@2", "Scripted · script.json")
     assert [r["id"] for r in made["runs"]] == ["a", "b"] and made["em"] == 0.5
     assert made["checks"] == {SAME_TOOLS: 1.0, NO_LONGER: 1.0, SAME_PAGES: 1.0}  # b has no reference: not counted

@@ -15,12 +15,7 @@ from react_core.evaluation.repeats import base_id, common_questions
 from react_core.evaluation.results import ASSIGNMENT_NOTE, StrategyResults
 from react_core.report.checks import grounded, reference_checks
 
-__all__ = [
-    "Board",
-    "references_from",
-    "submission_of",
-    "write_assignment_file",
-]
+__all__ = ["Board", "write_assignment_file"]
 
 
 def write_assignment_file(assignment: Any, folder: str | Path) -> Path:
@@ -37,62 +32,63 @@ def write_assignment_file(assignment: Any, folder: str | Path) -> Path:
     return path
 
 
-def references_from(results: StrategyResults, questions: list[dict[str, str]]) -> dict[str, Any]:
-    """Reference runs for an assignment's questions, from a results file of the teacher's: question id -> the first
-    run of each question both hold (the same id and question), as a trace dict."""
-    shared = set(common_questions(results.records, questions))
-    out: dict[str, Any] = {}
-    for record in results.records:
-        qid = base_id(record["id"])
-        if qid in shared and qid not in out:
-            out[qid] = record["trace"]
-    return out
-
-
-def submission_of(results: StrategyResults, references: dict[str, Any]) -> dict[str, Any]:
-    """One results file (a prompt version on a model) as a submission: its version and model, EM and grounded rates,
-    each reference check's pass rate (over the questions with a reference), and its runs, one per question (the first
-    of repeated runs)."""
-    runs, seen = [], set()
-    for record in results.records:
-        qid = base_id(record["id"])
-        if qid in seen:
-            continue
-        seen.add(qid)
-        trace = Trace.from_dict(record["trace"])
-        checks = reference_checks(trace, Trace.from_dict(references[qid])) if qid in references else {}
-        runs.append(
-            {
-                "id": qid,
-                "question": record.get("question", trace.question),
-                "gold": record.get("gold", ""),
-                "prediction": record.get("prediction"),
-                "em": float(record.get("em", 0.0)),
-                "grounded": grounded(trace),
-                "checks": checks,
-                "trace": record["trace"],
-            }
-        )
-    names = list(dict.fromkeys(name for r in runs for name in r["checks"]))
-    return {
-        "version": results.version or results.name,
-        "model": results.model,
-        "em": _rate([r["em"] for r in runs]),
-        "grounded": _rate([float(r["grounded"]) for r in runs]),
-        "checks": {n: _rate([float(r["checks"][n]) for r in runs if n in r["checks"]]) for n in names},
-        "runs": runs,
-    }
-
-
 def _rate(values: list[float]) -> float:
     return sum(values) / len(values) if values else 0.0
 
 
 class Board:
-    """An assignment's board: its submissions (the store's ``Submission``), read by student."""
+    """An assignment's board: its submissions (the store's ``Submission``), read by student; what a submission holds
+    (``submission_of`` a results file) and the reference runs it is checked against (``references_from``)."""
 
     def __init__(self, submissions: list[Any]) -> None:
         self.submissions = list(submissions)
+
+    @staticmethod
+    def references_from(results: StrategyResults, questions: list[dict[str, str]]) -> dict[str, Any]:
+        """Reference runs for an assignment's questions, from a results file of the teacher's: question id -> the
+        first run of each question both hold (the same id and question), as a trace dict."""
+        shared = set(common_questions(results.records, questions))
+        out: dict[str, Any] = {}
+        for record in results.records:
+            qid = base_id(record["id"])
+            if qid in shared and qid not in out:
+                out[qid] = record["trace"]
+        return out
+
+    @staticmethod
+    def submission_of(results: StrategyResults, references: dict[str, Any]) -> dict[str, Any]:
+        """One results file (a prompt version on a model) as a submission: its version and model, EM and grounded
+        rates, each reference check's pass rate (over the questions with a reference), and its runs, one per question
+        (the first of repeated runs)."""
+        runs, seen = [], set()
+        for record in results.records:
+            qid = base_id(record["id"])
+            if qid in seen:
+                continue
+            seen.add(qid)
+            trace = Trace.from_dict(record["trace"])
+            checks = reference_checks(trace, Trace.from_dict(references[qid])) if qid in references else {}
+            runs.append(
+                {
+                    "id": qid,
+                    "question": record.get("question", trace.question),
+                    "gold": record.get("gold", ""),
+                    "prediction": record.get("prediction"),
+                    "em": float(record.get("em", 0.0)),
+                    "grounded": grounded(trace),
+                    "checks": checks,
+                    "trace": record["trace"],
+                }
+            )
+        names = list(dict.fromkeys(name for r in runs for name in r["checks"]))
+        return {
+            "version": results.version or results.name,
+            "model": results.model,
+            "em": _rate([r["em"] for r in runs]),
+            "grounded": _rate([float(r["grounded"]) for r in runs]),
+            "checks": {n: _rate([float(r["checks"][n]) for r in runs if n in r["checks"]]) for n in names},
+            "runs": runs,
+        }
 
     @staticmethod
     def submitter(submission: Any) -> str:

@@ -28,12 +28,13 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from react_core.base.errors import ConfigError
 from react_core.base.paths import evaluations_dir
 from react_core.evaluation.paper import STRATEGY_LABELS
 from react_core.evaluation.repeats import (
+    RESAMPLES,
     Comparison,
     Scores,
     base_id,
@@ -178,6 +179,8 @@ def append(path: str | Path, record: dict[str, Any]) -> None:
 @dataclass
 class StrategyResults:
     """One strategy's results in one file (a file of several strategies, from before headers, gives several)."""
+
+    RESAMPLES: ClassVar[int] = RESAMPLES  # the bootstrap resamples behind each of its scores' 95 % intervals
 
     name: str  # the file's name without .jsonl (the strategy itself, or e.g. "react-ours")
     strategy: str
@@ -330,6 +333,11 @@ class Evaluation:
         load = load or cls.load
         found = [load(p) for p in root.iterdir() if p.is_dir() and any(p.glob("*.jsonl"))]
         return sorted(found, key=lambda e: (e.created_at, e.folder.name), reverse=True)
+
+    @staticmethod
+    def root(owner: str = "") -> Path:
+        """The folder of ``owner``'s evaluations (``paths.evaluations_dir``): local mode's and the CLI's for ''."""
+        return evaluations_dir(owner)
 
     @staticmethod
     def new_folder(root: str | Path | None = None) -> Path:

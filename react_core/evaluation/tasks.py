@@ -51,6 +51,9 @@ def fever_scores(prediction: str | None, label: str) -> tuple[float, float]:
 class Task:
     PAPER_MODEL: ClassVar[str] = "PaLM-540B"  # the model of the paper's Table 1
     PAPER_N: ClassVar[int] = 500  # the dev questions (claims) each column of it scored
+    # Set below, once the tasks exist: every task by name, and HotpotQA (results that name no task are its).
+    ALL: ClassVar[Mapping[str, Task]]
+    HOTPOTQA: ClassVar[Task]
 
     name: str
     label: str
@@ -85,6 +88,16 @@ class Task:
         """The task's dataset files in the shared data, by name (without the paper's list of rows)."""
         folder = shared_data_dir() / self.folder
         return [p for p in sorted(folder.glob("*.json*")) if p.name != _PAPER_ROWS] if folder.is_dir() else []
+
+    @staticmethod
+    def shared_data() -> Path:
+        """The shared data folder (``REACT_SHARED_DATA``) whose task folders hold the datasets."""
+        return shared_data_dir()
+
+    @staticmethod
+    def shared_files() -> dict[str, Path]:
+        """Every task's dataset files in the shared data, by file name."""
+        return {p.name: p for task in TASKS.values() for p in task.dataset_files()}
 
     @staticmethod
     def of(path: str | Path) -> Task:
@@ -122,6 +135,7 @@ FEVER = Task(
     f1=False,
 )
 TASKS = {t.name: t for t in (HOTPOTQA, FEVER)}
+Task.ALL, Task.HOTPOTQA = TASKS, HOTPOTQA
 
 
 def task_named(name: str | None) -> Task:

@@ -23,8 +23,6 @@ from react_core import (
     StrategyResults,
     Trace,
     plural,
-    references_from,
-    submission_of,
 )
 from ui.evaluate.question_sets import ASSIGNMENT_PREFIX
 from ui.shared import identity, state
@@ -56,7 +54,7 @@ def _hand_out(sets: dict[str, Any], references: dict[str, Any]) -> None:
         return
     name = (ss.get("class-name") or "").strip() or chosen.name
     reference = references.get(ss.get("class-reference") or "")
-    refs = references_from(reference, chosen.questions) if reference is not None else {}
+    refs = Board.references_from(reference, chosen.questions) if reference is not None else {}
     try:
         made = state.history_store().create_assignment(name, chosen.questions, refs)
     except ReactLabError as e:
@@ -191,7 +189,7 @@ def _submit(token: str, r: StrategyResults) -> None:
     if a is None:
         state.flash("error", "That assignment is gone, or its link was never opened here.")
         return
-    made = submission_of(r, a.references)
+    made = Board.submission_of(r, a.references)
     try:
         n = store.submit(token, student=student_name(), **made)
     except ReactLabError as e:

@@ -3,7 +3,7 @@ message after Stop (the results as tables: ``ui.evaluate.tables``).
 
 Everything shown about an evaluation is read from its results folder (``react_core.evaluation.results``), the
 running one included, so a reload or another day shows the same thing. Evaluations belong to their owner like runs:
-each owner's folders sit in their own root (``paths.evaluations_dir``), and only those are listed or opened. The
+each owner's folders sit in their own root (``Evaluation.root``), and only those are listed or opened. The
 plan comes from the page's own widgets (the paper's setup unless changed there) and the model, key and knowledge
 source from Settings.
 """
@@ -22,7 +22,6 @@ from react_core import (
     ReactLabError,
     RunSettings,
     Task,
-    evaluations_dir,
     parse_ref,
 )
 from ui.evaluate import models as eval_models
@@ -113,7 +112,7 @@ def _preset_choices(role: str, owner: str) -> list[str]:
 
 def root() -> Path:
     """This person's evaluations folder."""
-    return evaluations_dir(identity.owner())
+    return Evaluation.root(identity.owner())
 
 
 def owns(folder: str | Path | None) -> bool:

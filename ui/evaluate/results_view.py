@@ -8,9 +8,9 @@ from typing import Any
 import streamlit as st
 
 from react_core import (
-    RESAMPLES,
     EvalPlan,
     RunSettings,
+    StrategyResults,
     ToolSpec,
     Trace,
 )
@@ -78,8 +78,9 @@ def _checks_and_baseline(evaluation: Any) -> None:
     cols[2].number_input("At most k steps (0: no limit)", 0, RunSettings.MAX_CALLS, 0, key="eval-check-steps")
     st.dataframe(qs.scores_frame(evaluation, qs.checks()), hide_index=True, width="stretch", key="eval-scores")
     st.caption(
-        f"Value [95 % interval]: a percentile bootstrap over questions ({RESAMPLES:,} resamples; a question's "
-        "repeated runs are resampled together). grounded: the answer occurs in a tool's evidence."
+        "Value [95 % interval]: a percentile bootstrap over questions "
+        f"({StrategyResults.RESAMPLES:,} resamples; a question's repeated runs are resampled together). grounded: the "
+        "answer occurs in a tool's evidence."
     )
     options = qs.baselines(evaluation, ev.past())
     base = st.selectbox(

@@ -13,7 +13,7 @@ from typing import Any
 
 import streamlit as st
 
-from react_core import HOTPOTQA, TASKS, Task
+from react_core import Task
 from ui.evaluate import question_sets
 
 TASK_KEY = "eval-task"  # the task the prompts were last set for
@@ -21,12 +21,12 @@ TASK_KEY = "eval-task"  # the task the prompts were last set for
 
 def datasets() -> dict[str, Path]:
     """The shared dataset files by name: each task's folder, without the paper's list of rows."""
-    return {p.name: p for task in TASKS.values() for p in task.dataset_files()}
+    return Task.shared_files()
 
 
 def task_of(choice: str | None) -> Task:
     path = None if question_sets.is_set(choice) else datasets().get(choice or "")
-    return Task.of(path) if path is not None else HOTPOTQA
+    return Task.of(path) if path is not None else Task.HOTPOTQA
 
 
 def chosen() -> Task:
@@ -39,7 +39,7 @@ def name(choice: str) -> str:
     if question_sets.is_set(choice):
         return question_sets.label(choice)
     task = task_of(choice)
-    return choice if task is HOTPOTQA else f"{choice} ({task.label} {task.items})"
+    return choice if task is Task.HOTPOTQA else f"{choice} ({task.label} {task.items})"
 
 
 def paper_defaults(task: Task) -> dict[str, Any]:
