@@ -15,7 +15,6 @@ from pathlib import Path
 import streamlit as st
 
 from react_core import (
-    RECIPES,
     FinetunePlan,
     ReactLabError,
     Recipe,
@@ -54,9 +53,9 @@ if identity.own_endpoints():
 def _recipe_form() -> FinetunePlan | None:
     # Outside the form, so the fields below start from the chosen recipe's values.
     name = st.selectbox(
-        "Recipe", list(RECIPES), key="finetune-recipe-name", format_func=lambda r: f"{r}: {RECIPES[r].note}"
+        "Recipe", list(Recipe.ALL), key="finetune-recipe-name", format_func=lambda r: f"{r}: {Recipe.ALL[r].note}"
     )
-    defaults = RECIPES[name]
+    defaults = Recipe.ALL[name]
     with st.form("finetune-recipe"):
         methods = list(Recipe.METHODS)
         method = st.selectbox(

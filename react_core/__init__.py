@@ -44,7 +44,7 @@ from react_core.evaluation.assignments import Board
 from react_core.evaluation.bootstrap import BootstrapPlan
 from react_core.evaluation.figure3 import figure3_table
 from react_core.evaluation.parting import Parting
-from react_core.evaluation.question_sets import QuestionSetError, QuestionSets
+from react_core.evaluation.question_sets import QuestionSets
 from react_core.evaluation.results import Evaluation, StrategyResults
 from react_core.evaluation.run import EvalPlan
 from react_core.evaluation.tasks import Task
@@ -86,7 +86,7 @@ from react_core.telemetry.live import LiveTarget
 from react_core.tools.mcp_servers import McpServers
 from react_core.tools.wiki import similar_titles
 from react_core.training.finetune import FinetunePlan
-from react_core.training.recipe import RECIPES, Recipe
+from react_core.training.recipe import Recipe
 
 __version__ = "0.1.0"
 
@@ -124,9 +124,7 @@ __all__ = [
     "PresetStore",
     "PromptEdit",
     "Provider",
-    "QuestionSetError",
     "QuestionSets",
-    "RECIPES",
     "ReactLabError",
     "Recipe",
     "Recorded",

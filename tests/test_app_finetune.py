@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from app_helpers import go, new_session, use_app
 
-from react_core import RECIPES
+from react_core import Recipe
 from ui.finetune import job as jobs
 
 
@@ -15,11 +15,11 @@ def test_the_v2_recipe_is_chosen_on_the_page_and_started_as_the_form_left_it(mon
     monkeypatch.setattr(jobs, "start", started.append)
     at = go(new_session(), "finetune")
     assert at.selectbox(key="finetune-recipe-name").value == "v1"
-    assert at.number_input(key="finetune-epochs-v1").value == RECIPES["v1"].epochs
+    assert at.number_input(key="finetune-epochs-v1").value == Recipe.ALL["v1"].epochs
     at.selectbox(key="finetune-recipe-name").set_value("v2").run()
-    assert at.number_input(key="finetune-epochs-v2").value == RECIPES["v2"].epochs == 3
+    assert at.number_input(key="finetune-epochs-v2").value == Recipe.ALL["v2"].epochs == 3
     at.number_input(key="finetune-epochs-v2").set_value(2)  # a form's fields are sent with its button
     next(b for b in at.button if b.label == "Start fine-tuning").click().run()
     assert not at.exception, at.exception
     (plan,) = started
-    assert plan.recipe == RECIPES["v2"].updated(epochs=2)  # v2's misses and held-out files, with the epochs typed
+    assert plan.recipe == Recipe.ALL["v2"].updated(epochs=2)  # v2's misses and held-out files, with the epochs typed

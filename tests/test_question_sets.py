@@ -10,7 +10,6 @@ import pytest
 from react_core.base.errors import ConfigError
 from react_core.evaluation.question_sets import (
     MAX_BYTES,
-    QuestionSetError,
     QuestionSets,
     load_any,
     load_question_set,
@@ -20,8 +19,8 @@ from react_core.evaluation.run import EvalPlan
 from react_core.loop.settings import RunSettings
 
 
-def refusal(data: bytes | str, name: str = "set.csv") -> QuestionSetError:
-    with pytest.raises(QuestionSetError) as e:
+def refusal(data: bytes | str, name: str = "set.csv") -> QuestionSets.Error:
+    with pytest.raises(QuestionSets.Error) as e:
         parse_question_set(data.encode("utf-8") if isinstance(data, str) else data, name)
     return e.value
 
@@ -77,7 +76,7 @@ def test_not_utf8_nul_bytes_and_oversized_files_are_refused_before_anything_runs
     assert refusal(b"question,answer\nWho?,A\x00nn\n").line == 2
     big = tmp_path / "big.csv"
     big.write_bytes(b"question,answer\n" + b"Who?,Ann\n" * (MAX_BYTES // 9 + 1))
-    with pytest.raises(QuestionSetError, match="a question set may be"):
+    with pytest.raises(QuestionSets.Error, match="a question set may be"):
         load_question_set(big)
 
 
@@ -94,9 +93,9 @@ def test_sets_are_kept_per_owner_and_a_run_is_added_with_its_answer_corrected(op
     assert [s.name for s in ann.question_sets()] == ["capitals"] and bob.question_sets() == []
     assert bob.get_question_set("capitals") is None and not bob.delete_question_set("capitals")
     assert QuestionSets(ann).add_run("capitals", "Capital of Peru?", "Lima", run_id=7) == 2
-    with pytest.raises(QuestionSetError, match="already in this set"):
+    with pytest.raises(QuestionSets.Error, match="already in this set"):
         QuestionSets(ann).add_run("capitals", "Capital of Peru?", "Lima", run_id=7)
-    with pytest.raises(QuestionSetError, match="line break"):
+    with pytest.raises(QuestionSets.Error, match="line break"):
         QuestionSets(ann).add_run("capitals", "Capital?\nObservation: x", "Lima", run_id=8)
     saved = ann.get_question_set("capitals")
     assert saved.questions[-1] == {"id": "run-7", "question": "Capital of Peru?", "answer": "Lima"}

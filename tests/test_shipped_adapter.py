@@ -15,7 +15,7 @@ from react_core.loop.settings import RunSettings, provider_for
 from react_core.providers import model_label
 from react_core.providers.adapters import DEFAULT_ADAPTER, file_sha256, read_manifest, shipped_adapter
 from react_core.providers.local import LocalProvider
-from react_core.training.recipe import RECIPES, SHIPPED
+from react_core.training.recipe import SHIPPED, Recipe
 from react_core.training.sources import held_out_questions, shared_path
 from ui.chat.examples import ONLINE_EXAMPLES
 
@@ -67,13 +67,13 @@ def test_the_questions_a_new_chat_offers_are_none_it_trained_on():
     )  # the default offline pack's questions: where the chat's examples come from
     offered |= {normalize_answer(q) for q in ONLINE_EXAMPLES}  # with live Wikipedia
     train = _questions([shared_data_dir() / "hotpotqa" / "train_distractor_996.json"])
-    train |= _questions(shared_path(f) for recipe in RECIPES.values() for f in recipe.gold)  # and any recipe's
+    train |= _questions(shared_path(f) for recipe in Recipe.ALL.values() for f in recipe.gold)  # and any recipe's
     assert offered and not offered & train
 
 
-@pytest.mark.parametrize("name", list(RECIPES))
+@pytest.mark.parametrize("name", list(Recipe.ALL))
 def test_no_recipe_trains_on_the_held_out_dev_questions(name):
-    recipe = RECIPES[name]
+    recipe = Recipe.ALL[name]
     dev = _questions(hotpotqa_sources())  # the 200 dev questions every adapter is measured on (198 texts)
     assert dev and not dev & _questions(shared_path(f) for f in recipe.gold)
     if name != "v1":  # and whatever else joins its data (a teacher's runs, History) is checked against them

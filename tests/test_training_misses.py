@@ -27,7 +27,7 @@ from react_core.training import gold, queries
 from react_core.training.examples import segments_for
 from react_core.training.finetune import FinetunePlan, _tools_for, kinds, write_trajectory_file
 from react_core.training.misses import NOT_LISTED, repeats_a_query, searched
-from react_core.training.recipe import DEV_QUESTIONS, RECIPES
+from react_core.training.recipe import DEV_QUESTIONS, Recipe
 from react_core.training.sources import Trajectory, read_trajectories
 
 QUESTIONS = 80  # the first questions of the shared train file
@@ -41,7 +41,7 @@ def made(tmp_path_factory):
     train = json.loads((shared_data_dir() / "hotpotqa" / "train_distractor_996.json").read_text(encoding="utf-8"))
     data = folder / "train.json"
     data.write_text(json.dumps(train[:QUESTIONS]), encoding="utf-8")
-    recipe = RECIPES["v2"].updated(gold=(str(data),), misses=COUNTS["miss"], partial=COUNTS["partial"], arithmetic=4)
+    recipe = Recipe.ALL["v2"].updated(gold=(str(data),), misses=COUNTS["miss"], partial=COUNTS["partial"], arithmetic=4)
     events: list[dict] = []
     path = write_trajectory_file(FinetunePlan(recipe=recipe, out=folder), events.append)
     pack = PackSource(folder / "gold-pack.sqlite")
@@ -188,14 +188,14 @@ def _trajectory(question: str, *, repeat: bool = False) -> Trajectory:
 def test_a_held_out_question_or_a_repeated_query_from_any_source_is_left_out(tmp_path):
     dev = json.loads((shared_data_dir() / DEV_QUESTIONS[0]).read_text(encoding="utf-8"))[0]["question"]
     extra = [_trajectory(dev.upper() + "  "), _trajectory("Which one?", repeat=True), _trajectory("Which one?")]
-    recipe = RECIPES["v2"].updated(gold=(), arithmetic=0)
+    recipe = Recipe.ALL["v2"].updated(gold=(), arithmetic=0)
     events: list[dict] = []
     path = write_trajectory_file(FinetunePlan(recipe=recipe, out=tmp_path, extra=extra), events.append)
     kept = read_trajectories(path)
     assert [t.trace.question for t in kept] == ["Which one?"] and not repeats_a_query(kept[0].trace.steps)
     assert events[-1]["held_out"] == 1 and events[-1]["skipped"] == 1
     v1 = write_trajectory_file(
-        FinetunePlan(recipe=RECIPES["v1"].updated(gold=(), arithmetic=0), extra=extra, out=tmp_path), events.append
+        FinetunePlan(recipe=Recipe.ALL["v1"].updated(gold=(), arithmetic=0), extra=extra, out=tmp_path), events.append
     )
     assert len(read_trajectories(v1)) == 3  # v1's rules, as the shipped adapter was made
 
@@ -207,11 +207,12 @@ def test_the_recipe_is_chosen_on_the_command_line_and_its_options_change_it():
     def recipe(*argv):
         return plan_from_args(build_parser().parse_args(["finetune", *argv])).recipe
 
-    assert recipe() == RECIPES["v1"] and recipe("--recipe", "v2") == RECIPES["v2"]
-    assert recipe("--recipe", "v2", "--epochs", "1", "--gold") == RECIPES["v2"].updated(epochs=1, gold=())
-    assert RECIPES["v2"].epochs == 3 and RECIPES["v2"].digest != RECIPES["v1"].digest
-    assert RECIPES["v2"].__class__.from_dict(RECIPES["v2"].to_dict()) == RECIPES["v2"]
-    assert set(RECIPES["v1"].to_dict()) == set(RECIPES["v2"].to_dict()) - {"misses", "partial", "held_out", "repeats"}
+    assert recipe() == Recipe.ALL["v1"] and recipe("--recipe", "v2") == Recipe.ALL["v2"]
+    assert recipe("--recipe", "v2", "--epochs", "1", "--gold") == Recipe.ALL["v2"].updated(epochs=1, gold=())
+    assert Recipe.ALL["v2"].epochs == 3 and Recipe.ALL["v2"].digest != Recipe.ALL["v1"].digest
+    assert Recipe.ALL["v2"].__class__.from_dict(Recipe.ALL["v2"].to_dict()) == Recipe.ALL["v2"]
+    since_v2 = {"misses", "partial", "held_out", "repeats"}
+    assert set(Recipe.ALL["v1"].to_dict()) == set(Recipe.ALL["v2"].to_dict()) - since_v2
 
 
 def test_queries_miss_the_ways_the_models_own_searches_missed():

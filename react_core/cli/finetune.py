@@ -18,7 +18,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from react_core.training.recipe import RECIPES, Recipe
+from react_core.training.recipe import Recipe
 
 STOPPED = 3
 
@@ -27,10 +27,10 @@ def register(sub: Any) -> None:
     p = sub.add_parser("finetune", help="teach the on-device model a method from trajectories (LoRA, on the CPU)")
     p.add_argument(
         "--recipe",
-        choices=list(RECIPES),
+        choices=list(Recipe.ALL),
         default="v1",
         help="the recipe to start from, v1 by default (docs/finetune.md; the options below change it): "
-        + "; ".join(f"{name}, {recipe.note}" for name, recipe in RECIPES.items()),
+        + "; ".join(f"{name}, {recipe.note}" for name, recipe in Recipe.ALL.items()),
     )
     p.add_argument("--method", choices=list(Recipe.METHODS), help="what to learn (default: the recipe's, react)")
     p.add_argument(
@@ -78,7 +78,7 @@ def plan_from_args(args: argparse.Namespace) -> Any:
         "seed": args.seed,
         "bf16": args.bf16,
     }
-    recipe = RECIPES[args.recipe].updated(**{k: v for k, v in options.items() if v is not None})
+    recipe = Recipe.ALL[args.recipe].updated(**{k: v for k, v in options.items() if v is not None})
     if bool(args.teacher) != bool(args.teacher_questions):
         raise UsageError("--teacher and --teacher-questions go together")
     history = None

@@ -1,7 +1,7 @@
 """A person's own questions: a CSV or JSON-lines file with ``question`` and ``answer`` (and optional ``id``).
 
 A file is read as data, never run: its text only ever reaches a prompt as a question and a results file as a gold
-answer. A bad file is refused whole, with the line and the reason (``QuestionSetError``), before any model is asked:
+answer. A bad file is refused whole, with the line and the reason (``QuestionSets.Error``), before any model is asked:
 too big, not UTF-8, a missing or empty field, a line break or control character inside a field (a question with a
 line break could write its own ``Observation:`` into the prompt), a field too long, a repeated id. Rows without an
 ``id`` are numbered by their line. ``Question.index`` is the row's position, so ``--indices`` works on a set too.
@@ -28,7 +28,6 @@ __all__ = [
     "MAX_ID_CHARS",
     "MAX_QUESTIONS",
     "MAX_QUESTION_CHARS",
-    "QuestionSetError",
     "QuestionSets",
     "SUFFIXES",
     "dump_jsonl",
@@ -45,14 +44,6 @@ MAX_QUESTION_CHARS = 2_000
 MAX_ANSWER_CHARS = 500
 MAX_ID_CHARS = 100
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
-
-
-class QuestionSetError(ConfigError):
-    """A refused question set: ``line`` (1-based; 0 for the file as a whole) and ``reason``."""
-
-    def __init__(self, name: str, line: int, reason: str) -> None:
-        self.name, self.line, self.reason = name, line, reason
-        super().__init__(f"{name}, line {line}: {reason}" if line else f"{name}: {reason}")
 
 
 def is_question_set(path: str | Path) -> bool:
@@ -76,12 +67,12 @@ def load_any(path: str | Path, *, indices: list[int] | None = None) -> list[Ques
 
 
 def load_question_set(path: str | Path) -> list[Question]:
-    """The questions of a CSV or JSONL file, or a QuestionSetError saying which line is wrong and why."""
+    """The questions of a CSV or JSONL file, or a QuestionSets.Error saying which line is wrong and why."""
     path = Path(path)
     try:
         size = path.stat().st_size
         if size > MAX_BYTES:
-            raise QuestionSetError(path.name, 0, f"the file is {size:,} bytes; a question set may be {MAX_BYTES:,}")
+            raise QuestionSets.Error(path.name, 0, f"the file is {size:,} bytes; a question set may be {MAX_BYTES:,}")
         data = path.read_bytes()
     except OSError as e:
         raise ConfigError(f"Cannot read question set {path}: {e.strerror or e}.") from None
@@ -92,21 +83,21 @@ def parse_question_set(data: bytes, name: str) -> list[Question]:
     """The questions of an uploaded file's bytes; ``name``'s suffix says CSV or JSONL."""
     suffix = Path(name).suffix.lower()
     if suffix not in SUFFIXES:
-        raise QuestionSetError(name, 0, "a question set is a .csv or .jsonl file")
+        raise QuestionSets.Error(name, 0, "a question set is a .csv or .jsonl file")
     if len(data) > MAX_BYTES:
-        raise QuestionSetError(name, 0, f"the file is {len(data):,} bytes; a question set may be {MAX_BYTES:,}")
+        raise QuestionSets.Error(name, 0, f"the file is {len(data):,} bytes; a question set may be {MAX_BYTES:,}")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         line = data[: e.start].count(b"\n") + 1
-        raise QuestionSetError(
+        raise QuestionSets.Error(
             name, line, f"not UTF-8 text (byte 0x{data[e.start]:02x}); save the file as UTF-8"
         ) from None
     rows = _csv_rows(text, name) if suffix == ".csv" else _jsonl_rows(text, name)
     if not rows:
-        raise QuestionSetError(name, 0, "no questions in the file")
+        raise QuestionSets.Error(name, 0, "no questions in the file")
     if len(rows) > MAX_QUESTIONS:
-        raise QuestionSetError(name, rows[MAX_QUESTIONS][0], f"more than {MAX_QUESTIONS:,} questions")
+        raise QuestionSets.Error(name, rows[MAX_QUESTIONS][0], f"more than {MAX_QUESTIONS:,} questions")
     questions: list[Question] = []
     seen: dict[str, int] = {}
     for position, (line, row) in enumerate(rows):
@@ -114,7 +105,7 @@ def parse_question_set(data: bytes, name: str) -> list[Question]:
         answer = _field(row, "answer", name, line, MAX_ANSWER_CHARS)
         qid = _field(row, "id", name, line, MAX_ID_CHARS, required=False) or f"line-{line}"
         if qid in seen:
-            raise QuestionSetError(name, line, f"id {qid!r} is used again (first on line {seen[qid]})")
+            raise QuestionSets.Error(name, line, f"id {qid!r} is used again (first on line {seen[qid]})")
         seen[qid] = line
         questions.append(Question(qid, question, answer, position))
     return questions
@@ -123,18 +114,19 @@ def parse_question_set(data: bytes, name: str) -> list[Question]:
 def _csv_rows(text: str, name: str) -> list[tuple[int, dict[str, Any]]]:
     if "\x00" in text:
         line = text[: text.index("\x00")].count("\n") + 1
-        raise QuestionSetError(name, line, "a NUL byte: this is not a text file")
+        raise QuestionSets.Error(name, line, "a NUL byte: this is not a text file")
     reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
     try:
         header = [h.strip().lower() for h in (reader.fieldnames or [])]
         missing = [f for f in ("question", "answer") if f not in header]
         if missing:
-            raise QuestionSetError(name, 1, f"the header needs the columns question and answer (missing {missing[0]})")
+            reason = f"the header needs the columns question and answer (missing {missing[0]})"
+            raise QuestionSets.Error(name, 1, reason)
         reader.fieldnames = header
         rows = []
         for row in reader:
             if None in row:
-                raise QuestionSetError(name, reader.line_num, "more cells than the header has columns")
+                raise QuestionSets.Error(name, reader.line_num, "more cells than the header has columns")
             if any((v or "").strip() for v in row.values()):
                 # The record's first line: a quoted cell may span lines, and line_num is where the record ends.
                 start = reader.line_num - sum((v or "").count("\n") for v in row.values())
@@ -143,7 +135,7 @@ def _csv_rows(text: str, name: str) -> list[tuple[int, dict[str, Any]]]:
                 break
         return rows
     except csv.Error as e:
-        raise QuestionSetError(name, reader.line_num, f"not valid CSV ({e})") from None
+        raise QuestionSets.Error(name, reader.line_num, f"not valid CSV ({e})") from None
 
 
 def _jsonl_rows(text: str, name: str) -> list[tuple[int, dict[str, Any]]]:
@@ -154,11 +146,11 @@ def _jsonl_rows(text: str, name: str) -> list[tuple[int, dict[str, Any]]]:
         try:
             item = loads_json(line)
         except TooDeep as e:
-            raise QuestionSetError(name, line_no, str(e)) from None
+            raise QuestionSets.Error(name, line_no, str(e)) from None
         except ValueError as e:
-            raise QuestionSetError(name, line_no, f"not a JSON object ({getattr(e, 'msg', e)})") from None
+            raise QuestionSets.Error(name, line_no, f"not a JSON object ({getattr(e, 'msg', e)})") from None
         if not isinstance(item, dict):
-            raise QuestionSetError(name, line_no, "each line must be one JSON object with question and answer")
+            raise QuestionSets.Error(name, line_no, "each line must be one JSON object with question and answer")
         rows.append((line_no, item))
         if len(rows) > MAX_QUESTIONS:
             break
@@ -168,18 +160,18 @@ def _jsonl_rows(text: str, name: str) -> list[tuple[int, dict[str, Any]]]:
 def _field(row: dict[str, Any], key: str, name: str, line: int, limit: int, *, required: bool = True) -> str:
     value = row.get(key)
     if isinstance(value, bool) or not isinstance(value, str | int | float | type(None)):
-        raise QuestionSetError(name, line, f"{key} must be text (got {type(value).__name__})")
+        raise QuestionSets.Error(name, line, f"{key} must be text (got {type(value).__name__})")
     text = "" if value is None else str(value).strip()
     if not text:
         if required:
-            raise QuestionSetError(name, line, f"{key} is missing or empty")
+            raise QuestionSets.Error(name, line, f"{key} is missing or empty")
         return ""
     if len(text) > limit:
-        raise QuestionSetError(name, line, f"{key} is {len(text):,} characters; at most {limit:,}")
+        raise QuestionSets.Error(name, line, f"{key} is {len(text):,} characters; at most {limit:,}")
     bad = _CONTROL.search(text)
     if bad:
         what = "a line break" if bad.group() in "\r\n\u2028\u2029" else f"control character U+{ord(bad.group()):04X}"
-        raise QuestionSetError(name, line, f"{key} holds {what}; a field is one line of text")
+        raise QuestionSets.Error(name, line, f"{key} holds {what}; a field is one line of text")
     return text
 
 
@@ -200,6 +192,13 @@ class QuestionSets:
     ``save_question_set``), each row checked by the rules above on its way in, and the assignments they joined
     (``assignment``); either written out as the file an evaluation reads."""
 
+    class Error(ConfigError):
+        """A refused question set: ``line`` (1-based; 0 for the file as a whole) and ``reason``."""
+
+        def __init__(self, name: str, line: int, reason: str) -> None:
+            self.name, self.line, self.reason = name, line, reason
+            super().__init__(f"{name}, line {line}: {reason}" if line else f"{name}: {reason}")
+
     def __init__(self, store: Any) -> None:
         self.store = store
 
@@ -218,9 +217,9 @@ class QuestionSets:
         row = json.dumps({"id": qid, "question": question, "answer": answer}, ensure_ascii=False).encode("utf-8")
         (new,) = parse_question_set(row, "the new row.jsonl")
         if any(i["id"] == new.id for i in items):
-            raise QuestionSetError(name, 0, f"run {run_id} is already in this set")
+            raise QuestionSets.Error(name, 0, f"run {run_id} is already in this set")
         if any(_same(i["question"], new.question) for i in items):
-            raise QuestionSetError(name, 0, "this question is already in the set")
+            raise QuestionSets.Error(name, 0, "this question is already in the set")
         self.store.save_question_set(name, [*items, _item(new)])
         return len(items) + 1
 

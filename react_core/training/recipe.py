@@ -3,7 +3,7 @@ seed). One value, written beside every adapter in its manifest, so an adapter sa
 shipped adapters' recipes are ``SHIPPED`` here, and a test checks that each shipped manifest records exactly its
 recipe.
 
-Recipes by name (``RECIPES``, ``python -m react_core finetune --recipe NAME``): ``v1``, the shipped adapter's (gold
+Recipes by name (``Recipe.ALL``, ``python -m react_core finetune --recipe NAME``): ``v1``, the shipped adapter's (gold
 trajectories and Calculator ones, 2 epochs), and ``v2``, which adds the lessons the v1 adapter's own misses call for
 (``misses``: trajectories that miss a Search and recover; ``partial``: ones that answer from what they read after a
 second miss; docs/finetune.md) over 3 epochs, the 200 dev questions held out.
@@ -25,7 +25,6 @@ from react_core.providers.adapters import DEFAULT_ADAPTER
 __all__ = [
     "DEV_QUESTIONS",
     "Method",
-    "RECIPES",
     "Recipe",
     "SHIPPED",
     "SINCE_V2",
@@ -50,6 +49,7 @@ SOMETIMES = ("calculator",)
 
 @dataclass(frozen=True)
 class Recipe:
+    ALL: ClassVar[dict[str, Recipe]]  # the recipes by name, set below
     METHODS: ClassVar[dict[str, Method]] = {
         "react": Method("react", "tuned-react", "react", True),
         "act": Method("act", "tuned-act", "act", True),
@@ -133,7 +133,7 @@ DEV_QUESTIONS = ("hotpotqa/dev_distractor_first100.json", "hotpotqa/dev_distract
 # Recipes by name. v2: v1's gold and Calculator trajectories, plus the lessons the v1 adapter's own misses on the dev
 # questions call for (docs/finetune.md, "The v2 recipe"), over 3 epochs.
 # Each says what it is where a person picks one (the Fine-tune page, --help).
-RECIPES = {
+Recipe.ALL = {
     "v1": Recipe(method="react", note="the shipped adapter's: gold trajectories and Calculator ones, 2 epochs"),
     "v2": Recipe(
         method="react",
@@ -148,5 +148,5 @@ RECIPES = {
 
 # The adapters shipped in adapters/: each folder's name -> the recipe that made it.
 SHIPPED = {
-    DEFAULT_ADAPTER: RECIPES["v1"],
+    DEFAULT_ADAPTER: Recipe.ALL["v1"],
 }

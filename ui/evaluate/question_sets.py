@@ -19,7 +19,6 @@ from react_core import (
     Checks,
     EvalPlan,
     Evaluation,
-    QuestionSetError,
     QuestionSets,
     ReactLabError,
     StrategyResults,
@@ -83,7 +82,7 @@ def keep_upload() -> None:
     name = (ss.get("qset-name") or "").strip() or Path(upload.name).stem
     try:
         questions = QuestionSets(state.history_store()).save_upload(name, upload.getvalue(), upload.name)
-    except QuestionSetError as e:
+    except QuestionSets.Error as e:
         state.flash("error", f"Refused: {e}")
         return
     except ReactLabError as e:
