@@ -68,7 +68,7 @@ from react_core.loop.settings import RunSettings
 from react_core.presets.diff import VersionDiff
 from react_core.presets.edit import PromptEdit
 from react_core.presets.from_run import example_warnings
-from react_core.presets.preset import Preset, default_preset_for
+from react_core.presets.preset import Preset
 from react_core.presets.store import PresetStore
 from react_core.presets.versions import address, parse_ref
 from react_core.providers import PROVIDERS, model_label, provider_class, speaks
@@ -171,7 +171,6 @@ __all__ = [
     "ask",
     "check_owner",
     "csv_text",
-    "default_preset_for",
     "environment_value",
     "evaluations_dir",
     "example_warnings",

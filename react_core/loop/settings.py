@@ -18,7 +18,7 @@ from react_core.base.tool_specs import ToolSpec, is_tool_name
 from react_core.base.trace import Step
 from react_core.loop.agent import DEFAULT_MAX_CALLS, RunConfig
 from react_core.presets.check import validate_preset
-from react_core.presets.preset import Preset, default_preset_for, preset_dialect
+from react_core.presets.preset import Preset, preset_dialect
 from react_core.presets.store import PresetStore
 from react_core.providers import FALLBACK
 from react_core.providers.choice import environment_settings
@@ -141,7 +141,7 @@ class RunSettings:
         learned = provider_class(str(self.provider or FALLBACK.name)).preset_for(self.to_dict())
         if learned and dialect in ("", preset_dialect(learned)):
             return learned
-        return default_preset_for(dialect or Preset.DEFAULT)
+        return Preset.default_for(dialect or Preset.DEFAULT)
 
     def warm_up(self, preset: Preset, question: str = "") -> Any:
         """Get the fixed prefix of ``preset`` (instructions and examples, with the enabled tools) ready on the model
