@@ -70,7 +70,7 @@ from react_core.presets.edit import PromptEdit
 from react_core.presets.from_run import example_warnings
 from react_core.presets.preset import Preset
 from react_core.presets.store import PresetStore
-from react_core.presets.versions import address, parse_ref
+from react_core.presets.versions import VersionRef
 from react_core.providers import PROVIDERS, model_label, provider_class, speaks
 from react_core.providers.adapters import adapter_setting_label, found_adapters
 from react_core.providers.allowance import OPERATOR, Allowance
@@ -163,11 +163,11 @@ __all__ = [
     "Variant",
     "Verdict",
     "VersionDiff",
+    "VersionRef",
     "Writing",
     "action_text",
     "action_title",
     "adapter_setting_label",
-    "address",
     "ask",
     "check_owner",
     "csv_text",
@@ -185,7 +185,6 @@ __all__ = [
     "pack_choices",
     "pack_spec",
     "pack_text",
-    "parse_ref",
     "plan_defaults",
     "plural",
     "provider_class",

@@ -19,7 +19,6 @@ from react_core import (
     ReactLabError,
     RunSettings,
     Variant,
-    address,
     expected_answer_for,
     plan_defaults,
     provider_class,
@@ -81,7 +80,7 @@ def preset_names(strategy: str) -> list[str]:
     names = store.names(mode=ROLE_MODES[strategy])
     addresses = []
     for name in store.with_several_versions(names):
-        addresses += [address(name, n) for n, _, _ in store.versions(name)]
+        addresses += store.addresses(name)
     return names + addresses
 
 

@@ -24,8 +24,8 @@ from react_core import (
     ReactLabError,
     RunSettings,
     Task,
+    VersionRef,
     evaluations_dir,
-    parse_ref,
     plan_defaults,
     strategy_needs,
 )
@@ -78,7 +78,7 @@ def preset_choices(role: str) -> list[str]:
     owner = identity.owner()
     names = _preset_choices(role, owner)
     addresses = _addresses(role, owner)
-    lines = [parse_ref(a).name for a in addresses]
+    lines = [VersionRef.parse(a).name for a in addresses]
     return names + [a for a, line in zip(addresses, lines, strict=True) if lines.count(line) > 1]
 
 
@@ -95,8 +95,7 @@ def _addresses(role: str, owner: str) -> list[str]:
     store = PresetStore(owner)
     out = []
     for name in _preset_choices(role, owner):
-        out += [f"{name}@{n}" for n, _, _ in store.versions(name)]
-        out += [f"{name}@{label}" for label in store.labels(name)]
+        out += store.addresses(name, labels=True)
     return out
 
 
