@@ -67,7 +67,6 @@ from react_core.loop.service import Run, RunRequest
 from react_core.loop.settings import RunSettings
 from react_core.presets.diff import VersionDiff
 from react_core.presets.edit import PromptEdit
-from react_core.presets.from_run import example_warnings
 from react_core.presets.preset import Preset
 from react_core.presets.store import PresetStore
 from react_core.presets.versions import VersionRef
@@ -173,7 +172,6 @@ __all__ = [
     "csv_text",
     "environment_value",
     "evaluations_dir",
-    "example_warnings",
     "expected_answer_for",
     "figure3_table",
     "found_adapters",
