@@ -82,7 +82,7 @@ from react_core.providers.script import Script
 from react_core.report.checks import Checks
 from react_core.report.downloads import RunExport
 from react_core.report.expected import expected_answer_for
-from react_core.report.exports import CREDIT, action_text, action_title
+from react_core.report.exports import CREDIT, Saying
 from react_core.report.signs import Verdict
 from react_core.report.spreadsheet import csv_text
 from react_core.telemetry.live import LiveTarget
@@ -144,6 +144,7 @@ __all__ = [
     "RunSettings",
     "STRATEGIES",
     "STRATEGY_LABELS",
+    "Saying",
     "SampleScript",
     "Script",
     "SharedView",
@@ -164,8 +165,6 @@ __all__ = [
     "VersionDiff",
     "VersionRef",
     "Writing",
-    "action_text",
-    "action_title",
     "adapter_setting_label",
     "ask",
     "check_owner",
