@@ -82,7 +82,7 @@ from react_core.providers.script import Script
 from react_core.report.checks import Checks
 from react_core.report.downloads import RunExport
 from react_core.report.expected import expected_answer_for
-from react_core.report.exports import CREDIT, Saying
+from react_core.report.exports import Saying
 from react_core.report.signs import Verdict
 from react_core.report.spreadsheet import csv_text
 from react_core.telemetry.live import LiveTarget
@@ -102,7 +102,6 @@ __all__ = [
     "Assignment",
     "Board",
     "BootstrapPlan",
-    "CREDIT",
     "CallTexts",
     "CallWindows",
     "Checks",

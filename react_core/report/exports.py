@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 from react_core.base.events import Writing
 from react_core.base.text import fenced, md_link, md_text
-from react_core.base.trace import Alternative, Step, Trace
+from react_core.base.trace import Alternative, Source, Step, Trace
 from react_core.dialects import DIALECTS
 from react_core.dialects.base import Dialect
 from react_core.knowledge.spec import knowledge_answered
@@ -23,18 +23,12 @@ from react_core.report.expected import check_expected
 from react_core.report.grounding import check_grounding
 
 __all__ = [
-    "CREDIT",
     "Saying",
     "answered_settings",
     "file_stem",
     "to_json",
     "to_markdown",
 ]
-
-CREDIT = (
-    "Observation text comes from Wikipedia (CC BY-SA 4.0); offline packs hold the opening paragraphs from the "
-    "HotpotQA corpus (Yang et al. 2018, CC BY-SA 4.0)."
-)
 
 
 @dataclass(frozen=True)
@@ -122,7 +116,7 @@ def to_markdown(trace: Trace) -> str:
     if trace.sources:
         out += ["", "## Sources", ""]
         out += [f"- {md_link(s.title, s.url)}" for s in trace.sources]
-        out += ["", f"_{CREDIT}_"]
+        out += ["", f"_{Source.CREDIT}_"]
     return "\n".join(out).rstrip() + "\n"
 
 

@@ -23,7 +23,7 @@ from react_core.base.text import scrub
 from react_core.base.trace import Source, Step, Trace
 from react_core.knowledge.spec import text_credit
 from react_core.report.expected import check_expected
-from react_core.report.exports import CREDIT, Saying, answered_settings
+from react_core.report.exports import Saying, answered_settings
 from react_core.report.grounding import check_grounding
 
 __all__ = [
@@ -222,7 +222,7 @@ def answer_section(trace: Trace, anchor: str = "answer", badges: bool = False) -
         out.append(para(line, f"meta badge {grounding.kind}") if badges else para(line))
     if trace.sources:
         out.append(sources_list(trace.sources, "Sources"))
-        out.append(para(CREDIT, "credit"))
+        out.append(para(Source.CREDIT, "credit"))
     out.append("</section>")
     return "".join(out)
 

@@ -12,7 +12,6 @@ from collections.abc import Callable
 import streamlit as st
 
 from react_core import (
-    CREDIT,
     CallTexts,
     Decision,
     Saying,
@@ -208,7 +207,7 @@ def render_answer(trace: Trace, *, narrow: bool = False) -> None:
         _badge(g.message, *EVIDENCE_BADGES.get(g.kind, ("gray", ":material/info:")), wrap=narrow)
         if trace.sources:
             render_sources(trace.sources)
-            st.caption(CREDIT)
+            st.caption(Source.CREDIT)
         return
     if trace.stop_reason == "error" or trace.error:
         st.error(md_literal(trace.error or "The run failed."), icon=":material/error:")
