@@ -81,7 +81,6 @@ from react_core.providers.samples import SampleScript
 from react_core.providers.script import Script
 from react_core.report.checks import Checks
 from react_core.report.downloads import RunExport
-from react_core.report.expected import expected_answer_for
 from react_core.report.exports import Saying
 from react_core.report.signs import Verdict
 from react_core.report.spreadsheet import csv_text
@@ -170,7 +169,6 @@ __all__ = [
     "csv_text",
     "environment_value",
     "evaluations_dir",
-    "expected_answer_for",
     "figure3_table",
     "found_adapters",
     "knowledge_label",

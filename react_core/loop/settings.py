@@ -24,6 +24,7 @@ from react_core.providers import FALLBACK
 from react_core.providers.choice import environment_settings
 from react_core.providers.file_choices import check_files
 from react_core.providers.scripted import checked_outputs
+from react_core.report.expected import expected_answer_for
 from react_core.tools import DEFAULT_SENTENCES, build_tools
 from react_core.tools.mcp_config import all_servers, missing_servers, own_entry
 
@@ -162,6 +163,11 @@ class RunSettings:
         tools = list(self.tools)
         ahead = render_first_prompt(preset, tools, question) if question.strip() else ""
         return provider.warm(render_prefix(preset, tools), ahead)
+
+    def expected_answer(self, question: str) -> str | None:
+        """The gold answer a run of ``question`` with these settings is checked against, when it is a known HotpotQA
+        question (the pack answering their knowledge setting, else the shared data's files); else None."""
+        return expected_answer_for(question, self.to_dict())
 
     def check(self) -> None:
         if not 1 <= int(self.max_calls) <= self.MAX_CALLS:

@@ -19,7 +19,6 @@ from react_core import (
     ReactLabError,
     RunSettings,
     Variant,
-    expected_answer_for,
     plan_defaults,
     provider_class,
     strategy_needs,
@@ -92,7 +91,7 @@ def question_changed() -> None:
     if typed and typed != ss.get(FILLED_KEY):
         return
     question = str(ss.get(QUESTION_KEY, "")).strip()
-    found = (expected_answer_for(question, state.settings()) or "") if question else ""
+    found = (RunSettings.from_dict(state.settings()).expected_answer(question) or "") if question else ""
     ss[GOLD_KEY] = ss[FILLED_KEY] = found
 
 
