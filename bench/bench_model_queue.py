@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.common import table, write_section
 from react_core.base.paths import shared_data_dir
 from react_core.dialects import DIALECTS
-from react_core.presets.preset import default_preset_for, load_preset
+from react_core.presets.preset import Preset, load_preset
 from react_core.presets.render import render_prefix, render_question
 from react_core.providers.base import CompletionRequest
 from react_core.providers.local import LocalProvider
@@ -36,7 +36,7 @@ def main() -> None:
     source = shared_data_dir() / "hotpotqa" / "dev_distractor_first100.json"
     questions = [row["question"] for row in json.loads(source.read_text(encoding="utf-8"))[:SESSIONS]]
     f = DIALECTS["paper"]
-    preset = load_preset(default_preset_for("paper"))
+    preset = load_preset(Preset.default_for("paper"))
     provider = LocalProvider(on_progress=None)
     provider.prepare()
 

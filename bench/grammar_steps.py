@@ -10,7 +10,7 @@ from typing import Any
 
 from react_core.base.paths import shared_data_dir
 from react_core.dialects import DIALECTS
-from react_core.presets.preset import default_preset_for, load_preset
+from react_core.presets.preset import Preset, load_preset
 from react_core.presets.render import render_prefix, render_question
 from react_core.providers.local import LocalProvider
 
@@ -55,7 +55,7 @@ def dialect_steps() -> Iterator[DialectStep]:
     question = json.loads(SOURCE.read_text(encoding="utf-8"))[0]["question"]
     for name in TEXT_DIALECTS:
         f = DIALECTS[name]
-        preset = load_preset(default_preset_for(name))
+        preset = load_preset(Preset.default_for(name))
         text = render_prefix(preset, TOOLS) + render_question(preset, question) + f.step_prefix(1)
         stop = list(dict.fromkeys(f.stop + LocalProvider.extra_stops))  # as a run sends them
         yield DialectStep(name, f, text, f.grammar(TOOLS, 1), stop)

@@ -63,10 +63,9 @@ from react_core.loop.service import Run, RunRequest
 from react_core.loop.settings import RunSettings
 from react_core.presets.diff import VersionDiff
 from react_core.presets.edit import PromptEdit
-from react_core.presets.from_run import example_warnings
-from react_core.presets.preset import Preset, default_preset_for
+from react_core.presets.preset import Preset
 from react_core.presets.store import PresetStore
-from react_core.presets.versions import address, parse_ref
+from react_core.presets.versions import VersionRef
 from react_core.providers import PROVIDERS, model_label, provider_class, speaks
 from react_core.providers.adapters import adapter_setting_label, found_adapters
 from react_core.providers.allowance import OPERATOR, Allowance
@@ -78,8 +77,7 @@ from react_core.providers.samples import SampleScript
 from react_core.providers.script import Script
 from react_core.report.checks import Checks
 from react_core.report.downloads import RunExport
-from react_core.report.expected import expected_answer_for
-from react_core.report.exports import CREDIT, action_text, action_title
+from react_core.report.exports import Saying
 from react_core.report.signs import Verdict
 from react_core.report.spreadsheet import csv_text
 from react_core.telemetry.live import LiveTarget
@@ -99,7 +97,6 @@ __all__ = [
     "Assignment",
     "Board",
     "BootstrapPlan",
-    "CREDIT",
     "CallTexts",
     "CallWindows",
     "Checks",
@@ -135,6 +132,7 @@ __all__ = [
     "RunRequest",
     "RunSettings",
     "SampleScript",
+    "Saying",
     "Script",
     "SharedView",
     "SideBySide",
@@ -147,22 +145,18 @@ __all__ = [
     "Task",
     "TextDelta",
     "ToolProgress",
+    "ToolSpec",
     "Trace",
     "Variant",
     "Verdict",
     "VersionDiff",
+    "VersionRef",
     "Writing",
-    "action_text",
-    "action_title",
     "adapter_setting_label",
-    "address",
     "ask",
     "check_owner",
     "csv_text",
-    "default_preset_for",
     "environment_value",
-    "example_warnings",
-    "expected_answer_for",
     "figure3_table",
     "found_adapters",
     "knowledge_label",
@@ -173,7 +167,6 @@ __all__ = [
     "pack_choices",
     "pack_spec",
     "pack_text",
-    "parse_ref",
     "plural",
     "provider_class",
     "run_scope",
@@ -182,6 +175,5 @@ __all__ = [
     "standing_pack",
     "stream",
     "text_credit",
-    "ToolSpec",
     "training_python",
 ]

@@ -20,7 +20,7 @@ from react_core.dialects import DIALECTS
 from react_core.evaluation.bootstrap import BootstrapPlan, candidate_sets, write_example
 from react_core.loop.settings import RunSettings
 from react_core.presets.check import validate_preset
-from react_core.presets.preset import default_preset_for, load_preset, load_preset_file
+from react_core.presets.preset import Preset, load_preset, load_preset_file
 from react_core.presets.store import PresetStore
 from react_core.providers.scripted import ScriptedProvider
 
@@ -210,7 +210,7 @@ def test_the_cli_bootstraps_with_a_teacher_of_its_own(tmp_path):
 def test_a_run_is_written_as_an_example_every_text_dialect_reads_back(dialect):
     from react_core.base.trace import Action, Observation, Step, Trace
 
-    preset = load_preset(default_preset_for(dialect))
+    preset = load_preset(Preset.default_for(dialect))
     steps = [Step(1, "I compute it.", Action("calculator", "6 * 7"), Observation("6 * 7 = 42", evidence=True))]
     steps.append(Step(2, "It is 42.", final_answer="42"))
     trace = Trace("What is 6 * 7?", steps=steps, final_answer="42", stop_reason="finished")

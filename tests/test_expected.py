@@ -14,6 +14,7 @@ from react_core.base.paths import shared_data_dir
 from react_core.base.trace import Step, Trace
 from react_core.base.trace_schema import InvalidTrace, parse_trace_json
 from react_core.knowledge.pack import PackSource
+from react_core.loop.settings import RunSettings
 from react_core.report.expected import check_expected, expected_answer_for
 from react_core.report.exports import to_json, to_markdown
 
@@ -81,6 +82,8 @@ def test_a_chat_question_that_is_a_pack_question_gets_its_answer():
     assert expected_answer_for(f"  {question.question}\n", settings) == question.answer  # as the chat box strips it
     assert expected_answer_for(question.question.rstrip("?") + " exactly?", settings) is None  # word for word only
     assert expected_answer_for(question.question.lower(), settings) is None
+    # A person's settings answer the same (the Arena page fills a column's gold answer with it).
+    assert RunSettings(knowledge=settings["knowledge"]).expected_answer(question.question) == question.answer
 
 
 def test_a_question_of_the_shared_hotpotqa_files_gets_its_answer_whatever_the_knowledge(monkeypatch, tmp_path):

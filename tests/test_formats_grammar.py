@@ -138,10 +138,10 @@ def _question_prompt(fmt: str) -> tuple[list[str], str]:
     suite quick (the examples' effect on the model is what the full episodes in test_provider_local show)."""
     from dataclasses import replace
 
-    from react_core.presets.preset import default_preset_for, load_preset
+    from react_core.presets.preset import Preset, load_preset
     from react_core.presets.render import render_prefix, render_question
 
-    preset = load_preset(default_preset_for(fmt) if fmt != "act" else "hotpotqa-act")
+    preset = load_preset(Preset.default_for(fmt) if fmt != "act" else "hotpotqa-act")
     preset = replace(preset, examples="")
     tools = ["search", "lookup"] if fmt == "act" else ["search", "calculator"]
     # A question every dialect's greedy first step answers in under 40 tokens (asked how tall, the pause dialect's

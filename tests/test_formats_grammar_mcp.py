@@ -190,14 +190,14 @@ def test_the_on_device_model_writes_arguments_its_schema_allows(fmt):
     # that input's rules of the dialect's grammar: what it samples must be arguments the schema allows.
     from llama_cpp import LlamaGrammar
 
-    from react_core.presets.preset import default_preset_for, load_preset
+    from react_core.presets.preset import Preset, load_preset
     from react_core.presets.render import render_prefix, render_question
     from react_core.providers.local import LocalProvider
 
     llama = LocalProvider(on_progress=None).llama
     f = DIALECTS[fmt]
     tools = ["demo_add", "demo_find"]
-    preset = load_preset(default_preset_for(fmt))
+    preset = load_preset(Preset.default_for(fmt))
     # The instructions and the tools' descriptions without the worked examples: the grammar, not the examples, is
     # what this is about, and a prompt a tenth as long keeps the suite quick.
     preset = replace(preset, examples="")

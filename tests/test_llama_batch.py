@@ -18,7 +18,7 @@ import pytest
 from react_core.dialects import DIALECTS
 from react_core.evaluation.strategies import DEFAULT_PRESETS, direct_request
 from react_core.loop.model_call import sample_replies, stream_completion
-from react_core.presets.preset import default_preset_for, load_preset
+from react_core.presets.preset import Preset, load_preset
 from react_core.presets.render import render_prefix, render_question
 from react_core.presets.store import PresetStore
 from react_core.providers.base import CompletionRequest
@@ -51,7 +51,7 @@ def cot(local: LocalProvider, **changes) -> CompletionRequest:
 def react_step(local: LocalProvider) -> CompletionRequest:
     """Step 1 of a ReAct run, under the paper dialect's grammar, sampled as Regenerate samples it."""
     dialect, tools = DIALECTS["paper"], ["search", "lookup"]
-    preset = load_preset(default_preset_for("paper"))
+    preset = load_preset(Preset.default_for("paper"))
     return CompletionRequest(
         system=render_prefix(preset, tools),
         prompt=render_question(preset, QUESTION) + dialect.step_prefix(1),

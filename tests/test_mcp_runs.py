@@ -15,7 +15,7 @@ from react_core.base.trace_schema import validate_trace
 from react_core.dialects import DIALECTS, get_dialect
 from react_core.loop.agent import Agent
 from react_core.loop.settings import RunSettings, build_run_config
-from react_core.presets.preset import default_preset_for, load_preset
+from react_core.presets.preset import Preset, load_preset
 from react_core.presets.render import tools_block
 from react_core.providers.scripted import ScriptedProvider
 from react_core.tools.mcp import McpTool
@@ -51,7 +51,7 @@ def specs():
 
 @pytest.mark.parametrize("dialect", [d for d in DIALECTS if d != "act"])
 def test_the_tool_section_is_written_from_name_description_and_schema(dialect):
-    block = tools_block(load_preset(default_preset_for(dialect)), ["demo_echo", "demo_add"])
+    block = tools_block(load_preset(Preset.default_for(dialect)), ["demo_echo", "demo_add"])
     assert "Returns the text it is given." in block and "Adds two integers." in block
     assert '"required":["a","b"]' in block  # the tool that takes a JSON object says which
 

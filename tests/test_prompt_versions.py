@@ -19,7 +19,7 @@ from react_core.presets.diff import ADDED, CHANGED, REMOVED, SAME, diff_versions
 from react_core.presets.edit import PromptEdit
 from react_core.presets.preset import dump_preset, list_presets, load_preset, preset_from_toml
 from react_core.presets.store import PresetStore
-from react_core.presets.versions import VersionRef, export_version, import_version, parse_ref
+from react_core.presets.versions import VersionRef, export_version, import_version
 
 
 @pytest.fixture(autouse=True)
@@ -50,9 +50,9 @@ def edited(name: str = "paper", line: str = "Be brief.") -> object:
     ],
 )
 def test_an_address_is_a_name_a_number_or_a_label(text, ref):
-    assert parse_ref(text) == ref and parse_ref(str(ref)) == ref
+    assert VersionRef.parse(text) == ref and VersionRef.parse(str(ref)) == ref
     # What the version chooser shows beside the line: the number, the label, or '' for the newest.
-    assert parse_ref(text).choice == {"paper": "", "paper@3": "3", "x@lesson-step-2": "lesson-step-2"}.get(
+    assert VersionRef.parse(text).choice == {"paper": "", "paper@3": "3", "x@lesson-step-2": "lesson-step-2"}.get(
         text.strip(), "best-on-gemma"
     )
 
@@ -85,7 +85,9 @@ def test_an_address_is_a_name_a_number_or_a_label(text, ref):
 )
 def test_a_hostile_address_is_refused_with_a_reason(text):
     with pytest.raises(ConfigError):
-        parse_ref(text)
+        VersionRef.parse(text)
+    with pytest.raises(ConfigError):  # nor taken as a line's name by the version chooser
+        VersionRef.of(text, 1)
 
 
 # -- versions and labels ---------------------------------------------------------------------------------------
@@ -119,6 +121,14 @@ def test_labels_point_at_one_version_and_move():
     assert store.load("mine@lesson-step-2").ref == "mine@1"
     store.move_label("mine", "lesson-step-2", 2)
     assert store.load("mine@lesson-step-2").ref == "mine@2" and store.labels("mine") == {"lesson-step-2": 2}
+    # Every version's address, then every label's: what the choosers offer, written by VersionRef alone.
+    assert store.addresses("mine") == ["mine@1", "mine@2"]
+    assert store.addresses("mine", labels=True) == ["mine@1", "mine@2", "mine@lesson-step-2"]
+    assert [str(VersionRef.of("mine", choice)) for choice in ("", 2, "lesson-step-2")] == [
+        "mine",
+        "mine@2",
+        "mine@lesson-step-2",
+    ]
     store.move_label("paper", "baseline", 1)  # a shipped version can carry a label too
     assert store.load("paper@baseline").builtin
     with pytest.raises(ConfigError, match="no prompt version mine@3"):

@@ -13,7 +13,7 @@ from react_core.base.answers import exact_match
 from react_core.base.paths import SAMPLE_SCRIPTS_DIR
 from react_core.base.trace import Observation
 from react_core.dialects import DIALECTS
-from react_core.presets.preset import default_preset_for
+from react_core.presets.preset import Preset
 from react_core.providers.file_choices import offered_files
 from react_core.providers.samples import SAMPLE_QUESTIONS, SampleScript
 from react_core.providers.script import Script
@@ -28,7 +28,7 @@ def _settings(dialect: str, script) -> RunSettings:
         provider="scripted",
         script=script,
         dialect=dialect,
-        preset=default_preset_for(dialect),
+        preset=Preset.default_for(dialect),
         knowledge=f"pack:{offline_pack()}",
         tools=["search", "lookup", "calculator"],
     )

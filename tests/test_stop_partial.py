@@ -11,7 +11,7 @@ import pytest
 import react_core
 from react_core.base.events import ActionParsed, Paused, RunDone, StepDone, TextDelta
 from react_core.loop.service import resume_saved
-from react_core.report.exports import action_text, to_markdown
+from react_core.report.exports import Saying, to_markdown
 
 Q = "What is 6 * 7?"
 COMPUTE = " I need to multiply six by seven first.\nAction 1: Calculator[6 * 7]"
@@ -65,7 +65,7 @@ def test_stop_while_the_model_writes_keeps_the_thought_so_far_as_a_stopped_step_
     assert [type(e) for e in events[-2:]] == [StepDone, RunDone]  # a watcher (the CLI, the arena) sees the step
     saved = store.get(run.run_id)
     assert saved is not None and saved.trace.steps[0].stopped and saved.trace.steps[0].thought == step.thought
-    assert action_text(step, "paper") == "(stopped while writing)"
+    assert Saying(step, "paper").text == "(stopped while writing)"
     assert "(stopped while writing)" in to_markdown(trace)
 
 

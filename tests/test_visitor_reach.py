@@ -19,7 +19,6 @@ from react_core.knowledge.spec import knowledge_label, pack_spec
 from react_core.loop.run import ask
 from react_core.loop.settings import RunSettings, build_run_config, provider_for
 from react_core.providers.keys import lending
-from react_core.report.expected import expected_answer_for
 
 READ_IT = "Thought 1: Read the internal page.\nAction 1: Search[Widget Company]"  # a page the internal service holds
 INTERNAL_TEXT = "maker of widgets"
@@ -138,7 +137,7 @@ def test_a_visitor_s_pack_path_is_refused_alike_whatever_is_there(tmp_path):
         said.add(_refusal(lambda s=settings: build_run_config(s)))
         with visitor():
             assert standing_pack(pack_spec(path), visitor=True) is None
-            assert expected_answer_for("Q?", settings.to_dict()) is None
+            assert settings.expected_answer("Q?") is None
     assert len(said) == 1, said
     assert "operator" in said.pop()
 

@@ -14,6 +14,12 @@ __all__ = ["Observation", "ObservationStats", "Source"]
 
 @dataclass
 class Source:
+    # The data credit under a run's list of sources, wherever it is shown (the page, the Markdown and HTML exports).
+    CREDIT: ClassVar[str] = (
+        "Observation text comes from Wikipedia (CC BY-SA 4.0); offline packs hold the opening paragraphs from the "
+        "HotpotQA corpus (Yang et al. 2018, CC BY-SA 4.0)."
+    )
+
     title: str
     url: str
     revision: int | None = None

@@ -18,12 +18,13 @@ from react_core.base.tool_specs import ToolSpec, is_tool_name
 from react_core.base.trace import Step
 from react_core.loop.agent import DEFAULT_MAX_CALLS, RunConfig
 from react_core.presets.check import validate_preset
-from react_core.presets.preset import Preset, default_preset_for, preset_dialect
+from react_core.presets.preset import Preset, preset_dialect
 from react_core.presets.store import PresetStore
 from react_core.providers import FALLBACK
 from react_core.providers.choice import environment_settings
 from react_core.providers.file_choices import check_files
 from react_core.providers.scripted import checked_outputs
+from react_core.report.expected import expected_answer_for
 from react_core.tools import DEFAULT_SENTENCES, build_tools
 from react_core.tools.mcp_config import all_servers, missing_servers, own_entry
 
@@ -141,7 +142,7 @@ class RunSettings:
         learned = provider_class(str(self.provider or FALLBACK.name)).preset_for(self.to_dict())
         if learned and dialect in ("", preset_dialect(learned)):
             return learned
-        return default_preset_for(dialect or Preset.DEFAULT)
+        return Preset.default_for(dialect or Preset.DEFAULT)
 
     def warm_up(self, preset: Preset, question: str = "") -> Any:
         """Get the fixed prefix of ``preset`` (instructions and examples, with the enabled tools) ready on the model
@@ -162,6 +163,11 @@ class RunSettings:
         tools = list(self.tools)
         ahead = render_first_prompt(preset, tools, question) if question.strip() else ""
         return provider.warm(render_prefix(preset, tools), ahead)
+
+    def expected_answer(self, question: str) -> str | None:
+        """The gold answer a run of ``question`` with these settings is checked against, when it is a known HotpotQA
+        question (the pack answering their knowledge setting, else the shared data's files); else None."""
+        return expected_answer_for(question, self.to_dict())
 
     def check(self) -> None:
         if not 1 <= int(self.max_calls) <= self.MAX_CALLS:

@@ -31,7 +31,6 @@ __all__ = [
     "MODES",
     "NAME",
     "Preset",
-    "default_preset_for",
     "dump_preset",
     "list_presets",
     "load_preset",
@@ -94,6 +93,19 @@ class Preset:
         kept = self.run_tools if self.run_tools is not None else list(ToolSpec.ORDER)
         wanted = self.grammar if self.grammar is not None else True
         return ordered_tools(tools) == ordered_tools(kept) and bool(grammar) == wanted
+
+    @classmethod
+    def default_for(cls, dialect_name: str) -> str:
+        """The name of the shipped preset written in a dialect (the one named after the dialect when there are
+        several)."""
+        paths = preset_paths()
+        if dialect_name in paths and paths[dialect_name][1]:
+            return dialect_name
+        for name, (path, builtin) in paths.items():
+            # Only the dialect key is read: a preset that reads its examples from shared data need not be loadable.
+            if builtin and _read_key(path, "dialect") == dialect_name:
+                return name
+        raise ConfigError(f"No shipped preset is written in dialect {dialect_name!r}.")
 
     def __post_init__(self) -> None:
         if not self.question:
@@ -282,18 +294,6 @@ def preset_dialect(name: str) -> str:
     """The dialect a shipped or saved preset is written in ('' when there is no such preset)."""
     found = preset_paths().get(name)
     return _read_key(found[0], "dialect") if found else ""
-
-
-def default_preset_for(dialect_name: str) -> str:
-    """The shipped preset written in a format (the one named after the format when there are several)."""
-    paths = preset_paths()
-    if dialect_name in paths and paths[dialect_name][1]:
-        return dialect_name
-    for name, (path, builtin) in paths.items():
-        # Only the format key is read: a preset that reads its examples from shared data need not be loadable here.
-        if builtin and _read_key(path, "dialect") == dialect_name:
-            return name
-    raise ConfigError(f"No shipped preset is written in dialect {dialect_name!r}.")
 
 
 def _toml_string(value: str) -> str:

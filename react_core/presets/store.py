@@ -26,7 +26,6 @@ from react_core.presets.versions import (
     check_name,
     export_version,
     import_version,
-    parse_ref,
 )
 
 __all__ = ["IN_HISTORY", "PresetStore", "SHIPPED_NOTE", "check_new_preset", "shipped_names"]
@@ -114,7 +113,7 @@ class PresetStore:
         a .toml file is read as it is (the command line's ``--preset path.toml``)."""
         if self.reads_files and isinstance(ref, str) and ref.endswith(".toml") and Path(ref).is_file():
             return load_preset(ref)
-        r = parse_ref(ref)
+        r = VersionRef.parse(ref)
         shipped = r.name in shipped_names()
         try:
             history = self._history()
@@ -163,6 +162,13 @@ class PresetStore:
             saved = []
         return out + [(v.number, v.saved_at, v.note) for v in saved]
 
+    def addresses(self, name: str, *, labels: bool = False) -> list[str]:
+        """The address of each version of line ``name``, oldest first (``paper@1``, ``paper@2``); with ``labels``,
+        then each of its labels' (``paper@best``)."""
+        choices: list[str | int] = [n for n, _, _ in self.versions(name)]
+        choices += list(self.labels(name)) if labels else []
+        return [str(VersionRef.of(name, choice)) for choice in choices]
+
     def labels(self, name: str) -> dict[str, int]:
         try:
             return self._history().labels(name)
@@ -176,7 +182,7 @@ class PresetStore:
     def export(self, ref: str) -> tuple[str, str]:
         """(a file name, the version as one TOML file)."""
         preset = self.load(ref)
-        at = preset.ref or str(parse_ref(ref))
+        at = preset.ref or str(VersionRef.parse(ref))
         return f"{at.replace('@', '-v')}.toml", export_version(preset, at)
 
     # -- writing --------------------------------------------------------------------------------------------

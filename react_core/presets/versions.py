@@ -4,7 +4,7 @@ TOML file to export and import.
 A line of versions has a name (a preset's name); each save adds the next number and never changes an earlier one; a
 shipped preset is version 1 of its own line. Labels (``lesson-step-2``, ``best-on-gemma``) point at one version of a
 line and can be moved. This module is the one home of that address syntax: the store, the app and the command line
-all read an address with ``parse_ref``.
+all read an address with ``VersionRef.parse``.
 """
 
 from __future__ import annotations
@@ -22,14 +22,12 @@ __all__ = [
     "LABEL",
     "MAX_NUMBER",
     "VersionRef",
-    "address",
     "check_label",
     "check_name",
     "export_version",
     "field_line",
     "file_problem",
     "import_version",
-    "parse_ref",
 ]
 
 # A label starts with a letter, so ``name@3`` is always a number and ``name@v3`` always a label.
@@ -56,6 +54,29 @@ class VersionRef:
         """What the address names after its line: the number as text, the label, or '' (the newest)."""
         return str(self.number) if self.number is not None else self.label
 
+    @classmethod
+    def parse(cls, text: str) -> VersionRef:
+        """``name``, ``name@3`` or ``name@label`` as a VersionRef; ConfigError for anything else."""
+        if not isinstance(text, str):
+            raise ConfigError("A prompt version is written name, name@3 or name@label.")
+        name, at, tail = text.strip().partition("@")
+        check_name(name)
+        if not at:
+            return cls(name)
+        if _NUMBER.fullmatch(tail):
+            number = int(tail)
+            if number > MAX_NUMBER:
+                raise ConfigError(f"Version {tail[:20]} of {name!r} is past the last possible version.")
+            return cls(name, number=number)
+        if tail[:1].isdigit() or tail[:1] == "-":
+            raise ConfigError(f"{text.strip()[:80]!r}: a version number is 1 or more, written in digits.")
+        return cls(name, label=check_label(tail))
+
+    @classmethod
+    def of(cls, name: str, choice: str | int = "") -> VersionRef:
+        """Line ``name``'s version ``choice`` (a number or a label; '' for the newest), checked."""
+        return cls.parse(f"{name}@{choice}") if choice != "" else cls(check_name(name))
+
 
 def check_name(name: str) -> str:
     if not isinstance(name, str) or not NAME.fullmatch(name):
@@ -72,29 +93,6 @@ def check_label(label: str) -> str:
             f"{str(label)[:80]!r} is not a label: a letter, then letters, digits, '-', '_' or '.', up to 64 characters."
         )
     return label
-
-
-def parse_ref(text: str) -> VersionRef:
-    """``name``, ``name@3`` or ``name@label`` as a VersionRef; ConfigError for anything else."""
-    if not isinstance(text, str):
-        raise ConfigError("A prompt version is written name, name@3 or name@label.")
-    name, at, tail = text.strip().partition("@")
-    check_name(name)
-    if not at:
-        return VersionRef(name)
-    if _NUMBER.fullmatch(tail):
-        number = int(tail)
-        if number > MAX_NUMBER:
-            raise ConfigError(f"Version {tail[:20]} of {name!r} is past the last possible version.")
-        return VersionRef(name, number=number)
-    if tail[:1].isdigit() or tail[:1] == "-":
-        raise ConfigError(f"{text.strip()[:80]!r}: a version number is 1 or more, written in digits.")
-    return VersionRef(name, label=check_label(tail))
-
-
-def address(name: str, choice: str | int = "") -> str:
-    """The address of line ``name``'s version ``choice`` (a number or a label; '' for the newest), checked."""
-    return str(parse_ref(f"{name}@{choice}")) if choice != "" else check_name(name)
 
 
 # -- one version as one file ------------------------------------------------------------------------------------

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from react_core.base.events import Writing
 from react_core.base.text import fenced, md_link, md_text
-from react_core.base.trace import Alternative, Step, Trace
+from react_core.base.trace import Alternative, Source, Step, Trace
 from react_core.dialects import DIALECTS
 from react_core.dialects.base import Dialect
 from react_core.knowledge.spec import knowledge_answered
@@ -22,49 +23,46 @@ from react_core.report.expected import check_expected
 from react_core.report.grounding import check_grounding
 
 __all__ = [
-    "CREDIT",
-    "STOPPED_STEP",
-    "action_text",
-    "action_title",
+    "Saying",
     "answered_settings",
     "file_stem",
     "to_json",
     "to_markdown",
 ]
 
-CREDIT = (
-    "Observation text comes from Wikipedia (CC BY-SA 4.0); offline packs hold the opening paragraphs from the "
-    "HotpotQA corpus (Yang et al. 2018, CC BY-SA 4.0)."
-)
 
+@dataclass(frozen=True)
+class Saying:
+    """An action as a person reads it: of a step, an alternative or the step being written (``said``), in the run's
+    own dialect (a trace from elsewhere may name one we do not have: it reads as paper's)."""
 
-STOPPED_STEP = "(stopped while writing)"  # a step Stop reached while the model wrote it, in its title and action
+    STOPPED: ClassVar[str] = "(stopped while writing)"  # a step Stop reached while the model wrote it
 
+    said: Step | Alternative | Writing
+    dialect: str
 
-Said = Step | Alternative | Writing  # what a person reads an action of: a step, an alternative, the step being written
+    @property
+    def text(self) -> str:
+        """The action (or Finish) as the model wrote it, e.g. ``Search[Colorado orogeny]``; a step Stop reached
+        while it was written says so."""
+        if getattr(self.said, "stopped", False):
+            return self.STOPPED
+        answer = getattr(self.said, "final_answer", None)  # the step being written has none until it is a step
+        if self.said.action is None and answer is None:
+            return "(no action)"
+        return self._dialect.render_action(self.said.action, answer)
 
+    @property
+    def title(self) -> str:
+        """The same as one short line, for the title of a step's panel or of the step being written
+        (``Dialect.title``)."""
+        if getattr(self.said, "stopped", False):
+            return self.STOPPED
+        return self._dialect.title(self.said.action, getattr(self.said, "final_answer", None))
 
-def action_text(said: Said, dialect: str) -> str:
-    """The action (or Finish) of a step, an alternative or the step being written, as the model wrote it in the run's
-    own dialect, e.g. ``Search[Colorado orogeny]``; a step Stop reached while it was written says so."""
-    if getattr(said, "stopped", False):
-        return STOPPED_STEP
-    answer = getattr(said, "final_answer", None)  # the step being written has none until it is a step
-    if said.action is None and answer is None:
-        return "(no action)"
-    return _dialect(dialect).render_action(said.action, answer)
-
-
-def action_title(said: Said, dialect: str) -> str:
-    """The same as one short line in the run's dialect, for the title of a step's panel or of the step being written
-    (``Dialect.title``)."""
-    if getattr(said, "stopped", False):
-        return STOPPED_STEP
-    return _dialect(dialect).title(said.action, getattr(said, "final_answer", None))
-
-
-def _dialect(name: str) -> Dialect:
-    return DIALECTS.get(name) or DIALECTS["paper"]  # a trace from elsewhere may name a dialect we do not have
+    @property
+    def _dialect(self) -> Dialect:
+        return DIALECTS.get(self.dialect) or DIALECTS["paper"]
 
 
 def to_json(trace: Trace) -> str:
@@ -101,7 +99,7 @@ def to_markdown(trace: Trace) -> str:
         for turn in trace.context:
             out.append(f"- **Q:** {md_text(turn.question)} — **A:** {md_text(turn.answer or '(no answer)')}")
     for step in trace.steps:
-        said = action_text(step, fmt)
+        said = Saying(step, fmt).text
         out += ["", f"## Step {step.index} · {md_text(said)}", ""]
         out += ["**Thought**", "", fenced(step.thought), ""]
         out += ["**Action**", "", fenced(said), ""]
@@ -118,7 +116,7 @@ def to_markdown(trace: Trace) -> str:
     if trace.sources:
         out += ["", "## Sources", ""]
         out += [f"- {md_link(s.title, s.url)}" for s in trace.sources]
-        out += ["", f"_{CREDIT}_"]
+        out += ["", f"_{Source.CREDIT}_"]
     return "\n".join(out).rstrip() + "\n"
 
 
@@ -140,7 +138,7 @@ def _decisions(step: Step, fmt: str) -> list[str]:
 def _alternatives(alternatives: list[Alternative], fmt: str, picked: int | None) -> list[str]:
     lines = []
     for n, alt in enumerate(alternatives, 1):
-        said = md_text(alt.error) if alt.error else _code(action_text(alt, fmt))
+        said = md_text(alt.error) if alt.error else _code(Saying(alt, fmt).text)
         mark = " (picked)" if n == picked else ""
         lines.append(f"Alternative {n}{mark} at temperature {alt.temperature:g}: {said}")
     return lines

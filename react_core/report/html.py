@@ -23,7 +23,7 @@ from react_core.base.text import scrub
 from react_core.base.trace import Source, Step, Trace
 from react_core.knowledge.spec import text_credit
 from react_core.report.expected import check_expected
-from react_core.report.exports import CREDIT, action_text, action_title, answered_settings
+from react_core.report.exports import Saying, answered_settings
 from react_core.report.grounding import check_grounding
 
 __all__ = [
@@ -182,10 +182,10 @@ def step_section(
     obs = step.observation
     cls = "step error" if step.is_error else "step"
     out = [f'<section class="{cls}" id="{esc(anchor)}{int(step.index)}">']
-    title = action_title(step, dialect)
-    out.append(f"<h2>{esc(f'Step {step.index} · {title}')}</h2>")
+    said = Saying(step, dialect)
+    out.append(f"<h2>{esc(f'Step {step.index} · {said.title}')}</h2>")
     out.append("<h3>Thought</h3>" + pre(step.thought or "(no thought)"))
-    out.append("<h3>Action</h3>" + pre(action_text(step, dialect)))
+    out.append("<h3>Action</h3>" + pre(said.text))
     if obs is not None:
         out.append(f"<h3>{'Observation (error)' if obs.is_error else 'Observation'}</h3>" + pre(obs.text, "obs"))
         if obs.note:
@@ -222,7 +222,7 @@ def answer_section(trace: Trace, anchor: str = "answer", badges: bool = False) -
         out.append(para(line, f"meta badge {grounding.kind}") if badges else para(line))
     if trace.sources:
         out.append(sources_list(trace.sources, "Sources"))
-        out.append(para(CREDIT, "credit"))
+        out.append(para(Source.CREDIT, "credit"))
     out.append("</section>")
     return "".join(out)
 

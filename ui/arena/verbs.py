@@ -18,8 +18,6 @@ from react_core import (
     ReactLabError,
     RunSettings,
     Variant,
-    address,
-    expected_answer_for,
     provider_class,
 )
 from ui.arena.job import ArenaJob, ColumnSpec
@@ -78,7 +76,7 @@ def preset_names(strategy: str) -> list[str]:
     names = store.names(mode=EvalPlan.ROLE_MODES[strategy])
     addresses = []
     for name in store.with_several_versions(names):
-        addresses += [address(name, n) for n, _, _ in store.versions(name)]
+        addresses += store.addresses(name)
     return names + addresses
 
 
@@ -90,7 +88,7 @@ def question_changed() -> None:
     if typed and typed != ss.get(FILLED_KEY):
         return
     question = str(ss.get(QUESTION_KEY, "")).strip()
-    found = (expected_answer_for(question, state.settings()) or "") if question else ""
+    found = (RunSettings.from_dict(state.settings()).expected_answer(question) or "") if question else ""
     ss[GOLD_KEY] = ss[FILLED_KEY] = found
 
 

@@ -27,7 +27,6 @@ from react_core import (
     Recorded,
     ToolSpec,
     Trace,
-    default_preset_for,
     knowledge_label,
     model_label,
     provider_class,
@@ -78,7 +77,7 @@ def of_run(trace: Trace) -> Start:
 def _prompt(trace: Trace, name: str, fmt: str, tools: list[str]) -> tuple[Preset, str]:
     """The run's prompt and '' when it is recovered; else the dialect's named preset and why it stands in."""
     try:
-        shipped = default_preset_for(fmt)
+        shipped = Preset.default_for(fmt)
     except ReactLabError:
         shipped = Preset.DEFAULT
     name = name or shipped

@@ -22,7 +22,7 @@ from react_core import (
     ReactLabError,
     RunSettings,
     Task,
-    parse_ref,
+    VersionRef,
 )
 from ui.evaluate import models as eval_models
 from ui.evaluate import question_sets
@@ -73,7 +73,7 @@ def preset_choices(role: str) -> list[str]:
     owner = identity.owner()
     names = _preset_choices(role, owner)
     addresses = _addresses(role, owner)
-    lines = [parse_ref(a).name for a in addresses]
+    lines = [VersionRef.parse(a).name for a in addresses]
     return names + [a for a, line in zip(addresses, lines, strict=True) if lines.count(line) > 1]
 
 
@@ -90,8 +90,7 @@ def _addresses(role: str, owner: str) -> list[str]:
     store = PresetStore(owner)
     out = []
     for name in _preset_choices(role, owner):
-        out += [f"{name}@{n}" for n, _, _ in store.versions(name)]
-        out += [f"{name}@{label}" for label in store.labels(name)]
+        out += store.addresses(name, labels=True)
     return out
 
 

@@ -1,5 +1,5 @@
 """History's "Use as example…": before a run goes into the prompt in use, what will happen to it and what it would
-teach that a person may not mean to (``react_core.example_warnings``: an edited or hand-written step, a repeated
+teach that a person may not mean to (``PromptEdit.example_warnings``: an edited or hand-written step, a repeated
 action, a wrong or unchecked answer, an imported run); then one button takes it (``prompt_editor.use_as_example``).
 """
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from react_core import DIALECTS, RunRecord, example_warnings
+from react_core import DIALECTS, PromptEdit, RunRecord
 from ui.settings.prompt_editor import use_as_example
 from ui.shared import presets
 from ui.shared.text import md_literal
@@ -24,7 +24,7 @@ def render_offer(record: RunRecord) -> None:
             "save a version in Settings."
         )
     )
-    warnings = example_warnings(record.trace, fork_step=record.fork_step, origin=record.origin)
+    warnings = PromptEdit.example_warnings(record.trace, fork_step=record.fork_step, origin=record.origin)
     for warning in warnings:
         st.warning(md_literal(warning), icon=":material/warning:")
     st.button(

@@ -23,8 +23,8 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from react_core import (
     CallTexts,
     RunRecord,
+    Saying,
     Trace,
-    action_text,
     text_credit,
 )
 from ui.shared.render import render_answer, render_sources, settings_line
@@ -285,7 +285,7 @@ def _step(trace: Trace, position: int) -> None:
     st.markdown("**Thought**")
     st.text(step.thought or "(no thought)")
     st.markdown("**Action**")
-    st.code(action_text(step, dialect), language=None, wrap_lines=True)
+    st.code(Saying(step, dialect).text, language=None, wrap_lines=True)
     obs = step.observation
     if obs is not None:
         st.markdown(":red[**Observation — error**]" if obs.is_error else "**Observation**")

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from react_core import DIALECTS, Preset, PromptEdit, ReactLabError, Trace, md_escape, parse_ref, provider_class
+from react_core import DIALECTS, Preset, PromptEdit, ReactLabError, Trace, VersionRef, md_escape, provider_class
 from ui.settings.mcp_sign_in_view import persons_servers
 from ui.settings.versions import render_version_chooser
 from ui.shared import presets, state
@@ -133,7 +133,7 @@ def _on_reset() -> None:
 
 
 def _saved(ref: str, message: str) -> None:
-    line = parse_ref(ref).name
+    line = VersionRef.parse(ref).name
     state.update_settings(preset=line, dialect="")
     st.session_state.prompt = st.session_state.draft = None
     st.session_state["set-preset"] = line

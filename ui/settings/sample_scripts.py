@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from react_core import DIALECTS, SampleScript, Script, Trace, default_preset_for
+from react_core import DIALECTS, Preset, SampleScript, Script, Trace
 from ui.settings.prompt_editor import choose
 from ui.shared import presets, state
 from ui.shared.text import md_literal
@@ -26,7 +26,7 @@ def use_sample(path: str) -> None:
     st.session_state["set-script"] = str(sample.path)  # the path box (local mode) shows it
     switched = ""
     if presets.active().dialect != sample.dialect:
-        preset = default_preset_for(sample.dialect)
+        preset = Preset.default_for(sample.dialect)
         choose(preset)
         st.session_state["set-preset"] = preset
         switched = f" The {preset} preset is in use now: the sample is written in its dialect."

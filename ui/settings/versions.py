@@ -11,7 +11,7 @@ from typing import Any
 
 import streamlit as st
 
-from react_core import ReactLabError, VersionDiff, address, parse_ref
+from react_core import ReactLabError, VersionDiff, VersionRef
 from ui.shared import presets, state
 from ui.shared.bind import seed
 from ui.shared.text import md_literal
@@ -22,7 +22,7 @@ NEWEST = ""  # the chooser's value for "the newest version of the line"
 def _suffix() -> str:
     """The version the settings name (a number or a label), '' for the newest."""
     try:
-        return parse_ref(presets.current_name()).choice
+        return VersionRef.parse(presets.current_name()).choice
     except ReactLabError:
         return NEWEST
 
@@ -46,7 +46,7 @@ def render_version_chooser(line: str, choose: Callable[[str], None]) -> None:
         list(shown),
         key="set-version",
         format_func=lambda v: shown.get(v, v),
-        on_change=lambda: choose(address(line, st.session_state["set-version"])),
+        on_change=lambda: choose(str(VersionRef.of(line, st.session_state["set-version"]))),
         help="A label follows the version it points at when it is moved. Choosing discards unsaved prompt edits.",
     )
 
@@ -125,8 +125,8 @@ def render_versions(line: str) -> None:
 
         st.markdown("**Diff two versions**")
         # This line's versions first, then every other line's: any two versions can be compared.
-        refs = [address(line, n) for n in numbers]
-        refs += [address(other, n) for other in store.names(None) if other != line for n, _, _ in store.versions(other)]
+        refs = store.addresses(line)
+        refs += [ref for other in store.names(None) if other != line for ref in store.addresses(other)]
         left_col, right_col = st.columns(2)
         if ss.get("diff-for") != (line, here) or not {ss.get("diff-left"), ss.get("diff-right")} <= set(refs):
             # The two newest of this line, again whenever a version is saved (the choices kept from before the save

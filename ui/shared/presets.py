@@ -12,7 +12,7 @@ from react_core import (
     PresetStore,
     ReactLabError,
     RunSettings,
-    parse_ref,
+    VersionRef,
     speaks,
 )
 from ui.shared import identity, state
@@ -50,7 +50,7 @@ def current_name() -> str:
 def current_line() -> str:
     """The name of the line of versions in use."""
     try:
-        return parse_ref(current_name()).name
+        return VersionRef.parse(current_name()).name
     except ConfigError:  # a remembered setting that is no address: ``active`` falls back and says so
         return Preset.DEFAULT
 

@@ -12,17 +12,15 @@ from collections.abc import Callable
 import streamlit as st
 
 from react_core import (
-    CREDIT,
     CallTexts,
     Decision,
+    Saying,
     Source,
     Step,
     ToolSpec,
     Trace,
     Verdict,
     Writing,
-    action_text,
-    action_title,
     md_escape,
     model_label,
     plural,
@@ -44,7 +42,7 @@ def step_key(key: str, index: int) -> str:
 
 
 def step_title(step: Step, dialect: str) -> str:
-    return f"Step {step.index} · {action_title(step, dialect)}"
+    return f"Step {step.index} · {Saying(step, dialect).title}"
 
 
 def render_sources(sources: list[Source], label: str = "Sources") -> None:
@@ -83,7 +81,7 @@ def render_step(
         st.markdown("**Thought**")
         st.text(step.thought or "(no thought)")
         st.markdown("**Action**")
-        st.code(action_text(step, dialect), language=None, wrap_lines=True)
+        st.code(Saying(step, dialect).text, language=None, wrap_lines=True)
         if step.stopped:
             st.caption(
                 "Stopped by you while the model was writing this step: what it had written is kept (its raw reply is "
@@ -122,7 +120,7 @@ def render_step(
 
 def render_writing(writing: Writing, dialect: str) -> None:
     """The step the model is writing right now: its text streams in as it arrives."""
-    doing = action_title(writing, dialect) if writing.action else "writing…"
+    doing = Saying(writing, dialect).title if writing.action else "writing…"
     with st.expander(md_literal(f"Step {writing.index} · {doing}"), expanded=True, icon=":material/edit_note:"):
         st.markdown("**Thought**")
         st.text(writing.text or "…")
@@ -209,7 +207,7 @@ def render_answer(trace: Trace, *, narrow: bool = False) -> None:
         _badge(g.message, *EVIDENCE_BADGES.get(g.kind, ("gray", ":material/info:")), wrap=narrow)
         if trace.sources:
             render_sources(trace.sources)
-            st.caption(CREDIT)
+            st.caption(Source.CREDIT)
         return
     if trace.stop_reason == "error" or trace.error:
         st.error(md_literal(trace.error or "The run failed."), icon=":material/error:")

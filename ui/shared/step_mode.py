@@ -16,9 +16,9 @@ from react_core import (
     Alternative,
     CallTexts,
     Decision,
+    Saying,
     Step,
     Trace,
-    action_text,
 )
 from ui.shared import state
 from ui.shared.inspector import render_call
@@ -112,7 +112,7 @@ def render_pause(trace: Trace, position: int, *, key: str, on_decide: DecisionHa
     with edit, st.form(f"{key}-edit", border=False):
         _draft(
             draft_key(key, "edit"),
-            action_text(step, dialect) if step.action or step.final_answer is not None else "",
+            Saying(step, dialect).text if step.action or step.final_answer is not None else "",
         )
         st.text_input("Action", key=draft_key(key, "edit"), help="Checked by the dialect's own parser.")
         st.form_submit_button(
@@ -198,7 +198,7 @@ def _render_offered(trace: Trace, position: int, *, key: str, on_decide: Decisio
 def _said(alt: Alternative, dialect: str) -> str:
     if alt.error:
         return f"(unreadable) {alt.error}"
-    return action_text(alt, dialect)
+    return Saying(alt, dialect).text
 
 
 def _render_alternative_call(trace: Trace, position: int, alt: Alternative, *, key: str) -> None:
