@@ -19,7 +19,6 @@ a run, an import or a fine-tune needs them (``tests/test_engine_imports.py``).
 from __future__ import annotations
 
 from react_core.base.call_records import CallTexts
-from react_core.base.cancel import run_scope
 from react_core.base.environment import environment_value
 from react_core.base.errors import ConfigError, ReactLabError
 from react_core.base.events import (
@@ -54,7 +53,6 @@ from react_core.evaluation.strategies import ROLE_MODES, STRATEGIES
 from react_core.evaluation.tasks import HOTPOTQA, TASKS, Task
 from react_core.history import RunRecord, Store, open_history
 from react_core.history.assignments import Assignment
-from react_core.history.records import check_owner
 from react_core.history.shares import SharedView
 from react_core.knowledge import standing_pack
 from react_core.knowledge.choices import pack_choices
@@ -169,7 +167,6 @@ __all__ = [
     "adapter_setting_label",
     "address",
     "ask",
-    "check_owner",
     "csv_text",
     "default_preset_for",
     "environment_value",
@@ -192,7 +189,6 @@ __all__ = [
     "provider_class",
     "references_from",
     "run_evaluation",
-    "run_scope",
     "shared_data_dir",
     "similar_titles",
     "speaks",

@@ -29,7 +29,6 @@ __all__ = [
     "MAX_SEARCH_TERMS",
     "RunRecord",
     "SavedVersion",
-    "check_owner",
     "check_version",
     "column_text",
     "like_patterns",
@@ -228,12 +227,6 @@ def with_trace(rec: RunRecord, trace_json: Any) -> RunRecord:
             error=f"This saved run is damaged and cannot be shown: {rec.damaged}",
         )
     return rec
-
-
-def check_owner(owner: str) -> str:
-    if not isinstance(owner, str) or len(owner) > MAX_OWNER_CHARS or "\x00" in owner:
-        raise ConfigError(f"A history owner is text of at most {MAX_OWNER_CHARS} characters.")
-    return owner
 
 
 def check_version(name: str, toml: str) -> tuple[str, str]:

@@ -29,8 +29,8 @@ from react_core.history.records import (
     ARENA_ORIGIN,
     COLUMNS,
     IMPORTED,
+    MAX_OWNER_CHARS,
     RunRecord,
-    check_owner,
     column_text,
     like_patterns,
     record,
@@ -82,9 +82,16 @@ class Store(VersionStore, QuestionSets, ShareStore, AssignmentStore, ABC):
     variable: ClassVar[str]
 
     def __init__(self, owner: str = "") -> None:
-        self.owner = check_owner(owner)
+        self.owner = self.check_owner(owner)
         self._opened = False
         self._read_only: HistoryError | None = None
+
+    @staticmethod
+    def check_owner(owner: str) -> str:
+        """``owner`` as the store keeps it; a ConfigError for what it refuses (too long, or holding a NUL)."""
+        if not isinstance(owner, str) or len(owner) > MAX_OWNER_CHARS or "\x00" in owner:
+            raise ConfigError(f"A history owner is text of at most {MAX_OWNER_CHARS} characters.")
+        return owner
 
     @property
     @abstractmethod

@@ -19,7 +19,7 @@ import re
 
 import streamlit as st
 
-from react_core import Allowance, ConfigError, check_owner
+from react_core import Allowance, ConfigError, Store
 from react_core import environment_value as value
 from ui.chat import job_registry as registry
 
@@ -64,7 +64,7 @@ def oidc_owner(iss: str, sub: str) -> str:
     readable = f"oidc:{iss}#{sub}"
     if "#" not in iss:
         try:
-            return check_owner(readable)
+            return Store.check_owner(readable)
         except ConfigError:
             pass  # too long for the store, or holding what it refuses
     return "oidc-sha256:" + hashlib.sha256(json.dumps([iss, sub]).encode("ascii")).hexdigest()
