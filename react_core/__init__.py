@@ -19,8 +19,7 @@ a run, an import or a fine-tune needs them (``tests/test_engine_imports.py``).
 from __future__ import annotations
 
 from react_core.base.call_records import CallTexts
-from react_core.base.environment import environment_value
-from react_core.base.errors import ConfigError, ReactLabError
+from react_core.base.errors import ReactLabError
 from react_core.base.events import (
     ActionParsed,
     LiveRun,
@@ -75,6 +74,7 @@ from react_core.providers.allowance import OPERATOR, Allowance
 from react_core.providers.base import Provider
 from react_core.providers.choice import ModelChoice
 from react_core.providers.file_choices import offered_files
+from react_core.providers.public_demo import PublicDemo
 from react_core.providers.quota import CallWindows
 from react_core.providers.samples import SampleScript
 from react_core.providers.script import Script
@@ -106,7 +106,6 @@ __all__ = [
     "CallWindows",
     "Checks",
     "ColumnResult",
-    "ConfigError",
     "DIALECTS",
     "Decision",
     "EvalPlan",
@@ -127,6 +126,7 @@ __all__ = [
     "PresetStore",
     "PromptEdit",
     "Provider",
+    "PublicDemo",
     "QuestionSetError",
     "QuestionSets",
     "RECIPES",
@@ -169,7 +169,6 @@ __all__ = [
     "ask",
     "csv_text",
     "default_preset_for",
-    "environment_value",
     "evaluations_dir",
     "example_warnings",
     "expected_answer_for",
