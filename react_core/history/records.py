@@ -23,7 +23,6 @@ __all__ = [
     "COLUMNS",
     "IMPORTED",
     "MAX_ID",
-    "MAX_OWNER_CHARS",
     "MAX_PRESET_BYTES",
     "MAX_PRESET_NAME_CHARS",
     "MAX_SEARCH_TERMS",
@@ -43,7 +42,6 @@ __all__ = [
 
 # A remembered setting may never look like a secret, whatever a future settings field is called.
 _SECRET_NAME = re.compile(r"key|token|secret|password|credential", re.IGNORECASE)
-MAX_OWNER_CHARS = 200
 IMPORTED = "import"  # the origin of a run imported from a file (``Store.import_json``)
 ARENA_ORIGIN = "arena"  # the origin every arena column is saved with (``evaluation.arena``, ``history.arenas``)
 MAX_PRESET_NAME_CHARS = 200

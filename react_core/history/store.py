@@ -29,7 +29,6 @@ from react_core.history.records import (
     ARENA_ORIGIN,
     COLUMNS,
     IMPORTED,
-    MAX_OWNER_CHARS,
     RunRecord,
     column_text,
     like_patterns,
@@ -80,17 +79,18 @@ class Store(VersionStore, QuestionSets, ShareStore, AssignmentStore, ABC):
 
     # The environment variable that points the app at another store, named in every error message.
     variable: ClassVar[str]
+    MAX_OWNER_CHARS: ClassVar[int] = 200
 
     def __init__(self, owner: str = "") -> None:
         self.owner = self.check_owner(owner)
         self._opened = False
         self._read_only: HistoryError | None = None
 
-    @staticmethod
-    def check_owner(owner: str) -> str:
+    @classmethod
+    def check_owner(cls, owner: str) -> str:
         """``owner`` as the store keeps it; a ConfigError for what it refuses (too long, or holding a NUL)."""
-        if not isinstance(owner, str) or len(owner) > MAX_OWNER_CHARS or "\x00" in owner:
-            raise ConfigError(f"A history owner is text of at most {MAX_OWNER_CHARS} characters.")
+        if not isinstance(owner, str) or len(owner) > cls.MAX_OWNER_CHARS or "\x00" in owner:
+            raise ConfigError(f"A history owner is text of at most {cls.MAX_OWNER_CHARS} characters.")
         return owner
 
     @property
