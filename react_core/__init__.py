@@ -19,9 +19,7 @@ a run, an import or a fine-tune needs them (``tests/test_engine_imports.py``).
 from __future__ import annotations
 
 from react_core.base.call_records import CallTexts
-from react_core.base.cancel import run_scope
-from react_core.base.environment import environment_value
-from react_core.base.errors import ConfigError, ReactLabError
+from react_core.base.errors import ReactLabError
 from react_core.base.events import (
     ActionParsed,
     LiveRun,
@@ -50,7 +48,6 @@ from react_core.evaluation.run import EvalPlan
 from react_core.evaluation.tasks import Task
 from react_core.history import RunRecord, Store, open_history
 from react_core.history.assignments import Assignment
-from react_core.history.records import check_owner
 from react_core.history.shares import SharedView
 from react_core.knowledge import standing_pack
 from react_core.knowledge.choices import pack_choices
@@ -72,6 +69,7 @@ from react_core.providers.allowance import OPERATOR, Allowance
 from react_core.providers.base import Provider
 from react_core.providers.choice import ModelChoice
 from react_core.providers.file_choices import offered_files
+from react_core.providers.public_demo import PublicDemo
 from react_core.providers.quota import CallWindows
 from react_core.providers.samples import SampleScript
 from react_core.providers.script import Script
@@ -101,7 +99,6 @@ __all__ = [
     "CallWindows",
     "Checks",
     "ColumnResult",
-    "ConfigError",
     "DIALECTS",
     "Decision",
     "EvalPlan",
@@ -121,6 +118,7 @@ __all__ = [
     "PresetStore",
     "PromptEdit",
     "Provider",
+    "PublicDemo",
     "QuestionSets",
     "ReactLabError",
     "Recipe",
@@ -154,9 +152,7 @@ __all__ = [
     "Writing",
     "adapter_setting_label",
     "ask",
-    "check_owner",
     "csv_text",
-    "environment_value",
     "figure3_table",
     "found_adapters",
     "knowledge_label",
@@ -169,7 +165,6 @@ __all__ = [
     "pack_text",
     "plural",
     "provider_class",
-    "run_scope",
     "similar_titles",
     "speaks",
     "standing_pack",

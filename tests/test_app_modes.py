@@ -13,6 +13,7 @@ from provider_helpers import FakeGemini, FakeOpenAI
 
 from react_core.base.paths import evaluations_dir
 from react_core.history import open_history
+from react_core.providers.public_demo import PublicDemo
 from ui.shared import identity
 
 FINISH = "Thought 1: Done.\nAction 1: Finish[ok]"
@@ -224,7 +225,7 @@ def test_each_mode_decides_once_whose_keys_and_which_call_window(monkeypatch, tm
     assert rules == {
         identity.LOCAL: ("someone", True, False, None),  # the person is the operator
         identity.SIGNED_IN: ("someone", True, True, None),  # the server's keys, to the server's endpoints only
-        identity.DEMO: ("someone", False, True, identity.DEFAULT_DEMO_CALLS_PER_MINUTE),
+        identity.DEMO: ("someone", False, True, PublicDemo.CALLS_PER_MINUTE),
     }
 
 

@@ -111,6 +111,13 @@ def test_a_visitor_s_wiki_url_is_not_offered_and_not_fetched(demo, tmp_path_fact
         assert internal.requests == 0
 
 
+def test_with_the_operator_s_wiki_a_visitor_chooses_neither_its_url_nor_its_language(demo, monkeypatch):
+    monkeypatch.setenv("REACT_WIKI_URL", "http://127.0.0.1:9/w/api.php")
+    at = go(new_session(), "settings")
+    assert not {"set-wiki_url", "set-wiki_language"} & _text_inputs(at)
+    assert "Search and Lookup read the operator's wiki" in _captions(at)
+
+
 def test_a_visitor_may_not_name_a_model_file(demo):
     at = go(new_session(), "settings")
     at.selectbox(key="set-provider").set_value("local").run()

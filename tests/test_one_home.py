@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from react_core import DIALECTS, PROVIDERS, ConfigError, provider_class, speaks
+from react_core import DIALECTS, PROVIDERS, provider_class, speaks
+from react_core.base.errors import ConfigError
 from react_core.dialects import get_dialect
 from react_core.loop.agent import check_supported
 from react_core.providers import unspoken

@@ -15,7 +15,6 @@ import pytest
 from otel_helpers import Receiver
 
 import react_core
-from react_core.loop.service import resume_saved
 from react_core.providers.scripted import ScriptedProvider
 from react_core.telemetry import live
 
@@ -112,7 +111,7 @@ def test_a_paused_run_resumed_from_history_by_a_script_is_sent_once_finished(rec
     run_id = store.save(paused)
     assert sent(receiver) == []
     provider = ScriptedProvider([FINISH])  # the script goes on from its second reply
-    resumed = resume_saved(store, run_id, react_core.Decision("run"), provider=provider)
+    resumed = react_core.Run.resume(store, run_id, react_core.Decision("run"), provider=provider)
     assert resumed.result().final_answer == "42" and resumed.revision == 2
     once_finished(sent(receiver))
 

@@ -16,7 +16,7 @@ from react_core.base.trace_schema import InvalidTrace, load_trace_json
 from react_core.history import open_history
 from react_core.loop.agent import Agent, RunConfig
 from react_core.loop.pause import Decision, parse_decision, resume
-from react_core.loop.service import resume_saved
+from react_core.loop.service import Run
 from react_core.presets.preset import Preset
 from react_core.providers.scripted import ScriptedProvider
 from react_core.report.exports import to_markdown
@@ -326,7 +326,7 @@ def test_a_paused_run_is_saved_listed_as_paused_and_resumed_after_a_restart(reop
     assert [(r.id, r.stop_reason, r.revision) for r in listed] == [(run_id, "paused", 0)]
     store = reopen()  # a new process: nothing but the database
     provider = ScriptedProvider([FINISH])
-    resumed = resume_saved(store, run_id, Decision("run"), preset=preset(), provider=provider)
+    resumed = Run.resume(store, run_id, Decision("run"), preset=preset(), provider=provider)
     trace = final_trace(resumed)
     assert trace.stop_reason == "finished" and resumed.run_id == run_id and not resumed.save_error
     rec = reopen().get(run_id)
@@ -346,7 +346,7 @@ def test_two_resumes_of_the_same_pause_one_wins_and_the_other_is_told(reopen):
     def decide(decision: Decision) -> None:
         start.wait()
         try:
-            resumed = resume_saved(
+            resumed = Run.resume(
                 reopen(), run_id, decision, revision=seen, preset=preset(), provider=ScriptedProvider([FINISH])
             )
             final_trace(resumed)
@@ -372,7 +372,7 @@ def test_a_paused_run_whose_provider_cannot_be_built_says_so_and_loses_nothing(r
     store = reopen()
     run_id = store.save(paused)
     with pytest.raises(ConfigError, match=r"provider 'retired-provider'.*Nothing is lost: it stays paused"):
-        resume_saved(store, run_id, Decision("run"), preset=preset())
+        Run.resume(store, run_id, Decision("run"), preset=preset())
     rec = reopen().get(run_id)
     assert rec.stop_reason == "paused" and rec.revision == 0 and rec.trace.to_dict() == paused.to_dict()
 
@@ -401,7 +401,7 @@ def test_another_owners_paused_run_cannot_be_claimed_or_updated(tmp_path):
         theirs.claim(run_id, 0)
     assert not theirs.update(run_id, Trace("q", stop_reason="finished"), 0)
     with pytest.raises(ConfigError, match="no run"):
-        resume_saved(theirs, run_id, Decision("run"), preset=preset())
+        Run.resume(theirs, run_id, Decision("run"), preset=preset())
     assert mine.get(run_id).stop_reason == "paused" and mine.get(run_id).revision == 0
 
 

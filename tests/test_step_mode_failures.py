@@ -14,7 +14,7 @@ from test_step_mode import COMPUTE, FINISH, agent, preset, saved_pause
 from react_core.base.events import RunDone, StepStarted, final_trace
 from react_core.loop.agent import Agent, RunConfig
 from react_core.loop.pause import Decision, resume
-from react_core.loop.service import resume_saved
+from react_core.loop.service import Run
 from react_core.providers.openai_compat import OpenAIProvider
 from react_core.providers.quota import CallWindow, QuotaLimited
 from react_core.providers.scripted import ScriptedProvider
@@ -38,13 +38,13 @@ def regenerate_cut_short(failure: str, store, run_id: int):
             provider = OpenAIProvider.create(
                 base_url=server.root + "/v1", api_key="sk-test", model="gpt-4.1-mini", retry=fast_retry()
             )
-            resumed = resume_saved(store, run_id, Decision("regenerate", k=3), agent=on(provider), revision=0)
+            resumed = Run.resume(store, run_id, Decision("regenerate", k=3), agent=on(provider), revision=0)
             return resumed, final_trace(resumed)
     if failure == "demo limit":
         provider = QuotaLimited(ScriptedProvider([DRAWN, DRAWN]), CallWindow(1, clock=lambda: 0.0))
     else:
         provider = ScriptedProvider([DRAWN, DRAWN])
-    resumed = resume_saved(store, run_id, Decision("regenerate", k=3), agent=on(provider), revision=0, cancel=cancel)
+    resumed = Run.resume(store, run_id, Decision("regenerate", k=3), agent=on(provider), revision=0, cancel=cancel)
     starts = 0
     for event in resumed:
         if isinstance(event, StepStarted):
@@ -76,7 +76,7 @@ def test_regenerating_cut_short_keeps_the_run_paused_with_what_was_drawn_and_say
     assert not rec.damaged and rec.stop_reason == "paused" and rec.revision == 2
     assert rec.trace.to_dict() == trace.to_dict()
     # Still the person's to decide on: the one alternative is picked, and the failure is no longer said.
-    again = resume_saved(open_store(), run_id, Decision("pick", number=1), agent=agent([FINISH]), revision=2)
+    again = Run.resume(open_store(), run_id, Decision("pick", number=1), agent=agent([FINISH]), revision=2)
     done = final_trace(again)
     assert done.stop_reason == "finished" and done.final_answer == "42" and done.error is None
     assert done.steps[0].observation.text == "2*21 = 42"
@@ -95,9 +95,9 @@ def test_regenerating_that_fails_before_any_draw_keeps_the_earlier_alternatives_
 
 def test_a_stale_resume_cannot_write_over_a_run_resumed_since(open_store):
     run_id = saved_pause(open_store)
-    first = resume_saved(open_store(), run_id, Decision("regenerate", k=1), agent=agent([DRAWN]), revision=0)
+    first = Run.resume(open_store(), run_id, Decision("regenerate", k=1), agent=agent([DRAWN]), revision=0)
     final_trace(first)  # claimed at 0 -> 1, written at 1 -> 2: paused again, with one alternative
-    second = resume_saved(open_store(), run_id, Decision("pick", number=1), agent=agent([FINISH]), revision=2)
+    second = Run.resume(open_store(), run_id, Decision("pick", number=1), agent=agent([FINISH]), revision=2)
     done = final_trace(second)  # claimed at 2 -> 3, written at 3 -> 4
     store = open_store()
     stale = Agent(RunConfig(provider=ScriptedProvider([]), preset=preset())).run("q")

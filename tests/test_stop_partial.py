@@ -10,7 +10,6 @@ import pytest
 
 import react_core
 from react_core.base.events import ActionParsed, Paused, RunDone, StepDone, TextDelta
-from react_core.loop.service import resume_saved
 from react_core.report.exports import Saying, to_markdown
 
 Q = "What is 6 * 7?"
@@ -122,7 +121,7 @@ def test_pause_here_while_the_model_writes_pauses_at_that_step_before_its_action
     assert step.action == react_core.Action("calculator", "6 * 7") and not step.stopped
     assert "pause_before" not in trace.settings  # the run's own breakpoints: none; the person asked here
     assert store.get(run.run_id).stop_reason == "paused"  # saved, to be resumed like a step-mode pause
-    resumed = resume_saved(store, run.run_id, react_core.Decision("run"), provider=run.provider)
+    resumed = react_core.Run.resume(store, run.run_id, react_core.Decision("run"), provider=run.provider)
     done = resumed.result()
     assert done.stop_reason == "finished" and done.final_answer == "42" and store.count() == 1
 

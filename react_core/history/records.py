@@ -23,13 +23,11 @@ __all__ = [
     "COLUMNS",
     "IMPORTED",
     "MAX_ID",
-    "MAX_OWNER_CHARS",
     "MAX_PRESET_BYTES",
     "MAX_PRESET_NAME_CHARS",
     "MAX_SEARCH_TERMS",
     "RunRecord",
     "SavedVersion",
-    "check_owner",
     "check_version",
     "column_text",
     "like_patterns",
@@ -44,7 +42,6 @@ __all__ = [
 
 # A remembered setting may never look like a secret, whatever a future settings field is called.
 _SECRET_NAME = re.compile(r"key|token|secret|password|credential", re.IGNORECASE)
-MAX_OWNER_CHARS = 200
 IMPORTED = "import"  # the origin of a run imported from a file (``Store.import_json``)
 ARENA_ORIGIN = "arena"  # the origin every arena column is saved with (``evaluation.arena``, ``history.arenas``)
 MAX_PRESET_NAME_CHARS = 200
@@ -228,12 +225,6 @@ def with_trace(rec: RunRecord, trace_json: Any) -> RunRecord:
             error=f"This saved run is damaged and cannot be shown: {rec.damaged}",
         )
     return rec
-
-
-def check_owner(owner: str) -> str:
-    if not isinstance(owner, str) or len(owner) > MAX_OWNER_CHARS or "\x00" in owner:
-        raise ConfigError(f"A history owner is text of at most {MAX_OWNER_CHARS} characters.")
-    return owner
 
 
 def check_version(name: str, toml: str) -> tuple[str, str]:

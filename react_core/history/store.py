@@ -30,7 +30,6 @@ from react_core.history.records import (
     COLUMNS,
     IMPORTED,
     RunRecord,
-    check_owner,
     column_text,
     like_patterns,
     record,
@@ -80,11 +79,19 @@ class Store(VersionStore, QuestionSets, ShareStore, AssignmentStore, ABC):
 
     # The environment variable that points the app at another store, named in every error message.
     variable: ClassVar[str]
+    MAX_OWNER_CHARS: ClassVar[int] = 200
 
     def __init__(self, owner: str = "") -> None:
-        self.owner = check_owner(owner)
+        self.owner = self.check_owner(owner)
         self._opened = False
         self._read_only: HistoryError | None = None
+
+    @classmethod
+    def check_owner(cls, owner: str) -> str:
+        """``owner`` as the store keeps it; a ConfigError for what it refuses (too long, or holding a NUL)."""
+        if not isinstance(owner, str) or len(owner) > cls.MAX_OWNER_CHARS or "\x00" in owner:
+            raise ConfigError(f"A history owner is text of at most {cls.MAX_OWNER_CHARS} characters.")
+        return owner
 
     @property
     @abstractmethod

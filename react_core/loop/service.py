@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from react_core.base.cancel import Cancelled
+from react_core.base.cancel import Cancelled, run_scope
 from react_core.base.errors import ConfigError, ReactLabError
 from react_core.base.events import ActionParsed, Event, RunDone, StepDone, StepStarted, final_trace
 from react_core.base.trace import Action, Exchange, Step, Trace
@@ -42,7 +42,7 @@ from react_core.presets.preset import Preset
 from react_core.providers.allowance import Allowance
 from react_core.providers.base import Provider
 
-__all__ = ["Answer", "Run", "RunRequest", "log", "resume_saved"]
+__all__ = ["Answer", "Run", "RunRequest", "log"]
 
 log = logging.getLogger(__name__)
 Answer = Callable[[Provider], Iterator[Event]]
@@ -91,6 +91,38 @@ class Run:
         self._events: Iterator[Event] | None = None
         self._problem: Exception | None = None
         self._claimed: Claimed | None = None
+
+    @classmethod
+    def resume(
+        cls,
+        store: Any,
+        run_id: int,
+        decision: Decision,
+        *,
+        agent: Agent | None = None,
+        revision: int | None = None,
+        cancel: threading.Event | None = None,
+        **options: Any,
+    ) -> Run:
+        """The paused run ``run_id`` of ``store`` taken on with ``decision``, its row updated with the result (a
+        script's resume from History). Before it returns the run is read, its config built (its own recorded settings
+        on the environment's; ``options``: ``preset``, ``api_key``, ``provider``), the decision checked and the row
+        claimed (a ``Conflict`` when another resume got there first). ``revision``: the run's revision as the person
+        saw it, else the stored one. ``agent``: one built for the run already. Iterate the returned run for its
+        events."""
+        request = RunRequest(decision=decision, config=agent.config if agent else None, cancel=cancel, **options)
+        run = cls(request, Keeping(store=store, run_id=run_id, revision=revision))
+        run.prepare()
+        return run
+
+    @staticmethod
+    def scope(
+        cancel: threading.Event | None, pause: threading.Event | None = None
+    ) -> contextlib.AbstractContextManager[None]:
+        """Within this block (on this thread), every run made obeys ``cancel`` (Stop: a model stream, a retry's
+        backoff or a Wikipedia request that is waiting stops at once) and ``pause`` ("Pause here"): a job's work runs
+        in its own. Either one None leaves the one around it in place."""
+        return run_scope(cancel, pause)
 
     @property
     def before(self) -> list[Step]:
@@ -301,24 +333,3 @@ class Run:
 
 def _unexpected(e: Exception) -> str:
     return f"Unexpected error ({type(e).__name__}: {e}). Please report it."
-
-
-def resume_saved(
-    store: Any,
-    run_id: int,
-    decision: Decision,
-    *,
-    agent: Agent | None = None,
-    revision: int | None = None,
-    cancel: threading.Event | None = None,
-    **options: Any,
-) -> Run:
-    """The paused run ``run_id`` of ``store`` taken on with ``decision``, its row updated with the result (a script's
-    resume from History). Before it returns the run is read, its config built (its own recorded settings on the
-    environment's; ``options``: ``preset``, ``api_key``, ``provider``), the decision checked and the row claimed (a
-    ``Conflict`` when another resume got there first). ``revision``: the run's revision as the person saw it, else the
-    stored one. ``agent``: one built for the run already. Iterate the returned run for its events."""
-    request = RunRequest(decision=decision, config=agent.config if agent else None, cancel=cancel, **options)
-    run = Run(request, Keeping(store=store, run_id=run_id, revision=revision))
-    run.prepare()
-    return run

@@ -14,10 +14,10 @@ import streamlit as st
 
 from react_core import (
     ReactLabError,
+    RunSettings,
     SampleScript,
     Script,
     adapter_setting_label,
-    environment_value,
     offered_files,
     pack_choices,
     pack_spec,
@@ -209,7 +209,7 @@ def render_wiki_endpoint() -> None:
     operator's (REACT_WIKI_URL): the language is the visitor's when the operator set none."""
     if not identity.own_endpoints():
         bound(st.text_input, "MediaWiki API URL", "wiki_url", placeholder="English Wikipedia")
-    elif environment_value("REACT_WIKI_URL"):
+    elif RunSettings.from_env().wiki_url:  # the operator's (REACT_WIKI_URL)
         st.caption(f"{OPERATORS}: Search and Lookup read the operator's wiki.")
         return
     else:

@@ -8,7 +8,7 @@ import logging
 
 import streamlit as st
 
-from react_core import ConfigError, RunSettings
+from react_core import ReactLabError, RunSettings
 from ui.shared import identity
 from ui.shared.text import md_literal
 
@@ -21,7 +21,7 @@ def problem() -> str:
         identity.calls_per_minute()  # the public demo's limits on model calls
         identity.total_calls_per_minute()
         RunSettings.from_env()  # REACT_BASE_URL without the provider it belongs to
-    except ConfigError as e:
+    except ReactLabError as e:  # a setting the operator got wrong (each rule says which)
         return str(e)
     return ""
 

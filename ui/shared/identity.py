@@ -7,7 +7,8 @@
 - **Public demo** (``REACT_PUBLIC_DEMO=1``, without ``[auth]``): no sign-in; each browser session keeps its runs to
   itself, visitors bring their own API key (the server's are lent only with ``REACT_DEMO_SERVER_KEYS=1``), and each
   visitor (``visitor``: a network address, not a browser session, which a reload renews) may make
-  ``REACT_DEMO_CALLS_PER_MINUTE`` model calls a minute, all of them together ``REACT_DEMO_TOTAL_CALLS_PER_MINUTE``.
+  ``REACT_DEMO_CALLS_PER_MINUTE`` model calls a minute, all of them together ``REACT_DEMO_TOTAL_CALLS_PER_MINUTE``
+  (the engine's ``PublicDemo`` reads these variables).
 """
 
 from __future__ import annotations
@@ -15,17 +16,13 @@ from __future__ import annotations
 import hashlib
 import ipaddress
 import json
-import re
 
 import streamlit as st
 
-from react_core import Allowance, ConfigError, check_owner
-from react_core import environment_value as value
+from react_core import Allowance, PublicDemo, ReactLabError, Store
 from ui.chat import job_registry as registry
 
 LOCAL, SIGNED_IN, DEMO = "local", "signed-in", "demo"
-DEFAULT_DEMO_CALLS_PER_MINUTE = 20
-DEFAULT_DEMO_TOTAL_CALLS_PER_MINUTE = 200
 THIS_MACHINE = "address:this machine"  # the visitor Streamlit gives no address for
 
 
@@ -39,7 +36,7 @@ def auth_configured() -> bool:
 def mode() -> str:
     if auth_configured():
         return SIGNED_IN
-    return DEMO if value("REACT_PUBLIC_DEMO") == "1" else LOCAL
+    return DEMO if PublicDemo().on else LOCAL
 
 
 def signed_in() -> bool:
@@ -64,8 +61,8 @@ def oidc_owner(iss: str, sub: str) -> str:
     readable = f"oidc:{iss}#{sub}"
     if "#" not in iss:
         try:
-            return check_owner(readable)
-        except ConfigError:
+            return Store.check_owner(readable)
+        except ReactLabError:
             pass  # too long for the store, or holding what it refuses
     return "oidc-sha256:" + hashlib.sha256(json.dumps([iss, sub]).encode("ascii")).hexdigest()
 
@@ -76,7 +73,7 @@ def person() -> str:
 
 
 def lends_server_keys() -> bool:
-    return mode() != DEMO or value("REACT_DEMO_SERVER_KEYS") == "1"
+    return mode() != DEMO or PublicDemo().server_keys
 
 
 def own_endpoints() -> bool:
@@ -89,14 +86,14 @@ def calls_per_minute() -> int | None:
     """The public demo's limit on each visitor's model calls (None: no limit); ConfigError when it is not a limit."""
     if mode() != DEMO:
         return None
-    return _per_minute("REACT_DEMO_CALLS_PER_MINUTE", DEFAULT_DEMO_CALLS_PER_MINUTE)
+    return PublicDemo().calls_per_minute
 
 
 def total_calls_per_minute() -> int | None:
     """The public demo's limit on all visitors' model calls together (None: no limit); ConfigError likewise."""
     if mode() != DEMO:
         return None
-    return _per_minute("REACT_DEMO_TOTAL_CALLS_PER_MINUTE", DEFAULT_DEMO_TOTAL_CALLS_PER_MINUTE)
+    return PublicDemo().total_calls_per_minute
 
 
 def client_address() -> str | None:
@@ -130,16 +127,6 @@ def visitor_of(address: str | None) -> str:
     if isinstance(ip, ipaddress.IPv6Address):
         return f"network:{ipaddress.IPv6Network((ip, 64), strict=False)}"
     return f"address:{ip}"
-
-
-def _per_minute(name: str, default: int) -> int:
-    # A limit that is not a whole number above 0 is refused, never read as the default: the operator meant something.
-    text = value(name)
-    if not text:
-        return default
-    if not re.fullmatch(r"[0-9]{1,9}", text) or int(text) == 0:
-        raise ConfigError(f"{name} must be a whole number of model calls a minute, at least 1 (got {text[:40]!r}).")
-    return int(text)
 
 
 def allowance() -> Allowance:

@@ -1,6 +1,6 @@
 """The one job class: work on a background thread, a lock for its picture of progress, Stop, and "done".
 
-The work runs inside ``react_core.base.cancel.run_scope`` with the job's cancel event, so Stop reaches a call that is
+The work runs inside ``react_core.Run.scope`` with the job's cancel event, so Stop reaches a call that is
 waiting (a model stream, a retry's backoff, a Wikipedia request), and under the person's allowance
 (``ui.shared.identity.allowance``): every job is given one, its key rules hold for every provider built in the work, and
 the job wraps the provider it builds with ``allowance.limit`` (the person's call window). A job never touches session
@@ -13,7 +13,7 @@ import logging
 import threading
 from typing import Any, Self
 
-from react_core import Allowance, ReactLabError, run_scope
+from react_core import Allowance, ReactLabError, Run
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +49,7 @@ class Job:
 
     def _run(self) -> None:
         try:
-            with run_scope(self._cancel), self.allowance.keys():
+            with Run.scope(self._cancel), self.allowance.keys():
                 self.work()
         except Exception as e:  # a bug must still end the job visibly, never leave a page waiting
             log.exception("%s failed", self.name)

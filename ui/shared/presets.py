@@ -7,7 +7,6 @@ from __future__ import annotations
 import streamlit as st
 
 from react_core import (
-    ConfigError,
     Preset,
     PresetStore,
     ReactLabError,
@@ -51,7 +50,7 @@ def current_line() -> str:
     """The name of the line of versions in use."""
     try:
         return VersionRef.parse(current_name()).name
-    except ConfigError:  # a remembered setting that is no address: ``active`` falls back and says so
+    except ReactLabError:  # a remembered setting that is no address: ``active`` falls back and says so
         return Preset.DEFAULT
 
 
@@ -63,10 +62,10 @@ def active() -> Preset:
     try:
         preset = store().load(current_name())
         if preset.mode != "react":
-            raise ConfigError(f"The {preset.name} preset is a direct-answer prompt for the evaluation, not a chat.")
+            raise ReactLabError(f"The {preset.name} preset is a direct-answer prompt for the evaluation, not a chat.")
         provider = state.settings()["provider"]
         if not speaks(provider, preset.dialect):
-            raise ConfigError(f"The {preset.name} preset needs native tool calling, which {provider} cannot do.")
+            raise ReactLabError(f"The {preset.name} preset needs native tool calling, which {provider} cannot do.")
         return preset
     except ReactLabError as e:
         state.flash("warning", f"{e} Using the {Preset.DEFAULT} preset instead.")
