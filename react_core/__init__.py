@@ -56,9 +56,7 @@ from react_core.history import RunRecord, Store, open_history
 from react_core.history.assignments import Assignment
 from react_core.history.records import check_owner
 from react_core.history.shares import SharedView
-from react_core.knowledge import standing_pack
-from react_core.knowledge.choices import pack_choices
-from react_core.knowledge.spec import knowledge_label, pack_spec, pack_text, text_credit
+from react_core.knowledge.setting import Knowledge
 from react_core.loop.keeping import Keeping
 from react_core.loop.pause import Decision
 from react_core.loop.recorded import Recorded
@@ -71,7 +69,7 @@ from react_core.presets.from_run import example_warnings
 from react_core.presets.preset import Preset, default_preset_for
 from react_core.presets.store import PresetStore
 from react_core.presets.versions import address, parse_ref
-from react_core.providers import PROVIDERS, model_label, provider_class, speaks
+from react_core.providers import PROVIDERS
 from react_core.providers.adapters import adapter_setting_label, found_adapters
 from react_core.providers.allowance import OPERATOR, Allowance
 from react_core.providers.base import Provider
@@ -117,6 +115,7 @@ __all__ = [
     "FinetunePlan",
     "HOTPOTQA",
     "Keeping",
+    "Knowledge",
     "LiveRun",
     "LiveTarget",
     "McpServers",
@@ -178,29 +177,20 @@ __all__ = [
     "expected_answer_for",
     "figure3_table",
     "found_adapters",
-    "knowledge_label",
     "md_escape",
-    "model_label",
     "offered_files",
     "open_history",
-    "pack_choices",
-    "pack_spec",
-    "pack_text",
     "parse_ref",
     "plan_defaults",
     "plural",
-    "provider_class",
     "references_from",
     "run_evaluation",
     "run_scope",
     "shared_data_dir",
     "similar_titles",
-    "speaks",
-    "standing_pack",
     "strategy_needs",
     "stream",
     "submission_of",
-    "text_credit",
     "ToolSpec",
     "training_python",
 ]

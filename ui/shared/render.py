@@ -13,8 +13,10 @@ import streamlit as st
 
 from react_core import (
     CREDIT,
+    PROVIDERS,
     CallTexts,
     Decision,
+    Knowledge,
     Source,
     Step,
     ToolSpec,
@@ -24,10 +26,8 @@ from react_core import (
     action_text,
     action_title,
     md_escape,
-    model_label,
     plural,
     similar_titles,
-    text_credit,
 )
 from ui.shared.inspector import render_call, render_calls_table
 from ui.shared.mcp_call import render_mcp_call
@@ -100,7 +100,7 @@ def render_step(
                 render_mcp_call(obs.mcp)
             render_sources(obs.sources, "Source")
             if obs.sources:
-                st.caption(text_credit(knowledge, obs.note))
+                st.caption(Knowledge(knowledge).credit(obs.note))
             searched = step.action is not None and step.action.tool == "search"
             titles = similar_titles(obs.text) if searched else []
             if titles and on_similar is not None:
@@ -145,7 +145,7 @@ def settings_line(settings: dict) -> str:
     """The settings a run recorded, as one line."""
     s = settings
     tools = ", ".join(ToolSpec.label_of(t) for t in s.get("tools", [])) or "none"
-    model = model_label(s) if s.get("provider") else "?"
+    model = PROVIDERS[s["provider"]].model_label(s) if s.get("provider") else "?"
     return (
         f"{s.get('provider', '?')} · {model} · preset {s.get('prompt_version') or s.get('preset', '?')} "
         f"(dialect {s.get('dialect', '?')}) · "
