@@ -71,7 +71,7 @@ from react_core.presets.store import PresetStore
 from react_core.presets.versions import address, parse_ref
 from react_core.providers import PROVIDERS
 from react_core.providers.adapters import adapter_setting_label, found_adapters
-from react_core.providers.allowance import OPERATOR, Allowance
+from react_core.providers.allowance import Allowance
 from react_core.providers.base import Provider
 from react_core.providers.choice import ModelChoice
 from react_core.providers.file_choices import offered_files
@@ -120,7 +120,6 @@ __all__ = [
     "LiveTarget",
     "McpServers",
     "ModelChoice",
-    "OPERATOR",
     "PROVIDERS",
     "Parting",
     "Paused",

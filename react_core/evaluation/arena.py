@@ -46,7 +46,7 @@ from react_core.loop.service import Run, RunRequest
 from react_core.loop.settings import RunSettings
 from react_core.presets.preset import Preset, load_preset
 from react_core.providers import PROVIDERS
-from react_core.providers.allowance import OPERATOR, Allowance
+from react_core.providers.allowance import Allowance
 from react_core.providers.base import Provider
 from react_core.report.edits import Edit, hand_edits
 from react_core.report.expected import score_line
@@ -210,7 +210,7 @@ class Arena:
         *,
         gold: str | None = None,
         arena_id: str | None = None,
-        allowance: Allowance = OPERATOR,
+        allowance: Allowance = Allowance.OPERATOR,
         store: Any = None,
         export: LiveTarget | None = None,
     ) -> None:

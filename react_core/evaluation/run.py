@@ -46,7 +46,7 @@ from react_core.evaluation.tasks import paper_data
 from react_core.loop.settings import RunSettings, build_run_config, provider_for
 from react_core.presets.store import PresetStore
 from react_core.providers import PROVIDERS, model_choice_label
-from react_core.providers.allowance import OPERATOR, Allowance
+from react_core.providers.allowance import Allowance
 from react_core.providers.base import Provider
 from react_core.telemetry.live import LiveTarget
 
@@ -77,7 +77,7 @@ def run_evaluation(
     plan: EvalPlan,
     *,
     api_key: str | None = None,
-    allowance: Allowance = OPERATOR,
+    allowance: Allowance = Allowance.OPERATOR,
     provider: Provider | None = None,
     on_progress: ProgressHandler | None = None,
     cancel: threading.Event | None = None,
