@@ -33,7 +33,7 @@ from react_core.base.events import (
     ToolProgress,
     Writing,
 )
-from react_core.base.paths import evaluations_dir, shared_data_dir, training_python
+from react_core.base.paths import evaluations_dir, shared_data_dir
 from react_core.base.text import md_escape, plural
 from react_core.base.tool_specs import ToolSpec
 from react_core.base.trace import Action, Alternative, Exchange, Source, Step, Trace
@@ -70,7 +70,7 @@ from react_core.presets.preset import Preset, default_preset_for
 from react_core.presets.store import PresetStore
 from react_core.presets.versions import address, parse_ref
 from react_core.providers import PROVIDERS
-from react_core.providers.adapters import adapter_setting_label, found_adapters
+from react_core.providers.adapters import Adapter
 from react_core.providers.allowance import Allowance
 from react_core.providers.base import Provider
 from react_core.providers.choice import ModelChoice
@@ -95,6 +95,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Action",
     "ActionParsed",
+    "Adapter",
     "Allowance",
     "Alternative",
     "Arena",
@@ -164,7 +165,6 @@ __all__ = [
     "Writing",
     "action_text",
     "action_title",
-    "adapter_setting_label",
     "address",
     "ask",
     "check_owner",
@@ -175,7 +175,6 @@ __all__ = [
     "example_warnings",
     "expected_answer_for",
     "figure3_table",
-    "found_adapters",
     "md_escape",
     "offered_files",
     "open_history",
@@ -191,5 +190,4 @@ __all__ = [
     "stream",
     "submission_of",
     "ToolSpec",
-    "training_python",
 ]

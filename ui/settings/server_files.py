@@ -13,11 +13,11 @@ from pathlib import Path
 import streamlit as st
 
 from react_core import (
+    Adapter,
     Knowledge,
     ReactLabError,
     SampleScript,
     Script,
-    adapter_setting_label,
     environment_value,
     offered_files,
     plural,
@@ -133,7 +133,7 @@ def render_adapter() -> None:
     choices = offered_files("adapter")
     if identity.own_endpoints():
         choices = [c for c in choices if c != "shipped"]
-        _choose("Adapter (fine-tuned LoRA)", "adapter", choices, current, format_func=adapter_setting_label)
+        _choose("Adapter (fine-tuned LoRA)", "adapter", choices, current, format_func=Adapter.setting_label)
         st.caption(f"{OPERATORS}: the adapter is the shipped one, none, or one the operator offers.")
         return
     own = current not in ("", "shipped", "none")
@@ -145,7 +145,7 @@ def render_adapter() -> None:
         options,
         key=key,
         horizontal=True,
-        format_func=lambda o: {"": adapter_setting_label(""), "none": "none", "own": "your own file"}[o],
+        format_func=lambda o: {"": Adapter.setting_label(""), "none": "none", "own": "your own file"}[o],
         on_change=lambda: state.update_settings(
             adapter={"": "", "none": "none"}.get(st.session_state[key], st.session_state.get("set-adapter-path", ""))
         ),
