@@ -86,7 +86,6 @@ from react_core.report.signs import Verdict
 from react_core.report.spreadsheet import csv_text
 from react_core.telemetry.live import LiveTarget
 from react_core.tools.mcp_servers import McpServers
-from react_core.tools.wiki import similar_titles
 from react_core.training.finetune import FinetunePlan
 from react_core.training.recipe import RECIPES, Recipe
 
@@ -185,7 +184,6 @@ __all__ = [
     "run_evaluation",
     "run_scope",
     "shared_data_dir",
-    "similar_titles",
     "strategy_needs",
     "stream",
     "submission_of",

@@ -27,7 +27,6 @@ from react_core import (
     action_title,
     md_escape,
     plural,
-    similar_titles,
 )
 from ui.shared.inspector import render_call, render_calls_table
 from ui.shared.mcp_call import render_mcp_call
@@ -102,7 +101,7 @@ def render_step(
             if obs.sources:
                 st.caption(Knowledge(knowledge).credit(obs.note))
             searched = step.action is not None and step.action.tool == "search"
-            titles = similar_titles(obs.text) if searched else []
+            titles = obs.similar_titles if searched else []
             if titles and on_similar is not None:
                 st.caption("Similar titles — click one to search it instead and go on from here:")
                 cols = st.columns(min(len(titles), 3))
