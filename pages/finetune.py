@@ -15,11 +15,10 @@ from pathlib import Path
 import streamlit as st
 
 from react_core import (
+    Adapter,
     FinetunePlan,
     ReactLabError,
     Recipe,
-    found_adapters,
-    training_python,
 )
 from ui.finetune import job as jobs
 from ui.shared import identity, state
@@ -117,9 +116,10 @@ def _finished(snap: dict) -> None:
 
 job = jobs.current()
 running = job is not None and not job.done
-if not training_python().is_file():
+trainer = FinetunePlan(recipe=Recipe()).environment
+if not trainer.is_file():
     st.warning(
-        f"The training environment is not installed ({training_python()}): run `make finetune-env` once (CPU-only "
+        f"The training environment is not installed ({trainer}): run `make finetune-env` once (CPU-only "
         "torch, transformers and peft, about 1.2 GB; never needed to run the app)."
     )
 if running:
@@ -139,7 +139,8 @@ else:
         st.rerun()
 
 st.subheader("Adapters")
-for path, manifest in found_adapters():
+for adapter in Adapter.found():
+    path, manifest = adapter.path, adapter.manifest
     title = manifest.title if manifest else path.name
     scores = (manifest.scores.get("summary") if manifest else "") or "not measured yet"
     learned = f"{manifest.method}, prompt `{manifest.preset}`" if manifest else "made elsewhere"

@@ -15,7 +15,6 @@ from react_core import (
     RunSettings,
     Step,
     ToolSpec,
-    provider_class,
 )
 from ui.settings.mcp_view import render_mcp_settings, tools_from_checkboxes
 from ui.settings.prompt_editor import render_prompt_editor
@@ -52,10 +51,10 @@ with model_col:
         "Provider",
         list(PROVIDERS),
         key="set-provider",
-        format_func=lambda p: provider_class(p).choice,
+        format_func=lambda p: PROVIDERS[p].choice,
         on_change=state.choose_provider,
     )
-    provider = provider_class(state.settings()["provider"])
+    provider = PROVIDERS[state.settings()["provider"]]
     if "model" in provider.options:
         bound(st.text_input, "Model", "model", placeholder=provider.default_model or "the provider's default")
     if provider.key_vars:

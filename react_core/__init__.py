@@ -31,7 +31,6 @@ from react_core.base.events import (
     ToolProgress,
     Writing,
 )
-from react_core.base.paths import training_python
 from react_core.base.text import md_escape, plural
 from react_core.base.tool_specs import ToolSpec
 from react_core.base.trace import Action, Alternative, Exchange, Source, Step, Trace
@@ -49,9 +48,7 @@ from react_core.evaluation.tasks import Task
 from react_core.history import RunRecord, Store, open_history
 from react_core.history.assignments import Assignment
 from react_core.history.shares import SharedView
-from react_core.knowledge import standing_pack
-from react_core.knowledge.choices import pack_choices
-from react_core.knowledge.spec import knowledge_label, pack_spec, pack_text, text_credit
+from react_core.knowledge.setting import Knowledge
 from react_core.loop.keeping import Keeping
 from react_core.loop.pause import Decision
 from react_core.loop.recorded import Recorded
@@ -63,9 +60,9 @@ from react_core.presets.edit import PromptEdit
 from react_core.presets.preset import Preset
 from react_core.presets.store import PresetStore
 from react_core.presets.versions import VersionRef
-from react_core.providers import PROVIDERS, model_label, provider_class, speaks
-from react_core.providers.adapters import adapter_setting_label, found_adapters
-from react_core.providers.allowance import OPERATOR, Allowance
+from react_core.providers import PROVIDERS
+from react_core.providers.adapters import Adapter
+from react_core.providers.allowance import Allowance
 from react_core.providers.base import Provider
 from react_core.providers.choice import ModelChoice
 from react_core.providers.file_choices import offered_files
@@ -80,7 +77,6 @@ from react_core.report.signs import Verdict
 from react_core.report.spreadsheet import csv_text
 from react_core.telemetry.live import LiveTarget
 from react_core.tools.mcp_servers import McpServers
-from react_core.tools.wiki import similar_titles
 from react_core.training.finetune import FinetunePlan
 from react_core.training.recipe import Recipe
 
@@ -89,6 +85,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Action",
     "ActionParsed",
+    "Adapter",
     "Allowance",
     "Alternative",
     "Arena",
@@ -106,11 +103,11 @@ __all__ = [
     "Exchange",
     "FinetunePlan",
     "Keeping",
+    "Knowledge",
     "LiveRun",
     "LiveTarget",
     "McpServers",
     "ModelChoice",
-    "OPERATOR",
     "PROVIDERS",
     "Parting",
     "Paused",
@@ -150,25 +147,12 @@ __all__ = [
     "VersionDiff",
     "VersionRef",
     "Writing",
-    "adapter_setting_label",
     "ask",
     "csv_text",
     "figure3_table",
-    "found_adapters",
-    "knowledge_label",
     "md_escape",
-    "model_label",
     "offered_files",
     "open_history",
-    "pack_choices",
-    "pack_spec",
-    "pack_text",
     "plural",
-    "provider_class",
-    "similar_titles",
-    "speaks",
-    "standing_pack",
     "stream",
-    "text_credit",
-    "training_python",
 ]

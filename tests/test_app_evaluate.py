@@ -280,11 +280,11 @@ def test_questions_at_once_and_calls_per_minute_are_offered_and_reach_the_plan(m
 
 def test_progress_says_about_how_long_is_left_at_the_pace_so_far(tmp_path):
     from react_core import EvalPlan, RunSettings
-    from react_core.providers.allowance import OPERATOR
+    from react_core.providers.allowance import Allowance
     from ui.evaluate.job import EvalJob
 
     plan = EvalPlan(datasets=["q.jsonl"], strategies=["cot", "react"], out_dir=str(tmp_path), settings=RunSettings())
-    job = EvalJob(plan, OPERATOR)
+    job = EvalJob(plan, Allowance.OPERATOR)
     now = [100.0]
     job.clock = lambda: now[0]  # the job's clock, moved by hand: the figures are checked, not the waiting
     job._on_progress({"kind": "strategy", "unit": "cot", "strategy": "cot", "position": 1, "total": 10})

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from app_helpers import go, new_session, use_app
 
-from react_core import Recipe
+from react_core import (
+    Recipe,
+)
 from ui.finetune import job as jobs
 
 
@@ -23,3 +25,18 @@ def test_the_v2_recipe_is_chosen_on_the_page_and_started_as_the_form_left_it(mon
     assert not at.exception, at.exception
     (plan,) = started
     assert plan.recipe == Recipe.ALL["v2"].updated(epochs=2)  # v2's misses and held-out files, with the epochs typed
+
+
+def test_the_page_lists_the_adapters_there_are_and_says_when_the_training_environment_is_missing(monkeypatch, tmp_path):
+    use_app(monkeypatch, tmp_path)
+    missing = tmp_path / "no-train" / "python"
+    monkeypatch.setenv("REACT_TRAIN_PYTHON", str(missing))
+    made = tmp_path / "data" / "finetune" / "react-abc" / "adapter.gguf"
+    made.parent.mkdir(parents=True)
+    made.write_bytes(b"GGUF")  # no manifest beside it: an adapter made elsewhere
+    at = go(new_session(), "finetune")
+    assert not at.exception, at.exception
+    assert any(f"The training environment is not installed ({missing})" in w.value for w in at.warning)
+    listed = [m.value for m in at.markdown if m.value.startswith("**")]
+    assert listed[0].startswith("**ReAct on HotpotQA**")  # the shipped adapter first, by its manifest's title
+    assert listed[-1] == f"**adapter\\.gguf** — made elsewhere · not measured yet  \n`{made}`"

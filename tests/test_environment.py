@@ -11,7 +11,7 @@ import pytest
 
 from react_core.base import environment
 from react_core.loop.settings import RunSettings
-from react_core.providers import CATALOGUE
+from react_core.providers import PROVIDERS
 
 ROOT = Path(__file__).resolve().parent.parent
 _NAME = re.compile(r"^REACT_[A-Z0-9_]+$")
@@ -48,7 +48,7 @@ def test_every_setting_variable_gives_its_setting_a_default():
 def test_the_deployment_reference_documents_every_variable_and_every_key():
     page = (ROOT / "docs" / "deployment.md").read_text(encoding="utf-8")
     reference = page.split("\n## Settings and environment reference\n", 1)[1].split("\n## ", 1)[0]
-    keys = {v for cls in CATALOGUE.values() for v in (*cls.key_vars, *cls.base_url_vars)}
+    keys = {v for cls in PROVIDERS.values() for v in (*cls.key_vars, *cls.base_url_vars)}
     missing = sorted(n for n in [*environment.BY_NAME, *keys] if f"`{n}`" not in reference)
     assert not missing, f"docs/deployment.md's settings and environment reference does not mention {missing}"
 

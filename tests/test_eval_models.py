@@ -21,7 +21,7 @@ from react_core.evaluation.run import EvalPlan
 from react_core.loop.settings import RunSettings
 from react_core.presets.preset import load_preset
 from react_core.presets.store import PresetStore
-from react_core.providers import keys, model_label
+from react_core.providers import PROVIDERS, keys
 from react_core.providers.allowance import Allowance
 from react_core.providers.choice import ModelChoice
 from react_core.providers.openai_compat import OpenAIProvider
@@ -172,7 +172,7 @@ def test_a_model_choice_is_read_written_and_applied():
     changes = ModelChoice.parse("local:/models/q.gguf").changes({"provider": "openai", "model": "x", "base_url": "u"})
     assert changes == {"provider": "local", "model": "", "base_url": "", "model_path": "/models/q.gguf", "script": ""}
     assert ModelChoice.of({"provider": "scripted", "script": "/x/s.json"}).spec == "scripted:/x/s.json"
-    assert model_label({"provider": "scripted", "script": "/x/s.json"}) == "s.json"
+    assert PROVIDERS["scripted"].model_label({"provider": "scripted", "script": "/x/s.json"}) == "s.json"
     assert ModelChoice.parse("scripted:/x/a.json").label({"provider": "local"}) == "Scripted · a.json"
     assert ModelChoice.parse("openai:gpt-4o-mini").label({"provider": "local"}) == "OpenAI · gpt-4o-mini"
     with pytest.raises(ConfigError, match="Unknown provider 'claude'"):

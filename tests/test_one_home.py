@@ -9,11 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from react_core import DIALECTS, PROVIDERS, provider_class, speaks
+from react_core import (
+    DIALECTS,
+    PROVIDERS,
+)
 from react_core.base.errors import ConfigError
 from react_core.dialects import get_dialect
 from react_core.loop.agent import check_supported
-from react_core.providers import unspoken
 
 ROOT = Path(__file__).resolve().parent.parent
 CODE = [p for d in ("react_core", "ui", "pages") for p in (ROOT / d).rglob("*.py")] + [ROOT / "app.py"]
@@ -29,9 +31,9 @@ def _homes(pattern: str) -> list[str]:
     ("what", "pattern", "home"),
     [
         ("the pack: syntax", r"startswith\(\s*[\"']pack:|[\"']pack:\{|len\([\"']pack:", "react_core/knowledge/spec.py"),
-        ("the knowledge label", r"Wikipedia \(live\)|[\"']offline pack ", "react_core/knowledge/spec.py"),
-        ("the model label", r"[\"']provider default|[\"']the bundled model", "react_core/providers/__init__.py"),
-        ("the dialect rule", r"cannot call tools natively", "react_core/providers/__init__.py"),
+        ("the knowledge label", r"Wikipedia \(live\)|[\"']offline pack ", "react_core/knowledge/setting.py"),
+        ("the model label", r"[\"']provider default|[\"']the bundled model", "react_core/providers/base.py"),
+        ("the dialect rule", r"cannot call tools natively", "react_core/providers/base.py"),
         ("the observation cap", r"cut at \{|_OBSERVATION_CHARS\s*=", "react_core/tools/registry.py"),
         ("reading a model choice", r"partition\(\s*[\"']:[\"']", "react_core/providers/choice.py"),
         ("reading a version's address", r"partition\(\s*[\"']@|split\(\s*[\"']@", "react_core/presets/versions.py"),
@@ -59,9 +61,9 @@ def test_each_rule_is_written_once(what, pattern, home):
 @pytest.mark.parametrize("provider", PROVIDERS)
 @pytest.mark.parametrize("dialect", list(DIALECTS))
 def test_the_settings_page_and_the_loop_apply_the_same_dialect_rule(provider, dialect):
-    cls = provider_class(provider)
-    why = unspoken(cls, dialect)
-    assert speaks(provider, dialect) == (why == "")
+    cls = PROVIDERS[provider]
+    why = cls.unspoken(dialect)
+    assert PROVIDERS[provider].speaks(dialect) == (why == "")
     if why:
         with pytest.raises(ConfigError, match=re.escape(why)):
             check_supported(cls, get_dialect(dialect))
@@ -72,11 +74,12 @@ def test_the_settings_page_and_the_loop_apply_the_same_dialect_rule(provider, di
 def test_a_run_asks_the_dialect_rule_once(monkeypatch):
     # It was asked where the run was built and again where the loop started (and a third time by the Settings page).
     import react_core
-    import react_core.loop.agent as agent
+    from react_core.providers.base import Provider
 
     asked: list[str] = []
-    rule = agent.unspoken
-    monkeypatch.setattr(agent, "unspoken", lambda provider, dialect: asked.append(dialect) or rule(provider, dialect))
+    rule = Provider.unspoken.__func__
+    counted = classmethod(lambda cls, dialect: asked.append(dialect) or rule(cls, dialect))
+    monkeypatch.setattr(Provider, "unspoken", counted)
     script = [" Compute.\nAction 1: Calculator[6 * 7]", " So.\nAction 2: Finish[42]"]
     react_core.ask("What is 6 * 7?", react_core.RunSettings(provider="scripted", script=script, tools=["calculator"]))
     assert asked == ["paper"]

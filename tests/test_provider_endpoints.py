@@ -12,7 +12,7 @@ import pytest
 from provider_helpers import FakeGemini, FakeOpenAI
 
 from react_core.base.errors import ConfigError, MissingKeyError
-from react_core.providers import CATALOGUE, create_provider
+from react_core.providers import PROVIDERS, create_provider
 from react_core.providers.allowance import Allowance
 from react_core.providers.base import CompletionRequest
 
@@ -55,7 +55,7 @@ def build(name: str, allowance: Allowance | None = None, **options):
 
 
 def test_every_provider_with_a_base_url_is_checked_here():
-    assert {name for name, cls in CATALOGUE.items() if "base_url" in cls.options} == set(SERVERS)
+    assert {name for name, cls in PROVIDERS.items() if "base_url" in cls.options} == set(SERVERS)
 
 
 @pytest.mark.parametrize("name", sorted(SERVERS))

@@ -9,7 +9,7 @@ import pytest
 
 from react_core.base.errors import ConfigError, MissingKeyError
 from react_core.base.paths import secrets_files
-from react_core.providers import CATALOGUE, create_provider, default_provider_name, provider_class
+from react_core.providers import PROVIDERS, create_provider, default_provider_name
 from react_core.providers.keys import (
     configured,
     missing_key,
@@ -20,7 +20,7 @@ from react_core.providers.keys import (
     resolve_key,
 )
 
-GEMINI, OPENAI = provider_class("gemini"), provider_class("openai")
+GEMINI, OPENAI = PROVIDERS["gemini"], PROVIDERS["openai"]
 
 
 @pytest.fixture
@@ -86,7 +86,7 @@ def test_default_places_are_where_streamlit_looks(monkeypatch: pytest.MonkeyPatc
 
 @pytest.mark.parametrize("name, variable", [("gemini", "GEMINI_API_KEY"), ("openai", "OPENAI_API_KEY")])
 def test_missing_and_rejected_key_messages_say_where_to_set_it(name: str, variable: str) -> None:
-    provider = provider_class(name)
+    provider = PROVIDERS[name]
     for error in (missing_key(provider), rejected_key(provider, "HTTP 401: bad key")):
         assert isinstance(error, MissingKeyError)
         text = str(error)
@@ -127,26 +127,26 @@ def test_local_provider_is_labelled_a_demo_unless_the_person_chose_a_file(tmp_pa
     # The base model's notice says it is often wrong; with the shipped adapter it says how often it is right.
     assert demo.is_demo and ("often wrong" in demo.demo_notice or "held-out" in demo.demo_notice)
     assert "GEMINI_API_KEY" in demo.demo_notice and "OPENAI_API_KEY" in demo.demo_notice
-    assert provider_class("local").demo_for({"model_path": ""})
+    assert PROVIDERS["local"].demo_for({"model_path": ""})
     own = tmp_path / "mine.gguf"
     own.write_bytes(b"GGUF")
     chosen = create_provider("local", model_path=str(own))
     assert not chosen.is_demo and chosen.model == "mine.gguf"
-    assert not provider_class("local").demo_for({"model_path": str(own)})
+    assert not PROVIDERS["local"].demo_for({"model_path": str(own)})
     assert "\nQuestion:" in chosen.extra_stops
 
 
 def test_every_provider_describes_itself_for_menus_keys_and_scheduling() -> None:
     settings_fields = {"model", "base_url", "model_path", "adapter", "script", "delay"}
-    for name, cls in CATALOGUE.items():
+    for name, cls in PROVIDERS.items():
         assert cls.name == name and cls.label and cls.choice and cls.default_model
         assert set(cls.options) <= settings_fields, name
         if cls.key_vars:  # a key is read from the variables it declares, and the messages name them
             assert cls.hosted and all(v in str(missing_key(cls)) for v in cls.key_vars)
         assert cls.demo_notice or not cls.is_demo
     # What callers rely on instead of names: the evaluation's scheduling and the session's sharing.
-    assert not provider_class("scripted").concurrent and not provider_class("local").concurrent
-    assert provider_class("local").shared and not any(CATALOGUE[n].shared for n in ("openai", "gemini", "scripted"))
+    assert not PROVIDERS["scripted"].concurrent and not PROVIDERS["local"].concurrent
+    assert PROVIDERS["local"].shared and not any(PROVIDERS[n].shared for n in ("openai", "gemini", "scripted"))
 
 
 def test_without_a_configured_key_the_default_is_the_on_device_model(secrets_file: Path) -> None:

@@ -16,7 +16,7 @@ from provider_helpers import FakeGemini, FakeOpenAI, assert_no_secret, fast_retr
 from react_core.base import call_records
 from react_core.loop.agent import Agent, RunConfig
 from react_core.presets.preset import Preset
-from react_core.providers import create_provider, provider_class
+from react_core.providers import PROVIDERS, create_provider
 from react_core.providers.base import CompletionRequest
 from react_core.tools.calculator import CALCULATOR
 from react_core.tools.registry import ToolRegistry
@@ -106,11 +106,11 @@ def _env(var: str) -> dict[str, str]:
 def test_a_snippet_sends_the_same_body_with_the_key_from_the_environment(name: str, style: str) -> None:
     if style == "curl" and shutil.which("curl") is None:
         pytest.fail("Debian's curl is needed for this test: apt-get install curl (make test installs it)")
-    var = provider_class(name).key_vars[0]
+    var = PROVIDERS[name].key_vars[0]
     with FAKES[name](RUN) as server:
         trace = run(hosted(name, server))
         call = call_records.CallTexts.request(trace, 2)
-        snippet = provider_class(name).snippet(call, style)
+        snippet = PROVIDERS[name].snippet(call, style)
         assert_no_secret(KEY, snippet)
         assert ("$" + var if style == "curl" else f"{var!r}") in snippet
         server.outputs.append("Resent.")  # one piece: the same word in SSE and printed text
@@ -130,7 +130,7 @@ def test_a_snippet_in_an_unknown_style_is_a_clear_error() -> None:
 
     call = {"step": 1, "endpoint": "http://127.0.0.1:1/v1/chat/completions", "body": {}}
     with pytest.raises(ConfigError, match="curl or python"):
-        provider_class("openai").snippet(call, "ruby")
+        PROVIDERS["openai"].snippet(call, "ruby")
 
 
 def test_a_key_in_the_url_is_never_recorded() -> None:

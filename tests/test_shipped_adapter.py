@@ -12,7 +12,7 @@ from react_core.base.answers import normalize_answer
 from react_core.base.paths import shared_data_dir
 from react_core.knowledge.default_pack import hotpotqa_sources
 from react_core.loop.settings import RunSettings, provider_for
-from react_core.providers import model_label
+from react_core.providers import PROVIDERS
 from react_core.providers.adapters import DEFAULT_ADAPTER, file_sha256, read_manifest, shipped_adapter
 from react_core.providers.local import LocalProvider
 from react_core.training.recipe import SHIPPED, Recipe
@@ -46,7 +46,11 @@ def test_it_is_the_on_device_default_with_its_own_prompt_and_label():
     settings = RunSettings(provider="local")
     provider = provider_for(settings)
     assert provider.adapter == ADAPTER and settings.preset_ref == "tuned-react"
-    assert model_label(settings.to_dict()) == provider.model == "gemma-3-270m + ReAct on HotpotQA (on-device)"
+    assert (
+        PROVIDERS["local"].model_label(settings.to_dict())
+        == provider.model
+        == "gemma-3-270m + ReAct on HotpotQA (on-device)"
+    )
     none = RunSettings(provider="local", adapter="none")
     assert provider_for(none).adapter is None and none.preset_ref == "paper"
 

@@ -203,10 +203,10 @@ def test_a_provider_that_cannot_call_tools_is_refused_with_a_clear_message() -> 
 
 
 def test_which_providers_speak_the_tools_format() -> None:
-    from react_core.providers import PROVIDERS, speaks
+    from react_core.providers import PROVIDERS
 
-    assert {name for name in PROVIDERS if speaks(name, "tools")} == {"openai", "gemini", "scripted"}
-    assert all(speaks(name, "paper") for name in PROVIDERS)
+    assert {name for name in PROVIDERS if PROVIDERS[name].speaks("tools")} == {"openai", "gemini", "scripted"}
+    assert all(PROVIDERS[name].speaks("paper") for name in PROVIDERS)
 
 
 def test_the_cli_refuses_before_running(capsys) -> None:

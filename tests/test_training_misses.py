@@ -22,7 +22,6 @@ from react_core.loop.service import Run, RunRequest
 from react_core.presets.preset import load_preset
 from react_core.providers.scripted import ScriptedProvider
 from react_core.tools import build_tools
-from react_core.tools.wiki import similar_titles
 from react_core.training import gold, queries
 from react_core.training.examples import segments_for
 from react_core.training.finetune import FinetunePlan, _tools_for, kinds, write_trajectory_file
@@ -92,7 +91,7 @@ def test_a_miss_is_recovered_by_a_title_from_its_list_or_an_honest_rewrite(made)
         inserted_queries = set(searched(steps)) - set(searched(_gold_of(trajectories, t).trace.steps))
         for i in _misses(steps):
             miss, after = steps[i], steps[i + 1]
-            listed = similar_titles(miss.observation.text)
+            listed = miss.observation.similar_titles
             assert miss.action.input in miss.thought  # it searches what it thought
             if miss.action.input in inserted_queries:  # never naming another page of the question
                 recovered = next(s.action.input for s in steps[i + 1 :] if s.observation and s.observation.evidence)
@@ -115,7 +114,7 @@ def test_after_two_different_misses_it_answers_from_what_it_read(made):
         one, two, end = steps[-3:]
         assert _misses(steps)[-2:] == [len(steps) - 3, len(steps) - 2] and one.action.input != two.action.input
         wanted = first[len(steps) - 3].action.input  # the page the gold trajectory found there
-        assert wanted not in similar_titles(one.observation.text) + similar_titles(two.observation.text)
+        assert wanted not in one.observation.similar_titles + two.observation.similar_titles
         assert end.action is None and end.final_answer == t.trace.expected_answer.strip('"')
         quote = end.thought.split(ANSWERED, 1)[1].rsplit('". So the answer is', 1)[0]
         read = [s.observation.text for s in steps[:-3] if s.observation.evidence]

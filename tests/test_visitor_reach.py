@@ -13,9 +13,10 @@ import pytest
 from wiki_helpers import close_shared_sources, small_pack
 
 from react_core.base.errors import ConfigError
-from react_core.knowledge import create_knowledge, standing_pack
+from react_core.knowledge import create_knowledge
 from react_core.knowledge.server import start_wiki_server
-from react_core.knowledge.spec import knowledge_label, pack_spec
+from react_core.knowledge.setting import Knowledge
+from react_core.knowledge.spec import pack_spec
 from react_core.loop.run import ask
 from react_core.loop.settings import RunSettings, build_run_config, provider_for
 from react_core.providers.keys import lending
@@ -67,8 +68,8 @@ def test_a_visitor_s_wiki_url_is_refused_before_anything_is_fetched(internal):
     with visitor(), pytest.raises(ConfigError, match="operator"):
         create_knowledge("wikipedia", wiki_url=internal.url, visitor=True)
     with visitor():
-        assert standing_pack("wikipedia", wiki_url=internal.url, visitor=True) is None
-    assert knowledge_label({"knowledge": "wikipedia", "wiki_url": internal.url}, visitor=True) == "Wikipedia (live)"
+        assert Knowledge("wikipedia", wiki_url=internal.url).standing_pack(visitor=True) is None
+    assert Knowledge.of({"knowledge": "wikipedia", "wiki_url": internal.url}).label(visitor=True) == "Wikipedia (live)"
     assert internal.requests == 0
 
 
@@ -136,7 +137,7 @@ def test_a_visitor_s_pack_path_is_refused_alike_whatever_is_there(tmp_path):
         settings = RunSettings(provider="scripted", script=[FINISH], knowledge=pack_spec(path), tools=["search"])
         said.add(_refusal(lambda s=settings: build_run_config(s)))
         with visitor():
-            assert standing_pack(pack_spec(path), visitor=True) is None
+            assert Knowledge.of_pack(path).standing_pack(visitor=True) is None
             assert settings.expected_answer("Q?") is None
     assert len(said) == 1, said
     assert "operator" in said.pop()

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from wiki_helpers import small_pack
 
 from react_core.base.cancel import Cancelled
-from react_core.base.trace import Action
+from react_core.base.trace import Action, Observation
 from react_core.knowledge.base import Page, SearchOutcome
 from react_core.knowledge.pack import PackSource
 from react_core.tools import build_tools
@@ -16,8 +16,6 @@ from react_core.tools.registry import Tool, ToolRegistry
 from react_core.tools.wiki import (
     clean_entity,
     make_wiki_tools,
-    miss_text,
-    similar_titles,
 )
 
 
@@ -77,7 +75,7 @@ def test_a_miss_is_a_normal_observation_in_the_papers_words(tools):
     obs = search("Mercury")
     assert obs.text == "Could not find [Mercury]. Similar: ['Other A', \"Other's B\"]."
     assert not obs.is_error and obs.sources == []
-    assert similar_titles(obs.text) == ["Other A", "Other's B"]
+    assert obs.similar_titles == ["Other A", "Other's B"]
 
 
 def test_lookup_walks_matching_sentences_then_says_no_more(tools):
@@ -179,13 +177,13 @@ def test_each_run_gets_its_own_lookup_state(small):
 
 @given(st.lists(st.text(min_size=1, max_size=30), max_size=5), st.text(max_size=40))
 def test_similar_titles_reads_back_any_miss(titles, entity):
-    assert similar_titles(miss_text(entity, titles)) == titles
+    assert Observation(Observation.miss_text(entity, titles)).similar_titles == titles
 
 
 def test_similar_titles_ignores_other_text():
-    assert similar_titles("Mercury is a planet.") == []
-    assert similar_titles("Could not find [X]. Similar: [broken") == []
-    assert similar_titles("Could not find [X]. Similar: [].") == []
+    assert Observation("Mercury is a planet.").similar_titles == []
+    assert Observation("Could not find [X]. Similar: [broken").similar_titles == []
+    assert Observation("Could not find [X]. Similar: [].").similar_titles == []
 
 
 def test_evidence_is_a_page_found_or_a_lookup_result_never_a_miss_or_an_error(tools):

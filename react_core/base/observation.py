@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import ast
 from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar
 
@@ -68,6 +69,28 @@ class Observation:
     written_by: str = ""
     # The MCP request and result behind the text, for an MCP tool's observation (None for every other tool).
     mcp: McpCall | None = None
+
+    @staticmethod
+    def miss_text(entity: str, similar: list[str]) -> str:
+        """Search's answer when no page has the title, in the paper's words (read back by ``similar_titles``)."""
+        return f"Could not find [{entity}]. Similar: {similar!r}."
+
+    @property
+    def similar_titles(self) -> list[str]:
+        """The titles a Search miss offered (``Could not find [X]. Similar: [...]``), for the app to make clickable
+        and fine-tuning to follow; [] for any other text."""
+        text = self.text
+        if not text.startswith("Could not find ["):
+            return []
+        start = text.rfind(". Similar: [")
+        end = text.rfind("]")
+        if start < 0 or end < start:
+            return []
+        try:
+            titles = ast.literal_eval(text[start + len(". Similar: ") : end + 1])
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            return []
+        return [t for t in titles if isinstance(t, str)] if isinstance(titles, list) else []
 
     def to_dict(self) -> dict[str, Any]:
         out = {

@@ -155,7 +155,7 @@ def _cmd_request(args: argparse.Namespace) -> int:
 
     from react_core.base.call_records import CallTexts
     from react_core.history import parse_trace_json
-    from react_core.providers import provider_class
+    from react_core.providers import PROVIDERS
 
     try:
         trace = parse_trace_json(Path(args.trace).read_bytes())
@@ -165,7 +165,7 @@ def _cmd_request(args: argparse.Namespace) -> int:
     if args.style == "json":
         print(to_json(call))
     else:
-        print(provider_class(trace.settings.get("provider", "")).snippet(call, args.style))
+        print(PROVIDERS[trace.settings.get("provider", "")].snippet(call, args.style))
     return 0
 
 

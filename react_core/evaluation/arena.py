@@ -45,8 +45,8 @@ from react_core.loop.keeping import Keeping
 from react_core.loop.service import Run, RunRequest
 from react_core.loop.settings import RunSettings
 from react_core.presets.preset import Preset, load_preset
-from react_core.providers import model_label
-from react_core.providers.allowance import OPERATOR, Allowance
+from react_core.providers import PROVIDERS
+from react_core.providers.allowance import Allowance
 from react_core.providers.base import Provider
 from react_core.report.edits import Edit, hand_edits
 from react_core.report.expected import score_line
@@ -108,7 +108,7 @@ class Variant:
         ``paper@2``, when the run recorded one), temperature and the budget it ran with."""
         strategy = STRATEGY_LABELS.get(str(settings.get("strategy", "")), "Chat")
         try:
-            model = model_label(settings) if settings.get("provider") else "?"
+            model = PROVIDERS[settings["provider"]].model_label(settings) if settings.get("provider") else "?"
         except ConfigError:  # a trace from elsewhere, naming a provider this app does not have
             model = str(settings.get("model") or settings.get("provider"))
         prompt = settings.get("prompt_version") or settings.get("preset", "?")
@@ -210,7 +210,7 @@ class Arena:
         *,
         gold: str | None = None,
         arena_id: str | None = None,
-        allowance: Allowance = OPERATOR,
+        allowance: Allowance = Allowance.OPERATOR,
         store: Any = None,
         export: LiveTarget | None = None,
     ) -> None:

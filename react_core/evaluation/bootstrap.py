@@ -44,7 +44,7 @@ from react_core.presets.check import validate_preset
 from react_core.presets.preset import Preset, dump_preset, load_preset, load_preset_file, preset_from_toml
 from react_core.presets.render import render_question
 from react_core.presets.store import PresetStore
-from react_core.providers.allowance import OPERATOR, Allowance
+from react_core.providers.allowance import Allowance
 from react_core.providers.base import Provider
 from react_core.report.checks import worth_learning
 from react_core.telemetry.live import LiveTarget
@@ -89,7 +89,7 @@ class BootstrapPlan:
     def run(
         self,
         *,
-        allowance: Allowance = OPERATOR,
+        allowance: Allowance = Allowance.OPERATOR,
         student: Provider | None = None,
         teacher: Provider | None = None,
         on_progress: ProgressHandler | None = None,

@@ -34,7 +34,7 @@ from react_core.evaluation.strategies import (
 from react_core.evaluation.tasks import HOTPOTQA, Task, task_for
 from react_core.loop.settings import RunSettings, check_temperature
 from react_core.presets.store import PresetStore
-from react_core.providers import model_choice_label, model_label, provider_class
+from react_core.providers import PROVIDERS, model_choice_label
 from react_core.providers.choice import ModelChoice
 from react_core.tools import DEFAULT_SENTENCES
 
@@ -230,7 +230,8 @@ class Plan:
 
 def model_slug(settings: RunSettings) -> str:
     """A model in a results file's name: its provider and model label, in letters, digits, ``.``, ``_`` and ``-``."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", f"{settings.provider}-{model_label(settings.to_dict())}").strip("-")
+    label = PROVIDERS[settings.provider].model_label(settings.to_dict())
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", f"{settings.provider}-{label}").strip("-")
 
 
 def check_plan(plan: Plan) -> None:
@@ -291,7 +292,7 @@ def strategy_config(
     s = settings or plan.settings
     task = plan.the_task()
     presets = presets or plan.role_presets(s)
-    options = [o for o in provider_class(s.provider).options if o != "delay"]
+    options = [o for o in PROVIDERS[s.provider].options if o != "delay"]
     config: dict[str, Any] = {"provider": s.provider, "model": model}
     config.update({o: getattr(s, o) for o in options if o != "model" and getattr(s, o, "")})
     if task.name != "hotpotqa":  # only then, so results files made before tasks existed still resume
@@ -301,7 +302,7 @@ def strategy_config(
         config["temperature"] = plan.temperature
     if strategy in AGENTS:
         config.update(max_calls=plan.max_calls, tools=list(plan.tools))
-        if provider_class(s.provider).constrained:  # the agent's steps were decoded under the dialect's grammar, or not
+        if PROVIDERS[s.provider].constrained:  # the agent's steps were decoded under the dialect's grammar, or not
             config["grammar"] = bool(s.grammar)
         if set(plan.tools) & {"search", "lookup"}:
             config.update(knowledge=s.knowledge, sentences=plan.sentences)

@@ -45,8 +45,8 @@ from react_core.evaluation.summary import Summary
 from react_core.evaluation.tasks import paper_data
 from react_core.loop.settings import RunSettings, build_run_config, provider_for
 from react_core.presets.store import PresetStore
-from react_core.providers import model_choice_label, provider_class
-from react_core.providers.allowance import OPERATOR, Allowance
+from react_core.providers import PROVIDERS, model_choice_label
+from react_core.providers.allowance import Allowance
 from react_core.providers.base import Provider
 from react_core.telemetry.live import LiveTarget
 
@@ -80,7 +80,7 @@ class EvalPlan(Plan):
         self,
         *,
         api_key: str | None = None,
-        allowance: Allowance = OPERATOR,
+        allowance: Allowance = Allowance.OPERATOR,
         provider: Provider | None = None,
         on_progress: ProgressHandler | None = None,
         cancel: threading.Event | None = None,
@@ -141,7 +141,7 @@ class EvalPlan(Plan):
             except BaseException as e:  # reported once every model has stopped
                 failures.append(e)
 
-        at_once = [m for m, s in enumerate(runs) if len(runs) > 1 and provider_class(s.provider).hosted]
+        at_once = [m for m, s in enumerate(runs) if len(runs) > 1 and PROVIDERS[s.provider].hosted]
         threads = [threading.Thread(target=on_thread, args=(m,), name=f"react-eval-model-{m}") for m in at_once]
         for t in threads:
             t.start()

@@ -104,12 +104,10 @@ def role_presets(
 ) -> dict[str, str]:
     """Each role's prompt for a model: the one chosen (a paper prompt counts as not chosen), else the one the model
     learned (a fine-tuned adapter answers its own prompt, for the role that prompt plays), else the paper's."""
-    from react_core.providers import provider_class
+    from react_core.providers import PROVIDERS
 
     out = dict(DEFAULT_PRESETS)
-    learned = (
-        provider_class(str(settings.get("provider") or "")).preset_for(settings) if settings.get("provider") else ""
-    )
+    learned = PROVIDERS[str(settings.get("provider") or "")].preset_for(settings) if settings.get("provider") else ""
     if learned:
         out[role_of(PresetStore(owner).load(learned))] = learned
     out.update({role: name for role, name in (chosen or {}).items() if name and name != DEFAULT_PRESETS.get(role)})

@@ -2,6 +2,7 @@
 
 ``create_knowledge(spec, **options)`` is the one factory. Sources are shared per process (one Wikipedia client per
 endpoint, one open pack per file), so caches and connections outlive a run; a run's ``close()`` leaves them open.
+``setting.Knowledge`` is the setting as a person chose it (its label, its licence line, the pack that stands in).
 Modules: base (the contract), titles and text (normalisation and plain text), pack and pack_build (the SQLite
 pack), default_pack, api_client and wikipedia (the live client), server_api and server (the local MediaWiki
 server), cli (``pack build`` and ``wiki-server``). Nothing here imports a UI.
@@ -13,8 +14,6 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from react_core.base.errors import ConfigError
-from react_core.knowledge import reach
 from react_core.knowledge.base import KnowledgeSource, Page, SearchOutcome
 from react_core.knowledge.choices import check_knowledge
 from react_core.knowledge.spec import pack_path
@@ -55,28 +54,4 @@ def create_knowledge(spec: str, *, visitor: bool | None = None, **options: Any) 
     return WikipediaSource.create(**{k: v for k, v in options.items() if v is not None or k == "fallback_pack"})
 
 
-def standing_pack(
-    spec: str, *, wiki_url: str | None = None, language: str | None = None, visitor: bool | None = None
-) -> Any:
-    """The offline pack that answers Searches for this knowledge setting: the pack itself for ``pack:PATH``; for
-    ``wikipedia``, the default pack when Wikipedia cannot be reached (probed briefly if nothing is known yet); else
-    None. Never raises: a setting that cannot be used (a visitor's that the operator did not offer, ``visitor`` as
-    for ``create_knowledge``) answers None here and says why when a run starts."""
-    try:
-        check_knowledge(spec, wiki_url, visitor=visitor)
-        if pack_path(spec) is not None:
-            return create_knowledge(spec)
-        if reach.probe(reach.endpoint_for(wiki_url, language)) is not False:
-            return None  # Wikipedia answers, or nothing is known yet
-    except ConfigError:
-        return None
-    from react_core.knowledge.default_pack import ensure_default_pack
-
-    path = ensure_default_pack()
-    try:
-        return open_pack(path) if path is not None else None
-    except ConfigError:
-        return None
-
-
-__all__ = ["KnowledgeSource", "Page", "SearchOutcome", "create_knowledge", "open_pack", "standing_pack"]
+__all__ = ["KnowledgeSource", "Page", "SearchOutcome", "create_knowledge", "open_pack"]

@@ -1,12 +1,12 @@
 """The knowledge setting as text, read and written in this one place: ``wikipedia`` or ``pack:PATH``.
 
 Settings, traces, evaluation headers and the command line all carry it as that string; everything that needs its
-parts (the pack's file, a label for people, the licence line under a Wikipedia text) asks here.
+parts (the pack's file, whether the offline pack stood in) asks here; ``setting.Knowledge`` says it to people (its
+label, the licence line under a Wikipedia text).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -17,12 +17,10 @@ __all__ = [
     "WIKIPEDIA",
     "is_pack",
     "knowledge_answered",
-    "knowledge_label",
     "pack_path",
     "pack_spec",
     "pack_text",
     "stood_in",
-    "text_credit",
 ]
 
 WIKIPEDIA = "wikipedia"
@@ -58,28 +56,6 @@ def pack_path(spec: str) -> Path | None:
     return Path(path)
 
 
-def knowledge_label(settings: Mapping[str, Any], *, visitor: bool = False) -> str:
-    """What a person reads for the knowledge of these settings (``knowledge``, ``wiki_url``, ``wiki_language``). Live
-    Wikipedia is called live only while it can be reached: the probe is brief and remembered, and while it fails the
-    offline pack stands in (and the label says so). A visitor's own endpoint (``visitor``: public demo, signed in) is
-    never probed: whether something answers there is not theirs to learn."""
-    from react_core.knowledge import reach
-
-    spec = str(settings.get("knowledge") or WIKIPEDIA)
-    if is_pack(spec):
-        try:
-            path = pack_path(spec)
-        except ConfigError:
-            return "offline pack (no file named)"
-        return f"offline pack {path.name}" if path is not None else "offline pack"
-    try:
-        wiki_url, language = settings.get("wiki_url") or None, settings.get("wiki_language") or None
-        endpoint = reach.endpoint_for(wiki_url, language, visitor=visitor)
-    except ConfigError:
-        return "Wikipedia (live)"  # the run will say what is wrong with the URL
-    return "Wikipedia unreachable: offline pack" if reach.probe(endpoint) is False else "Wikipedia (live)"
-
-
 # The start of the note on an observation the offline pack gave while Wikipedia could not be reached.
 PACK_STOOD_IN = "Wikipedia could not be reached; answered from the offline pack"
 
@@ -98,11 +74,3 @@ def knowledge_answered(trace: Any) -> str:
         return spec
     steps = ", ".join(map(str, stood))
     return f"{spec or WIKIPEDIA} (unreachable: the offline pack answered step{'s' * (len(stood) > 1)} {steps})"
-
-
-def text_credit(spec: str, note: str = "") -> str:
-    """The licence line under text a tool took from this source (``note``: the observation's, which says when the
-    offline pack stood in for Wikipedia)."""
-    if is_pack(spec) or stood_in(note):
-        return "Text: Wikipedia opening paragraphs (2017) from the HotpotQA corpus — CC BY-SA 4.0."
-    return "Text: Wikipedia, CC BY-SA 4.0."

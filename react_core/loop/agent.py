@@ -36,7 +36,6 @@ from react_core.loop.model_call import Reply, Stopped, call_record, read_reply, 
 from react_core.presets.dynamic import chosen_examples
 from react_core.presets.preset import Preset
 from react_core.presets.render import render_prefix, render_question
-from react_core.providers import unspoken
 from react_core.providers.base import CompletionRequest, Provider
 from react_core.tools.registry import ToolRegistry
 
@@ -85,8 +84,8 @@ def check_pausable(pause_before: Sequence[str], dialect: Dialect) -> None:
 
 
 def check_supported(provider: Provider, dialect: Dialect) -> None:
-    """Refuse a dialect the provider cannot speak (``providers.unspoken``)."""
-    why = unspoken(provider, dialect.name)
+    """Refuse a dialect the provider cannot speak (``Provider.unspoken``)."""
+    why = provider.unspoken(dialect.name)
     if why:
         raise ConfigError(why)
 

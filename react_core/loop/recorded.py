@@ -20,7 +20,7 @@ from react_core.base.trace import Trace
 from react_core.loop.settings import RunSettings
 from react_core.presets.preset import Preset
 from react_core.presets.render import render_prefix, render_question
-from react_core.providers import PROVIDERS, provider_class
+from react_core.providers import PROVIDERS
 from react_core.providers.choice import ModelChoice
 
 __all__ = ["GOES_ON_WITH", "Recorded"]
@@ -43,7 +43,7 @@ class Recorded:
         provider = recorded.get("provider")
         if provider in PROVIDERS:
             values.update(ModelChoice(provider).changes(values))
-            if "model" in provider_class(provider).options and "model" in recorded:
+            if "model" in PROVIDERS[provider].options and "model" in recorded:
                 values["model"] = recorded["model"]
         values.update({name: recorded[name] for name in GOES_ON_WITH if name in recorded})
         values["grammar"] = bool(recorded.get("grammar", False))  # recorded only when decoding was constrained

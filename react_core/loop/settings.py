@@ -136,10 +136,10 @@ class RunSettings:
         none is set)."""
         if self.preset:
             return self.preset
-        from react_core.providers import provider_class
+        from react_core.providers import PROVIDERS
 
         dialect = str(self.dialect or "")
-        learned = provider_class(str(self.provider or FALLBACK.name)).preset_for(self.to_dict())
+        learned = PROVIDERS[str(self.provider or FALLBACK.name)].preset_for(self.to_dict())
         if learned and dialect in ("", preset_dialect(learned)):
             return learned
         return Preset.default_for(dialect or Preset.DEFAULT)
@@ -152,9 +152,9 @@ class RunSettings:
         loads an SDK: only providers that warm (``Provider.warms``) are built, and building the on-device one is
         cheap (the model loads in the background)."""
         from react_core.presets.render import render_first_prompt, render_prefix
-        from react_core.providers import provider_class
+        from react_core.providers import PROVIDERS
 
-        if not provider_class(self.provider).warms:
+        if not PROVIDERS[self.provider].warms:
             return None
         try:
             provider = provider_for(self, on_progress=lambda _message: None)
@@ -220,10 +220,10 @@ def adapter_recorded(provider: Any) -> dict[str, str]:
 def provider_for(settings: RunSettings, *, api_key: str | None = None, on_progress: Any = None) -> Any:
     """The provider these settings name (SDKs and llama.cpp are imported only now). Under the job's key rules: a
     visitor's script and model file only among the operator's (``file_choices``)."""
-    from react_core.providers import create_provider, provider_class
+    from react_core.providers import PROVIDERS, create_provider
     from react_core.providers.keys import visitor
 
-    kind = provider_class(settings.provider)
+    kind = PROVIDERS[settings.provider]
     check_files(
         kind, script=settings.script, model_path=settings.model_path, adapter=settings.adapter, visitor=visitor()
     )

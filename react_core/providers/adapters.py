@@ -20,15 +20,14 @@ from react_core.base.paths import SHIPPED_ADAPTERS_DIR, finetune_dir
 
 __all__ = [
     "ADAPTER_FILE",
+    "Adapter",
     "DEFAULT_ADAPTER",
     "MANIFEST_FILE",
     "Manifest",
     "NONE",
     "SHIPPED",
     "adapter_label",
-    "adapter_setting_label",
     "file_sha256",
-    "found_adapters",
     "read_manifest",
     "resolve",
     "setting_of",
@@ -128,17 +127,24 @@ def adapter_label(adapter: Path | None) -> str:
     return manifest.title if manifest and manifest.title else adapter.name
 
 
-def adapter_setting_label(setting: str) -> str:
-    """An adapter setting as a person chooses it: the shipped one (by its title), none, or a file, by its name."""
-    if setting in ("", SHIPPED):
-        shipped = shipped_adapter()
-        return f"the shipped one: {adapter_label(shipped)}" if shipped else "the shipped one (not in this checkout)"
-    return "none: the base model alone" if setting == NONE else Path(setting).name
+@dataclass(frozen=True)
+class Adapter:
+    """An adapter file there is, with its manifest (None: one made elsewhere)."""
 
+    path: Path
+    manifest: Manifest | None = None
 
-def found_adapters() -> list[tuple[Path, Manifest | None]]:
-    """The adapters there are: the shipped ones, then those fine-tuning wrote (newest first), each with its
-    manifest."""
-    shipped = sorted(SHIPPED_ADAPTERS_DIR.glob(f"*/{ADAPTER_FILE}"))
-    made = sorted(finetune_dir().glob(f"*/{ADAPTER_FILE}"), key=lambda p: p.stat().st_mtime, reverse=True)
-    return [(p, read_manifest(p)) for p in [*shipped, *made]]
+    @classmethod
+    def found(cls) -> list[Adapter]:
+        """The adapters there are: the shipped ones, then those fine-tuning wrote (newest first)."""
+        shipped = sorted(SHIPPED_ADAPTERS_DIR.glob(f"*/{ADAPTER_FILE}"))
+        made = sorted(finetune_dir().glob(f"*/{ADAPTER_FILE}"), key=lambda p: p.stat().st_mtime, reverse=True)
+        return [cls(p, read_manifest(p)) for p in [*shipped, *made]]
+
+    @staticmethod
+    def setting_label(setting: str) -> str:
+        """An adapter setting as a person chooses it: the shipped one (by its title), none, or a file, by its name."""
+        if setting in ("", SHIPPED):
+            shipped = shipped_adapter()
+            return f"the shipped one: {adapter_label(shipped)}" if shipped else "the shipped one (not in this checkout)"
+        return "none: the base model alone" if setting == NONE else Path(setting).name

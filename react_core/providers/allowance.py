@@ -1,9 +1,9 @@
 """Whose keys a job's model calls may use, and how many calls a minute it may make: one value per person.
 
 The app decides it once per browser session from its mode (``ui.shared.identity.allowance``); the CLI and local mode run
-as the operator (``OPERATOR``: the server's keys, to any endpoint, no limit). Every job (a chat turn, an evaluation, and
-whatever runs models next) gets one: the job machinery runs the job's work under ``keys()``, and whatever builds the
-job's provider wraps it with ``limit()`` (``EvalPlan.run`` takes the allowance and does both).
+as the operator (``Allowance.OPERATOR``: the server's keys, to any endpoint, no limit). Every job (a chat turn, an
+evaluation, and whatever runs models next) gets one: the job machinery runs the job's work under ``keys()``, and
+whatever builds the job's provider wraps it with ``limit()`` (``EvalPlan.run`` takes the allowance and does both).
 """
 
 from __future__ import annotations
@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import ClassVar, TypeVar
 
 from react_core.providers import keys
 from react_core.providers.base import Provider
 from react_core.providers.quota import CallWindow, QuotaLimited
 
-__all__ = ["Allowance", "CallWindow", "OPERATOR", "T"]
+__all__ = ["Allowance", "CallWindow", "T"]
 
 T = TypeVar("T")
 
@@ -28,6 +28,8 @@ class Allowance:
     server_keys: bool = True  # the operator's keys may be used (public demo mode: only with REACT_DEMO_SERVER_KEYS=1)
     own_endpoints: bool = False  # a base URL from the settings is the person's: never given the operator's key
     window: CallWindow | None = None  # the person's model calls a minute (public demo mode); None: no limit
+
+    OPERATOR: ClassVar[Allowance]  # the server's keys, to any endpoint, no limit: the CLI, local mode, fine-tuning
 
     def keys(self) -> AbstractContextManager[None]:
         """The key rules for providers built within (on this thread)."""
@@ -43,4 +45,4 @@ class Allowance:
         return provider if self.window is None else QuotaLimited(provider, self.window)  # type: ignore[return-value]
 
 
-OPERATOR = Allowance()
+Allowance.OPERATOR = Allowance()

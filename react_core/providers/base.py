@@ -20,13 +20,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from react_core.base.errors import ConfigError
 from react_core.base.tool_specs import ToolSpec
 from react_core.base.trace import ToolCall, Usage
+from react_core.dialects import get_dialect
 
-__all__ = ["Chunk", "CompletionRequest", "Provider", "cut_at_stop"]
+__all__ = ["Chunk", "CompletionRequest", "MODEL_OPTIONS", "Provider", "cut_at_stop"]
+
+MODEL_OPTIONS = ("model", "model_path", "script")  # the settings that can say which model a provider runs
 
 
 @dataclass(frozen=True)
@@ -163,9 +167,37 @@ class Provider:
         return ""
 
     @classmethod
-    def label_for(cls, settings: Mapping[str, Any]) -> str | None:
-        """The model label for these settings when the provider words it itself (None: ``model_label``'s rule)."""
-        return None
+    def model_option(cls) -> str:
+        """The setting that names this provider's model: a model name, a GGUF file, or (scripted) the script, whose
+        outputs are that "model"; '' when it has none."""
+        return next((o for o in MODEL_OPTIONS if o in cls.options), "")
+
+    @classmethod
+    def model_label(cls, settings: Mapping[str, Any]) -> str:
+        """The model these settings run (or a trace's settings ran) on this provider, as a person reads it; decided
+        without building the provider. The one home of this label: the sidebar, the Evaluate page, a run's header
+        and the fork form use it. A file (a GGUF model, a script) is named by its file name."""
+        option = cls.model_option()
+        value = settings.get(option) if option else None
+        if value and isinstance(value, str | Path):
+            return str(value) if option == "model" else Path(value).name
+        return cls.default_model or "provider default"
+
+    @classmethod
+    def unspoken(cls, dialect: str) -> str:
+        """Why this provider cannot run a dialect ('' when it can): the ``tools`` dialect (native tool calls) needs a
+        provider with ``native_tools``. The one home of the rule: the loop refuses such a run with this reason, and
+        the Settings page offers a preset only when its dialect is spoken."""
+        if cls.native_tools or not get_dialect(dialect).native_tools:
+            return ""
+        return (
+            f"{cls.label} cannot call tools natively, so it cannot run the {dialect!r} dialect: choose a text "
+            "dialect (paper, gemini-xml, langchain-json, pause, function-call), or a Gemini or OpenAI provider."
+        )
+
+    @classmethod
+    def speaks(cls, dialect: str) -> bool:
+        return not cls.unspoken(dialect)
 
     @classmethod
     def demo_for(cls, settings: Mapping[str, Any]) -> bool:

@@ -2,8 +2,9 @@
 ``gemini:gemini-2.5-flash``, ``local:/models/qwen.gguf``, ``scripted:replies.json``. The one home of that syntax, read
 by ``eval --models`` and the Evaluate page's models.
 
-What follows the colon is the value of the provider's model setting (``model_option``: a model name, a GGUF file, or
-for the scripted provider its script, whose replies are that "model"); nothing after it means the provider's default.
+What follows the colon is the value of the provider's model setting (``Provider.model_option``: a model name, a GGUF
+file, or for the scripted provider its script, whose replies are that "model"); nothing after it means the provider's
+default.
 A choice applied to run settings keeps their other connection options (Base URL) for the same provider; for another it
 starts them afresh from what the environment gives that provider (``environment_settings``), as the arena's columns,
 the Settings page's provider and a bootstrap teacher do: a Base URL typed for one provider is not another's.
@@ -19,7 +20,7 @@ from typing import Any
 
 from react_core.base.environment import environment_value, setting_defaults
 from react_core.base.errors import ConfigError
-from react_core.providers import CATALOGUE, PROVIDERS, keys, model_choice_label, model_option, provider_class
+from react_core.providers import PROVIDERS, keys, model_choice_label
 
 __all__ = ["CONNECTION", "ModelChoice", "environment_settings"]
 
@@ -36,19 +37,19 @@ class ModelChoice:
         """``provider`` or ``provider:model``; a ConfigError says what is wrong."""
         name, _, model = str(text).strip().partition(":")
         name, model = name.strip().lower(), model.strip()
-        if name not in CATALOGUE:
+        if name not in PROVIDERS:
             raise ConfigError(
                 f"Unknown provider {name!r} in model choice {text!r}: write provider or provider:model, the provider "
                 f"one of {', '.join(PROVIDERS)}."
             )
-        if model and not model_option(provider_class(name)):
-            raise ConfigError(f"{provider_class(name).label} takes no model: write {name!r} alone.")
+        if model and not PROVIDERS[name].model_option():
+            raise ConfigError(f"{PROVIDERS[name].label} takes no model: write {name!r} alone.")
         return cls(name, model)
 
     @classmethod
     def of(cls, settings: Mapping[str, Any]) -> ModelChoice:
         """The choice these settings make (a script given as a list of replies, as tests do, is the default's)."""
-        option = model_option(provider_class(settings["provider"]))
+        option = PROVIDERS[settings["provider"]].model_option()
         value = settings.get(option) if option else ""
         return cls(settings["provider"], value if isinstance(value, str) else "")
 
@@ -63,7 +64,7 @@ class ModelChoice:
         if settings.get("provider") != self.provider:
             given = environment_settings(self.provider)
             out.update({option: given.get(option, "") for option in CONNECTION})
-        option = model_option(provider_class(self.provider))
+        option = PROVIDERS[self.provider].model_option()
         if option and self.model:
             out[option] = self.model
         return out
@@ -77,7 +78,7 @@ class ModelChoice:
         use the operator's keys), one that needs no key when it needs no setting either (not the scripted one, which
         needs a script)."""
         found = [cls.of(settings).spec]
-        for name, provider in CATALOGUE.items():
+        for name, provider in PROVIDERS.items():
             if name == settings["provider"]:
                 continue
             if provider.key_vars or provider.base_url_vars:

@@ -407,13 +407,14 @@ class LocalProvider(Provider):
         return manifest.preset if manifest else ""
 
     @classmethod
-    def label_for(cls, settings: Mapping[str, Any]) -> str:
-        """The model label for these settings (``providers.model_label``): the file and the adapter that would run."""
+    def model_label(cls, settings: Mapping[str, Any]) -> str:
+        """The model label for these settings: the file and the adapter that would run."""
         path = Path(str(settings["model_path"])) if settings.get("model_path") else None
         try:
-            return model_name(path, adapter_for(path, settings.get("adapter")))
+            own = model_name(path, adapter_for(path, settings.get("adapter")))
         except ConfigError:
-            return model_name(path, None) + f" + {Path(str(settings.get('adapter'))).name}"
+            own = model_name(path, None) + f" + {Path(str(settings.get('adapter'))).name}"
+        return own or super().model_label(settings)
 
     @classmethod
     def create(

@@ -22,7 +22,7 @@ from typing import Any
 from react_core.base.answers import exact_match, f1_score
 from react_core.base.paths import shared_data_dir
 from react_core.base.trace import Trace
-from react_core.knowledge import standing_pack
+from react_core.knowledge.setting import Knowledge
 
 __all__ = ["AnswerCheck", "check_expected", "expected_answer_for", "score_line"]
 
@@ -52,12 +52,8 @@ def score_line(em: float, f1: float) -> str:
 def expected_answer_for(question: str, settings: Mapping[str, Any]) -> str | None:
     """The gold answer of ``question`` when it is a known HotpotQA question, word for word (surrounding blanks aside):
     the pack answering this knowledge setting holds it, else the shared data's HotpotQA files do; else None. Never
-    raises (``standing_pack`` answers None for a setting it cannot use; unreadable files are skipped)."""
-    pack = standing_pack(
-        str(settings.get("knowledge") or "wikipedia"),
-        wiki_url=settings.get("wiki_url") or None,
-        language=settings.get("wiki_language") or None,
-    )
+    raises (``Knowledge.standing_pack`` answers None for a setting it cannot use; unreadable files are skipped)."""
+    pack = Knowledge.of(settings).standing_pack()
     find = getattr(pack, "question_for", None)
     found = find(question) if callable(find) else None
     if found is not None:

@@ -21,7 +21,7 @@ from react_core.base.call_records import CallTexts
 from react_core.base.errors import ReactLabError
 from react_core.base.text import scrub
 from react_core.base.trace import Source, Step, Trace
-from react_core.knowledge.spec import text_credit
+from react_core.knowledge.setting import Knowledge
 from react_core.report.expected import check_expected
 from react_core.report.exports import Saying, answered_settings
 from react_core.report.grounding import check_grounding
@@ -192,7 +192,7 @@ def step_section(
             out.append(para(f"Note: {obs.note}"))
         out.append(sources_list(obs.sources, "Source"))
         if obs.sources:
-            out.append(para(text_credit(knowledge, obs.note), "credit"))
+            out.append(para(Knowledge(knowledge).credit(obs.note), "credit"))
     if step.leaked_observation:
         out.append(para("The model started writing its own Observation; that part was cut off and ignored."))
     http = obs.stats.http_requests if obs is not None else 0

@@ -34,9 +34,9 @@ def agent_version(trace: Trace) -> str:
 
 
 def provider_class(trace: Trace) -> Any:  # a provider class, or None for a provider this version does not have
-    from react_core.providers import CATALOGUE
+    from react_core.providers import PROVIDERS
 
-    return CATALOGUE.get(str(trace.settings.get("provider", "")))
+    return PROVIDERS.get(str(trace.settings.get("provider", "")))
 
 
 def request_model(trace: Trace) -> str:

@@ -1,8 +1,8 @@
 """Search and Lookup as the ReAct paper's environment defines them, once, over any knowledge source.
 
-``Search[entity]``: the exact title (redirects followed) gives the article's first N sentences (the paper: 5) and
-its source; otherwise ``Could not find [entity]. Similar: ['T1', …].``. ``Lookup[keyword]``: the next sentence of
-the last page found that contains the keyword, case-insensitively, as ``(Result k / n) sentence``, then
+``Search[entity]``: the exact title (redirects followed) gives the article's first N sentences (the paper: 5) and its
+source; otherwise ``Could not find [entity]. Similar: ['T1', …].`` (``Observation.miss_text``). ``Lookup[keyword]``: the
+next sentence of the last page found that contains the keyword, case-insensitively, as ``(Result k / n) sentence``, then
 ``No more results.``; a new keyword, or a new Search, starts again at 1. The two tools share per-run state, so
 ``make_wiki_tools`` is called once per run. A model's malformed input (an empty or over-long entity) is an error
 observation; so is a source that could not answer. A page's sentences and a Lookup result are evidence
@@ -13,7 +13,6 @@ one.
 
 from __future__ import annotations
 
-import ast
 import re
 from dataclasses import dataclass
 
@@ -29,8 +28,6 @@ __all__ = [
     "clean_entity",
     "lookup_sentence",
     "make_wiki_tools",
-    "miss_text",
-    "similar_titles",
 ]
 
 NO_MORE_RESULTS = "No more results."
@@ -63,25 +60,6 @@ def clean_entity(text: str) -> str:
     return entity
 
 
-def miss_text(entity: str, similar: list[str]) -> str:
-    return f"Could not find [{entity}]. Similar: {similar!r}."
-
-
-def similar_titles(observation_text: str) -> list[str]:
-    """The titles of a miss observation (``Could not find [X]. Similar: [...]``), for the app to make clickable."""
-    if not observation_text.startswith("Could not find ["):
-        return []
-    start = observation_text.rfind(". Similar: [")
-    end = observation_text.rfind("]")
-    if start < 0 or end < start:
-        return []
-    try:
-        titles = ast.literal_eval(observation_text[start + len(". Similar: ") : end + 1])
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        return []
-    return [t for t in titles if isinstance(t, str)] if isinstance(titles, list) else []
-
-
 def lookup_sentence(observation_text: str) -> str:
     """The sentence of a Lookup result, without its ``(Result k / n)`` counter."""
     return _LOOKUP_PREFIX.sub("", observation_text, count=1)
@@ -108,7 +86,7 @@ def make_wiki_tools(source: KnowledgeSource, sentences: int = 5) -> list[Tool]:
         if outcome.error:
             return Observation(text=outcome.error, is_error=True, stats=stats, note=outcome.note)
         if outcome.page is None:
-            return Observation(text=miss_text(entity, outcome.similar), stats=stats, note=outcome.note)
+            return Observation(text=Observation.miss_text(entity, outcome.similar), stats=stats, note=outcome.note)
         page = outcome.page
         state.page, state.note = page, outcome.note
         text = collapse("".join(page.sentences[:sentences]))

@@ -82,10 +82,15 @@ class FinetunePlan:
     def folder(self) -> Path:
         return self.out or finetune_dir() / f"{self.recipe.method}-{self.recipe.digest}"
 
+    @property
+    def environment(self) -> Path:
+        """The Python the worker runs in: the plan's own, else the training environment's (``training_python``)."""
+        return self.python or training_python()
+
     def run(self, *, on_progress: Progress | None = None, cancel: threading.Event | None = None) -> FinetuneResult:
         """Every phase to the adapter and its manifest; stopped (``cancel``), it keeps a checkpoint to resume from."""
         notify = on_progress or (lambda _e: None)
-        python = self.python or training_python()
+        python = self.environment
         check_environment(python)
         trajectories, base_model = prepare(self, notify)
         folder = self.folder

@@ -27,7 +27,6 @@ from react_core.base.answers import normalize_answer
 from react_core.base.trace import Action, Observation, Step, Trace
 from react_core.dialects.grammar import MAX_INPUT_CHARS, MAX_THOUGHT_CHARS
 from react_core.tools.registry import ToolRegistry
-from react_core.tools.wiki import similar_titles
 
 # Sentences a Search shows (the paper's and the app's default): a supporting sentence past them needs a Lookup.
 SEARCH_SENTENCES = 5
@@ -243,7 +242,7 @@ class _Writer:
         if name == title or not writable(name):
             return title
         probe = self.tools.run(Action("search", name))  # not recorded: the same search is made again in ``read``
-        return name if not probe.evidence and title in similar_titles(probe.text) else title
+        return name if not probe.evidence and title in probe.similar_titles else title
 
     def read(self, thought: str, title: str, name: str) -> bool:
         """Search ``name`` (recovering to ``title`` from a miss), then Lookup a supporting sentence the Search did

@@ -28,7 +28,7 @@ from react_core.base.trace import Action, Observation, Step, Trace
 from react_core.dialects.grammar import MAX_THOUGHT_CHARS
 from react_core.evaluation.strategies import PAPER_REACT_STEPS
 from react_core.tools.registry import ToolRegistry
-from react_core.tools.wiki import clean_entity, miss_text, similar_titles
+from react_core.tools.wiki import clean_entity
 from react_core.training.gold import GoldQuestion, base_title, snippet, variant
 from react_core.training.queries import NAME_STYLES, candidates, parts, style_order
 
@@ -102,7 +102,7 @@ class _Probe:
         """The Similar list when ``query`` misses; None when it finds a page or is an error."""
         if query not in self.cache:
             seen = self.tools.run(Action("search", query))
-            self.cache[query] = similar_titles(seen.text) if _missed(query, seen) else None
+            self.cache[query] = seen.similar_titles if _missed(query, seen) else None
         return self.cache[query]
 
 
@@ -247,7 +247,7 @@ def _answering(gold: GoldQuestion, query: str, read: str) -> str | None:
 
 def _missed(query: str, seen: Observation) -> bool:
     """Whether ``seen`` is the Search tool's own miss for ``query`` (``Could not find [query]. Similar: [...]``)."""
-    text = miss_text(clean_entity(query), similar_titles(seen.text))
+    text = Observation.miss_text(clean_entity(query), seen.similar_titles)
     return not seen.is_error and not seen.evidence and seen.text == text
 
 

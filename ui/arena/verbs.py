@@ -18,7 +18,6 @@ from react_core import (
     ReactLabError,
     RunSettings,
     Variant,
-    provider_class,
 )
 from ui.arena.job import ArenaJob, ColumnSpec
 from ui.shared import export_settings, identity, live_refresh, presets, state
@@ -161,9 +160,9 @@ def render_editor(i: int) -> None:
         key=key("preset", i),
         help="A shipped preset or one you saved (its newest version), or a saved version by its address (name@3).",
     )
-    st.selectbox("Provider", PROVIDERS, key=key("provider", i), format_func=lambda p: provider_class(p).label)
+    st.selectbox("Provider", list(PROVIDERS), key=key("provider", i), format_func=lambda p: PROVIDERS[p].label)
     st.text_input(
-        "Model", key=key("model", i), placeholder=provider_class(st.session_state[key("provider", i)]).default_model
+        "Model", key=key("model", i), placeholder=PROVIDERS[st.session_state[key("provider", i)]].default_model
     )
     st.number_input("Temperature", min_value=0.0, max_value=2.0, step=0.1, key=key("temperature", i))
     strategy = st.session_state[key("strategy", i)]
@@ -178,7 +177,7 @@ def render_editor(i: int) -> None:
             help=f"This column's budget of steps. Figure 1 sets the paper's {EvalPlan.defaults().max_calls}; a new "
             "column starts from Settings'.",
         )
-    if "adapter" in provider_class(st.session_state[key("provider", i)]).options and not identity.own_endpoints():
+    if "adapter" in PROVIDERS[st.session_state[key("provider", i)]].options and not identity.own_endpoints():
         current = st.session_state[key("adapter", i)]
         options = {**ADAPTERS, **({} if current in ADAPTERS else {current: Path(current).name})}  # their own file
         st.selectbox("Adapter", list(options), key=key("adapter", i), format_func=options.get)
@@ -208,7 +207,7 @@ def run() -> None:
                 "max_calls": int(c["max_calls"]),
                 "preset": c["preset"],
                 "dialect": "",
-                **({"adapter": c["adapter"]} if "adapter" in provider_class(c["provider"]).options else {}),
+                **({"adapter": c["adapter"]} if "adapter" in PROVIDERS[c["provider"]].options else {}),
             }
             own_key = ss.api_key if c["provider"] == base["provider"] else ""
             specs.append(ColumnSpec(c["strategy"], settings, presets.store().load(c["preset"]), api_key=own_key))

@@ -12,7 +12,7 @@ from typing import Any
 
 import streamlit as st
 
-from react_core import standing_pack
+from react_core import Knowledge
 from ui.shared import identity
 
 CALCULATOR_EXAMPLE = "What is 17 * 23 + 4?"
@@ -34,17 +34,13 @@ def chat_examples(settings: dict[str, Any], chat_id: str) -> tuple[list[str], st
 
 
 def _compute(settings: dict[str, Any], *, seed: int) -> tuple[list[str], str]:
-    spec = str(settings.get("knowledge") or "wikipedia")
-    pack = standing_pack(
-        spec,
-        wiki_url=settings.get("wiki_url") or None,
-        language=settings.get("wiki_language") or None,
-        visitor=identity.own_endpoints(),  # a visitor's pack or endpoint the operator did not offer: none
-    )
+    knowledge = Knowledge.of(settings)
+    # A visitor's pack or endpoint the operator did not offer: none.
+    pack = knowledge.standing_pack(visitor=identity.own_endpoints())
     if pack is None or not hasattr(pack, "sample_questions"):
         return list(ONLINE_EXAMPLES), ""
     questions = [q.question for q in pack.sample_questions(2, seed=seed)]
-    why = "Wikipedia cannot be reached from here, so " if spec == "wikipedia" else ""
+    why = "Wikipedia cannot be reached from here, so " if knowledge.spec == "wikipedia" else ""
     note = (
         f"{why}Search and Lookup read an offline pack: {pack.coverage}. The example questions below come from it; "
         "questions about anything else will mostly find nothing."

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from react_core import (
-    OPERATOR,
     Action,
     Allowance,
     Decision,
@@ -90,7 +89,7 @@ class TurnRequest:
     parent_id: int | None = None
     fork_step: int | None = None
     # Whose history the run is saved to, whose keys it may use, the person's call window (ui.shared.identity.allowance).
-    allowance: Allowance = OPERATOR
+    allowance: Allowance = Allowance.OPERATOR
     # Live export as the Settings page names it (local mode only: ``LiveTarget.endpoint`` keeps that rule).
     export: LiveTarget = field(default_factory=LiveTarget)
     # Step mode: a decision on the paused run ``paused`` (saved as ``history_id`` at ``revision``, when it was saved).

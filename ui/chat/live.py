@@ -7,7 +7,7 @@ from __future__ import annotations
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from react_core import provider_class
+from react_core import PROVIDERS
 from ui.chat.job import Turn, TurnJob
 from ui.shared import live_refresh
 from ui.shared.render import render_writing
@@ -52,7 +52,7 @@ def running_label(job: TurnJob, turn: Turn) -> str:
     elif job.pausing:
         label = f"Pausing once step {step} is written…"
     elif job.preparing:
-        label = provider_class(job.request.settings["provider"]).preparing or "Getting ready…"
+        label = PROVIDERS[job.request.settings["provider"]].preparing or "Getting ready…"
     elif model is not None and model.state == "warming":
         label = "Waiting for the on-device model to finish reading the preset…"
     else:

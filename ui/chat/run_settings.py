@@ -22,14 +22,13 @@ import streamlit as st
 
 from react_core import (
     DIALECTS,
+    PROVIDERS,
+    Knowledge,
     Preset,
     ReactLabError,
     Recorded,
     ToolSpec,
     Trace,
-    knowledge_label,
-    model_label,
-    provider_class,
 )
 from ui.shared import identity, presets, state
 
@@ -125,15 +124,15 @@ def _dialect(fmt: str) -> str:
 def describe(start: Start) -> dict[str, str]:
     """The settings a person reads on a form, by label."""
     s = start.settings
-    cls = provider_class(s["provider"])
+    cls = PROVIDERS[s["provider"]]
     rows = {
         "Provider": cls.label,
-        "Model": model_label(s),
+        "Model": cls.model_label(s),
         "Dialect": _dialect(start.dialect),
         "Preset": start.preset.name,
         "Temperature": f"{float(s.get('temperature', 0)):g}",
         "Max model calls": str(s.get("max_calls")),
-        "Knowledge": knowledge_label(s, visitor=identity.own_endpoints()),
+        "Knowledge": Knowledge.of(s).label(visitor=identity.own_endpoints()),
         "Tools": ", ".join(ToolSpec.label_of(t) for t in s.get("tools", [])) or "none",
     }
     if cls.constrained:

@@ -10,11 +10,10 @@ import streamlit as st
 
 from react_core import (
     DIALECTS,
+    PROVIDERS,
+    Knowledge,
     LiveTarget,
     ToolSpec,
-    knowledge_label,
-    model_label,
-    provider_class,
 )
 from ui.chat import turns, warmup
 from ui.shared import identity, presets, state
@@ -25,15 +24,16 @@ def render_sidebar() -> None:
     s = state.settings()
     preset = presets.active()
     fmt = DIALECTS.get(preset.dialect)
+    provider = PROVIDERS[s["provider"]]
     with st.sidebar:
         st.markdown(
             "\n".join(
                 [
-                    f"- **Provider:** {md_literal(provider_class(s['provider']).label)}",
-                    f"- **Model:** {md_literal(model_label(s))}",
+                    f"- **Provider:** {md_literal(provider.label)}",
+                    f"- **Model:** {md_literal(provider.model_label(s))}",
                     f"- **Dialect:** {md_literal(fmt.label if fmt else preset.dialect)}",
                     f"- **Preset:** {md_literal(preset.ref or preset.name)}",
-                    f"- **Knowledge:** {md_literal(knowledge_label(s, visitor=identity.own_endpoints()))}",
+                    f"- **Knowledge:** {md_literal(Knowledge.of(s).label(visitor=identity.own_endpoints()))}",
                     f"- **Tools:** {md_literal(', '.join(ToolSpec.label_of(t) for t in s.get('tools', [])) or 'none')}",
                     f"- **Temperature:** {float(s.get('temperature', 0)):g} · **at most** {s.get('max_calls')} model "
                     "calls",

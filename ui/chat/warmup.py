@@ -14,7 +14,7 @@ import hashlib
 
 import streamlit as st
 
-from react_core import RunSettings, provider_class
+from react_core import PROVIDERS, RunSettings
 from ui.chat.examples import chat_examples
 from ui.shared import identity, presets, state
 
@@ -29,7 +29,7 @@ def keep_warm() -> None:
     """Start a warm-up when the prompt the next turn would use is not the one warmed last in this session. In a new
     chat the warm-up reads on into the first example question the Chat page shows: the likeliest first click."""
     s = state.settings()
-    if not provider_class(s["provider"]).warms:
+    if not PROVIDERS[s["provider"]].warms:
         return
     prompt = presets.active()
     likely = _likely_question(s)

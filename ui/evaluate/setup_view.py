@@ -6,12 +6,11 @@ from __future__ import annotations
 import streamlit as st
 
 from react_core import (
+    PROVIDERS,
     EvalPlan,
+    Knowledge,
     RunSettings,
     ToolSpec,
-    knowledge_label,
-    model_label,
-    provider_class,
 )
 from ui.evaluate import evaluations as ev
 from ui.evaluate import question_sets as qs
@@ -68,9 +67,10 @@ def _versions(chosen: list[str]) -> None:
 
 def model_caption() -> None:
     s = state.settings()
+    provider, knowledge = PROVIDERS[s["provider"]], Knowledge.of(s).label(visitor=identity.own_endpoints())
     st.caption(
-        f"Model and knowledge come from Settings: {md_literal(provider_class(s['provider']).label)} · "
-        f"{md_literal(model_label(s))} · {md_literal(knowledge_label(s, visitor=identity.own_endpoints()))}. "
+        f"Model and knowledge come from Settings: {md_literal(provider.label)} · "
+        f"{md_literal(provider.model_label(s))} · {md_literal(knowledge)}. "
         "Change them there, or choose other models above; the budget, tools and prompts above are the evaluation's "
         "own, not the chat's."
     )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from react_core import OPERATOR, FinetunePlan
+from react_core import Allowance, FinetunePlan
 from ui.shared.job import ResultJob
 
 _lock = threading.Lock()
@@ -23,7 +23,7 @@ class FinetuneJob(ResultJob):
     failed = "Fine-tuning failed"
 
     def __init__(self, plan: FinetunePlan) -> None:
-        super().__init__(OPERATOR)  # local mode only: the person is the operator
+        super().__init__(Allowance.OPERATOR)  # local mode only: the person is the operator
         self.plan = plan
         self._state: dict[str, Any] = {"phase": "", "step": 0, "steps": 0, "loss": None, "eta": None}
 

@@ -22,10 +22,10 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from react_core import (
     CallTexts,
+    Knowledge,
     RunRecord,
     Saying,
     Trace,
-    text_credit,
 )
 from ui.shared.render import render_answer, render_sources, settings_line
 from ui.shared.text import md_literal
@@ -292,7 +292,7 @@ def _step(trace: Trace, position: int) -> None:
         st.text(obs.text)
         render_sources(obs.sources, "Source")
         if obs.sources:
-            st.caption(text_credit(str(trace.settings.get("knowledge", "")), obs.note))
+            st.caption(Knowledge.of(trace.settings).credit(obs.note))
     if step.call is not None and step.call.same_reply_as is None:
         rows = {r["step"]: r for r in CallTexts.table(trace.steps)}
         row = rows.get(step.index)

@@ -13,7 +13,16 @@ from dataclasses import replace
 
 import streamlit as st
 
-from react_core import DIALECTS, Preset, PromptEdit, ReactLabError, Trace, VersionRef, md_escape, provider_class
+from react_core import (
+    DIALECTS,
+    PROVIDERS,
+    Preset,
+    PromptEdit,
+    ReactLabError,
+    Trace,
+    VersionRef,
+    md_escape,
+)
 from ui.settings.mcp_sign_in_view import persons_servers
 from ui.settings.versions import render_version_chooser
 from ui.shared import presets, state
@@ -197,7 +206,7 @@ def render_prompt_editor() -> None:
     )
     render_version_chooser(current, choose)
     if unspoken:
-        label = provider_class(state.settings()["provider"]).label
+        label = PROVIDERS[state.settings()["provider"]].label
         st.caption(
             md_literal(
                 f"Not offered: {', '.join(unspoken)}. It calls tools natively, which {label} cannot do; choose Gemini "

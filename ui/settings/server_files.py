@@ -13,15 +13,13 @@ from pathlib import Path
 import streamlit as st
 
 from react_core import (
+    Adapter,
+    Knowledge,
     ReactLabError,
     RunSettings,
     SampleScript,
     Script,
-    adapter_setting_label,
     offered_files,
-    pack_choices,
-    pack_spec,
-    pack_text,
     plural,
 )
 from ui.settings.sample_scripts import render_format, render_samples, use_sample
@@ -135,7 +133,7 @@ def render_adapter() -> None:
     choices = offered_files("adapter")
     if identity.own_endpoints():
         choices = [c for c in choices if c != "shipped"]
-        _choose("Adapter (fine-tuned LoRA)", "adapter", choices, current, format_func=adapter_setting_label)
+        _choose("Adapter (fine-tuned LoRA)", "adapter", choices, current, format_func=Adapter.setting_label)
         st.caption(f"{OPERATORS}: the adapter is the shipped one, none, or one the operator offers.")
         return
     own = current not in ("", "shipped", "none")
@@ -147,7 +145,7 @@ def render_adapter() -> None:
         options,
         key=key,
         horizontal=True,
-        format_func=lambda o: {"": adapter_setting_label(""), "none": "none", "own": "your own file"}[o],
+        format_func=lambda o: {"": Adapter.setting_label(""), "none": "none", "own": "your own file"}[o],
         on_change=lambda: state.update_settings(
             adapter={"": "", "none": "none"}.get(st.session_state[key], st.session_state.get("set-adapter-path", ""))
         ),
@@ -166,15 +164,15 @@ def render_adapter() -> None:
 def _knowledge() -> dict[str, str]:
     kind = st.session_state["set-knowledge-kind"]
     path = (st.session_state.get("set-knowledge-path") or "").strip()
-    return {"knowledge": "wikipedia" if kind == "wikipedia" else pack_spec(path)}
+    return {"knowledge": "wikipedia" if kind == "wikipedia" else Knowledge.of_pack(path).spec}
 
 
 def render_knowledge(knowledge: str) -> None:
     """Live Wikipedia or an offline pack: a pack file typed (local mode) or one of the operator's (visitor modes)."""
     visitor = identity.own_endpoints()
-    packs = pack_choices() if visitor else []
+    packs = Knowledge.offered_packs() if visitor else []
     seed("set-knowledge-kind", "wikipedia" if knowledge == "wikipedia" else "pack")
-    path = pack_text(knowledge)
+    path = Knowledge(knowledge).pack_text
     seed("set-knowledge-path", (path if path in packs else packs[0]) if visitor else path)
     kind = st.radio(
         "Knowledge source",

@@ -25,7 +25,6 @@ from react_core import (
     ReactLabError,
     Step,
     Trace,
-    provider_class,
 )
 from ui.shared.text import md_literal
 
@@ -216,7 +215,7 @@ def render_call(trace: Trace, position: int, rebuilt: CallTexts | None, *, key: 
         + _details("Response as streamed", _response(step))
     )
     name = trace.settings.get("provider", "")
-    provider = provider_class(name) if name in PROVIDERS else None
+    provider = PROVIDERS.get(name)
     row = st.container(horizontal=True)  # as wide as their labels, wrapping in a narrow column (Compare's)
     for style, label, language in SNIPPETS:
         with row.popover(label):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from react_core import provider_class
+from react_core import PROVIDERS
 
 LIVE_REFRESH_SECONDS = 0.3
 ON_DEVICE_REFRESH_SECONDS = 1.0
@@ -23,5 +23,5 @@ def refresh_seconds(providers: Iterable[str], *, waiting_for_text: bool = False)
     """A run of these providers: redrawn quickly until its first text, then slower when a model computes here."""
     if waiting_for_text:
         return FIRST_TEXT_REFRESH_SECONDS
-    here = any(provider_class(name).computes_here for name in providers)
+    here = any(PROVIDERS[name].computes_here for name in providers)
     return ON_DEVICE_REFRESH_SECONDS if here else LIVE_REFRESH_SECONDS

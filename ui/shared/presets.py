@@ -7,12 +7,12 @@ from __future__ import annotations
 import streamlit as st
 
 from react_core import (
+    PROVIDERS,
     Preset,
     PresetStore,
     ReactLabError,
     RunSettings,
     VersionRef,
-    speaks,
 )
 from ui.shared import identity, state
 
@@ -33,7 +33,7 @@ def runnable(names_: list[str]) -> tuple[list[str], list[str]]:
     ok, not_ok = [], []
     for name in names_:
         try:
-            fits = speaks(provider, store().load(name).dialect)
+            fits = PROVIDERS[provider].speaks(store().load(name).dialect)
         except ReactLabError:
             fits = True  # shown, and the chooser says what is wrong with it
         (ok if fits else not_ok).append(name)
@@ -64,7 +64,7 @@ def active() -> Preset:
         if preset.mode != "react":
             raise ReactLabError(f"The {preset.name} preset is a direct-answer prompt for the evaluation, not a chat.")
         provider = state.settings()["provider"]
-        if not speaks(provider, preset.dialect):
+        if not PROVIDERS[provider].speaks(preset.dialect):
             raise ReactLabError(f"The {preset.name} preset needs native tool calling, which {provider} cannot do.")
         return preset
     except ReactLabError as e:

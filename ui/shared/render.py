@@ -12,8 +12,10 @@ from collections.abc import Callable
 import streamlit as st
 
 from react_core import (
+    PROVIDERS,
     CallTexts,
     Decision,
+    Knowledge,
     Saying,
     Source,
     Step,
@@ -22,10 +24,7 @@ from react_core import (
     Verdict,
     Writing,
     md_escape,
-    model_label,
     plural,
-    similar_titles,
-    text_credit,
 )
 from ui.shared.inspector import render_call, render_calls_table
 from ui.shared.mcp_call import render_mcp_call
@@ -98,9 +97,9 @@ def render_step(
                 render_mcp_call(obs.mcp)
             render_sources(obs.sources, "Source")
             if obs.sources:
-                st.caption(text_credit(knowledge, obs.note))
+                st.caption(Knowledge(knowledge).credit(obs.note))
             searched = step.action is not None and step.action.tool == "search"
-            titles = similar_titles(obs.text) if searched else []
+            titles = obs.similar_titles if searched else []
             if titles and on_similar is not None:
                 st.caption("Similar titles — click one to search it instead and go on from here:")
                 cols = st.columns(min(len(titles), 3))
@@ -143,7 +142,7 @@ def settings_line(settings: dict) -> str:
     """The settings a run recorded, as one line."""
     s = settings
     tools = ", ".join(ToolSpec.label_of(t) for t in s.get("tools", [])) or "none"
-    model = model_label(s) if s.get("provider") else "?"
+    model = PROVIDERS[s["provider"]].model_label(s) if s.get("provider") else "?"
     return (
         f"{s.get('provider', '?')} · {model} · preset {s.get('prompt_version') or s.get('preset', '?')} "
         f"(dialect {s.get('dialect', '?')}) · "

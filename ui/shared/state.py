@@ -21,12 +21,12 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from react_core import (
+    PROVIDERS,
     ModelChoice,
     ReactLabError,
     RunSettings,
     Store,
     open_history,
-    provider_class,
 )
 from ui.chat import job_registry as registry
 from ui.chat.job import Turn
@@ -222,4 +222,4 @@ def running() -> bool:
 def demo_notice() -> str:
     """The demo model's notice when the next turn will use it ('' otherwise); decided without building anything."""
     s = settings()
-    return provider_class(s["provider"]).notice_for_settings(s)
+    return PROVIDERS[s["provider"]].notice_for_settings(s)
