@@ -28,8 +28,8 @@ from provider_helpers import FakeOpenAI
 from bench.common import table, write_section
 from react_core.base.errors import ProviderError
 from react_core.base.paths import shared_data_dir
-from react_core.evaluation.plan import HOSTED_CONCURRENCY, HOSTED_RPM, EvalPlan
-from react_core.evaluation.run import run_evaluation
+from react_core.evaluation.plan import HOSTED_CONCURRENCY, HOSTED_RPM
+from react_core.evaluation.run import EvalPlan
 from react_core.knowledge.default_pack import ensure_default_pack
 from react_core.loop.settings import RunSettings
 
@@ -82,7 +82,7 @@ def one_run(n: int, concurrency: int, per_second: int | None) -> tuple[float, in
         plan = EvalPlan([str(dataset)], ["react"], out, settings, limit=n, concurrency=concurrency, rpm=HOSTED_RPM)
         started = time.perf_counter()
         try:
-            run = run_evaluation(plan, api_key="sk-bench-stand-in")
+            run = plan.run(api_key="sk-bench-stand-in")
             answered, ended = run.summaries["react"].n, "complete" if not run.stopped else "stopped"
         except ProviderError as e:
             answered, ended = -1, f"failed: {str(e)[:80]}"
@@ -110,7 +110,7 @@ def main() -> None:
     body = (
         f"{n} ReAct questions of HotpotQA `dev_distractor_first100.json` against the tests' OpenAI stand-in answering "
         f"each call in {LATENCY} s (a Search, then Finish: 2 calls a question; Search reads the offline pack), through "
-        f"`run_evaluation` as the Evaluate page and `eval` run it, at the default {HOSTED_RPM:g} calls a minute. "
+        f"`EvalPlan.run` as the Evaluate page and `eval` run it, at the default {HOSTED_RPM:g} calls a minute. "
         "*One at a time* is the old default (`--concurrency 1`; its old 60 calls a minute would have made it slower "
         "still). The last row's stand-in refuses calls beyond 6 a second with 429 and `Retry-After: 1`: the "
         "evaluation's pace waits and slows down, and no question may be lost. The goal: the default at least 6x "
