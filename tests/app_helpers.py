@@ -25,6 +25,7 @@ from react_core.providers.local import LocalProvider
 from react_core.providers.quota import CallWindows
 from react_core.report.signs import Verdict
 from ui.chat import job_registry as registry
+from ui.chat.live import RUNNING_ICON
 
 # Every new AppTest scans the metadata of every installed package for Streamlit components (a tenth of a second each,
 # a fifth of the app tests' time); the packages do not change while the tests run, so one scan a process serves all.
@@ -128,13 +129,14 @@ def unescape(label: str) -> str:
 
 
 def run_headers(at: AppTest) -> list:
-    """Each turn's header, in page order: a running turn's st.status, a finished run's expander wearing its sign."""
+    """Each turn's header, in page order: a running turn's (wearing RUNNING_ICON), a finished run's (wearing its
+    sign)."""
     signs = {s.icon for s in Verdict.SIGNS.values()}
     found = []
 
     def walk(node) -> None:
         said = node.type == "expander" and node.label.startswith(tuple(f"{r} · " for r in STOP_REASONS.values()))
-        if node.type == "status" or (said and node.icon in signs):
+        if node.type == "expander" and (node.icon == RUNNING_ICON or (said and node.icon in signs)):
             found.append(node)
         for child in getattr(node, "children", {}).values():
             walk(child)

@@ -10,6 +10,7 @@ from app_helpers import (
     nav,
     new_session,
     reload,
+    run_headers,
     use_app,
     wait_idle,
 )
@@ -32,7 +33,7 @@ def test_a_reload_during_a_run_finds_the_running_turn_and_its_answer(monkeypatch
     reloaded = reload(at)
     assert reloaded.session_state.chat["id"] == chat_id
     assert reloaded.session_state.job is at.session_state.job and not reloaded.session_state.job.done
-    assert any(m.label == "Thinking… step 1 of 8" for m in reloaded.status)
+    assert [h.label for h in run_headers(reloaded)] == ["Thinking… step 1 of 8"]
     gate.touch()
     wait_idle(reloaded)
     assert _questions(reloaded) == [NATIONALITY_Q]

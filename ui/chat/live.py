@@ -12,6 +12,11 @@ from ui.chat.job import Turn, TurnJob
 from ui.shared import live_refresh
 from ui.shared.render import render_writing
 
+# The running turn's header wears a still icon, not st.status's spinner: the spinner is a CSS animation the browser
+# redraws at its frame rate for as long as the turn runs, most of what a watched page cost the on-device model's cores
+# between redraws (docs/benchmarks.md, chat page); the label and the step being written show that it runs.
+RUNNING_ICON = ":material/hourglass_top:"
+
 
 def refresh_seconds(job: TurnJob, waiting_for_text: bool) -> float:
     """The running turn's redraw interval (ui/shared/live_refresh.py): quick until its first text is drawn, then
@@ -32,7 +37,7 @@ def live_turn(header: DeltaGenerator, drawn: int, waiting_for_text: bool = False
     turn = job.view()
     if len(turn.trace.steps) != drawn:
         st.rerun()
-    header.status(running_label(job, turn), state="running", expanded=False)
+    header.expander(running_label(job, turn), icon=RUNNING_ICON, expanded=False)
     if turn.writing:
         render_writing(turn.writing, turn.trace.settings.get("dialect", "paper"))
     if waiting_for_text and has_text(turn):
