@@ -135,9 +135,11 @@ def main() -> None:
         f"{median(shown):.2f} s after the save (the next look of the page's timer and the full rerun that draws it). "
         "Today the page draws each finished step once (a full rerun when one finishes) and the live fragment "
         "redraws only the turn's header and the step being written: ten times a second until the first text, then "
-        "once a second while the on-device model computes (ui/shared/live_refresh.py). Until 5fe9932 the fragment "
-        "redrew the whole turn, every finished step's panel, 3 times a second; until c0b9537 it redrew the step "
-        "being written 3 times a second whatever computed it."
+        "once a second while the on-device model computes (ui/shared/live_refresh.py); the header wears a still "
+        "hourglass. Until 60de34c it was st.status's spinner, a CSS animation the browser redrew at its frame rate "
+        "for the whole turn (test_browser_live_still.py holds the page to no endless animation). Until 5fe9932 the "
+        "fragment redrew the whole turn, every finished step's panel, 3 times a second; until c0b9537 it redrew the "
+        "step being written 3 times a second whatever computed it."
     )
     write_section("chat-page", "Chat page: an on-device turn, watched and unwatched", body)
 
