@@ -127,25 +127,25 @@ def test_without_the_servers_keys_only_the_visitors_key_is_used():
 
 
 # The operator's endpoint, and URLs that only look like it: another host, port or scheme, user info that makes the
-# real host evil.net, a trailing dot (another origin), another path (another tenant of one gateway), a query or a
+# real host evil.example, a trailing dot (another origin), another path (another tenant of one gateway), a query or a
 # fragment, characters parsers read two ways.
 OPERATORS = "https://llm.example.com/v1"
 HOSTILE = [
-    "https://llm.example.com.evil.net/v1",
-    "https://llm.example.com@evil.net/v1",
-    "https://llm.example.com:443@evil.net/v1",
-    "https://llm.example.com\\@evil.net/v1",
-    "https://llm.example.com\t.evil.net/v1",
+    "https://llm.example.com.evil.example/v1",
+    "https://llm.example.com@evil.example/v1",
+    "https://llm.example.com:443@evil.example/v1",
+    "https://llm.example.com\\@evil.example/v1",
+    "https://llm.example.com\t.evil.example/v1",
     "https://llm.example.com:8443/v1",
     "http://llm.example.com/v1",
     "https://llm.example.com./v1",
     "https://llm.example.com/v1/../tenant/v1",
     "https://llm.example.com/tenant/v1",
     "https://llm.example.com/V1",
-    "https://llm.example.com/v1?next=https://evil.net",
+    "https://llm.example.com/v1?next=https://evil.example",
     "https://llm.example.com/v1#x",
-    "https://evil.net/https://llm.example.com/v1",
-    "https://evil.net#https://llm.example.com/v1",
+    "https://evil.example/https://llm.example.com/v1",
+    "https://evil.example#https://llm.example.com/v1",
     "//llm.example.com/v1",
     "llm.example.com/v1",
 ]
@@ -196,5 +196,5 @@ def test_the_openai_snippet_reads_the_key_as_required_only_for_openais_own_host(
 
     host = OpenAIProvider.host  # OpenAI's own host, as the provider declares it (only a string: nothing is sent)
     assert "os.environ['OPENAI_API_KEY']" in python(f"https://{host}/v1/chat/completions")
-    for lookalike in (f"https://{host}.evil.net/v1", f"https://{host}@evil.net/v1"):
+    for lookalike in (f"https://{host}.evil.example/v1", f"https://{host}@evil.example/v1"):
         assert "os.environ.get('OPENAI_API_KEY', 'not-needed')" in python(lookalike + "/chat/completions")
