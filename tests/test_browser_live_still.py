@@ -6,6 +6,10 @@ shows that the run is live is its header's label, the step being written and Sto
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+
 import pytest
 from browser_helpers import ask, chromium, nav, needs_chromium, open_page, streamlit
 
@@ -29,37 +33,39 @@ def endless_animations(page, looks: int = 12) -> set[tuple[str, str]]:
     return found
 
 
-def test_a_running_chat_turn_runs_no_endless_animation(tmp_path):
+@contextlib.contextmanager
+def held_page(tmp_path, then: str) -> Iterator[tuple[object, Path]]:
+    """A page of an app whose scripted model writes ``HELD`` and waits at the gate (a file: touch it to let one call
+    through), then answers ``then``."""
     gate = tmp_path / "gate"
-    script = [{"text": HELD, "gate": str(gate), "gate_after": 11}, "Thought 2: Done.\nAction 2: Finish[42]"]
+    script = [{"text": HELD, "gate": str(gate), "gate_after": 11}, then]
     with streamlit(tmp_path, script) as server, chromium() as browser:
         context, page = open_page(browser, server["url"])
         try:
-            ask(page, "What is 6 * 7?")
-            page.get_by_text("I need to multiply six by seven, and").wait_for()  # the step being written
-            page.get_by_text("Thinking… step 1 of").wait_for()  # the header says it runs
-            assert endless_animations(page) == set()
-            gate.touch()
-            page.get_by_text("Saved to History").wait_for()
+            yield page, gate
         finally:
             context.close()
+
+
+def test_a_running_chat_turn_runs_no_endless_animation(tmp_path):
+    with held_page(tmp_path, "Thought 2: Done.\nAction 2: Finish[42]") as (page, gate):
+        ask(page, "What is 6 * 7?")
+        page.get_by_text("I need to multiply six by seven, and").wait_for()  # the step being written
+        page.get_by_text("Thinking… step 1 of").wait_for()  # the header says it runs
+        assert endless_animations(page) == set()
+        gate.touch()
+        page.get_by_text("Saved to History").wait_for()
 
 
 def test_a_running_arena_runs_no_endless_animation(tmp_path):
-    gate = tmp_path / "gate"
-    script = [{"text": HELD, "gate": str(gate), "gate_after": 11}, "Thought 1: Six sevens.\nAction 1: Finish[42]"]
-    with streamlit(tmp_path, script) as server, chromium() as browser:
-        context, page = open_page(browser, server["url"])
-        try:
-            nav(page, "Arena")
-            page.locator(".st-key-arena-question textarea").fill("What is 6 * 7?")
-            page.locator(".st-key-arena-run button").click()
-            page.get_by_text("I need to multiply six by seven, and").first.wait_for()  # a column's step being written
-            assert endless_animations(page) == set()
-            for _column in range(2):  # each column's model is held at the gate, which lets one through at a time
-                gate.touch()
-                while gate.exists():
-                    page.wait_for_timeout(50)
-            page.locator(".st-key-arena-clear button").wait_for()  # every column has ended
-        finally:
-            context.close()
+    with held_page(tmp_path, "Thought 1: Six sevens.\nAction 1: Finish[42]") as (page, gate):
+        nav(page, "Arena")
+        page.locator(".st-key-arena-question textarea").fill("What is 6 * 7?")
+        page.locator(".st-key-arena-run button").click()
+        page.get_by_text("I need to multiply six by seven, and").first.wait_for()  # a column's step being written
+        assert endless_animations(page) == set()
+        for _column in range(2):  # each column's model is held at the gate, which lets one through at a time
+            gate.touch()
+            while gate.exists():
+                page.wait_for_timeout(50)
+        page.locator(".st-key-arena-clear button").wait_for()  # every column has ended
