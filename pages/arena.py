@@ -76,44 +76,48 @@ st.text_input(
     "data's), as the chat finds its expected answer.",
 )
 with st.expander("Columns", expanded=not running and job is None):
-    a, b, c = st.columns(3)
-    a.button(
-        "Figure 1",
-        key="arena-figure-one",
-        icon=":material/view_week:",
-        on_click=arena.figure_one,
-        disabled=running,
-        help="Standard, CoT, Act and ReAct with the paper's prompts, on the first column's model, greedy, Act and "
-        "ReAct with the paper's 7 model calls (change them in their columns).",
-    )
-    a.button(
-        "Base vs fine-tuned",
-        key="arena-base-tuned",
-        icon=":material/compare:",
-        on_click=arena.base_and_fine_tuned,
-        disabled=running,
-        help="ReAct on the on-device model twice: the base model with the paper's 6-shot prompt, and with the shipped "
-        "adapter and the zero-shot prompt it learned (the paper's Figure 3, on one question).",
-    )
-    b.button(
-        "Add a column",
-        key="arena-add",
-        icon=":material/add:",
-        on_click=arena.add_column,
-        disabled=running or ss[arena.COUNT_KEY] >= Arena.MAX_COLUMNS,
-    )
-    c.button(
-        "Remove the last column",
-        key="arena-remove",
-        icon=":material/remove:",
-        on_click=arena.remove_column,
-        disabled=running or ss[arena.COUNT_KEY] <= Arena.MIN_COLUMNS,
-    )
-    for i, col in enumerate(st.columns(ss[arena.COUNT_KEY])):
-        with col:
-            st.markdown(f"**Column {i + 1}**")
-            arena.render_editor(i)
-arena.remember()
+    if running:
+        # Not drawn while the arena runs: each of the page's reruns (one per step done, one per column ended) would
+        # redraw some 30 editors in the browser, on the cores the on-device model computes on. Their values are kept
+        # (``arena.remember``) and the editors come back with them when the arena ends.
+        st.caption("The columns can be changed when the arena has ended; each column's header says what it runs.")
+    else:
+        a, b, c = st.columns(3)
+        a.button(
+            "Figure 1",
+            key="arena-figure-one",
+            icon=":material/view_week:",
+            on_click=arena.figure_one,
+            help="Standard, CoT, Act and ReAct with the paper's prompts, on the first column's model, greedy, Act and "
+            "ReAct with the paper's 7 model calls (change them in their columns).",
+        )
+        a.button(
+            "Base vs fine-tuned",
+            key="arena-base-tuned",
+            icon=":material/compare:",
+            on_click=arena.base_and_fine_tuned,
+            help="ReAct on the on-device model twice: the base model with the paper's 6-shot prompt, and with the "
+            "shipped adapter and the zero-shot prompt it learned (the paper's Figure 3, on one question).",
+        )
+        b.button(
+            "Add a column",
+            key="arena-add",
+            icon=":material/add:",
+            on_click=arena.add_column,
+            disabled=ss[arena.COUNT_KEY] >= Arena.MAX_COLUMNS,
+        )
+        c.button(
+            "Remove the last column",
+            key="arena-remove",
+            icon=":material/remove:",
+            on_click=arena.remove_column,
+            disabled=ss[arena.COUNT_KEY] <= Arena.MIN_COLUMNS,
+        )
+        for i, col in enumerate(st.columns(ss[arena.COUNT_KEY])):
+            with col:
+                st.markdown(f"**Column {i + 1}**")
+                arena.render_editor(i)
+arena.remember([arena.QUESTION_KEY, arena.GOLD_KEY, *([] if running else arena.editor_keys())])
 st.button("Run", key="arena-run", type="primary", icon=":material/play_arrow:", on_click=arena.run, disabled=running)
 
 if running:

@@ -37,7 +37,7 @@ def render_turn(turn: Turn, live: Callable[[DeltaGenerator], None] | None = None
             st.caption(md_literal(turn.label))
         header = st.container() if live is not None else None
         if header is None:
-            render_status(trace)
+            render_status(trace, key=f"{turn.key}-status")
         render_steps(
             trace,
             key=turn.key,

@@ -155,6 +155,20 @@ def step_expanders(at: AppTest) -> list:
     return [e for e in at.expander if id(e) not in headers]
 
 
+def open_panels(at: AppTest) -> AppTest:
+    """Open every closed panel whose content is drawn only while open (``ui/shared/render.py lazy_panel``: a step's
+    panel, a run's header), as a person clicks each one (each click reruns the page), until none is left closed."""
+    for _ in range(10):
+        closed = [e.proto.id.split("-", 2)[2] for e in at.expander if e.proto.id and not e.proto.expanded]
+        if not closed:
+            return at
+        for key in closed:
+            at.session_state[key] = True
+        at.run()
+        assert not at.exception, at.exception
+    raise AssertionError("panels kept closing")
+
+
 def texts(at: AppTest) -> list[str]:
     return [t.value for t in at.text]
 

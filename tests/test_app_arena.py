@@ -392,3 +392,37 @@ def test_a_step_finished_since_the_arena_was_drawn_gets_a_full_rerun_to_draw_it_
     at = _held_arena(seen=((0, 0), (False, False), (False, False)))
     assert at.session_state.runs == 2
     assert expander_labels(at) == ["Step 2 · writing…", "Step 2 · writing…"]
+
+
+def test_a_running_arena_draws_no_column_editors_and_they_come_back_with_their_values(monkeypatch, tmp_path):
+    gate = tmp_path / "gate"
+    use_app(monkeypatch, tmp_path, [{"gate": str(gate), "text": "Thought 1: Done.\nAction 1: Finish[42]"}])
+    at = go(new_session(), "arena")
+    at.button(key="arena-figure-one").click().run()
+    at.number_input(key="arena-max_calls-2").set_value(3)  # a value the person set, not Figure 1's
+    at = start(at)
+    assert not at.session_state.arena_job.done
+    at.run()  # a rerun while the columns run (a step done, a column ended) draws no editor
+    assert not [w for w in (*at.selectbox, *at.number_input) if w.key and w.key.startswith("arena-")]
+    assert any("can be changed when the arena has ended" in c.value for c in at.caption)
+    job = at.session_state.arena_job
+    while not job.done:  # each column's model waits at the gate once
+        gate.touch()
+        job.wait(0.05)
+    wait_arena(at)
+    assert [at.selectbox(key=f"arena-strategy-{i}").value for i in range(4)] == ["standard", "cot", "act", "react"]
+    assert at.number_input(key="arena-max_calls-2").value == 3
+    assert [r.trace.settings["max_calls"] for r in at.session_state.arena_job.arena.results[2:]] == [3, 7]
+
+
+def test_figure_ones_four_columns_are_kept_while_another_page_is_shown(monkeypatch, tmp_path):
+    # Columns 3 and 4 got a value before their widgets were first drawn; Streamlit handed that one back (ReAct) once a
+    # page without them had run.
+    use_app(monkeypatch, tmp_path, CALC)
+    at = go(new_session(), "arena")
+    at.button(key="arena-figure-one").click().run()
+    at.text_input(key="arena-model-3").input("mine").run()
+    go(go(go(at, "chat"), "history"), "arena")
+    assert [at.selectbox(key=f"arena-strategy-{i}").value for i in range(4)] == ["standard", "cot", "act", "react"]
+    assert at.text_input(key="arena-model-3").value == "mine"
+    assert at.number_input(key="arena-max_calls-3").value == 7

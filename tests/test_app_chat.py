@@ -11,6 +11,7 @@ from app_helpers import (
     last_trace,
     markdowns,
     new_session,
+    open_panels,
     provider,
     run_headers,
     step_expanders,
@@ -35,7 +36,7 @@ def test_a_turn_shows_a_panel_per_step_the_answer_its_sources_and_is_saved(monke
     ]
     assert run_headers(at)[0].label.startswith("Answered · 4 steps · ")
     assert run_headers(at)[0].label.endswith(" tokens")
-    shown = texts(at)
+    shown = texts(open_panels(at))
     assert "I need to search Scott Derrickson first." in shown  # a Thought, as plain text
     assert any(t.startswith("Scott Derrickson (born July 16, 1966) is an American director") for t in shown)
     md = "\n".join(markdowns(at))
@@ -62,7 +63,7 @@ def test_similar_titles_of_a_missed_search_are_buttons_that_search_that_title(mo
             NATIONALITY_SCRIPT[3],
         ],
     )
-    at = ask(new_session(), NATIONALITY_Q)
+    at = open_panels(ask(new_session(), NATIONALITY_Q))
     similar = [b for b in at.button if unescape(b.label) == "Scott Derrickson"]
     assert similar, [b.label for b in at.button]
 
@@ -113,7 +114,7 @@ def test_model_and_wikipedia_text_is_never_interpreted(monkeypatch, tmp_path):
             "Thought 2: ok\nAction 2: Finish[**not bold** <script>x</script>]",
         ],
     )
-    at = ask(new_session(), "Escaping?")
+    at = open_panels(ask(new_session(), "Escaping?"))
     assert "<b>bold</b> **stars** [x](http://example.com)" in texts(at)
     assert expander_labels(at)[0] == "Step 1 · Search[<i>Ed</i> **Wood**]"
     assert step_expanders(at)[0].label.startswith("Step 1 · Search\\[\\<i\\>Ed")  # escaped for Markdown
@@ -201,3 +202,26 @@ def test_a_lone_surrogate_from_the_model_neither_breaks_the_page_nor_loses_the_r
     at.run()  # and again: every rerun draws it
     assert not at.exception
     assert HistoryStore().get(turn.history_id).trace.final_answer == "caf\ufffd"
+
+
+def test_a_closed_panel_draws_its_content_only_once_opened_and_a_failed_step_opens_by_itself(monkeypatch, tmp_path):
+    # A finished step's panel holds its whole model call; drawn closed on every rerun, the panels of a few turns cost
+    # the browser and the server more than the rest of the page (ui/shared/render.py lazy_panel).
+    use_app(
+        monkeypatch,
+        tmp_path,
+        ["Thought 1: Try a tool.\nAction 1: Nonsense[x]", "Thought 2: Search now.\nAction 2: Finish[American]"],
+    )
+    at = ask(new_session(), NATIONALITY_Q)
+    header, failed, last = run_headers(at)[0], *step_expanders(at)
+    assert not header.children and not last.children  # closed: nothing drawn in them
+    assert failed.proto.expanded and "Try a tool." in [t.value for t in failed.text]  # an error opens with its content
+    turn = at.session_state.chat["turns"][-1]
+    at.session_state[f"{turn.key}-s2-panel"] = True  # a person opens step 2
+    at.run()
+    last = step_expanders(at)[1]
+    assert last.proto.expanded and "Search now." in [t.value for t in last.text]
+    assert any("Request as the API received it" in h.proto.body for h in last.get("html"))  # its model call
+    at.run()  # and it stays open, drawn, over the reruns that follow
+    assert "Search now." in [t.value for t in step_expanders(at)[1].text]
+    assert "Search now." in texts(at) and not run_headers(at)[0].children

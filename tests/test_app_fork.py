@@ -4,7 +4,7 @@ refused when their dialect would retitle the run's steps. A fork opens a convers
 
 from __future__ import annotations
 
-from app_helpers import ask, go, new_session, provider, reload, unescape, use_app, wait_idle
+from app_helpers import ask, go, new_session, open_panels, provider, reload, unescape, use_app, wait_idle
 
 from react_core.history import HistoryStore
 
@@ -133,7 +133,7 @@ def test_a_similar_title_re_ask_keeps_its_runs_dialect(monkeypatch, tmp_path):
         ],
     )
     at = _choose(ask(new_session(), "What nationality is Scott Derrickson?"), "mrkl")
-    go(at, "chat")
+    open_panels(go(at, "chat"))
     similar = [b for b in at.button if unescape(b.label) == "Scott Derrickson"]
     similar[0].click().run()
     wait_idle(at)

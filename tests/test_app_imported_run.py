@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from app_helpers import ask, fork_thought, go, markdowns, new_session, provider, unescape, use_app
+from app_helpers import ask, fork_thought, go, markdowns, new_session, open_panels, provider, unescape, use_app
 from test_atif import terminus_trajectory
 
 from react_core.history import HistoryStore
@@ -63,7 +63,7 @@ def test_another_tools_run_says_where_it_came_from_and_claims_no_settings_of_our
     trace = HistoryStore().get(1).trace
     where = trace.imported_from.described
     assert any(f"Imported from {where}" in unescape(i.value) for i in at.info)  # the page says where it came from
-    assert f"Imported from {where}" in _captions(at)  # and its header, instead of a line of settings
+    assert f"Imported from {where}" in _captions(open_panels(at))  # and its header, instead of a line of settings
     assert not any("scripted ·" in c or "preset" in c for c in _captions(at))
     # The model-call note says what the file holds, not that an old version of this app lost it.
     assert not any("a run saved before ReAct Lab" in c for c in _captions(at))

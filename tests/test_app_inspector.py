@@ -3,7 +3,7 @@ the response with its cut), the run lists its calls, and nothing in them is inte
 
 from __future__ import annotations
 
-from app_helpers import NATIONALITY_Q, NATIONALITY_SCRIPT, ask, go, new_session, provider, use_app
+from app_helpers import NATIONALITY_Q, NATIONALITY_SCRIPT, ask, go, new_session, open_panels, provider, use_app
 
 from react_core.history import HistoryStore
 
@@ -14,7 +14,7 @@ def _htmls(at) -> list[str]:
 
 def test_each_step_shows_its_model_call_with_what_is_new(monkeypatch, tmp_path):
     use_app(monkeypatch, tmp_path, NATIONALITY_SCRIPT)
-    at = ask(new_session(), NATIONALITY_Q)
+    at = open_panels(ask(new_session(), NATIONALITY_Q))
     bodies = _htmls(at)
     assert len(bodies) == 4  # one Model call section per step
     sent = provider(at).requests
@@ -33,7 +33,7 @@ def test_each_step_shows_its_model_call_with_what_is_new(monkeypatch, tmp_path):
 
 def test_the_run_lists_its_calls_and_the_prompt_grows(monkeypatch, tmp_path):
     use_app(monkeypatch, tmp_path, NATIONALITY_SCRIPT)
-    at = ask(new_session(), NATIONALITY_Q)
+    at = open_panels(ask(new_session(), NATIONALITY_Q))  # the run's header opened
     table = at.dataframe[0].value
     assert list(table["step"]) == [1, 2, 3, 4]
     assert list(table["prompt characters"]) == sorted(table["prompt characters"])  # it grows step by step
@@ -43,7 +43,7 @@ def test_model_text_in_the_inspector_is_never_html(monkeypatch, tmp_path):
     # The struck-out text after the cut is the piece of the stream that held the stop sequence: hostile too.
     evil = "Thought 1: <img src=x onerror=alert(1)><script>alert(2)</script>\nAction 1: Finish[ok]\nObservation<i>3 x"
     use_app(monkeypatch, tmp_path, [evil])
-    at = ask(new_session(), "<b>bold?</b>")
+    at = open_panels(ask(new_session(), "<b>bold?</b>"))
     body = "".join(_htmls(at))
     assert "<img" not in body and "<script" not in body and "<b>" not in body
     assert "&lt;img src=x onerror=alert(1)&gt;" in body and "&lt;b&gt;bold?&lt;/b&gt;" in body
@@ -61,7 +61,7 @@ def test_history_shows_the_calls_of_a_saved_run_and_says_when_an_old_one_has_non
     old_id = HistoryStore().save(old, origin="import")
     for rid, expected in ((run_id, 4), (old_id, 0)):
         at.session_state.history_open = rid
-        go(at, "history")
+        open_panels(go(at, "history"))
         runs_tab = at.tabs[0]
         assert len(runs_tab.get("html")) == expected
     assert any("does not record its model call" in c.value for c in at.caption)
@@ -80,7 +80,7 @@ def test_native_tool_calls_show_the_conversation_each_call_added(monkeypatch, tm
     at = ask(new_session(), NATIONALITY_Q)
     trace = at.session_state.chat["turns"][-1].trace.to_dict()
     assert trace["final_answer"] == "American" and len(trace["steps"]) == 3
-    captions = [c.value for c in at.caption]
+    captions = [c.value for c in open_panels(at).caption]
     assert any("same reply as step 1" in c for c in captions)  # the second call of the first reply
     bodies = _htmls(at)
     assert len(bodies) == 2  # one Model call section per reply

@@ -9,6 +9,7 @@ from app_helpers import (
     ask,
     expander_labels,
     new_session,
+    open_panels,
     run_headers,
     step_expanders,
     texts,
@@ -114,6 +115,7 @@ def test_an_observation_note_and_its_sources_show_in_an_imported_run(monkeypatch
     at = new_session()
     at.session_state.history_open = run_id
     at.switch_page("pages/history.py").run()
+    open_panels(at)
     assert any("Wikipedia could not be reached" in i.value for i in at.info)
     assert any("(https://en.wikipedia.org/wiki/Paris)" in m.value for m in at.markdown)
     # The offline pack answered, so its licence line (its paragraphs are Wikipedia's, from the HotpotQA corpus).

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from app_helpers import ask, go, last_trace, markdowns, new_session, use_app, wait_idle
+from app_helpers import ask, go, last_trace, markdowns, new_session, open_panels, use_app, wait_idle
 from mcp_helpers import our_server
 from provider_helpers import FakeOpenAI, free_port
 
@@ -38,7 +38,7 @@ def test_settings_lists_servers_and_an_enabled_tool_is_called(monkeypatch, tmp_p
     trace = last_trace(at)
     assert "t_echo" in trace["settings"]["tools"] and trace["final_answer"] == "echo: hi"
     assert trace["steps"][0]["observation"]["mcp"]["arguments"] == {"text": "hi"}
-    assert "**MCP call**" in markdowns(at)
+    assert "**MCP call**" in markdowns(open_panels(at))
 
 
 def test_settings_marks_destructive_tools_and_step_mode_asks_before_one_runs(monkeypatch, tmp_path, url):

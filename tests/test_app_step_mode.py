@@ -4,7 +4,17 @@ History."""
 
 from __future__ import annotations
 
-from app_helpers import NATIONALITY_Q, expander_labels, go, new_session, run_headers, unescape, use_app, wait_idle
+from app_helpers import (
+    NATIONALITY_Q,
+    expander_labels,
+    go,
+    new_session,
+    open_panels,
+    run_headers,
+    unescape,
+    use_app,
+    wait_idle,
+)
 
 from react_core.base.trace import Trace
 from react_core.history import HistoryStore
@@ -94,6 +104,7 @@ def test_pause_edit_run_regenerate_pick_the_second_and_finish(monkeypatch, tmp_p
     assert trace.stop_reason == "finished" and trace.final_answer == "American"
     assert [s.value for s in at.subheader] == ["American"]
     # The decisions show under their steps, each alternative with its own Model call section.
+    open_panels(at)
     labels = [unescape(p.proto.popover.label) for p in at.get("popover")]
     assert "Alternative 2 (picked) at temperature 0.7: Search[Ed Wood]" in labels
     assert "Alternative 1 (not taken) at temperature 0.7: Search[Edward]" in labels
@@ -150,7 +161,7 @@ def test_a_paused_run_saved_with_alternatives_in_the_old_shape_is_drawn_from_his
     at = go(new_session(), "history")
     at.button(key=f"resume-{run_id}").click().run()
     assert not at.exception, at.exception
-    turn = paused_turn(at)
+    turn = paused_turn(open_panels(go(at, "chat")))  # Resume went to the Chat page
     codes = [c.value for c in at.code]
     assert "Search[Edward]" in codes and "Search[Ed Wood]" in codes  # the alternatives offered, side by side
     assert at.button(key=f"t{turn.id}-s2-pick-2") is not None

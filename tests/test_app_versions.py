@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from app_helpers import ask, go, last_trace, new_session, provider, unescape, use_app, wait_idle
+from app_helpers import ask, go, last_trace, new_session, open_panels, provider, unescape, use_app, wait_idle
 
 from react_core import PresetStore
 from react_core.evaluation.results import read_file
@@ -139,7 +139,7 @@ def test_dynamic_examples_send_the_most_similar_and_the_model_call_names_them(mo
     chosen = last_trace(at)["settings"]["examples_chosen"]
     assert chosen == ["Question: In which year was the King who made the 1925 Birthday Honours born?"]
     assert "Pierrepont Noyes" not in provider(at).requests[-1].system
-    assert any("Dynamic examples: the 1 most like this question" in unescape(c.value) for c in at.caption)
+    assert any("Dynamic examples: the 1 most like this question" in unescape(c.value) for c in open_panels(at).caption)
 
 
 def test_a_fork_goes_on_from_the_exact_version_its_run_used(monkeypatch, tmp_path):

@@ -152,8 +152,10 @@ def test_a_reload_says_it_restores_the_conversation_and_a_restarted_server_keeps
             page.add_init_script(WATCH)
             page.reload()
             _answered(page, 1)
-            # Until it is drawn the page says so, and never shows an empty chat in its place.
-            assert page.evaluate("window.__shown") == ["restoring"]
+            # Until it is drawn the page never shows an empty chat in its place. (Whether the restoring notice reaches
+            # the screen depends on how long the drawing takes, here a moment: tests/test_app_conversations.py holds
+            # the reading to show that the page says so meanwhile.)
+            assert "empty chat" not in page.evaluate("window.__shown")
             # The notice is emptied once the run that draws the conversation ends, a moment after the answer shows.
             settled(page)
             assert page.get_by_text("Restoring your conversation").count() == 0

@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from browser_helpers import ask, chromium, nav, needs_chromium, open_page, settled, shot, streamlit
+from browser_helpers import WAIT_MS, ask, chromium, nav, needs_chromium, open_page, settled, shot, streamlit
+from playwright.sync_api import expect
 
 from react_core.history import open_history
 
@@ -25,6 +26,14 @@ BOTH = "Thought 3: Both are American.\nAction 3: Finish[American]"
 LOOK_UP = "Thought 1: I should look up Ed Wood, the director of Plan 9.\nAction 1: Search[Ed Wood]"
 AMERICAN = "Thought 2: He was American.\nAction 2: Finish[American]"
 OBSERVED = "Scott Derrickson (born July 16, 1966) is an American director."
+
+
+def _run_button(page):
+    """The paused step's Run, once it is the only one: a rerun that redraws the conversation may show the panel it
+    replaces for a moment (a strict locator then finds two)."""
+    run = page.get_by_role("button", name="Run", exact=True)
+    expect(run).to_have_count(1, timeout=WAIT_MS)
+    return run
 
 
 def _store(server):
@@ -111,7 +120,7 @@ def test_the_chat_box_while_a_run_waits_and_pause_here(tmp_path):
             # Step mode off, Run: the run goes to its answer.
             page.get_by_text("Step mode", exact=True).click()
             settled(page)
-            page.get_by_role("button", name="Run", exact=True).click()
+            _run_button(page).click()
             page.get_by_text(re.compile(r"^Answered · 3 steps")).wait_for()
 
             # Pause here while the model writes: the run waits at that step, before its Search.
@@ -123,7 +132,7 @@ def test_the_chat_box_while_a_run_waits_and_pause_here(tmp_path):
             page.get_by_text("Paused where you asked: waiting for you.").wait_for()
             page.get_by_text("search('Ed Wood')").wait_for()  # the call that would run, not run yet
             _shot_from(page.get_by_text(re.compile(r"^Paused: waiting for you · 1 step")).last, "chat-pause-here.png")
-            page.get_by_role("button", name="Run", exact=True).click()
+            _run_button(page).click()
             page.get_by_text(re.compile(r"^Answered · 2 steps")).wait_for()
             assert [r.stop_reason for r in _store(server).list()] == ["finished", "finished"]
         except Exception:

@@ -12,7 +12,7 @@ import sys
 from types import SimpleNamespace
 
 import pytest
-from app_helpers import ask, go, last_trace, markdowns, new_session, unescape, use_app
+from app_helpers import ask, go, last_trace, markdowns, new_session, open_panels, unescape, use_app
 from mcp.types import ServerCapabilities, ToolsCapability
 from mcp_helpers import GIT_SERVER, git_repository
 
@@ -139,7 +139,7 @@ def test_the_step_panel_shows_a_read_as_the_request_the_server_received(monkeypa
     go(at, "chat")
     at = ask(at, "When is the meeting?")
     assert last_trace(at)["final_answer"] == "Thursday"
-    assert any("server t · resources/read · " in c.value for c in at.caption)
+    assert any("server t · resources/read · " in c.value for c in open_panels(at).caption)
     assert "**MCP call**" in markdowns(at)
 
 

@@ -34,26 +34,36 @@ def key(field: str, i: int) -> str:
     return f"arena-{field}-{i}"
 
 
-def _widget_keys() -> list[str]:
-    return [QUESTION_KEY, GOLD_KEY, *(key(f, i) for i in range(Arena.MAX_COLUMNS) for f in FIELDS)]
+def editor_keys() -> list[str]:
+    """The column editors' widget keys (drawn only while no arena runs)."""
+    return [key(f, i) for i in range(Arena.MAX_COLUMNS) for f in FIELDS]
 
 
 def init() -> None:
-    """The editors' values: as the person left them (Streamlit forgets a widget's value once a page without it has
-    run, so they are kept in ``arena_form`` as well), else the person's settings, ReAct with their prompt."""
+    """The editors' values: as the person left them, else the person's settings, ReAct with their prompt. Streamlit
+    forgets a widget's value once a run has not drawn it (another page, or this one while an arena runs), and may
+    then hand back an older value of its key (one set before its widget was first drawn: columns 3 and 4 of Figure 1
+    came back as ReAct), so each value is kept in ``arena_form`` with the full run that drew it, and put back whenever
+    that run was not the last one."""
     ss = st.session_state
     ss.setdefault(COUNT_KEY, Arena.MIN_COLUMNS)
-    for k in _widget_keys():
-        if k not in ss and k in ss.arena_form:
-            ss[k] = ss.arena_form[k]
+    for k, value in ss.arena_form.items():
+        if ss.arena_form_runs.get(k) != ss.full_runs - 1:
+            ss[k] = value
     for i in range(Arena.MAX_COLUMNS):
         _column_defaults(i)
 
 
-def remember() -> None:
-    """Keep the editors' values for the next visit of the page (after every widget of the page was drawn)."""
+def remember(drawn: list[str]) -> None:
+    """Keep the values of the widgets this run drew, for the next run that does not find them current; and of those
+    the last run drew and this one did not, the value they came with (a change sent with the click on Run)."""
     ss = st.session_state
-    ss.arena_form = {k: ss[k] for k in _widget_keys() if k in ss}
+    for k in [QUESTION_KEY, GOLD_KEY, *editor_keys()]:
+        if k in drawn and k in ss:
+            ss.arena_form[k] = ss[k]
+            ss.arena_form_runs[k] = ss.full_runs
+        elif ss.arena_form_runs.get(k) == ss.full_runs - 1 and k in ss:
+            ss.arena_form[k] = ss[k]
 
 
 def _column_defaults(i: int) -> None:

@@ -90,7 +90,7 @@ def render_columns(
                         disabled=stopping[i],
                     )
             else:
-                render_status(traces[i])
+                render_status(traces[i], key=f"{key}-{i}-status")
     steps = [t.steps for t in traces]
     if any(running):
         reached = min(len(s) for s in steps)

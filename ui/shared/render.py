@@ -40,6 +40,14 @@ def step_key(key: str, index: int) -> str:
     return f"{key}-s{index}"
 
 
+def lazy_panel(label: str, *, key: str, expanded: bool = False, icon: str | None = None):
+    """An expander whose content is drawn only while it is open (opening it reruns the page to draw it). A finished
+    step's panel holds its whole model call (the prompt, four times over: request, Python, curl, JavaScript) and a
+    run's header its calls table and chart; drawn closed on every rerun of a 3-turn chat they cost the browser 0.19 and
+    the server 0.085 CPU-seconds a rerun, the model's cores while a turn runs (docs/benchmarks.md, chat page)."""
+    return st.expander(label, expanded=expanded, icon=icon, key=key, on_change="rerun")
+
+
 def step_title(step: Step, dialect: str) -> str:
     return f"Step {step.index} · {Saying(step, dialect).title}"
 
@@ -76,7 +84,10 @@ def render_step(
     icon = ":material/pause_circle:" if step.pending else ":material/error:" if step.is_error else None
     icon = ":material/stop_circle:" if step.stopped else icon
     open_ = expanded or (open_errors and step.is_error) or bool(step.pending) or step.stopped
-    with st.expander(md_literal(step_title(step, dialect)), expanded=open_, icon=icon):
+    panel = lazy_panel(md_literal(step_title(step, dialect)), key=f"{key}-panel", expanded=open_, icon=icon)
+    with panel:
+        if not panel.open:
+            return
         st.markdown("**Thought**")
         st.text(step.thought or "(no thought)")
         st.markdown("**Action**")
@@ -151,10 +162,13 @@ def settings_line(settings: dict) -> str:
     )
 
 
-def render_status(trace: Trace) -> None:
+def render_status(trace: Trace, *, key: str) -> None:
     label, icon = status_text(trace)
     # An expander, not st.status: a finished status always wears a check mark (or an error sign), whatever the run.
-    with st.expander(label, icon=icon, expanded=False):
+    panel = lazy_panel(label, key=key, icon=icon)
+    with panel:
+        if not panel.open:
+            return
         if trace.imported_from is not None:  # another tool's settings are not this app's to list
             st.caption(md_literal(f"Imported from {trace.imported_from.described}"))
         else:
@@ -245,6 +259,6 @@ def render_trace(
 ) -> None:
     """A whole finished run: status header, step panels, answer (``narrow``: in a column of several; ``model_calls``
     False: without the steps' model calls, as a shared follow-up is shown)."""
-    render_status(trace)
+    render_status(trace, key=f"{key}-status")
     render_steps(trace, key=key, on_similar=on_similar, model_calls=model_calls)
     render_answer(trace, narrow=narrow)

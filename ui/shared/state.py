@@ -94,6 +94,9 @@ def init_state() -> None:
     ss.setdefault("arena_job", None)  # the Arena page's running or last arena (ui.arena.job.ArenaJob)
     ss.setdefault("arena_open", None)  # the id of a saved arena the Arena page shows (reopened from History)
     ss.setdefault("arena_form", {})  # the Arena page's question and columns, kept while another page is shown
+    ss.setdefault("arena_form_runs", {})  # the full run that last drew each of them (ui.arena.verbs.init says why)
+    # This session's full runs (a fragment's redraw is not one): "was it drawn in the last run?" is answered by it.
+    ss.full_runs = ss.get("full_runs", 0) + 1
 
 
 def new_chat() -> dict[str, Any]:
