@@ -116,7 +116,7 @@ def _finished(snap: dict) -> None:
 
 job = jobs.current()
 running = job is not None and not job.done
-trainer = FinetunePlan(recipe=Recipe()).environment
+trainer = FinetunePlan.default_environment()
 if not trainer.is_file():
     st.warning(
         f"The training environment is not installed ({trainer}): run `make finetune-env` once (CPU-only "

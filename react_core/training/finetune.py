@@ -84,8 +84,13 @@ class FinetunePlan:
 
     @property
     def environment(self) -> Path:
-        """The Python the worker runs in: the plan's own, else the training environment's (``training_python``)."""
-        return self.python or training_python()
+        """The Python the worker runs in: the plan's own, else the training environment's."""
+        return self.python or self.default_environment()
+
+    @staticmethod
+    def default_environment() -> Path:
+        """The training environment's Python (``make finetune-env``; ``training_python``), whatever the recipe."""
+        return training_python()
 
     def run(self, *, on_progress: Progress | None = None, cancel: threading.Event | None = None) -> FinetuneResult:
         """Every phase to the adapter and its manifest; stopped (``cancel``), it keeps a checkpoint to resume from."""
