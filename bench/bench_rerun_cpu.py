@@ -38,6 +38,7 @@ sys.path.insert(0, str(ROOT))
 from bench.bench_first_click import ARGS, CHROMIUM  # noqa: E402
 from bench.bench_load import _free_port  # noqa: E402
 from bench.common import git_revision, median, table, write_section  # noqa: E402
+from react_core.base.paths import shared_data_dir  # noqa: E402
 
 STEPS = [
     "Thought 1: I need to search Scott Derrickson and Ed Wood.\nAction 1: Search[Scott Derrickson]",
@@ -79,6 +80,7 @@ def scripted_app(home: Path, pack: Path, root: Path) -> Iterator[tuple[str, int]
     script.write_text(json.dumps(STEPS * 20), encoding="utf-8")
     env = {
         **os.environ,
+        "REACT_SHARED_DATA": str(shared_data_dir()),  # the same for another checkout (its own default is relative)
         "REACT_PROVIDER": "scripted",
         "REACT_SCRIPT": str(script),
         "REACT_KNOWLEDGE": f"pack:{pack}",
