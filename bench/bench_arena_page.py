@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.bench_first_click import ARGS, CHROMIUM, WAIT_MS, WARMING, running_app  # noqa: E402
-from bench.common import git_revision, median, table, write_section  # noqa: E402
+from bench.common import add_before, checkouts, median, table, write_section  # noqa: E402
 
 QUESTION = "Were Scott Derrickson and Ed Wood of the same nationality?"
 
@@ -77,17 +77,14 @@ def one_round(browser, home: Path, cache: Path, pack: Path, root: Path = ROOT, *
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=2, help="rounds per situation (default 2)")
-    parser.add_argument("--before", type=Path, help="a checkout of other code to compare with, in the same run")
-    parser.add_argument("--label", default="main", help="what --before is, for the table (default main)")
+    add_before(parser)
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
     from bench.bench_local import build_pack
     from bench.bench_warm import _cache
 
-    codes = {f"this branch (`{git_revision()}`)": ROOT}
-    if args.before:
-        codes = {args.label: args.before.resolve(), **codes}
+    codes = checkouts(args)
     times: dict[tuple[str, bool], list[float]] = {(c, w): [] for c in codes for w in (True, False)}
     load = Path("/proc/loadavg").read_text().split()[:3]
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:

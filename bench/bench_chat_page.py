@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.bench_arena_page import _saved_runs  # noqa: E402
 from bench.bench_first_click import ARGS, CHROMIUM, WAIT_MS, WARMING, running_app  # noqa: E402
-from bench.common import git_revision, median, table, write_section  # noqa: E402
+from bench.common import add_before, checkouts, median, table, write_section  # noqa: E402
 
 QUESTION = "Who was born earlier, Emma Bull or Virginia Woolf?"
 
@@ -75,8 +75,7 @@ def one_round(browser, home: Path, cache: Path, pack: Path, root: Path, *, watch
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--before", type=Path, help="a checkout of other code to compare with, in the same run")
-    parser.add_argument("--label", default="main", help="what --before is, for the table (default main)")
+    add_before(parser)
     parser.add_argument("--rounds", type=int, default=3, help="rounds per situation (default 3)")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
@@ -84,9 +83,7 @@ def main() -> None:
     from bench.bench_local import build_pack
     from bench.bench_warm import _cache
 
-    codes = {f"this branch (`{git_revision()}`)": ROOT}
-    if args.before:
-        codes = {args.label: args.before.resolve(), **codes}
+    codes = checkouts(args)
     found: dict[tuple[str, bool], list[dict]] = {(c, w): [] for c in codes for w in (True, False)}
     load = Path("/proc/loadavg").read_text().split()[:3]
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:

@@ -46,8 +46,11 @@ FIRST_THOUGHT = """() => [...document.querySelectorAll('[data-testid="stExpander
 WARMING = "Getting the on-device model ready"
 
 
-def _start(home: Path, cache: Path, pack: Path, root: Path = ROOT) -> tuple[subprocess.Popen, str, float]:
-    """``root``: the checkout whose app is started (another one, to compare it with this one in the same run)."""
+def _start(
+    home: Path, cache: Path, pack: Path, root: Path = ROOT, env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen, str, float]:
+    """``root``: the checkout whose app is started (another one, to compare it with this one in the same run);
+    ``env``: settings over these (another provider)."""
     port = _free_port()
     env = {
         **os.environ,
@@ -59,6 +62,7 @@ def _start(home: Path, cache: Path, pack: Path, root: Path = ROOT) -> tuple[subp
         "REACT_DATA_DIR": str(home / "data"),
         "REACT_PRESETS_DIR": str(home / "presets"),
         "REACT_SECRETS_PATH": "",
+        **(env or {}),
     }
     began = time.perf_counter()
     proc = subprocess.Popen(

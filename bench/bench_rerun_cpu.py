@@ -24,21 +24,17 @@ import glob
 import json
 import os
 import signal
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.bench_first_click import ARGS, CHROMIUM  # noqa: E402
-from bench.bench_load import _free_port  # noqa: E402
-from bench.common import git_revision, median, table, write_section  # noqa: E402
-from react_core.base.paths import shared_data_dir  # noqa: E402
+from bench.bench_first_click import ARGS, CHROMIUM, _start  # noqa: E402
+from bench.common import add_before, checkouts, median, table, write_section  # noqa: E402
 
 STEPS = [
     "Thought 1: I need to search Scott Derrickson and Ed Wood.\nAction 1: Search[Scott Derrickson]",
@@ -75,39 +71,12 @@ def group_cpu(pgid: int) -> float:
 
 @contextlib.contextmanager
 def scripted_app(home: Path, pack: Path, root: Path) -> Iterator[tuple[str, int]]:
+    """The app of ``root`` on the scripted model (its URL and its process group), stopped with that group."""
     home.mkdir(parents=True, exist_ok=True)
     script = home / "script.json"
     script.write_text(json.dumps(STEPS * 20), encoding="utf-8")
-    env = {
-        **os.environ,
-        "REACT_SHARED_DATA": str(shared_data_dir()),  # the same for another checkout (its own default is relative)
-        "REACT_PROVIDER": "scripted",
-        "REACT_SCRIPT": str(script),
-        "REACT_KNOWLEDGE": f"pack:{pack}",
-        "REACT_HISTORY_DB": str(home / "history.sqlite"),
-        "REACT_DATA_DIR": str(home / "data"),
-        "REACT_PRESETS_DIR": str(home / "presets"),
-        "REACT_SECRETS_PATH": "",
-    }
-    port = _free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)],
-        cwd=root,
-        env=env,
-        stdout=(home / "streamlit.log").open("w"),
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    url = f"http://127.0.0.1:{port}"
+    proc, url, _ = _start(home, home / "cache", pack, root, {"REACT_PROVIDER": "scripted", "REACT_SCRIPT": str(script)})
     try:
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2):
-                    break
-            except OSError:
-                if proc.poll() is not None:
-                    raise SystemExit((home / "streamlit.log").read_text()[-2000:]) from None
-                time.sleep(0.2)
         yield url, proc.pid
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
@@ -168,16 +137,13 @@ def one_round(browser, home: Path, pack: Path, root: Path, which: str) -> tuple[
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=1, help="rounds per page and code (default 1)")
-    parser.add_argument("--before", type=Path, help="a checkout of other code to compare with, in the same run")
-    parser.add_argument("--label", default="main", help="what --before is, for the table (default main)")
+    add_before(parser)
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
     from bench.bench_local import build_pack
 
-    codes = {f"this branch (`{git_revision()}`)": ROOT}
-    if args.before:
-        codes = {args.label: args.before.resolve(), **codes}
+    codes = checkouts(args)
     found: dict[tuple[str, str], list[tuple[float, float]]] = {}
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)

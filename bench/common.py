@@ -50,6 +50,18 @@ def git_revision() -> str:
         return "unknown"
 
 
+def add_before(parser) -> None:
+    """``--before DIR`` and ``--label``: another checkout to run in the same run, for a before/after table."""
+    parser.add_argument("--before", type=Path, help="a checkout of other code to compare with, in the same run")
+    parser.add_argument("--label", default="main", help="what --before is, for the table (default main)")
+
+
+def checkouts(args) -> dict[str, Path]:
+    """The checkouts a bench runs, by their name in its table: ``--before``'s first, then this one."""
+    found = {f"this branch (`{git_revision()}`)": ROOT}
+    return {args.label: args.before.resolve(), **found} if args.before else found
+
+
 def stamp() -> str:
     now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     return f"_Ran {now} at commit `{git_revision()}` on {machine()}._"
