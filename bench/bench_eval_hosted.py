@@ -62,7 +62,8 @@ class StandIn(FakeOpenAI):
                     self._starts.append(now)
         if fault is None:
             time.sleep(LATENCY)
-        self._mine.searched = "Observation 1" in str(body.get("messages"))
+        # This question's own Observation, after its "Question:" (the prompt's examples hold Observations too).
+        self._mine.searched = "Observation 1" in str(body.get("messages")).rpartition("Question:")[2]
         super()._post(h, body, fault)
 
     def _next_output(self, stops):
