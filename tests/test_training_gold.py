@@ -131,3 +131,38 @@ def test_hops_follow_the_question():
     assert gold.plan_hops(bridge) == ["Blue Harbour", "Anna Varga"]
     swapped = {**_record("compare"), "question": "Which was started first, First for Women or Arthur's Magazine?"}
     assert gold.plan_hops(gold.GoldQuestion.from_record(swapped)) == ["First for Women", "Arthur's Magazine"]
+
+
+def _quotes(thought):
+    return [q for i, q in enumerate(thought.split('"')) if i % 2 == 1]
+
+
+def test_short_quotes_keep_the_same_actions_and_quote_the_words_around_the_answer(source):
+    """Recipe v3's thoughts (``quote``): each quote at most that many characters, still holding the answer or the next
+    title, the actions and observations the same as with whole-line quotes."""
+    for record in RECORDS:
+        long, short = _write(source, record), _write(source, record, lambda q, t: gold.write_react(q, t, quote=30))
+        if long is None:
+            assert short is None
+            continue
+        assert _actions(short) == _actions(long)
+        assert [s.observation.text for s in short.steps if s.observation] == [
+            s.observation.text for s in long.steps if s.observation
+        ]
+        for step in short.steps:
+            assert all(len(q) <= 30 for q in _quotes(step.thought))
+    bridge = _write(source, _record("bridge"), lambda q, t: gold.write_react(q, t, quote=30))
+    assert "Anna Varga" in _quotes(bridge.steps[1].thought)[0] and "Marseille" in _quotes(bridge.steps[2].thought)[0]
+    assert any(len(q) > 30 for s in _write(source, _record("bridge")).steps for q in _quotes(s.thought))  # v1's: longer
+
+
+def test_the_v3_recipe_is_v1_with_short_quotes_and_v1s_record_is_unchanged():
+    from react_core.base.errors import ConfigError
+    from react_core.training.recipe import DEV_QUESTIONS, Recipe
+
+    v1, v3 = Recipe.ALL["v1"], Recipe.ALL["v3"]
+    assert v3 == v1.updated(quote=60, held_out=DEV_QUESTIONS)
+    assert "quote" not in v1.to_dict() and v3.to_dict()["quote"] == 60
+    assert v1.digest != v3.digest
+    with pytest.raises(ConfigError, match="react only"):
+        v1.updated(method="act", quote=60)

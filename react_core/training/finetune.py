@@ -191,7 +191,10 @@ def write_trajectory_file(plan: FinetunePlan, notify: Progress) -> Path:
     if files:
         knowledge = PackSource(gold_pack(files, folder / "gold-pack.sqlite"))
         try:
-            for t in from_gold(files, recipe.method, knowledge, sentences=recipe.sentences, limit=recipe.limit):
+            gold = from_gold(
+                files, recipe.method, knowledge, sentences=recipe.sentences, limit=recipe.limit, quote=recipe.quote
+            )
+            for t in gold:
                 admit(t)
             if recipe.misses or recipe.partial:
                 questions = {q.id: q for _, q in gold_questions(files, limit=recipe.limit)}

@@ -192,9 +192,11 @@ def _room(template: str, **values: str) -> int:
     return MAX_THOUGHT_CHARS - len(template.replace("{quote}", "").format(**values))
 
 
-def _quoted(template: str, sentence: str, *, anchor: str, about: str, **values: str) -> str:
-    """``template`` with the best words of ``sentence`` that fit as its ``{quote}``."""
-    return _fit(template, snippet(sentence, _room(template, **values), anchor=anchor, about=about), **values)
+def _quoted(template: str, sentence: str, *, anchor: str, about: str, quote: int = 0, **values: str) -> str:
+    """``template`` with the best words of ``sentence`` that fit as its ``{quote}`` (at most ``quote`` characters of
+    them, when it is not 0)."""
+    room = _room(template, **values)
+    return _fit(template, snippet(sentence, min(room, quote) if quote else room, anchor=anchor, about=about), **values)
 
 
 def _lookup_keyword(sentences: Sequence[str], number: int, gold: GoldQuestion) -> str | None:
@@ -295,9 +297,10 @@ def _first_thought(gold: GoldQuestion, hops: list[str], names: Mapping[str, str]
     return f"I need to search {first}."[:MAX_THOUGHT_CHARS]
 
 
-def write_react(gold: GoldQuestion, tools: ToolRegistry) -> Trace | None:
+def write_react(gold: GoldQuestion, tools: ToolRegistry, *, quote: int = 0) -> Trace | None:
     """The ReAct trajectory of ``gold`` with ``tools`` (Search and Lookup over a knowledge source that holds its
-    paragraphs), or None when it cannot be written faithfully."""
+    paragraphs), or None when it cannot be written faithfully. ``quote``: at most this many characters of a sentence
+    in a thought, the words around the answer or the next title (0: as many as the thought's line holds)."""
     if not writable(gold.final) or len(gold.supporting) < 2:
         return None
     hops = plan_hops(gold)
@@ -315,7 +318,7 @@ def write_react(gold: GoldQuestion, tools: ToolRegistry) -> Trace | None:
         rest = hops[n + 1 :]
         if not compare and _holds(evidence, gold.answer) and all(_mentioned_at(gold.question, t) >= 0 for t in rest):
             # The answer is in view and what is left only restates the question: answer now, as a reader would.
-            writer.finish(_answer_thought(gold, evidence))
+            writer.finish(_answer_thought(gold, evidence, quote))
             return writer.trace()
         nxt = rest[0] if rest else ""
         if nxt and not compare:
@@ -326,6 +329,7 @@ def write_react(gold: GoldQuestion, tools: ToolRegistry) -> Trace | None:
                 best,
                 anchor=anchor,
                 about=gold.question,
+                quote=quote,
                 nxt=names[nxt],
             )
         elif nxt:
@@ -335,19 +339,20 @@ def write_react(gold: GoldQuestion, tools: ToolRegistry) -> Trace | None:
                 quotes[title],
                 anchor="",
                 about=gold.question,
+                quote=quote,
                 name=base_title(title),
                 nxt=names[nxt],
             )
         else:
             quotes[title] = _best_for_question(evidence, gold)
     if compare:
-        writer.finish(_comparing_thought(gold, hops, quotes))
+        writer.finish(_comparing_thought(gold, hops, quotes, quote))
     else:
-        writer.finish(_answer_thought(gold, gold.evidence(hops[-1]) or [""]))
+        writer.finish(_answer_thought(gold, gold.evidence(hops[-1]) or [""], quote))
     return writer.trace()
 
 
-def _answer_thought(gold: GoldQuestion, evidence: Sequence[str]) -> str:
+def _answer_thought(gold: GoldQuestion, evidence: Sequence[str], quote: int = 0) -> str:
     """The words of the evidence the answer is taken from, then the answer."""
     wanted = normalize_answer(gold.answer)
     best = next((s for s in evidence if wanted in normalize_answer(s)), evidence[0])
@@ -356,6 +361,7 @@ def _answer_thought(gold: GoldQuestion, evidence: Sequence[str]) -> str:
         best,
         anchor=gold.answer,
         about=gold.question,
+        quote=quote,
         answer=gold.final,
     )
 
@@ -371,11 +377,12 @@ def _best_for_question(evidence: Sequence[str], gold: GoldQuestion) -> str:
     return max(evidence, key=score)
 
 
-def _comparing_thought(gold: GoldQuestion, hops: list[str], quotes: Mapping[str, str]) -> str:
-    """Both quotes side by side, then the answer."""
+def _comparing_thought(gold: GoldQuestion, hops: list[str], quotes: Mapping[str, str], quote: int = 0) -> str:
+    """Both quotes side by side (each at most ``quote`` characters, when it is not 0), then the answer."""
     a, b = hops[0], hops[-1]
     frame = f'"" and "". So the answer is {gold.final}.'
     half = (MAX_THOUGHT_CHARS - len(frame)) // 2
+    half = min(half, quote) if quote else half
     if half < 8:
         return f"So the answer is {gold.final}."[:MAX_THOUGHT_CHARS]
     qa, qb = (snippet(quotes.get(t, ""), half, about=gold.question) for t in (a, b))
