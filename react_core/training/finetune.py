@@ -191,10 +191,10 @@ def write_trajectory_file(plan: FinetunePlan, notify: Progress) -> Path:
     if files:
         knowledge = PackSource(gold_pack(files, folder / "gold-pack.sqlite"))
         try:
-            gold = from_gold(
+            written = from_gold(
                 files, recipe.method, knowledge, sentences=recipe.sentences, limit=recipe.limit, quote=recipe.quote
             )
-            for t in gold:
+            for t in written:
                 admit(t)
             if recipe.misses or recipe.partial:
                 questions = {q.id: q for _, q in gold_questions(files, limit=recipe.limit)}
