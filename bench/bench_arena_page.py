@@ -10,11 +10,10 @@ Max model calls set to 1 (one call a column) and a question of the pack, waits f
 * *unwatched*: Run → the fourth column saved to History, the browser having left the page right after the click (the
   columns run on in the server, and nothing redraws them).
 
-Both ways are compared at the save (as the chat's bench does): what drawing costs the model. The time to the screen
-adds the page timer's next look and the full rerun that draws the end, which an unwatched run has no equivalent of.
-
-The difference is what drawing the run costs the model, which computes on the same cores. With ``--before DIR`` (a
-checkout of other code, e.g. ``git archive main | tar -x -C DIR``) its rounds run too, interleaved with this one's.
+Both ways are compared at the save (as the chat's bench does): the difference is what drawing the run costs the
+model, which computes on the same cores. The time to the screen adds the page timer's next look and the full rerun
+that draws the end, which an unwatched run has no equivalent of. With ``--before DIR`` (a checkout of other code,
+e.g. ``git archive main | tar -x -C DIR``) its rounds run too, interleaved with this one's.
 
 Run: ``.venv/bin/python bench/bench_arena_page.py [--before DIR] [--rounds N]`` (needs Debian's chromium).
 """
@@ -46,6 +45,20 @@ def _saved_runs(history: Path) -> int:
         return 0
 
 
+def saved_then_shown(page, history: Path, runs: int, began: float, shown) -> dict:
+    """Seconds from ``began`` to ``runs`` runs saved in ``history`` (``saved``), then, unless the page was left, to
+    ``shown`` (a locator) on the screen (``shown``); the page's context is closed after."""
+    while _saved_runs(history) < runs:
+        time.sleep(0.05)
+    saved = time.perf_counter() - began
+    watched = page.url != "about:blank"
+    if watched:
+        shown.wait_for()
+    took = {"saved": saved, "shown": time.perf_counter() - began if watched else None}
+    page.context.close()
+    return took
+
+
 def one_round(browser, home: Path, cache: Path, pack: Path, root: Path = ROOT, *, watched: bool) -> dict:
     """Run → the fourth column saved to History (``saved``), and watched, → the ended arena on the screen (``shown``:
     the next look of the page's timer, then the full rerun that draws it)."""
@@ -73,15 +86,8 @@ def one_round(browser, home: Path, cache: Path, pack: Path, root: Path = ROOT, *
         if not watched:
             page.wait_for_timeout(500)  # the click's script run has started the columns
             page.goto("about:blank")
-        while _saved_runs(home / "history.sqlite") < 4:
-            time.sleep(0.05)
-        saved = time.perf_counter() - began
-        shown = None
-        if watched:
-            page.locator(".st-key-arena-clear button").wait_for()  # drawn once every column has ended
-            shown = time.perf_counter() - began
-        page.context.close()
-        return {"saved": saved, "shown": shown}
+        ended = page.locator(".st-key-arena-clear button")  # drawn once every column has ended
+        return saved_then_shown(page, home / "history.sqlite", 4, began, ended)
 
 
 def main() -> None:

@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.bench_arena_page import _saved_runs  # noqa: E402
+from bench.bench_arena_page import saved_then_shown  # noqa: E402
 from bench.bench_first_click import ARGS, CHROMIUM, WAIT_MS, WARMING, running_app  # noqa: E402
 from bench.common import add_before, checkouts, median, table, write_section  # noqa: E402
 
@@ -61,16 +61,9 @@ def one_round(browser, home: Path, cache: Path, pack: Path, root: Path, *, watch
             page.locator(".st-key-stop button").first.wait_for()  # the turn's job has started
             page.goto("about:blank")
         history = home / "history.sqlite"
-        while _saved_runs(history) < 1:
-            time.sleep(0.05)
-        saved = time.perf_counter() - began
-        shown = None
-        if watched:
-            page.get_by_text("Saved to History").wait_for()
-            shown = time.perf_counter() - began
-        page.context.close()
+        took = saved_then_shown(page, history, 1, began, page.get_by_text("Saved to History"))
     steps, engine = _saved_turn(history)
-    return {"saved": saved, "shown": shown, "steps": steps, "engine": engine}
+    return {**took, "steps": steps, "engine": engine}
 
 
 def main() -> None:
