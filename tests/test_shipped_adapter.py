@@ -1,6 +1,7 @@
 """The shipped ReAct adapters (adapters/*/): each made by this pipeline with the recipe the code names for its folder,
 from the shared train questions, for the packaged model; the default one (adapters/react-hotpotqa) is the on-device
-default, what its notice claims is what it measured, and the questions a new chat offers are ones it never trained on."""
+default, what its notice claims is what it measured, and the questions a new chat offers are ones it never trained
+on."""
 
 from __future__ import annotations
 
