@@ -166,3 +166,38 @@ def test_the_v3_recipe_is_v1_with_short_quotes_and_v1s_record_is_unchanged():
     assert v1.digest != v3.digest
     with pytest.raises(ConfigError, match="react only"):
         v1.updated(method="act", quote=60)
+
+
+def test_decision_first_thoughts_name_the_next_title_or_the_answer_before_the_quote(source):
+    """Recipe v4's thoughts (``decide_first``): the same actions and observations as v3's, and each thought that reads
+    one page names what comes next before the words that lead there; a thought comparing two pages compares first."""
+    v3 = lambda q, t: gold.write_react(q, t, quote=30)  # noqa: E731
+    v4 = lambda q, t: gold.write_react(q, t, quote=30, decide_first=True)  # noqa: E731
+    for record in RECORDS:
+        before, after = _write(source, record, v3), _write(source, record, v4)
+        if before is None:
+            assert after is None
+            continue
+        assert _actions(after) == _actions(before)
+        assert [s.observation.text for s in after.steps if s.observation] == [
+            s.observation.text for s in before.steps if s.observation
+        ]
+        assert [sorted(_quotes(s.thought)) for s in after.steps] == [sorted(_quotes(s.thought)) for s in before.steps]
+    bridge = _write(source, _record("bridge"), v4)
+    assert bridge.steps[1].thought.startswith("Next I need to search Anna Varga. It says \"")
+    assert bridge.steps[2].thought.startswith("The answer is Marseille. It says \"")
+    assert "Marseille" in _quotes(bridge.steps[2].thought)[0]
+    compare = _write(source, _record("compare"), v4)
+    assert compare.steps[1].thought.startswith("Now I need to search ")
+    assert compare.steps[-1].thought.startswith('"') and "So the answer is" in compare.steps[-1].thought
+
+
+def test_the_v4_recipe_is_v3_with_the_decision_first_on_600_questions():
+    from react_core.base.errors import ConfigError
+    from react_core.training.recipe import Recipe
+
+    v1, v3, v4 = Recipe.ALL["v1"], Recipe.ALL["v3"], Recipe.ALL["v4"]
+    assert v4 == v3.updated(decide_first=True, limit=600)
+    assert "decide_first" not in v1.to_dict() and "decide_first" not in v3.to_dict() and v4.to_dict()["decide_first"]
+    with pytest.raises(ConfigError, match="react only"):
+        v1.updated(method="act", decide_first=True)

@@ -192,7 +192,13 @@ def write_trajectory_file(plan: FinetunePlan, notify: Progress) -> Path:
         knowledge = PackSource(gold_pack(files, folder / "gold-pack.sqlite"))
         try:
             written = from_gold(
-                files, recipe.method, knowledge, sentences=recipe.sentences, limit=recipe.limit, quote=recipe.quote
+                files,
+                recipe.method,
+                knowledge,
+                sentences=recipe.sentences,
+                limit=recipe.limit,
+                quote=recipe.quote,
+                decide_first=recipe.decide_first,
             )
             for t in written:
                 admit(t)

@@ -297,10 +297,20 @@ def _first_thought(gold: GoldQuestion, hops: list[str], names: Mapping[str, str]
     return f"I need to search {first}."[:MAX_THOUGHT_CHARS]
 
 
-def write_react(gold: GoldQuestion, tools: ToolRegistry, *, quote: int = 0) -> Trace | None:
+# A thought that reads one page, as evidence then decision (v1) or decision then evidence (``decide_first``, v4).
+_NEXT = ('It says "{quote}". Next I need to search {nxt}.', 'Next I need to search {nxt}. It says "{quote}".')
+_BOTH = ('{name}: "{quote}". Now I need to search {nxt}.', 'Now I need to search {nxt}. {name}: "{quote}".')
+_ANSWER = ('It says "{quote}". So the answer is {answer}.', 'The answer is {answer}. It says "{quote}".')
+
+
+def write_react(gold: GoldQuestion, tools: ToolRegistry, *, quote: int = 0, decide_first: bool = False) -> Trace | None:
     """The ReAct trajectory of ``gold`` with ``tools`` (Search and Lookup over a knowledge source that holds its
     paragraphs), or None when it cannot be written faithfully. ``quote``: at most this many characters of a sentence
-    in a thought, the words around the answer or the next title (0: as many as the thought's line holds)."""
+    in a thought, the words around the answer or the next title (0: as many as the thought's line holds).
+    ``decide_first``: a thought that reads one page names what to do next (the next title, the answer) before the
+    words that lead there, so the model picks them right after the observation, as Act's action does; a thought that
+    compares two pages still compares first."""
+    order = int(decide_first)
     if not writable(gold.final) or len(gold.supporting) < 2:
         return None
     hops = plan_hops(gold)
@@ -318,14 +328,14 @@ def write_react(gold: GoldQuestion, tools: ToolRegistry, *, quote: int = 0) -> T
         rest = hops[n + 1 :]
         if not compare and _holds(evidence, gold.answer) and all(_mentioned_at(gold.question, t) >= 0 for t in rest):
             # The answer is in view and what is left only restates the question: answer now, as a reader would.
-            writer.finish(_answer_thought(gold, evidence, quote))
+            writer.finish(_answer_thought(gold, evidence, quote, _ANSWER[order]))
             return writer.trace()
         nxt = rest[0] if rest else ""
         if nxt and not compare:
             anchor = base_title(nxt)
             best = next((s for s in evidence if anchor.casefold() in s.casefold()), evidence[0])
             thought = _quoted(
-                'It says "{quote}". Next I need to search {nxt}.',
+                _NEXT[order],
                 best,
                 anchor=anchor,
                 about=gold.question,
@@ -335,7 +345,7 @@ def write_react(gold: GoldQuestion, tools: ToolRegistry, *, quote: int = 0) -> T
         elif nxt:
             quotes[title] = _best_for_question(evidence, gold)
             thought = _quoted(
-                '{name}: "{quote}". Now I need to search {nxt}.',
+                _BOTH[order],
                 quotes[title],
                 anchor="",
                 about=gold.question,
@@ -348,16 +358,16 @@ def write_react(gold: GoldQuestion, tools: ToolRegistry, *, quote: int = 0) -> T
     if compare:
         writer.finish(_comparing_thought(gold, hops, quotes, quote))
     else:
-        writer.finish(_answer_thought(gold, gold.evidence(hops[-1]) or [""], quote))
+        writer.finish(_answer_thought(gold, gold.evidence(hops[-1]) or [""], quote, _ANSWER[order]))
     return writer.trace()
 
 
-def _answer_thought(gold: GoldQuestion, evidence: Sequence[str], quote: int = 0) -> str:
-    """The words of the evidence the answer is taken from, then the answer."""
+def _answer_thought(gold: GoldQuestion, evidence: Sequence[str], quote: int = 0, template: str = _ANSWER[0]) -> str:
+    """The words of the evidence the answer is taken from and the answer, in ``template``'s order."""
     wanted = normalize_answer(gold.answer)
     best = next((s for s in evidence if wanted in normalize_answer(s)), evidence[0])
     return _quoted(
-        'It says "{quote}". So the answer is {answer}.',
+        template,
         best,
         anchor=gold.answer,
         about=gold.question,
