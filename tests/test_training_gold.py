@@ -184,8 +184,8 @@ def test_decision_first_thoughts_name_the_next_title_or_the_answer_before_the_qu
         ]
         assert [sorted(_quotes(s.thought)) for s in after.steps] == [sorted(_quotes(s.thought)) for s in before.steps]
     bridge = _write(source, _record("bridge"), v4)
-    assert bridge.steps[1].thought.startswith("Next I need to search Anna Varga. It says \"")
-    assert bridge.steps[2].thought.startswith("The answer is Marseille. It says \"")
+    assert bridge.steps[1].thought.startswith('Next I need to search Anna Varga. It says "')
+    assert bridge.steps[2].thought.startswith('The answer is Marseille. It says "')
     assert "Marseille" in _quotes(bridge.steps[2].thought)[0]
     compare = _write(source, _record("compare"), v4)
     assert compare.steps[1].thought.startswith("Now I need to search ")
