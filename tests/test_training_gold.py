@@ -137,18 +137,24 @@ def _quotes(thought):
     return [q for i, q in enumerate(thought.split('"')) if i % 2 == 1]
 
 
+def _pairs(source, one, other):
+    """Each record's trajectories by two writers that must take the same actions and see the same observations."""
+    for record in RECORDS:
+        a, b = _write(source, record, one), _write(source, record, other)
+        if a is None:
+            assert b is None
+            continue
+        assert _actions(b) == _actions(a)
+        assert [s.observation.text for s in b.steps if s.observation] == [
+            s.observation.text for s in a.steps if s.observation
+        ]
+        yield a, b
+
+
 def test_short_quotes_keep_the_same_actions_and_quote_the_words_around_the_answer(source):
     """Recipe v3's thoughts (``quote``): each quote at most that many characters, still holding the answer or the next
     title, the actions and observations the same as with whole-line quotes."""
-    for record in RECORDS:
-        long, short = _write(source, record), _write(source, record, lambda q, t: gold.write_react(q, t, quote=30))
-        if long is None:
-            assert short is None
-            continue
-        assert _actions(short) == _actions(long)
-        assert [s.observation.text for s in short.steps if s.observation] == [
-            s.observation.text for s in long.steps if s.observation
-        ]
+    for _long, short in _pairs(source, gold.write_react, lambda q, t: gold.write_react(q, t, quote=30)):
         for step in short.steps:
             assert all(len(q) <= 30 for q in _quotes(step.thought))
     bridge = _write(source, _record("bridge"), lambda q, t: gold.write_react(q, t, quote=30))
@@ -173,15 +179,7 @@ def test_decision_first_thoughts_name_the_next_title_or_the_answer_before_the_qu
     one page names what comes next before the words that lead there; a thought comparing two pages compares first."""
     v3 = lambda q, t: gold.write_react(q, t, quote=30)  # noqa: E731
     v4 = lambda q, t: gold.write_react(q, t, quote=30, decide_first=True)  # noqa: E731
-    for record in RECORDS:
-        before, after = _write(source, record, v3), _write(source, record, v4)
-        if before is None:
-            assert after is None
-            continue
-        assert _actions(after) == _actions(before)
-        assert [s.observation.text for s in after.steps if s.observation] == [
-            s.observation.text for s in before.steps if s.observation
-        ]
+    for before, after in _pairs(source, v3, v4):
         assert [sorted(_quotes(s.thought)) for s in after.steps] == [sorted(_quotes(s.thought)) for s in before.steps]
     bridge = _write(source, _record("bridge"), v4)
     assert bridge.steps[1].thought.startswith('Next I need to search Anna Varga. It says "')
