@@ -362,7 +362,7 @@ def write_react(gold: GoldQuestion, tools: ToolRegistry, *, quote: int = 0, deci
     return writer.trace()
 
 
-def _answer_thought(gold: GoldQuestion, evidence: Sequence[str], quote: int = 0, template: str = _ANSWER[0]) -> str:
+def _answer_thought(gold: GoldQuestion, evidence: Sequence[str], quote: int, template: str) -> str:
     """The words of the evidence the answer is taken from and the answer, in ``template``'s order."""
     wanted = normalize_answer(gold.answer)
     best = next((s for s in evidence if wanted in normalize_answer(s)), evidence[0])
