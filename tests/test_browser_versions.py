@@ -11,7 +11,6 @@ stays beside the server's files for a person to look at.
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 from browser_helpers import (
@@ -61,22 +60,12 @@ def _expand(page, title: str, inside: str) -> None:
 
 def _pick(page, label: str, *options: str) -> None:
     """Choose options of a multiselect by their text."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
     box = page.get_by_test_id("stMultiSelect").filter(has_text=label)
     for option in options:
+        # A rerun under way on a loaded machine may redraw the list and lose the click: once it settles, choose again.
         chip = box.get_by_label(f"Remove {option}", exact=True)
-        deadline = time.monotonic() + WAIT_MS / 1000
-        while True:  # a rerun under way on a loaded machine may redraw the list and lose the click: choose it again
-            _open_and_click(page, box, page.get_by_role("option", name=option, exact=True))
-            try:
-                chip.wait_for(timeout=5_000)
-                break
-            except PlaywrightTimeout:
-                assert time.monotonic() < deadline, f"{option} was never chosen in {label}"
-                settled(page)
-                if chip.is_visible():
-                    break
+        item = page.get_by_role("option", name=option, exact=True)
+        reveal(page, chip, chip.is_visible, lambda item=item: _open_and_click(page, box, item))
         page.keyboard.press("Escape")
 
 
