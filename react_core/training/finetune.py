@@ -199,6 +199,7 @@ def write_trajectory_file(plan: FinetunePlan, notify: Progress) -> Path:
                 limit=recipe.limit,
                 quote=recipe.quote,
                 decide_first=recipe.decide_first,
+                terse=recipe.terse,
             )
             for t in written:
                 admit(t)

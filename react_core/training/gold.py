@@ -229,6 +229,7 @@ class _Writer:
     gold: GoldQuestion
     tools: ToolRegistry
     steps: list[Step]
+    style: int = 0  # which of each thought template (``_NEXT`` ...): 0 quote first, 1 decision first, 2 decision only
 
     def act(self, thought: str, tool: str, value: str) -> Observation:
         action = Action(tool, value)
@@ -252,7 +253,7 @@ class _Writer:
         from)."""
         if name != title:
             self.act(thought, "search", name)
-            thought = f"{title} is among the similar titles, so I need to search it."
+            thought = _RECOVER[self.style].format(title=title)
         seen = self.act(thought[:MAX_THOUGHT_CHARS], "search", title)
         if seen.is_error or not seen.evidence:
             return False
@@ -297,27 +298,48 @@ def _first_thought(gold: GoldQuestion, hops: list[str], names: Mapping[str, str]
     return f"I need to search {first}."[:MAX_THOUGHT_CHARS]
 
 
-# A thought that reads one page, as evidence then decision (v1) or decision then evidence (``decide_first``, v4).
-_NEXT = ('It says "{quote}". Next I need to search {nxt}.', 'Next I need to search {nxt}. It says "{quote}".')
-_BOTH = ('{name}: "{quote}". Now I need to search {nxt}.', 'Now I need to search {nxt}. {name}: "{quote}".')
-_ANSWER = ('It says "{quote}". So the answer is {answer}.', 'The answer is {answer}. It says "{quote}".')
+# A thought that reads one page, as evidence then decision (v1), decision then evidence (``decide_first``, v4) or
+# the decision alone (``terse``, v5), and the one after a miss whose title is among the similar ones.
+_NEXT = (
+    'It says "{quote}". Next I need to search {nxt}.',
+    'Next I need to search {nxt}. It says "{quote}".',
+    "Next I need to search {nxt}.",
+)
+_BOTH = (
+    '{name}: "{quote}". Now I need to search {nxt}.',
+    'Now I need to search {nxt}. {name}: "{quote}".',
+    "Now I need to search {nxt}.",
+)
+_ANSWER = (
+    'It says "{quote}". So the answer is {answer}.',
+    'The answer is {answer}. It says "{quote}".',
+    "So the answer is {answer}.",
+)
+_RECOVER = (
+    "{title} is among the similar titles, so I need to search it.",
+    "{title} is among the similar titles, so I need to search it.",
+    "I need to search {title}, as the similar titles spell it.",
+)
 
 
-def write_react(gold: GoldQuestion, tools: ToolRegistry, *, quote: int = 0, decide_first: bool = False) -> Trace | None:
+def write_react(
+    gold: GoldQuestion, tools: ToolRegistry, *, quote: int = 0, decide_first: bool = False, terse: bool = False
+) -> Trace | None:
     """The ReAct trajectory of ``gold`` with ``tools`` (Search and Lookup over a knowledge source that holds its
     paragraphs), or None when it cannot be written faithfully. ``quote``: at most this many characters of a sentence
     in a thought, the words around the answer or the next title (0: as many as the thought's line holds).
     ``decide_first``: a thought that reads one page names what to do next (the next title, the answer) before the
     words that lead there, so the model picks them right after the observation, as Act's action does; a thought that
-    compares two pages still compares first."""
-    order = int(decide_first)
+    compares two pages still compares first. ``terse``: such a thought names the decision alone, no quote (the nearest
+    ReAct gets to Act, which names its action right after the observation); the comparing thought still quotes."""
+    order = 2 if terse else int(decide_first)
     if not writable(gold.final) or len(gold.supporting) < 2:
         return None
     hops = plan_hops(gold)
     if any(not writable(t) for t in hops):
         return None
     compare = gold.type == "comparison" or gold.yes_no
-    writer = _Writer(gold, tools, [])
+    writer = _Writer(gold, tools, [], order)
     names = {t: writer.name_for(t) for t in hops}
     thought = _first_thought(gold, hops, names)
     quotes: dict[str, str] = {}

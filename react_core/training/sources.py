@@ -97,14 +97,15 @@ def from_gold(
     limit: int = 0,
     quote: int = 0,
     decide_first: bool = False,
+    terse: bool = False,
 ) -> Iterator[Trajectory | None]:
     """Each question of ``files`` (at most ``limit`` in all, 0: every one) as a trajectory of ``method``, or None
     where it cannot be written faithfully. ``knowledge``: a knowledge source holding their paragraphs; ``quote``: the
-    longest quote in a ReAct thought and ``decide_first`` its order (``gold.write_react``)."""
+    longest quote in a ReAct thought, ``decide_first`` its order and ``terse`` none (``gold.write_react``)."""
     for path, question in gold_questions(files, limit=limit):
         tools = ToolRegistry(make_wiki_tools(knowledge, sentences=sentences))
         writer = {
-            "react": lambda q, t=tools: golden.write_react(q, t, quote=quote, decide_first=decide_first),
+            "react": lambda q, t=tools: golden.write_react(q, t, quote=quote, decide_first=decide_first, terse=terse),
             "act": lambda q, t=tools: golden.write_act(q, t),
             "cot": golden.write_cot,
             "standard": golden.write_standard,
