@@ -199,3 +199,34 @@ def test_the_v4_recipe_is_v3_with_the_decision_first_on_600_questions():
     assert "decide_first" not in v1.to_dict() and "decide_first" not in v3.to_dict() and v4.to_dict()["decide_first"]
     with pytest.raises(ConfigError, match="react only"):
         v1.updated(method="act", decide_first=True)
+
+
+def test_terse_thoughts_name_the_decision_alone_and_a_miss_names_the_title_as_listed(source):
+    """Recipe v5's thoughts (``terse``): the same actions and observations as v4's; a thought that reads one page names
+    the next title or the answer and quotes nothing, the thought after a miss names the title the similar titles
+    offer, the plan and the comparing thought stay as they were."""
+    v4 = lambda q, t: gold.write_react(q, t, quote=30, decide_first=True)  # noqa: E731
+    v5 = lambda q, t: gold.write_react(q, t, quote=30, terse=True)  # noqa: E731
+    for before, after in _pairs(source, v4, v5):
+        assert after.steps[0].thought == before.steps[0].thought  # the plan
+        compares = '" and "' in before.steps[-1].thought
+        assert (after.steps[-1].thought == before.steps[-1].thought) is compares
+        assert all(not _quotes(s.thought) for s in after.steps[: -1 if compares else None])
+    bridge = _write(source, _record("bridge"), v5)
+    assert [s.thought for s in bridge.steps[1:]] == ["Next I need to search Anna Varga.", "So the answer is Marseille."]
+    missed, v4_missed = (_write(source, _record("miss"), w) for w in (v5, v4))
+    assert missed.steps[1].thought == "I need to search Doolittle (album), as the similar titles spell it."
+    # v4 keeps v1's thought after a miss
+    assert v4_missed.steps[1].thought == "Doolittle (album) is among the similar titles, so I need to search it."
+    assert missed.steps[0].observation.text.startswith("Could not find [Doolittle]. Similar: ['Doolittle (album)'")
+
+
+def test_the_v5_recipe_is_v4_with_the_decision_alone():
+    from react_core.base.errors import ConfigError
+    from react_core.training.recipe import Recipe
+
+    v4, v5 = Recipe.ALL["v4"], Recipe.ALL["v5"]
+    assert v5 == v4.updated(decide_first=False, terse=True)
+    assert all("terse" not in Recipe.ALL[name].to_dict() for name in ("v1", "v2", "v3", "v4")) and v5.to_dict()["terse"]
+    with pytest.raises(ConfigError, match="react only"):
+        v4.updated(method="act", decide_first=False, quote=0, terse=True)
