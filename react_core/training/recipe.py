@@ -180,21 +180,18 @@ Recipe.ALL = {
         held_out=DEV_QUESTIONS,
         note="v3's with the decision first (the next title or the answer, then the quote), on 600 of the 996 questions",
     ),
-    # v5: v4's with the decision alone. v4 was right on more of the episodes it finished than v3 (16 % against 11 %),
-    # Act (no thoughts) on more still (25 %): a thought that reads one page now only names the next title or the
-    # answer (`Next I need to search Anna Varga.`), and the thought after a missed Search names the title as the
-    # similar titles spell it. The first thought (the plan) and the comparing thought (both pages' words, then the
-    # answer) stay as v4 wrote them. Measured (docs/finetune.md): EM 10.5, F1 16.8, 157 of 200 finished, 76 % grounded;
-    # right on 13 % of what it finished, so the quote was not what kept ReAct from Act's answers. v1 stays shipped.
-    "v5": Recipe(
-        method="react",
-        quote=60,
-        terse=True,
-        limit=600,
-        held_out=DEV_QUESTIONS,
-        note="v4's with thoughts that name the next title or the answer alone (comparisons still quote both pages)",
-    ),
 }
+# v5: v4's with the decision alone. v4 was right on more of the episodes it finished than v3 (16 % against 11 %),
+# Act (no thoughts) on more still (25 %): a thought that reads one page now only names the next title or the
+# answer (`Next I need to search Anna Varga.`), and the thought after a missed Search names the title as the
+# similar titles spell it. The first thought (the plan) and the comparing thought (both pages' words, then the
+# answer) stay as v4 wrote them. Measured (docs/finetune.md): EM 10.5, F1 16.8, 157 of 200 finished, 76 % grounded;
+# right on 13 % of what it finished, so the quote was not what kept ReAct from Act's answers. v1 stays shipped.
+Recipe.ALL["v5"] = Recipe.ALL["v4"].updated(
+    decide_first=False,
+    terse=True,
+    note="v4's with thoughts that name the next title or the answer alone (comparisons still quote both pages)",
+)
 
 # The adapters shipped in adapters/: each folder's name -> the recipe that made it. The default (DEFAULT_ADAPTER) is
 # the on-device default; the others are there to be chosen by file (--adapter, REACT_ADAPTER) and measured.
