@@ -230,3 +230,17 @@ def test_an_input_or_a_thought_cannot_start_with_what_parsing_would_trim(fmt):
         assert not pattern.fullmatch(valid.replace("QQ", blank)), repr(blank)
         if "Go." in valid:
             assert not pattern.fullmatch(valid.replace("Go.", blank + "Go.")), repr(blank)
+
+
+@pytest.mark.parametrize("fmt", ["paper", "pause", "xml"])
+def test_a_thought_may_start_with_o_but_never_with_observation(fmt):
+    f = DIALECTS[fmt]
+    pattern = re.compile(gbnf_to_regex(f.grammar(["search"], 1)), re.DOTALL)
+
+    def allowed(thought: str) -> bool:
+        step = Step(1, thought=thought, action=Action("search", "Oneida Community"))
+        return bool(pattern.fullmatch(f.render_model_part(step)[len(f.step_prefix(1)) :]))
+
+    assert allowed("Oneida Limited has no page of its own.") and allowed("only one is left.")
+    for leaked in ("Observation 1: Oneida Limited is a company.", "observation: none", "Ob"):
+        assert not allowed(leaked), leaked

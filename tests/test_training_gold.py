@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 from training_helpers import RECORDS, UNFOUND, write_records
 
-from react_core.dialects.grammar import MAX_THOUGHT_CHARS
 from react_core.knowledge.pack import PackSource
 from react_core.tools.registry import ToolRegistry
 from react_core.tools.wiki import make_wiki_tools
@@ -55,7 +54,7 @@ def test_every_observation_is_what_the_knowledge_sources_own_tools_return(source
 def test_every_thought_is_one_line_the_grammar_allows(source):
     for record in RECORDS:
         for step in _write(source, record).steps:
-            assert 0 < len(step.thought) <= MAX_THOUGHT_CHARS and "\n" not in step.thought
+            assert 0 < len(step.thought) <= gold.GOLD_THOUGHT_CHARS and "\n" not in step.thought
 
 
 def test_a_supporting_sentence_past_the_first_five_is_looked_up(source):
@@ -230,3 +229,31 @@ def test_the_v5_recipe_is_v4_with_the_decision_alone():
     assert all("terse" not in Recipe.ALL[name].to_dict() for name in ("v1", "v2", "v3", "v4")) and v5.to_dict()["terse"]
     with pytest.raises(ConfigError, match="react only"):
         v4.updated(method="act", decide_first=False, quote=0, terse=True)
+
+
+def test_terse_comparisons_name_the_answer_alone_after_the_same_steps(source):
+    """Recipe v6's thoughts (``terse_compare``): v5's trajectories, but the thought that compares two pages names the
+    answer alone; every other thought, action and observation is v5's."""
+    v5 = lambda q, t: gold.write_react(q, t, quote=30, terse=True)  # noqa: E731
+    v6 = lambda q, t: gold.write_react(q, t, quote=30, terse=True, terse_compare=True)  # noqa: E731
+    compared = 0
+    for before, after in _pairs(source, v5, v6):  # the same actions and observations
+        assert [s.thought for s in after.steps[:-1]] == [s.thought for s in before.steps[:-1]]
+        if '" and "' in before.steps[-1].thought:
+            compared += 1
+            assert after.steps[-1].thought == f"So the answer is {after.steps[-1].final_answer}."
+        else:
+            assert after.steps[-1].thought == before.steps[-1].thought
+        assert not any(_quotes(s.thought) for s in after.steps)
+    assert compared
+
+
+def test_the_v6_recipe_is_v5_with_terse_comparisons():
+    from react_core.base.errors import ConfigError
+    from react_core.training.recipe import Recipe
+
+    v5, v6 = Recipe.ALL["v5"], Recipe.ALL["v6"]
+    assert v6 == v5.updated(terse_compare=True) and v6.thoughts["terse_compare"]
+    assert all("terse_compare" not in Recipe.ALL[n].to_dict() for n in ("v1", "v2", "v3", "v4", "v5"))
+    with pytest.raises(ConfigError, match="react only"):
+        Recipe(method="act", terse_compare=True)

@@ -41,8 +41,10 @@ MAX_JSON_INPUT_CHARS = 400
 # Every character Python's str.split() takes for a blank: parsing trims them, so an input cannot start with one.
 BLANKS = "".join(chr(i) for i in range(0x3001) if chr(i).isspace())
 # A thought may not start with a blank or with what the parsers read as the environment's part or as markup
-# ("Observation", "> quote", "**bold**", "# heading").
+# ("Observation", "> quote", "**bold**", "# heading"). An O may start it when no b follows (the paper's own "Oneida
+# Limited has no page of its own." does): "Ob" is where "Observation" parts from every other word worth keeping.
 _THOUGHT_FIRST_EXCLUDED = BLANKS + "*_#>`Oo"
+_THOUGHT_FIRST_PAIRS = {"O": "bB", "o": "bB"}
 # A tool input may not start with a blank, a quote or a brace: parsing trims blanks, strips a matching pair of quotes
 # and, in the mrkl dialect, decodes JSON (`{"query": ""}` would be an empty input).
 _INPUT_FIRST_EXCLUDED = BLANKS + "\"'`{"
@@ -61,9 +63,17 @@ def _stop_pairs(stops: tuple[str, ...]) -> dict[str, str]:
     return pairs
 
 
-def _run_rule(name: str, first_excluded: str, excluded: str, pairs: dict[str, str], most: int) -> list[str]:
+def _run_rule(
+    name: str,
+    first_excluded: str,
+    excluded: str,
+    pairs: dict[str, str],
+    most: int,
+    first_pairs: dict[str, str] | None = None,
+) -> list[str]:
     """Rules for ``name``: one line of 1..``most`` characters none of which is in ``excluded``, the first not in
-    ``first_excluded`` either, and no forbidden two-character start of a stop sequence."""
+    ``first_excluded`` either unless it is a key of ``first_pairs`` followed by none of its characters, and no
+    forbidden two-character start of a stop sequence."""
     starts = "".join(pairs)
     plain = char_class(excluded + starts)
     options = [plain] + [f"{literal(a)} {char_class(excluded + starts + follow)}" for a, follow in pairs.items()]
@@ -72,6 +82,10 @@ def _run_rule(name: str, first_excluded: str, excluded: str, pairs: dict[str, st
         f"{literal(a)} {char_class(excluded + starts + follow)}"
         for a, follow in pairs.items()
         if a not in first_excluded
+    ]
+    first += [
+        f"{literal(a)} {char_class(excluded + starts + follow + pairs.get(a, ''))}"
+        for a, follow in (first_pairs or {}).items()
     ]
     tail = f" ({' | '.join(literal(a) for a in pairs)})?" if pairs else ""
     return [
@@ -165,5 +179,5 @@ def grammar_for(fmt: Dialect, tools: list[str], index: int) -> str:
     (lead, has_thought) = leads.pop()
     root = f"root ::= {literal(lead)} " + ("thought " if has_thought else "") + f"( {' | '.join(alternatives)} )"
     if has_thought:
-        rules += _run_rule("thought", _THOUGHT_FIRST_EXCLUDED, _DROPPED, pairs, MAX_THOUGHT_CHARS)
+        rules += _run_rule("thought", _THOUGHT_FIRST_EXCLUDED, _DROPPED, pairs, MAX_THOUGHT_CHARS, _THOUGHT_FIRST_PAIRS)
     return "\n".join([root, *rules]) + "\n"

@@ -197,9 +197,7 @@ def write_trajectory_file(plan: FinetunePlan, notify: Progress) -> Path:
                 knowledge,
                 sentences=recipe.sentences,
                 limit=recipe.limit,
-                quote=recipe.quote,
-                decide_first=recipe.decide_first,
-                terse=recipe.terse,
+                thoughts=recipe.thoughts,
             )
             for t in written:
                 admit(t)

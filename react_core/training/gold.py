@@ -25,8 +25,12 @@ from typing import Any
 
 from react_core.base.answers import normalize_answer
 from react_core.base.trace import Action, Observation, Step, Trace
-from react_core.dialects.grammar import MAX_INPUT_CHARS, MAX_THOUGHT_CHARS
+from react_core.dialects.grammar import MAX_INPUT_CHARS
 from react_core.tools.registry import ToolRegistry
+
+# The longest gold thought: the grammar's line when v1 was made. Fixed here, so that every recipe's trajectories
+# stay what they were (the shipped manifests record recipes, not this length) when the grammar gives more room.
+GOLD_THOUGHT_CHARS = 160
 
 # Sentences a Search shows (the paper's and the app's default): a supporting sentence past them needs a Lookup.
 SEARCH_SENTENCES = 5
@@ -181,7 +185,7 @@ def variant(gold: GoldQuestion, choices: Sequence[str]) -> str:
 
 
 def _fit(template: str, quote: str, **values: str) -> str:
-    """``template`` with ``{quote}`` cut so the whole thought fits the grammar's one line (MAX_THOUGHT_CHARS)."""
+    """``template`` with ``{quote}`` cut so the whole thought fits GOLD_THOUGHT_CHARS."""
     room = _room(template, **values)
     if len(quote) > room:
         quote = quote[:room].rsplit(" ", 1)[0] if room > 0 else ""
@@ -189,7 +193,7 @@ def _fit(template: str, quote: str, **values: str) -> str:
 
 
 def _room(template: str, **values: str) -> int:
-    return MAX_THOUGHT_CHARS - len(template.replace("{quote}", "").format(**values))
+    return GOLD_THOUGHT_CHARS - len(template.replace("{quote}", "").format(**values))
 
 
 def _quoted(template: str, sentence: str, *, anchor: str, about: str, quote: int = 0, **values: str) -> str:
@@ -254,7 +258,7 @@ class _Writer:
         if name != title:
             self.act(thought, "search", name)
             thought = _RECOVER[self.style].format(title=title)
-        seen = self.act(thought[:MAX_THOUGHT_CHARS], "search", title)
+        seen = self.act(thought[:GOLD_THOUGHT_CHARS], "search", title)
         if seen.is_error or not seen.evidence:
             return False
         sentences = self.gold.paragraphs.get(title, [])
@@ -265,7 +269,7 @@ class _Writer:
         if keyword is None:
             return False
         thought = f"{base_title(title)} does not say it in its first sentences. I need to look up {keyword}."
-        found = self.act(thought[:MAX_THOUGHT_CHARS], "lookup", keyword)
+        found = self.act(thought[:GOLD_THOUGHT_CHARS], "lookup", keyword)
         return not found.is_error and found.evidence
 
     def finish(self, thought: str) -> None:
@@ -285,7 +289,7 @@ class _Writer:
 def _first_thought(gold: GoldQuestion, hops: list[str], names: Mapping[str, str]) -> str:
     first = names[hops[0]]
     if len(hops) == 2 and (gold.type == "comparison" or gold.yes_no):
-        return f"I need to search {first} and {names[hops[1]]}, then compare them."[:MAX_THOUGHT_CHARS]
+        return f"I need to search {first} and {names[hops[1]]}, then compare them."[:GOLD_THOUGHT_CHARS]
     if _mentioned_at(gold.question, hops[0]) >= 0:
         return variant(
             gold,
@@ -294,8 +298,8 @@ def _first_thought(gold: GoldQuestion, hops: list[str], names: Mapping[str, str]
                 f"The question is about {base_title(hops[0])}. I need to search {first} first.",
                 f"I need to search {first} and follow what it says to the answer.",
             ),
-        )[:MAX_THOUGHT_CHARS]
-    return f"I need to search {first}."[:MAX_THOUGHT_CHARS]
+        )[:GOLD_THOUGHT_CHARS]
+    return f"I need to search {first}."[:GOLD_THOUGHT_CHARS]
 
 
 # A thought that reads one page, as evidence then decision (v1), decision then evidence (``decide_first``, v4) or
@@ -323,7 +327,13 @@ _RECOVER = (
 
 
 def write_react(
-    gold: GoldQuestion, tools: ToolRegistry, *, quote: int = 0, decide_first: bool = False, terse: bool = False
+    gold: GoldQuestion,
+    tools: ToolRegistry,
+    *,
+    quote: int = 0,
+    decide_first: bool = False,
+    terse: bool = False,
+    terse_compare: bool = False,
 ) -> Trace | None:
     """The ReAct trajectory of ``gold`` with ``tools`` (Search and Lookup over a knowledge source that holds its
     paragraphs), or None when it cannot be written faithfully. ``quote``: at most this many characters of a sentence
@@ -331,7 +341,8 @@ def write_react(
     ``decide_first``: a thought that reads one page names what to do next (the next title, the answer) before the
     words that lead there, so the model picks them right after the observation, as Act's action does; a thought that
     compares two pages still compares first. ``terse``: such a thought names the decision alone, no quote (the nearest
-    ReAct gets to Act, which names its action right after the observation); the comparing thought still quotes."""
+    ReAct gets to Act, which names its action right after the observation); the comparing thought still quotes, unless
+    ``terse_compare``: then it too names the answer alone."""
     order = 2 if terse else int(decide_first)
     if not writable(gold.final) or len(gold.supporting) < 2:
         return None
@@ -377,7 +388,9 @@ def write_react(
             )
         else:
             quotes[title] = _best_for_question(evidence, gold)
-    if compare:
+    if compare and terse_compare:
+        writer.finish(_ANSWER[2].format(answer=gold.final))
+    elif compare:
         writer.finish(_comparing_thought(gold, hops, quotes, quote))
     else:
         writer.finish(_answer_thought(gold, gold.evidence(hops[-1]) or [""], quote, _ANSWER[order]))
@@ -413,10 +426,10 @@ def _comparing_thought(gold: GoldQuestion, hops: list[str], quotes: Mapping[str,
     """Both quotes side by side (each at most ``quote`` characters, when it is not 0), then the answer."""
     a, b = hops[0], hops[-1]
     frame = f'"" and "". So the answer is {gold.final}.'
-    half = (MAX_THOUGHT_CHARS - len(frame)) // 2
+    half = (GOLD_THOUGHT_CHARS - len(frame)) // 2
     half = min(half, quote) if quote else half
     if half < 8:
-        return f"So the answer is {gold.final}."[:MAX_THOUGHT_CHARS]
+        return f"So the answer is {gold.final}."[:GOLD_THOUGHT_CHARS]
     qa, qb = (snippet(quotes.get(t, ""), half, about=gold.question) for t in (a, b))
     return f'"{qa}" and "{qb}". So the answer is {gold.final}.'
 

@@ -25,11 +25,10 @@ from dataclasses import replace
 
 from react_core.base.answers import normalize_answer
 from react_core.base.trace import Action, Observation, Step, Trace
-from react_core.dialects.grammar import MAX_THOUGHT_CHARS
 from react_core.evaluation.strategies import PAPER_REACT_STEPS
 from react_core.tools.registry import ToolRegistry
 from react_core.tools.wiki import clean_entity
-from react_core.training.gold import GoldQuestion, base_title, snippet, variant
+from react_core.training.gold import GOLD_THOUGHT_CHARS, GoldQuestion, base_title, snippet, variant
 from react_core.training.queries import NAME_STYLES, candidates, parts, style_order
 
 Tools = Callable[[], ToolRegistry]  # a fresh run's Search and Lookup over the knowledge source
@@ -82,13 +81,13 @@ def _naming(thought: str, title: str, query: str) -> str | None:
     key = f"search {title}"
     at = thought.rfind(key)
     changed = thought[:at] + f"search {query}" + thought[at + len(key) :]
-    return changed if at >= 0 and len(changed) <= MAX_THOUGHT_CHARS else None
+    return changed if at >= 0 and len(changed) <= GOLD_THOUGHT_CHARS else None
 
 
 def _fits(text: str) -> str | None:
     """A thought that fits the grammar's line (and a title ending in a full stop does not end it twice)."""
     text = text[:-1] if text.endswith("..") and not text.endswith("...") else text
-    return text if len(text) <= MAX_THOUGHT_CHARS else None
+    return text if len(text) <= GOLD_THOUGHT_CHARS else None
 
 
 class _Probe:
@@ -236,7 +235,7 @@ def _says(text: str, answer: str) -> bool:
 
 def _answering(gold: GoldQuestion, query: str, read: str) -> str | None:
     """The finishing thought: the words of what was read that hold the answer, then the answer."""
-    room = MAX_THOUGHT_CHARS - len(PARTIAL.format(query=query, quote="", answer=gold.final))
+    room = GOLD_THOUGHT_CHARS - len(PARTIAL.format(query=query, quote="", answer=gold.final))
     if room < 20:
         return None
     quote = snippet(read, room, anchor=gold.answer, about=gold.question)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import random
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -95,17 +95,15 @@ def from_gold(
     *,
     sentences: int = 5,
     limit: int = 0,
-    quote: int = 0,
-    decide_first: bool = False,
-    terse: bool = False,
+    thoughts: Mapping[str, Any] | None = None,
 ) -> Iterator[Trajectory | None]:
     """Each question of ``files`` (at most ``limit`` in all, 0: every one) as a trajectory of ``method``, or None
-    where it cannot be written faithfully. ``knowledge``: a knowledge source holding their paragraphs; ``quote``: the
-    longest quote in a ReAct thought, ``decide_first`` its order and ``terse`` none (``gold.write_react``)."""
+    where it cannot be written faithfully. ``knowledge``: a knowledge source holding their paragraphs; ``thoughts``: how
+    a ReAct trajectory's thoughts are written (``Recipe.thoughts``: ``gold.write_react``'s keywords)."""
     for path, question in gold_questions(files, limit=limit):
         tools = ToolRegistry(make_wiki_tools(knowledge, sentences=sentences))
         writer = {
-            "react": lambda q, t=tools: golden.write_react(q, t, quote=quote, decide_first=decide_first, terse=terse),
+            "react": lambda q, t=tools: golden.write_react(q, t, **(thoughts or {})),
             "act": lambda q, t=tools: golden.write_act(q, t),
             "cot": golden.write_cot,
             "standard": golden.write_standard,
