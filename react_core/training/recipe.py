@@ -203,8 +203,8 @@ Recipe.ALL["v5"] = Recipe.ALL["v4"].updated(
     note="v4's with thoughts that name the next title or the answer alone (comparisons still quote both pages)",
 )
 # v6: v5's with the comparing thought naming the answer alone too. v5 read both pages of 33 of the 36 comparison
-# questions and was right on 5 (v3 8, v4 5), below a coin's odds: its answers copied the start of a quote
-# ("Terrence \"T" for Terry Richardson), and 17 yes/no questions got 1 right. Act answers straight after the page.
+# questions and was right on 5 (v3 8, v4 5; bench/by_kind.py), below a coin's odds: its answers copied the start of
+# a quote ("Terrence \"T" for Terry Richardson), and 1 of 17 yes/no questions right. Act answers after the page.
 Recipe.ALL["v6"] = Recipe.ALL["v5"].updated(
     terse_compare=True,
     note="v5's with the comparing thought naming the answer alone too (no thought quotes a page)",

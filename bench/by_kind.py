@@ -1,0 +1,87 @@
+"""Where a fine-tuned agent's answers go wrong, by kind of question: the table in docs/finetune.md ("Where v3, v4 and
+v5 lose").
+
+Reads the per-question results a Figure 3 cell writes (``figure3 --cells fine-tuned-react --out DIR`` leaves
+``DIR/fine-tuned-react.jsonl``) and counts, for each run: comparison and bridge questions (HotpotQA's own ``type``)
+answered right, yes/no questions right, comparisons whose two pages were both read, and episodes that read no page
+at all (every Search missed). A page counts as read when a Search or Lookup returned it without error.
+Run: ``.venv/bin/python bench/by_kind.py v3=DIR/fine-tuned-react.jsonl v5=OTHER/fine-tuned-react.jsonl``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.common import table
+from react_core.base.answers import normalize_answer
+from react_core.base.paths import shared_data_dir
+from react_core.training.recipe import DEV_QUESTIONS
+
+ROWS = (
+    ("comparison", "comparison questions right"),
+    ("compared", "… of them, both pages read"),
+    ("yes/no", "yes/no questions right"),
+    ("bridge", "bridge questions right"),
+    ("no page", "episodes that read no page at all"),
+)
+
+
+def dev_questions() -> dict[str, dict]:
+    out = {}
+    for name in DEV_QUESTIONS:
+        for q in json.loads((shared_data_dir() / name).read_text(encoding="utf-8")):
+            out[q["question"]] = q
+    return out
+
+
+def pages_read(trace: dict) -> set[str]:
+    read = set()
+    for step in trace["steps"]:
+        seen = step.get("observation") or {}
+        if not seen.get("is_error"):
+            read |= {source["title"] for source in seen.get("sources") or []}
+    return read
+
+
+def counts(path: Path, dev: dict[str, dict]) -> dict[str, list[int]]:
+    """Each row's [right or counted, out of]."""
+    rows = {key: [0, 0] for key, _ in ROWS}
+    lines = path.read_text(encoding="utf-8").split("\n")  # not splitlines: a JSON string may hold U+2028
+    results = [json.loads(line) for line in lines if line.strip()]
+    for r in results:
+        if "question" not in r or r["question"] not in dev:
+            continue  # the file's header line
+        q, right = dev[r["question"]], int(bool(r["em"]))
+        read = pages_read(r["trace"])
+        kind = q["type"]
+        rows[kind][0] += right
+        rows[kind][1] += 1
+        if kind == "comparison":
+            rows["compared"][0] += set(q["supporting_facts"]["title"]) <= read
+            rows["compared"][1] += 1
+        if normalize_answer(r["gold"]) in ("yes", "no"):
+            rows["yes/no"][0] += right
+            rows["yes/no"][1] += 1
+        rows["no page"][0] += not read
+        rows["no page"][1] += 1
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("runs", nargs="+", help="NAME=PATH of a fine-tuned-react.jsonl")
+    args = parser.parse_args()
+    dev = dev_questions()
+    named = [run.split("=", 1) for run in args.runs]
+    columns = [counts(Path(path), dev) for _, path in named]
+    rows = [[label, *(f"{c[key][0]} of {c[key][1]}" for c in columns)] for key, label in ROWS]
+    print(table(["", *(name for name, _ in named)], rows))
+
+
+if __name__ == "__main__":
+    main()
