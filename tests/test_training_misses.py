@@ -34,13 +34,16 @@ COUNTS = {"miss": 12, "partial": 3, "arithmetic": 4}
 ANSWERED = 'From what I read: "'
 
 
-@pytest.fixture(scope="module")
-def made(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("v2")
+@pytest.fixture(scope="module", params=["v2", "v7"])
+def made(request, tmp_path_factory):
+    """Each recipe that teaches misses (v2 over v1's thoughts, v7 over v6's terse ones), on the first questions."""
+    folder = tmp_path_factory.mktemp(request.param)
     train = json.loads((shared_data_dir() / "hotpotqa" / "train_distractor_996.json").read_text(encoding="utf-8"))
     data = folder / "train.json"
     data.write_text(json.dumps(train[:QUESTIONS]), encoding="utf-8")
-    recipe = Recipe.ALL["v2"].updated(gold=(str(data),), misses=COUNTS["miss"], partial=COUNTS["partial"], arithmetic=4)
+    recipe = Recipe.ALL[request.param].updated(
+        gold=(str(data),), limit=0, misses=COUNTS["miss"], partial=COUNTS["partial"], arithmetic=4
+    )
     events: list[dict] = []
     path = write_trajectory_file(FinetunePlan(recipe=recipe, out=folder), events.append)
     pack = PackSource(folder / "gold-pack.sqlite")
@@ -79,8 +82,9 @@ def test_every_observation_is_byte_for_byte_what_the_real_tools_return(made):
     assert missed >= COUNTS["miss"] + 2 * COUNTS["partial"]
 
 
-def test_a_miss_is_recovered_by_a_title_from_its_list_or_an_honest_rewrite(made):
+def test_a_miss_is_recovered_by_a_title_from_its_list_or_an_honest_rewrite(made, request):
     trajectories, _, _ = made
+    terse = Recipe.ALL[request.node.callspec.params["made"]].terse  # v7 names a pick as its gold thoughts do
     doubles = 0
     for t in _of(trajectories, "miss"):
         steps = t.trace.steps
@@ -100,6 +104,7 @@ def test_a_miss_is_recovered_by_a_title_from_its_list_or_an_honest_rewrite(made)
             assert after.action is not None and after.action.tool == "search"
             if after.action.input in listed:  # picked from the list, copied exactly
                 assert after.action.input in after.thought
+                assert (after.thought == gold.RECOVER_TERSE.format(title=after.action.input)) is terse
             else:
                 assert after.thought.startswith(NOT_LISTED.format(query=miss.action.input))
         assert steps[_misses(steps)[-1] + 1].observation.evidence  # the hop ends on its page

@@ -211,6 +211,7 @@ def write_trajectory_file(plan: FinetunePlan, notify: Progress) -> Path:
                     partial=recipe.partial,
                     seed=recipe.seed,
                     sentences=recipe.sentences,
+                    terse=recipe.terse,
                 )
         finally:
             knowledge.close()

@@ -319,10 +319,11 @@ _ANSWER = (
     'The answer is {answer}. It says "{quote}".',
     "So the answer is {answer}.",
 )
+RECOVER_TERSE = "I need to search {title}, as the similar titles spell it."
 _RECOVER = (
     "{title} is among the similar titles, so I need to search it.",
     "{title} is among the similar titles, so I need to search it.",
-    "I need to search {title}, as the similar titles spell it.",
+    RECOVER_TERSE,
 )
 
 

@@ -28,7 +28,7 @@ from react_core.base.trace import Action, Observation, Step, Trace
 from react_core.evaluation.strategies import PAPER_REACT_STEPS
 from react_core.tools.registry import ToolRegistry
 from react_core.tools.wiki import clean_entity
-from react_core.training.gold import GOLD_THOUGHT_CHARS, GoldQuestion, base_title, snippet, variant
+from react_core.training.gold import GOLD_THOUGHT_CHARS, RECOVER_TERSE, GoldQuestion, base_title, snippet, variant
 from react_core.training.queries import NAME_STYLES, candidates, parts, style_order
 
 Tools = Callable[[], ToolRegistry]  # a fresh run's Search and Lookup over the knowledge source
@@ -126,11 +126,14 @@ def _tries(gold: GoldQuestion, trace: Trace, i: int, rng: random.Random, styles:
     return out
 
 
-def _recovering(gold: GoldQuestion, query: str, title: str, similar: list[str]) -> str | None:
-    """The thought after ``query`` missed that leads to ``title``: picked from the list, or a name it can be
-    rewritten to (a shorter name the query holds, the name the question gives); None when neither is honest."""
+def _recovering(gold: GoldQuestion, query: str, title: str, similar: list[str], terse: bool = False) -> str | None:
+    """The thought after ``query`` missed that leads to ``title``: picked from the list (in the gold thoughts' own
+    words when ``terse``), or a name it can be rewritten to (a shorter name the query holds, the name the question
+    gives); None when neither is honest."""
     if title in similar:
-        return _fits(variant(gold, PICK).format(query=query, title=title))
+        return _fits(
+            RECOVER_TERSE.format(title=title) if terse else variant(gold, PICK).format(query=query, title=title)
+        )
     if title in query:
         return _fits(SHORTER.format(query=query, title=title))
     if title in gold.question:
@@ -138,10 +141,13 @@ def _recovering(gold: GoldQuestion, query: str, title: str, similar: list[str]) 
     return None
 
 
-def write_miss(gold: GoldQuestion, trace: Trace, tools: Tools, *, seed: int = 0, double: bool = False) -> Trace | None:
+def write_miss(
+    gold: GoldQuestion, trace: Trace, tools: Tools, *, seed: int = 0, double: bool = False, terse: bool = False
+) -> Trace | None:
     """``trace`` (the gold trajectory of ``gold``) with one hop's Search first missing, then recovered; with
     ``double``, two different misses when the first one's list does not hold the page (the second query a shorter
-    part of the first, or the page's own name changed). None when no query of any kind makes an honest miss."""
+    part of the first, or the page's own name changed). None when no query of any kind makes an honest miss.
+    ``terse``: the pick from the list is said as terse gold thoughts say it (``gold.RECOVER_TERSE``)."""
     rng = random.Random(f"{seed}:miss:{gold.id}")
     hops = _hops(trace)
     rng.shuffle(hops)
@@ -159,7 +165,7 @@ def write_miss(gold: GoldQuestion, trace: Trace, tools: Tools, *, seed: int = 0,
                 if second is not None:
                     misses.append(second)
             last = misses[-1][1]
-            recovery = _recovering(gold, last, title, probe.similar(last) or [])
+            recovery = _recovering(gold, last, title, probe.similar(last) or [], terse)
             if recovery is None:
                 continue
             planned = _kept(trace.steps[:i]) + [_searching(t, q) for t, q in misses]

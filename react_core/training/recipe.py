@@ -7,8 +7,9 @@ Recipes by name (``Recipe.ALL``, ``python -m react_core finetune --recipe NAME``
 trajectories and Calculator ones, 2 epochs), and ``v2``, which adds the lessons the v1 adapter's own misses call for
 (``misses``: trajectories that miss a Search and recover; ``partial``: ones that answer from what they read after a
 second miss; docs/finetune.md) over 3 epochs, the 200 dev questions held out, ``v3``, v1's with short quotes in
-its thoughts (``quote``), ``v4``, v3's with each thought's decision before its quote (``decide_first``), and ``v5``,
-v4's with the decision alone (``terse``), and ``v6``, v5's with the comparing thought as terse (``terse_compare``).
+its thoughts (``quote``), ``v4``, v3's with each thought's decision before its quote (``decide_first``), ``v5``,
+v4's with the decision alone (``terse``), ``v6``, v5's with the comparing thought as terse (``terse_compare``), and
+``v7``, v6's with v2's misses.
 
 The paper's Figure 3 fine-tunes each method on its own trajectories: ``Recipe.METHODS`` names, for each, the zero-shot
 preset the model learns to answer (the prompt the app then sends it) and the evaluation strategy that runs it.
@@ -208,6 +209,14 @@ Recipe.ALL["v5"] = Recipe.ALL["v4"].updated(
 Recipe.ALL["v6"] = Recipe.ALL["v5"].updated(
     terse_compare=True,
     note="v5's with the comparing thought naming the answer alone too (no thought quotes a page)",
+)
+# v7: v6's plus v2's lesson of a missed Search recovered (``misses``), in v6's words. v3-v5 read no page at all in
+# 31-62 of 200 dev episodes: the first Search missed and the model searched it again to the end, the list of
+# similar titles holding the page it needed in most of them (bench/by_kind.py).
+Recipe.ALL["v7"] = Recipe.ALL["v6"].updated(
+    misses=400,
+    repeats=False,
+    note="v6's plus 400 trajectories whose Search misses first and recovers from the similar titles (as v2's)",
 )
 
 # The adapters shipped in adapters/: each folder's name -> the recipe that made it. The default (DEFAULT_ADAPTER) is

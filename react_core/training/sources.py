@@ -120,11 +120,13 @@ def from_misses(
     partial: int,
     seed: int = 0,
     sentences: int = 5,
+    terse: bool = False,
 ) -> list[Trajectory]:
     """``misses`` trajectories that miss a Search and recover and ``partial`` ones that answer from what they read
     after two misses, each from a ReAct gold trajectory of ``golds`` (its question beside it), the questions taken in
     an order drawn from ``seed``; fewer where the questions cannot give that many. ``knowledge``: the source the gold
-    observations came from."""
+    observations came from; ``terse``: a title picked from the list is named as the gold thoughts name it
+    (``Recipe.terse``)."""
     from react_core.training.misses import DOUBLE_EVERY, write_miss, write_partial
 
     def tools() -> ToolRegistry:
@@ -141,7 +143,7 @@ def from_misses(
             question, gold = golds[n]
             if kind == "miss":
                 double = written % DOUBLE_EVERY == DOUBLE_EVERY - 1
-                trace = write_miss(question, gold.trace, tools, seed=seed, double=double)
+                trace = write_miss(question, gold.trace, tools, seed=seed, double=double, terse=terse)
             else:
                 trace = write_partial(question, gold.trace, tools, seed=seed)
             if trace is not None:
