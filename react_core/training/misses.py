@@ -85,7 +85,7 @@ def _naming(thought: str, title: str, query: str) -> str | None:
 
 
 def _fits(text: str) -> str | None:
-    """A thought that fits the grammar's line (and a title ending in a full stop does not end it twice)."""
+    """A thought that fits a gold thought's line (and a title ending in a full stop does not end it twice)."""
     text = text[:-1] if text.endswith("..") and not text.endswith("...") else text
     return text if len(text) <= GOLD_THOUGHT_CHARS else None
 
