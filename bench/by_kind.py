@@ -1,5 +1,5 @@
-"""Where a fine-tuned agent's answers go wrong, by kind of question: the table in docs/finetune.md ("Where v3, v4 and
-v5 lose").
+"""Where a fine-tuned agent's answers go wrong, by kind of question: the table in docs/finetune.md ("Where v3 to v6
+lose").
 
 Reads the per-question results a Figure 3 cell writes (``figure3 --cells fine-tuned-react --out DIR`` leaves
 ``DIR/fine-tuned-react.jsonl``) and counts, for each run: comparison and bridge questions (HotpotQA's own ``type``)

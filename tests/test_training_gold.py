@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from training_helpers import RECORDS, UNFOUND, write_records
 
+from react_core.dialects.grammar import MAX_THOUGHT_CHARS
 from react_core.knowledge.pack import PackSource
 from react_core.tools.registry import ToolRegistry
 from react_core.tools.wiki import make_wiki_tools
@@ -52,6 +53,7 @@ def test_every_observation_is_what_the_knowledge_sources_own_tools_return(source
 
 
 def test_every_thought_is_one_line_the_grammar_allows(source):
+    assert gold.GOLD_THOUGHT_CHARS <= MAX_THOUGHT_CHARS  # a gold thought is one the on-device model may write
     for record in RECORDS:
         for step in _write(source, record).steps:
             assert 0 < len(step.thought) <= gold.GOLD_THOUGHT_CHARS and "\n" not in step.thought
