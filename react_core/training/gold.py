@@ -430,7 +430,7 @@ def _comparing_thought(gold: GoldQuestion, hops: list[str], quotes: Mapping[str,
     half = (GOLD_THOUGHT_CHARS - len(frame)) // 2
     half = min(half, quote) if quote else half
     if half < 8:
-        return f"So the answer is {gold.final}."[:GOLD_THOUGHT_CHARS]
+        return _ANSWER[2].format(answer=gold.final)[:GOLD_THOUGHT_CHARS]
     qa, qb = (snippet(quotes.get(t, ""), half, about=gold.question) for t in (a, b))
     return f'"{qa}" and "{qb}". So the answer is {gold.final}.'
 
