@@ -11,16 +11,16 @@ Run: ``.venv/bin/python bench/by_kind.py v3=DIR/fine-tuned-react.jsonl v5=OTHER/
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import table
-from react_core.base.answers import normalize_answer
-from react_core.base.paths import shared_data_dir
+from react_core.evaluation.results import read_results
+from react_core.training.gold import GoldQuestion
 from react_core.training.recipe import DEV_QUESTIONS
+from react_core.training.sources import gold_questions, shared_path
 
 ROWS = (
     ("comparison", "comparison questions right"),
@@ -29,14 +29,6 @@ ROWS = (
     ("bridge", "bridge questions right"),
     ("no page", "episodes that read no page at all"),
 )
-
-
-def dev_questions() -> dict[str, dict]:
-    out = {}
-    for name in DEV_QUESTIONS:
-        for q in json.loads((shared_data_dir() / name).read_text(encoding="utf-8")):
-            out[q["question"]] = q
-    return out
 
 
 def pages_read(trace: dict) -> set[str]:
@@ -48,23 +40,18 @@ def pages_read(trace: dict) -> set[str]:
     return read
 
 
-def counts(path: Path, dev: dict[str, dict]) -> dict[str, list[int]]:
+def counts(path: Path, dev: dict[str, GoldQuestion]) -> dict[str, list[int]]:
     """Each row's [right or counted, out of]."""
     rows = {key: [0, 0] for key, _ in ROWS}
-    lines = path.read_text(encoding="utf-8").split("\n")  # not splitlines: a JSON string may hold U+2028
-    results = [json.loads(line) for line in lines if line.strip()]
-    for r in results:
-        if "question" not in r or r["question"] not in dev:
-            continue  # the file's header line
-        q, right = dev[r["question"]], int(bool(r["em"]))
+    for r in read_results(path):
+        q, right = dev[r["id"]], int(bool(r["em"]))
         read = pages_read(r["trace"])
-        kind = q["type"]
-        rows[kind][0] += right
-        rows[kind][1] += 1
-        if kind == "comparison":
-            rows["compared"][0] += set(q["supporting_facts"]["title"]) <= read
+        rows[q.type][0] += right
+        rows[q.type][1] += 1
+        if q.type == "comparison":
+            rows["compared"][0] += set(q.supporting) <= read
             rows["compared"][1] += 1
-        if normalize_answer(r["gold"]) in ("yes", "no"):
+        if q.yes_no:
             rows["yes/no"][0] += right
             rows["yes/no"][1] += 1
         rows["no page"][0] += not read
@@ -76,7 +63,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("runs", nargs="+", help="NAME=PATH of a fine-tuned-react.jsonl")
     args = parser.parse_args()
-    dev = dev_questions()
+    dev = {q.id: q for _, q in gold_questions([shared_path(name) for name in DEV_QUESTIONS])}
     named = [run.split("=", 1) for run in args.runs]
     columns = [counts(Path(path), dev) for _, path in named]
     rows = [[label, *(f"{c[key][0]} of {c[key][1]}" for c in columns)] for key, label in ROWS]
