@@ -109,6 +109,17 @@ with run_col:
         step=1,
     )
     bound(
+        st.selectbox,
+        "When the steps end without an answer",
+        "early_stopping",
+        seed_value=s.get("early_stopping", "force"),
+        options=list(RunSettings.EARLY_STOPPING),
+        format_func=RunSettings.EARLY_STOPPING.get,
+        help="A run that repeats itself or spends its model calls ends with no answer (the paper's environment). "
+        "Asking once more takes one call beyond the budget, with only Finish allowed, as LangChain's "
+        '"generate" early stopping does; the run then says it answered only when asked.',
+    )
+    bound(
         st.multiselect,
         "Step mode: pause",
         "pause_before",

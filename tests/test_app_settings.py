@@ -310,3 +310,26 @@ def test_presets_that_share_a_dialect_read_apart_and_the_sidebar_says_temperatur
     at.slider(key="set-max_calls").set_value(5).run()
     sidebar = unescape("\n".join(m.value for m in at.sidebar.markdown))
     assert "Temperature:** 0.7 · **at most** 5 model calls" in sidebar
+
+
+def test_asking_once_more_for_an_answer_is_a_setting_the_next_turn_runs_under(monkeypatch, tmp_path):
+    """Settings' "When the steps end without an answer": a turn that loops is asked once more, and its header says
+    it answered only when asked."""
+    looping = [f"Thought {i}: again\nAction {i}: Calculator[1+1]" for i in (1, 2, 3)]
+    use_app(monkeypatch, tmp_path, [*looping, "Thought 4: so 2.\nAction 4: Finish[2]"])
+    at = new_session()
+    go(at, "settings")
+    chooser = at.selectbox(key="set-early_stopping")
+    assert chooser.value == "force" and chooser.options == [
+        "Stop without an answer (the paper's)",
+        "Ask the model once more for its final answer",
+    ]
+    chooser.set_value("generate").run()
+    go(at, "chat")
+    at = ask(at, "What is 1+1?")
+    trace = last_trace(at)
+    assert trace["settings"]["early_stopping"] == "generate" and trace["final_answer"] == "2"
+    assert run_headers(at)[-1].label.startswith(
+        "Answered when asked: its own steps had ended without an answer · 4 steps"
+    )
+    assert HistoryStore().last_settings()["early_stopping"] == "generate"

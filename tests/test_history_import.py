@@ -128,7 +128,7 @@ HOSTILE = [
     (with_("settings.api_key", "sk-123"), "settings.api_key is not a setting a trace records"),
     (with_("settings.dialect", ["paper"]), "settings.dialect must be text or null"),
     (with_("settings.tools", [1, 2]), "settings.tools[0] must be text"),
-    (with_("stop_reason", "exploded"), "stop_reason must be one of finished, max_calls"),
+    (with_("stop_reason", "exploded"), "stop_reason must be one of finished, answered_at_stop, max_calls"),
     (with_("started_at", "yesterday"), "started_at must be an ISO-8601 time"),
     (with_("steps.0.index", 0), "steps[0].index must be at least 1"),
     (with_("steps.1.index", 1), "steps[1].index must be greater than steps[0].index"),

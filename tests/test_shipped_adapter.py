@@ -117,3 +117,26 @@ def test_it_loads_on_the_packaged_model_and_writes_a_step():
     trace = ask("What is 17 * 23 + 4?", settings)
     assert trace.settings["adapter"] == "shipped" and trace.steps and trace.steps[0].action is not None
     assert trace.steps[0].action.tool == "calculator"  # it learned to compute, not to search, arithmetic
+
+
+@pytest.mark.model
+def test_asked_once_more_after_a_loop_it_answers_under_the_finish_only_grammar():
+    """``early_stopping="generate"`` on the on-device model: after a loop of missed Searches, the one more call
+    continues LangChain's thought and, with only Finish in the grammar, ends in an answer."""
+    from react_core.base.events import final_trace
+    from react_core.base.trace import Action, Observation, Step, Trace
+    from react_core.knowledge.default_pack import ensure_default_pack
+    from react_core.loop.agent import ANSWER_AT_STOP, Agent
+    from react_core.loop.settings import build_run_config
+
+    pack = f"pack:{ensure_default_pack()}"
+    settings = RunSettings(
+        provider="local", max_calls=3, tools=["search", "lookup"], knowledge=pack, early_stopping="generate"
+    )
+    agent = Agent(build_run_config(settings))
+    missed = Observation("Could not find [Scat]. Similar: ['Scatman John', 'Scat singing'].")
+    steps = [Step(i, "I need to search Scat.", Action("search", "Scat"), missed) for i in (1, 2, 3)]
+    trace = Trace("Who sang Scatman's World?", {}, steps, stop_reason="loop")
+    trace = final_trace(agent.drive(trace, iter(()), None))
+    assert trace.stop_reason == "answered_at_stop" and trace.final_answer
+    assert trace.steps[-1].index == 4 and trace.steps[-1].thought.startswith(ANSWER_AT_STOP)

@@ -422,3 +422,24 @@ def test_a_paused_run_goes_on_with_its_exact_prompt_version_and_its_own_provider
         Recorded(Trace("q", settings={**recorded, "provider": "openai"})).run_settings().base_url
         == "http://127.0.0.1:9/v1"
     )
+
+
+def test_regenerate_draws_from_the_prompt_that_wrote_the_step_with_its_dynamic_examples():
+    """A version with dynamic examples wrote the paused step with the examples chosen for its question; the
+    alternatives are drawn from that same prompt, not from one holding every example."""
+    examples = (
+        "Question: What is 2 + 2?\nThought 1: Add.\nAction 1: Calculator[2+2]\nObservation 1: 4\n"
+        "Thought 2: Done.\nAction 2: Finish[4]\n\n"
+        "Question: Who wrote Hamlet?\nThought 1: I know.\nAction 1: Finish[Shakespeare]\n"
+    )
+    dynamic = Preset(
+        name="test-dynamic", dialect="paper", instructions="Use:\n{tools}", examples=examples, dynamic_examples=1
+    )
+    a = agent([COMPUTE, " A.\nAction 1: Calculator[1+1]", FINISH])
+    a.config.preset = dynamic
+    paused = a.run("What is 6 * 7?")
+    assert paused.settings["examples_chosen"] == ["Question: What is 2 + 2?"]
+    go(a, paused, Decision("regenerate", k=1, temperature=0.9))
+    first, drawn = a.config.provider.requests[:2]
+    assert "Hamlet" not in first.system
+    assert (drawn.system, drawn.prompt) == (first.system, first.prompt)

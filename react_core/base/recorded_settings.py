@@ -25,6 +25,7 @@ SETTINGS_FIELDS = (
     "strategy",
     "grammar",
     "pause_before",
+    "early_stopping",  # "generate" when a run stopped without an answer is asked for one (``loop.agent``)
     "arena",  # the arena a run was one column of (``react_core.evaluation.arena``), and which column
     "arena_column",
 )

@@ -46,6 +46,8 @@ __all__ = [
 # Why a run ended, and how to say it to a person.
 STOP_REASONS = {
     "finished": "Answered",
+    # Its own steps ended without an answer (a loop, the budget), and one more call asked for one (``early_stopping``).
+    "answered_at_stop": "Answered when asked: its own steps had ended without an answer",
     "max_calls": "No answer: it used all its model calls",
     "context": "No answer: the prompt outgrew the model's context window",
     "loop": "No answer: it repeated an action that brought nothing new",

@@ -46,6 +46,7 @@ SETTING_TYPES: dict[str, Any] = {
     "strategy": str,
     "grammar": bool,
     "pause_before": list[str],
+    "early_stopping": str,
     "arena": str,
     "arena_column": int,
 }

@@ -62,6 +62,13 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
         default=None,
         help="constrain the on-device model to one well-formed step of the dialect (default: on where possible)",
     )
+    p.add_argument(
+        "--early-stopping",
+        choices=["force", "generate"],
+        default=None,
+        help="when the run's steps end without an answer (a loop, the budget): stop (force, the default) or ask the "
+        "model once more for its final answer (generate, LangChain's name; one call beyond --max-calls)",
+    )
 
 
 def settings_from_args(args: argparse.Namespace, **defaults: Any) -> Any:
@@ -87,6 +94,7 @@ def settings_from_args(args: argparse.Namespace, **defaults: Any) -> Any:
         "tools": _tool_list(args.tools),
         "grammar": args.grammar,
         "pause_before": _breakpoints(getattr(args, "pause_before", None)),
+        "early_stopping": args.early_stopping,
     }
     given = {k: v for k, v in overrides.items() if v is not None and k != "provider"}
     if args.preset:  # a preset keeps the tools it was written for (its [run] table): enabled unless --tools says

@@ -20,6 +20,7 @@ _LABELLED = re.compile(r"^\s*+(?:\*++\s*+)?Action\b", re.IGNORECASE)
 class ActFormat(PaperFormat):
     name = "act"
     label = "ReAct paper, Act-only (no thoughts)"
+    thinks = False
     turn_header = re.compile(r"^\s*Action\b", re.IGNORECASE)
 
     def read(self, text: str) -> ParseResult:

@@ -132,6 +132,8 @@ class Dialect:
     # Replies are native tool calls and requests a conversation (the ``tools`` format); only providers with
     # ``native_tools`` can run it.
     native_tools: bool = False
+    # A step carries a thought before its action (the Act-only dialect's do not).
+    thinks: bool = True
     # How the question is introduced in the prompt (a preset may override it); must contain {question}.
     question_template: str = "Question: {question}\n"
     # Line patterns used to split few-shot examples into the pieces a model writes (see prompts.example_chunks).

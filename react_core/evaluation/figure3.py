@@ -169,6 +169,8 @@ def held_out_scores(records: list[dict[str, Any]]) -> dict[str, Any]:
     yes_no = kinds.count("yes_no")
     grounded = kinds.count("grounded")
     finished = sum(1 for r in records if r["stop_reason"] == "finished")
+    # Answers asked for after the steps ended without one (``early_stopping="generate"``): counted apart.
+    asked = sum(1 for r in records if r["stop_reason"] == "answered_at_stop")
     em, f1 = round(100 * s.em.value, 1), round(100 * s.f1.value, 1)
     low, high = round(100 * s.em.low, 1), round(100 * s.em.high, 1)
     of_spans = round(100 * grounded / max(1, answered - yes_no))
@@ -179,13 +181,16 @@ def held_out_scores(records: list[dict[str, Any]]) -> dict[str, Any]:
         "f1": f1,
         "f1_interval": [round(100 * s.f1.low, 1), round(100 * s.f1.high, 1)],
         "finished": finished,
+        **({"answered_at_stop": asked} if asked else {}),
         "answered": answered,
         "yes_no_answers": yes_no,
         "grounded_answers": grounded,
         "notice": f"right on about {em:.0f} % of {s.questions} held-out HotpotQA questions (exact match)",
         "summary": (
             f"EM {em} (95 % interval {low}–{high}), F1 {f1} on {s.questions} held-out HotpotQA dev "
-            f"questions; {finished} of {s.questions} episodes finished; {grounded} of the {answered - yes_no} "
+            f"questions; {finished} of {s.questions} episodes finished"
+            + (f" ({asked} more answered when asked after their steps ended)" if asked else "")
+            + f"; {grounded} of the {answered - yes_no} "
             f"answers that are not yes/no ({of_spans} %) grounded in what the run read"
         ),
     }

@@ -19,8 +19,11 @@ __all__ = ["Summary", "summarize"]
 
 @dataclass
 class Summary:
-    ENDINGS: ClassVar[tuple[str, ...]] = tuple(r for r in STOP_REASONS if r not in ("error", "cancelled", "paused"))
-    # (an evaluation never pauses)
+    # The stop reasons every summary counts, 0 included (an evaluation never pauses); an answer asked for after the
+    # steps ended (``answered_at_stop``) only under early_stopping="generate", so it shows only when it occurs.
+    ENDINGS: ClassVar[tuple[str, ...]] = tuple(
+        r for r in STOP_REASONS if r not in ("error", "cancelled", "paused", "answered_at_stop")
+    )
 
     n: int
     em: float

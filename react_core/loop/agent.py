@@ -21,6 +21,7 @@ import time
 from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from itertools import chain
 from typing import Any
 
 from react_core.base import call_records, tool_specs
@@ -42,6 +43,17 @@ from react_core.tools.registry import ToolRegistry
 log = logging.getLogger(__name__)
 DEFAULT_MAX_CALLS = 8
 LOOP_REPEATS = 3
+# What a run does when its own steps end without an answer (a loop, the budget spent), named as LangChain's
+# AgentExecutor names it (``early_stopping_method``): stop there (the paper's environment, and the default), or make
+# one more call asking the model for its final answer (LangChain's "generate"; smolagents does it at its step limit).
+EARLY_STOPPING = {
+    "force": "Stop without an answer (the paper's)",
+    "generate": "Ask the model once more for its final answer",
+}
+# Stop reasons after which "generate" asks for an answer: the model's own steps ran out, nothing failed or was stopped.
+ASKABLE_STOPS = ("loop", "max_calls")
+# The start of the thought of that last call: LangChain's own words for it.
+ANSWER_AT_STOP = "I now need to return a final answer based on the previous steps:"
 # How often a run with no one to ask declines a server's questions and sends the call again before giving up.
 ASKED_ROUNDS = 3
 Signal = threading.Event | None  # a person's Stop or Pause here, set from another thread
@@ -59,6 +71,9 @@ class RunConfig:
     grammar: bool = False
     # Step mode: the breakpoints (``Step.BREAKPOINTS``) where the run pauses for a person (``react_core.loop.pause``).
     pause_before: tuple[str, ...] = ()
+    # ``EARLY_STOPPING``: "generate" asks for a final answer, in one call beyond the budget, when a run stops without
+    # one.
+    early_stopping: str = "force"
     # What else the trace records about how it ran (the knowledge source, the evaluation strategy). Never a key:
     # Trace drops names it does not know.
     recorded: dict[str, Any] = field(default_factory=dict)
@@ -139,7 +154,7 @@ class Agent:
             # Within the scope, whatever waits for this run (a stream, a backoff, a Wikipedia request) hears Stop.
             with cancellation.run_scope(cancel, pause):
                 # The run's own tools (an MCP server's) are known to the dialect and the prompt while it runs only.
-                yield from tool_specs.scoped(events, self.config.tools.specs)
+                yield from tool_specs.scoped(chain(events, self.answer_at_stop(trace)), self.config.tools.specs)
         except Cancelled:
             trace.stop_reason = "cancelled"
         except ContextOverflowError as e:
@@ -170,6 +185,7 @@ class Agent:
                 "tools": cfg.tools.names,
                 **({"grammar": True} if self._constrained() else {}),
                 **({"pause_before": list(cfg.pause_before)} if cfg.pause_before else {}),
+                **({"early_stopping": cfg.early_stopping} if cfg.early_stopping != "force" else {}),
                 **cfg.recorded,
             },
             context=list(context),
@@ -186,9 +202,7 @@ class Agent:
                 "A run in the tools dialect cannot continue an edited thought (the APIs cannot be made to go on from "
                 "a reply's text); fork from an edited observation instead."
             )
-        system = render_prefix(cfg.preset, cfg.tools.names, trace.question)
-        question_block = render_question(cfg.preset, trace.question, trace.context)
-        scratchpad = "".join(self.dialect.render_step(s) for s in trace.steps)
+        system, question_block, scratchpad = self._prompt_parts(trace, trace.steps)
         previous = call_records.CallTexts.of(trace.steps)[-1] if trace.steps else None
         index = len(trace.steps) + 1
         # The budget counts model calls; a reply with several tool calls gives several steps.
@@ -297,20 +311,70 @@ class Agent:
             return ""
         return self.breakpoint_at(step, tuple(Step.BREAKPOINTS))
 
+    def answer_at_stop(self, trace: Trace) -> Iterator[Event]:
+        """Under ``early_stopping="generate"``, a run whose own steps ended without an answer (``ASKABLE_STOPS``) gets
+        one more call, as LangChain's "generate" makes it: the steps so far, then a thought starting with its words
+        (``ANSWER_AT_STOP``; a dialect without thoughts, or native tool calls, gets none), with only Finish offered
+        (the grammar allows nothing else; the tools dialect declares Finish alone). An answer ends the run
+        ``answered_at_stop``; anything else is kept as an error step, not run, and the run keeps its stop reason."""
+        cfg = self.config
+        if cfg.early_stopping != "generate" or trace.stop_reason not in ASKABLE_STOPS:
+            return
+        index = trace.steps[-1].index + 1 if trace.steps else 1
+        seed = ANSWER_AT_STOP if self.dialect.thinks and not self.dialect.native_tools else None
+        yield StepStarted(index)
+        started = time.perf_counter()
+        request = self._request(*self._prompt_parts(trace, trace.steps), trace.steps, index, seed, tools=[])
+        previous = call_records.CallTexts.of(trace.steps)[-1] if trace.steps else None
+        try:
+            reply = yield from self.generate(request, index)
+        except ReactLabError as e:
+            trace.failed_call = FailedCall.of(e, time.perf_counter() - started)
+            raise
+        step = self._step(index, reply, self._read(reply, seed)[0], 0)
+        step.call = call_record(request, reply, previous)
+        if step.final_answer is not None:
+            trace.final_answer, trace.stop_reason = step.final_answer, "answered_at_stop"
+        elif step.observation is None:  # an action where an answer was asked for: not run
+            step.action, step.observation = (
+                None,
+                Observation.error(
+                    "Asked for a final answer after the run stopped, the model wrote an action instead; it was not run."
+                ),
+            )
+        step.seconds = round(time.perf_counter() - started, 6)
+        trace.steps.append(step)
+        yield StepDone(step)
+
     def request_at(self, trace: Trace, index: int) -> CompletionRequest:
         """The request that writes step ``index`` after the steps before it (a paused step drawn again)."""
-        cfg = self.config
         before = [s for s in trace.steps if s.index < index]
-        scratchpad = "".join(self.dialect.render_step(s) for s in before)
-        system = render_prefix(cfg.preset, cfg.tools.names)
-        return self._request(
-            system, render_question(cfg.preset, trace.question, trace.context), scratchpad, before, index, None
+        return self._request(*self._prompt_parts(trace, before), before, index, None)
+
+    def _prompt_parts(self, trace: Trace, steps: Sequence[Step]) -> tuple[str, str, str]:
+        """The prompt before the next step's prefix, in its three parts: the fixed prefix (instructions, and the
+        examples chosen for the question when the preset chooses them), the question block, the ``steps`` so far."""
+        cfg = self.config
+        return (
+            render_prefix(cfg.preset, cfg.tools.names, trace.question),
+            render_question(cfg.preset, trace.question, trace.context),
+            "".join(self.dialect.render_step(s) for s in steps),
         )
 
     def _request(
-        self, system: str, question: str, scratchpad: str, steps: list[Step], index: int, seed: str | None
+        self,
+        system: str,
+        question: str,
+        scratchpad: str,
+        steps: list[Step],
+        index: int,
+        seed: str | None,
+        tools: list[str] | None = None,
     ) -> CompletionRequest:
+        """The call that writes step ``index``; ``tools``: the tools the reply may call, when fewer than the run's
+        (the prompt still describes the run's own)."""
         cfg = self.config
+        offered = cfg.tools.names if tools is None else tools
         if self.dialect.native_tools:
             # The question is the first message; the steps become the conversation after it.
             return CompletionRequest(
@@ -320,7 +384,7 @@ class Agent:
                 temperature=cfg.temperature,
                 max_tokens=cfg.max_tokens,
                 messages=tuple(self.dialect.messages(steps)),
-                tools=self.dialect.declarations(cfg.tools.names),
+                tools=self.dialect.declarations(offered),
             )
         step_prefix = self.dialect.step_prefix(index)
         if seed:
@@ -332,7 +396,7 @@ class Agent:
             stop=self.stops,
             temperature=cfg.temperature,
             max_tokens=cfg.max_tokens,
-            grammar=self.dialect.grammar(cfg.tools.names, index) if self._constrained() else None,
+            grammar=self.dialect.grammar(offered, index) if self._constrained() else None,
         )
 
     def _read(self, reply: Reply, seed: str | None) -> list[ParseResult]:

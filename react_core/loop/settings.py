@@ -16,7 +16,7 @@ from react_core.base.errors import ConfigError, ReactLabError
 from react_core.base.recorded_settings import current_names
 from react_core.base.tool_specs import ToolSpec, is_tool_name
 from react_core.base.trace import Step
-from react_core.loop.agent import DEFAULT_MAX_CALLS, RunConfig
+from react_core.loop.agent import DEFAULT_MAX_CALLS, EARLY_STOPPING, RunConfig
 from react_core.presets.check import validate_preset
 from react_core.presets.preset import Preset, preset_dialect
 from react_core.presets.store import PresetStore
@@ -59,6 +59,7 @@ def default_provider(env: Mapping[str, str] | None = None) -> str:
 @dataclass
 class RunSettings:
     MAX_CALLS: ClassVar[int] = 20  # the most model calls a run may be given (``max_calls``)
+    EARLY_STOPPING: ClassVar[dict[str, str]] = EARLY_STOPPING  # the choices of ``early_stopping``, as said to a person
 
     provider: str = field(default_factory=lambda: FALLBACK.name)
     model: str = ""
@@ -85,6 +86,9 @@ class RunSettings:
     grammar: bool = True
     # Step mode: pause before a tool call, on an unreadable step, before Finish (``Step.BREAKPOINTS``); [] is off.
     pause_before: list[str] = field(default_factory=list)
+    # When the run's own steps end without an answer: "force" stops there, "generate" asks once more
+    # (``react_core.loop.agent.EARLY_STOPPING``).
+    early_stopping: str = "force"
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, provider: str | None = None) -> RunSettings:
@@ -175,6 +179,10 @@ class RunSettings:
         check_temperature(self.temperature)
         if not 1 <= int(self.sentences) <= 50:
             raise ConfigError(f"sentences must be between 1 and 50 (got {self.sentences}).")
+        if self.early_stopping not in EARLY_STOPPING:
+            raise ConfigError(
+                f"early stopping must be one of {', '.join(EARLY_STOPPING)} (got {self.early_stopping!r})."
+            )
         stray = set(self.pause_before) - set(Step.BREAKPOINTS)
         if stray:
             raise ConfigError(f"unknown breakpoints {sorted(stray)}: choose from {', '.join(Step.BREAKPOINTS)}.")
@@ -279,5 +287,6 @@ def build_run_config(
         temperature=float(settings.temperature),
         grammar=bool(settings.grammar),
         pause_before=tuple(b for b in Step.BREAKPOINTS if b in settings.pause_before),
+        early_stopping=settings.early_stopping,
         recorded={"knowledge": settings.knowledge, **adapter_recorded(provider)},
     )

@@ -43,6 +43,8 @@ class Checks:
 
 
 def finished(trace: Trace) -> bool:
+    """It ended with an answer of its own steps: an answer asked for after they stopped (``answered_at_stop``) is
+    not one."""
     return trace.stop_reason == "finished" and trace.final_answer is not None
 
 

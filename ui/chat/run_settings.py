@@ -27,6 +27,7 @@ from react_core import (
     Preset,
     ReactLabError,
     Recorded,
+    RunSettings,
     ToolSpec,
     Trace,
 )
@@ -137,6 +138,8 @@ def describe(start: Start) -> dict[str, str]:
     }
     if cls.constrained:
         rows["Grammar"] = "on" if s.get("grammar") else "off"
+    if s.get("early_stopping", "force") != "force":
+        rows["Without an answer"] = RunSettings.EARLY_STOPPING.get(s["early_stopping"], s["early_stopping"])
     return rows
 
 
