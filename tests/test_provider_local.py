@@ -359,7 +359,9 @@ def test_the_python_snippet_runs_the_same_completion(local: LocalProvider) -> No
     env = {**os.environ, "MODEL_PATH": str(local.prepare().path)}
     done = subprocess.run([sys.executable, "-c", snippet], env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.rstrip("\n") == reply.text  # temperature 0: the same tokens again
+    # Temperature 0: the same tokens again. The snippet ends with one print() of its own; the reply may end with a
+    # line break the model wrote (the shipped adapter does within 8 tokens), so only the snippet's is taken off.
+    assert done.stdout.removesuffix("\n") == reply.text
 
 
 def test_the_model_computes_on_every_core_unless_told_fewer() -> None:

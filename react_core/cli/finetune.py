@@ -1,7 +1,8 @@
 """``python -m react_core finetune``: teach the on-device model a method from trajectories (the paper's Figure 3).
 
-``--recipe`` names the recipe to start from (``v1``, the shipped adapter's, by default; ``v2`` adds trajectories that
-miss a Search and recover, and ones that answer from what they read, over 3 epochs); the options below change it.
+``--recipe`` names the recipe to start from (``v1``, the first shipped adapter's, by default; ``v2`` adds trajectories
+that miss a Search and recover, and ones that answer from what they read, over 3 epochs; the shipped adapter is
+``v7``'s, ``recipe.SHIPPED``); the options below change it.
 Gold trajectories are written from HotpotQA files with supporting facts (``--gold``, default the shared 996 train
 questions); ``--from-history`` adds your right and grounded runs; ``--teacher PROVIDER[:MODEL]`` with
 ``--teacher-questions`` adds a teacher's right and grounded runs (the paper's recipe, with a hosted key). The adapter is
@@ -29,8 +30,8 @@ def register(sub: Any) -> None:
         "--recipe",
         choices=list(Recipe.ALL),
         default="v1",
-        help="the recipe to start from, v1 by default (docs/finetune.md; the options below change it): "
-        + "; ".join(f"{name}, {recipe.note}" for name, recipe in Recipe.ALL.items()),
+        help="the recipe to start from, v1 by default (the shipped adapter is v7's: docs/finetune.md; the options "
+        "below change it): " + "; ".join(f"{name}, {recipe.note}" for name, recipe in Recipe.ALL.items()),
     )
     p.add_argument("--method", choices=list(Recipe.METHODS), help="what to learn (default: the recipe's, react)")
     p.add_argument(
