@@ -25,6 +25,7 @@ class UsageError(Exception):
 
 def add_run_options(p: argparse.ArgumentParser) -> None:
     """Options shared by everything that runs the agent (ask, eval)."""
+    from react_core.loop.agent import EARLY_STOPPING
     from react_core.providers import PROVIDERS
 
     p.add_argument(
@@ -64,7 +65,7 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--early-stopping",
-        choices=["force", "generate"],
+        choices=list(EARLY_STOPPING),
         default=None,
         help="when the run's steps end without an answer (a loop, the budget): stop (force, the default) or ask the "
         "model once more for its final answer (generate, LangChain's name; one call beyond --max-calls)",
