@@ -217,3 +217,26 @@ def test_a_failure_of_the_last_call_ends_the_run_as_any_failed_call_does():
     trace, _, _ = run([], provider=FailsLast(LOOPING))
     assert trace.stop_reason == "error" and "the service is down" in trace.error
     assert trace.failed_call is not None and len(trace.steps) == 3
+
+
+def test_stop_while_the_last_call_writes_keeps_its_step_as_far_as_it_got(monkeypatch, tmp_path):
+    """Stop keeps the step being written, for the call that asks for the answer as for any other (test_stop_partial)."""
+    import threading
+
+    import react_core
+    from react_core.base.events import TextDelta
+
+    monkeypatch.setenv("REACT_HISTORY_DB", str(tmp_path / "history.sqlite"))
+    looping = [f" again\nAction {i}: Calculator[1+1]" for i in (1, 2, 3)]
+    script = [*looping, " so the answer must be two, as it said.\nAction 4: Finish[2]"]
+    settings = RunSettings(provider="scripted", script=script, tools=["calculator"], early_stopping="generate")
+    cancel = threading.Event()
+    run = react_core.Run(react_core.RunRequest("What is 1+1?", settings, cancel=cancel), react_core.Keeping())
+    for event in run:
+        if isinstance(event, TextDelta) and event.index == 4 and event.text.strip():
+            cancel.set()
+    trace = run.trace
+    assert trace.stop_reason == "cancelled" and trace.final_answer is None
+    last = trace.steps[-1]
+    assert last.index == 4 and last.stopped and last.thought.startswith(ANSWER_AT_STOP)
+    assert last.final_answer is None and last.observation is None

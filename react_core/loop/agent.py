@@ -211,17 +211,7 @@ class Agent:
             yield StepStarted(index)
             started = time.perf_counter()
             request = self._request(system, question_block, scratchpad, trace.steps, index, seed)
-            try:
-                reply = yield from self.generate(request, index)
-            except Stopped as e:  # it ends the run (``drive``) with the step as far as it was written, nothing run
-                if e.reply.text:
-                    thought = self._read(e.reply, seed)[0].thought
-                    trace.steps.append(stopped_step(index, thought, request, e.reply, previous, started))
-                    yield StepDone(trace.steps[-1])
-                raise
-            except ReactLabError as e:  # it ends the run (``drive``); the trace keeps which call failed, and how
-                trace.failed_call = FailedCall.of(e, time.perf_counter() - started)
-                raise
+            reply = yield from self._write(trace, request, index, seed, previous, started)
             head = index
             for n, parsed in enumerate(self._read(reply, seed)):
                 if n:
@@ -326,11 +316,7 @@ class Agent:
         started = time.perf_counter()
         request = self._request(*self._prompt_parts(trace, trace.steps), trace.steps, index, seed, tools=[])
         previous = call_records.CallTexts.of(trace.steps)[-1] if trace.steps else None
-        try:
-            reply = yield from self.generate(request, index)
-        except ReactLabError as e:
-            trace.failed_call = FailedCall.of(e, time.perf_counter() - started)
-            raise
+        reply = yield from self._write(trace, request, index, seed, previous, started)
         step = self._step(index, reply, self._read(reply, seed)[0], 0)
         step.call = call_record(request, reply, previous)
         if step.final_answer is not None:
@@ -411,6 +397,30 @@ class Agent:
 
     def _constrained(self) -> bool:
         return self.config.grammar and self.config.provider.constrained
+
+    def _write(
+        self,
+        trace: Trace,
+        request: CompletionRequest,
+        index: int,
+        seed: str | None,
+        previous: call_records.CallTexts | None,
+        started: float,
+    ) -> Generator[Event, None, Reply]:
+        """The reply that writes step ``index``. Stop while the model writes ends the run (``drive``) with the step as
+        far as it was written, nothing of it run; a failed call ends it too, the trace keeping which call failed and
+        how."""
+        try:
+            return (yield from self.generate(request, index))
+        except Stopped as e:
+            if e.reply.text:
+                thought = self._read(e.reply, seed)[0].thought
+                trace.steps.append(stopped_step(index, thought, request, e.reply, previous, started))
+                yield StepDone(trace.steps[-1])
+            raise
+        except ReactLabError as e:
+            trace.failed_call = FailedCall.of(e, time.perf_counter() - started)
+            raise
 
     def generate(self, request: CompletionRequest, index: int) -> Generator[Event, None, Reply]:
         """The model's reply, its text yielded as it arrives."""
