@@ -64,7 +64,9 @@ def _recipe_form() -> FinetunePlan | None:
             key=f"finetune-method-{name}",
             format_func=lambda m: f"{m} (prompt {Recipe.METHODS[m].preset})",
         )
-        limit = st.number_input("Train questions (0: all 996)", 0, 10_000, 0, step=50)
+        limit = st.number_input(
+            "Train questions (0: all 996)", 0, 10_000, defaults.limit, step=50, key=f"finetune-limit-{name}"
+        )
         cols = st.columns(3)
         epochs = cols[0].number_input("Epochs", 1, 10, defaults.epochs, key=f"finetune-epochs-{name}")
         rank = cols[1].number_input("LoRA rank", 1, 128, defaults.rank)
@@ -74,7 +76,11 @@ def _recipe_form() -> FinetunePlan | None:
         go = st.form_submit_button("Start fine-tuning", type="primary")
     if not go:
         return None
-    recipe = defaults.updated(method=method, limit=int(limit), epochs=int(epochs), rank=int(rank), seed=int(seed))
+    try:  # the recipe's own rules (v3's quotes and v7's misses shape ReAct thoughts: method react only)
+        recipe = defaults.updated(method=method, limit=int(limit), epochs=int(epochs), rank=int(rank), seed=int(seed))
+    except ReactLabError as e:
+        st.error(md_literal(f"Recipe {name}: {e}"))
+        return None
     store = None
     if history:
         from react_core import open_history

@@ -27,6 +27,38 @@ def test_the_v2_recipe_is_chosen_on_the_page_and_started_as_the_form_left_it(mon
     assert plan.recipe == Recipe.ALL["v2"].updated(epochs=2)  # v2's misses and held-out files, with the epochs typed
 
 
+def test_a_recipe_on_part_of_the_questions_is_started_as_that_recipe(monkeypatch, tmp_path):
+    # v7 trains on 600 of the 996 questions: the form starts from its 600, so Start hands the engine v7 itself (the
+    # folder `finetune --recipe v7` writes and resumes), and v8 (all 996) from its 0.
+    use_app(monkeypatch, tmp_path)
+    started = []
+    monkeypatch.setattr(jobs, "start", started.append)
+    at = go(new_session(), "finetune")
+    for name in ("v7", "v8"):
+        at.selectbox(key="finetune-recipe-name").set_value(name).run()
+        assert at.number_input(key=f"finetune-limit-{name}").value == Recipe.ALL[name].limit
+        next(b for b in at.button if b.label == "Start fine-tuning").click().run()
+        assert not at.exception, at.exception
+        assert started[-1].recipe == Recipe.ALL[name] and started[-1].folder.name.endswith(Recipe.ALL[name].digest)
+    assert Recipe.ALL["v7"].limit == 600 and Recipe.ALL["v8"].limit == 0
+
+
+def test_a_method_the_recipe_cannot_teach_is_refused_in_words_and_nothing_starts(monkeypatch, tmp_path):
+    # v3's thoughts quote and v7 adds missed Searches: both shape ReAct's thoughts, so Act with them is the engine's
+    # refusal, said on the page (the page once raised it as a traceback).
+    use_app(monkeypatch, tmp_path)
+    started = []
+    monkeypatch.setattr(jobs, "start", started.append)
+    at = go(new_session(), "finetune")
+    for name in ("v3", "v7"):
+        at.selectbox(key="finetune-recipe-name").set_value(name).run()
+        at.selectbox(key=f"finetune-method-{name}").set_value("act")
+        next(b for b in at.button if b.label == "Start fine-tuning").click().run()
+        assert not at.exception, at.exception
+        assert any(e.value.startswith(f"Recipe {name}") and "method react only" in e.value for e in at.error)
+    assert started == []
+
+
 def test_the_page_lists_the_adapters_there_are_and_says_when_the_training_environment_is_missing(monkeypatch, tmp_path):
     use_app(monkeypatch, tmp_path)
     missing = tmp_path / "no-train" / "python"
