@@ -78,7 +78,10 @@ def test_a_stopped_run_resumes_from_its_checkpoint_to_the_same_adapter(trained, 
     result, data, _ = trained
     stop = threading.Event()
 
+    before: list[dict] = []
+
     def stop_after_first_step(event: dict) -> None:
+        before.append(event)
         if event["kind"] == "step":
             stop.set()
 
@@ -86,5 +89,12 @@ def test_a_stopped_run_resumes_from_its_checkpoint_to_the_same_adapter(trained, 
     assert first.stopped and first.adapter is None and (tmp_path / "run" / "checkpoint" / "state.pt").is_file()
     events: list[dict] = []
     again = _plan(tmp_path / "run", data).run(on_progress=events.append)
-    assert [e["kind"] for e in events if e["kind"] in ("resumed", "step")][0] == "resumed"
+    resumed = [e for e in events if e["kind"] in ("resumed", "step")][0]
+    assert resumed["kind"] == "resumed"
     assert file_sha256(again.adapter) == file_sha256(result.adapter)
+    # What training cost counts every process it took, as its wall time does: the CPU-seconds of the run before the
+    # Stop are carried by the checkpoint into the manifest, not only the last process's own.
+    (stopped,) = [e for e in before if e["kind"] == "stopped"]
+    assert stopped["cpu_seconds"] > 0 and resumed["cpu_seconds"] == stopped["cpu_seconds"]
+    training = read_manifest(again.adapter).training
+    assert training["cpu_seconds"] > stopped["cpu_seconds"] and training["peak_mb"] > 0

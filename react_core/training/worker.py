@@ -172,8 +172,16 @@ def train(work: Path) -> int:
     params = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(params, lr=recipe["learning_rate"], weight_decay=0.0)
     position, trained = load_checkpoint(work, model, optimizer)
+    # The CPU time and peak memory of the processes before a resume, carried by the checkpoint as the wall time is:
+    # this process's own resource usage would leave out all the runs that came before a Stop.
+    cpu_before, peak_before = float(trained.get("cpu_seconds", 0.0)), int(trained.get("peak_mb", 0))
+
+    def used() -> tuple[float, int]:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        return round(cpu_before + usage.ru_utime + usage.ru_stime, 1), max(peak_before, round(usage.ru_maxrss / 1024))
+
     if position:
-        say("resumed", step=position // batch, steps=steps)
+        say("resumed", step=position // batch, steps=steps, cpu_seconds=cpu_before)
     stop = Stop()
     warmup = max(1, int(steps * recipe["warmup"]))
     model.train()
@@ -207,20 +215,21 @@ def train(work: Path) -> int:
         )
         last = position >= len(plan)
         if stop.asked or last or (step + 1) % recipe["checkpoint_every"] == 0:
+            trained["cpu_seconds"], trained["peak_mb"] = used()
             save_checkpoint(work, model, optimizer, position, trained)
         if stop.asked and not last:
-            say("stopped", step=step + 1, steps=steps)
+            say("stopped", step=step + 1, steps=steps, cpu_seconds=trained["cpu_seconds"])
             return 3
     save_adapter(work, model)
-    usage = resource.getrusage(resource.RUSAGE_SELF)
+    cpu_seconds, peak_mb = used()
     say(
         "trained",
         steps=steps,
         tokens=trained["tokens"],
         learned_tokens=trained["learned_tokens"],
         seconds=round(trained["seconds"], 1),
-        cpu_seconds=round(usage.ru_utime + usage.ru_stime, 1),
-        peak_mb=round(usage.ru_maxrss / 1024),
+        cpu_seconds=cpu_seconds,
+        peak_mb=peak_mb,
         torch=torch.__version__,
     )
     return 0
