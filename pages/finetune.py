@@ -146,8 +146,7 @@ else:
 
 st.subheader("Adapters")
 for adapter in Adapter.found():
-    path, manifest = adapter.path, adapter.manifest
-    title = manifest.title if manifest else path.name
+    path, manifest, title = adapter.path, adapter.manifest, adapter.title
     scores = (manifest.scores.get("summary") if manifest else "") or "not measured yet"
     learned = f"{manifest.method}, prompt `{manifest.preset}`" if manifest else "made elsewhere"
     st.markdown(f"**{md_literal(title)}** — {learned} · {md_literal(str(scores))}  \n`{path}`")

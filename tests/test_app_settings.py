@@ -333,3 +333,34 @@ def test_asking_once_more_for_an_answer_is_a_setting_the_next_turn_runs_under(mo
         "Answered when asked: its own steps had ended without an answer · 4 steps"
     )
     assert HistoryStore().last_settings()["early_stopping"] == "generate"
+
+
+def test_the_adapters_on_this_machine_are_offered_as_your_own_and_follow_a_typed_path(monkeypatch, tmp_path):
+    # Local mode: "your own file" lists the adapters found here besides the default (the other shipped ones and those
+    # fine-tuning wrote), each by its title; picking one is the setting and fills in the path; a typed path that is
+    # none of them leaves the list unchosen. Nothing is loaded: the page only sets the next turn's adapter.
+    from react_core import Adapter
+
+    use_app(monkeypatch, tmp_path)
+    made = tmp_path / "data" / "finetune" / "react-abc" / "adapter.gguf"
+    made.parent.mkdir(parents=True)
+    made.write_bytes(b"GGUF")  # made elsewhere: no manifest, named by its file
+    at = go(new_session(), "settings")
+    at.selectbox(key="set-provider").set_value("local").run()
+    assert at.radio(key="set-adapter-kind").value == ""  # the shipped one, the default
+    at.radio(key="set-adapter-kind").set_value("own").run()
+    found = at.selectbox(key="set-adapter-found")
+    others = [a for a in Adapter.found() if not a.is_default]
+    assert found.options == [f"{a.title} · {a.path.parent.name}" for a in others]
+    assert found.value is None and "adapter.gguf · react-abc" in found.options  # no manifest: by its file
+    assert "ReAct on HotpotQA (v1) · react-hotpotqa-v1" in found.options  # by its manifest's title
+    assert any(a.is_default for a in Adapter.found()) and "ReAct on HotpotQA · react-hotpotqa" not in found.options
+    v1 = next(a for a in others if a.path.parent.name == "react-hotpotqa-v1")
+    found.set_value(str(v1.path)).run()
+    assert not at.exception, at.exception
+    assert at.session_state.settings["adapter"] == str(v1.path) == at.text_input(key="set-adapter-path").value
+    at.text_input(key="set-adapter-path").set_value(str(tmp_path / "elsewhere.gguf")).run()
+    assert at.session_state.settings["adapter"] == str(tmp_path / "elsewhere.gguf")
+    assert at.selectbox(key="set-adapter-found").value is None
+    at.text_input(key="set-adapter-path").set_value(str(made)).run()
+    assert at.selectbox(key="set-adapter-found").value == str(made)

@@ -121,10 +121,7 @@ def shipped_adapter() -> Path | None:
 
 def adapter_label(adapter: Path | None) -> str:
     """How the model label names the adapter: its manifest's title, else its file name."""
-    if adapter is None:
-        return ""
-    manifest = read_manifest(adapter)
-    return manifest.title if manifest and manifest.title else adapter.name
+    return "" if adapter is None else Adapter(adapter, read_manifest(adapter)).title
 
 
 @dataclass(frozen=True)
@@ -140,6 +137,16 @@ class Adapter:
         shipped = sorted(SHIPPED_ADAPTERS_DIR.glob(f"*/{ADAPTER_FILE}"))
         made = sorted(finetune_dir().glob(f"*/{ADAPTER_FILE}"), key=lambda p: p.stat().st_mtime, reverse=True)
         return [cls(p, read_manifest(p)) for p in [*shipped, *made]]
+
+    @property
+    def title(self) -> str:
+        """What it is called: its manifest's title, else its file name."""
+        return self.manifest.title if self.manifest and self.manifest.title else self.path.name
+
+    @property
+    def is_default(self) -> bool:
+        """Whether it is the shipped adapter the on-device default runs with (the setting ``shipped``)."""
+        return setting_of(self.path) == SHIPPED
 
     @staticmethod
     def setting_label(setting: str) -> str:

@@ -153,12 +153,38 @@ def render_adapter() -> None:
         "finetune`). Its own prompt becomes the default preset.",
     )
     if kind == "own":
+        _found_adapters(current)
         seed("set-adapter-path", current if own else "")
         st.text_input(
             "Adapter file (.gguf)",
             key="set-adapter-path",
             on_change=lambda: state.update_settings(adapter=st.session_state["set-adapter-path"].strip()),
         )
+
+
+def _found_adapters(current: str) -> None:
+    """Local mode: the adapters on this machine besides the default (the other shipped ones, those the Fine-tune page
+    or ``finetune`` wrote), one choice each; choosing one fills in its path below."""
+    found = {str(a.path): a for a in Adapter.found() if not a.is_default}
+    if not found:
+        return
+    key = "set-adapter-found"
+    st.session_state[key] = current if current in found else None  # follows a path typed below too
+
+    def picked() -> None:
+        chosen = st.session_state[key]
+        if chosen:
+            st.session_state["set-adapter-path"] = chosen
+            state.update_settings(adapter=chosen)
+
+    st.selectbox(
+        "On this machine",
+        list(found),
+        key=key,
+        placeholder="choose one, or type a file's path below",
+        format_func=lambda p: f"{found[p].title} · {Path(p).parent.name}",
+        on_change=picked,
+    )
 
 
 def _knowledge() -> dict[str, str]:
