@@ -70,6 +70,39 @@ def test_base_vs_fine_tuned_fills_react_on_the_on_device_model_without_and_with_
         assert (at.session_state[f"arena-temperature-{i}"], at.session_state[f"arena-max_calls-{i}"]) == (0.0, 7)
 
 
+def test_an_on_device_column_offers_the_adapters_on_this_machine_and_runs_with_the_one_chosen(monkeypatch, tmp_path):
+    # A class compares the first adapter with today's: each on-device column offers the shipped one, none, and the
+    # other adapters found here by title (the shipped v1 and v3, one fine-tuning wrote); the one chosen is the
+    # column's setting when Run starts it (the job is stood in for: no model is loaded).
+    from react_core import Adapter
+    from ui.arena import verbs
+
+    use_app(monkeypatch, tmp_path, CALC)
+    made = tmp_path / "data" / "finetune" / "react-abc" / "adapter.gguf"
+    made.parent.mkdir(parents=True)
+    made.write_bytes(b"GGUF")
+    started = []
+
+    class Job:
+        def __init__(self, question, specs, *args, **kwargs):
+            started.append(specs)
+
+        def start(self):
+            return None
+
+    monkeypatch.setattr(verbs, "ArenaJob", Job)
+    at = go(new_session(), "arena")
+    at.button(key="arena-base-tuned").click().run()
+    v1 = next(a for a in Adapter.found() if a.path.parent.name == "react-hotpotqa-v1")
+    offered = at.selectbox(key="arena-adapter-0").options
+    assert offered[:2] == [Adapter.setting_label(""), Adapter.setting_label("none")]
+    assert {v1.title, "adapter.gguf"} <= set(offered) and len(offered) == len(set(offered))
+    at.selectbox(key="arena-adapter-0").set_value(str(v1.path)).run()
+    start(at, KNOWN_Q)
+    (specs,) = started
+    assert [spec.settings["adapter"] for spec in specs] == [str(v1.path), ""]
+
+
 def test_figure_one_on_a_model_with_an_adapter_fills_the_prompt_it_learned(monkeypatch, tmp_path):
     from react_core.providers.scripted import ScriptedProvider
 

@@ -12,6 +12,7 @@ import streamlit as st
 
 from react_core import (
     PROVIDERS,
+    Adapter,
     Arena,
     EvalPlan,
     ModelChoice,
@@ -27,7 +28,6 @@ GOLD_KEY = "arena-gold"
 FILLED_KEY = "arena-gold-filled"  # the gold answer the page filled in (not the person's own), to replace it
 COUNT_KEY = "arena-n"
 FIELDS = ("strategy", "preset", "provider", "model", "temperature", "max_calls", "adapter")
-ADAPTERS = {"": "the shipped adapter", "none": "none: the base model"}  # an on-device column's adapter
 
 
 def key(field: str, i: int) -> str:
@@ -189,7 +189,9 @@ def render_editor(i: int) -> None:
         )
     if "adapter" in PROVIDERS[st.session_state[key("provider", i)]].options and not identity.own_endpoints():
         current = st.session_state[key("adapter", i)]
-        options = {**ADAPTERS, **({} if current in ADAPTERS else {current: Path(current).name})}  # their own file
+        options = {setting: Adapter.setting_label(setting) for setting in ("", "none")}  # the shipped one, none
+        options |= {str(a.path): a.title for a in Adapter.found() if not a.is_default}  # the others here (v1 beside v7)
+        options.setdefault(current, Path(current).name)  # the person's own file, from Settings
         st.selectbox("Adapter", list(options), key=key("adapter", i), format_func=options.get)
 
 
