@@ -118,3 +118,48 @@ def test_each_measured_cell_says_how_long_its_questions_took(folder):
     minutes = figure3.cell_minutes(folder)
     assert list(minutes) == ["fine-tuned-react"]
     assert minutes["fine-tuned-react"] == pytest.approx(sum(r["seconds"] for r in records) / 60)
+
+
+def test_a_candidate_adapter_is_measured_in_a_folder_of_its_own_as_the_shipped_one_is(tmp_path):
+    # `figure3 --adapter FILE`: the ReAct cell with that file instead of the shipped one, the other methods' adapters
+    # as they were (none asked for here), and never the shipped adapter's results folder, whose file of results was
+    # made with another adapter (a resume there is refused).
+    from react_core.cli.figure3 import adapters, results_folder
+
+    mine = tmp_path / "react-abc" / "adapter.gguf"
+    mine.parent.mkdir()
+    mine.write_bytes(b"GGUF")
+    assert adapters(True, {"react"}, react=mine) == {"react": str(mine), "act": "", "cot": "", "standard": ""}
+    assert results_folder(None, mine) == figure3.DEFAULT_DIR.with_name("figure3-react-abc")
+    assert results_folder(None, None) == figure3.DEFAULT_DIR and results_folder("x", mine) == Path("x")
+
+
+def test_a_missing_candidate_adapter_is_one_clear_message(capsys):
+    from react_core.cli.main import main
+
+    assert main(["figure3", "--adapter", "/nowhere/adapter.gguf", "--no-train"]) == 2
+    assert "no adapter at /nowhere/adapter.gguf" in capsys.readouterr().err
+
+
+@pytest.mark.model
+def test_a_candidate_adapter_runs_its_cell_prints_the_table_and_leaves_the_docs_alone(tmp_path, capsys):
+    # Two questions on the on-device model with a copy of the shipped adapter as the candidate: the ReAct cell alone
+    # runs, with that file; the table is printed naming it; docs/evaluation.md is not touched; a partial cell (a
+    # --limit) records no scores in the candidate's manifest.
+    from react_core.cli.main import main
+
+    if not shipped_path().is_file():
+        pytest.skip("this checkout has no shipped adapter")
+    mine = tmp_path / "candidate" / "adapter.gguf"
+    mine.parent.mkdir()
+    shutil.copy(shipped_path(), mine)
+    shutil.copy(shipped_path().with_name("adapter.json"), mine.with_name("adapter.json"))
+    manifest, doc = mine.with_name("adapter.json").read_bytes(), figure3.DOC.read_bytes()
+    out = tmp_path / "out"
+    assert main(["figure3", "--adapter", str(mine), "--limit", "2", "--no-train", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert f"figure3 --adapter {mine} --limit 2" in printed and f"ReAct's is `{mine}`" in printed
+    assert figure3.DOC.read_bytes() == doc and mine.with_name("adapter.json").read_bytes() == manifest
+    header, records = results.read_file(results.result_path(out, "fine-tuned-react"))
+    assert header["config"]["adapter"] == str(mine) and len(records) == 2
+    assert sorted(p.name for p in out.glob("*.jsonl")) == ["fine-tuned-react.jsonl"]
