@@ -90,6 +90,12 @@ def test_a_full_cells_figures_become_its_adapters_claim_and_the_notice_quotes_th
         k: v for k, v in before.items() if k != "scores"
     }
     assert "right on about 67 % of 3 held-out HotpotQA questions" in notice_for(adapter)
+    assert "fine-tuned for ReAct" in notice_for(adapter)
+    # Figure 3's Act adapter measures itself as well: loaded as one's own, the notice does not call it ReAct.
+    act = after.to_dict() | {"method": "act", "preset": "tuned-act", "title": "act on HotpotQA (Figure 3)"}
+    adapter.with_name("adapter.json").write_text(json.dumps(act), encoding="utf-8")
+    said = notice_for(adapter)
+    assert "fine-tuned as act on HotpotQA (Figure 3)" in said and "ReAct" not in said and "67 %" in said
 
 
 def test_a_cell_not_asked_for_leaves_its_adapter_as_it_was(folder, tmp_path):

@@ -238,8 +238,11 @@ def notice_for(adapter: Path | None) -> str:
     rate = manifest.scores.get("notice") if manifest else None
     if not rate:
         return DEMO_NOTICE
+    # What it learned: ReAct for the shipped ones; an adapter of another method (Figure 3's Act, which measures itself
+    # too) by its own title.
+    learned = "for ReAct" if manifest.method == "react" else f"as {manifest.title or manifest.method}"
     return (
-        f"On-device model (Gemma 3 270M fine-tuned for ReAct, running on this machine): small, and {rate}. For "
+        f"On-device model (Gemma 3 270M fine-tuned {learned}, running on this machine): small, and {rate}. For "
         "better answers add a Gemini key (GEMINI_API_KEY) or an OpenAI key (OPENAI_API_KEY) in the environment, in "
         ".streamlit/secrets.toml, or on the Settings page, and choose that provider."
     )
