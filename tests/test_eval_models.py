@@ -188,8 +188,58 @@ def test_the_choices_offered_are_the_current_one_then_each_provider_ready_to_run
         "local",
     ]  # the operator's key not lent
     assert ModelChoice.offered({"provider": "local"}, env={"REACT_SECRETS_PATH": ""}) == [
-        "local"
-    ]  # a script is never guessed
+        "local",
+        "local+none",
+    ]  # a script is never guessed; the on-device model is offered with its adapter and without (Figure 3's pair)
+    assert ModelChoice.offered({"provider": "local", "adapter": "none"}, env={"REACT_SECRETS_PATH": ""}) == [
+        "local+none",
+        "local+shipped",
+    ]
+
+
+def test_a_model_choice_names_an_adapter_after_a_plus():
+    # `local+none` is the on-device model without its adapter, `local+FILE` with another; without `+` the settings'
+    # own adapter (the shipped one by default) stays, so the choices of today's evaluations mean what they meant.
+    choice = ModelChoice.parse("local:/m/q.gguf + adapters/react-hotpotqa-v1/adapter.gguf")
+    assert choice == ModelChoice("local", "/m/q.gguf", "adapters/react-hotpotqa-v1/adapter.gguf")
+    assert ModelChoice.parse(choice.spec) == choice and ModelChoice.parse("local+none").spec == "local+none"
+    assert ModelChoice.parse("local+none").changes({"provider": "local", "adapter": ""}) == {
+        "provider": "local",
+        "adapter": "none",
+    }
+    assert ModelChoice.parse("local").changes({"provider": "local", "adapter": "none"}) == {"provider": "local"}
+    assert [ModelChoice.of({"provider": "local", "adapter": a}).spec for a in ("", "shipped", "none", "/a.gguf")] == [
+        "local",
+        "local",
+        "local+none",
+        "local+/a.gguf",
+    ]
+    with pytest.raises(ConfigError, match="OpenAI takes no adapter"):
+        ModelChoice.parse("openai:gpt-4o-mini+none")
+    with pytest.raises(ConfigError, match="No adapter after"):
+        ModelChoice.parse("local+")
+
+
+def test_the_base_and_the_fine_tuned_model_compare_in_one_grid_each_with_its_own_prompt(tmp_path):
+    # Figure 3's pair in one evaluation: each model's label names its adapter, each answers the prompt it knows (the
+    # base model the paper's 6-shot ReAct, the fine-tuned one the zero-shot prompt it learned), each into its file.
+    from react_core.providers.adapters import shipped_adapter
+
+    if shipped_adapter() is None:
+        pytest.skip("this checkout has no shipped adapter")
+    plan = EvalPlan(
+        datasets=["d.json"],
+        strategies=["react"],
+        out_dir=str(tmp_path),
+        settings=RunSettings(provider="local"),
+        models=["local+none", "local"],
+    )
+    base, tuned = plan.model_settings()
+    assert (base.adapter, tuned.adapter) == ("none", "")
+    labels = plan.model_labels()
+    assert "ReAct on HotpotQA" not in labels[0] and "ReAct on HotpotQA" in labels[1]
+    assert (plan.role_presets(base)["react"], plan.role_presets(tuned)["react"]) == ("hotpotqa-react", "tuned-react")
+    assert [u.key for u in plan.units()][0] != [u.key for u in plan.units()][1]
 
 
 @pytest.mark.parametrize(

@@ -150,6 +150,23 @@ def test_a_visitor_s_model_file_is_refused_alike_whatever_is_there(tmp_path):
     assert "operator" in said.pop()
 
 
+def test_a_visitor_s_adapter_named_in_a_model_choice_is_refused_alike_whatever_is_there(tmp_path):
+    # An evaluation's models may name an adapter (`local+FILE`): the choice becomes the run's settings, and the same
+    # rule as Settings' refuses a visitor's file before anything is read; `local+none` and the shipped one serve.
+    from react_core.providers.choice import ModelChoice
+
+    def run_of(spec: str):
+        changes = ModelChoice.parse(spec).changes({"provider": "local"})
+        return provider_for(RunSettings(provider="local").updated(**changes))
+
+    paths = _server_files(tmp_path)
+    said = {_refusal(lambda p=p: run_of(f"local+{p}")) for p in paths.values()}
+    assert len(said) == 1, said
+    assert "adapter" in (only := said.pop()) and "operator" in only
+    with visitor():
+        assert run_of("local+none").adapter is None
+
+
 def test_the_operator_s_files_serve_visitors(tmp_path, monkeypatch):
     paths = _server_files(tmp_path)
     monkeypatch.setenv("REACT_SCRIPT", paths["secret.json"])

@@ -49,8 +49,9 @@ def register(sub: Any) -> None:
         nargs="+",
         action="extend",
         default=[],
-        metavar="PROVIDER[:MODEL]",
-        help="models to compare (local, openai:gpt-4o-mini, scripted:replies.json): everything runs once on each",
+        metavar="PROVIDER[:MODEL][+ADAPTER]",
+        help="models to compare (local, openai:gpt-4o-mini, scripted:replies.json; the on-device model without its "
+        "adapter local+none, with another local+FILE): everything runs once on each",
     )
     p.add_argument(
         "--baseline", help="a results file of the same questions: list those that newly pass and fail (per cell)"

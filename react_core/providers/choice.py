@@ -1,10 +1,13 @@
-"""A model choice: a provider and the model it runs, written ``provider[:model]`` — ``local``, ``openai:gpt-4o-mini``,
-``gemini:gemini-2.5-flash``, ``local:/models/qwen.gguf``, ``scripted:replies.json``. The one home of that syntax, read
-by ``eval --models`` and the Evaluate page's models.
+"""A model choice: a provider and the model it runs, written ``provider[:model][+adapter]`` — ``local``,
+``openai:gpt-4o-mini``, ``gemini:gemini-2.5-flash``, ``local:/models/qwen.gguf``, ``scripted:replies.json``,
+``local+none`` (the on-device model without its adapter), ``local+adapters/react-hotpotqa-v1/adapter.gguf``. The one
+home of that syntax, read by ``eval --models`` and the Evaluate page's models.
 
 What follows the colon is the value of the provider's model setting (``Provider.model_option``: a model name, a GGUF
 file, or for the scripted provider its script, whose replies are that "model"); nothing after it means the provider's
-default.
+default. What follows ``+`` is the adapter setting of a provider that takes one (``shipped``, ``none`` or a file; the
+visitor rule judges a file as it judges Settings'); without it the adapter is the settings' own, so the base model
+and the fine-tuned one compare in one evaluation (``local+none`` beside ``local``).
 A choice applied to run settings keeps their other connection options (Base URL) for the same provider; for another it
 starts them afresh from what the environment gives that provider (``environment_settings``), as the arena's columns,
 the Settings page's provider and a bootstrap teacher do: a Base URL typed for one provider is not another's.
@@ -15,28 +18,34 @@ runs as configured (a hosted one with the operator's key or endpoint, when the k
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from react_core.base.environment import environment_value, setting_defaults
 from react_core.base.errors import ConfigError
 from react_core.providers import PROVIDERS, keys, model_choice_label
+from react_core.providers.adapters import NONE, SHIPPED
 
 __all__ = ["CONNECTION", "ModelChoice", "environment_settings"]
 
 CONNECTION = ("model", "base_url", "model_path", "script")  # what a choice of another provider starts afresh
 
 
+ADAPTER = "adapter"  # the setting a ``+adapter`` sets, for the providers whose options hold it
+
+
 @dataclass(frozen=True)
 class ModelChoice:
     provider: str
     model: str = ""  # the value of the provider's model setting; '' for its default
+    adapter: str = ""  # its adapter setting ('' for the settings' own: ``shipped`` unless they say otherwise)
 
     @classmethod
     def parse(cls, text: str) -> ModelChoice:
-        """``provider`` or ``provider:model``; a ConfigError says what is wrong."""
-        name, _, model = str(text).strip().partition(":")
-        name, model = name.strip().lower(), model.strip()
+        """``provider``, ``provider:model``, either with ``+adapter``; a ConfigError says what is wrong."""
+        head, plus, adapter = str(text).strip().partition("+")
+        name, _, model = head.partition(":")
+        name, model, adapter = name.strip().lower(), model.strip(), adapter.strip()
         if name not in PROVIDERS:
             raise ConfigError(
                 f"Unknown provider {name!r} in model choice {text!r}: write provider or provider:model, the provider "
@@ -44,18 +53,26 @@ class ModelChoice:
             )
         if model and not PROVIDERS[name].model_option():
             raise ConfigError(f"{PROVIDERS[name].label} takes no model: write {name!r} alone.")
-        return cls(name, model)
+        if plus and ADAPTER not in PROVIDERS[name].options:
+            raise ConfigError(f"{PROVIDERS[name].label} takes no adapter: write {head.strip()!r} without '+'.")
+        if plus and not adapter:
+            raise ConfigError(f"No adapter after '+' in {text!r}: write +none, +shipped or +FILE.")
+        return cls(name, model, adapter)
 
     @classmethod
     def of(cls, settings: Mapping[str, Any]) -> ModelChoice:
-        """The choice these settings make (a script given as a list of replies, as tests do, is the default's)."""
-        option = PROVIDERS[settings["provider"]].model_option()
+        """The choice these settings make (a script given as a list of replies, as tests do, is the default's; the
+        shipped adapter, the default, is written without ``+``)."""
+        provider = PROVIDERS[settings["provider"]]
+        option = provider.model_option()
         value = settings.get(option) if option else ""
-        return cls(settings["provider"], value if isinstance(value, str) else "")
+        adapter = str(settings.get(ADAPTER) or "") if ADAPTER in provider.options else ""
+        return cls(settings["provider"], value if isinstance(value, str) else "", "" if adapter == SHIPPED else adapter)
 
     @property
     def spec(self) -> str:
-        return f"{self.provider}:{self.model}" if self.model else self.provider
+        head = f"{self.provider}:{self.model}" if self.model else self.provider
+        return f"{head}+{self.adapter}" if self.adapter else head
 
     def changes(self, settings: Mapping[str, Any]) -> dict[str, Any]:
         """What to change in ``settings`` to run this choice: for another provider, its connection as the environment
@@ -67,6 +84,8 @@ class ModelChoice:
         option = PROVIDERS[self.provider].model_option()
         if option and self.model:
             out[option] = self.model
+        if self.adapter:
+            out[ADAPTER] = self.adapter
         return out
 
     @classmethod
@@ -77,7 +96,10 @@ class ModelChoice:
         with its default model: a hosted one when the operator's key or endpoint is set and ``lent`` (the person may
         use the operator's keys), one that needs no key when it needs no setting either (not the scripted one, which
         needs a script)."""
-        found = [cls.of(settings).spec]
+        own = cls.of(settings)
+        found = [own.spec]
+        if ADAPTER in PROVIDERS[own.provider].options:  # the same model without its adapter, or with the shipped one
+            found.append(replace(own, adapter=NONE if own.adapter != NONE else SHIPPED).spec)
         for name, provider in PROVIDERS.items():
             if name == settings["provider"]:
                 continue

@@ -78,7 +78,7 @@ def render() -> None:
     cols[1].text_input(
         "Another model",
         key=ADD_KEY,
-        placeholder="provider:model, e.g. openai:gpt-4o-mini",
+        placeholder="provider:model, e.g. openai:gpt-4o-mini or local+none",
         on_change=add,
         help="local, local:FILE.gguf, openai:MODEL, gemini:MODEL, scripted:FILE.json",
     )
