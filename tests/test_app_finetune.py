@@ -11,11 +11,16 @@ from react_core import (
 from ui.finetune import job as jobs
 
 
-def test_the_v2_recipe_is_chosen_on_the_page_and_started_as_the_form_left_it(monkeypatch, tmp_path):
+def page(monkeypatch, tmp_path):
+    """The Fine-tune page with its job stood in for: what Start hands the engine is collected, nothing trains."""
     use_app(monkeypatch, tmp_path)
     started = []
     monkeypatch.setattr(jobs, "start", started.append)
-    at = go(new_session(), "finetune")
+    return go(new_session(), "finetune"), started
+
+
+def test_the_v2_recipe_is_chosen_on_the_page_and_started_as_the_form_left_it(monkeypatch, tmp_path):
+    at, started = page(monkeypatch, tmp_path)
     assert at.selectbox(key="finetune-recipe-name").value == "v1"
     assert at.number_input(key="finetune-epochs-v1").value == Recipe.ALL["v1"].epochs
     at.selectbox(key="finetune-recipe-name").set_value("v2").run()
@@ -30,10 +35,7 @@ def test_the_v2_recipe_is_chosen_on_the_page_and_started_as_the_form_left_it(mon
 def test_a_recipe_on_part_of_the_questions_is_started_as_that_recipe(monkeypatch, tmp_path):
     # v7 trains on 600 of the 996 questions: the form starts from its 600, so Start hands the engine v7 itself (the
     # folder `finetune --recipe v7` writes and resumes), and v8 (all 996) from its 0.
-    use_app(monkeypatch, tmp_path)
-    started = []
-    monkeypatch.setattr(jobs, "start", started.append)
-    at = go(new_session(), "finetune")
+    at, started = page(monkeypatch, tmp_path)
     for name in ("v7", "v8"):
         at.selectbox(key="finetune-recipe-name").set_value(name).run()
         assert at.number_input(key=f"finetune-limit-{name}").value == Recipe.ALL[name].limit
@@ -46,10 +48,7 @@ def test_a_recipe_on_part_of_the_questions_is_started_as_that_recipe(monkeypatch
 def test_a_method_the_recipe_cannot_teach_is_refused_in_words_and_nothing_starts(monkeypatch, tmp_path):
     # v3's thoughts quote and v7 adds missed Searches: both shape ReAct's thoughts, so Act with them is the engine's
     # refusal, said on the page (the page once raised it as a traceback).
-    use_app(monkeypatch, tmp_path)
-    started = []
-    monkeypatch.setattr(jobs, "start", started.append)
-    at = go(new_session(), "finetune")
+    at, started = page(monkeypatch, tmp_path)
     for name in ("v3", "v7"):
         at.selectbox(key="finetune-recipe-name").set_value(name).run()
         at.selectbox(key=f"finetune-method-{name}").set_value("act")

@@ -45,6 +45,17 @@ def folder(tmp_path_factory):
     return tmp / "out"
 
 
+def copy_of_shipped(folder: Path) -> Path:
+    """A copy of the shipped adapter and its manifest in ``folder`` (the test is skipped in a checkout without it)."""
+    if not shipped_path().is_file():
+        pytest.skip("this checkout has no shipped adapter to copy")
+    adapter = folder / "adapter.gguf"
+    folder.mkdir(exist_ok=True)
+    shutil.copy(shipped_path(), adapter)
+    shutil.copy(shipped_path().with_name("adapter.json"), adapter.with_name("adapter.json"))
+    return adapter
+
+
 def test_a_fine_tuned_cell_measures_em_f1_finishing_and_grounded_answers(folder):
     records = results.read_results(results.result_path(folder, "fine-tuned-react"))
     scores = figure3.held_out_scores(records)
@@ -75,12 +86,7 @@ def test_the_section_replaces_only_what_lies_between_the_markers(folder, tmp_pat
 
 
 def test_a_full_cells_figures_become_its_adapters_claim_and_the_notice_quotes_them(folder, tmp_path):
-    if not shipped_path().is_file():
-        pytest.skip("this checkout has no shipped adapter to copy the manifest of")
-    adapter = tmp_path / "mine" / "adapter.gguf"
-    adapter.parent.mkdir()
-    shutil.copy(shipped_path(), adapter)
-    shutil.copy(shipped_path().with_name("adapter.json"), adapter.with_name("adapter.json"))
+    adapter = copy_of_shipped(tmp_path / "mine")
     before = json.loads(adapter.with_name("adapter.json").read_text(encoding="utf-8"))
 
     record_scores({"react": str(adapter), "cot": ""}, folder, {"fine-tuned-react"})
@@ -99,11 +105,7 @@ def test_a_full_cells_figures_become_its_adapters_claim_and_the_notice_quotes_th
 
 
 def test_a_cell_not_asked_for_leaves_its_adapter_as_it_was(folder, tmp_path):
-    if not shipped_path().is_file():
-        pytest.skip("this checkout has no shipped adapter to copy the manifest of")
-    adapter = tmp_path / "adapter.gguf"
-    shutil.copy(shipped_path(), adapter)
-    shutil.copy(shipped_path().with_name("adapter.json"), adapter.with_name("adapter.json"))
+    adapter = copy_of_shipped(tmp_path)
     before = adapter.with_name("adapter.json").read_bytes()
     record_scores({"react": str(adapter)}, folder, {"prompted-react"})
     assert adapter.with_name("adapter.json").read_bytes() == before
@@ -154,12 +156,7 @@ def test_a_candidate_adapter_runs_its_cell_prints_the_table_and_leaves_the_docs_
     # --limit) records no scores in the candidate's manifest.
     from react_core.cli.main import main
 
-    if not shipped_path().is_file():
-        pytest.skip("this checkout has no shipped adapter")
-    mine = tmp_path / "candidate" / "adapter.gguf"
-    mine.parent.mkdir()
-    shutil.copy(shipped_path(), mine)
-    shutil.copy(shipped_path().with_name("adapter.json"), mine.with_name("adapter.json"))
+    mine = copy_of_shipped(tmp_path / "candidate")
     manifest, doc = mine.with_name("adapter.json").read_bytes(), figure3.DOC.read_bytes()
     out = tmp_path / "out"
     assert main(["figure3", "--adapter", str(mine), "--limit", "2", "--no-train", "--out", str(out)]) == 0
