@@ -29,8 +29,6 @@ from react_core.providers.adapters import NONE, SHIPPED
 __all__ = ["CONNECTION", "ModelChoice", "environment_settings"]
 
 CONNECTION = ("model", "base_url", "model_path", "script")  # what a choice of another provider starts afresh
-
-
 ADAPTER = "adapter"  # the setting a ``+adapter`` sets, for the providers whose options hold it
 
 

@@ -80,5 +80,6 @@ def render() -> None:
         key=ADD_KEY,
         placeholder="provider:model, e.g. openai:gpt-4o-mini or local+none",
         on_change=add,
-        help="local, local:FILE.gguf, openai:MODEL, gemini:MODEL, scripted:FILE.json",
+        help="local, local:FILE.gguf, openai:MODEL, gemini:MODEL, scripted:FILE.json; after a +, the on-device "
+        "model's adapter: local+none (the base model), local+FILE.gguf (another adapter)",
     )
