@@ -161,4 +161,7 @@ def _cmd_finetune(args: argparse.Namespace) -> int:
         if bar is not None:
             bar.close()
     print(result.message)
+    if result.adapter is not None and plan.recipe.method == "react":
+        measure = f"python -m react_core figure3 --adapter {result.adapter}"
+        print(f"Measure it as the shipped one was: {measure}", file=sys.stderr)
     return STOPPED if result.stopped else 0
