@@ -27,6 +27,7 @@ from typing import Any
 
 from react_core.base import cancel as cancel_scope
 from react_core.base.errors import ConfigError
+from react_core.base.folder_lock import only_run
 from react_core.evaluation import results
 from react_core.evaluation.data import Question
 from react_core.evaluation.harness import evaluate
@@ -97,10 +98,23 @@ class EvalPlan(Plan):
         unit, position, of, total), then for each unit the harness's ``start`` / ``result`` / ``done``, each with
         ``strategy`` and ``unit``. A provider failure raises a ProviderError once every model has stopped and what
         finished is saved (a hosted model's failure stops only its own cells); rerunning the same plan resumes. Act
-        and ReAct runs are sent to ``export`` (the operator's OpenTelemetry endpoint when None)."""
+        and ReAct runs are sent to ``export`` (the operator's OpenTelemetry endpoint when None). One run at a time in
+        ``out_dir``: another one there (a second terminal resuming the same folder) is refused before it writes."""
+        check_plan(self)
+        with only_run(Path(self.out_dir), "an evaluation writing its results"):
+            return self._run_all(api_key, allowance, provider, on_progress, cancel, export)
+
+    def _run_all(
+        self,
+        api_key: str | None,
+        allowance: Allowance,
+        provider: Provider | None,
+        on_progress: ProgressHandler | None,
+        cancel: threading.Event | None,
+        export: LiveTarget | None,
+    ) -> EvalRun:
         notify = on_progress or (lambda _e: None)
         cancel = cancel or cancel_scope.current() or threading.Event()
-        check_plan(self)
         questions = load_plan_questions(self)
         if not questions:
             raise ConfigError("No questions to evaluate.")

@@ -20,14 +20,14 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from react_core.base.errors import ConfigError
+from react_core.base.folder_lock import only_run
 from react_core.base.paths import PROJECT_ROOT, finetune_dir, training_python
 from react_core.presets.store import PresetStore
 from react_core.providers.adapters import ADAPTER_FILE, Manifest, file_sha256, write_manifest
@@ -54,7 +54,6 @@ __all__ = [
     "convert",
     "converter",
     "kinds",
-    "only_run",
     "prepare",
     "run_worker",
     "write_token_file",
@@ -63,28 +62,9 @@ __all__ = [
 
 Progress = Callable[[dict[str, Any]], None]
 TRAJECTORIES, TOKENS, PLAN = "trajectories.jsonl", "tokens.jsonl", "plan.json"
-LOCK = ".lock"  # held by the one run using the folder (``only_run``)
+BUSY = "a fine-tuning run, or its trajectories being written"  # what holds the folder (``only_run``)
 STOPPED = 3  # the worker's exit status when asked to stop (it kept a checkpoint)
 ARITHMETIC = "gold:arithmetic"
-
-
-@contextmanager
-def only_run(folder: Path) -> Iterator[None]:
-    """One run in a folder at a time. A second one (another terminal, the Fine-tune page while the command trains the
-    same recipe) would rewrite the files the first is reading, and a plan of its own would delete the checkpoint. An
-    OS lock on the folder's ``.lock``, which the system lets go of when the process ends, however it ends."""
-    import fcntl
-
-    folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / LOCK, "w", encoding="utf-8") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            raise ConfigError(
-                f"Another run is using {folder} now (a training or its trajectories being written): wait for it to "
-                "end or stop it; a stopped training keeps its checkpoint, and starting it again resumes."
-            ) from None
-        yield
 
 
 @dataclass
@@ -116,7 +96,7 @@ class FinetunePlan:
 
     def run(self, *, on_progress: Progress | None = None, cancel: threading.Event | None = None) -> FinetuneResult:
         """Every phase to the adapter and its manifest; stopped (``cancel``), it keeps a checkpoint to resume from."""
-        with only_run(self.folder):
+        with only_run(self.folder, BUSY):
             return self._run(on_progress or (lambda _e: None), cancel)
 
     def _run(self, notify: Progress, cancel: threading.Event | None) -> FinetuneResult:
@@ -144,7 +124,7 @@ class FinetunePlan:
 
     def write_only(self, *, on_progress: Progress | None = None) -> str:
         """The trajectories and examples (and the exports) without training: no training environment needed."""
-        with only_run(self.folder):
+        with only_run(self.folder, BUSY):
             trajectories, _ = prepare(self, on_progress or (lambda _e: None))
         return f"Wrote {len(trajectories)} trajectories and their examples in {self.folder}."
 
