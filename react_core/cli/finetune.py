@@ -140,8 +140,9 @@ def _cmd_finetune(args: argparse.Namespace) -> int:
         elif kind in ("step", "resumed"):
             from tqdm import tqdm
 
-            if bar is None:
-                bar = tqdm(total=event["steps"], file=sys.stderr, unit="step", desc="training")
+            if bar is None:  # a resumed run starts the bar where it was, so its rate and time left are this run's
+                start = event["step"] if kind == "resumed" else 0
+                bar = tqdm(total=event["steps"], initial=start, file=sys.stderr, unit="step", desc="training")
             bar.n = event["step"]
             if kind == "step":
                 bar.set_postfix(loss=event["loss"])
