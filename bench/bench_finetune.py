@@ -1,10 +1,11 @@
 """Fine-tuning on this machine's CPU, measured (issue 31's goal: 100 trajectories in at most 20 minutes and 4 GB on
 2 cores). Writes the ``finetune`` section of docs/benchmarks.md.
 
-Runs ``python -m react_core finetune`` as a person would, with the shipped recipe on the first ``--limit`` (default
-100) of the shared train questions, into a temporary folder (or ``--work DIR``), and reads the worker's own report:
-wall time of the training, CPU seconds, peak memory, tokens; the adapter's size. The shipped adapter's own figures (all
-996 questions) are in its manifest (adapters/react-hotpotqa/adapter.json) and quoted beside.
+Runs ``python -m react_core finetune`` as a person would, with recipe v1 (the shipped adapter's LoRA settings) on the
+first ``--limit`` (default 100) of the shared train questions, into a temporary folder (or ``--work DIR``), and reads
+the worker's own report: wall time of the training, CPU seconds, peak memory, tokens; the adapter's size. The shipped
+adapter's own figures (the questions its recipe names) are in its manifest (adapters/react-hotpotqa/adapter.json) and
+quoted beside.
 Run: ``.venv/bin/python bench/bench_finetune.py [--limit 100] [--work DIR]`` (about 15 minutes on 2 idle cores).
 """
 
@@ -53,7 +54,7 @@ def main() -> None:
         st = s.training
         rows.append(
             [
-                f"{s.data['trajectories']:,} (the shipped adapter: all 996 questions)",
+                f"{s.data['trajectories']:,} (the shipped adapter: {s.recipe.get('limit') or 'all 996'} questions)",
                 f"{st['tokens']:,}",
                 f"{st['seconds'] / 60:.1f} min",
                 f"{st['cpu_seconds'] / 60:.1f} min",
@@ -63,7 +64,8 @@ def main() -> None:
             ]
         )
     body = (
-        "The shipped recipe (LoRA rank 16 on every linear layer, 2 epochs, 8 examples a step, float32) through "
+        "Recipe v1's data (gold trajectories of the first questions and 120 Calculator ones) with the shipped "
+        "adapter's settings (LoRA rank 16 on every linear layer, 2 epochs, 8 examples a step, float32) through "
         f"`python -m react_core finetune --limit {args.limit}`. Training time is the worker's own (model loading "
         "and the conversion to GGUF are in the whole command's time); peak memory is the worker process's.\n\n"
         + table(
