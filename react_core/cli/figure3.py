@@ -91,8 +91,7 @@ def _recipe_name(adapter: Path | None) -> str:
     from react_core.training.recipe import Recipe
 
     manifest = read_manifest(adapter) if adapter else None
-    recorded = manifest.recipe if manifest else None
-    return next((name for name, r in Recipe.ALL.items() if r.to_dict() == recorded), "of its own")
+    return Recipe.name_of(manifest.recipe if manifest else None) or "of its own"
 
 
 def record_scores(found: dict[str, str], out: Path, wanted: set[str]) -> None:

@@ -1,8 +1,8 @@
 """``python -m react_core finetune``: teach the on-device model a method from trajectories (the paper's Figure 3).
 
 ``--recipe`` names the recipe to start from (``v1``, the first shipped adapter's, by default; ``v2`` adds trajectories
-that miss a Search and recover, and ones that answer from what they read, over 3 epochs; the shipped adapter is
-``v7``'s, ``recipe.SHIPPED``); the options below change it.
+that miss a Search and recover, and ones that answer from what they read, over 3 epochs; the shipped adapter's is
+``recipe.SHIPPED``'s, named in ``--help``); the options below change it.
 Gold trajectories are written from HotpotQA files with supporting facts (``--gold``, default the shared 996 train
 questions); ``--from-history`` adds your right and grounded runs; ``--teacher PROVIDER[:MODEL]`` with
 ``--teacher-questions`` adds a teacher's right and grounded runs (the paper's recipe, with a hosted key). The adapter is
@@ -19,9 +19,11 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from react_core.training.recipe import Recipe
+from react_core.providers.adapters import DEFAULT_ADAPTER
+from react_core.training.recipe import SHIPPED, Recipe
 
 STOPPED = 3
+SHIPPED_RECIPE = Recipe.name_of(SHIPPED[DEFAULT_ADAPTER])  # the recipe that made the on-device default
 
 
 def register(sub: Any) -> None:
@@ -30,8 +32,8 @@ def register(sub: Any) -> None:
         "--recipe",
         choices=list(Recipe.ALL),
         default="v1",
-        help="the recipe to start from, v1 by default (the shipped adapter is v7's: docs/finetune.md; the options "
-        "below change it): " + "; ".join(f"{name}, {recipe.note}" for name, recipe in Recipe.ALL.items()),
+        help=f"the recipe to start from, v1 by default (the shipped adapter is {SHIPPED_RECIPE}'s: docs/finetune.md; "
+        "the options below change it): " + "; ".join(f"{name}, {recipe.note}" for name, recipe in Recipe.ALL.items()),
     )
     p.add_argument("--method", choices=list(Recipe.METHODS), help="what to learn (default: the recipe's, react)")
     p.add_argument(

@@ -143,6 +143,12 @@ class Recipe:
     def updated(self, **changes: Any) -> Recipe:
         return replace(self, **changes)
 
+    @classmethod
+    def name_of(cls, recipe: Recipe | dict[str, Any] | None) -> str:
+        """The name of the named recipe that is this one (a Recipe, or its dict as a manifest records it), else ''."""
+        recorded = recipe.to_dict() if isinstance(recipe, Recipe) else recipe
+        return next((name for name, r in cls.ALL.items() if r.to_dict() == recorded), "")
+
     @property
     def digest(self) -> str:
         """Names what this recipe trains on and how, for resuming: a folder of another recipe is not resumed."""
@@ -159,7 +165,7 @@ DEV_QUESTIONS = ("hotpotqa/dev_distractor_first100.json", "hotpotqa/dev_distract
 # questions call for (docs/finetune.md, "The v2 recipe"), over 3 epochs.
 # Each says what it is where a person picks one (the Fine-tune page, --help).
 Recipe.ALL = {
-    "v1": Recipe(method="react", note="the shipped adapter's: gold trajectories and Calculator ones, 2 epochs"),
+    "v1": Recipe(method="react", note="the first shipped adapter's: gold trajectories and Calculator ones, 2 epochs"),
     "v2": Recipe(
         method="react",
         misses=600,
