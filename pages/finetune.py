@@ -30,6 +30,7 @@ PHASES = {
     "examples": "turning them into the prompts the app sends",
     "training": "training",
     "converting": "writing the adapter for llama.cpp",
+    "measuring": "measuring on the 200 held-out dev questions, as the shipped adapter was",
 }
 
 st.header("Fine-tune", anchor=False)
@@ -91,12 +92,13 @@ def _recipe_form() -> FinetunePlan | None:
 
 def _progress(snap: dict) -> None:
     if snap["cancelling"] and not snap["finished"]:
-        st.info("Stopping at the end of this step, keeping a checkpoint…")
+        st.info("Stopping at the end of this step, keeping what is done…")
     phase = PHASES.get(snap["phase"], "getting ready")
     if snap["steps"]:
         eta = f" · about {snap['eta'] / 60:.0f} min left" if snap.get("eta") else ""
         loss = f" · loss {snap['loss']:.3f}" if snap.get("loss") is not None else ""
-        st.progress(snap["step"] / snap["steps"], text=f"Step {snap['step']} of {snap['steps']}{loss}{eta}")
+        unit = snap.get("unit", "Step")
+        st.progress(snap["step"] / snap["steps"], text=f"{unit} {snap['step']} of {snap['steps']}{loss}{eta}")
     st.caption(f"Now: {phase}. Folder: `{snap['folder']}`.")
     for kind in ("trajectories", "examples"):
         if snap.get(kind):
@@ -155,6 +157,9 @@ for adapter in Adapter.found():
             f"Measure it as the shipped one was (the 200 held-out dev questions, about 13 minutes): "
             f"`python -m react_core figure3 --adapter {path}`"
         )
+        if st.button("Measure", key=f"measure-{path}", icon=":material/rule:"):
+            jobs.measure(path)
+            st.rerun()
 
 with st.expander("Download trajectories as standard fine-tuning files"):
     st.caption(

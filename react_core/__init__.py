@@ -39,7 +39,7 @@ from react_core.evaluation.arena import Arena, ColumnResult, Variant
 from react_core.evaluation.arena_html import SideBySide
 from react_core.evaluation.assignments import Board
 from react_core.evaluation.bootstrap import BootstrapPlan
-from react_core.evaluation.figure3 import figure3_table
+from react_core.evaluation.figure3 import figure3_table, measure_adapter
 from react_core.evaluation.parting import Parting
 from react_core.evaluation.question_sets import QuestionSets
 from react_core.evaluation.results import Evaluation, StrategyResults
@@ -151,6 +151,7 @@ __all__ = [
     "csv_text",
     "figure3_table",
     "md_escape",
+    "measure_adapter",
     "offered_files",
     "open_history",
     "plural",

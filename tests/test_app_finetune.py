@@ -77,3 +77,51 @@ def test_the_page_lists_the_adapters_there_are_and_says_when_the_training_enviro
         "Measure it as the shipped one was (the 200 held-out dev questions, about 13 minutes): "
         f"`python -m react_core figure3 --adapter {made}`"
     ]
+
+
+def test_an_adapter_not_measured_yet_is_measured_from_the_page_in_the_background(monkeypatch, tmp_path):
+    # Measure: the adapter's cell on the 200 held-out dev questions, as the shipped one was, as a job of the page
+    # (stood in for here); the shipped adapters, measured, offer no button.
+    at, _ = page(monkeypatch, tmp_path)
+    made = tmp_path / "data" / "finetune" / "react-abc" / "adapter.gguf"
+    made.parent.mkdir(parents=True)
+    made.write_bytes(b"GGUF")
+    measured = []
+    monkeypatch.setattr(jobs, "measure", measured.append)
+    at.run()
+    buttons = [b for b in at.button if b.label == "Measure"]
+    assert [b.key for b in buttons] == [f"measure-{made}"]
+    buttons[0].click().run()
+    assert not at.exception, at.exception
+    assert measured == [made]
+
+
+def test_a_measurement_reports_its_questions_time_left_and_ends_with_the_figures_it_recorded(monkeypatch, tmp_path):
+    # The job as the page reads it: "Question n of 200" and the time left while it runs; then the summary its
+    # manifest now holds; stopped, it says that Measure again goes on.
+    from react_core.providers.adapters import Manifest, write_manifest
+
+    adapter = tmp_path / "react-abc" / "adapter.gguf"
+    adapter.parent.mkdir()
+    adapter.write_bytes(b"GGUF")
+    seen = []
+
+    def measured(path, *, on_progress, cancel):
+        on_progress({"kind": "start", "total": 200, "done": 50})
+        on_progress({"kind": "result", "result": {}})
+        seen.append(job.snapshot())
+        if cancel.is_set():
+            return False
+        write_manifest(path, Manifest("abc", "Mine", "react", "tuned-react", scores={"summary": "EM 19.0 on 200"}))
+        return True
+
+    monkeypatch.setattr(jobs, "measure_adapter", measured)
+    job = jobs.MeasureJob(adapter)
+    assert job.start().wait(10)
+    (during,) = seen
+    assert (during["unit"], during["step"], during["steps"]) == ("Question", 51, 200) and during["eta"] >= 0
+    result = job.snapshot()["result"]
+    assert not result.stopped and result.adapter == adapter and result.message == "Measured Mine: EM 19.0 on 200"
+    job = jobs.MeasureJob(adapter)
+    job.cancel()
+    assert job.start().wait(10) and job.snapshot()["result"].stopped

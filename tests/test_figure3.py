@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 from test_evaluation import QUESTIONS, write_dataset
 
-from react_core.cli.figure3 import record_scores
 from react_core.evaluation import figure3, results, table
 from react_core.evaluation.run import EvalPlan
 from react_core.loop.settings import RunSettings
@@ -89,7 +88,7 @@ def test_a_full_cells_figures_become_its_adapters_claim_and_the_notice_quotes_th
     adapter = copy_of_shipped(tmp_path / "mine")
     before = json.loads(adapter.with_name("adapter.json").read_text(encoding="utf-8"))
 
-    record_scores({"react": str(adapter), "cot": ""}, folder, {"fine-tuned-react"})
+    figure3.record_scores({"react": str(adapter), "cot": ""}, folder, {"fine-tuned-react"})
     after = read_manifest(adapter)
     assert after.scores["em"] == 66.7 and after.scores["n"] == 3
     assert {k: v for k, v in after.to_dict().items() if k != "scores"} == {
@@ -107,7 +106,7 @@ def test_a_full_cells_figures_become_its_adapters_claim_and_the_notice_quotes_th
 def test_a_cell_not_asked_for_leaves_its_adapter_as_it_was(folder, tmp_path):
     adapter = copy_of_shipped(tmp_path)
     before = adapter.with_name("adapter.json").read_bytes()
-    record_scores({"react": str(adapter)}, folder, {"prompted-react"})
+    figure3.record_scores({"react": str(adapter)}, folder, {"prompted-react"})
     assert adapter.with_name("adapter.json").read_bytes() == before
 
 
@@ -166,3 +165,20 @@ def test_a_candidate_adapter_runs_its_cell_prints_the_table_and_leaves_the_docs_
     header, records = results.read_file(results.result_path(out, "fine-tuned-react"))
     assert header["config"]["adapter"] == str(mine) and len(records) == 2
     assert sorted(p.name for p in out.glob("*.jsonl")) == ["fine-tuned-react.jsonl"]
+
+
+def test_measure_adapter_runs_the_fine_tuned_react_cell_and_keeps_a_whole_cells_figures(tmp_path):
+    # The Fine-tune page's Measure and `figure3 --adapter`: the 200 dev questions on the adapter's own prompt (a
+    # scripted model stands in for the on-device one); a part of the cell (a limit) records nothing, the whole cell
+    # its figures, in the adapter's manifest, which the notice then quotes.
+    mine = copy_of_shipped(tmp_path / "candidate")
+    before = mine.with_name("adapter.json").read_bytes()
+    out = tmp_path / "out"
+    assert figure3.measure_adapter(mine, out_dir=out, limit=2, provider=ScriptedProvider([REPLIES[0]] * 2))
+    header, records = results.read_file(results.result_path(out, "fine-tuned-react"))
+    assert header["config"]["adapter"] == str(mine) and header["config"]["presets"] == {"react": "tuned-react"}
+    assert len(records) == 2 and mine.with_name("adapter.json").read_bytes() == before
+    assert figure3.measure_adapter(mine, out_dir=out, provider=ScriptedProvider([REPLIES[0]] * 198))  # resumes
+    scores = read_manifest(mine).scores
+    assert scores["n"] == 200 and scores["finished"] == 200 and "of 200 held-out" in notice_for(mine)
+    assert figure3.candidate_dir(mine) == figure3.DEFAULT_DIR.with_name("figure3-candidate")

@@ -80,9 +80,7 @@ def results_folder(out: str | None, candidate: Path | None) -> Path:
 
     if out:
         return Path(out)
-    if candidate is None:
-        return figure3.DEFAULT_DIR
-    return figure3.DEFAULT_DIR.with_name(f"figure3-{candidate.resolve().parent.name}")
+    return figure3.DEFAULT_DIR if candidate is None else figure3.candidate_dir(candidate)
 
 
 def _recipe_name(adapter: Path | None) -> str:
@@ -92,20 +90,6 @@ def _recipe_name(adapter: Path | None) -> str:
 
     manifest = read_manifest(adapter) if adapter else None
     return Recipe.name_of(manifest.recipe if manifest else None) or "of its own"
-
-
-def record_scores(found: dict[str, str], out: Path, wanted: set[str]) -> None:
-    """Each fine-tuned cell's held-out scores into its adapter's manifest (``scores``)."""
-    from react_core.evaluation import figure3, results
-    from react_core.providers.adapters import read_manifest, write_manifest
-
-    for method, adapter in found.items():
-        records = results.read_results(results.result_path(out, f"fine-tuned-{method}"))
-        manifest = read_manifest(Path(adapter)) if adapter and f"fine-tuned-{method}" in wanted else None
-        if records and manifest is not None:
-            manifest.scores = figure3.held_out_scores(records)
-            write_manifest(Path(adapter), manifest)
-            print(f"Recorded the {method} adapter's held-out scores in its manifest.", file=sys.stderr)
 
 
 def _cmd_figure3(args: argparse.Namespace) -> int:
@@ -147,7 +131,8 @@ def _cmd_figure3(args: argparse.Namespace) -> int:
     minutes = (time.monotonic() - started) / 60
     spent = figure3.cell_minutes(out)
     if not args.limit:  # a full cell's figures become its adapter's claim (the notice quotes the shipped one's)
-        record_scores(found, out, wanted)
+        for method in figure3.record_scores(found, out, wanted):
+            print(f"Recorded the {method} adapter's held-out scores in its manifest.", file=sys.stderr)
     command = (
         "python -m react_core figure3"
         + (f" --adapter {candidate}" if candidate else "")

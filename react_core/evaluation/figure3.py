@@ -5,11 +5,14 @@ answering its zero-shot prompt), on held-out dev questions none of them trained 
 Each of the eight cells is an evaluation of its own (``EvalPlan.run``: resumable, one results file a cell) in one
 folder; ``figure`` reads the folder back as EM and F1 with 95 % bootstrap intervals
 (``repeats.score_results``), ``section`` writes it for docs/evaluation.md between its markers. Training the adapters
-is the command line's job (``figure3``), not this module's: here an adapter is a file. UI-free.
+is the command line's job (``figure3``), not this module's: here an adapter is a file. ``measure_adapter`` runs the
+fine-tuned ReAct cell alone for an adapter of one's own (a recipe's candidate), as the shipped one is measured, and
+keeps its figures in its manifest (the command's ``--adapter``, the Fine-tune page's Measure). UI-free.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +35,7 @@ __all__ = [
     "METHODS",
     "TUNED_PRESETS",
     "VARIANTS",
+    "candidate_dir",
     "cell_minutes",
     "cell_records",
     "cells",
@@ -39,7 +43,9 @@ __all__ = [
     "figure3_table",
     "held_out_scores",
     "markdown",
+    "measure_adapter",
     "plan_for",
+    "record_scores",
     "run_cells",
     "section",
 ]
@@ -104,6 +110,58 @@ def run_cells(
         run = plan_for(cell, base, datasets, out_dir, limit).run(on_progress=on_progress)
         if run.stopped:
             return False
+    return True
+
+
+def candidate_dir(adapter: Path) -> Path:
+    """Where a ReAct adapter of one's own is measured unless told: a folder named by the adapter's own, never
+    ``DEFAULT_DIR``, whose results were made with the shipped adapter (a resume there is refused)."""
+    return DEFAULT_DIR.with_name(f"figure3-{Path(adapter).resolve().parent.name}")
+
+
+def record_scores(found: dict[str, str], out_dir: Path, wanted: set[str]) -> list[str]:
+    """Each fine-tuned cell's held-out scores (``found``: each method's adapter file; ``wanted``: the cells run) into
+    its adapter's manifest (``scores``), where the notice, the Fine-tune page and Settings read them. Returns the
+    methods whose adapter got them."""
+    from react_core.providers.adapters import read_manifest, write_manifest
+
+    recorded = []
+    for method, adapter in found.items():
+        records = results.read_results(results.result_path(out_dir, f"fine-tuned-{method}"))
+        manifest = read_manifest(Path(adapter)) if adapter and f"fine-tuned-{method}" in wanted else None
+        if records and manifest is not None:
+            manifest.scores = held_out_scores(records)
+            write_manifest(Path(adapter), manifest)
+            recorded.append(method)
+    return recorded
+
+
+def measure_adapter(
+    adapter: Path,
+    *,
+    out_dir: Path | None = None,
+    limit: int | None = None,
+    on_progress: Callable[[dict[str, Any]], None] | None = None,
+    cancel: threading.Event | None = None,
+    provider: Any = None,
+) -> bool:
+    """A ReAct adapter measured as the shipped one is: Figure 3's fine-tuned ReAct cell (the 200 dev questions none
+    trained on, the offline pack of their paragraphs, greedy, at most 7 calls, its zero-shot prompt) into ``out_dir``
+    (default ``candidate_dir``). A whole cell's figures go into the adapter's manifest. False when stopped: the same
+    call resumes. ``provider`` stands in for the on-device model (tests)."""
+    from react_core.evaluation import table
+    from react_core.knowledge.default_pack import hotpotqa_sources
+    from react_core.knowledge.spec import pack_spec
+
+    datasets = [str(p) for p in hotpotqa_sources()]
+    out = Path(out_dir) if out_dir else candidate_dir(adapter)
+    base = RunSettings(knowledge=pack_spec(table.ensure_pack(out, datasets)))
+    cell = Cell("react", "fine-tuned", str(adapter))
+    run = plan_for(cell, base, datasets, out, limit).run(on_progress=on_progress, cancel=cancel, provider=provider)
+    if run.stopped:
+        return False
+    if not limit:
+        record_scores({"react": str(adapter)}, out, {cell.name})
     return True
 
 

@@ -121,7 +121,7 @@ def shipped_adapter() -> Path | None:
 
 def adapter_label(adapter: Path | None) -> str:
     """How the model label names the adapter: its manifest's title, else its file name."""
-    return "" if adapter is None else Adapter(adapter, read_manifest(adapter)).title
+    return "" if adapter is None else Adapter.at(adapter).title
 
 
 @dataclass(frozen=True)
@@ -136,7 +136,12 @@ class Adapter:
         """The adapters there are: the shipped ones, then those fine-tuning wrote (newest first)."""
         shipped = sorted(SHIPPED_ADAPTERS_DIR.glob(f"*/{ADAPTER_FILE}"))
         made = sorted(finetune_dir().glob(f"*/{ADAPTER_FILE}"), key=lambda p: p.stat().st_mtime, reverse=True)
-        return [cls(p, read_manifest(p)) for p in [*shipped, *made]]
+        return [cls.at(p) for p in [*shipped, *made]]
+
+    @classmethod
+    def at(cls, path: Path) -> Adapter:
+        """The adapter file at ``path`` with its manifest as it is now."""
+        return cls(Path(path), read_manifest(Path(path)))
 
     @property
     def title(self) -> str:

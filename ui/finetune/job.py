@@ -1,21 +1,25 @@
 """A fine-tuning run on a background thread, so the Fine-tune page can show its phase, the step, the loss, the time
-left and Stop; the same function as ``python -m react_core finetune``.
+left and Stop; the same function as ``python -m react_core finetune``. And an adapter's measurement on the 200
+held-out dev questions, as the shipped one was measured (``react_core.measure_adapter``, ``figure3 --adapter``).
 
-Training takes the machine for an hour or more, so there is one such job per server process (``current``), found
-again by any page after a reload. Stop keeps a checkpoint: starting the same recipe again goes on where it stopped.
+Each takes the machine's cores for a long while, so there is one such job per server process (``current``), found
+again by any page after a reload. Stop keeps what was done: starting the same again goes on where it stopped.
 Never calls Streamlit.
 """
 
 from __future__ import annotations
 
 import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from react_core import Allowance, FinetunePlan
+from react_core import Adapter, Allowance, FinetunePlan, measure_adapter
 from ui.shared.job import ResultJob
 
 _lock = threading.Lock()
-_current: list[FinetuneJob] = []
+_current: list[FinetuneJob | MeasureJob] = []
 
 
 class FinetuneJob(ResultJob):
@@ -44,16 +48,67 @@ class FinetuneJob(ResultJob):
                 self._state[kind] = {k: v for k, v in event.items() if k != "kind"}
 
 
-def current() -> FinetuneJob | None:
+@dataclass
+class Measured:
+    """How a measurement ended, as the page says it (a fine-tuning run's result says the same three things)."""
+
+    adapter: Path | None
+    stopped: bool
+    message: str
+
+
+class MeasureJob(ResultJob):
+    name = "measure"
+    failed = "Measuring failed"
+
+    def __init__(self, adapter: Path) -> None:
+        super().__init__(Allowance.OPERATOR)  # local mode only, as fine-tuning
+        self.adapter = adapter
+        self._started = time.monotonic()
+        self._state: dict[str, Any] = {"phase": "measuring", "unit": "Question", "step": 0, "steps": 0, "eta": None}
+
+    def progress(self) -> dict[str, Any]:
+        return {**self._state, "folder": str(self.adapter.parent)}
+
+    def compute(self) -> Measured:
+        done = measure_adapter(self.adapter, on_progress=self._on_progress, cancel=self._cancel)
+        if not done:
+            return Measured(None, True, "Stopped; Measure again goes on where it stopped.")
+        measured = Adapter.at(self.adapter)  # its manifest now holds the figures
+        summary = measured.manifest.scores.get("summary", "") if measured.manifest else ""
+        return Measured(self.adapter, False, f"Measured {measured.title}: {summary}")
+
+    def _on_progress(self, event: dict[str, Any]) -> None:
+        with self._lock:
+            if event["kind"] == "start":
+                self._state.update(step=event["done"], steps=event["total"], begun=event["done"])
+            elif event["kind"] == "result":
+                state = self._state
+                state["step"] += 1
+                fresh = state["step"] - state.get("begun", 0)
+                rate = (time.monotonic() - self._started) / max(1, fresh)
+                state["eta"] = round(rate * (state["steps"] - state["step"]), 1)
+
+
+def current() -> FinetuneJob | MeasureJob | None:
     with _lock:
         return _current[0] if _current else None
 
 
-def start(plan: FinetunePlan) -> FinetuneJob:
-    """Start a run unless one is under way (then that one is returned)."""
+def start(plan: FinetunePlan) -> FinetuneJob | MeasureJob:
+    """Start a run unless a job is under way (then that one is returned)."""
+    return _start(lambda: FinetuneJob(plan))
+
+
+def measure(adapter: Path) -> FinetuneJob | MeasureJob:
+    """Start measuring an adapter unless a job is under way (then that one is returned)."""
+    return _start(lambda: MeasureJob(adapter))
+
+
+def _start(make: Any) -> FinetuneJob | MeasureJob:
     with _lock:
         if _current and not _current[0].done:
             return _current[0]
-        job = FinetuneJob(plan).start()
+        job = make().start()
         _current[:] = [job]
         return job
