@@ -42,7 +42,13 @@ def register(sub: Any) -> None:
         help="HotpotQA files with supporting facts to write gold trajectories from (default: the recipe's, the shared "
         "996 train questions; none: --gold with no file)",
     )
-    p.add_argument("--limit", type=int, help="at most this many gold questions (default: all)")
+    p.add_argument(
+        "--limit",
+        type=int,
+        help="at most this many gold questions, 0 for all (default: the recipe's: "
+        + ", ".join(f"{name} {r.limit or 'all'}" for name, r in Recipe.ALL.items())
+        + ")",
+    )
     p.add_argument("--from-history", action="store_true", help="add your right and grounded runs from History")
     p.add_argument("--teacher", metavar="PROVIDER[:MODEL]", help="a teacher answers --teacher-questions first")
     p.add_argument("--teacher-questions", help="the question set the teacher answers (HotpotQA, .csv or .jsonl)")
@@ -52,7 +58,13 @@ def register(sub: Any) -> None:
     p.add_argument("--base-model", type=Path, help="the GGUF model to adapt (default: the packaged Gemma 3 270M)")
     p.add_argument("--rank", type=int, help="LoRA rank (default: the recipe's, 16)")
     p.add_argument("--alpha", type=int, help="LoRA alpha (default: the recipe's, 32)")
-    p.add_argument("--epochs", type=int, help="passes over the data (default: the recipe's; v1 2, v2 3)")
+    p.add_argument(
+        "--epochs",
+        type=int,
+        help="passes over the data (default: the recipe's: "
+        + ", ".join(f"{name} {r.epochs}" for name, r in Recipe.ALL.items())
+        + ")",
+    )
     p.add_argument("--batch", type=int, help="examples a step (default: the recipe's, 8)")
     p.add_argument("--lr", type=float, help="peak learning rate (default: the recipe's, 2e-4)")
     p.add_argument("--seed", type=int, help="the seed: order, initial adapter, which questions miss (default 0)")
