@@ -152,7 +152,7 @@ for adapter in Adapter.found():
     scores = (manifest.scores.get("summary") if manifest else "") or "not measured yet"
     learned = f"{manifest.method}, prompt `{manifest.preset}`" if manifest else "made elsewhere"
     st.markdown(f"**{md_literal(title)}** — {learned} · {md_literal(str(scores))}  \n`{path}`")
-    if not (manifest and manifest.scores) and (manifest is None or manifest.method == "react"):
+    if manifest and manifest.method == "react" and not manifest.scores:  # its figures go into its manifest
         st.caption(
             f"Measure it as the shipped one was (the 200 held-out dev questions, about 13 minutes): "
             f"`python -m react_core figure3 --adapter {path}`"

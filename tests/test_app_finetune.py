@@ -11,6 +11,17 @@ from react_core import (
 from ui.finetune import job as jobs
 
 
+def trained_here(tmp_path):
+    """A ReAct adapter the Fine-tune page wrote and no one has measured yet (its manifest has no scores)."""
+    from react_core.providers.adapters import Manifest, write_manifest
+
+    adapter = tmp_path / "data" / "finetune" / "react-mine" / "adapter.gguf"
+    adapter.parent.mkdir(parents=True)
+    adapter.write_bytes(b"GGUF")
+    write_manifest(adapter, Manifest("react-mine", "Mine", "react", "tuned-react"))
+    return adapter
+
+
 def page(monkeypatch, tmp_path):
     """The Fine-tune page with its job stood in for: what Start hands the engine is collected, nothing trains."""
     use_app(monkeypatch, tmp_path)
@@ -65,17 +76,19 @@ def test_the_page_lists_the_adapters_there_are_and_says_when_the_training_enviro
     made = tmp_path / "data" / "finetune" / "react-abc" / "adapter.gguf"
     made.parent.mkdir(parents=True)
     made.write_bytes(b"GGUF")  # no manifest beside it: an adapter made elsewhere
+    mine = trained_here(tmp_path)
     at = go(new_session(), "finetune")
     assert not at.exception, at.exception
     assert any(f"The training environment is not installed ({missing})" in w.value for w in at.warning)
     listed = [m.value for m in at.markdown if m.value.startswith("**")]
     assert listed[0].startswith("**ReAct on HotpotQA**")  # the shipped adapter first, by its manifest's title
-    assert listed[-1] == f"**adapter\\.gguf** — made elsewhere · not measured yet  \n`{made}`"
-    # How to measure it is said for the one not measured yet, not for the shipped ones, which were.
+    assert f"**adapter\\.gguf** — made elsewhere · not measured yet  \n`{made}`" in listed
+    # How to measure it is said for the ReAct adapter made here and not measured yet (its manifest will hold the
+    # figures), not for the shipped ones, which were, nor for one made elsewhere, which has no manifest to keep them.
     how = [c.value for c in at.caption if "figure3 --adapter" in c.value]
     assert how == [
         "Measure it as the shipped one was (the 200 held-out dev questions, about 13 minutes): "
-        f"`python -m react_core figure3 --adapter {made}`"
+        f"`python -m react_core figure3 --adapter {mine}`"
     ]
 
 
@@ -83,17 +96,15 @@ def test_an_adapter_not_measured_yet_is_measured_from_the_page_in_the_background
     # Measure: the adapter's cell on the 200 held-out dev questions, as the shipped one was, as a job of the page
     # (stood in for here); the shipped adapters, measured, offer no button.
     at, _ = page(monkeypatch, tmp_path)
-    made = tmp_path / "data" / "finetune" / "react-abc" / "adapter.gguf"
-    made.parent.mkdir(parents=True)
-    made.write_bytes(b"GGUF")
+    mine = trained_here(tmp_path)
     measured = []
     monkeypatch.setattr(jobs, "measure", measured.append)
     at.run()
     buttons = [b for b in at.button if b.label == "Measure"]
-    assert [b.key for b in buttons] == [f"measure-{made}"]
+    assert [b.key for b in buttons] == [f"measure-{mine}"]
     buttons[0].click().run()
     assert not at.exception, at.exception
-    assert measured == [made]
+    assert measured == [mine]
 
 
 def test_a_measurement_reports_its_questions_time_left_and_ends_with_the_figures_it_recorded(monkeypatch, tmp_path):
