@@ -131,8 +131,11 @@ def _cmd_figure3(args: argparse.Namespace) -> int:
     minutes = (time.monotonic() - started) / 60
     spent = figure3.cell_minutes(out)
     if not args.limit:  # a full cell's figures become its adapter's claim (the notice quotes the shipped one's)
-        for method in figure3.record_scores(found, out, wanted):
+        recorded = figure3.record_scores(found, out, wanted)
+        for method in recorded:
             print(f"Recorded the {method} adapter's held-out scores in its manifest.", file=sys.stderr)
+        if candidate is not None and "react" not in recorded and "fine-tuned-react" in wanted:
+            print(f"{candidate} has no manifest beside it to keep its scores: they are printed only.", file=sys.stderr)
     command = (
         "python -m react_core figure3"
         + (f" --adapter {candidate}" if candidate else "")
