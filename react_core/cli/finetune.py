@@ -26,6 +26,11 @@ STOPPED = 3
 SHIPPED_RECIPE = Recipe.name_of(SHIPPED[DEFAULT_ADAPTER])  # the recipe that made the on-device default
 
 
+def _each(field: str) -> str:
+    """Each named recipe's value of ``field``, for a default the help states (``v1 all, …, v4 600``; 0: all)."""
+    return ", ".join(f"{name} {getattr(r, field) or 'all'}" for name, r in Recipe.ALL.items())
+
+
 def register(sub: Any) -> None:
     p = sub.add_parser("finetune", help="teach the on-device model a method from trajectories (LoRA, on the CPU)")
     p.add_argument(
@@ -45,9 +50,7 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--limit",
         type=int,
-        help="at most this many gold questions, 0 for all (default: the recipe's: "
-        + ", ".join(f"{name} {r.limit or 'all'}" for name, r in Recipe.ALL.items())
-        + ")",
+        help=f"at most this many gold questions, 0 for all (default: the recipe's: {_each('limit')})",
     )
     p.add_argument("--from-history", action="store_true", help="add your right and grounded runs from History")
     p.add_argument("--teacher", metavar="PROVIDER[:MODEL]", help="a teacher answers --teacher-questions first")
@@ -61,9 +64,7 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--epochs",
         type=int,
-        help="passes over the data (default: the recipe's: "
-        + ", ".join(f"{name} {r.epochs}" for name, r in Recipe.ALL.items())
-        + ")",
+        help=f"passes over the data (default: the recipe's: {_each('epochs')})",
     )
     p.add_argument("--batch", type=int, help="examples a step (default: the recipe's, 8)")
     p.add_argument("--lr", type=float, help="peak learning rate (default: the recipe's, 2e-4)")
