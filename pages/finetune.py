@@ -22,7 +22,7 @@ from react_core import (
 )
 from ui.finetune import job as jobs
 from ui.shared import identity, state
-from ui.shared.text import md_literal
+from ui.shared.text import md_literal, time_left
 
 REFRESH_SECONDS = 2.0
 PHASES = {
@@ -95,10 +95,12 @@ def _progress(snap: dict) -> None:
         st.info("Stopping at the end of this step, keeping what is done…")
     phase = PHASES.get(snap["phase"], "getting ready")
     if snap["steps"]:
-        eta = f" · about {snap['eta'] / 60:.0f} min left" if snap.get("eta") else ""
         loss = f" · loss {snap['loss']:.3f}" if snap.get("loss") is not None else ""
         unit = snap.get("unit", "Step")
-        st.progress(snap["step"] / snap["steps"], text=f"{unit} {snap['step']} of {snap['steps']}{loss}{eta}")
+        st.progress(
+            snap["step"] / snap["steps"],
+            text=f"{unit} {snap['step']} of {snap['steps']}{loss}{time_left(snap.get('eta'))}",
+        )
     st.caption(f"Now: {phase}. Folder: `{snap['folder']}`.")
     for kind in ("trajectories", "examples"):
         if snap.get(kind):

@@ -3,6 +3,8 @@ the form left it (the job itself is stood in for: training has its own tests in 
 
 from __future__ import annotations
 
+import time
+
 from app_helpers import go, new_session, use_app
 
 from react_core import (
@@ -20,6 +22,20 @@ def trained_here(tmp_path):
     adapter.write_bytes(b"GGUF")
     write_manifest(adapter, Manifest("react-mine", "Mine", "react", "tuned-react"))
     return adapter
+
+
+def drawn_once(sleep):
+    """``time.sleep`` for a page that waits and reruns while a job runs: the page's own wait ends its script (so a
+    test reads one drawing, not a refresh loop); any other thread sleeps as before."""
+    import streamlit as st
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    def wait(seconds):
+        if get_script_run_ctx() is not None:
+            st.stop()
+        sleep(seconds)
+
+    return wait
 
 
 def page(monkeypatch, tmp_path):
@@ -117,8 +133,12 @@ def test_a_measurement_reports_its_questions_time_left_and_ends_with_the_figures
     adapter.write_bytes(b"GGUF")
     seen = []
 
+    now = [100.0]  # loading the model takes 100 s before the first question; each question then takes 4 s
+
     def measured(path, *, on_progress, cancel):
+        now[0] += 100.0
         on_progress({"kind": "start", "total": 200, "done": 50})
+        now[0] += 4.0
         on_progress({"kind": "result", "result": {}})
         seen.append(job.snapshot())
         if cancel.is_set():
@@ -127,12 +147,45 @@ def test_a_measurement_reports_its_questions_time_left_and_ends_with_the_figures
         return True
 
     monkeypatch.setattr(jobs, "measure_adapter", measured)
+    monkeypatch.setattr(jobs.MeasureJob, "clock", staticmethod(lambda: now[0]))
     job = jobs.MeasureJob(adapter)
     assert job.start().wait(10)
     (during,) = seen
-    assert (during["unit"], during["step"], during["steps"]) == ("Question", 51, 200) and during["eta"] >= 0
+    assert (during["unit"], during["step"], during["steps"]) == ("Question", 51, 200)
+    assert during["eta"] == 149 * 4.0  # the pace of the questions answered, not of loading the model
     result = job.snapshot()["result"]
     assert not result.stopped and result.adapter == adapter and result.message == "Measured Mine: EM 19.0 on 200"
     job = jobs.MeasureJob(adapter)
     job.cancel()
     assert job.start().wait(10) and job.snapshot()["result"].stopped
+
+
+def test_the_progress_bar_says_the_time_left_as_the_evaluate_page_does(monkeypatch, tmp_path):
+    # The bar once divided seconds by 60 and rounded: 20 s left read "about 0 min left", 2.5 h "about 150 min left".
+    # It now says what every job's bar says (one helper, checked with the Evaluate page's figures in test_app_evaluate).
+    from ui.shared.text import time_left
+
+    assert time_left(20) == " · under a minute left" and time_left(9000) == " · about 2.5 h left"
+    assert time_left(None) == "" and time_left(0) == "" and time_left(600) == " · about 10 min left"
+
+    class Running:  # a training job under way, as the page reads it
+        done, cancelling = False, False
+
+        def snapshot(self):
+            return {
+                "phase": "training",
+                "step": 250,
+                "steps": 372,
+                "loss": 0.139,
+                "eta": 20.0,
+                "folder": "f",
+                "cancelling": False,
+                "finished": False,
+            }
+
+    at, _ = page(monkeypatch, tmp_path)
+    monkeypatch.setattr(jobs, "current", Running)
+    monkeypatch.setattr("time.sleep", drawn_once(time.sleep))
+    at.run()
+    (bar,) = at.get("progress")
+    assert bar.proto.text == "Step 250 of 372 · loss 0.139 · under a minute left"

@@ -28,7 +28,7 @@ from ui.evaluate import models as eval_models
 from ui.evaluate import question_sets
 from ui.evaluate import tasks as eval_tasks
 from ui.evaluate.job import EvalJob
-from ui.shared import export_settings, identity, state
+from ui.shared import export_settings, identity, state, text
 
 AT_ONCE_HELP = "Hosted models answer this many questions at the same time; the on-device model answers one at a time."
 RPM_HELP = (
@@ -233,14 +233,8 @@ def progress_label(snap: dict[str, Any]) -> str:
 
 
 def time_left(per_question: float | None, left: int) -> str:
-    """`` · about 4 min left`` at the pace of the questions answered so far ('' before the first is answered)."""
-    if per_question is None or left <= 0:
-        return ""
-    seconds = per_question * left
-    if seconds < 60:
-        return " · under a minute left"
-    minutes = round(seconds / 60)
-    return f" · about {minutes} min left" if minutes < 90 else f" · about {seconds / 3600:.1f} h left"
+    """At the pace of the questions answered so far ('' before the first is answered)."""
+    return text.time_left(per_question * left if per_question is not None and left > 0 else None)
 
 
 def ending(snap: dict[str, Any]) -> tuple[str, str] | None:

@@ -60,11 +60,12 @@ class Measured:
 class MeasureJob(ResultJob):
     name = "measure"
     failed = "Measuring failed"
+    clock = staticmethod(time.monotonic)  # a test's own clock, as the evaluation job's
 
     def __init__(self, adapter: Path) -> None:
         super().__init__(Allowance.OPERATOR)  # local mode only, as fine-tuning
         self.adapter = adapter
-        self._started = time.monotonic()
+        self._started: float | None = None  # when the first question started: loading the model is not a question
         self._state: dict[str, Any] = {"phase": "measuring", "unit": "Question", "step": 0, "steps": 0, "eta": None}
 
     def progress(self) -> dict[str, Any]:
@@ -82,11 +83,12 @@ class MeasureJob(ResultJob):
         with self._lock:
             if event["kind"] == "start":
                 self._state.update(step=event["done"], steps=event["total"], begun=event["done"])
+                self._started = self.clock()
             elif event["kind"] == "result":
                 state = self._state
                 state["step"] += 1
                 fresh = state["step"] - state.get("begun", 0)
-                rate = (time.monotonic() - self._started) / max(1, fresh)
+                rate = (self.clock() - (self._started or self.clock())) / max(1, fresh)
                 state["eta"] = round(rate * (state["steps"] - state["step"]), 1)
 
 

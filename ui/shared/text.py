@@ -15,3 +15,13 @@ def md_literal(text: str) -> str:
     out = re.sub(r"(?i)\bwww\\\.", "www\u200b\\.", out)
     out = out.replace("@", "@\u200b")
     return re.sub(r"(\\:)(?=[A-Za-z_]+/)", "\\1\u200b", out)
+
+
+def time_left(seconds: float | None) -> str:
+    """`` · about 4 min left`` (a progress bar's tail; '' while there is no estimate). Every job's bar says it so."""
+    if seconds is None or seconds <= 0:
+        return ""
+    if seconds < 60:
+        return " · under a minute left"
+    minutes = round(seconds / 60)
+    return f" · about {minutes} min left" if minutes < 90 else f" · about {seconds / 3600:.1f} h left"
