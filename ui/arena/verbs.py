@@ -190,7 +190,7 @@ def render_editor(i: int) -> None:
     if "adapter" in PROVIDERS[st.session_state[key("provider", i)]].options and not identity.own_endpoints():
         current = st.session_state[key("adapter", i)]
         options = {setting: Adapter.setting_label(setting) for setting in ("", "none")}  # the shipped one, none
-        options |= {str(a.path): a.title for a in Adapter.found() if not a.is_default}  # the others here (v1 beside v7)
+        options |= {str(a.path): a.title for a in Adapter.found() if not a.is_default}  # the others here (v7 beside v8)
         options.setdefault(current, Path(current).name)  # the person's own file, from Settings
         st.selectbox("Adapter", list(options), key=key("adapter", i), format_func=options.get)
 
