@@ -27,11 +27,6 @@ from react_core.providers.adapters import read_manifest, shipped_adapter
 from react_core.training.recipe import Recipe
 
 
-def _kinds(data: dict) -> str:
-    """What the trajectories are, from the manifest's counts by source (``gold 96, miss 40``)."""
-    return ", ".join(f"{source} {n:,}" for source, n in (data.get("by_source") or {}).items()) or "gold"
-
-
 def row(what: str, manifest: Any, adapter: Path, wall: float | None) -> list[str]:
     """One adapter's figures from its manifest (the trainer's own report)."""
     t, n = manifest.training, manifest.data["trajectories"]
@@ -61,7 +56,7 @@ def main() -> None:
     subprocess.run(command, cwd=ROOT, check=True)
     wall = time.monotonic() - started
     manifest = read_manifest(work / "adapter.gguf")
-    rows = [row(f"{args.limit} questions: {_kinds(manifest.data)}", manifest, work / "adapter.gguf", wall)]
+    rows = [row(f"{args.limit} questions and the recipe's others", manifest, work / "adapter.gguf", wall)]
     shipped = shipped_adapter()
     if shipped is not None:
         s = read_manifest(shipped)
@@ -85,8 +80,9 @@ def main() -> None:
             ],
             rows,
         )
-        + "\n\nThe shipped adapter's row is copied from its manifest: it trained while other work shared the cores "
-        "for part of the time, so its wall time is longer than the same work alone."
+        + "\n\nThe shipped adapter's row is copied from its manifest: it trained in several runs resumed from "
+        "checkpoints, at times beside other work, so its wall time is longer than the same work alone (its README "
+        "says by how much)."
     )
     write_section("finetune", "Fine-tuning on the CPU", body)
     print(json.dumps(manifest.training))
