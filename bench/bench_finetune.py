@@ -6,7 +6,7 @@ with the same LoRA settings) on the first ``--limit`` (default 100) of the share
 folder (or ``--work DIR``), and reads the worker's own report: wall time of the training, CPU seconds, peak memory,
 tokens; the adapter's size. The shipped adapter's own figures (the questions its recipe names) are in its manifest
 (adapters/react-hotpotqa/adapter.json) and quoted beside.
-Run: ``.venv/bin/python bench/bench_finetune.py [--limit 100] [--work DIR]`` (about 15 minutes on 2 idle cores).
+Run: ``.venv/bin/python bench/bench_finetune.py [--limit 100] [--work DIR]`` (about 20 minutes on 2 idle cores).
 """
 
 from __future__ import annotations

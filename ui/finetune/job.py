@@ -88,7 +88,8 @@ class MeasureJob(ResultJob):
                 state = self._state
                 state["step"] += 1
                 fresh = state["step"] - state.get("begun", 0)
-                rate = (self.clock() - (self._started or self.clock())) / max(1, fresh)
+                now = self.clock()
+                rate = (now - (now if self._started is None else self._started)) / max(1, fresh)
                 state["eta"] = round(rate * (state["steps"] - state["step"]), 1)
 
 
