@@ -1,4 +1,5 @@
-"""Showing untrusted text through Streamlit's Markdown literally (labels, captions and buttons insist on Markdown)."""
+"""Showing untrusted text through Streamlit's Markdown literally (labels, captions and buttons insist on Markdown), and
+the time left as every job's progress bar says it."""
 
 from __future__ import annotations
 
