@@ -9,7 +9,6 @@ in local mode: training takes the server's cores for an hour or more.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import streamlit as st
@@ -107,6 +106,17 @@ def _progress(snap: dict) -> None:
             st.caption(f"{kind}: " + ", ".join(f"{k} {v:,}" for k, v in snap[kind].items()))
 
 
+@st.fragment(run_every=REFRESH_SECONDS)
+def _running(job: jobs.FinetuneJob | jobs.MeasureJob) -> None:
+    """The job's progress and Stop, redrawn alone every few seconds (as the Evaluate page's); the whole page again once
+    it has ended, to show how."""
+    snap = job.snapshot()
+    if snap["finished"]:
+        st.rerun()
+    _progress(snap)
+    st.button("Stop", on_click=job.cancel, disabled=snap["cancelling"], key="finetune-stop")
+
+
 def _finished(snap: dict) -> None:
     if snap["error"]:
         st.error(md_literal(snap["error"]))
@@ -133,13 +143,7 @@ if not trainer.is_file():
         "torch, transformers and peft, about 1.2 GB; never needed to run the app)."
     )
 if running:
-    snap = job.snapshot()
-    _progress(snap)
-    if st.button("Stop", disabled=snap["cancelling"]):
-        job.cancel()
-        st.rerun()
-    time.sleep(REFRESH_SECONDS)
-    st.rerun()
+    _running(job)
 else:
     if job is not None:
         _finished(job.snapshot())

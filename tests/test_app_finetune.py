@@ -3,8 +3,6 @@ the form left it (the job itself is stood in for: training has its own tests in 
 
 from __future__ import annotations
 
-import time
-
 from app_helpers import go, new_session, use_app
 
 from react_core import (
@@ -22,20 +20,6 @@ def trained_here(tmp_path):
     adapter.write_bytes(b"GGUF")
     write_manifest(adapter, Manifest("react-mine", "Mine", "react", "tuned-react"))
     return adapter
-
-
-def drawn_once(sleep):
-    """``time.sleep`` for a page that waits and reruns while a job runs: the page's own wait ends its script (so a
-    test reads one drawing, not a refresh loop); any other thread sleeps as before."""
-    import streamlit as st
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
-
-    def wait(seconds):
-        if get_script_run_ctx() is not None:
-            st.stop()
-        sleep(seconds)
-
-    return wait
 
 
 def page(monkeypatch, tmp_path):
@@ -171,6 +155,9 @@ def test_the_progress_bar_says_the_time_left_as_the_evaluate_page_does(monkeypat
     class Running:  # a training job under way, as the page reads it
         done, cancelling = False, False
 
+        def cancel(self):
+            stopped.append(True)
+
         def snapshot(self):
             return {
                 "phase": "training",
@@ -183,9 +170,13 @@ def test_the_progress_bar_says_the_time_left_as_the_evaluate_page_does(monkeypat
                 "finished": False,
             }
 
+    stopped = []
     at, _ = page(monkeypatch, tmp_path)
     monkeypatch.setattr(jobs, "current", Running)
-    monkeypatch.setattr("time.sleep", drawn_once(time.sleep))
     at.run()
     (bar,) = at.get("progress")
     assert bar.proto.text == "Step 250 of 372 · loss 0.139 · under a minute left"
+    labels = [b.label for b in at.button]
+    assert "Stop" in labels and "Start fine-tuning" not in labels  # while it runs, no form to start another
+    at.button(key="finetune-stop").click().run()
+    assert stopped == [True] and not at.exception
